@@ -1,0 +1,320 @@
+//! The core IR: A-normal form, every SOAC a labelled statement whose array
+//! arguments are variables and whose functions are lambdas over scalars.
+//!
+//! Tuples and records are gone: a value of tuple type is a list of variables,
+//! and an array of tuples is one array per component (struct of arrays). Every
+//! `def` has been inlined, so a program is a list of entry points.
+
+use crate::types::{Const, ScalarType};
+use serde::Serialize;
+
+/// Unique within a program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct VarId(pub u32);
+
+/// Label of a SOAC node: the node identity the fusion graph is built on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct SoacId(pub u32);
+
+/// Arrays hold scalars only (struct of arrays); `rank >= 1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Type {
+    Scalar(ScalarType),
+    Array(ScalarType, usize),
+}
+
+impl Type {
+    pub fn elem(self) -> ScalarType {
+        match self {
+            Type::Scalar(t) | Type::Array(t, _) => t,
+        }
+    }
+    pub fn rank(self) -> usize {
+        match self {
+            Type::Scalar(_) => 0,
+            Type::Array(_, r) => r,
+        }
+    }
+    /// The type of one element of the outer dimension.
+    pub fn row(self) -> Type {
+        match self {
+            Type::Array(t, 1) => Type::Scalar(t),
+            Type::Array(t, r) => Type::Array(t, r - 1),
+            Type::Scalar(t) => Type::Scalar(t),
+        }
+    }
+    /// An array of `n` of these.
+    pub fn array_of(self) -> Type {
+        match self {
+            Type::Scalar(t) => Type::Array(t, 1),
+            Type::Array(t, r) => Type::Array(t, r + 1),
+        }
+    }
+}
+
+/// A binding occurrence: identity, a name for printing, and a type.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Var {
+    pub id: VarId,
+    /// Source name or a generated hint; printed as `name_id`.
+    pub name: String,
+    pub ty: Type,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub enum Atom {
+    Var(VarId),
+    Const(Const),
+}
+
+/// Where in the source an expression came from: for run-time error messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, Serialize)]
+pub struct SrcLoc {
+    /// Index into `Program::files`.
+    pub file: u32,
+    pub line: u32,
+    pub col: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Program {
+    /// Source file names as given to the compiler (for error locations).
+    pub files: Vec<String>,
+    pub entries: Vec<Function>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Function {
+    pub name: String,
+    pub params: Vec<Var>,
+    /// Size parameters: each is also bound to a dimension of some parameter.
+    pub size_params: Vec<SizeParam>,
+    pub body: Body,
+    /// One type per result (a tuple result is several).
+    pub ret: Vec<Type>,
+}
+
+/// `[n]` on an entry point: `var` is bound to dimension `dim` of parameter
+/// `param`; every other dimension written `n` must be equal to it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SizeParam {
+    pub var: Var,
+    pub uses: Vec<(usize, usize)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Body {
+    pub stms: Vec<Stm>,
+    pub result: Vec<Atom>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Stm {
+    pub pat: Vec<Var>,
+    pub exp: Exp,
+    pub loc: SrcLoc,
+}
+
+/// Operators on scalars. Integer arithmetic wraps; `Div`/`Mod` round towards
+/// negative infinity and `Quot`/`Rem` towards zero (both trap on zero).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Quot,
+    Rem,
+    Pow,
+    Min,
+    Max,
+    Eq,
+    Neq,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// Bitwise on integers, logical (not short-circuit) on bool.
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+    UShr,
+    Atan2,
+}
+
+impl BinOp {
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinOp::Eq | BinOp::Neq | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        )
+    }
+    /// Operand order does not matter (for CSE's canonical order).
+    pub fn is_commutative(self) -> bool {
+        matches!(
+            self,
+            BinOp::Add
+                | BinOp::Mul
+                | BinOp::Min
+                | BinOp::Max
+                | BinOp::Eq
+                | BinOp::Neq
+                | BinOp::And
+                | BinOp::Or
+                | BinOp::Xor
+        )
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            BinOp::Add => "add",
+            BinOp::Sub => "sub",
+            BinOp::Mul => "mul",
+            BinOp::Div => "div",
+            BinOp::Mod => "mod",
+            BinOp::Quot => "quot",
+            BinOp::Rem => "rem",
+            BinOp::Pow => "pow",
+            BinOp::Min => "min",
+            BinOp::Max => "max",
+            BinOp::Eq => "eq",
+            BinOp::Neq => "neq",
+            BinOp::Lt => "lt",
+            BinOp::Le => "le",
+            BinOp::Gt => "gt",
+            BinOp::Ge => "ge",
+            BinOp::And => "and",
+            BinOp::Or => "or",
+            BinOp::Xor => "xor",
+            BinOp::Shl => "shl",
+            BinOp::Shr => "shr",
+            BinOp::UShr => "ushr",
+            BinOp::Atan2 => "atan2",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum UnOp {
+    Neg,
+    /// Logical on bool, bitwise complement on integers.
+    Not,
+    Abs,
+    Sqrt,
+    Exp,
+    Log,
+    Log2,
+    Log10,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Floor,
+    Ceil,
+    /// Halves to even.
+    Round,
+    Trunc,
+    Erf,
+    IsNan,
+    IsInf,
+    /// Result `i32`.
+    Popc,
+    /// Result `i32`.
+    Clz,
+}
+
+impl UnOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            UnOp::Neg => "neg",
+            UnOp::Not => "not",
+            UnOp::Abs => "abs",
+            UnOp::Sqrt => "sqrt",
+            UnOp::Exp => "exp",
+            UnOp::Log => "log",
+            UnOp::Log2 => "log2",
+            UnOp::Log10 => "log10",
+            UnOp::Sin => "sin",
+            UnOp::Cos => "cos",
+            UnOp::Tan => "tan",
+            UnOp::Asin => "asin",
+            UnOp::Acos => "acos",
+            UnOp::Atan => "atan",
+            UnOp::Sinh => "sinh",
+            UnOp::Cosh => "cosh",
+            UnOp::Tanh => "tanh",
+            UnOp::Floor => "floor",
+            UnOp::Ceil => "ceil",
+            UnOp::Round => "round",
+            UnOp::Trunc => "trunc",
+            UnOp::Erf => "erf",
+            UnOp::IsNan => "isnan",
+            UnOp::IsInf => "isinf",
+            UnOp::Popc => "popc",
+            UnOp::Clz => "clz",
+        }
+    }
+}
+
+/// A function over scalars (and, through free variables, earlier arrays:
+/// indexing one inside a lambda is a gather).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Lambda {
+    pub params: Vec<Var>,
+    pub body: Body,
+    pub ret: Vec<Type>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum SoacKind {
+    /// `map f xs ys ...`: one result array per lambda result.
+    Map(Lambda),
+    /// `reduce op ne xs`: `op` takes `2k` parameters (accumulators, then
+    /// elements) for `k` arrays; one scalar result per array.
+    Reduce { op: Lambda, neutral: Vec<Atom> },
+    /// Inclusive left-to-right scan, same operator shape as `Reduce`.
+    Scan { op: Lambda, neutral: Vec<Atom> },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Soac {
+    pub label: SoacId,
+    /// Iteration count: the outer size of every argument array (checked).
+    pub width: Atom,
+    pub kind: SoacKind,
+    pub args: Vec<VarId>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum Exp {
+    Atom(Atom),
+    BinOp(BinOp, Atom, Atom),
+    UnOp(UnOp, Atom),
+    /// Scalar conversion (section 10 of the language contract).
+    Convert(ScalarType, Atom),
+    If {
+        cond: Atom,
+        then_body: Body,
+        else_body: Body,
+    },
+    /// Bounds-checked indexing; fewer indices than the rank gives a row.
+    Index { array: VarId, indices: Vec<Atom> },
+    /// Size of dimension `dim` of an array, as `i64`.
+    Size { array: VarId, dim: usize },
+    Iota(Atom),
+    Replicate { count: Atom, value: Atom },
+    /// Literal array of scalars (rank 1) or of equally shaped rows.
+    ArrayLit { elem: Type, items: Vec<Atom> },
+    /// Stops with `size mismatch` unless the two `i64`s are equal.
+    AssertEqSizes(Atom, Atom),
+    /// Stops with `assertion failed` unless the `bool` is true.
+    Assert(Atom),
+    Soac(Soac),
+}

@@ -1,0 +1,4 @@
+//! The checked program in, `core::ir::Program` out: every definition inlined,
+//! tuples flattened, every SOAC a labelled A-normal-form statement.
+
+pub mod ir;

@@ -1,0 +1,181 @@
+//! The explicit fusion AST: what the clusterer decides, in a form the loop-nest
+//! lowering can follow without re-deriving anything.
+
+use crate::core::ir::{Atom, Body, Exp, SizeParam, Soac, SrcLoc, Stm, Type, Var, VarId};
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct ClusterId(pub u32);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Strategy {
+    /// Every SOAC its own cluster.
+    None,
+    /// Vertical producer-into-consumer fusion only.
+    Greedy,
+    /// Optimal clustering by integer linear programming.
+    Ilp,
+}
+
+impl Strategy {
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::None => "none",
+            Strategy::Greedy => "greedy",
+            Strategy::Ilp => "ilp",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FusedProgram {
+    pub files: Vec<String>,
+    pub strategy: Strategy,
+    pub entries: Vec<FusedFunction>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FusedFunction {
+    pub name: String,
+    pub params: Vec<Var>,
+    pub size_params: Vec<SizeParam>,
+    pub body: FusedBody,
+    pub ret: Vec<Type>,
+}
+
+/// A body with its SOACs grouped into clusters, in execution order.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FusedBody {
+    pub items: Vec<Item>,
+    pub result: Vec<Atom>,
+}
+
+/// The unfused structure between clusters.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum Item {
+    /// A statement that is not a SOAC and holds none (scalar code, indexing,
+    /// iota, replicate, ...).
+    Stm(Stm),
+    /// A conditional whose branches hold clusters of their own: no fusion
+    /// crosses an `if`.
+    If {
+        pat: Vec<Var>,
+        cond: Atom,
+        then_body: FusedBody,
+        else_body: FusedBody,
+        loc: SrcLoc,
+    },
+    Cluster(Cluster),
+}
+
+/// One loop nest to be: a root over a fusion tree.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Cluster {
+    pub id: ClusterId,
+    pub tree: FusionTree,
+}
+
+/// A SOAC statement of the core IR, taken out of its body.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SoacStm {
+    pub pat: Vec<Var>,
+    pub soac: Soac,
+    pub loc: SrcLoc,
+}
+
+impl SoacStm {
+    pub fn into_stm(self) -> Stm {
+        Stm {
+            pat: self.pat,
+            exp: Exp::Soac(self.soac),
+            loc: self.loc,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum FusionTree {
+    Leaf(SoacStm),
+    /// `consumer` runs with `producer`'s results in scope, element by element;
+    /// the arrays in `fused` are never written to memory.
+    Vertical {
+        producer: Box<FusionTree>,
+        consumer: Box<FusionTree>,
+        fused: Vec<VarId>,
+    },
+    /// Independent, same iteration space, one loop.
+    Horizontal(Box<FusionTree>, Box<FusionTree>),
+    /// As vertical, but the arrays in `fused` are still written (they are
+    /// read outside the cluster or are results); only their re-read is saved.
+    Diagonal {
+        producer: Box<FusionTree>,
+        consumer: Box<FusionTree>,
+        fused: Vec<VarId>,
+    },
+}
+
+impl FusionTree {
+    /// The SOAC statements of the tree, producers before consumers.
+    pub fn leaves(&self) -> Vec<&SoacStm> {
+        let mut out = Vec::new();
+        self.collect_leaves(&mut out);
+        out
+    }
+
+    fn collect_leaves<'a>(&'a self, out: &mut Vec<&'a SoacStm>) {
+        match self {
+            FusionTree::Leaf(stm) => out.push(stm),
+            FusionTree::Vertical {
+                producer, consumer, ..
+            }
+            | FusionTree::Diagonal {
+                producer, consumer, ..
+            } => {
+                producer.collect_leaves(out);
+                consumer.collect_leaves(out);
+            }
+            FusionTree::Horizontal(a, b) => {
+                a.collect_leaves(out);
+                b.collect_leaves(out);
+            }
+        }
+    }
+}
+
+impl FusedBody {
+    /// Back to a plain core body (what `--fusion=none` started from).
+    pub fn to_core(&self) -> Body {
+        let mut stms = Vec::new();
+        for item in &self.items {
+            match item {
+                Item::Stm(stm) => stms.push(stm.clone()),
+                Item::If {
+                    pat,
+                    cond,
+                    then_body,
+                    else_body,
+                    loc,
+                } => stms.push(Stm {
+                    pat: pat.clone(),
+                    exp: Exp::If {
+                        cond: *cond,
+                        then_body: then_body.to_core(),
+                        else_body: else_body.to_core(),
+                    },
+                    loc: *loc,
+                }),
+                Item::Cluster(cluster) => stms.extend(
+                    cluster
+                        .tree
+                        .leaves()
+                        .into_iter()
+                        .map(|s| s.clone().into_stm()),
+                ),
+            }
+        }
+        Body {
+            stms,
+            result: self.result.clone(),
+        }
+    }
+}

@@ -1,0 +1,2 @@
+//! `fusion::FusedProgram` in, `loopy::ir::Program` out: one parallel loop nest
+//! per fusion cluster, target-neutral.

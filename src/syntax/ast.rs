@@ -1,0 +1,214 @@
+//! The surface syntax tree, exactly as written, with byte spans into the file.
+
+use crate::types::ScalarType;
+
+/// Byte range in a source file.
+pub type Span = std::ops::Range<usize>;
+
+/// Index into `SourceMap::files`.
+pub type FileId = usize;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ident {
+    pub name: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Program {
+    pub file: FileId,
+    pub decls: Vec<Decl>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Decl {
+    Def(Def),
+    Type(TypeDecl),
+    /// `import "path"`: path as written, without `.arr`.
+    Import(String, Span),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Def {
+    pub is_entry: bool,
+    pub name: Ident,
+    /// Size `[n]` and type `'t` parameters, in the order written.
+    pub type_params: Vec<TypeParam>,
+    pub params: Vec<Pattern>,
+    pub ret: Option<TypeExpr>,
+    pub body: Expr,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TypeParam {
+    Size(Ident),
+    Type(Ident),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TypeDecl {
+    pub name: Ident,
+    pub params: Vec<TypeParam>,
+    pub ty: TypeExpr,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TypeExpr {
+    Scalar(ScalarType, Span),
+    /// A type abbreviation's name.
+    Named(Ident),
+    /// `'t`
+    Var(Ident),
+    /// `[size]elem`
+    Array(SizeExpr, Box<TypeExpr>, Span),
+    /// `()` is the empty tuple.
+    Tuple(Vec<TypeExpr>, Span),
+    Record(Vec<(Ident, TypeExpr)>, Span),
+    Func(Box<TypeExpr>, Box<TypeExpr>, Span),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum SizeExpr {
+    Named(Ident),
+    Const(u64, Span),
+    /// `[]`
+    Any(Span),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Pattern {
+    Id(Ident),
+    Wildcard(Span),
+    /// `()` is the empty tuple pattern.
+    Tuple(Vec<Pattern>, Span),
+    /// `{x = p, y}`; a punned field has `Pattern::Id` with the field's name.
+    Record(Vec<(Ident, Pattern)>, Span),
+    Ascribed(Box<Pattern>, TypeExpr, Span),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    /// `/`: rounds towards negative infinity on signed integers.
+    Div,
+    /// `%`: takes the divisor's sign.
+    Mod,
+    /// `//`: truncates towards zero.
+    Quot,
+    /// `%%`: remainder of `//`.
+    Rem,
+    Pow,
+    Eq,
+    Neq,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// `&&`, short-circuit.
+    LogAnd,
+    /// `||`, short-circuit.
+    LogOr,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    /// `>>`: arithmetic on signed types.
+    Shr,
+    /// `>>>`: logical.
+    UShr,
+    /// `++`
+    Concat,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    Neg,
+    /// `!`: logical on bool, bitwise on integers.
+    Not,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum IndexArg {
+    Index(Expr),
+    /// `a[start:end:stride]`, each part optional.
+    Slice(Option<Expr>, Option<Expr>, Option<Expr>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Field {
+    Name(String),
+    /// `t.0`
+    Index(usize),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum LoopForm {
+    /// `for i < n`
+    For(Ident, Box<Expr>),
+    /// `for x in xs`
+    ForIn(Pattern, Box<Expr>),
+    /// `while cond`
+    While(Box<Expr>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    /// Integer literal; the value as written (always non-negative), optional suffix.
+    IntLit(u128, Option<ScalarType>),
+    FloatLit(f64, Option<ScalarType>),
+    BoolLit(bool),
+    /// A name, optionally qualified by a scalar module: `f32.sqrt` has
+    /// `qualifier = Some("f32")`.
+    Var {
+        qualifier: Option<String>,
+        name: Ident,
+    },
+    Tuple(Vec<Expr>),
+    Record(Vec<(Ident, Expr)>),
+    ArrayLit(Vec<Expr>),
+    /// `f a b`, also `x |> f` and `f <| x` after desugaring.
+    Apply(Box<Expr>, Vec<Expr>),
+    BinOp(BinOp, Box<Expr>, Box<Expr>),
+    UnOp(UnOp, Box<Expr>),
+    /// `(+)`
+    OpSection(BinOp),
+    /// `(x +)`: the left operand is given.
+    LeftSection(BinOp, Box<Expr>),
+    /// `(+ x)`: the right operand is given.
+    RightSection(BinOp, Box<Expr>),
+    Lambda(Vec<Pattern>, Option<TypeExpr>, Box<Expr>),
+    Let(Pattern, Box<Expr>, Box<Expr>),
+    /// `let f x y : t = e1 in e2`
+    LetFun {
+        name: Ident,
+        type_params: Vec<TypeParam>,
+        params: Vec<Pattern>,
+        ret: Option<TypeExpr>,
+        rhs: Box<Expr>,
+        body: Box<Expr>,
+    },
+    If(Box<Expr>, Box<Expr>, Box<Expr>),
+    Loop {
+        pat: Pattern,
+        /// `None` for `loop x for ...`, which initialises from the variable `x` in scope.
+        init: Option<Box<Expr>>,
+        form: LoopForm,
+        body: Box<Expr>,
+    },
+    Index(Box<Expr>, Vec<IndexArg>),
+    /// `a with [i, j] = v`
+    Update(Box<Expr>, Vec<IndexArg>, Box<Expr>),
+    Field(Box<Expr>, Field),
+    Ascribe(Box<Expr>, TypeExpr),
+    Assert(Box<Expr>, Box<Expr>),
+}
