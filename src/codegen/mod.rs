@@ -1,2 +1,196 @@
 //! `loopy::ir::Program` in, LLVM IR, assembly or an object file out (inkwell,
-//! LLVM 19), plus the C glue that connects entry points to the runtime.
+//! LLVM 19), plus the C glue that connects entry points to the runtime and
+//! the link step that makes an executable with the system `cc`.
+
+mod glue;
+mod llvm;
+#[cfg(test)]
+mod tests;
+
+pub use glue::glue_c;
+
+use crate::loopy;
+use inkwell::context::Context;
+use inkwell::module::Module;
+use inkwell::passes::PassBuilderOptions;
+use inkwell::targets::{
+    CodeModel, FileType, InitializationConfig, RelocMode, Target as LlvmTarget, TargetMachine,
+};
+use inkwell::OptimizationLevel;
+use std::path::Path;
+use std::process::Command;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    X86_64,
+    NvPtx,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CodegenOptions {
+    /// 0 to 3, as `-O0`..`-O3`.
+    pub opt_level: u8,
+    pub target: Target,
+}
+
+impl Default for CodegenOptions {
+    fn default() -> Self {
+        CodegenOptions {
+            opt_level: 2,
+            target: Target::X86_64,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CodegenError(pub String);
+
+impl std::fmt::Display for CodegenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for CodegenError {}
+
+/// Textual LLVM IR after optimisation.
+pub fn emit_llvm(
+    program: &loopy::ir::Program,
+    opts: &CodegenOptions,
+) -> Result<String, CodegenError> {
+    with_module(program, opts, |module, _| {
+        Ok(module.print_to_string().to_string())
+    })
+}
+
+/// Assembly for the target, after optimisation.
+pub fn emit_asm(
+    program: &loopy::ir::Program,
+    opts: &CodegenOptions,
+) -> Result<String, CodegenError> {
+    with_module(program, opts, |module, machine| {
+        let buf = machine
+            .write_to_memory_buffer(module, FileType::Assembly)
+            .map_err(|e| CodegenError(format!("LLVM could not emit assembly: {e}")))?;
+        Ok(String::from_utf8_lossy(buf.as_slice()).into_owned())
+    })
+}
+
+/// A relocatable object file for the target, after optimisation.
+pub fn emit_object(
+    program: &loopy::ir::Program,
+    opts: &CodegenOptions,
+) -> Result<Vec<u8>, CodegenError> {
+    with_module(program, opts, |module, machine| {
+        let buf = machine
+            .write_to_memory_buffer(module, FileType::Object)
+            .map_err(|e| CodegenError(format!("LLVM could not emit an object file: {e}")))?;
+        Ok(buf.as_slice().to_vec())
+    })
+}
+
+/// Compiles `program`, writes it with its glue and the runtime into a
+/// temporary directory, and links `out` with the system `cc`.
+pub fn link_executable(
+    program: &loopy::ir::Program,
+    opts: &CodegenOptions,
+    out: &Path,
+) -> Result<(), CodegenError> {
+    link_with_runtime(
+        program,
+        opts,
+        out,
+        crate::runtime::RUNTIME_C,
+        crate::runtime::RUNTIME_H,
+    )
+}
+
+/// `link_executable` with a given runtime (tests use a small one).
+fn link_with_runtime(
+    program: &loopy::ir::Program,
+    opts: &CodegenOptions,
+    out: &Path,
+    runtime_c: &str,
+    runtime_h: &str,
+) -> Result<(), CodegenError> {
+    let object = emit_object(program, opts)?;
+    let io = |e: std::io::Error| CodegenError(format!("cannot write build files: {e}"));
+    let dir = tempfile::tempdir().map_err(io)?;
+    let path = |name: &str| dir.path().join(name);
+    std::fs::write(path("program.o"), object).map_err(io)?;
+    std::fs::write(path("glue.c"), glue_c(program)).map_err(io)?;
+    std::fs::write(path("arr_runtime.c"), runtime_c).map_err(io)?;
+    std::fs::write(path("arr_runtime.h"), runtime_h).map_err(io)?;
+    let output = Command::new("cc")
+        .arg("-O2")
+        .arg("-std=gnu11")
+        .arg("-I")
+        .arg(dir.path())
+        .arg(path("glue.c"))
+        .arg(path("arr_runtime.c"))
+        .arg(path("program.o"))
+        .arg("-lm")
+        .arg("-lpthread")
+        .arg("-o")
+        .arg(out)
+        .output()
+        .map_err(|e| CodegenError(format!("cannot run `cc`: {e}")))?;
+    if !output.status.success() {
+        return Err(CodegenError(format!(
+            "linking with `cc` failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        )));
+    }
+    Ok(())
+}
+
+/// Builds, verifies and optimises the module, then hands it to `f` with the
+/// target machine it was optimised for.
+fn with_module<T>(
+    program: &loopy::ir::Program,
+    opts: &CodegenOptions,
+    f: impl FnOnce(&Module, &TargetMachine) -> Result<T, CodegenError>,
+) -> Result<T, CodegenError> {
+    if opts.target == Target::NvPtx {
+        return Err(CodegenError(
+            "the nvptx target is not supported yet".to_string(),
+        ));
+    }
+    loopy::check(program).map_err(CodegenError)?;
+    let machine = host_machine(opts.opt_level)?;
+    let context = Context::create();
+    let module = llvm::build(&context, program)?;
+    module.set_triple(&machine.get_triple());
+    module.set_data_layout(&machine.get_target_data().get_data_layout());
+    let passes = format!("default<O{}>", opts.opt_level.min(3));
+    module
+        .run_passes(&passes, &machine, PassBuilderOptions::create())
+        .map_err(|e| CodegenError(format!("LLVM optimisation failed: {e}")))?;
+    f(&module, &machine)
+}
+
+/// A target machine for the host CPU with all its features.
+fn host_machine(opt_level: u8) -> Result<TargetMachine, CodegenError> {
+    LlvmTarget::initialize_x86(&InitializationConfig::default());
+    let triple = TargetMachine::get_default_triple();
+    let target = LlvmTarget::from_triple(&triple)
+        .map_err(|e| CodegenError(format!("unknown target {triple}: {e}")))?;
+    let level = match opt_level {
+        0 => OptimizationLevel::None,
+        1 => OptimizationLevel::Less,
+        2 => OptimizationLevel::Default,
+        _ => OptimizationLevel::Aggressive,
+    };
+    let cpu = TargetMachine::get_host_cpu_name().to_string();
+    let features = TargetMachine::get_host_cpu_features().to_string();
+    target
+        .create_target_machine(
+            &triple,
+            &cpu,
+            &features,
+            level,
+            RelocMode::PIC,
+            CodeModel::Default,
+        )
+        .ok_or_else(|| CodegenError(format!("LLVM has no target machine for {triple}")))
+}

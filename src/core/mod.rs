@@ -2,3 +2,8 @@
 //! tuples flattened, every SOAC a labelled A-normal-form statement.
 
 pub mod ir;
+pub mod print;
+pub mod free;
+pub mod lower;
+
+pub use lower::lower;

@@ -1,3 +1,236 @@
+//! The `arrc` command line: parses arguments with clap and runs the pipeline.
+//! Exit codes: 0 success, 1 compile error or failed test, 2 bad usage or bad input.
+
+use super::pipeline::{self, Failure, Options};
+use crate::codegen::{self, CodegenOptions, Target};
+use crate::fusion::ast::Strategy;
+use crate::fusion::FusionOptions;
+use crate::runtime::value;
+use crate::{core, fusion, interp, loopy};
+use clap::{Parser, Subcommand, ValueEnum};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+#[derive(Parser, Debug)]
+#[command(name = "arrc", version, about = "Optimising compiler for the Arr array language")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Compile a program to an executable (or print one stage with --emit).
+    Build(BuildArgs),
+    /// Run an entry point through the reference interpreter (stdin -> stdout).
+    Run {
+        program: PathBuf,
+        /// Entry point to run.
+        #[arg(short = 'e', long = "entry", default_value = "main")]
+        entry: String,
+    },
+    /// Parse and type-check only.
+    Check { program: PathBuf },
+    /// Run the test blocks (`-- ==`) of programs on the interpreter and compiled.
+    Test {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        compile: CompileArgs,
+    },
+}
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct CompileArgs {
+    /// Optimisation level 0 to 3 (`-O2`).
+    #[arg(short = 'O', default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=3))]
+    pub opt_level: u8,
+    #[arg(long, value_enum, default_value_t = TargetArg::X86_64)]
+    pub target: TargetArg,
+    #[arg(long, value_enum, default_value_t = FusionArg::Ilp)]
+    pub fusion: FusionArg,
+    /// Seconds the ILP clusterer may spend per body before falling back to greedy.
+    #[arg(long = "fusion-time-limit", default_value_t = 10.0)]
+    pub fusion_time_limit: f64,
+}
+
+#[derive(clap::Args, Debug)]
+struct BuildArgs {
+    program: PathBuf,
+    /// Output executable (default: the source path without `.arr`).
+    #[arg(short = 'o')]
+    output: Option<PathBuf>,
+    #[command(flatten)]
+    compile: CompileArgs,
+    /// Print one stage to standard output instead of writing an executable.
+    #[arg(long, value_enum)]
+    emit: Option<Stage>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TargetArg {
+    #[value(name = "x86_64")]
+    X86_64,
+    #[value(name = "nvptx")]
+    NvPtx,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FusionArg {
+    Ilp,
+    Greedy,
+    None,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    Core,
+    Fused,
+    Loopy,
+    Llvm,
+    Asm,
+    Ptx,
+    Fusion,
+    #[value(name = "fusion-dot")]
+    FusionDot,
+}
+
+impl CompileArgs {
+    pub fn options(&self) -> Options {
+        let strategy = match self.fusion {
+            FusionArg::Ilp => Strategy::Ilp,
+            FusionArg::Greedy => Strategy::Greedy,
+            FusionArg::None => Strategy::None,
+        };
+        let mut fusion = FusionOptions::new(strategy);
+        if self.fusion_time_limit.is_finite() && self.fusion_time_limit > 0.0 {
+            fusion.time_limit = std::time::Duration::from_secs_f64(self.fusion_time_limit);
+        }
+        Options {
+            fusion,
+            codegen: CodegenOptions {
+                opt_level: self.opt_level,
+                target: match self.target {
+                    TargetArg::X86_64 => Target::X86_64,
+                    TargetArg::NvPtx => Target::NvPtx,
+                },
+            },
+        }
+    }
+}
+
 pub fn main() -> i32 {
-    0
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            return if err.use_stderr() { 2 } else { 0 };
+        }
+    };
+    match cli.command {
+        Command::Build(args) => build(&args),
+        Command::Run { program, entry } => run(&program, &entry),
+        Command::Check { program } => report(pipeline::frontend(&program).map(|_| ())),
+        Command::Test { paths, compile } => super::test_runner::run_tests(&paths, &compile.options()),
+    }
+}
+
+/// Prints a failure and gives the exit code for it.
+fn report(result: Result<(), Failure>) -> i32 {
+    match result {
+        Ok(()) => 0,
+        Err(failure) => {
+            eprint!("{}", failure.render());
+            1
+        }
+    }
+}
+
+fn default_output(program: &Path) -> PathBuf {
+    program.with_extension("")
+}
+
+fn build(args: &BuildArgs) -> i32 {
+    let options = args.compile.options();
+    let Some(stage) = args.emit else {
+        let out = args.output.clone().unwrap_or_else(|| default_output(&args.program));
+        return report(pipeline::build_executable(&args.program, &options, &out));
+    };
+    match emit(&args.program, stage, &options) {
+        Ok(text) => {
+            let mut stdout = std::io::stdout().lock();
+            let _ = stdout.write_all(text.as_bytes());
+            0
+        }
+        Err(failure) => report(Err(failure)),
+    }
+}
+
+fn emit(program: &Path, stage: Stage, options: &Options) -> Result<String, Failure> {
+    let core_program = pipeline::frontend(program)?;
+    if stage == Stage::Core {
+        let simplified = crate::simplify::simplify(core_program);
+        return Ok(core::print::print_program(&simplified));
+    }
+    let fused = pipeline::middle(core_program, &options.fusion)?;
+    let codegen_failure = |e: codegen::CodegenError| Failure::Message(e.to_string());
+    match stage {
+        Stage::Core => unreachable!("handled above"),
+        Stage::Fused => Ok(fusion::print::print_program(&fused)),
+        Stage::Fusion => Ok(fusion::report::print_report(&fused)),
+        Stage::FusionDot => Ok(fusion::report::print_dot(&fused)),
+        Stage::Loopy => Ok(loopy::print::print_program(&pipeline::loop_nests(&fused))),
+        Stage::Llvm => codegen::emit_llvm(&pipeline::loop_nests(&fused), &options.codegen)
+            .map_err(codegen_failure),
+        Stage::Asm | Stage::Ptx => {
+            let mut codegen_options = options.codegen.clone();
+            if stage == Stage::Ptx {
+                codegen_options.target = Target::NvPtx;
+            }
+            codegen::emit_asm(&pipeline::loop_nests(&fused), &codegen_options)
+                .map_err(codegen_failure)
+        }
+    }
+}
+
+/// `arrc run`: the reference interpreter on arguments read from stdin.
+fn run(program: &Path, entry: &str) -> i32 {
+    let core_program = match pipeline::frontend(program) {
+        Ok(p) => p,
+        Err(failure) => return report(Err(failure)),
+    };
+    let Some(function) = core_program.entries.iter().find(|f| f.name == entry) else {
+        eprintln!("Error: no entry point named `{entry}` in {}", program.display());
+        return 2;
+    };
+    let mut input = Vec::new();
+    if let Err(err) = std::io::stdin().read_to_end(&mut input) {
+        eprintln!("Error: cannot read standard input: {err}");
+        return 2;
+    }
+    let types: Vec<_> = function.params.iter().map(|p| p.ty).collect();
+    let args = match value::read_values(&input, &types) {
+        Ok(args) => args,
+        Err(err) => {
+            eprintln!("Error: {err}");
+            return 2;
+        }
+    };
+    match interp::run_entry(&core_program, entry, args) {
+        Ok(results) => {
+            let mut stdout = std::io::stdout().lock();
+            for v in &results {
+                let _ = writeln!(stdout, "{}", value::write_text(v));
+            }
+            0
+        }
+        Err(err) => {
+            eprintln!("Error: {err}");
+            if matches!(err, interp::RunError::Argument { .. }) {
+                2
+            } else {
+                1
+            }
+        }
+    }
 }

@@ -1,4 +1,7 @@
-//! Command line in, files and exit codes out: `arrc build|run|check|test|bench`,
-//! with the pipeline of stages in `pipeline`.
+//! Command line in, files and exit codes out: `arrc build|run|check|test`,
+//! with the pipeline of stages in `pipeline` and test blocks in `testblock`.
 
 pub mod cli;
+pub mod pipeline;
+pub mod test_runner;
+pub mod testblock;

@@ -1,5 +1,111 @@
 //! `core::ir::Program` in, `fusion::ast::FusedProgram` out: SOACs grouped into
 //! clusters, each an explicit fusion tree (leaf, vertical, horizontal,
 //! diagonal) under a cluster root, with unfused structure between clusters.
+//!
+//! Each body (an entry's, or a branch of an `if`) is clustered on its own:
+//! nothing fuses across an `if`. Strategies: `none` (every SOAC alone),
+//! `greedy` (vertical producer-into-consumer only) and `ilp` (optimal).
 
 pub mod ast;
+pub mod cluster;
+pub mod graph;
+pub mod greedy;
+pub mod ilp;
+pub mod print;
+pub mod report;
+mod sizes;
+pub mod traffic;
+
+use crate::core::ir::{Body, Program, Var};
+use ast::{FusedBody, FusedFunction, FusedProgram, Strategy};
+use cluster::Decision;
+use std::time::Duration;
+
+#[derive(Clone, Debug)]
+pub struct FusionOptions {
+    pub strategy: Strategy,
+    /// Per body; past it the ILP clusterer falls back to greedy.
+    pub time_limit: Duration,
+}
+
+impl FusionOptions {
+    pub fn new(strategy: Strategy) -> Self {
+        FusionOptions {
+            strategy,
+            time_limit: Duration::from_secs(10),
+        }
+    }
+}
+
+/// The clustered program, and remarks for the user (a solver fallback).
+pub struct Fused {
+    pub program: FusedProgram,
+    pub notes: Vec<String>,
+}
+
+pub fn fuse(program: &Program, options: &FusionOptions) -> Fused {
+    let mut notes = Vec::new();
+    let mut next_cluster = 0;
+    let entries = program
+        .entries
+        .iter()
+        .map(|f| {
+            let body = sizes::forward_sizes(&f.body);
+            FusedFunction {
+                name: f.name.clone(),
+                params: f.params.clone(),
+                size_params: f.size_params.clone(),
+                body: fuse_body(&f.params, &body, options, &mut next_cluster, &mut notes),
+                ret: f.ret.clone(),
+            }
+        })
+        .collect();
+    Fused {
+        program: FusedProgram {
+            files: program.files.clone(),
+            strategy: options.strategy,
+            entries,
+        },
+        notes,
+    }
+}
+
+/// The `none` strategy: every SOAC a cluster of its own, in program order.
+pub fn unfused(program: &Program) -> FusedProgram {
+    fuse(program, &FusionOptions::new(Strategy::None)).program
+}
+
+fn fuse_body(
+    params: &[Var],
+    body: &Body,
+    options: &FusionOptions,
+    next_cluster: &mut u32,
+    notes: &mut Vec<String>,
+) -> FusedBody {
+    let graph = graph::build(params, body);
+    let decision = match options.strategy {
+        Strategy::None => Decision {
+            fused: Vec::new(),
+            key: (0..body.stms.len()).map(|i| (i as i64, i)).collect(),
+        },
+        Strategy::Greedy => greedy::decide(&graph),
+        Strategy::Ilp => match ilp::decide(&graph, options.time_limit) {
+            Ok(decision) => decision,
+            Err(failure) => {
+                notes.push(match failure {
+                    ilp::IlpFailure::TimeLimit => format!(
+                        "fusion: the ILP solver reached its time limit ({:.1} s); \
+                         this body was clustered greedily",
+                        options.time_limit.as_secs_f64()
+                    ),
+                    ilp::IlpFailure::Solver(msg) => format!(
+                        "fusion: the ILP solver failed ({msg}); this body was clustered greedily"
+                    ),
+                });
+                greedy::decide(&graph)
+            }
+        },
+    };
+    let mut nested = |inner: &Body, next: &mut u32| fuse_body(params, inner, options, next, notes);
+    cluster::build_items(body, &graph, &decision, next_cluster, &mut nested)
+}

@@ -1,2 +1,739 @@
 //! `core::ir::Program` plus argument values in, result values out: the
 //! reference interpreter every test compares the compiled code against.
+//!
+//! Arrays are shared, never copied per element: a value is a view (offset
+//! and shape) into reference-counted typed storage, so a row of a matrix or
+//! a variable bound twice costs no copy. Variables live in a vector indexed
+//! by `VarId` (ids are unique within a program and every call is inlined, so
+//! no frames are needed).
+
+pub mod ops;
+
+use crate::core::ir::{
+    Atom, Body, Exp, Function, Lambda, Program, Soac, SoacKind, SrcLoc, Stm, Type, VarId,
+};
+use crate::runtime::value::{type_string, ArrayData, ArrayValue, Value};
+use crate::types::{Const, ScalarType};
+use ops::OpError;
+use std::fmt;
+use std::rc::Rc;
+
+/// Why a run stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunError {
+    /// A run-time error of the program (exit code 1); the message names the
+    /// source location: `index 10 out of bounds for array of length 5 at
+    /// prog.arr:12:7`, `size mismatch: 3 and 4 at ...`, `division by zero
+    /// at ...`, `assertion failed at ...`.
+    Program(String),
+    /// Arguments that do not fit the entry point (exit code 2).
+    Argument { arg: usize, message: String },
+    /// No entry point of that name (exit code 2).
+    UnknownEntry(String),
+    /// Malformed IR: a compiler bug rather than the program's fault.
+    Internal(String),
+}
+
+impl RunError {
+    /// The exit code of `arrc run` (and of compiled binaries) for this error.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            RunError::Argument { .. } | RunError::UnknownEntry(_) => 2,
+            RunError::Program(_) | RunError::Internal(_) => 1,
+        }
+    }
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Program(m) => f.write_str(m),
+            RunError::Argument { arg, message } => write!(f, "argument {arg}: {message}"),
+            RunError::UnknownEntry(name) => write!(f, "unknown entry point '{name}'"),
+            RunError::Internal(m) => write!(f, "internal error: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// Runs entry point `entry` of `program` on `args`; one value per result.
+pub fn run_entry(program: &Program, entry: &str, args: Vec<Value>) -> Result<Vec<Value>, RunError> {
+    let f = program
+        .entries
+        .iter()
+        .find(|f| f.name == entry)
+        .ok_or_else(|| RunError::UnknownEntry(entry.to_string()))?;
+    let mut interp = Interp {
+        files: &program.files,
+        env: vec![None; max_var_function(f) as usize + 1],
+    };
+    interp.bind_args(f, args)?;
+    interp.exec_body(&f.body)?;
+    f.body
+        .result
+        .iter()
+        .map(|a| interp.atom(a).map(to_value))
+        .collect()
+}
+
+/// A view of shared storage: the elements `data[offset..]` in row-major
+/// order with shape `shape[skip..]` (skipping outer dimensions is how a row
+/// is taken without allocating).
+#[derive(Clone, Debug)]
+struct Arr {
+    data: Rc<ArrayData>,
+    offset: usize,
+    shape: Rc<[usize]>,
+    skip: usize,
+}
+
+impl Arr {
+    fn whole(data: ArrayData, shape: Vec<usize>) -> Arr {
+        Arr {
+            data: Rc::new(data),
+            offset: 0,
+            shape: shape.into(),
+            skip: 0,
+        }
+    }
+
+    fn dims(&self) -> &[usize] {
+        self.shape.get(self.skip..).unwrap_or(&[])
+    }
+
+    fn outer(&self) -> usize {
+        self.dims().first().copied().unwrap_or(0)
+    }
+
+    fn row_elems(&self) -> usize {
+        self.dims().iter().skip(1).product()
+    }
+
+    fn elems(&self) -> usize {
+        self.dims().iter().product()
+    }
+
+    /// Row `i` (not bounds-checked against the outer size: callers do).
+    fn row(&self, i: usize) -> Val {
+        if self.dims().len() <= 1 {
+            match self.data.get(self.offset + i) {
+                Some(c) => Val::Scalar(c),
+                None => Val::Scalar(Const::Bool(false)),
+            }
+        } else {
+            Val::Array(Arr {
+                data: self.data.clone(),
+                offset: self.offset + i * self.row_elems(),
+                shape: self.shape.clone(),
+                skip: self.skip + 1,
+            })
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Val {
+    Scalar(Const),
+    Array(Arr),
+}
+
+fn to_value(v: Val) -> Value {
+    match v {
+        Val::Scalar(c) => Value::Scalar(c),
+        Val::Array(a) => {
+            let n = a.elems();
+            let dims = a.dims().to_vec();
+            let data = match Rc::try_unwrap(a.data) {
+                Ok(d) if a.offset == 0 && d.len() == n => d,
+                Ok(d) => d.slice(a.offset, n),
+                Err(shared) => shared.slice(a.offset, n),
+            };
+            Value::Array(ArrayValue {
+                elem: data.elem(),
+                shape: dims,
+                data,
+            })
+        }
+    }
+}
+
+/// Collects the rows of a SOAC result; every row must have the same shape.
+struct Builder {
+    data: ArrayData,
+    row_shape: Option<Vec<usize>>,
+    rows: usize,
+}
+
+impl Builder {
+    fn new(ty: Type, rows: usize) -> Builder {
+        let cap = if ty.rank() == 0 { rows } else { 0 };
+        Builder {
+            data: ArrayData::with_capacity(ty.elem(), cap),
+            row_shape: (ty.rank() == 0).then(Vec::new),
+            rows: 0,
+        }
+    }
+
+    fn push(&mut self, v: &Val, interp: &Interp, loc: SrcLoc) -> Result<(), RunError> {
+        match v {
+            Val::Scalar(c) => {
+                if !self.data.push(*c) {
+                    return Err(RunError::Internal(format!(
+                        "a {} in an array of {}",
+                        c.scalar_type(),
+                        self.data.elem()
+                    )));
+                }
+            }
+            Val::Array(a) => {
+                match &self.row_shape {
+                    None => self.row_shape = Some(a.dims().to_vec()),
+                    Some(s) if s.as_slice() == a.dims() => {}
+                    Some(s) => {
+                        let (x, y) = s
+                            .iter()
+                            .zip(a.dims())
+                            .find(|(x, y)| x != y)
+                            .map(|(x, y)| (*x, *y))
+                            .unwrap_or((s.len(), a.dims().len()));
+                        return Err(interp.size_mismatch(x as i64, y as i64, loc));
+                    }
+                }
+                if !self.data.extend_from(&a.data, a.offset, a.elems()) {
+                    return Err(RunError::Internal("array element type mismatch".into()));
+                }
+            }
+        }
+        self.rows += 1;
+        Ok(())
+    }
+
+    /// The result array; `row_rank` sizes the unknown row shape of zero rows.
+    fn finish(self, row_rank: usize) -> Val {
+        let mut shape = vec![self.rows];
+        shape.extend(self.row_shape.unwrap_or_else(|| vec![0; row_rank]));
+        Val::Array(Arr::whole(self.data, shape))
+    }
+}
+
+struct Interp<'p> {
+    files: &'p [String],
+    env: Vec<Option<Val>>,
+}
+
+impl Interp<'_> {
+    fn loc(&self, loc: SrcLoc) -> String {
+        let file = self
+            .files
+            .get(loc.file as usize)
+            .map(String::as_str)
+            .unwrap_or("<unknown>");
+        format!("{file}:{}:{}", loc.line, loc.col)
+    }
+
+    fn size_mismatch(&self, a: i64, b: i64, loc: SrcLoc) -> RunError {
+        RunError::Program(format!("size mismatch: {a} and {b} at {}", self.loc(loc)))
+    }
+
+    fn set(&mut self, id: VarId, v: Val) {
+        if let Some(slot) = self.env.get_mut(id.0 as usize) {
+            *slot = Some(v);
+        }
+    }
+
+    fn var(&self, id: VarId) -> Result<&Val, RunError> {
+        self.env
+            .get(id.0 as usize)
+            .and_then(Option::as_ref)
+            .ok_or_else(|| RunError::Internal(format!("unbound variable {}", id.0)))
+    }
+
+    fn array(&self, id: VarId) -> Result<&Arr, RunError> {
+        match self.var(id)? {
+            Val::Array(a) => Ok(a),
+            Val::Scalar(_) => Err(RunError::Internal(format!(
+                "variable {} is not an array",
+                id.0
+            ))),
+        }
+    }
+
+    fn atom(&self, a: &Atom) -> Result<Val, RunError> {
+        match a {
+            Atom::Const(c) => Ok(Val::Scalar(*c)),
+            Atom::Var(v) => self.var(*v).cloned(),
+        }
+    }
+
+    fn scalar(&self, a: &Atom) -> Result<Const, RunError> {
+        match a {
+            Atom::Const(c) => Ok(*c),
+            Atom::Var(v) => match self.var(*v)? {
+                Val::Scalar(c) => Ok(*c),
+                Val::Array(_) => Err(RunError::Internal(format!(
+                    "variable {} is not a scalar",
+                    v.0
+                ))),
+            },
+        }
+    }
+
+    /// A size or index operand.
+    fn int(&self, a: &Atom) -> Result<i64, RunError> {
+        match self.scalar(a)?.as_i128() {
+            Some(v) => Ok(v as i64),
+            None => Err(RunError::Internal("float used as a size or index".into())),
+        }
+    }
+
+    fn size(&self, a: &Atom, loc: SrcLoc) -> Result<usize, RunError> {
+        let n = self.int(a)?;
+        usize::try_from(n)
+            .map_err(|_| RunError::Program(format!("negative size {n} at {}", self.loc(loc))))
+    }
+
+    fn bind_args(&mut self, f: &Function, args: Vec<Value>) -> Result<(), RunError> {
+        if args.len() < f.params.len() {
+            let p = &f.params[args.len()];
+            return Err(RunError::Argument {
+                arg: args.len() + 1,
+                message: format!("missing argument of type {}", type_string(p.ty)),
+            });
+        }
+        if args.len() > f.params.len() {
+            return Err(RunError::Argument {
+                arg: f.params.len() + 1,
+                message: format!(
+                    "unexpected argument (the entry point takes {})",
+                    f.params.len()
+                ),
+            });
+        }
+        for (i, (p, v)) in f.params.iter().zip(args).enumerate() {
+            let arg = i + 1;
+            if v.ty() != p.ty {
+                return Err(RunError::Argument {
+                    arg,
+                    message: format!(
+                        "expected {}, found a value of type {}",
+                        type_string(p.ty),
+                        type_string(v.ty())
+                    ),
+                });
+            }
+            let val = match v {
+                Value::Scalar(c) => Val::Scalar(c),
+                Value::Array(a) => {
+                    if ArrayValue::new(a.shape.clone(), a.data.clone()).is_none()
+                        || a.elem != a.data.elem()
+                    {
+                        return Err(RunError::Argument {
+                            arg,
+                            message: "malformed array: its data does not fit its shape".into(),
+                        });
+                    }
+                    Val::Array(Arr::whole(a.data, a.shape))
+                }
+            };
+            self.set(p.id, val);
+        }
+        for sp in &f.size_params {
+            let dim_of = |interp: &Self, (p, d): (usize, usize)| -> Result<usize, RunError> {
+                f.params
+                    .get(p)
+                    .and_then(|param| match interp.var(param.id) {
+                        Ok(Val::Array(a)) => a.dims().get(d).copied(),
+                        _ => None,
+                    })
+                    .ok_or_else(|| {
+                        RunError::Internal(format!("size parameter {} has a bad use", sp.var.name))
+                    })
+            };
+            let Some(&first) = sp.uses.first() else {
+                return Err(RunError::Internal(format!(
+                    "size parameter {} is not bound to a dimension",
+                    sp.var.name
+                )));
+            };
+            let n = dim_of(self, first)?;
+            for &(p, d) in &sp.uses[1..] {
+                let m = dim_of(self, (p, d))?;
+                if m != n {
+                    return Err(RunError::Argument {
+                        arg: p + 1,
+                        message: format!(
+                            "size mismatch: dimension {} is {m}, but dimension {} of argument {} is {n}",
+                            d + 1,
+                            first.1 + 1,
+                            first.0 + 1
+                        ),
+                    });
+                }
+            }
+            self.set(sp.var.id, Val::Scalar(Const::I64(n as i64)));
+        }
+        Ok(())
+    }
+
+    fn exec_body(&mut self, body: &Body) -> Result<(), RunError> {
+        for stm in &body.stms {
+            self.exec_stm(stm)?;
+        }
+        Ok(())
+    }
+
+    fn body_results(&self, body: &Body) -> Result<Vec<Val>, RunError> {
+        body.result.iter().map(|a| self.atom(a)).collect()
+    }
+
+    fn bind_pat(&mut self, stm: &Stm, vals: Vec<Val>) -> Result<(), RunError> {
+        if vals.len() != stm.pat.len() {
+            return Err(RunError::Internal(format!(
+                "{} values bound to {} variables at {}",
+                vals.len(),
+                stm.pat.len(),
+                self.loc(stm.loc)
+            )));
+        }
+        for (p, v) in stm.pat.iter().zip(vals) {
+            self.set(p.id, v);
+        }
+        Ok(())
+    }
+
+    fn op_error(&self, e: OpError, stm: &Stm) -> RunError {
+        match e {
+            OpError::DivisionByZero => {
+                RunError::Program(format!("division by zero at {}", self.loc(stm.loc)))
+            }
+            OpError::Type => RunError::Internal(format!(
+                "operand types do not fit the operator at {}",
+                self.loc(stm.loc)
+            )),
+        }
+    }
+
+    fn exec_stm(&mut self, stm: &Stm) -> Result<(), RunError> {
+        let single = |interp: &mut Self, v: Val| -> Result<(), RunError> {
+            match stm.pat.first() {
+                Some(p) if stm.pat.len() == 1 => {
+                    interp.set(p.id, v);
+                    Ok(())
+                }
+                _ => interp.bind_pat(stm, vec![v]),
+            }
+        };
+        match &stm.exp {
+            Exp::Atom(a) => {
+                let v = self.atom(a)?;
+                single(self, v)
+            }
+            Exp::BinOp(op, a, b) => {
+                let c = ops::binop(*op, self.scalar(a)?, self.scalar(b)?)
+                    .map_err(|e| self.op_error(e, stm))?;
+                single(self, Val::Scalar(c))
+            }
+            Exp::UnOp(op, a) => {
+                let c = ops::unop(*op, self.scalar(a)?).map_err(|e| self.op_error(e, stm))?;
+                single(self, Val::Scalar(c))
+            }
+            Exp::Convert(t, a) => {
+                let c = ops::convert(*t, self.scalar(a)?);
+                single(self, Val::Scalar(c))
+            }
+            Exp::If {
+                cond,
+                then_body,
+                else_body,
+            } => {
+                let body = match self.scalar(cond)? {
+                    Const::Bool(true) => then_body,
+                    Const::Bool(false) => else_body,
+                    _ => return Err(RunError::Internal("non-boolean condition".into())),
+                };
+                self.exec_body(body)?;
+                let vals = self.body_results(body)?;
+                self.bind_pat(stm, vals)
+            }
+            Exp::Index { array, indices } => {
+                let v = self.index(*array, indices, stm.loc)?;
+                single(self, v)
+            }
+            Exp::Size { array, dim } => {
+                let n = self
+                    .array(*array)?
+                    .dims()
+                    .get(*dim)
+                    .copied()
+                    .ok_or_else(|| {
+                        RunError::Internal(format!("no dimension {dim} at {}", self.loc(stm.loc)))
+                    })?;
+                single(self, Val::Scalar(Const::I64(n as i64)))
+            }
+            Exp::Iota(n) => {
+                let n = self.size(n, stm.loc)?;
+                let elem = stm
+                    .pat
+                    .first()
+                    .map(|p| p.ty.elem())
+                    .unwrap_or(ScalarType::I64);
+                let data = if elem == ScalarType::I64 {
+                    ArrayData::I64((0..n as i64).collect())
+                } else {
+                    let mut d = ArrayData::with_capacity(elem, n);
+                    for i in 0..n {
+                        d.push(Const::int_wrapping(elem, i as i128));
+                    }
+                    d
+                };
+                single(self, Val::Array(Arr::whole(data, vec![n])))
+            }
+            Exp::Replicate { count, value } => {
+                let n = self.size(count, stm.loc)?;
+                let v = match self.atom(value)? {
+                    Val::Scalar(c) => Arr::whole(ArrayData::filled(c, n), vec![n]),
+                    Val::Array(a) => {
+                        let elems = a.elems();
+                        let total = elems.checked_mul(n).ok_or_else(|| {
+                            RunError::Program(format!("array too large at {}", self.loc(stm.loc)))
+                        })?;
+                        let mut d = ArrayData::with_capacity(a.data.elem(), total);
+                        for _ in 0..n {
+                            d.extend_from(&a.data, a.offset, elems);
+                        }
+                        let mut shape = vec![n];
+                        shape.extend_from_slice(a.dims());
+                        Arr::whole(d, shape)
+                    }
+                };
+                single(self, Val::Array(v))
+            }
+            Exp::ArrayLit { elem, items } => {
+                let mut b = Builder::new(*elem, items.len());
+                for item in items {
+                    let v = self.atom(item)?;
+                    b.push(&v, self, stm.loc)?;
+                }
+                single(self, b.finish(elem.rank()))
+            }
+            Exp::AssertEqSizes(a, b) => {
+                let (x, y) = (self.int(a)?, self.int(b)?);
+                if x != y {
+                    return Err(self.size_mismatch(x, y, stm.loc));
+                }
+                // The statement may bind the (now checked) size.
+                for p in &stm.pat {
+                    self.set(p.id, Val::Scalar(Const::I64(x)));
+                }
+                Ok(())
+            }
+            Exp::Assert(c) => {
+                if self.scalar(c)? != Const::Bool(true) {
+                    return Err(RunError::Program(format!(
+                        "assertion failed at {}",
+                        self.loc(stm.loc)
+                    )));
+                }
+                for p in &stm.pat {
+                    self.set(p.id, Val::Scalar(Const::Bool(true)));
+                }
+                Ok(())
+            }
+            Exp::Soac(soac) => {
+                let vals = self.soac(soac, stm.loc)?;
+                self.bind_pat(stm, vals)
+            }
+        }
+    }
+
+    fn index(&self, array: VarId, indices: &[Atom], loc: SrcLoc) -> Result<Val, RunError> {
+        let a = self.array(array)?;
+        let dims = a.dims();
+        if indices.len() > dims.len() {
+            return Err(RunError::Internal(format!(
+                "{} indices into an array of rank {} at {}",
+                indices.len(),
+                dims.len(),
+                self.loc(loc)
+            )));
+        }
+        let mut offset = a.offset;
+        let mut stride = a.elems();
+        for (k, ix) in indices.iter().enumerate() {
+            let i = self.int(ix)?;
+            let len = dims[k];
+            if i < 0 || i as u64 >= len as u64 {
+                return Err(RunError::Program(format!(
+                    "index {i} out of bounds for array of length {len} at {}",
+                    self.loc(loc)
+                )));
+            }
+            stride /= len.max(1);
+            offset += i as usize * stride;
+        }
+        if indices.len() == dims.len() {
+            a.data
+                .get(offset)
+                .map(Val::Scalar)
+                .ok_or_else(|| RunError::Internal("array view out of its storage".into()))
+        } else {
+            Ok(Val::Array(Arr {
+                data: a.data.clone(),
+                offset,
+                shape: a.shape.clone(),
+                skip: a.skip + indices.len(),
+            }))
+        }
+    }
+
+    fn soac(&mut self, soac: &Soac, loc: SrcLoc) -> Result<Vec<Val>, RunError> {
+        let width = self.size(&soac.width, loc)?;
+        let arrays: Vec<Arr> = soac
+            .args
+            .iter()
+            .map(|v| self.array(*v).cloned())
+            .collect::<Result<_, _>>()?;
+        for a in &arrays {
+            if a.outer() != width {
+                return Err(self.size_mismatch(width as i64, a.outer() as i64, loc));
+            }
+        }
+        match &soac.kind {
+            SoacKind::Map(lam) => self.map(lam, width, &arrays, loc),
+            SoacKind::Reduce { op, neutral } => {
+                let acc = neutral
+                    .iter()
+                    .map(|a| self.atom(a))
+                    .collect::<Result<_, _>>()?;
+                self.fold(op, acc, width, &arrays, loc, None)
+            }
+            SoacKind::Scan { op, neutral } => {
+                let acc: Vec<Val> = neutral
+                    .iter()
+                    .map(|a| self.atom(a))
+                    .collect::<Result<_, _>>()?;
+                let mut builders: Vec<Builder> =
+                    op.ret.iter().map(|t| Builder::new(*t, width)).collect();
+                self.fold(op, acc, width, &arrays, loc, Some(&mut builders))?;
+                Ok(builders
+                    .into_iter()
+                    .zip(&op.ret)
+                    .map(|(b, t)| b.finish(t.rank()))
+                    .collect())
+            }
+        }
+    }
+
+    fn check_arity(&self, lam: &Lambda, params: usize, loc: SrcLoc) -> Result<(), RunError> {
+        if lam.params.len() != params || lam.body.result.len() != lam.ret.len() {
+            return Err(RunError::Internal(format!(
+                "lambda arity does not fit its SOAC at {}",
+                self.loc(loc)
+            )));
+        }
+        Ok(())
+    }
+
+    fn map(
+        &mut self,
+        lam: &Lambda,
+        width: usize,
+        arrays: &[Arr],
+        loc: SrcLoc,
+    ) -> Result<Vec<Val>, RunError> {
+        self.check_arity(lam, arrays.len(), loc)?;
+        let mut builders: Vec<Builder> = lam.ret.iter().map(|t| Builder::new(*t, width)).collect();
+        for i in 0..width {
+            for (p, a) in lam.params.iter().zip(arrays) {
+                self.set(p.id, a.row(i));
+            }
+            self.exec_body(&lam.body)?;
+            for (b, r) in builders.iter_mut().zip(&lam.body.result) {
+                let v = self.atom(r)?;
+                b.push(&v, self, loc)?;
+            }
+        }
+        Ok(builders
+            .into_iter()
+            .zip(&lam.ret)
+            .map(|(b, t)| b.finish(t.rank()))
+            .collect())
+    }
+
+    /// Reduce (and, with `rows`, inclusive scan): a left fold from the
+    /// neutral element.
+    fn fold(
+        &mut self,
+        op: &Lambda,
+        mut acc: Vec<Val>,
+        width: usize,
+        arrays: &[Arr],
+        loc: SrcLoc,
+        mut rows: Option<&mut Vec<Builder>>,
+    ) -> Result<Vec<Val>, RunError> {
+        let k = arrays.len();
+        self.check_arity(op, 2 * k, loc)?;
+        if acc.len() != k || op.ret.len() != k {
+            return Err(RunError::Internal(format!(
+                "neutral elements do not fit the operator at {}",
+                self.loc(loc)
+            )));
+        }
+        for i in 0..width {
+            for (p, v) in op.params[..k].iter().zip(acc.drain(..)) {
+                self.set(p.id, v);
+            }
+            for (p, a) in op.params[k..].iter().zip(arrays) {
+                self.set(p.id, a.row(i));
+            }
+            self.exec_body(&op.body)?;
+            for r in &op.body.result {
+                acc.push(self.atom(r)?);
+            }
+            if let Some(builders) = rows.as_deref_mut() {
+                for (b, v) in builders.iter_mut().zip(&acc) {
+                    b.push(v, self, loc)?;
+                }
+            }
+        }
+        Ok(acc)
+    }
+}
+
+fn max_var_body(b: &Body) -> u32 {
+    b.stms
+        .iter()
+        .map(|s| {
+            let pat = s.pat.iter().map(|v| v.id.0).max().unwrap_or(0);
+            let inner = match &s.exp {
+                Exp::If {
+                    then_body,
+                    else_body,
+                    ..
+                } => max_var_body(then_body).max(max_var_body(else_body)),
+                Exp::Soac(soac) => match &soac.kind {
+                    SoacKind::Map(l) => max_var_lambda(l),
+                    SoacKind::Reduce { op, .. } | SoacKind::Scan { op, .. } => max_var_lambda(op),
+                },
+                _ => 0,
+            };
+            pat.max(inner)
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+fn max_var_lambda(l: &Lambda) -> u32 {
+    let params = l.params.iter().map(|v| v.id.0).max().unwrap_or(0);
+    params.max(max_var_body(&l.body))
+}
+
+fn max_var_function(f: &Function) -> u32 {
+    let params = f.params.iter().map(|v| v.id.0).max().unwrap_or(0);
+    let sizes = f.size_params.iter().map(|s| s.var.id.0).max().unwrap_or(0);
+    params.max(sizes).max(max_var_body(&f.body))
+}
+
+#[cfg(test)]
+mod tests;

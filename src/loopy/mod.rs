@@ -1,2 +1,13 @@
 //! `fusion::FusedProgram` in, `loopy::ir::Program` out: one parallel loop nest
 //! per fusion cluster, target-neutral.
+
+pub mod check;
+pub mod ir;
+pub mod lower;
+pub mod print;
+
+pub use check::check;
+pub use lower::lower;
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -20,6 +20,8 @@ pub struct Program {
     pub decls: Vec<Decl>,
 }
 
+// Few declarations per program; boxing `Def` would only burden its users.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum Decl {
     Def(Def),
@@ -67,6 +69,9 @@ pub enum TypeExpr {
     Tuple(Vec<TypeExpr>, Span),
     Record(Vec<(Ident, TypeExpr)>, Span),
     Func(Box<TypeExpr>, Box<TypeExpr>, Span),
+    /// A parametric abbreviation applied to type arguments: `vec f32` for
+    /// `type vec 't = [3]t`.
+    Apply(Ident, Vec<TypeExpr>, Span),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -137,6 +142,8 @@ pub enum UnOp {
     Not,
 }
 
+// Slices are rare and short-lived; boxing their bounds buys nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum IndexArg {
     Index(Expr),
@@ -211,4 +218,49 @@ pub enum ExprKind {
     Field(Box<Expr>, Field),
     Ascribe(Box<Expr>, TypeExpr),
     Assert(Box<Expr>, Box<Expr>),
+}
+
+impl TypeExpr {
+    pub fn span(&self) -> Span {
+        match self {
+            TypeExpr::Named(id) | TypeExpr::Var(id) => id.span.clone(),
+            TypeExpr::Scalar(_, s)
+            | TypeExpr::Array(_, _, s)
+            | TypeExpr::Tuple(_, s)
+            | TypeExpr::Record(_, s)
+            | TypeExpr::Func(_, _, s)
+            | TypeExpr::Apply(_, _, s) => s.clone(),
+        }
+    }
+}
+
+impl SizeExpr {
+    pub fn span(&self) -> Span {
+        match self {
+            SizeExpr::Named(id) => id.span.clone(),
+            SizeExpr::Const(_, s) | SizeExpr::Any(s) => s.clone(),
+        }
+    }
+}
+
+impl Pattern {
+    pub fn span(&self) -> Span {
+        match self {
+            Pattern::Id(id) => id.span.clone(),
+            Pattern::Wildcard(s)
+            | Pattern::Tuple(_, s)
+            | Pattern::Record(_, s)
+            | Pattern::Ascribed(_, _, s) => s.clone(),
+        }
+    }
+}
+
+impl Decl {
+    pub fn span(&self) -> Span {
+        match self {
+            Decl::Def(d) => d.span.clone(),
+            Decl::Type(t) => t.span.clone(),
+            Decl::Import(_, s) => s.clone(),
+        }
+    }
 }

@@ -3,5 +3,11 @@
 
 pub mod ast;
 pub mod diagnostic;
+pub mod lexer;
+mod parser;
+
+#[cfg(test)]
+mod tests;
 
 pub use diagnostic::{Diagnostic, SourceFile, SourceMap};
+pub use parser::parse_program;

@@ -1,0 +1,152 @@
+//! Every stage of the compiler in order, with the IR type at each arrow:
+//!
+//! ```text
+//! source files --syntax::parse_program--> syntax::ast::Program (per file)
+//!   --types::check--> types::CheckedProgram
+//!   --core::lower--> core::ir::Program
+//!   --simplify::simplify--> core::ir::Program
+//!   --fusion::fuse--> fusion::ast::FusedProgram
+//!   --loopy::lower--> loopy::ir::Program
+//!   --codegen::{emit_llvm, emit_asm, link_executable}--> LLVM IR / assembly / executable
+//! ```
+//!
+//! Nothing else lives here: options come from `cli`, files are read here only
+//! to gather the sources.
+
+use crate::codegen::{self, CodegenOptions};
+use crate::core;
+use crate::fusion::{self, ast::FusedProgram, FusionOptions};
+use crate::loopy;
+use crate::simplify;
+use crate::syntax::{self, ast, Diagnostic, SourceMap};
+use crate::types;
+use std::path::{Path, PathBuf};
+
+/// Why a compilation stopped.
+#[derive(Debug)]
+pub enum Failure {
+    /// User mistakes in the program, with their sources for rendering.
+    Diagnostics(Box<SourceMap>, Vec<Diagnostic>),
+    /// A file could not be read, or a stage refused the program: one line.
+    Message(String),
+}
+
+impl Failure {
+    /// The text to print on standard error.
+    pub fn render(&self) -> String {
+        match self {
+            Failure::Diagnostics(sources, diags) => {
+                diags.iter().map(|d| d.render(sources)).collect::<String>()
+            }
+            Failure::Message(msg) => format!("Error: {msg}\n"),
+        }
+    }
+}
+
+/// Options that choose what the middle and back end do.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub fusion: FusionOptions,
+    pub codegen: CodegenOptions,
+}
+
+/// Parses `path` and every file it imports (transitively), returning the
+/// programs in dependency order with the main file last.
+pub fn parse_with_imports(path: &Path) -> Result<(SourceMap, Vec<ast::Program>), Failure> {
+    let mut loader = Loader::default();
+    loader.load(path, None)?;
+    Ok((loader.sources, loader.programs))
+}
+
+#[derive(Default)]
+struct Loader {
+    sources: SourceMap,
+    programs: Vec<ast::Program>,
+    /// Canonical paths of the files in `programs`.
+    loaded: Vec<PathBuf>,
+    /// The chain of files being loaded, to report import cycles.
+    visiting: Vec<PathBuf>,
+}
+
+impl Loader {
+    fn fail(&self, at: Option<(usize, ast::Span)>, msg: String) -> Failure {
+        match at {
+            Some((file, span)) => Failure::Diagnostics(
+                Box::new(self.sources.clone()),
+                vec![Diagnostic::new(file, span, msg)],
+            ),
+            None => Failure::Message(msg),
+        }
+    }
+
+    fn load(
+        &mut self,
+        path: &Path,
+        imported_at: Option<(usize, ast::Span)>,
+    ) -> Result<(), Failure> {
+        let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        if self.loaded.contains(&canonical) {
+            return Ok(());
+        }
+        if self.visiting.contains(&canonical) {
+            let msg = format!("import cycle through `{}`", path.display());
+            return Err(self.fail(imported_at, msg));
+        }
+        let text = std::fs::read_to_string(path).map_err(|err| {
+            self.fail(
+                imported_at.clone(),
+                format!("cannot read `{}`: {err}", path.display()),
+            )
+        })?;
+        let file = self.sources.add(path.display().to_string(), text);
+        let program = syntax::parse_program(&self.sources, file)
+            .map_err(|diags| Failure::Diagnostics(Box::new(self.sources.clone()), diags))?;
+        self.visiting.push(canonical.clone());
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        for decl in &program.decls {
+            if let ast::Decl::Import(target, span) = decl {
+                let target = dir.join(format!("{target}.arr"));
+                self.load(&target, Some((file, span.clone())))?;
+            }
+        }
+        self.visiting.pop();
+        self.loaded.push(canonical);
+        self.programs.push(program);
+        Ok(())
+    }
+}
+
+/// Source to checked, lowered and simplified core IR.
+pub fn frontend(path: &Path) -> Result<core::ir::Program, Failure> {
+    let (sources, programs) = parse_with_imports(path)?;
+    let checked = types::check(&sources, &programs)
+        .map_err(|diags| Failure::Diagnostics(Box::new(sources.clone()), diags))?;
+    Ok(core::lower(&checked, &sources))
+}
+
+/// Core IR to the explicit fusion AST. Remarks of the clusterer (a solver
+/// that fell back to greedy) go to standard error.
+pub fn middle(
+    program: core::ir::Program,
+    options: &FusionOptions,
+) -> Result<FusedProgram, Failure> {
+    let program = simplify::simplify(program);
+    let fused = fusion::fuse(&program, options);
+    for note in &fused.notes {
+        eprintln!("warning: {note}");
+    }
+    Ok(fused.program)
+}
+
+/// Fusion AST to loop nests.
+pub fn loop_nests(fused: &FusedProgram) -> loopy::ir::Program {
+    loopy::lower(fused)
+}
+
+pub fn build_executable(path: &Path, options: &Options, out: &Path) -> Result<(), Failure> {
+    let core = frontend(path)?;
+    let fused = middle(core, &options.fusion)?;
+    let loops = loop_nests(&fused);
+    codegen::link_executable(&loops, &options.codegen, out)
+        .map_err(|e| Failure::Message(e.to_string()))
+}

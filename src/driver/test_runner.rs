@@ -1,0 +1,287 @@
+//! `arrc test`: every case of every test block, run on the reference
+//! interpreter and on the compiled executable, checked against the expected
+//! output or error (and against each other).
+
+use super::pipeline::{self, Options};
+use super::testblock::{self, Expect, Input, RandomSpec, TestCase};
+use crate::core::ir::{Program, Type};
+use crate::interp;
+use crate::runtime::value::{self, Value};
+use crate::types::ScalarType;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Runs the tests under `paths` (files or directories of `.arr` files) and
+/// prints one line per failure and a closing `N passed, N failed` line.
+pub fn run_tests(paths: &[PathBuf], options: &Options) -> i32 {
+    let mut files = Vec::new();
+    for path in paths {
+        if let Err(err) = collect_programs(path, &mut files) {
+            eprintln!("Error: cannot read `{}`: {err}", path.display());
+            return 2;
+        }
+    }
+    let mut tally = Tally::default();
+    for file in &files {
+        test_file(file, options, &mut tally);
+    }
+    println!("{} passed, {} failed", tally.passed, tally.failed);
+    if tally.failed == 0 {
+        0
+    } else {
+        1
+    }
+}
+
+#[derive(Default)]
+struct Tally {
+    passed: usize,
+    failed: usize,
+}
+
+impl Tally {
+    fn record(&mut self, what: &str, result: Result<(), String>) {
+        match result {
+            Ok(()) => self.passed += 1,
+            Err(why) => {
+                self.failed += 1;
+                println!("FAIL {what}: {why}");
+            }
+        }
+    }
+}
+
+fn collect_programs(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    if path.is_dir() {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)?
+            .map(|e| e.map(|e| e.path()))
+            .collect::<Result<_, _>>()?;
+        entries.sort();
+        for entry in entries {
+            if entry.is_dir() || entry.extension().is_some_and(|e| e == "arr") {
+                collect_programs(&entry, out)?;
+            }
+        }
+    } else {
+        std::fs::metadata(path)?;
+        out.push(path.to_path_buf());
+    }
+    Ok(())
+}
+
+fn test_file(file: &Path, options: &Options, tally: &mut Tally) {
+    let name = file.display().to_string();
+    let source = match std::fs::read_to_string(file) {
+        Ok(s) => s,
+        Err(err) => return tally.record(&name, Err(format!("cannot read: {err}"))),
+    };
+    let blocks = match testblock::parse_blocks(&source) {
+        Ok(blocks) if blocks.is_empty() => return,
+        Ok(blocks) => blocks,
+        Err(err) => return tally.record(&name, Err(err.to_string())),
+    };
+    let program = match pipeline::frontend(file) {
+        Ok(p) => p,
+        Err(failure) => return tally.record(&name, Err(failure.render())),
+    };
+    let dir = match tempfile::tempdir() {
+        Ok(d) => d,
+        Err(err) => return tally.record(&name, Err(format!("no temporary directory: {err}"))),
+    };
+    let exe = dir.path().join("prog");
+    let compiled = pipeline::build_executable(file, options, &exe).map_err(|f| f.render());
+    let base = file.parent().unwrap_or(Path::new("."));
+    for block in &blocks {
+        for entry in &block.entries {
+            for case in &block.cases {
+                let what = format!("{name}:{} ({entry})", case.line);
+                let result = match &compiled {
+                    Ok(()) => run_case(&program, &exe, entry, case, base),
+                    Err(why) => Err(format!("compilation failed: {why}")),
+                };
+                tally.record(&what, result);
+            }
+        }
+    }
+}
+
+/// What one backend did with one case.
+enum Outcome {
+    Values(Vec<Value>),
+    Failed(String),
+}
+
+fn run_case(
+    program: &Program,
+    exe: &Path,
+    entry: &str,
+    case: &TestCase,
+    base: &Path,
+) -> Result<(), String> {
+    let function = program
+        .entries
+        .iter()
+        .find(|f| f.name == entry)
+        .ok_or_else(|| format!("no entry point `{entry}`"))?;
+    let params: Vec<Type> = function.params.iter().map(|p| p.ty).collect();
+    let input = input_bytes(&case.input, base)?;
+    let interpreted = match value::read_values(&input, &params) {
+        Ok(args) => match interp::run_entry(program, entry, args) {
+            Ok(values) => Outcome::Values(values),
+            Err(err) => Outcome::Failed(err.to_string()),
+        },
+        Err(err) => Outcome::Failed(err.to_string()),
+    };
+    let compiled = run_executable(exe, entry, &input, &function.ret)?;
+    match &case.expect {
+        Expect::Output(expected) => {
+            let bytes = input_bytes(expected, base)?;
+            let expected = value::read_values(&bytes, &function.ret)
+                .map_err(|e| format!("expected output: {e}"))?;
+            check_values("interpreter", &interpreted, &expected)?;
+            check_values("compiled", &compiled, &expected)
+        }
+        Expect::Error(pattern) => {
+            let re = regex::Regex::new(pattern).map_err(|e| format!("bad error pattern: {e}"))?;
+            check_error("interpreter", &interpreted, &re)?;
+            check_error("compiled", &compiled, &re)
+        }
+        Expect::Agree => match (&interpreted, &compiled) {
+            (Outcome::Values(expected), _) => check_values("compiled", &compiled, expected),
+            (Outcome::Failed(a), Outcome::Failed(b)) if a == b => Ok(()),
+            (Outcome::Failed(a), _) => Err(format!("interpreter failed: {a}")),
+        },
+    }
+}
+
+fn check_values(backend: &str, outcome: &Outcome, expected: &[Value]) -> Result<(), String> {
+    match outcome {
+        Outcome::Failed(err) => Err(format!("{backend}: unexpected error: {err}")),
+        Outcome::Values(actual) => {
+            if actual.len() != expected.len() {
+                return Err(format!(
+                    "{backend}: {} results, expected {}",
+                    actual.len(),
+                    expected.len()
+                ));
+            }
+            for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
+                value::compare(a, e)
+                    .map_err(|why| format!("{backend}: result {}: {why}", i + 1))?;
+            }
+            Ok(())
+        }
+    }
+}
+
+fn check_error(backend: &str, outcome: &Outcome, pattern: &regex::Regex) -> Result<(), String> {
+    match outcome {
+        Outcome::Failed(message) if pattern.is_match(message) => Ok(()),
+        Outcome::Failed(message) => Err(format!(
+            "{backend}: error `{message}` does not match `{pattern}`"
+        )),
+        Outcome::Values(_) => Err(format!("{backend}: succeeded, expected an error")),
+    }
+}
+
+fn run_executable(exe: &Path, entry: &str, input: &[u8], ret: &[Type]) -> Result<Outcome, String> {
+    let mut child = Command::new(exe)
+        .args(["-e", entry])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+    // Write from another thread: a large input must not deadlock against a full stdout pipe.
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let output = child
+        .wait_with_output()
+        .map_err(|e| format!("running {}: {e}", exe.display()))?;
+    let _ = writer.join();
+    if output.status.success() {
+        let values = value::read_values(&output.stdout, ret)
+            .map_err(|e| format!("compiled: unreadable output: {e}"))?;
+        return Ok(Outcome::Values(values));
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let line = stderr.lines().next().unwrap_or("").trim();
+    match output.status.code() {
+        // 1: a run-time error; 2: input that does not fit the entry point.
+        Some(1) | Some(2) => Ok(Outcome::Failed(
+            line.strip_prefix("Error: ").unwrap_or(line).to_string(),
+        )),
+        code => Err(format!("compiled: exit status {code:?}: {stderr}")),
+    }
+}
+
+fn input_bytes(input: &Input, base: &Path) -> Result<Vec<u8>, String> {
+    match input {
+        Input::Text(text) => Ok(text.as_bytes().to_vec()),
+        Input::File(path) => {
+            let path = base.join(path);
+            std::fs::read(&path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))
+        }
+        Input::Random(specs) => Ok(random_input(specs)),
+    }
+}
+
+/// Random arguments in the binary value format, the same on every run: floats
+/// uniform in [0, 1), integers uniform over their type's range.
+pub fn random_input(specs: &[RandomSpec]) -> Vec<u8> {
+    let mut rng = SplitMix64(0x5eed_a11c_e5ee_d5ee);
+    let mut out = Vec::new();
+    for spec in specs {
+        out.push(b'b');
+        out.push(2);
+        out.push(spec.shape.len() as u8);
+        out.extend_from_slice(binary_type_name(spec.elem));
+        for &n in &spec.shape {
+            out.extend_from_slice(&(n as i64).to_le_bytes());
+        }
+        let count: usize = spec.shape.iter().product();
+        for _ in 0..count {
+            let bits = rng.next();
+            match spec.elem {
+                ScalarType::F32 => out
+                    .extend_from_slice(&((bits >> 40) as f32 / (1u64 << 24) as f32).to_le_bytes()),
+                ScalarType::F64 => out
+                    .extend_from_slice(&((bits >> 11) as f64 / (1u64 << 53) as f64).to_le_bytes()),
+                ScalarType::Bool => out.push((bits & 1) as u8),
+                t => out.extend_from_slice(&bits.to_le_bytes()[..t.bytes()]),
+            }
+        }
+    }
+    out
+}
+
+pub fn binary_type_name(t: ScalarType) -> &'static [u8; 4] {
+    match t {
+        ScalarType::I8 => b"  i8",
+        ScalarType::I16 => b" i16",
+        ScalarType::I32 => b" i32",
+        ScalarType::I64 => b" i64",
+        ScalarType::U8 => b"  u8",
+        ScalarType::U16 => b" u16",
+        ScalarType::U32 => b" u32",
+        ScalarType::U64 => b" u64",
+        ScalarType::F32 => b" f32",
+        ScalarType::F64 => b" f64",
+        ScalarType::Bool => b"bool",
+    }
+}
+
+/// Small, fast and deterministic; statistical quality is ample for test data.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}

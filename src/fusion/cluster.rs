@@ -1,0 +1,172 @@
+//! From a clustering decision to the explicit fusion AST: clusters are the
+//! connected components of fused pairs; each becomes a fusion tree, and the
+//! body's items are ordered by the strategy's key.
+
+use super::ast::{Cluster, ClusterId, FusedBody, FusionTree, Item, SoacStm};
+use super::graph::FusionGraph;
+use crate::core::ir::{Body, Exp, VarId};
+use petgraph::visit::EdgeRef;
+use std::collections::{HashMap, HashSet};
+
+/// What a clusterer decided for one body.
+pub struct Decision {
+    /// Statement index pairs that share a loop.
+    pub fused: Vec<(usize, usize)>,
+    /// Execution order: units (clusters or single statements) run in
+    /// increasing key; a cluster's key is the smallest of its members'.
+    pub key: Vec<(i64, usize)>,
+}
+
+struct UnionFind(Vec<usize>);
+
+impl UnionFind {
+    fn find(&mut self, mut x: usize) -> usize {
+        while self.0[x] != x {
+            self.0[x] = self.0[self.0[x]];
+            x = self.0[x];
+        }
+        x
+    }
+    fn union(&mut self, a: usize, b: usize) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            self.0[ra.max(rb)] = ra.min(rb);
+        }
+    }
+}
+
+/// Builds the items of a body; `nested` turns the branches of an `if` into
+/// fused bodies of their own, and `next_cluster` numbers clusters.
+pub fn build_items(
+    body: &Body,
+    graph: &FusionGraph,
+    decision: &Decision,
+    next_cluster: &mut u32,
+    nested: &mut dyn FnMut(&Body, &mut u32) -> FusedBody,
+) -> FusedBody {
+    let n = body.stms.len();
+    let mut uf = UnionFind((0..n).collect());
+    for &(a, b) in &decision.fused {
+        uf.union(a, b);
+    }
+    let mut components: HashMap<usize, Vec<usize>> = HashMap::new();
+    for i in 0..n {
+        components.entry(uf.find(i)).or_default().push(i);
+    }
+    let mut units: Vec<Vec<usize>> = components.into_values().collect();
+    for unit in &mut units {
+        unit.sort_unstable();
+    }
+    units.sort_by_key(|unit| unit.iter().map(|&i| decision.key[i]).min());
+
+    let mut items = Vec::with_capacity(units.len());
+    for unit in units {
+        let stm = &body.stms[unit[0]];
+        match &stm.exp {
+            Exp::Soac(_) => {
+                let member_set: HashSet<usize> = unit.iter().copied().collect();
+                let tree = tree_of(body, graph, &unit, &member_set);
+                items.push(Item::Cluster(Cluster {
+                    id: ClusterId(*next_cluster),
+                    tree,
+                }));
+                *next_cluster += 1;
+            }
+            Exp::If {
+                cond,
+                then_body,
+                else_body,
+            } => {
+                debug_assert_eq!(unit.len(), 1, "an `if` never fuses");
+                let then_body = nested(then_body, next_cluster);
+                let else_body = nested(else_body, next_cluster);
+                items.push(Item::If {
+                    pat: stm.pat.clone(),
+                    cond: *cond,
+                    then_body,
+                    else_body,
+                    loc: stm.loc,
+                });
+            }
+            _ => items.push(Item::Stm(stm.clone())),
+        }
+    }
+    FusedBody {
+        items,
+        result: body.result.clone(),
+    }
+}
+
+fn leaf(body: &Body, stm: usize) -> FusionTree {
+    let s = &body.stms[stm];
+    let Exp::Soac(soac) = &s.exp else {
+        unreachable!("cluster members are SOACs")
+    };
+    FusionTree::Leaf(SoacStm {
+        pat: s.pat.clone(),
+        soac: soac.clone(),
+        loc: s.loc,
+    })
+}
+
+/// The fusion tree of the members (in statement order): the first member is
+/// the producer of the tree of the rest when they consume its results
+/// (vertical, or diagonal when a result is still needed outside the
+/// cluster), and its horizontal neighbour otherwise.
+fn tree_of(
+    body: &Body,
+    graph: &FusionGraph,
+    members: &[usize],
+    cluster: &HashSet<usize>,
+) -> FusionTree {
+    let first = members[0];
+    if members.len() == 1 {
+        return leaf(body, first);
+    }
+    let rest = &members[1..];
+    let outputs: Vec<VarId> = body.stms[first].pat.iter().map(|v| v.id).collect();
+    let consumed: Vec<VarId> = outputs
+        .iter()
+        .copied()
+        .filter(|v| {
+            rest.iter().any(|&m| match &body.stms[m].exp {
+                Exp::Soac(soac) => soac.args.contains(v),
+                _ => false,
+            })
+        })
+        .collect();
+    let producer = Box::new(leaf(body, first));
+    let consumer = Box::new(tree_of(body, graph, rest, cluster));
+    if consumed.is_empty() {
+        return FusionTree::Horizontal(producer, consumer);
+    }
+    let needed_outside = outputs
+        .iter()
+        .any(|v| needed_outside_cluster(graph, *v, cluster));
+    if needed_outside {
+        FusionTree::Diagonal {
+            producer,
+            consumer,
+            fused: consumed,
+        }
+    } else {
+        FusionTree::Vertical {
+            producer,
+            consumer,
+            fused: consumed,
+        }
+    }
+}
+
+/// The array must be written to memory: a result of the body, read whole by
+/// someone, or read by a statement outside the cluster.
+pub fn needed_outside_cluster(graph: &FusionGraph, v: VarId, cluster: &HashSet<usize>) -> bool {
+    if graph.always_manifest.contains(&v) {
+        return true;
+    }
+    let producer = graph.definer[&v];
+    graph
+        .graph
+        .edges(graph.node(producer))
+        .any(|e| e.weight().vars.contains(&v) && !cluster.contains(&e.target().index()))
+}

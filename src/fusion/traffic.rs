@@ -1,0 +1,284 @@
+//! The memory-traffic model of a clustering: per cluster, the loops it runs
+//! and the array elements it reads and writes, as formulas in the sizes.
+//!
+//! A cluster reads each array it streams from outside once (fused readers
+//! share the read), one element per iteration for every gather in its
+//! functions, and each reduction result of another cluster it uses; it
+//! writes every array that is still needed outside it and each reduction
+//! result it produces. This is Figure 12's accounting in van Balen's thesis,
+//! and what `--count-traffic` binaries count.
+
+use super::ast::{FusedBody, FusedFunction, FusionTree, Item};
+use super::graph::{size_classes, SizeClass};
+use crate::core::free::{free_in_body, free_in_exp};
+use crate::core::ir::{Atom, Body, Exp, SoacKind, VarId};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt;
+
+/// A linear formula over size symbols: a constant plus coefficients.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Formula {
+    pub constant: i64,
+    pub terms: BTreeMap<String, i64>,
+}
+
+impl Formula {
+    fn add_size(&mut self, size: &str, k: i64) {
+        match size.parse::<i64>() {
+            Ok(c) => self.constant += c * k,
+            Err(_) => *self.terms.entry(size.to_string()).or_insert(0) += k,
+        }
+    }
+    pub fn add(&mut self, other: &Formula) {
+        self.constant += other.constant;
+        for (s, k) in &other.terms {
+            *self.terms.entry(s.clone()).or_insert(0) += k;
+        }
+    }
+    /// The value for concrete sizes (missing symbols count as 0).
+    pub fn eval(&self, sizes: &HashMap<String, i64>) -> i64 {
+        self.constant
+            + self
+                .terms
+                .iter()
+                .map(|(s, k)| k * sizes.get(s).copied().unwrap_or(0))
+                .sum::<i64>()
+    }
+}
+
+impl fmt::Display for Formula {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts: Vec<String> = self
+            .terms
+            .iter()
+            .filter(|(_, k)| **k != 0)
+            .map(|(s, k)| {
+                if *k == 1 {
+                    s.clone()
+                } else {
+                    format!("{k}*{s}")
+                }
+            })
+            .collect();
+        if self.constant != 0 || parts.is_empty() {
+            parts.push(self.constant.to_string());
+        }
+        f.write_str(&parts.join(" + "))
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ClusterTraffic {
+    pub cluster: u32,
+    pub reads: Formula,
+    pub writes: Formula,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Traffic {
+    pub loops: usize,
+    pub reads: Formula,
+    pub writes: Formula,
+    pub clusters: Vec<ClusterTraffic>,
+}
+
+pub fn function_traffic(f: &FusedFunction) -> Traffic {
+    let core = f.body.to_core();
+    let classes = size_classes(&f.params, &core);
+    // Outer sizes print as `n_xs` for parameter `xs`, or as the size parameter's name.
+    let mut names: HashMap<VarId, String> = f
+        .params
+        .iter()
+        .map(|p| (p.id, format!("n_{}", p.name)))
+        .collect();
+    for sp in &f.size_params {
+        for &(param, dim) in &sp.uses {
+            if dim == 0 {
+                if let Some(p) = f.params.get(param) {
+                    names.insert(p.id, sp.var.name.clone());
+                }
+            }
+        }
+        names.insert(sp.var.id, sp.var.name.clone());
+    }
+    let size_name = |v: &VarId| -> String {
+        match classes.get(v) {
+            Some(SizeClass::Const(k)) => k.to_string(),
+            Some(SizeClass::Symbol(s, _)) => names
+                .get(s)
+                .cloned()
+                .unwrap_or_else(|| format!("n_{}", s.0)),
+            None => format!("n_{}", v.0),
+        }
+    };
+    let reduce_results = reduce_results(&core);
+    let mut traffic = Traffic::default();
+    body_traffic(&f.body, &size_name, &reduce_results, &mut traffic);
+    traffic
+}
+
+fn reduce_results(body: &Body) -> HashSet<VarId> {
+    let mut out = HashSet::new();
+    for stm in &body.stms {
+        match &stm.exp {
+            Exp::Soac(soac) if matches!(soac.kind, SoacKind::Reduce { .. }) => {
+                out.extend(stm.pat.iter().map(|v| v.id));
+            }
+            Exp::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                out.extend(reduce_results(then_body));
+                out.extend(reduce_results(else_body));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// For each item of a body, the variables it reads (free in it).
+fn item_uses(item: &Item) -> Vec<VarId> {
+    match item {
+        Item::Stm(stm) => free_in_exp(&stm.exp),
+        Item::If {
+            cond,
+            then_body,
+            else_body,
+            ..
+        } => {
+            let mut uses = free_in_body(&then_body.to_core());
+            uses.extend(free_in_body(&else_body.to_core()));
+            if let Atom::Var(v) = cond {
+                uses.push(*v);
+            }
+            uses
+        }
+        Item::Cluster(cluster) => cluster
+            .tree
+            .leaves()
+            .iter()
+            .flat_map(|leaf| free_in_exp(&Exp::Soac(leaf.soac.clone())))
+            .collect(),
+    }
+}
+
+fn body_traffic(
+    body: &FusedBody,
+    size_name: &dyn Fn(&VarId) -> String,
+    reduce_results: &HashSet<VarId>,
+    traffic: &mut Traffic,
+) {
+    let uses: Vec<Vec<VarId>> = body.items.iter().map(item_uses).collect();
+    for (index, item) in body.items.iter().enumerate() {
+        match item {
+            Item::Stm(_) => {}
+            Item::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                body_traffic(then_body, size_name, reduce_results, traffic);
+                body_traffic(else_body, size_name, reduce_results, traffic);
+            }
+            Item::Cluster(cluster) => {
+                let leaves = cluster.tree.leaves();
+                let produced: HashSet<VarId> = leaves
+                    .iter()
+                    .flat_map(|l| l.pat.iter().map(|v| v.id))
+                    .collect();
+                let mut reads = Formula::default();
+                let mut writes = Formula::default();
+                let mut streamed = HashSet::new();
+                let mut scalars = HashSet::new();
+                let width = leaves.first().map(|l| match l.soac.width {
+                    Atom::Var(v) => size_name(&v),
+                    Atom::Const(c) => c.as_i128().unwrap_or(0).to_string(),
+                });
+                for leaf in &leaves {
+                    for a in &leaf.soac.args {
+                        if !produced.contains(a) && streamed.insert(*a) {
+                            reads.add_size(&size_name(a), 1);
+                        }
+                    }
+                    let exp = Exp::Soac(leaf.soac.clone());
+                    for v in crate::core::free::free_in_exp_except_soac_args(&exp) {
+                        if reduce_results.contains(&v)
+                            && !produced.contains(&v)
+                            && scalars.insert(v)
+                        {
+                            reads.constant += 1;
+                        }
+                    }
+                    if let Some(width) = &width {
+                        reads.add_size(width, gathers_in(&leaf.soac.kind) as i64);
+                    }
+                }
+                for leaf in &leaves {
+                    for v in &leaf.pat {
+                        let is_reduction = matches!(leaf.soac.kind, SoacKind::Reduce { .. });
+                        if is_reduction {
+                            writes.constant += 1;
+                        } else if needed_outside(v.id, index, &uses, body, &cluster.tree) {
+                            writes.add_size(&size_name(&v.id), 1);
+                        }
+                    }
+                }
+                traffic.loops += 1;
+                traffic.reads.add(&reads);
+                traffic.writes.add(&writes);
+                traffic.clusters.push(ClusterTraffic {
+                    cluster: cluster.id.0,
+                    reads,
+                    writes,
+                });
+            }
+        }
+    }
+}
+
+/// An array of a cluster must be written when another item or the body's
+/// result reads it, or a member reads it other than as a streamed argument.
+fn needed_outside(
+    v: VarId,
+    index: usize,
+    uses: &[Vec<VarId>],
+    body: &FusedBody,
+    tree: &FusionTree,
+) -> bool {
+    body.result.contains(&Atom::Var(v))
+        || uses
+            .iter()
+            .enumerate()
+            .any(|(i, u)| i != index && u.contains(&v))
+        || tree.leaves().iter().any(|leaf| {
+            crate::core::free::free_in_exp_except_soac_args(&Exp::Soac(leaf.soac.clone()))
+                .contains(&v)
+        })
+}
+
+/// Indexing operations in a SOAC's functions: each reads one element per
+/// iteration (a gather).
+fn gathers_in(kind: &SoacKind) -> usize {
+    fn count(body: &Body) -> usize {
+        body.stms
+            .iter()
+            .map(|stm| match &stm.exp {
+                Exp::Index { .. } => 1,
+                Exp::If {
+                    then_body,
+                    else_body,
+                    ..
+                } => count(then_body).max(count(else_body)),
+                Exp::Soac(s) => gathers_in(&s.kind),
+                _ => 0,
+            })
+            .sum()
+    }
+    match kind {
+        SoacKind::Map(lam) => count(&lam.body),
+        SoacKind::Reduce { op, .. } | SoacKind::Scan { op, .. } => count(&op.body),
+    }
+}

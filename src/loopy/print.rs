@@ -1,0 +1,312 @@
+//! Stable text dump of the loop-nest IR (`arrc build --emit loopy`).
+//!
+//! Variables print as `name_id` like in the core dump; checked reads show the
+//! source position they report (`@line:col`), unchecked ones show nothing.
+
+use super::ir::*;
+use crate::core::ir::{Atom, Var, VarId};
+use crate::core::print::{binder, indent, type_str, var_name};
+use std::collections::HashMap;
+use std::fmt::Write;
+
+pub fn print_program(program: &Program) -> String {
+    let mut out = String::new();
+    for (i, f) in program.functions.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        print_function(&mut out, f);
+    }
+    out
+}
+
+/// Uses name variables by id only, so binders are collected first.
+struct Names(HashMap<VarId, String>);
+
+impl Names {
+    fn var(&self, id: VarId) -> String {
+        self.0
+            .get(&id)
+            .cloned()
+            .unwrap_or_else(|| format!("v_{}", id.0))
+    }
+    fn atom(&self, a: &Atom) -> String {
+        match a {
+            Atom::Var(v) => self.var(*v),
+            Atom::Const(c) => c.to_string(),
+        }
+    }
+    fn atoms(&self, atoms: &[Atom]) -> String {
+        atoms
+            .iter()
+            .map(|a| self.atom(a))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+    fn add(&mut self, v: &Var) {
+        self.0.insert(v.id, var_name(v));
+    }
+    fn collect(&mut self, block: &Block) {
+        for stmt in block {
+            match stmt {
+                Stmt::Let { var, .. }
+                | Stmt::Alloc { var, .. }
+                | Stmt::Read { var, .. }
+                | Stmt::Row { var, .. } => self.add(var),
+                Stmt::If {
+                    results,
+                    then_block,
+                    else_block,
+                    ..
+                } => {
+                    results.iter().for_each(|v| self.add(v));
+                    self.collect(then_block);
+                    self.collect(else_block);
+                }
+                Stmt::Loop(nest) => {
+                    self.add(&nest.index);
+                    for r in &nest.reductions {
+                        r.results.iter().for_each(|v| self.add(v));
+                        self.operator(&r.op);
+                    }
+                    for s in &nest.scans {
+                        self.operator(&s.op);
+                    }
+                    for c in nest.carried() {
+                        self.add(&c.var);
+                    }
+                    self.collect(&nest.body);
+                }
+                Stmt::Write { .. }
+                | Stmt::Copy { .. }
+                | Stmt::AssertEq { .. }
+                | Stmt::Assert { .. } => {}
+            }
+        }
+    }
+    fn operator(&mut self, op: &Operator) {
+        op.params.iter().for_each(|v| self.add(v));
+        self.collect(&op.body);
+    }
+}
+
+fn print_function(out: &mut String, f: &Function) {
+    let mut names = Names(HashMap::new());
+    for p in &f.params {
+        names.add(&p.var);
+        p.shape.iter().for_each(|v| names.add(v));
+    }
+    names.collect(&f.body);
+    let _ = write!(out, "entry {}", f.name);
+    for sp in &f.size_params {
+        let _ = write!(out, " [{}]", var_name(&sp.var));
+    }
+    let params: Vec<String> = f
+        .params
+        .iter()
+        .map(|p| {
+            if p.shape.is_empty() {
+                binder(&p.var)
+            } else {
+                let dims: Vec<String> = p.shape.iter().map(var_name).collect();
+                format!("{} [{}]", binder(&p.var), dims.join(", "))
+            }
+        })
+        .collect();
+    let ret: Vec<String> = f.ret.iter().map(|t| type_str(*t)).collect();
+    let _ = writeln!(out, " ({}) : ({}) =", params.join(", "), ret.join(", "));
+    print_block(out, &f.body, 1, &names);
+    indent(out, 1);
+    let _ = writeln!(out, "in ({})", names.atoms(&f.results));
+}
+
+fn print_block(out: &mut String, block: &Block, depth: usize, names: &Names) {
+    for stmt in block {
+        print_stmt(out, stmt, depth, names);
+    }
+}
+
+fn check_str(check: &Option<crate::core::ir::SrcLoc>) -> String {
+    match check {
+        Some(loc) => format!(" @{}:{}", loc.line, loc.col),
+        None => String::new(),
+    }
+}
+
+fn print_stmt(out: &mut String, stmt: &Stmt, depth: usize, names: &Names) {
+    indent(out, depth);
+    match stmt {
+        Stmt::Let { var, exp, .. } => {
+            let _ = write!(out, "let {} = ", binder(var));
+            let _ = match exp {
+                ScalarExp::Atom(a) => writeln!(out, "{}", names.atom(a)),
+                ScalarExp::BinOp(op, a, b) => {
+                    writeln!(out, "{} {} {}", op.name(), names.atom(a), names.atom(b))
+                }
+                ScalarExp::UnOp(op, a) => writeln!(out, "{} {}", op.name(), names.atom(a)),
+                ScalarExp::Convert(t, a) => writeln!(out, "{t}.convert {}", names.atom(a)),
+            };
+        }
+        Stmt::Alloc { var, shape } => {
+            let _ = writeln!(out, "alloc {} [{}]", binder(var), names.atoms(shape));
+        }
+        Stmt::Read {
+            var,
+            array,
+            index,
+            check,
+        } => {
+            let _ = writeln!(
+                out,
+                "read {} = {}[{}]{}",
+                binder(var),
+                names.var(*array),
+                names.atoms(index),
+                check_str(check)
+            );
+        }
+        Stmt::Row {
+            var,
+            array,
+            index,
+            check,
+        } => {
+            let _ = writeln!(
+                out,
+                "row {} = {}[{}]{}",
+                binder(var),
+                names.var(*array),
+                names.atoms(index),
+                check_str(check)
+            );
+        }
+        Stmt::Write {
+            array,
+            index,
+            value,
+        } => {
+            let _ = writeln!(
+                out,
+                "write {}[{}] = {}",
+                names.var(*array),
+                names.atoms(index),
+                names.atom(value)
+            );
+        }
+        Stmt::Copy { array, index, src } => {
+            let _ = writeln!(
+                out,
+                "copy {}[{}] = {}",
+                names.var(*array),
+                names.atoms(index),
+                names.var(*src)
+            );
+        }
+        Stmt::If {
+            results,
+            cond,
+            then_block,
+            then_results,
+            else_block,
+            else_results,
+        } => {
+            let pat: Vec<String> = results.iter().map(binder).collect();
+            let _ = writeln!(out, "let {} = if {} then", pat.join(", "), names.atom(cond));
+            print_block(out, then_block, depth + 1, names);
+            indent(out, depth + 1);
+            let _ = writeln!(out, "in ({})", names.atoms(then_results));
+            indent(out, depth);
+            out.push_str("else\n");
+            print_block(out, else_block, depth + 1, names);
+            indent(out, depth + 1);
+            let _ = writeln!(out, "in ({})", names.atoms(else_results));
+            indent(out, depth);
+            out.push_str("end\n");
+        }
+        Stmt::AssertEq {
+            expected,
+            found,
+            loc,
+        } => {
+            let _ = writeln!(
+                out,
+                "assert_eq_sizes {} {} @{}:{}",
+                names.atom(expected),
+                names.atom(found),
+                loc.line,
+                loc.col
+            );
+        }
+        Stmt::Assert { cond, loc } => {
+            let _ = writeln!(out, "assert {} @{}:{}", names.atom(cond), loc.line, loc.col);
+        }
+        Stmt::Loop(nest) => print_nest(out, nest, depth, names),
+    }
+}
+
+fn print_nest(out: &mut String, nest: &LoopNest, depth: usize, names: &Names) {
+    let origin = match nest.origin {
+        Origin::Cluster(c) => format!("cluster {}", c.0),
+        Origin::Nested(label) => format!("soac {label}"),
+        Origin::Iota => "iota".to_string(),
+        Origin::Replicate => "replicate".to_string(),
+    };
+    let _ = writeln!(
+        out,
+        "loop {} ({origin}) {} < {}",
+        nest.par.name(),
+        var_name(&nest.index),
+        names.atom(&nest.width)
+    );
+    for r in &nest.reductions {
+        indent(out, depth + 1);
+        let results: Vec<String> = r.results.iter().map(binder).collect();
+        let _ = writeln!(
+            out,
+            "reduce ({}) into ({})",
+            carried_str(&r.carried, names),
+            results.join(", ")
+        );
+        print_operator(out, &r.op, depth + 2, names);
+    }
+    for s in &nest.scans {
+        indent(out, depth + 1);
+        let outputs: Vec<String> = s.outputs.iter().map(|v| names.var(*v)).collect();
+        let _ = writeln!(
+            out,
+            "scan ({}) into ({})",
+            carried_str(&s.carried, names),
+            outputs.join(", ")
+        );
+        print_operator(out, &s.op, depth + 2, names);
+    }
+    indent(out, depth);
+    out.push_str("do\n");
+    print_block(out, &nest.body, depth + 1, names);
+    indent(out, depth);
+    out.push_str("end\n");
+}
+
+fn carried_str(carried: &[Carried], names: &Names) -> String {
+    carried
+        .iter()
+        .map(|c| {
+            format!(
+                "{} = {} -> {}",
+                binder(&c.var),
+                names.atom(&c.init),
+                names.atom(&c.next)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn print_operator(out: &mut String, op: &Operator, depth: usize, names: &Names) {
+    indent(out, depth);
+    let params: Vec<String> = op.params.iter().map(binder).collect();
+    let _ = writeln!(out, "op ({}) =", params.join(", "));
+    print_block(out, &op.body, depth + 1, names);
+    indent(out, depth + 1);
+    let _ = writeln!(out, "in ({})", names.atoms(&op.results));
+}

@@ -1,0 +1,440 @@
+//! Lowering hand-built fusion ASTs (every fusion kind) and checking the
+//! printed loop nests and the lint. `Builder` is shared with codegen tests.
+
+use super::ir::{Origin, Parallelism, Program, Stmt};
+use super::{check, lower, print::print_program};
+use crate::core::ir::{
+    Atom, BinOp, Body, Exp, Lambda, Soac, SoacId, SoacKind, SrcLoc, Stm, Type, Var, VarId,
+};
+use crate::fusion::ast::{
+    Cluster, ClusterId, FusedBody, FusedFunction, FusedProgram, FusionTree, Item, SoacStm, Strategy,
+};
+use crate::types::{Const, ScalarType};
+
+pub(crate) const F32: ScalarType = ScalarType::F32;
+pub(crate) const I32: ScalarType = ScalarType::I32;
+pub(crate) const I64: ScalarType = ScalarType::I64;
+
+pub(crate) fn loc(line: u32, col: u32) -> SrcLoc {
+    SrcLoc { file: 0, line, col }
+}
+
+pub(crate) fn v(var: &Var) -> Atom {
+    Atom::Var(var.id)
+}
+
+pub(crate) fn c_i64(x: i64) -> Atom {
+    Atom::Const(Const::I64(x))
+}
+
+/// Makes variables, lambdas and SOACs with unique ids and labels.
+#[derive(Default)]
+pub(crate) struct Builder {
+    next_var: u32,
+    next_label: u32,
+    next_cluster: u32,
+}
+
+impl Builder {
+    pub fn var(&mut self, name: &str, ty: Type) -> Var {
+        self.next_var += 1;
+        Var {
+            id: VarId(self.next_var),
+            name: name.to_string(),
+            ty,
+        }
+    }
+
+    pub fn scalar(&mut self, name: &str, t: ScalarType) -> Var {
+        self.var(name, Type::Scalar(t))
+    }
+
+    pub fn array(&mut self, name: &str, t: ScalarType) -> Var {
+        self.var(name, Type::Array(t, 1))
+    }
+
+    /// `\a b -> a op b` on `t`.
+    pub fn op_lambda(&mut self, op: BinOp, t: ScalarType) -> Lambda {
+        let a = self.scalar("a", t);
+        let b = self.scalar("b", t);
+        let r = self.scalar("r", t);
+        Lambda {
+            body: Body {
+                stms: vec![stm(vec![r.clone()], Exp::BinOp(op, v(&a), v(&b)))],
+                result: vec![v(&r)],
+            },
+            params: vec![a, b],
+            ret: vec![Type::Scalar(t)],
+        }
+    }
+
+    /// `\x -> x op k` with element type `t` and result type `rt`.
+    pub fn map_lambda(&mut self, op: BinOp, k: Const, t: ScalarType, rt: ScalarType) -> Lambda {
+        let x = self.scalar("x", t);
+        let r = self.scalar("y", rt);
+        Lambda {
+            body: Body {
+                stms: vec![stm(vec![r.clone()], Exp::BinOp(op, v(&x), Atom::Const(k)))],
+                result: vec![v(&r)],
+            },
+            params: vec![x],
+            ret: vec![Type::Scalar(rt)],
+        }
+    }
+
+    pub fn soac(
+        &mut self,
+        pat: Vec<Var>,
+        width: Atom,
+        kind: SoacKind,
+        args: Vec<VarId>,
+    ) -> SoacStm {
+        self.next_label += 1;
+        SoacStm {
+            pat,
+            soac: Soac {
+                label: SoacId(self.next_label),
+                width,
+                kind,
+                args,
+            },
+            loc: loc(2, 3),
+        }
+    }
+
+    pub fn cluster(&mut self, tree: FusionTree) -> Item {
+        self.next_cluster += 1;
+        Item::Cluster(Cluster {
+            id: ClusterId(self.next_cluster - 1),
+            tree,
+        })
+    }
+}
+
+pub(crate) fn stm(pat: Vec<Var>, exp: Exp) -> Stm {
+    Stm {
+        pat,
+        exp,
+        loc: loc(3, 5),
+    }
+}
+
+pub(crate) fn leaf(s: SoacStm) -> Box<FusionTree> {
+    Box::new(FusionTree::Leaf(s))
+}
+
+pub(crate) fn program(
+    name: &str,
+    params: Vec<Var>,
+    items: Vec<Item>,
+    result: Vec<Atom>,
+    ret: Vec<Type>,
+) -> FusedProgram {
+    FusedProgram {
+        files: vec!["test.arr".to_string()],
+        strategy: Strategy::None,
+        entries: vec![FusedFunction {
+            name: name.to_string(),
+            params,
+            size_params: Vec::new(),
+            body: FusedBody { items, result },
+            ret,
+        }],
+    }
+}
+
+/// The parts of `ys = map (*2) xs; s = reduce (+) 0 ys`, for several trees.
+pub(crate) struct MapReduce {
+    pub b: Builder,
+    pub xs: Var,
+    pub n: Var,
+    pub ys: Var,
+    pub s: Var,
+    pub map: SoacStm,
+    pub reduce: SoacStm,
+}
+
+pub(crate) fn map_reduce() -> MapReduce {
+    let mut b = Builder::default();
+    let xs = b.array("xs", F32);
+    let n = b.scalar("n", I64);
+    let ys = b.array("ys", F32);
+    let s = b.scalar("s", F32);
+    let lam = b.map_lambda(BinOp::Mul, Const::F32(2.0), F32, F32);
+    let map = b.soac(vec![ys.clone()], v(&n), SoacKind::Map(lam), vec![xs.id]);
+    let op = b.op_lambda(BinOp::Add, F32);
+    let reduce = b.soac(
+        vec![s.clone()],
+        v(&n),
+        SoacKind::Reduce {
+            op,
+            neutral: vec![Atom::Const(Const::F32(0.0))],
+        },
+        vec![ys.id],
+    );
+    MapReduce {
+        b,
+        xs,
+        n,
+        ys,
+        s,
+        map,
+        reduce,
+    }
+}
+
+/// `n = length xs` as the first item, so the SOACs have a width.
+pub(crate) fn size_item(n: &Var, xs: &Var) -> Item {
+    Item::Stm(stm(
+        vec![n.clone()],
+        Exp::Size {
+            array: xs.id,
+            dim: 0,
+        },
+    ))
+}
+
+fn lowered(p: &FusedProgram) -> Program {
+    let lowered = lower(p);
+    if let Err(e) = check(&lowered) {
+        panic!("lint failed: {e}\n{}", print_program(&lowered));
+    }
+    lowered
+}
+
+fn nests(p: &Program) -> Vec<&super::ir::LoopNest> {
+    p.functions[0]
+        .body
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Loop(n) => Some(n),
+            _ => None,
+        })
+        .collect()
+}
+
+fn allocs(p: &Program) -> usize {
+    p.functions[0]
+        .body
+        .iter()
+        .filter(|s| matches!(s, Stmt::Alloc { .. }))
+        .count()
+}
+
+#[test]
+fn unfused_map_then_reduce_prints_two_loops() {
+    let mut m = map_reduce();
+    let items = vec![
+        size_item(&m.n, &m.xs),
+        m.b.cluster(FusionTree::Leaf(m.map.clone())),
+        m.b.cluster(FusionTree::Leaf(m.reduce.clone())),
+    ];
+    let p = program(
+        "main",
+        vec![m.xs.clone()],
+        items,
+        vec![v(&m.ys), v(&m.s)],
+        vec![m.ys.ty, m.s.ty],
+    );
+    let out = print_program(&lowered(&p));
+    let expected = "\
+entry main (xs_1: []f32 [xs_d0_10]) : ([]f32, f32) =
+  alloc ys_3: []f32 [xs_d0_10]
+  loop map (cluster 0) i_11 < xs_d0_10
+  do
+    read x_12: f32 = xs_1[i_11]
+    let y_13: f32 = mul x_12 2.0f32
+    write ys_3[i_11] = y_13
+  end
+  loop reduce (cluster 1) i_14 < xs_d0_10
+    reduce (acc_16: f32 = 0.0f32 -> r_17) into (s_4: f32)
+      op (a_18: f32, b_19: f32) =
+        let r_20: f32 = add a_18 b_19
+        in (r_20)
+  do
+    read b_15: f32 = ys_3[i_14]
+    let r_17: f32 = add acc_16 b_15
+  end
+  in (ys_3, s_4)
+";
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn vertical_map_reduce_is_one_loop_without_intermediate() {
+    let mut m = map_reduce();
+    let tree = FusionTree::Vertical {
+        producer: leaf(m.map.clone()),
+        consumer: leaf(m.reduce.clone()),
+        fused: vec![m.ys.id],
+    };
+    let items = vec![size_item(&m.n, &m.xs), m.b.cluster(tree)];
+    let p = program(
+        "main",
+        vec![m.xs.clone()],
+        items,
+        vec![v(&m.s)],
+        vec![m.s.ty],
+    );
+    let l = lowered(&p);
+    let nests = nests(&l);
+    assert_eq!(nests.len(), 1);
+    assert_eq!(nests[0].par, Parallelism::Reduce);
+    assert_eq!(nests[0].origin, Origin::Cluster(ClusterId(0)));
+    assert_eq!(allocs(&l), 0, "{}", print_program(&l));
+    assert!(!print_program(&l).contains("ys_"));
+}
+
+#[test]
+fn diagonal_map_map_keeps_the_write_but_not_the_read() {
+    let mut b = Builder::default();
+    let xs = b.array("xs", I32);
+    let n = b.scalar("n", I64);
+    let ys = b.array("ys", I32);
+    let zs = b.array("zs", I32);
+    let f = b.map_lambda(BinOp::Add, Const::I32(1), I32, I32);
+    let g = b.map_lambda(BinOp::Mul, Const::I32(3), I32, I32);
+    let m1 = b.soac(vec![ys.clone()], v(&n), SoacKind::Map(f), vec![xs.id]);
+    let m2 = b.soac(vec![zs.clone()], v(&n), SoacKind::Map(g), vec![ys.id]);
+    let tree = FusionTree::Diagonal {
+        producer: leaf(m1),
+        consumer: leaf(m2),
+        fused: vec![ys.id],
+    };
+    let items = vec![size_item(&n, &xs), b.cluster(tree)];
+    let p = program(
+        "main",
+        vec![xs.clone()],
+        items,
+        vec![v(&ys), v(&zs)],
+        vec![ys.ty, zs.ty],
+    );
+    let l = lowered(&p);
+    let text = print_program(&l);
+    assert_eq!(nests(&l).len(), 1, "{text}");
+    assert_eq!(allocs(&l), 2, "{text}");
+    assert!(!text.contains("= ys_"), "ys is re-read:\n{text}");
+    assert!(text.contains("write ys_"), "{text}");
+}
+
+#[test]
+fn horizontal_reduce_and_scan_share_one_read() {
+    let mut b = Builder::default();
+    let xs = b.array("xs", I32);
+    let n = b.scalar("n", I64);
+    let s = b.scalar("s", I32);
+    let ps = b.array("ps", I32);
+    let add = b.op_lambda(BinOp::Add, I32);
+    let r = b.soac(
+        vec![s.clone()],
+        v(&n),
+        SoacKind::Reduce {
+            op: add,
+            neutral: vec![Atom::Const(Const::I32(0))],
+        },
+        vec![xs.id],
+    );
+    let mul = b.op_lambda(BinOp::Mul, I32);
+    let sc = b.soac(
+        vec![ps.clone()],
+        v(&n),
+        SoacKind::Scan {
+            op: mul,
+            neutral: vec![Atom::Const(Const::I32(1))],
+        },
+        vec![xs.id],
+    );
+    let tree = FusionTree::Horizontal(leaf(r), leaf(sc));
+    let items = vec![size_item(&n, &xs), b.cluster(tree)];
+    let p = program(
+        "main",
+        vec![xs.clone()],
+        items,
+        vec![v(&s), v(&ps)],
+        vec![s.ty, ps.ty],
+    );
+    let l = lowered(&p);
+    let text = print_program(&l);
+    let nests = nests(&l);
+    assert_eq!(nests.len(), 1, "{text}");
+    assert_eq!(nests[0].par, Parallelism::Scan);
+    assert_eq!(text.matches("read ").count(), 1, "{text}");
+}
+
+#[test]
+fn lint_rejects_use_before_definition() {
+    let mut m = map_reduce();
+    // The reduce reads `ys`, which a vertical fusion removed but which the
+    // entry still returns: the lowering must leave a use the lint catches.
+    let tree = FusionTree::Vertical {
+        producer: leaf(m.map.clone()),
+        consumer: leaf(m.reduce.clone()),
+        fused: vec![m.ys.id],
+    };
+    let items = vec![size_item(&m.n, &m.xs), m.b.cluster(tree)];
+    let p = program(
+        "main",
+        vec![m.xs.clone()],
+        items,
+        vec![v(&m.ys)],
+        vec![m.ys.ty],
+    );
+    assert!(check(&lower(&p)).is_err());
+}
+
+#[test]
+fn iota_replicate_index_and_if_lower_and_pass_the_lint() {
+    let mut b = Builder::default();
+    let n = b.scalar("n", I64);
+    let k = b.scalar("k", I32);
+    let is = b.array("is", I64);
+    let rs = b.array("rs", I32);
+    let e = b.scalar("e", I64);
+    let c = b.scalar("c", ScalarType::Bool);
+    let out = b.array("out", I32);
+    let items = vec![
+        Item::Stm(stm(vec![is.clone()], Exp::Iota(v(&n)))),
+        Item::Stm(stm(
+            vec![rs.clone()],
+            Exp::Replicate {
+                count: v(&n),
+                value: v(&k),
+            },
+        )),
+        Item::Stm(stm(
+            vec![e.clone()],
+            Exp::Index {
+                array: is.id,
+                indices: vec![c_i64(2)],
+            },
+        )),
+        Item::Stm(stm(vec![c.clone()], Exp::BinOp(BinOp::Lt, v(&e), v(&n)))),
+        Item::If {
+            pat: vec![out.clone()],
+            cond: v(&c),
+            then_body: FusedBody {
+                items: Vec::new(),
+                result: vec![v(&rs)],
+            },
+            else_body: FusedBody {
+                items: Vec::new(),
+                result: vec![v(&rs)],
+            },
+            loc: loc(4, 1),
+        },
+    ];
+    let p = program(
+        "main",
+        vec![n.clone(), k.clone()],
+        items,
+        vec![v(&out), v(&is)],
+        vec![out.ty, is.ty],
+    );
+    let l = lowered(&p);
+    let text = print_program(&l);
+    assert!(text.contains("loop map (iota)"), "{text}");
+    assert!(text.contains("loop map (replicate)"), "{text}");
+    assert!(text.contains("read e_5: i64 = is_3[2i64] @3:5"), "{text}");
+    // `out` may alias `rs`: the result is copied so the caller owns it.
+    assert!(text.contains("copy result_"), "{text}");
+}

@@ -1,0 +1,81 @@
+/* The interface between an Arr program's generated code and the runtime
+ * linked into every binary. The compiler generates, per program, one C file
+ * (the glue) that defines `arr_entries`; the runtime defines `main` and the
+ * functions compiled code calls. */
+#ifndef ARR_RUNTIME_H
+#define ARR_RUNTIME_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#define ARR_MAX_RANK 8
+
+typedef enum {
+    ARR_I8, ARR_I16, ARR_I32, ARR_I64,
+    ARR_U8, ARR_U16, ARR_U32, ARR_U64,
+    ARR_F32, ARR_F64, ARR_BOOL
+} arr_prim;
+
+/* An entry point's parameter or result: a scalar (rank 0) or an array of
+ * scalars (a tuple is several of these). */
+typedef struct {
+    arr_prim prim;
+    int rank;
+} arr_type;
+
+/* A value passed to or returned from an entry point. Rank 0: the scalar is in
+ * `scalar` (as the C type of `prim`; bool as one byte) and `data` is unused.
+ * Rank >= 1: `data` points to the row-major elements, allocated by
+ * `arr_alloc`, and `shape[0..rank)` holds the sizes. */
+typedef struct {
+    arr_type type;
+    int64_t shape[ARR_MAX_RANK];
+    void *data;
+    union {
+        int8_t i8; int16_t i16; int32_t i32; int64_t i64;
+        uint8_t u8; uint16_t u16; uint32_t u32; uint64_t u64;
+        float f32; double f64; uint8_t b;
+    } scalar;
+} arr_value;
+
+/* Dimension `dim_a` of parameter `param_a` must equal dimension `dim_b` of
+ * parameter `param_b` (both written with the same size parameter). */
+typedef struct {
+    int param_a, dim_a, param_b, dim_b;
+} arr_size_constraint;
+
+/* Runs the entry point: reads `args`, fills `results` (types and shapes set,
+ * arrays allocated with `arr_alloc`; the caller frees them with `arr_free`). */
+typedef void (*arr_entry_fn)(const arr_value *args, arr_value *results);
+
+typedef struct {
+    const char *name;
+    int num_params;
+    const arr_type *params;
+    int num_results;
+    const arr_type *results;
+    int num_size_constraints;
+    const arr_size_constraint *size_constraints;
+    arr_entry_fn run;
+} arr_entry;
+
+/* Defined by the generated glue. */
+extern const arr_entry arr_entries[];
+extern const int arr_num_entries;
+
+/* Called by compiled code. Each prints one `Error: ...` line naming the
+ * source location `loc` ("FILE:LINE:COL") to stderr and exits with code 1. */
+void arr_fail_bounds(int64_t index, int64_t length, const char *loc);
+void arr_fail_size_mismatch(int64_t expected, int64_t found, const char *loc);
+void arr_fail_division_by_zero(const char *loc);
+void arr_fail_assert(const char *loc);
+
+/* Memory for arrays: never returns NULL (running out of memory is an error
+ * exit); `bytes` may be 0. */
+void *arr_alloc(int64_t bytes);
+void arr_free(void *ptr);
+
+/* `--threads N` (0 when not given: the runtime chooses). */
+extern int arr_num_threads;
+
+#endif

@@ -1,0 +1,205 @@
+//! Names and types of the built-in functions and scalar module members.
+
+use super::infer::Infer;
+use super::scalar::{Const, ScalarType};
+use super::ty::Type;
+use super::typed::{Builtin, Literal, ScalarFn};
+
+/// Unqualified built-in functions the compiler implements.
+pub const ARRAY_BUILTINS: &[(&str, Builtin)] = &[
+    ("length", Builtin::Length),
+    ("iota", Builtin::Iota),
+    ("replicate", Builtin::Replicate),
+    ("map", Builtin::Map(1)),
+    ("map2", Builtin::Map(2)),
+    ("map3", Builtin::Map(3)),
+    ("map4", Builtin::Map(4)),
+    ("map5", Builtin::Map(5)),
+    ("reduce", Builtin::Reduce),
+    ("reduce_comm", Builtin::ReduceComm),
+    ("scan", Builtin::Scan),
+    ("zip", Builtin::Zip(2)),
+    ("zip3", Builtin::Zip(3)),
+    ("unzip", Builtin::Unzip(2)),
+    ("unzip3", Builtin::Unzip(3)),
+];
+
+/// Built-ins of the language that the compiler does not implement yet.
+pub const PLANNED_BUILTINS: &[&str] = &[
+    "tabulate",
+    "tabulate_2d",
+    "tabulate_3d",
+    "scanr",
+    "filter",
+    "partition",
+    "scatter",
+    "hist",
+    "reduce_by_index",
+    "transpose",
+    "flatten",
+    "unflatten",
+    "reverse",
+    "rotate",
+    "concat",
+];
+
+pub fn array_builtin(name: &str) -> Option<Builtin> {
+    ARRAY_BUILTINS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, b)| *b)
+}
+
+/// A fresh instance of a builtin's type.
+pub fn builtin_type(inf: &mut Infer, b: Builtin) -> Type {
+    let i64_ = Type::Scalar(ScalarType::I64);
+    match b {
+        Builtin::Length => Type::func(Type::array(inf.fresh()), i64_),
+        Builtin::Iota => Type::func(i64_.clone(), Type::array(i64_)),
+        Builtin::Replicate => {
+            let a = inf.fresh();
+            Type::curried(vec![i64_, a.clone()], Type::array(a))
+        }
+        Builtin::Map(k) => {
+            let elems: Vec<Type> = (0..k).map(|_| inf.fresh()).collect();
+            let out = inf.fresh();
+            let f = Type::curried(elems.clone(), out.clone());
+            let mut params = vec![f];
+            params.extend(elems.into_iter().map(Type::array));
+            Type::curried(params, Type::array(out))
+        }
+        Builtin::Reduce | Builtin::ReduceComm => {
+            let a = inf.fresh();
+            let op = Type::curried(vec![a.clone(), a.clone()], a.clone());
+            Type::curried(vec![op, a.clone(), Type::array(a.clone())], a)
+        }
+        Builtin::Scan => {
+            let a = inf.fresh();
+            let op = Type::curried(vec![a.clone(), a.clone()], a.clone());
+            Type::curried(vec![op, a.clone(), Type::array(a.clone())], Type::array(a))
+        }
+        Builtin::Zip(k) => {
+            let elems: Vec<Type> = (0..k).map(|_| inf.fresh()).collect();
+            let params = elems.iter().cloned().map(Type::array).collect();
+            Type::curried(params, Type::array(Type::Tuple(elems)))
+        }
+        Builtin::Unzip(k) => {
+            let elems: Vec<Type> = (0..k).map(|_| inf.fresh()).collect();
+            let results = elems.iter().cloned().map(Type::array).collect();
+            Type::func(Type::array(Type::Tuple(elems)), Type::Tuple(results))
+        }
+        Builtin::Scalar(t, f) => {
+            let arg = Type::Scalar(f.argument(t));
+            let params = vec![arg; f.arity()];
+            Type::curried(params, Type::Scalar(f.result(t)))
+        }
+    }
+}
+
+/// A member of a scalar module: a function or a constant.
+pub enum Member {
+    Func(Builtin),
+    Const(Literal),
+}
+
+const FLOAT_FNS: &[(&str, ScalarFn)] = &[
+    ("sqrt", ScalarFn::Sqrt),
+    ("exp", ScalarFn::Exp),
+    ("log", ScalarFn::Log),
+    ("log2", ScalarFn::Log2),
+    ("log10", ScalarFn::Log10),
+    ("sin", ScalarFn::Sin),
+    ("cos", ScalarFn::Cos),
+    ("tan", ScalarFn::Tan),
+    ("asin", ScalarFn::Asin),
+    ("acos", ScalarFn::Acos),
+    ("atan", ScalarFn::Atan),
+    ("atan2", ScalarFn::Atan2),
+    ("sinh", ScalarFn::Sinh),
+    ("cosh", ScalarFn::Cosh),
+    ("tanh", ScalarFn::Tanh),
+    ("pow", ScalarFn::Pow),
+    ("floor", ScalarFn::Floor),
+    ("ceil", ScalarFn::Ceil),
+    ("round", ScalarFn::Round),
+    ("trunc", ScalarFn::Trunc),
+    ("erf", ScalarFn::Erf),
+    ("isnan", ScalarFn::IsNan),
+    ("isinf", ScalarFn::IsInf),
+];
+
+const NUM_FNS: &[(&str, ScalarFn)] = &[
+    ("min", ScalarFn::Min),
+    ("max", ScalarFn::Max),
+    ("abs", ScalarFn::Abs),
+];
+
+const INT_FNS: &[(&str, ScalarFn)] = &[("popc", ScalarFn::Popc), ("clz", ScalarFn::Clz)];
+
+/// Looks up `module.name`, e.g. `f32.sqrt` or `i64.f32`.
+pub fn scalar_member(module: ScalarType, name: &str) -> Option<Member> {
+    if let Some(from) = ScalarType::from_name(name) {
+        return Some(Member::Func(Builtin::Scalar(
+            module,
+            ScalarFn::Convert(from),
+        )));
+    }
+    let mut fns: Vec<&(&str, ScalarFn)> = Vec::new();
+    if module != ScalarType::Bool {
+        fns.extend(NUM_FNS);
+    }
+    if module.is_float() {
+        fns.extend(FLOAT_FNS);
+    }
+    if module.is_int() {
+        fns.extend(INT_FNS);
+    }
+    if let Some((_, f)) = fns.iter().find(|(n, _)| *n == name) {
+        return Some(Member::Func(Builtin::Scalar(module, *f)));
+    }
+    scalar_constant(module, name).map(Member::Const)
+}
+
+fn scalar_constant(module: ScalarType, name: &str) -> Option<Literal> {
+    let c = match (module, name) {
+        (ScalarType::F32, "highest" | "inf") => Const::F32(f32::INFINITY),
+        (ScalarType::F32, "lowest") => Const::F32(f32::NEG_INFINITY),
+        (ScalarType::F32, "nan") => Const::F32(f32::NAN),
+        (ScalarType::F32, "pi") => Const::F32(std::f32::consts::PI),
+        (ScalarType::F32, "e") => Const::F32(std::f32::consts::E),
+        (ScalarType::F64, "highest" | "inf") => Const::F64(f64::INFINITY),
+        (ScalarType::F64, "lowest") => Const::F64(f64::NEG_INFINITY),
+        (ScalarType::F64, "nan") => Const::F64(f64::NAN),
+        (ScalarType::F64, "pi") => Const::F64(std::f64::consts::PI),
+        (ScalarType::F64, "e") => Const::F64(std::f64::consts::E),
+        (t, "highest") if t.is_int() => int_limit(t, true),
+        (t, "lowest") if t.is_int() => int_limit(t, false),
+        _ => return None,
+    };
+    Some(Literal::Const(c))
+}
+
+fn int_limit(t: ScalarType, highest: bool) -> Const {
+    let bits = t.bits();
+    let v: i128 = match (t.is_signed(), highest) {
+        (true, true) => (1i128 << (bits - 1)) - 1,
+        (true, false) => -(1i128 << (bits - 1)),
+        (false, true) => (1i128 << bits) - 1,
+        (false, false) => 0,
+    };
+    Const::int_wrapping(t, v)
+}
+
+/// Every member name of a scalar module (for suggestions).
+pub fn scalar_member_names(module: ScalarType) -> Vec<String> {
+    let mut names: Vec<&str> = ScalarType::ALL.iter().map(|t| t.name()).collect();
+    names.extend(NUM_FNS.iter().map(|(n, _)| *n));
+    names.extend(FLOAT_FNS.iter().map(|(n, _)| *n));
+    names.extend(INT_FNS.iter().map(|(n, _)| *n));
+    names.extend(["highest", "lowest", "inf", "nan", "pi", "e"]);
+    names
+        .into_iter()
+        .filter(|n| scalar_member(module, n).is_some())
+        .map(str::to_string)
+        .collect()
+}

@@ -1,0 +1,246 @@
+//! Unification with constrained type variables.
+//!
+//! A variable may be restricted to a set of scalar types (a bit mask): an
+//! unsuffixed integer literal is restricted to the numeric types, a float
+//! literal to `f32`/`f64`, the operand of `&` to the integers. Unifying two
+//! restricted variables intersects their sets; defaults (`i32`, then `f64`)
+//! are applied only when a whole definition has been checked.
+
+use super::scalar::ScalarType;
+use super::ty::{TyVar, Type};
+
+pub type Mask = u16;
+
+pub const fn bit(t: ScalarType) -> Mask {
+    1 << (t as u16)
+}
+
+pub const INT: Mask = bit(ScalarType::I8)
+    | bit(ScalarType::I16)
+    | bit(ScalarType::I32)
+    | bit(ScalarType::I64)
+    | bit(ScalarType::U8)
+    | bit(ScalarType::U16)
+    | bit(ScalarType::U32)
+    | bit(ScalarType::U64);
+pub const FLOAT: Mask = bit(ScalarType::F32) | bit(ScalarType::F64);
+pub const NUM: Mask = INT | FLOAT;
+pub const SCALAR: Mask = NUM | bit(ScalarType::Bool);
+
+#[derive(Clone, Debug)]
+struct VarState {
+    link: Option<Type>,
+    /// `None`: any type; `Some(mask)`: one of these scalar types.
+    allowed: Option<Mask>,
+}
+
+#[derive(Default)]
+pub struct Infer {
+    vars: Vec<VarState>,
+}
+
+/// Why two types do not unify (the caller words the message).
+#[derive(Debug)]
+pub struct Mismatch;
+
+impl Infer {
+    pub fn fresh(&mut self) -> Type {
+        self.fresh_with(None)
+    }
+
+    pub fn fresh_constrained(&mut self, mask: Mask) -> Type {
+        self.fresh_with(Some(mask))
+    }
+
+    fn fresh_with(&mut self, allowed: Option<Mask>) -> Type {
+        self.vars.push(VarState {
+            link: None,
+            allowed,
+        });
+        Type::Var(TyVar(self.vars.len() as u32 - 1))
+    }
+
+    /// Follows links until a non-variable or an unbound variable.
+    pub fn shallow(&self, t: &Type) -> Type {
+        let mut t = t.clone();
+        while let Type::Var(v) = t {
+            match &self.vars[v.0 as usize].link {
+                Some(next) => t = next.clone(),
+                None => return Type::Var(v),
+            }
+        }
+        t
+    }
+
+    /// For messages: unbound restricted variables show as their default.
+    pub fn display(&self, t: &Type) -> String {
+        fn go(inf: &Infer, t: &Type) -> Type {
+            match inf.shallow(t) {
+                Type::Var(v) => match inf.vars[v.0 as usize].allowed.and_then(default_of) {
+                    Some(s) => Type::Scalar(s),
+                    None => Type::Var(v),
+                },
+                Type::Array(e) => Type::array(go(inf, &e)),
+                Type::Tuple(ts) => Type::Tuple(ts.iter().map(|t| go(inf, t)).collect()),
+                Type::Record(fs) => {
+                    Type::Record(fs.iter().map(|(n, t)| (n.clone(), go(inf, t))).collect())
+                }
+                Type::Func(a, b) => Type::func(go(inf, &a), go(inf, &b)),
+                other => other,
+            }
+        }
+        go(self, t).to_string()
+    }
+
+    /// Resolves `t` completely, fixing every unbound variable to its default
+    /// (`i32` for integer literals, `f64` for float literals, `i32` when
+    /// nothing constrains it).
+    pub fn finalize(&mut self, t: &Type) -> Type {
+        match self.shallow(t) {
+            Type::Var(v) => {
+                let s = self.vars[v.0 as usize]
+                    .allowed
+                    .and_then(default_of)
+                    .unwrap_or(ScalarType::I32);
+                self.vars[v.0 as usize].link = Some(Type::Scalar(s));
+                Type::Scalar(s)
+            }
+            Type::Array(e) => Type::array(self.finalize(&e)),
+            Type::Tuple(ts) => Type::Tuple(ts.iter().map(|t| self.finalize(t)).collect()),
+            Type::Record(fs) => Type::Record(
+                fs.iter()
+                    .map(|(n, t)| (n.clone(), self.finalize(t)))
+                    .collect(),
+            ),
+            Type::Func(a, b) => Type::func(self.finalize(&a), self.finalize(&b)),
+            other => other,
+        }
+    }
+
+    /// Restricts `t` to the scalar types in `mask`. Type parameters pass:
+    /// they are checked again in each instantiation.
+    pub fn constrain(&mut self, t: &Type, mask: Mask) -> Result<(), Mismatch> {
+        match self.shallow(t) {
+            Type::Var(v) => {
+                let state = &mut self.vars[v.0 as usize];
+                let allowed = state.allowed.unwrap_or(SCALAR) & mask;
+                if allowed == 0 {
+                    return Err(Mismatch);
+                }
+                state.allowed = Some(allowed);
+                Ok(())
+            }
+            Type::Scalar(s) if mask & bit(s) != 0 => Ok(()),
+            Type::Param(_) => Ok(()),
+            _ => Err(Mismatch),
+        }
+    }
+
+    pub fn unify(&mut self, a: &Type, b: &Type) -> Result<(), Mismatch> {
+        let (a, b) = (self.shallow(a), self.shallow(b));
+        match (a, b) {
+            (Type::Var(x), Type::Var(y)) if x == y => Ok(()),
+            (Type::Var(x), Type::Var(y)) => {
+                let ax = self.vars[x.0 as usize].allowed;
+                let ay = self.vars[y.0 as usize].allowed;
+                let allowed = match (ax, ay) {
+                    (Some(p), Some(q)) => {
+                        if p & q == 0 {
+                            return Err(Mismatch);
+                        }
+                        Some(p & q)
+                    }
+                    (p, q) => p.or(q),
+                };
+                self.vars[y.0 as usize].allowed = allowed;
+                self.vars[x.0 as usize].link = Some(Type::Var(y));
+                Ok(())
+            }
+            (Type::Var(x), t) | (t, Type::Var(x)) => self.bind(x, t),
+            (Type::Scalar(p), Type::Scalar(q)) if p == q => Ok(()),
+            (Type::Param(p), Type::Param(q)) if p == q => Ok(()),
+            (Type::Array(p), Type::Array(q)) => self.unify(&p, &q),
+            (Type::Tuple(ps), Type::Tuple(qs)) if ps.len() == qs.len() => {
+                for (p, q) in ps.iter().zip(&qs) {
+                    self.unify(p, q)?;
+                }
+                Ok(())
+            }
+            (Type::Record(ps), Type::Record(qs))
+                if ps.len() == qs.len() && ps.iter().zip(&qs).all(|(p, q)| p.0 == q.0) =>
+            {
+                for (p, q) in ps.iter().zip(&qs) {
+                    self.unify(&p.1, &q.1)?;
+                }
+                Ok(())
+            }
+            (Type::Func(pa, pr), Type::Func(qa, qr)) => {
+                self.unify(&pa, &qa)?;
+                self.unify(&pr, &qr)
+            }
+            _ => Err(Mismatch),
+        }
+    }
+
+    fn bind(&mut self, x: TyVar, t: Type) -> Result<(), Mismatch> {
+        if self.occurs(x, &t) {
+            return Err(Mismatch);
+        }
+        if let Some(mask) = self.vars[x.0 as usize].allowed {
+            match &t {
+                Type::Scalar(s) if mask & bit(*s) != 0 => {}
+                Type::Param(_) => {}
+                _ => return Err(Mismatch),
+            }
+        }
+        self.vars[x.0 as usize].link = Some(t);
+        Ok(())
+    }
+
+    fn occurs(&self, x: TyVar, t: &Type) -> bool {
+        match self.shallow(t) {
+            Type::Var(y) => x == y,
+            Type::Array(e) => self.occurs(x, &e),
+            Type::Tuple(ts) => ts.iter().any(|t| self.occurs(x, t)),
+            Type::Record(fs) => fs.iter().any(|(_, t)| self.occurs(x, t)),
+            Type::Func(a, b) => self.occurs(x, &a) || self.occurs(x, &b),
+            Type::Scalar(_) | Type::Param(_) => false,
+        }
+    }
+}
+
+/// The default of a restricted variable: `i32` if allowed, else `f64`, else
+/// the first allowed type.
+fn default_of(mask: Mask) -> Option<ScalarType> {
+    if mask & bit(ScalarType::I32) != 0 {
+        return Some(ScalarType::I32);
+    }
+    if mask & bit(ScalarType::F64) != 0 {
+        return Some(ScalarType::F64);
+    }
+    ScalarType::ALL.into_iter().find(|&t| mask & bit(t) != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_variables_intersect_and_default() {
+        let mut inf = Infer::default();
+        let a = inf.fresh_constrained(NUM);
+        let b = inf.fresh_constrained(FLOAT);
+        inf.unify(&a, &b).unwrap();
+        assert_eq!(inf.finalize(&a), Type::Scalar(ScalarType::F64));
+        let c = inf.fresh_constrained(INT);
+        assert!(inf.unify(&c, &Type::Scalar(ScalarType::F32)).is_err());
+        assert!(inf.unify(&c, &Type::Scalar(ScalarType::U8)).is_ok());
+    }
+
+    #[test]
+    fn occurs_check_fails() {
+        let mut inf = Infer::default();
+        let a = inf.fresh();
+        assert!(inf.unify(&a, &Type::array(a.clone())).is_err());
+    }
+}

@@ -1,0 +1,219 @@
+//! The checked program: one fully typed expression tree per entry point.
+//!
+//! Every use of a `def` (or local function) has been replaced by a typed copy
+//! of its body, checked at that use (`TExprKind::Lambda`), so the tree is
+//! monomorphic and closed; function values remain only as lambdas and
+//! builtins, which lowering applies by inlining. Records are kept with fields
+//! in name order. Every type is resolved: no `Type::Var` or `Type::Param`.
+
+use super::scalar::{Const, ScalarType};
+use super::ty::{LocalId, Shape, Type};
+use crate::syntax::ast::{BinOp, Field, FileId, Span, UnOp};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckedProgram {
+    pub entries: Vec<Entry>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    pub name: String,
+    pub file: FileId,
+    pub span: Span,
+    /// `[n]` parameters: each an `i64` local bound by a dimension of a parameter.
+    pub size_params: Vec<(LocalId, String)>,
+    pub params: Vec<TPat>,
+    pub ret: Type,
+    pub body: TExpr,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TPat {
+    Var {
+        id: LocalId,
+        name: String,
+        ty: Type,
+    },
+    Wildcard(Type),
+    /// Tuples, and records in field-name order.
+    Tuple(Vec<TPat>, Type),
+    /// A pattern with a type annotation whose sizes are bound or checked.
+    Ascribed(Box<TPat>, Shape),
+}
+
+impl TPat {
+    pub fn ty(&self) -> &Type {
+        match self {
+            TPat::Var { ty, .. } | TPat::Wildcard(ty) | TPat::Tuple(_, ty) => ty,
+            TPat::Ascribed(p, _) => p.ty(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TExpr {
+    pub kind: TExprKind,
+    pub ty: Type,
+    /// Where the expression is written (inside an inlined function: there).
+    pub file: FileId,
+    pub span: Span,
+}
+
+/// A literal; its value in the type of its node.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Literal {
+    /// Unsuffixed or suffixed integer literal, as written (non-negative).
+    Int(u128),
+    Float(f64),
+    Bool(bool),
+    /// A named constant such as `f32.pi` or `i32.lowest`.
+    Const(Const),
+}
+
+impl Literal {
+    /// The value at scalar type `t` (integers wrap, as the checker has
+    /// verified the range).
+    pub fn to_const(self, t: ScalarType) -> Const {
+        match self {
+            Literal::Int(v) => match t {
+                ScalarType::F32 => Const::F32(v as f32),
+                ScalarType::F64 => Const::F64(v as f64),
+                _ => Const::int_wrapping(t, v as i128),
+            },
+            Literal::Float(v) => match t {
+                ScalarType::F32 => Const::F32(v as f32),
+                _ => Const::F64(v),
+            },
+            Literal::Bool(b) => Const::Bool(b),
+            Literal::Const(c) => c,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TLambda {
+    /// The `def` this is an instance of, if any (for readable output).
+    pub name: Option<String>,
+    /// Bound, on application, by the dimensions of the arguments.
+    pub size_params: Vec<(LocalId, String)>,
+    pub params: Vec<TPat>,
+    pub body: TExpr,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TExprKind {
+    Literal(Literal),
+    Var(LocalId),
+    /// A built-in function, to be applied to its arguments.
+    Builtin(Builtin),
+    Tuple(Vec<TExpr>),
+    /// Fields in name order.
+    Record(Vec<(String, TExpr)>),
+    ArrayLit(Vec<TExpr>),
+    Apply(Box<TExpr>, Vec<TExpr>),
+    /// Operands of the same type; `&&`/`||` short-circuit.
+    BinOp(BinOp, Box<TExpr>, Box<TExpr>),
+    UnOp(UnOp, Box<TExpr>),
+    Lambda(Box<TLambda>),
+    Let(TPat, Box<TExpr>, Box<TExpr>),
+    If(Box<TExpr>, Box<TExpr>, Box<TExpr>),
+    /// One `i64` index per dimension indexed.
+    Index(Box<TExpr>, Vec<TExpr>),
+    /// Tuple component or record field of the inner expression's type.
+    Field(Box<TExpr>, Field),
+    /// `e : t` where `t` declares sizes to check.
+    Ascribe(Box<TExpr>, Shape),
+    Assert(Box<TExpr>, Box<TExpr>),
+}
+
+/// Built-in functions: array operations and scalar module members.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Builtin {
+    Length,
+    Iota,
+    Replicate,
+    /// `map` (1) to `map5` (5): the number of arrays.
+    Map(u8),
+    Reduce,
+    ReduceComm,
+    Scan,
+    /// `zip` (2) and `zip3` (3).
+    Zip(u8),
+    Unzip(u8),
+    /// A member of a scalar module, e.g. `f32.sqrt`: the module's type and the function.
+    Scalar(ScalarType, ScalarFn),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScalarFn {
+    Min,
+    Max,
+    Abs,
+    Sqrt,
+    Exp,
+    Log,
+    Log2,
+    Log10,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Floor,
+    Ceil,
+    Round,
+    Trunc,
+    Erf,
+    IsNan,
+    IsInf,
+    Pow,
+    Atan2,
+    Popc,
+    Clz,
+    /// Conversion from the given type into the module's type.
+    Convert(ScalarType),
+}
+
+impl Builtin {
+    /// The number of arguments after which the builtin computes.
+    pub fn arity(self) -> usize {
+        match self {
+            Builtin::Length | Builtin::Iota | Builtin::Unzip(_) => 1,
+            Builtin::Replicate => 2,
+            Builtin::Map(k) => k as usize + 1,
+            Builtin::Reduce | Builtin::ReduceComm | Builtin::Scan => 3,
+            Builtin::Zip(k) => k as usize,
+            Builtin::Scalar(_, f) => f.arity(),
+        }
+    }
+}
+
+impl ScalarFn {
+    pub fn arity(self) -> usize {
+        match self {
+            ScalarFn::Min | ScalarFn::Max | ScalarFn::Pow | ScalarFn::Atan2 => 2,
+            _ => 1,
+        }
+    }
+
+    /// Result type when the module's type is `t`.
+    pub fn result(self, t: ScalarType) -> ScalarType {
+        match self {
+            ScalarFn::IsNan | ScalarFn::IsInf => ScalarType::Bool,
+            ScalarFn::Popc | ScalarFn::Clz => ScalarType::I32,
+            _ => t,
+        }
+    }
+
+    /// Argument type when the module's type is `t`.
+    pub fn argument(self, t: ScalarType) -> ScalarType {
+        match self {
+            ScalarFn::Convert(from) => from,
+            _ => t,
+        }
+    }
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what building and testing arrc needs on a Debian 12 machine:
+# LLVM 19 (inkwell links it statically), a C compiler for linking programs,
+# and a Rust toolchain if there is none.
+set -euo pipefail
+
+sudo_if_needed() {
+    if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+packages=(llvm-19-dev libpolly-19-dev libzstd-dev zlib1g-dev libxml2-dev libffi-dev gcc)
+missing=()
+for pkg in "${packages[@]}"; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    sudo_if_needed apt-get update -q
+    sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+fi
+
+# Callers put ~/.cargo/bin on PATH after sourcing this, so a fresh install works at once.
+if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/cargo" ]; then
+    sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -q curl ca-certificates
+    curl -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal --component rustfmt,clippy
+fi

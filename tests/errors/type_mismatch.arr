@@ -1,0 +1,2 @@
+entry main (x: i32) (y: f64) : i32 =
+  x + y

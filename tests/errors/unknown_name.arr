@@ -1,0 +1,2 @@
+entry main (xs: []i32) : i64 =
+  lenght xs

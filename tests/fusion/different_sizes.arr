@@ -1,0 +1,3 @@
+-- maps over arrays of different sizes never share a loop.
+entry main (xs: []i32) (ys: []i32) : ([]i32, []i32) =
+  (map (+ 1) xs, map (+ 2) ys)

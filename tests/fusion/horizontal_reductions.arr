@@ -1,0 +1,3 @@
+-- independent reductions over the same array share one loop and one read.
+entry main (xs: []f64) : (f64, f64, f64) =
+  (reduce (+) 0 xs, reduce (*) 1 xs, reduce f64.max (-f64.inf) xs)

@@ -1,0 +1,5 @@
+-- no fusion across an if: the map before it and the maps inside it are
+-- separate loops, while the two maps inside one branch fuse.
+entry main (b: bool) (xs: []i32) : []i32 =
+  let ys = map (+ 1) xs
+  in if b then map (* 2) (map (+ 3) ys) else ys

@@ -1,0 +1,3 @@
+-- map into map: one loop, no intermediate array.
+entry main (xs: []f32) : []f32 =
+  map (\y -> y * 2) (map (\x -> x + 1) xs)

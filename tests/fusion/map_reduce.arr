@@ -1,0 +1,3 @@
+-- map into reduce (redomap): one loop, no intermediate array.
+entry main (xs: []f32) : f32 =
+  reduce (+) 0 (map (\x -> x * x) xs)

@@ -1,0 +1,3 @@
+-- map into scan: the scan reads the mapped values from registers.
+entry main (xs: []i32) : []i32 =
+  scan (+) 0 (map (\x -> x * 3) xs)

@@ -1,0 +1,10 @@
+-- normalise2 with xs computed by a map first (the thesis's extended form):
+-- optimal fusion puts xs into the first cluster diagonally.
+entry main (input: []f32) : ([]f32, []f32) =
+  let xs = map (\x -> x * 2) input
+  let sum1 = reduce (+) 0 xs
+  let scn = scan (+) 0 xs
+  let sum2 = reduce (+) 0 scn
+  let ys1 = map (\x -> x / sum1) xs
+  let ys2 = map (\x -> x / sum2) xs
+  in (ys1, ys2)

@@ -1,0 +1,3 @@
+-- a reduction and a scan reading the same array fuse horizontally.
+entry main (xs: []i32) : (i32, []i32) =
+  (reduce (+) 0 xs, scan (+) 0 xs)

@@ -1,0 +1,3 @@
+-- scan into map: the map runs in the scan's left-to-right order.
+entry main (xs: []i32) : []i32 =
+  map (\x -> x - 1) (scan (+) 0 xs)

@@ -1,0 +1,3 @@
+-- two scans in sequence fuse: both run left to right.
+entry main (xs: []i32) : []i32 =
+  scan (+) 0 (scan (+) 0 xs)

@@ -1,0 +1,4 @@
+-- let ys = map f xs in map2 g ys ys: f runs once per element.
+entry main (xs: []f32) : []f32 =
+  let ys = map (\x -> x + 1) xs
+  in map2 (\a b -> a * b) ys ys

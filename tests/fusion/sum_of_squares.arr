@@ -1,0 +1,2 @@
+entry main (xs: []f64) : f64 =
+  xs |> map (\x -> x * x) |> reduce (+) 0

@@ -1,0 +1,4 @@
+-- a map with two results consumed by two reductions: one loop.
+entry main (xs: []f32) : (f32, f32) =
+  let (a, b) = unzip (map (\x -> (x + 1, x * 2)) xs)
+  in (reduce (+) 0 a, reduce (+) 0 b)

@@ -1,0 +1,226 @@
+//! Golden tests through the `arrc` executable: test blocks of the golden
+//! programs, stage dumps, rendered diagnostics, and the command line's
+//! behaviour on user mistakes.
+//!
+//! `UPDATE_GOLDEN=1 cargo test` rewrites the expected dump and diagnostic
+//! files; read the diff before committing it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn arrc() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_arrc"))
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn run_with_stdin(mut cmd: Command, stdin: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().expect("wait")
+}
+
+fn files_with_extension(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Compares `actual` with the file at `expected`, or rewrites it under UPDATE_GOLDEN.
+fn check_golden(expected: &Path, actual: &str) -> Result<(), String> {
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(expected, actual).unwrap();
+        return Ok(());
+    }
+    let want = std::fs::read_to_string(expected)
+        .map_err(|e| format!("{}: {e} (run with UPDATE_GOLDEN=1 to create it)", expected.display()))?;
+    if want == actual {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} differs:\n--- expected\n{want}\n--- actual\n{actual}",
+            expected.display()
+        ))
+    }
+}
+
+#[test]
+fn golden_programs_pass_on_interpreter_and_compiled() {
+    let out = arrc()
+        .current_dir(root())
+        .args(["test", "tests/programs", "examples"])
+        .output()
+        .expect("run arrc test");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    print!("{stdout}");
+    eprint!("{}", String::from_utf8_lossy(&out.stderr));
+    let summary = stdout.lines().last().unwrap_or("");
+    let passed: usize = summary.split(' ').next().unwrap_or("0").parse().unwrap_or(0);
+    assert!(out.status.success(), "arrc test failed: {summary}");
+    assert!(passed >= 25, "only {passed} golden cases ran");
+}
+
+#[test]
+fn golden_stage_dumps() {
+    let dir = root().join("tests/dumps");
+    let mut failures = Vec::new();
+    for program in files_with_extension(&dir, "arr") {
+        for stage in ["core", "fused", "loopy"] {
+            let out = arrc()
+                .current_dir(root())
+                .args(["build", "--emit", stage])
+                .arg(program.strip_prefix(root()).unwrap())
+                .output()
+                .unwrap();
+            if !out.status.success() {
+                failures.push(format!(
+                    "{} --emit {stage}: {}",
+                    program.display(),
+                    String::from_utf8_lossy(&out.stderr)
+                ));
+                continue;
+            }
+            let expected = program.with_extension(stage);
+            if let Err(e) = check_golden(&expected, &String::from_utf8_lossy(&out.stdout)) {
+                failures.push(e);
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn golden_diagnostics() {
+    let dir = root().join("tests/errors");
+    let programs = files_with_extension(&dir, "arr");
+    assert!(!programs.is_empty());
+    let mut failures = Vec::new();
+    for program in programs {
+        let out = arrc()
+            .current_dir(root())
+            .arg("check")
+            .arg(program.strip_prefix(root()).unwrap())
+            .output()
+            .unwrap();
+        if out.status.code() != Some(1) {
+            failures.push(format!("{}: exit {:?}, expected 1", program.display(), out.status.code()));
+        }
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if stderr.contains("panicked") {
+            failures.push(format!("{}: compiler panicked", program.display()));
+        }
+        if let Err(e) = check_golden(&program.with_extension("err"), &stderr) {
+            failures.push(e);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_emit_stage_prints_something() {
+    for stage in ["core", "fused", "loopy", "llvm", "asm"] {
+        let out = arrc()
+            .current_dir(root())
+            .args(["build", "examples/normalise2.arr", "--emit", stage])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "--emit {stage}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.stdout.len() > 50, "--emit {stage} printed almost nothing");
+    }
+    let llvm = arrc()
+        .current_dir(root())
+        .args(["build", "examples/normalise2.arr", "--emit", "llvm"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&llvm.stdout).contains("define"));
+}
+
+#[test]
+fn built_binary_matches_interpreter_on_normalise2() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = dir.path().join("normalise2");
+    let status = arrc()
+        .current_dir(root())
+        .args(["build", "examples/normalise2.arr", "-o"])
+        .arg(&exe)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let input = b"[3.0f32, 1.0f32, 4.0f32, 1.0f32, 5.0f32]";
+    let compiled = run_with_stdin(Command::new(&exe), input);
+    let mut run = arrc();
+    run.current_dir(root()).args(["run", "examples/normalise2.arr"]);
+    let interpreted = run_with_stdin(run, input);
+    assert!(compiled.status.success() && interpreted.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&compiled.stdout),
+        String::from_utf8_lossy(&interpreted.stdout)
+    );
+    assert_eq!(String::from_utf8_lossy(&compiled.stdout).lines().count(), 2);
+}
+
+#[test]
+fn build_writes_the_executable_beside_the_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("double.arr");
+    std::fs::write(&src, "entry main (x: i32) : i32 = x * 2\n").unwrap();
+    let status = arrc().arg("build").arg(&src).status().unwrap();
+    assert!(status.success());
+    let out = run_with_stdin(Command::new(dir.path().join("double")), b"21");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "42i32\n");
+}
+
+/// Malformed input: one line naming the argument, exit code 2, on both paths.
+#[test]
+fn malformed_input_is_reported_with_exit_code_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = dir.path().join("dotprod");
+    assert!(arrc()
+        .current_dir(root())
+        .args(["build", "examples/dotprod.arr", "-o"])
+        .arg(&exe)
+        .status()
+        .unwrap()
+        .success());
+    for input in [&b"[1.0, 2.0] [1.0, oops]"[..], b"[1.0, 2.0]", b"[1.0, 2.0] [true, false]"] {
+        let compiled = run_with_stdin(Command::new(&exe), input);
+        let mut run = arrc();
+        run.current_dir(root()).args(["run", "examples/dotprod.arr"]);
+        let interpreted = run_with_stdin(run, input);
+        for (who, out) in [("compiled", &compiled), ("interpreter", &interpreted)] {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{who}: {stderr}");
+            assert_eq!(stderr.lines().count(), 1, "{who}: {stderr}");
+            assert!(stderr.starts_with("Error: argument 2"), "{who}: {stderr}");
+        }
+    }
+}
+
+#[test]
+fn missing_file_is_one_line_and_exit_1() {
+    let out = arrc().args(["check", "no/such/file.arr"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("no/such/file.arr"));
+}
+
+#[test]
+fn bad_usage_exits_2() {
+    let out = arrc().args(["build"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = arrc().args(["build", "x.arr", "-O9"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -1,0 +1,7 @@
+-- Pipes and operator sections.
+-- ==
+-- input { [1.0, 2.0, 3.0] } output { 12.0 [0.5, 1.0, 1.5] [1.0, 0.5, 0.3333333] }
+
+entry main (xs: []f64) : (f64, []f64, []f64) =
+  let total = xs |> map (* 2) |> reduce (+) 0
+  in (total, map (/ 2) xs, map (1 /) xs)
