@@ -44,8 +44,12 @@ fn check_golden(expected: &Path, actual: &str) -> Result<(), String> {
         std::fs::write(expected, actual).unwrap();
         return Ok(());
     }
-    let want = std::fs::read_to_string(expected)
-        .map_err(|e| format!("{}: {e} (run with UPDATE_GOLDEN=1 to create it)", expected.display()))?;
+    let want = std::fs::read_to_string(expected).map_err(|e| {
+        format!(
+            "{}: {e} (run with UPDATE_GOLDEN=1 to create it)",
+            expected.display()
+        )
+    })?;
     if want == actual {
         Ok(())
     } else {
@@ -67,7 +71,12 @@ fn golden_programs_pass_on_interpreter_and_compiled() {
     print!("{stdout}");
     eprint!("{}", String::from_utf8_lossy(&out.stderr));
     let summary = stdout.lines().last().unwrap_or("");
-    let passed: usize = summary.split(' ').next().unwrap_or("0").parse().unwrap_or(0);
+    let passed: usize = summary
+        .split(' ')
+        .next()
+        .unwrap_or("0")
+        .parse()
+        .unwrap_or(0);
     assert!(out.status.success(), "arrc test failed: {summary}");
     assert!(passed >= 25, "only {passed} golden cases ran");
 }
@@ -115,7 +124,11 @@ fn golden_diagnostics() {
             .output()
             .unwrap();
         if out.status.code() != Some(1) {
-            failures.push(format!("{}: exit {:?}, expected 1", program.display(), out.status.code()));
+            failures.push(format!(
+                "{}: exit {:?}, expected 1",
+                program.display(),
+                out.status.code()
+            ));
         }
         let stderr = String::from_utf8_lossy(&out.stderr);
         if stderr.contains("panicked") {
@@ -136,8 +149,15 @@ fn every_emit_stage_prints_something() {
             .args(["build", "examples/normalise2.arr", "--emit", stage])
             .output()
             .unwrap();
-        assert!(out.status.success(), "--emit {stage}: {}", String::from_utf8_lossy(&out.stderr));
-        assert!(out.stdout.len() > 50, "--emit {stage} printed almost nothing");
+        assert!(
+            out.status.success(),
+            "--emit {stage}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.stdout.len() > 50,
+            "--emit {stage} printed almost nothing"
+        );
     }
     let llvm = arrc()
         .current_dir(root())
@@ -161,7 +181,8 @@ fn built_binary_matches_interpreter_on_normalise2() {
     let input = b"[3.0f32, 1.0f32, 4.0f32, 1.0f32, 5.0f32]";
     let compiled = run_with_stdin(Command::new(&exe), input);
     let mut run = arrc();
-    run.current_dir(root()).args(["run", "examples/normalise2.arr"]);
+    run.current_dir(root())
+        .args(["run", "examples/normalise2.arr"]);
     let interpreted = run_with_stdin(run, input);
     assert!(compiled.status.success() && interpreted.status.success());
     assert_eq!(
@@ -194,10 +215,15 @@ fn malformed_input_is_reported_with_exit_code_2() {
         .status()
         .unwrap()
         .success());
-    for input in [&b"[1.0, 2.0] [1.0, oops]"[..], b"[1.0, 2.0]", b"[1.0, 2.0] [true, false]"] {
+    for input in [
+        &b"[1.0, 2.0] [1.0, oops]"[..],
+        b"[1.0, 2.0]",
+        b"[1.0, 2.0] [true, false]",
+    ] {
         let compiled = run_with_stdin(Command::new(&exe), input);
         let mut run = arrc();
-        run.current_dir(root()).args(["run", "examples/dotprod.arr"]);
+        run.current_dir(root())
+            .args(["run", "examples/dotprod.arr"]);
         let interpreted = run_with_stdin(run, input);
         for (who, out) in [("compiled", &compiled), ("interpreter", &interpreted)] {
             let stderr = String::from_utf8_lossy(&out.stderr);

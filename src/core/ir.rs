@@ -305,13 +305,25 @@ pub enum Exp {
         else_body: Body,
     },
     /// Bounds-checked indexing; fewer indices than the rank gives a row.
-    Index { array: VarId, indices: Vec<Atom> },
+    Index {
+        array: VarId,
+        indices: Vec<Atom>,
+    },
     /// Size of dimension `dim` of an array, as `i64`.
-    Size { array: VarId, dim: usize },
+    Size {
+        array: VarId,
+        dim: usize,
+    },
     Iota(Atom),
-    Replicate { count: Atom, value: Atom },
+    Replicate {
+        count: Atom,
+        value: Atom,
+    },
     /// Literal array of scalars (rank 1) or of equally shaped rows.
-    ArrayLit { elem: Type, items: Vec<Atom> },
+    ArrayLit {
+        elem: Type,
+        items: Vec<Atom>,
+    },
     /// Stops with `size mismatch` unless the two `i64`s are equal.
     AssertEqSizes(Atom, Atom),
     /// Stops with `assertion failed` unless the `bool` is true.

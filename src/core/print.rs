@@ -18,7 +18,7 @@ pub fn print_program(program: &Program) -> String {
 }
 
 fn print_function(out: &mut String, f: &Function) {
-    let names = Names::for_function(&f.params, &f.body);
+    let names = Names::for_function(&f.params, &f.size_params, &f.body);
     let params: Vec<String> = f.params.iter().map(binder).collect();
     let ret: Vec<String> = f.ret.iter().map(|t| type_str(*t)).collect();
     let _ = write!(out, "entry {}", f.name);
@@ -49,9 +49,9 @@ pub fn binder(v: &Var) -> String {
 pub struct Names(std::collections::HashMap<VarId, String>);
 
 impl Names {
-    pub fn for_function(params: &[Var], body: &Body) -> Names {
+    pub fn for_function(params: &[Var], size_params: &[SizeParam], body: &Body) -> Names {
         let mut names = Names(Default::default());
-        for p in params {
+        for p in params.iter().chain(size_params.iter().map(|sp| &sp.var)) {
             names.0.insert(p.id, var_name(p));
         }
         collect_names(body, &mut names);
@@ -131,7 +131,11 @@ pub fn indent(out: &mut String, depth: usize) {
 fn print_stm(out: &mut String, stm: &Stm, depth: usize, names: &Names) {
     indent(out, depth);
     let pat: Vec<String> = stm.pat.iter().map(binder).collect();
-    let _ = write!(out, "let {} = ", pat.join(", "));
+    if pat.is_empty() {
+        out.push_str("let () = ");
+    } else {
+        let _ = write!(out, "let {} = ", pat.join(", "));
+    }
     print_exp(out, &stm.exp, depth, names);
     out.push('\n');
 }

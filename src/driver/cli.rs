@@ -12,7 +12,11 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 #[derive(Parser, Debug)]
-#[command(name = "arrc", version, about = "Optimising compiler for the Arr array language")]
+#[command(
+    name = "arrc",
+    version,
+    about = "Optimising compiler for the Arr array language"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -131,7 +135,9 @@ pub fn main() -> i32 {
         Command::Build(args) => build(&args),
         Command::Run { program, entry } => run(&program, &entry),
         Command::Check { program } => report(pipeline::frontend(&program).map(|_| ())),
-        Command::Test { paths, compile } => super::test_runner::run_tests(&paths, &compile.options()),
+        Command::Test { paths, compile } => {
+            super::test_runner::run_tests(&paths, &compile.options())
+        }
     }
 }
 
@@ -153,7 +159,10 @@ fn default_output(program: &Path) -> PathBuf {
 fn build(args: &BuildArgs) -> i32 {
     let options = args.compile.options();
     let Some(stage) = args.emit else {
-        let out = args.output.clone().unwrap_or_else(|| default_output(&args.program));
+        let out = args
+            .output
+            .clone()
+            .unwrap_or_else(|| default_output(&args.program));
         return report(pipeline::build_executable(&args.program, &options, &out));
     };
     match emit(&args.program, stage, &options) {
@@ -183,7 +192,7 @@ fn emit(program: &Path, stage: Stage, options: &Options) -> Result<String, Failu
         Stage::Llvm => codegen::emit_llvm(&pipeline::loop_nests(&fused), &options.codegen)
             .map_err(codegen_failure),
         Stage::Asm | Stage::Ptx => {
-            let mut codegen_options = options.codegen.clone();
+            let mut codegen_options = options.codegen;
             if stage == Stage::Ptx {
                 codegen_options.target = Target::NvPtx;
             }
@@ -200,7 +209,10 @@ fn run(program: &Path, entry: &str) -> i32 {
         Err(failure) => return report(Err(failure)),
     };
     let Some(function) = core_program.entries.iter().find(|f| f.name == entry) else {
-        eprintln!("Error: no entry point named `{entry}` in {}", program.display());
+        eprintln!(
+            "Error: no entry point named `{entry}` in {}",
+            program.display()
+        );
         return 2;
     };
     let mut input = Vec::new();

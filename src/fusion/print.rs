@@ -11,7 +11,7 @@ pub fn print_program(program: &FusedProgram) -> String {
     let _ = writeln!(out, "-- fusion strategy: {}", program.strategy.name());
     for f in &program.entries {
         out.push('\n');
-        let names = Names::for_function(&f.params, &f.body.to_core());
+        let names = Names::for_function(&f.params, &f.size_params, &f.body.to_core());
         let params: Vec<String> = f.params.iter().map(binder).collect();
         let ret: Vec<String> = f
             .ret
