@@ -23,3 +23,13 @@ if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/cargo" ]; then
     sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -q curl ca-certificates
     curl -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal --component rustfmt,clippy
 fi
+
+# futhark-data (PyPI) reads and writes Futhark's binary value format: the
+# compatibility test checks our binaries against it.
+if ! python3 -c "import futhark_data, numpy" >/dev/null 2>&1; then
+    if ! command -v python3 >/dev/null 2>&1 || ! python3 -m pip --version >/dev/null 2>&1; then
+        sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3 python3-pip
+    fi
+    python3 -m pip install -q futhark-data numpy 2>/dev/null \
+        || python3 -m pip install -q --break-system-packages futhark-data numpy
+fi

@@ -64,7 +64,7 @@ fn check_golden(expected: &Path, actual: &str) -> Result<(), String> {
 fn golden_programs_pass_on_interpreter_and_compiled() {
     let out = arrc()
         .current_dir(root())
-        .args(["test", "tests/programs", "examples"])
+        .args(["test", "tests/programs", "tests/fusion", "examples"])
         .output()
         .expect("run arrc test");
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -1,5 +1,23 @@
-use std::path::Path;
-fn frontend(path: &Path) -> Result<arrc::core::ir::Program, String> {
+//! Golden tests of the core IR simplifier (issue 4).
+//!
+//! Each program in `tests/simplify/` states the structure its simplified
+//! core IR must have, as node counts per kind (the statement kinds of
+//! `--emit core`): `-- nodes: map=1 mul=2` for the default options and
+//! `-- nodes fast-math: ...` under `--fast-math`, and `-- top: ...` for the
+//! statements at the top level of the entry points only. Every program is also run
+//! on the interpreter before and after simplification, on the inputs of its
+//! test block and on random inputs: the results (or the error) must be the
+//! same, bit for bit without fast-math and within the test tolerance with it.
+
+use arrc::core::ir::{Program, Type};
+use arrc::interp::run_entry;
+use arrc::runtime::value::{compare, read_values, write_text, ArrayData, ArrayValue, Value};
+use arrc::simplify::walk::{node_counts, node_kind};
+use arrc::simplify::{simplify_with, SimplifyOptions};
+use arrc::types::{Const, ScalarType};
+use std::path::{Path, PathBuf};
+
+fn frontend(path: &Path) -> Result<Program, String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let mut sources = arrc::syntax::SourceMap::default();
     let file = sources.add(path.display().to_string(), text);
@@ -7,17 +25,245 @@ fn frontend(path: &Path) -> Result<arrc::core::ir::Program, String> {
     let checked = arrc::types::check(&sources, &[prog]).map_err(|d| format!("{d:?}"))?;
     Ok(arrc::core::lower(&checked, &sources))
 }
-#[test]
-fn scratch_dump() {
-    for dir in ["tests/fusion", "tests/programs"] {
-        let mut files: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
-        files.sort();
-        for f in files {
-            if f.extension().map_or(true, |e| e != "arr") { continue; }
-            match frontend(Path::new(&f)) {
-                Ok(p) => println!("==== {}\n{}", f.display(), arrc::core::print::print_program(&p)),
-                Err(e) => println!("==== {} FAILED {}", f.display(), e),
+
+fn programs() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/simplify");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "arr"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn options(fast_math: bool) -> SimplifyOptions {
+    SimplifyOptions {
+        fast_math,
+        ..SimplifyOptions::default()
+    }
+}
+
+/// `kind=count` pairs after `-- nodes:` (or `-- nodes fast-math:`).
+fn expected_counts(source: &str, fast_math: bool) -> Option<Vec<(String, usize)>> {
+    let prefix = if fast_math {
+        "-- nodes fast-math:"
+    } else {
+        "-- nodes:"
+    };
+    let line = source.lines().find(|l| l.starts_with(prefix))?;
+    Some(pairs(&line[prefix.len()..]))
+}
+
+fn pairs(text: &str) -> Vec<(String, usize)> {
+    text.split_whitespace()
+        .map(|pair| {
+            let (k, v) = pair.split_once('=').expect("kind=count");
+            (k.to_string(), v.parse().expect("a count"))
+        })
+        .collect()
+}
+
+/// Statement kinds at the top level of the entry points (not nested in a
+/// branch, lambda or loop): where hoisting and sinking put things.
+fn top_counts(p: &Program) -> std::collections::BTreeMap<&'static str, usize> {
+    let mut out = std::collections::BTreeMap::new();
+    for f in &p.entries {
+        for stm in &f.body.stms {
+            *out.entry(node_kind(&stm.exp)).or_insert(0) += 1;
+        }
+    }
+    out
+}
+
+/// The text between the braces of every `input { ... }` of the test block.
+fn block_inputs(source: &str) -> Vec<String> {
+    let block: String = source
+        .lines()
+        .filter_map(|l| l.strip_prefix("--"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut inputs = Vec::new();
+    let mut rest = block.as_str();
+    while let Some(at) = rest.find("input {") {
+        let after = &rest[at + "input {".len()..];
+        let Some(end) = after.find('}') else { break };
+        inputs.push(after[..end].to_string());
+        rest = &after[end..];
+    }
+    inputs
+}
+
+/// A small deterministic generator (xorshift), so failures reproduce.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn scalar(&mut self, t: ScalarType) -> Const {
+        let r = self.next();
+        // Small integers most of the time, so indices are sometimes in range.
+        let int = if r.is_multiple_of(4) {
+            (r >> 8) as i128
+        } else {
+            (r >> 8) as i128 % 9 - 3
+        };
+        match t {
+            ScalarType::F32 => {
+                Const::F32(((r >> 11) as f64 / (1u64 << 53) as f64) as f32 * 4.0 - 2.0)
+            }
+            ScalarType::F64 => Const::F64((r >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0),
+            ScalarType::Bool => Const::Bool(r & 1 == 1),
+            t => Const::int_wrapping(t, int),
+        }
+    }
+
+    fn value(&mut self, ty: Type, n: usize) -> Value {
+        match ty {
+            Type::Scalar(t) => Value::Scalar(self.scalar(t)),
+            Type::Array(t, rank) => {
+                let shape = vec![n; rank];
+                let mut data = ArrayData::with_capacity(t, n.pow(rank as u32));
+                for _ in 0..n.pow(rank as u32) {
+                    data.push(self.scalar(t));
+                }
+                Value::Array(ArrayValue::new(shape, data).expect("shape fits data"))
             }
         }
+    }
+}
+
+fn outcome(p: &Program, entry: &str, args: &[Value]) -> Result<Vec<Value>, String> {
+    run_entry(p, entry, args.to_vec()).map_err(|e| e.to_string())
+}
+
+/// Same results bit for bit (`exact`) or within the test tolerance.
+fn same_outcome(
+    want: &Result<Vec<Value>, String>,
+    got: &Result<Vec<Value>, String>,
+    exact: bool,
+) -> Result<(), String> {
+    match (want, got) {
+        (Err(a), Err(b)) if a == b => Ok(()),
+        (Ok(a), Ok(b)) if a.len() == b.len() => {
+            for (x, y) in a.iter().zip(b) {
+                if exact {
+                    if write_text(x) != write_text(y) {
+                        return Err(format!("{} became {}", write_text(x), write_text(y)));
+                    }
+                } else {
+                    compare(y, x)?;
+                }
+            }
+            Ok(())
+        }
+        _ => Err(format!("{want:?} became {got:?}")),
+    }
+}
+
+fn check_program(path: &Path) -> Result<(), String> {
+    let source = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let original = frontend(path)?;
+    let plain = simplify_with(original.clone(), &options(false));
+    let fast = simplify_with(original.clone(), &options(true));
+    for (fast_math, simplified) in [(false, &plain), (true, &fast)] {
+        if let Some(expected) = expected_counts(&source, fast_math) {
+            let counts = node_counts(simplified);
+            for (kind, n) in expected {
+                let got = counts.get(kind.as_str()).copied().unwrap_or(0);
+                if got != n {
+                    return Err(format!(
+                        "{kind}: expected {n}, found {got} (fast-math {fast_math}) in\n{}",
+                        arrc::core::print::print_program(simplified)
+                    ));
+                }
+            }
+        }
+    }
+    if let Some(line) = source.lines().find(|l| l.starts_with("-- top:")) {
+        let counts = top_counts(&plain);
+        for (kind, n) in pairs(&line["-- top:".len()..]) {
+            let got = counts.get(kind.as_str()).copied().unwrap_or(0);
+            if got != n {
+                return Err(format!(
+                    "top-level {kind}: expected {n}, found {got} in\n{}",
+                    arrc::core::print::print_program(&plain)
+                ));
+            }
+        }
+    }
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for f in &original.entries {
+        let types: Vec<Type> = f.params.iter().map(|p| p.ty).collect();
+        let mut cases: Vec<Vec<Value>> = Vec::new();
+        if f.name == "main" {
+            for text in block_inputs(&source) {
+                let args = read_values(text.as_bytes(), &types)
+                    .map_err(|e| format!("input {{{text}}}: {e:?}"))?;
+                cases.push(args);
+            }
+        }
+        for round in 0..40 {
+            let n = round % 7;
+            cases.push(types.iter().map(|t| rng.value(*t, n)).collect());
+        }
+        for args in &cases {
+            let want = outcome(&original, &f.name, args);
+            let got = outcome(&plain, &f.name, args);
+            same_outcome(&want, &got, true)
+                .map_err(|e| format!("entry {}: {e} (without fast-math)", f.name))?;
+            let got = outcome(&fast, &f.name, args);
+            if let (Ok(_), Ok(_)) = (&want, &got) {
+                same_outcome(&want, &got, false)
+                    .map_err(|e| format!("entry {}: {e} (fast-math)", f.name))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn golden_programs_have_their_structure_and_results() {
+    let mut failures = Vec::new();
+    let files = programs();
+    assert!(!files.is_empty());
+    for path in files {
+        if let Err(e) = check_program(&path) {
+            failures.push(format!("{}: {e}", path.display()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The simplifier reaches a fixed point: simplifying again changes nothing.
+#[test]
+fn simplification_is_idempotent() {
+    for path in programs() {
+        let p = simplify_with(frontend(&path).unwrap(), &options(false));
+        let again = simplify_with(p.clone(), &options(false));
+        assert_eq!(
+            arrc::core::print::print_program(&p),
+            arrc::core::print::print_program(&again),
+            "{}",
+            path.display()
+        );
+    }
+}
+
+#[test]
+#[ignore = "prints the simplified core IR of every golden program"]
+fn dump() {
+    for path in programs() {
+        let p = simplify_with(frontend(&path).unwrap(), &options(false));
+        println!(
+            "==== {}\n{}",
+            path.display(),
+            arrc::core::print::print_program(&p)
+        );
     }
 }

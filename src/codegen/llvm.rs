@@ -16,7 +16,7 @@
 //! never freed yet (memory reuse is a later issue).
 
 use super::CodegenError;
-use crate::core::ir::{Atom, BinOp, SrcLoc, UnOp, VarId};
+use crate::core::ir::{Atom, BinOp, SrcLoc, Type, UnOp, Var, VarId};
 use crate::loopy::ir::*;
 use crate::types::{Const, ScalarType};
 use inkwell::attributes::{Attribute, AttributeLoc};
@@ -53,6 +53,23 @@ enum Val<'ctx> {
         elem: ScalarType,
         shape: Vec<IntValue<'ctx>>,
     },
+}
+
+fn val_type(val: &Val) -> Type {
+    match val {
+        Val::Scalar(_, t) => Type::Scalar(*t),
+        Val::Array { elem, shape, .. } => Type::Array(*elem, shape.len()),
+    }
+}
+
+/// Binds the dimension variables of an array value.
+fn bind_shape<'ctx>(fr: &mut Frame<'ctx>, val: &Val<'ctx>, shape: &[Var]) {
+    if let Val::Array { shape: dims, .. } = val {
+        for (d, v) in dims.iter().zip(shape) {
+            fr.vals
+                .insert(v.id, Val::Scalar((*d).into(), ScalarType::I64));
+        }
+    }
 }
 
 /// The function being generated and the values of the variables in it.
@@ -210,7 +227,8 @@ impl<'ctx> Gen<'ctx, '_> {
         let (ty, noreturn) = if name == "arr_alloc" {
             (self.ptr().fn_type(params, false), false)
         } else {
-            (self.ctx.void_type().fn_type(params, false), true)
+            let fails = name.starts_with("arr_fail");
+            (self.ctx.void_type().fn_type(params, false), fails)
         };
         let f = self.module.add_function(name, ty, Some(Linkage::External));
         if noreturn {
@@ -618,9 +636,90 @@ impl<'ctx> Gen<'ctx, '_> {
                 let bad = self.builder.build_not(c, "")?;
                 self.trap_if(fr, bad, "arr_fail_assert", &[], *loc)?;
             }
+            Stmt::BoundsCheck { array, index, loc } => {
+                let (_, _, shape) = self.array(fr, *array)?;
+                self.checked_index(fr, &shape, index, Some(*loc))?;
+            }
+            Stmt::SliceCheck {
+                start,
+                end,
+                stride,
+                count,
+                len,
+                loc,
+            } => self.slice_check(fr, [start, end, stride, count, len], *loc)?,
+            Stmt::View {
+                var,
+                array,
+                offset,
+                shape,
+            } => {
+                let (ptr, elem, _) = self.array(fr, *array)?;
+                let offset = self.int(fr, offset)?;
+                // Safety: the lowering keeps views inside their array.
+                let p = unsafe {
+                    self.builder
+                        .build_in_bounds_gep(self.mem_type(elem), ptr, &[offset], "")?
+                };
+                let shape = shape
+                    .iter()
+                    .map(|d| self.int(fr, d))
+                    .collect::<Res<Vec<_>>>()?;
+                fr.vals.insert(
+                    var.id,
+                    Val::Array {
+                        ptr: p,
+                        elem,
+                        shape,
+                    },
+                );
+            }
+            Stmt::Free(array) => {
+                let (ptr, _, _) = self.array(fr, *array)?;
+                let f = self.runtime_fn("arr_free", &[self.ptr().into()]);
+                self.builder.build_call(f, &[ptr.into()], "")?;
+            }
+            Stmt::SeqLoop(lp) => self.seq_loop(fr, lp)?,
             Stmt::Loop(nest) => self.nest(fr, nest)?,
         }
         Ok(())
+    }
+
+    /// Futhark's slice rule (see `Stmt::SliceCheck`).
+    fn slice_check(&mut self, fr: &Frame<'ctx>, atoms: [&Atom; 5], loc: SrcLoc) -> Res<()> {
+        let [start, end, stride, count, len] = atoms.map(|a| self.int(fr, a));
+        let (start, end, stride, count, len) = (start?, end?, stride?, count?, len?);
+        let b = &self.builder;
+        let zero = self.const_i64(0);
+        let one = self.const_i64(1);
+        let minus_one = self.const_i64(-1);
+        let cmp = |p, x, y| b.build_int_compare(p, x, y, "");
+        let nonzero = cmp(IntPredicate::NE, stride, zero)?;
+        let empty = cmp(IntPredicate::EQ, count, zero)?;
+        let backwards = cmp(IntPredicate::SLT, stride, zero)?;
+        let m = b.build_int_sub(count, one, "")?;
+        let steps = b.build_int_mul(m, stride, "")?;
+        let last = b.build_int_add(start, steps, "")?;
+        let last_lo = cmp(IntPredicate::SLE, zero, last)?;
+        let last_hi = cmp(IntPredicate::SLT, last, len)?;
+        let last_ok = b.build_and(last_lo, last_hi, "")?;
+        let f1 = cmp(IntPredicate::SLE, zero, start)?;
+        let f2 = cmp(IntPredicate::SLE, start, end)?;
+        let fwd = b.build_and(b.build_and(f1, f2, "")?, last_ok, "")?;
+        let b1 = cmp(IntPredicate::SLE, minus_one, end)?;
+        let b2 = cmp(IntPredicate::SLE, end, start)?;
+        let bwd = b.build_and(b.build_and(b1, b2, "")?, last_ok, "")?;
+        let dir_ok = b.build_select(backwards, bwd, fwd, "")?.into_int_value();
+        let fine = b.build_or(empty, dir_ok, "")?;
+        let ok = b.build_and(nonzero, fine, "")?;
+        let bad = b.build_not(ok, "")?;
+        self.trap_if(
+            fr,
+            bad,
+            "arr_fail_slice",
+            &[start.into(), end.into(), stride.into(), len.into()],
+            loc,
+        )
     }
 
     fn current_block(&self) -> Res<BasicBlock<'ctx>> {
@@ -671,6 +770,46 @@ impl<'ctx> Gen<'ctx, '_> {
 
     // ---- loop nests -------------------------------------------------------
 
+    /// The fields a value occupies in an environment or carry struct:
+    /// a scalar is one, an array its data pointer and one `i64` per dimension.
+    fn fields(&self, val: &Val<'ctx>) -> Vec<BasicValueEnum<'ctx>> {
+        match val {
+            Val::Scalar(v, _) => vec![*v],
+            Val::Array { ptr, shape, .. } => {
+                let mut out: Vec<BasicValueEnum<'ctx>> = vec![(*ptr).into()];
+                out.extend(shape.iter().map(|d| BasicValueEnum::from(*d)));
+                out
+            }
+        }
+    }
+
+    /// The field types of a value of type `ty`.
+    fn field_types(&self, ty: Type) -> Vec<BasicTypeEnum<'ctx>> {
+        match ty {
+            Type::Scalar(t) => vec![self.reg_type(t)],
+            Type::Array(_, rank) => {
+                let mut out: Vec<BasicTypeEnum<'ctx>> = vec![self.ptr().into()];
+                out.extend((0..rank).map(|_| BasicTypeEnum::from(self.i64())));
+                out
+            }
+        }
+    }
+
+    /// A value of type `ty` from its fields.
+    fn from_fields(&self, ty: Type, fields: &[BasicValueEnum<'ctx>]) -> Res<Val<'ctx>> {
+        match (ty, fields.split_first()) {
+            (Type::Scalar(t), Some((v, _))) => Ok(Val::Scalar(*v, t)),
+            (Type::Array(elem, _), Some((BasicValueEnum::PointerValue(ptr), dims))) => {
+                Ok(Val::Array {
+                    ptr: *ptr,
+                    elem,
+                    shape: dims.iter().map(|d| d.into_int_value()).collect(),
+                })
+            }
+            _ => err("a value does not fit its fields"),
+        }
+    }
+
     fn nest(&mut self, fr: &mut Frame<'ctx>, nest: &LoopNest) -> Res<()> {
         // The environment: free variables, scalars as themselves and arrays as
         // data pointer plus dimensions.
@@ -679,34 +818,20 @@ impl<'ctx> Gen<'ctx, '_> {
             .into_iter()
             .map(|v| Ok((v, self.val(fr, &Atom::Var(v))?)))
             .collect::<Res<_>>()?;
-        let mut env_fields: Vec<BasicTypeEnum> = Vec::new();
         let mut env_values: Vec<BasicValueEnum> = Vec::new();
         for (_, val) in &free {
-            match val {
-                Val::Scalar(v, _) => {
-                    env_fields.push(v.get_type());
-                    env_values.push(*v);
-                }
-                Val::Array { ptr, shape, .. } => {
-                    env_fields.push(self.ptr().into());
-                    env_values.push((*ptr).into());
-                    for d in shape {
-                        env_fields.push(self.i64().into());
-                        env_values.push((*d).into());
-                    }
-                }
-            }
+            env_values.extend(self.fields(val));
         }
+        let env_fields: Vec<BasicTypeEnum> = env_values.iter().map(|v| v.get_type()).collect();
         let env_ty = self.ctx.struct_type(&env_fields, false);
         let carried: Vec<&Carried> = nest.carried().collect();
+        // Each carried value's fields in the carry struct.
         let mut carry_fields = Vec::new();
+        let mut carry_slices = Vec::new();
         for c in &carried {
-            match c.var.ty {
-                crate::core::ir::Type::Scalar(t) => carry_fields.push(self.reg_type(t)),
-                crate::core::ir::Type::Array(..) => {
-                    return err("reductions and scans over arrays of arrays are not supported yet")
-                }
-            }
+            let types = self.field_types(c.var.ty);
+            carry_slices.push((carry_fields.len(), types.len()));
+            carry_fields.extend(types);
         }
         let carry_ty = self.ctx.struct_type(&carry_fields, false);
 
@@ -716,6 +841,10 @@ impl<'ctx> Gen<'ctx, '_> {
             Origin::Nested(l) => format!("soac{l}"),
             Origin::Iota => "iota".to_string(),
             Origin::Replicate => "replicate".to_string(),
+            Origin::Transpose => "transpose".to_string(),
+            Origin::Reverse => "reverse".to_string(),
+            Origin::Rotate => "rotate".to_string(),
+            Origin::Slice => "slice".to_string(),
         };
         let name = format!("{}.loop{}.{origin}", self.prefix, self.nests);
         self.nests += 1;
@@ -751,27 +880,15 @@ impl<'ctx> Gen<'ctx, '_> {
         self.builder.position_at_end(entry);
         let mut field = 0u32;
         for (v, val) in &free {
-            let mut load = |ty: BasicTypeEnum<'ctx>| -> Res<BasicValueEnum<'ctx>> {
+            let mut loaded = Vec::new();
+            for ty in self.field_types(val_type(val)) {
                 let p = self.builder.build_struct_gep(env_ty, env, field, "")?;
                 field += 1;
-                Ok(self.builder.build_load(ty, p, "")?)
-            };
-            let loaded = match val {
-                Val::Scalar(x, t) => Val::Scalar(load(x.get_type())?, *t),
-                Val::Array { elem, shape, .. } => {
-                    let ptr = load(self.ptr().into())?.into_pointer_value();
-                    let shape = shape
-                        .iter()
-                        .map(|_| Ok(load(self.i64().into())?.into_int_value()))
-                        .collect::<Res<Vec<_>>>()?;
-                    Val::Array {
-                        ptr,
-                        elem: *elem,
-                        shape,
-                    }
-                }
-            };
-            inner.vals.insert(*v, loaded);
+                loaded.push(self.builder.build_load(ty, p, "")?);
+            }
+            inner
+                .vals
+                .insert(*v, self.from_fields(val_type(val), &loaded)?);
         }
         let mut slots = Vec::new();
         for (k, ty) in carry_fields.iter().enumerate() {
@@ -799,14 +916,22 @@ impl<'ctx> Gen<'ctx, '_> {
         inner
             .vals
             .insert(nest.index.id, Val::Scalar(iv.into(), ScalarType::I64));
-        for ((c, slot), ty) in carried.iter().zip(&slots).zip(&carry_fields) {
-            let v = self.builder.build_load(*ty, *slot, "")?;
-            inner.vals.insert(c.var.id, Val::Scalar(v, c.var.ty.elem()));
+        for (c, &(first, len)) in carried.iter().zip(&carry_slices) {
+            let mut loaded = Vec::new();
+            for k in first..first + len {
+                loaded.push(self.builder.build_load(carry_fields[k], slots[k], "")?);
+            }
+            inner
+                .vals
+                .insert(c.var.id, self.from_fields(c.var.ty, &loaded)?);
         }
         self.block(&mut inner, &nest.body)?;
-        for (c, slot) in carried.iter().zip(&slots) {
-            let (v, _) = self.scalar(&inner, &c.next)?;
-            self.builder.build_store(*slot, v)?;
+        let mut nexts = Vec::new();
+        for c in &carried {
+            nexts.extend(self.fields(&self.val(&inner, &c.next)?));
+        }
+        for (v, slot) in nexts.iter().zip(&slots) {
+            self.builder.build_store(*slot, *v)?;
         }
         let next = self.builder.build_int_add(iv, self.const_i64(1), "")?;
         let latch = self.current_block()?;
@@ -832,12 +957,15 @@ impl<'ctx> Gen<'ctx, '_> {
             self.builder.build_store(p, *v)?;
         }
         let carry_slot = self.entry_alloca(fr.func, carry_ty.into())?;
-        for (k, c) in carried.iter().enumerate() {
-            let (v, _) = self.scalar(fr, &c.init)?;
+        let mut inits = Vec::new();
+        for c in &carried {
+            inits.extend(self.fields(&self.val(fr, &c.init)?));
+        }
+        for (k, v) in inits.iter().enumerate() {
             let p = self
                 .builder
                 .build_struct_gep(carry_ty, carry_slot, k as u32, "")?;
-            self.builder.build_store(p, v)?;
+            self.builder.build_store(p, *v)?;
         }
         let width = self.int(fr, &nest.width)?;
         self.builder.build_call(
@@ -850,17 +978,122 @@ impl<'ctx> Gen<'ctx, '_> {
             ],
             "",
         )?;
-        let mut k = 0u32;
+        // Final carried values: reductions' results and compaction counts.
+        let mut finals = Vec::new();
+        for (c, &(first, len)) in carried.iter().zip(&carry_slices) {
+            let mut loaded = Vec::new();
+            for k in first..first + len {
+                let p = self
+                    .builder
+                    .build_struct_gep(carry_ty, carry_slot, k as u32, "")?;
+                loaded.push(self.builder.build_load(carry_fields[k], p, "")?);
+            }
+            finals.push(self.from_fields(c.var.ty, &loaded)?);
+        }
+        let mut finals = finals.into_iter();
         for r in &nest.reductions {
             for v in &r.results {
-                let Some(ty) = carry_fields.get(k as usize).copied() else {
-                    return err("reduction with more results than carried values");
-                };
-                let p = self.builder.build_struct_gep(carry_ty, carry_slot, k, "")?;
-                let x = self.builder.build_load(ty, p, "")?;
-                fr.vals.insert(v.id, Val::Scalar(x, v.ty.elem()));
-                k += 1;
+                let x = finals
+                    .next()
+                    .ok_or(CodegenError("reduction without a carried value".into()))?;
+                fr.vals.insert(v.id, x);
             }
+        }
+        let scans: usize = nest.scans.iter().map(|s| s.carried.len()).sum();
+        let mut finals = finals.skip(scans);
+        for c in &nest.compactions {
+            let x = finals
+                .next()
+                .ok_or(CodegenError("compaction without a count".into()))?;
+            fr.vals.insert(c.result.id, x);
+        }
+        Ok(())
+    }
+
+    /// A sequential loop in the current function: the parameters live in
+    /// stack slots (promoted to registers by LLVM), one per field.
+    fn seq_loop(&mut self, fr: &mut Frame<'ctx>, lp: &SeqLoop) -> Res<()> {
+        let mut slots = Vec::new();
+        for p in &lp.params {
+            let init = self.val(fr, &p.init)?;
+            let mut ps = Vec::new();
+            for v in self.fields(&init) {
+                let slot = self.entry_alloca(fr.func, v.get_type())?;
+                self.builder.build_store(slot, v)?;
+                ps.push((slot, v.get_type()));
+            }
+            slots.push(ps);
+        }
+        let counter = match &lp.form {
+            SeqForm::For { bound, .. } => {
+                let (b, t) = self.scalar(fr, bound)?;
+                let slot = self.entry_alloca(fr.func, b.get_type())?;
+                self.builder
+                    .build_store(slot, b.get_type().into_int_type().const_zero())?;
+                Some((slot, b.into_int_value(), t))
+            }
+            SeqForm::While { .. } => None,
+        };
+        let header = self.ctx.append_basic_block(fr.func, "seqloop");
+        let body = self.ctx.append_basic_block(fr.func, "seqbody");
+        let exit = self.ctx.append_basic_block(fr.func, "seqexit");
+        self.builder.build_unconditional_branch(header)?;
+        self.builder.position_at_end(header);
+        let mut current = Vec::new();
+        for (p, ps) in lp.params.iter().zip(&slots) {
+            let mut loaded = Vec::new();
+            for (slot, ty) in ps {
+                loaded.push(self.builder.build_load(*ty, *slot, "")?);
+            }
+            let val = self.from_fields(p.var.ty, &loaded)?;
+            bind_shape(fr, &val, &p.shape);
+            fr.vals.insert(p.var.id, val.clone());
+            current.push(val);
+        }
+        let more = match (&lp.form, counter) {
+            (SeqForm::For { index, .. }, Some((slot, bound, t))) => {
+                let i = self
+                    .builder
+                    .build_load(bound.get_type(), slot, "")?
+                    .into_int_value();
+                fr.vals.insert(index.id, Val::Scalar(i.into(), t));
+                let pred = if t.is_signed() {
+                    IntPredicate::SLT
+                } else {
+                    IntPredicate::ULT
+                };
+                self.builder.build_int_compare(pred, i, bound, "")?
+            }
+            (SeqForm::While { cond, result }, _) => {
+                self.block(fr, cond)?;
+                self.int(fr, result)?
+            }
+            _ => return err("a `for` loop without a counter"),
+        };
+        self.builder.build_conditional_branch(more, body, exit)?;
+        self.builder.position_at_end(body);
+        self.block(fr, &lp.body)?;
+        let mut nexts = Vec::new();
+        for a in &lp.next {
+            nexts.push(self.fields(&self.val(fr, a)?));
+        }
+        for (vals, ps) in nexts.iter().zip(&slots) {
+            for (v, (slot, _)) in vals.iter().zip(ps) {
+                self.builder.build_store(*slot, *v)?;
+            }
+        }
+        if let (SeqForm::For { index, .. }, Some((slot, bound, _))) = (&lp.form, counter) {
+            let i = self.int(fr, &Atom::Var(index.id))?;
+            let one = bound.get_type().const_int(1, false);
+            let n = self.builder.build_int_add(i, one, "")?;
+            self.builder.build_store(slot, n)?;
+        }
+        self.builder.build_unconditional_branch(header)?;
+        // After the loop the parameters' values from the last test are final.
+        self.builder.position_at_end(exit);
+        for (r, val) in lp.results.iter().zip(current) {
+            bind_shape(fr, &val, &r.shape);
+            fr.vals.insert(r.var.id, val);
         }
         Ok(())
     }

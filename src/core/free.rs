@@ -1,6 +1,6 @@
 //! Free variables of core IR expressions and bodies: what a statement reads.
 
-use super::ir::{Atom, Body, Exp, Lambda, SoacKind, VarId};
+use super::ir::{Atom, Body, DimSlice, Exp, Lambda, LoopForm, SoacKind, VarId};
 use std::collections::HashSet;
 
 /// Variables `exp` reads that it does not bind itself, in first-use order.
@@ -75,9 +75,32 @@ impl Acc {
     fn soac_kind(&mut self, kind: &SoacKind) {
         match kind {
             SoacKind::Map(lam) => self.lambda(lam),
-            SoacKind::Reduce { op, neutral } | SoacKind::Scan { op, neutral } => {
+            SoacKind::Reduce { op, neutral }
+            | SoacKind::Scan { op, neutral }
+            | SoacKind::ScanRight { op, neutral } => {
                 for a in neutral {
                     self.atom(a);
+                }
+                self.lambda(op);
+            }
+            SoacKind::Filter { pred } | SoacKind::Partition { pred } => self.lambda(pred),
+            SoacKind::Scatter { dest } => {
+                for v in dest {
+                    self.use_var(*v);
+                }
+            }
+            SoacKind::Hist {
+                op,
+                neutral,
+                bins,
+                dest,
+            } => {
+                for a in neutral {
+                    self.atom(a);
+                }
+                self.atom(bins);
+                for v in dest.iter().flatten() {
+                    self.use_var(*v);
                 }
                 self.lambda(op);
             }
@@ -88,6 +111,64 @@ impl Acc {
         match exp {
             Exp::Atom(a) | Exp::UnOp(_, a) | Exp::Convert(_, a) | Exp::Iota(a) | Exp::Assert(a) => {
                 self.atom(a)
+            }
+            Exp::Loop { params, form, body } => {
+                for (_, init) in params {
+                    self.atom(init);
+                }
+                let mut scope: HashSet<VarId> = params.iter().map(|(v, _)| v.id).collect();
+                match form {
+                    LoopForm::For { index, bound } => {
+                        self.atom(bound);
+                        scope.insert(index.id);
+                        self.bound.push(scope);
+                    }
+                    LoopForm::While { cond } => {
+                        self.bound.push(scope);
+                        self.body(cond);
+                    }
+                }
+                self.body(body);
+                self.bound.pop();
+            }
+            Exp::Slice { array, dims } => {
+                self.use_var(*array);
+                for d in dims {
+                    match d {
+                        DimSlice::Index(a) => self.atom(a),
+                        DimSlice::Range { start, end, stride } => {
+                            self.atom(start);
+                            self.atom(end);
+                            self.atom(stride);
+                        }
+                    }
+                }
+            }
+            Exp::Update {
+                array,
+                indices,
+                value,
+            } => {
+                self.use_var(*array);
+                for a in indices {
+                    self.atom(a);
+                }
+                self.atom(value);
+            }
+            Exp::Transpose(v) | Exp::Flatten(v) | Exp::Reverse(v) => self.use_var(*v),
+            Exp::Unflatten { array, rows, cols } => {
+                self.use_var(*array);
+                self.atom(rows);
+                self.atom(cols);
+            }
+            Exp::Rotate { array, amount } => {
+                self.use_var(*array);
+                self.atom(amount);
+            }
+            Exp::Concat(vs) => {
+                for v in vs {
+                    self.use_var(*v);
+                }
             }
             Exp::BinOp(_, a, b) | Exp::AssertEqSizes(a, b) => {
                 self.atom(a);

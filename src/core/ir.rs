@@ -281,6 +281,65 @@ pub enum SoacKind {
     Reduce { op: Lambda, neutral: Vec<Atom> },
     /// Inclusive left-to-right scan, same operator shape as `Reduce`.
     Scan { op: Lambda, neutral: Vec<Atom> },
+    /// Inclusive right-to-left scan: element `i` combines `xs[i..n)`.
+    ScanRight { op: Lambda, neutral: Vec<Atom> },
+    /// Keeps the elements (rows) of all `k` argument arrays where `pred`
+    /// (over one element of each) holds; `k` results of a new size, in order.
+    Filter { pred: Lambda },
+    /// `2k` results: the `k` arrays of matches, then the `k` arrays of the rest.
+    Partition { pred: Lambda },
+    /// Args `[indices, values_1, ..., values_k]`: copies of the `k` arrays in
+    /// `dest` with `values_j[i]` written at `indices[i]`; out-of-range indices
+    /// are ignored, and of duplicates one value is stored.
+    Scatter { dest: Vec<VarId> },
+    /// Args `[indices, values_1, ..., values_k]`: `k` arrays of `bins` elements
+    /// (or, with `dest`, of the destination's size, starting from it) where
+    /// each value is combined into its bin with `op`; bins start at `neutral`;
+    /// out-of-range indices are ignored. `hist` and `reduce_by_index`.
+    Hist {
+        op: Lambda,
+        neutral: Vec<Atom>,
+        bins: Atom,
+        dest: Option<Vec<VarId>>,
+    },
+}
+
+impl SoacKind {
+    pub fn name(&self) -> &'static str {
+        match self {
+            SoacKind::Map(_) => "map",
+            SoacKind::Reduce { .. } => "reduce",
+            SoacKind::Scan { .. } => "scan",
+            SoacKind::ScanRight { .. } => "scanr",
+            SoacKind::Filter { .. } => "filter",
+            SoacKind::Partition { .. } => "partition",
+            SoacKind::Scatter { .. } => "scatter",
+            SoacKind::Hist { .. } => "hist",
+        }
+    }
+
+    /// The SOAC's function, if it has one.
+    pub fn lambda(&self) -> Option<&Lambda> {
+        match self {
+            SoacKind::Map(lam) => Some(lam),
+            SoacKind::Reduce { op, .. }
+            | SoacKind::Scan { op, .. }
+            | SoacKind::ScanRight { op, .. }
+            | SoacKind::Hist { op, .. } => Some(op),
+            SoacKind::Filter { pred } | SoacKind::Partition { pred } => Some(pred),
+            SoacKind::Scatter { .. } => None,
+        }
+    }
+
+    pub fn neutral(&self) -> Option<&[Atom]> {
+        match self {
+            SoacKind::Reduce { neutral, .. }
+            | SoacKind::Scan { neutral, .. }
+            | SoacKind::ScanRight { neutral, .. }
+            | SoacKind::Hist { neutral, .. } => Some(neutral),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -329,4 +388,68 @@ pub enum Exp {
     /// Stops with `assertion failed` unless the `bool` is true.
     Assert(Atom),
     Soac(Soac),
+    /// A sequential loop. `params` are the loop-carried variables with their
+    /// initial values; the body's results are their next values, and the
+    /// statement's pattern receives their final values.
+    Loop {
+        params: Vec<(Var, Atom)>,
+        form: LoopForm,
+        body: Body,
+    },
+    /// `a[d0, d1, ...]` with a fixed index or a strided range per dimension
+    /// (missing trailing dimensions are taken whole). Bounds-checked.
+    Slice {
+        array: VarId,
+        dims: Vec<DimSlice>,
+    },
+    /// A copy of `array` with the element (or row) at `indices` replaced by
+    /// `value` (in place when `array` is not used afterwards). Bounds-checked:
+    /// an index out of range is an error, unlike `scatter`.
+    Update {
+        array: VarId,
+        indices: Vec<Atom>,
+        value: Atom,
+    },
+    /// Swaps the two outer dimensions.
+    Transpose(VarId),
+    /// Merges the two outer dimensions.
+    Flatten(VarId),
+    /// Splits the outer dimension into `rows` by `cols`; `size mismatch`
+    /// unless `rows * cols` is the outer size.
+    Unflatten {
+        array: VarId,
+        rows: Atom,
+        cols: Atom,
+    },
+    Reverse(VarId),
+    /// Element `i` of the result is `array[(i + amount) mod n]`, for any amount.
+    Rotate {
+        array: VarId,
+        amount: Atom,
+    },
+    /// Along the outer dimension; inner dimensions must agree (`size mismatch`).
+    Concat(Vec<VarId>),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum LoopForm {
+    /// `for i < bound`: `index` runs from 0 to `bound - 1` (same type as `bound`).
+    For { index: Var, bound: Atom },
+    /// `while cond`: `cond` is evaluated with the loop parameters in scope
+    /// before every iteration; its single result is a `bool`.
+    While { cond: Body },
+}
+
+/// One dimension of a slice.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub enum DimSlice {
+    /// A fixed index: the dimension disappears.
+    Index(Atom),
+    /// Elements `start, start + stride, ...` while before `end` (exclusive;
+    /// above `end` for a negative stride). All `i64`; the stride is not 0.
+    Range {
+        start: Atom,
+        end: Atom,
+        stride: Atom,
+    },
 }

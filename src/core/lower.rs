@@ -14,14 +14,14 @@
 //! a `[n]` in a parameter type) are compared at run time with `AssertEqSizes`.
 
 use super::ir::{
-    Atom, BinOp, Body, Exp, Function, Lambda, Program, SizeParam, Soac, SoacId, SoacKind, SrcLoc,
-    Stm, Type as CType, UnOp, Var, VarId,
+    Atom, BinOp, Body, DimSlice, Exp, Function, Lambda, LoopForm, Program, SizeParam, Soac, SoacId,
+    SoacKind, SrcLoc, Stm, Type as CType, UnOp, Var, VarId,
 };
 use crate::syntax::ast::{self, Field, FileId, Span};
 use crate::syntax::SourceMap;
 use crate::types::{
     Builtin, CheckedProgram, Const, Dim, Entry, LocalId, ScalarFn, ScalarType, Shape, TExpr,
-    TExprKind, TLambda, TPat, Type,
+    TExprKind, TLambda, TLoopForm, TPat, TSlice, Type,
 };
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -569,6 +569,20 @@ impl<'s> Lowerer<'s> {
             TExprKind::BinOp(op, a, b) => self.binop(env, *op, a, b, loc),
             TExprKind::UnOp(op, a) => {
                 let (a, t) = Self::scalar(&self.expr(env, a));
+                // A negative literal stays a constant (slice strides need it).
+                if let (ast::UnOp::Neg, Atom::Const(c)) = (op, a) {
+                    let negated = match c {
+                        Const::F32(v) => Some(Const::F32(-v)),
+                        Const::F64(v) => Some(Const::F64(-v)),
+                        Const::Bool(_) => None,
+                        _ => c
+                            .as_i128()
+                            .map(|v| Const::int_wrapping(c.scalar_type(), v.wrapping_neg())),
+                    };
+                    if let Some(n) = negated {
+                        return Value::Leaf(Atom::Const(n), t);
+                    }
+                }
                 let op = match op {
                     ast::UnOp::Neg => UnOp::Neg,
                     ast::UnOp::Not => UnOp::Not,
@@ -618,7 +632,278 @@ impl<'s> Lowerer<'s> {
                 });
                 self.expr(env, x)
             }
+            TExprKind::Loop {
+                pat,
+                init,
+                form,
+                body,
+            } => self.loop_(env, pat, init, form, body, loc),
+            TExprKind::Slice(a, dims) => {
+                let arr = self.expr(env, a);
+                self.slice(env, &arr, dims, loc)
+            }
+            TExprKind::Update(a, idx, v) => {
+                let arr = self.expr(env, a);
+                let indices: Vec<Atom> = idx
+                    .iter()
+                    .map(|i| Self::scalar(&self.expr(env, i)).0)
+                    .collect();
+                let v = self.expr(env, v);
+                let mut values = leaves(&v).into_iter();
+                self.per_array(&arr, loc, |s, id, t| {
+                    let value = values.next().map_or(Atom::Const(Const::I64(0)), |x| x.0);
+                    let dims = s.known_dims(Atom::Var(id));
+                    let exp = Exp::Update {
+                        array: id,
+                        indices: indices.clone(),
+                        value,
+                    };
+                    (t, exp, dims)
+                })
+            }
+            // The checker resolves these; this keeps lowering total.
+            TExprKind::TypeMember(..) => self.default_value(&e.ty, loc),
         }
+    }
+
+    /// Applies `f` to every array leaf of `arr`: `f` gives the result's
+    /// type, its expression and its known sizes.
+    fn per_array<'a>(
+        &mut self,
+        arr: &Value<'a>,
+        loc: SrcLoc,
+        mut f: impl FnMut(&mut Self, VarId, CType) -> (CType, Exp, Vec<Option<Atom>>),
+    ) -> Value<'a> {
+        let mut out = Vec::new();
+        for (a, t) in leaves(arr) {
+            let Atom::Var(id) = a else {
+                out.push((a, t));
+                continue;
+            };
+            let (rt, exp, dims) = f(self, id, t);
+            let r = self.let1("a", rt, exp, loc);
+            self.set_dims(r, dims);
+            out.push((r, rt));
+        }
+        rebuild(arr, &mut out.into_iter())
+    }
+
+    fn loop_<'a>(
+        &mut self,
+        env: &Env<'a>,
+        pat: &'a TPat,
+        init: &'a TExpr,
+        form: &'a TLoopForm,
+        body: &'a TExpr,
+        loc: SrcLoc,
+    ) -> Value<'a> {
+        let init_v = self.expr(env, init);
+        let init_leaves = leaves(&init_v);
+        let names = pat_leaf_names(pat);
+        let params: Vec<Var> = init_leaves
+            .iter()
+            .enumerate()
+            .map(|(i, (_, t))| self.fresh(names.get(i).map_or("acc", String::as_str), *t))
+            .collect();
+        let state = rebuild(&init_v, &mut params.iter().map(|v| (Atom::Var(v.id), v.ty)));
+        // The bound, or the array iterated over, is computed before the loop.
+        let i64_ = CType::Scalar(ScalarType::I64);
+        let (index, bound, array) = match form {
+            TLoopForm::For { name, bound, .. } => {
+                let (b, t) = Self::scalar(&self.expr(env, bound));
+                (Some(self.fresh(name, t)), b, None)
+            }
+            TLoopForm::ForIn { array, .. } => {
+                let arr = self.expr(env, array);
+                let n = match first_array(&arr) {
+                    Some(id) => self.size_of(id, 0, loc),
+                    None => Atom::Const(Const::I64(0)),
+                };
+                (Some(self.fresh("i", i64_)), n, Some(arr))
+            }
+            TLoopForm::While(_) => (None, Atom::Const(Const::I64(0)), None),
+        };
+        let cond = match form {
+            TLoopForm::While(c) => {
+                let (stms, c) = self.nested(|s| {
+                    let env = s.bind(env, pat, state.clone(), loc);
+                    Self::scalar(&s.expr(&env, c)).0
+                });
+                Some(Body {
+                    stms,
+                    result: vec![c],
+                })
+            }
+            _ => None,
+        };
+        let (stms, next) = self.nested(|s| {
+            let mut env = s.bind(env, pat, state.clone(), loc);
+            match (form, &index) {
+                (TLoopForm::For { index: lid, .. }, Some(i)) => {
+                    env = env.bind(*lid, Value::Leaf(Atom::Var(i.id), i.ty));
+                }
+                (TLoopForm::ForIn { pat: xp, .. }, Some(i)) => {
+                    let arr = array.clone().unwrap_or_else(unit);
+                    let row = s.index(&arr, vec![Atom::Var(i.id)], loc);
+                    env = s.bind(&env, xp, row, loc);
+                }
+                _ => {}
+            }
+            s.expr(&env, body)
+        });
+        let core_form = match (cond, index) {
+            (Some(cond), _) => LoopForm::While { cond },
+            (None, Some(index)) => LoopForm::For { index, bound },
+            (None, None) => LoopForm::While {
+                cond: Body {
+                    stms: Vec::new(),
+                    result: vec![Atom::Const(Const::Bool(false))],
+                },
+            },
+        };
+        let pat_vars: Vec<Var> = params.iter().map(|p| self.fresh(&p.name, p.ty)).collect();
+        let outs: Vec<(Atom, CType)> = pat_vars.iter().map(|v| (Atom::Var(v.id), v.ty)).collect();
+        self.stms.push(Stm {
+            pat: pat_vars,
+            exp: Exp::Loop {
+                params: params
+                    .into_iter()
+                    .zip(init_leaves.iter().map(|(a, _)| *a))
+                    .collect(),
+                form: core_form,
+                body: Body {
+                    stms,
+                    result: leaves(&next).into_iter().map(|(a, _)| a).collect(),
+                },
+            },
+            loc,
+        });
+        rebuild(&init_v, &mut outs.into_iter())
+    }
+
+    fn i64_atom(v: i64) -> Atom {
+        Atom::Const(Const::I64(v))
+    }
+
+    fn i64_op(&mut self, op: BinOp, a: Atom, b: Atom, loc: SrcLoc) -> Atom {
+        self.let1(
+            "t",
+            CType::Scalar(ScalarType::I64),
+            Exp::BinOp(op, a, b),
+            loc,
+        )
+    }
+
+    /// `a[d0, d1, ...]` with at least one range; Futhark's defaults for a
+    /// missing start and end (`n-1` and "before 0" for a negative stride).
+    fn slice<'a>(
+        &mut self,
+        env: &Env<'a>,
+        arr: &Value<'a>,
+        dims: &'a [TSlice],
+        loc: SrcLoc,
+    ) -> Value<'a> {
+        let first = first_array(arr);
+        let known = first.map_or_else(Vec::new, |f| self.known_dims(Atom::Var(f)));
+        let mut slices = Vec::new();
+        let mut out_dims = Vec::new();
+        let mut fixed = 0;
+        for (d, ds) in dims.iter().enumerate() {
+            let (start, end, stride) = match ds {
+                TSlice::Index(e) => {
+                    slices.push(DimSlice::Index(Self::scalar(&self.expr(env, e)).0));
+                    fixed += 1;
+                    continue;
+                }
+                TSlice::Range { start, end, stride } => (start, end, stride),
+            };
+            let part = |s: &mut Self, e: &'a Option<TExpr>| {
+                e.as_ref().map(|x| Self::scalar(&s.expr(env, x)).0)
+            };
+            let (start, end, stride) = (part(self, start), part(self, end), part(self, stride));
+            let whole = start.is_none() && end.is_none() && stride.is_none();
+            let stride = stride.unwrap_or(Self::i64_atom(1));
+            let n = if start.is_none() || end.is_none() {
+                match first {
+                    Some(f) => self.size_of(f, d, loc),
+                    None => Self::i64_atom(0),
+                }
+            } else {
+                Self::i64_atom(0)
+            };
+            let (start, end) = match stride {
+                Atom::Const(c) if c.as_i128().unwrap_or(1) < 0 => {
+                    let start = match start {
+                        Some(s) => s,
+                        None => self.i64_op(BinOp::Sub, n, Self::i64_atom(1), loc),
+                    };
+                    (start, end.unwrap_or(Self::i64_atom(-1)))
+                }
+                Atom::Const(_) => (start.unwrap_or(Self::i64_atom(0)), end.unwrap_or(n)),
+                Atom::Var(_) => {
+                    // The IR requires a non-zero stride.
+                    let ok = self.let1(
+                        "ok",
+                        CType::Scalar(ScalarType::Bool),
+                        Exp::BinOp(BinOp::Neq, stride, Self::i64_atom(0)),
+                        loc,
+                    );
+                    self.stms.push(Stm {
+                        pat: Vec::new(),
+                        exp: Exp::Assert(ok),
+                        loc,
+                    });
+                    let neg = if start.is_none() || end.is_none() {
+                        self.let1(
+                            "neg",
+                            CType::Scalar(ScalarType::Bool),
+                            Exp::BinOp(BinOp::Lt, stride, Self::i64_atom(0)),
+                            loc,
+                        )
+                    } else {
+                        Atom::Const(Const::Bool(false))
+                    };
+                    let i64_ = CType::Scalar(ScalarType::I64);
+                    let pick = |s: &mut Self, given: Option<Atom>, up: Atom, down: bool| {
+                        given.unwrap_or_else(|| {
+                            let v = s.if_(
+                                neg,
+                                loc,
+                                |s| {
+                                    let a = if down {
+                                        s.i64_op(BinOp::Sub, n, Self::i64_atom(1), loc)
+                                    } else {
+                                        Self::i64_atom(-1)
+                                    };
+                                    Value::Leaf(a, i64_)
+                                },
+                                |_| Value::Leaf(up, i64_),
+                            );
+                            Self::scalar(&v).0
+                        })
+                    };
+                    let start = pick(self, start, Self::i64_atom(0), true);
+                    let end = pick(self, end, n, false);
+                    (start, end)
+                }
+            };
+            out_dims.push(if whole { Some(n) } else { None });
+            slices.push(DimSlice::Range { start, end, stride });
+        }
+        out_dims.extend(known.iter().skip(dims.len()).cloned());
+        self.per_array(arr, loc, |_, id, t| {
+            let rank = t.rank().saturating_sub(fixed);
+            let rt = if rank == 0 {
+                CType::Scalar(t.elem())
+            } else {
+                CType::Array(t.elem(), rank)
+            };
+            let exp = Exp::Slice {
+                array: id,
+                dims: slices.clone(),
+            };
+            (rt, exp, out_dims.clone())
+        })
     }
 
     fn binop<'a>(
@@ -629,6 +914,11 @@ impl<'s> Lowerer<'s> {
         b: &'a TExpr,
         loc: SrcLoc,
     ) -> Value<'a> {
+        if op == ast::BinOp::Concat {
+            let x = self.expr(env, a);
+            let y = self.expr(env, b);
+            return self.concat(x, y, loc);
+        }
         let (x, t) = Self::scalar(&self.expr(env, a));
         let bool_leaf =
             |v: bool| Value::Leaf(Atom::Const(Const::Bool(v)), CType::Scalar(ScalarType::Bool));
@@ -813,15 +1103,14 @@ impl<'s> Lowerer<'s> {
         (values, vars)
     }
 
-    /// Applies `f` to `args` inside a new body: the SOAC's function.
-    fn make_lambda<'a>(
+    /// Builds a SOAC's function: `body` computes its result in a new body
+    /// with `params` bound.
+    fn lambda_with<'a>(
         &mut self,
-        f: Value<'a>,
-        args: Vec<Value<'a>>,
         params: Vec<Var>,
-        loc: SrcLoc,
+        body: impl FnOnce(&mut Self) -> Value<'a>,
     ) -> (Lambda, Value<'a>) {
-        let (stms, result) = self.nested(|s| s.apply(f, args, loc));
+        let (stms, result) = self.nested(body);
         let res = leaves(&result);
         let lambda = Lambda {
             params,
@@ -874,22 +1163,96 @@ impl<'s> Lowerer<'s> {
         width
     }
 
+    /// Fresh variables of the given types, as a value shaped like `like`.
+    fn fresh_like<'a>(
+        &mut self,
+        name: &str,
+        tys: &[CType],
+        like: &Value<'a>,
+    ) -> (Vec<Var>, Value<'a>) {
+        let vars: Vec<Var> = tys.iter().map(|t| self.fresh(name, *t)).collect();
+        let value = rebuild(like, &mut vars.iter().map(|v| (Atom::Var(v.id), v.ty)));
+        (vars, value)
+    }
+
+    /// A `map` of `width` over `arrays` whose function `body` makes from
+    /// one row of each.
+    fn map_with<'a>(
+        &mut self,
+        width: Atom,
+        arrays: &[Value<'a>],
+        loc: SrcLoc,
+        body: impl FnOnce(&mut Self, Vec<Value<'a>>) -> Value<'a>,
+    ) -> Value<'a> {
+        let (rows, params) = self.row_params(arrays);
+        let (lambda, result) = self.lambda_with(params, |s| body(s, rows));
+        let tys: Vec<CType> = lambda.ret.iter().map(|t| t.array_of()).collect();
+        let (pat, value) = self.fresh_like("m", &tys, &result);
+        for v in &pat {
+            self.set_dims(Atom::Var(v.id), vec![Some(width)]);
+        }
+        let args = Self::array_vars(arrays);
+        self.soac(width, SoacKind::Map(lambda), args, pat, loc);
+        value
+    }
+
     fn map<'a>(&mut self, f: Value<'a>, arrays: Vec<Value<'a>>, loc: SrcLoc) -> Value<'a> {
         let width = self.common_width(&arrays, loc);
-        let (rows, params) = self.row_params(&arrays);
-        let (lambda, result) = self.make_lambda(f, rows, params, loc);
-        let pat: Vec<Var> = lambda
-            .ret
+        self.map_with(width, &arrays, loc, |s, rows| s.apply(f, rows, loc))
+    }
+
+    /// `tabulate_kd n1 .. nk f`: nested maps over `iota`s made up front.
+    fn tabulate<'a>(&mut self, sizes: Vec<Atom>, f: Value<'a>, loc: SrcLoc) -> Value<'a> {
+        let arr = CType::Array(ScalarType::I64, 1);
+        let iotas: Vec<Value<'a>> = sizes
             .iter()
-            .map(|t| self.fresh("m", t.array_of()))
+            .map(|n| {
+                let r = self.let1("iota", arr, Exp::Iota(*n), loc);
+                self.set_dims(r, vec![Some(*n)]);
+                Value::Leaf(r, arr)
+            })
             .collect();
-        let outs: Vec<(Atom, CType)> = pat.iter().map(|v| (Atom::Var(v.id), v.ty)).collect();
-        for (a, _) in &outs {
-            self.set_dims(*a, vec![Some(width)]);
+        let result = self.tabulate_level(&sizes, &iotas, Vec::new(), f, loc);
+        for (a, _) in leaves(&result) {
+            let mut dims: Vec<Option<Atom>> = sizes.iter().map(|n| Some(*n)).collect();
+            dims.extend(self.known_dims(a).into_iter().skip(1));
+            self.set_dims(a, dims);
         }
-        let args = Self::array_vars(&arrays);
-        self.soac(width, SoacKind::Map(lambda), args, pat, loc);
-        rebuild(&result, &mut outs.into_iter())
+        result
+    }
+
+    fn tabulate_level<'a>(
+        &mut self,
+        sizes: &[Atom],
+        iotas: &[Value<'a>],
+        indices: Vec<Value<'a>>,
+        f: Value<'a>,
+        loc: SrcLoc,
+    ) -> Value<'a> {
+        let level = indices.len();
+        match (sizes.get(level), iotas.get(level)) {
+            (Some(n), Some(iota)) => {
+                let arrays = [iota.clone()];
+                self.map_with(*n, &arrays, loc, |s, rows| {
+                    let mut indices = indices;
+                    indices.extend(rows);
+                    s.tabulate_level(sizes, iotas, indices, f, loc)
+                })
+            }
+            _ => self.apply(f, indices, loc),
+        }
+    }
+
+    /// An operator's function: accumulators, then elements, for `arr`'s rows.
+    fn operator<'a>(&mut self, op: Value<'a>, arr: &Value<'a>, loc: SrcLoc) -> (Lambda, Value<'a>) {
+        let arrays = [arr.clone()];
+        let (mut accs, mut acc_vars) = self.row_params(&arrays);
+        let (elems, elem_vars) = self.row_params(&arrays);
+        acc_vars.extend(elem_vars);
+        let acc = accs.pop().unwrap_or_else(unit);
+        let elem = elems.into_iter().next().unwrap_or_else(unit);
+        let (lambda, _) = self.lambda_with(acc_vars, |s| s.apply(op, vec![acc.clone(), elem], loc));
+        (lambda, acc)
     }
 
     fn reduce_or_scan<'a>(
@@ -897,67 +1260,227 @@ impl<'s> Lowerer<'s> {
         op: Value<'a>,
         neutral: Value<'a>,
         arr: Value<'a>,
-        scan: bool,
+        kind: Builtin,
+        loc: SrcLoc,
+    ) -> Value<'a> {
+        let width = self.common_width(std::slice::from_ref(&arr), loc);
+        let (lambda, acc) = self.operator(op, &arr, loc);
+        let scan = matches!(kind, Builtin::Scan | Builtin::ScanRight);
+        let tys: Vec<CType> = lambda
+            .ret
+            .iter()
+            .map(|t| if scan { t.array_of() } else { *t })
+            .collect();
+        let (pat, value) = self.fresh_like(if scan { "s" } else { "r" }, &tys, &acc);
+        if scan {
+            for v in &pat {
+                self.set_dims(Atom::Var(v.id), vec![Some(width)]);
+            }
+        }
+        let neutral = leaves(&neutral).into_iter().map(|(a, _)| a).collect();
+        let args = Self::array_vars(&[arr]);
+        let kind = match kind {
+            Builtin::Scan => SoacKind::Scan {
+                op: lambda,
+                neutral,
+            },
+            Builtin::ScanRight => SoacKind::ScanRight {
+                op: lambda,
+                neutral,
+            },
+            _ => SoacKind::Reduce {
+                op: lambda,
+                neutral,
+            },
+        };
+        self.soac(width, kind, args, pat, loc);
+        value
+    }
+
+    /// `filter` (one group of results) and `partition` (two).
+    fn filter<'a>(
+        &mut self,
+        pred: Value<'a>,
+        arr: Value<'a>,
+        partition: bool,
         loc: SrcLoc,
     ) -> Value<'a> {
         let arrays = [arr];
         let width = self.common_width(&arrays, loc);
-        let (mut accs, mut acc_vars) = self.row_params(&arrays);
-        let (elems, elem_vars) = self.row_params(&arrays);
-        acc_vars.extend(elem_vars);
-        let acc = accs.pop().unwrap_or_else(unit);
-        let elem = elems.into_iter().next().unwrap_or_else(unit);
-        let (lambda, _) = self.make_lambda(op, vec![acc.clone(), elem], acc_vars, loc);
-        let pat: Vec<Var> = lambda
-            .ret
-            .iter()
-            .map(|t| {
-                if scan {
-                    self.fresh("s", t.array_of())
-                } else {
-                    self.fresh("r", *t)
+        let (rows, params) = self.row_params(&arrays);
+        let (pred, _) = self.lambda_with(params, |s| s.apply(pred, rows, loc));
+        let [arr] = arrays;
+        let tys: Vec<CType> = leaves(&arr).into_iter().map(|(_, t)| t).collect();
+        let (matches, first) = self.fresh_like("f", &tys, &arr);
+        let (rest, second) = self.fresh_like("f", &tys, &arr);
+        let mut pat = matches;
+        let kind = if partition {
+            pat.extend(rest);
+            SoacKind::Partition { pred }
+        } else {
+            SoacKind::Filter { pred }
+        };
+        let args = Self::array_vars(std::slice::from_ref(&arr));
+        self.soac(width, kind, args, pat, loc);
+        // The arrays of one group share their size: read it once.
+        for group in [&first, &second].iter().take(if partition { 2 } else { 1 }) {
+            let ids: Vec<Atom> = leaves(group).into_iter().map(|(a, _)| a).collect();
+            if let (Some(Atom::Var(f)), true) = (ids.first().copied(), ids.len() > 1) {
+                let n = self.size_of(f, 0, loc);
+                for a in &ids[1..] {
+                    self.set_dims(*a, vec![Some(n)]);
                 }
-            })
-            .collect();
-        let outs: Vec<(Atom, CType)> = pat.iter().map(|v| (Atom::Var(v.id), v.ty)).collect();
-        if scan {
-            for (a, _) in &outs {
-                self.set_dims(*a, vec![Some(width)]);
             }
         }
-        let neutral = leaves(&neutral).into_iter().map(|(a, _)| a).collect();
-        let args = Self::array_vars(&arrays);
-        let kind = if scan {
-            SoacKind::Scan {
-                op: lambda,
-                neutral,
-            }
+        if partition {
+            Value::Tuple(vec![first, second])
         } else {
-            SoacKind::Reduce {
-                op: lambda,
-                neutral,
+            first
+        }
+    }
+
+    fn scatter<'a>(
+        &mut self,
+        dest: Value<'a>,
+        is: Value<'a>,
+        vs: Value<'a>,
+        loc: SrcLoc,
+    ) -> Value<'a> {
+        let width = self.common_width(&[is.clone(), vs.clone()], loc);
+        let dest_ids = Self::array_vars(std::slice::from_ref(&dest));
+        let tys: Vec<CType> = leaves(&dest).into_iter().map(|(_, t)| t).collect();
+        let (pat, value) = self.fresh_like("sc", &tys, &dest);
+        for (v, d) in pat.iter().zip(&dest_ids) {
+            let dims = self.known_dims(Atom::Var(*d));
+            self.set_dims(Atom::Var(v.id), dims);
+        }
+        let args = Self::array_vars(&[is, vs]);
+        self.soac(width, SoacKind::Scatter { dest: dest_ids }, args, pat, loc);
+        value
+    }
+
+    /// `hist op ne m is vs`, and with `dest` `reduce_by_index dest op ne is vs`.
+    #[allow(clippy::too_many_arguments)]
+    fn hist<'a>(
+        &mut self,
+        dest: Option<Value<'a>>,
+        op: Value<'a>,
+        neutral: Value<'a>,
+        bins: Atom,
+        is: Value<'a>,
+        vs: Value<'a>,
+        loc: SrcLoc,
+    ) -> Value<'a> {
+        let width = self.common_width(&[is.clone(), vs.clone()], loc);
+        let (lambda, acc) = self.operator(op, &vs, loc);
+        let (bins, dest_ids) = match &dest {
+            Some(d) => {
+                let bins = match first_array(d) {
+                    Some(f) => self.size_of(f, 0, loc),
+                    None => Self::i64_atom(0),
+                };
+                (bins, Some(Self::array_vars(std::slice::from_ref(d))))
             }
+            None => (bins, None),
+        };
+        let tys: Vec<CType> = lambda.ret.iter().map(|t| t.array_of()).collect();
+        let (pat, value) = self.fresh_like("h", &tys, &acc);
+        for v in &pat {
+            self.set_dims(Atom::Var(v.id), vec![Some(bins)]);
+        }
+        let neutral = leaves(&neutral).into_iter().map(|(a, _)| a).collect();
+        let args = Self::array_vars(&[is, vs]);
+        let kind = SoacKind::Hist {
+            op: lambda,
+            neutral,
+            bins,
+            dest: dest_ids,
         };
         self.soac(width, kind, args, pat, loc);
-        rebuild(&acc, &mut outs.into_iter())
+        value
+    }
+
+    fn concat<'a>(&mut self, x: Value<'a>, y: Value<'a>, loc: SrcLoc) -> Value<'a> {
+        let mut ys = leaves(&y).into_iter();
+        self.per_array(&x, loc, |s, id, t| {
+            let mut parts = vec![id];
+            if let Some((Atom::Var(other), _)) = ys.next() {
+                parts.push(other);
+            }
+            let mut dims = vec![None];
+            dims.extend(s.known_dims(Atom::Var(id)).into_iter().skip(1));
+            (t, Exp::Concat(parts), dims)
+        })
+    }
+
+    /// Transpose, flatten, unflatten, reverse and rotate: one statement per
+    /// array leaf.
+    fn reshape<'a>(&mut self, b: Builtin, args: &[Value<'a>], loc: SrcLoc) -> Value<'a> {
+        let scalar_arg = |i: usize| args.get(i).map_or(Self::i64_atom(0), |v| Self::scalar(v).0);
+        let arr = args.last().cloned().unwrap_or_else(unit);
+        match b {
+            Builtin::Transpose => self.per_array(&arr, loc, |s, id, t| {
+                let mut dims = s.known_dims(Atom::Var(id));
+                dims.resize(t.rank().max(2), None);
+                dims.swap(0, 1);
+                (t, Exp::Transpose(id), dims)
+            }),
+            Builtin::Flatten => self.per_array(&arr, loc, |s, id, t| {
+                let known = s.known_dims(Atom::Var(id));
+                let mut dims = vec![match (known.first(), known.get(1)) {
+                    (Some(Some(a)), Some(Some(b))) => Some(s.i64_op(BinOp::Mul, *a, *b, loc)),
+                    _ => None,
+                }];
+                dims.extend(known.into_iter().skip(2));
+                let rt = CType::Array(t.elem(), t.rank().saturating_sub(1).max(1));
+                (rt, Exp::Flatten(id), dims)
+            }),
+            Builtin::Unflatten => {
+                let (rows, cols) = (scalar_arg(0), scalar_arg(1));
+                self.per_array(&arr, loc, |s, id, t| {
+                    let mut dims = vec![Some(rows), Some(cols)];
+                    dims.extend(s.known_dims(Atom::Var(id)).into_iter().skip(1));
+                    let exp = Exp::Unflatten {
+                        array: id,
+                        rows,
+                        cols,
+                    };
+                    (t.array_of(), exp, dims)
+                })
+            }
+            Builtin::Reverse => self.per_array(&arr, loc, |s, id, t| {
+                (t, Exp::Reverse(id), s.known_dims(Atom::Var(id)))
+            }),
+            _ => {
+                let amount = scalar_arg(0);
+                self.per_array(&arr, loc, |s, id, t| {
+                    let exp = Exp::Rotate { array: id, amount };
+                    (t, exp, s.known_dims(Atom::Var(id)))
+                })
+            }
+        }
     }
 
     fn builtin<'a>(&mut self, b: Builtin, mut args: Vec<Value<'a>>, loc: SrcLoc) -> Value<'a> {
         let i64_ = CType::Scalar(ScalarType::I64);
+        let mut take = |i: usize| {
+            args.get_mut(i)
+                .map_or_else(unit, |v| std::mem::replace(v, unit()))
+        };
         match b {
-            Builtin::Length => match args.first().and_then(first_array) {
+            Builtin::Length => match first_array(&take(0)) {
                 Some(arr) => Value::Leaf(self.size_of(arr, 0, loc), i64_),
                 None => Value::Leaf(Atom::Const(Const::I64(0)), i64_),
             },
             Builtin::Iota => {
-                let (n, _) = Self::scalar(&args[0]);
+                let (n, _) = Self::scalar(&take(0));
                 let r = self.let1("iota", CType::Array(ScalarType::I64, 1), Exp::Iota(n), loc);
                 self.set_dims(r, vec![Some(n)]);
                 Value::Leaf(r, CType::Array(ScalarType::I64, 1))
             }
             Builtin::Replicate => {
-                let (n, _) = Self::scalar(&args[0]);
-                let v = args.pop().unwrap_or_else(unit);
+                let (n, _) = Self::scalar(&take(0));
+                let v = take(1);
                 let mut outs = Vec::new();
                 for (a, t) in leaves(&v) {
                     let r = self.let1(
@@ -974,28 +1497,59 @@ impl<'s> Lowerer<'s> {
                 rebuild(&v, &mut outs.into_iter())
             }
             Builtin::Map(_) => {
-                let f = args.remove(0);
+                let f = take(0);
+                args.remove(0);
                 self.map(f, args, loc)
             }
-            Builtin::Reduce | Builtin::ReduceComm | Builtin::Scan => {
-                let arr = args.pop().unwrap_or_else(unit);
-                let neutral = args.pop().unwrap_or_else(unit);
-                let op = args.pop().unwrap_or_else(unit);
-                self.reduce_or_scan(op, neutral, arr, b == Builtin::Scan, loc)
+            Builtin::Tabulate(k) => {
+                let k = k as usize;
+                let sizes = (0..k).map(|i| Self::scalar(&take(i)).0).collect();
+                let f = take(k);
+                self.tabulate(sizes, f, loc)
             }
+            Builtin::Reduce | Builtin::ReduceComm | Builtin::Scan | Builtin::ScanRight => {
+                let (op, neutral, arr) = (take(0), take(1), take(2));
+                self.reduce_or_scan(op, neutral, arr, b, loc)
+            }
+            Builtin::Filter | Builtin::Partition => {
+                let (pred, arr) = (take(0), take(1));
+                self.filter(pred, arr, b == Builtin::Partition, loc)
+            }
+            Builtin::Scatter => {
+                let (dest, is, vs) = (take(0), take(1), take(2));
+                self.scatter(dest, is, vs, loc)
+            }
+            Builtin::Hist => {
+                let (op, ne, m, is, vs) = (take(0), take(1), take(2), take(3), take(4));
+                let bins = Self::scalar(&m).0;
+                self.hist(None, op, ne, bins, is, vs, loc)
+            }
+            Builtin::ReduceByIndex => {
+                let (dest, op, ne, is, vs) = (take(0), take(1), take(2), take(3), take(4));
+                self.hist(Some(dest), op, ne, Self::i64_atom(0), is, vs, loc)
+            }
+            Builtin::Concat => {
+                let (x, y) = (take(0), take(1));
+                self.concat(x, y, loc)
+            }
+            Builtin::Transpose
+            | Builtin::Flatten
+            | Builtin::Unflatten
+            | Builtin::Reverse
+            | Builtin::Rotate => self.reshape(b, &args, loc),
             Builtin::Zip(_) => {
                 self.common_width(&args, loc);
                 Value::Tuple(args)
             }
-            Builtin::Unzip(_) => args.pop().unwrap_or_else(unit),
+            Builtin::Unzip(_) => take(0),
             Builtin::Scalar(t, f) => {
-                let (x, _) = Self::scalar(&args[0]);
+                let (x, _) = Self::scalar(&take(0));
+                let (y, _) = Self::scalar(&take(1));
                 let rt = CType::Scalar(f.result(t));
                 let exp = match f {
                     ScalarFn::Convert(from) if from == t => return Value::Leaf(x, rt),
                     ScalarFn::Convert(_) => Exp::Convert(t, x),
                     ScalarFn::Min | ScalarFn::Max | ScalarFn::Pow | ScalarFn::Atan2 => {
-                        let (y, _) = Self::scalar(args.get(1).unwrap_or(&unit()));
                         let op = match f {
                             ScalarFn::Min => BinOp::Min,
                             ScalarFn::Max => BinOp::Max,

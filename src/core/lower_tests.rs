@@ -7,10 +7,23 @@ use crate::syntax::{parse_program, SourceMap};
 use crate::types::{check, ScalarType};
 
 fn lower_src(src: &str) -> Program {
+    lower_programs(&[("test.arr", src)])
+}
+
+/// Lowers `src` after the standard library, as the driver does.
+fn lower_with_stdlib(src: &str) -> Program {
+    let prelude = include_str!("../../stdlib/prelude.arr");
+    lower_programs(&[("stdlib/prelude.arr", prelude), ("test.arr", src)])
+}
+
+fn lower_programs(files: &[(&str, &str)]) -> Program {
     let mut sources = SourceMap::default();
-    let file = sources.add("test.arr".into(), src.into());
-    let program = parse_program(&sources, file).expect("parses");
-    let checked = match check(&sources, &[program]) {
+    let mut programs = Vec::new();
+    for (name, src) in files {
+        let file = sources.add(name.to_string(), src.to_string());
+        programs.push(parse_program(&sources, file).expect("parses"));
+    }
+    let checked = match check(&sources, &programs) {
         Ok(c) => c,
         Err(ds) => panic!("check failed: {ds:#?}"),
     };
@@ -178,9 +191,8 @@ fn variables_are_unique_across_the_program() {
                 assert!(seen.insert(v.id), "{:?} bound twice", v.id);
             }
             if let Exp::Soac(soac) = &s.exp {
-                let lam = match &soac.kind {
-                    SoacKind::Map(l) => l,
-                    SoacKind::Reduce { op, .. } | SoacKind::Scan { op, .. } => op,
+                let Some(lam) = soac.kind.lambda() else {
+                    continue;
                 };
                 for v in &lam.params {
                     assert!(seen.insert(v.id));
@@ -230,4 +242,324 @@ fn normalise2_has_five_soacs_and_no_size_checks() {
         ["size", "reduce", "scan", "reduce", "map", "map"]
     );
     assert_eq!(f.body.stms[2].pat[0].name, "scn");
+}
+
+/// Every statement of a body and of the bodies nested in it.
+fn all_stms(body: &Body) -> Vec<&Stm> {
+    let mut out = Vec::new();
+    for s in &body.stms {
+        out.push(s);
+        match &s.exp {
+            Exp::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                out.extend(all_stms(then_body));
+                out.extend(all_stms(else_body));
+            }
+            Exp::Loop { form, body, .. } => {
+                if let LoopForm::While { cond } = form {
+                    out.extend(all_stms(cond));
+                }
+                out.extend(all_stms(body));
+            }
+            Exp::Soac(soac) => {
+                if let Some(lam) = soac.kind.lambda() {
+                    out.extend(all_stms(&lam.body));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn for_loop_carries_flattened_state() {
+    let p =
+        lower_src("entry main (n: i64) = loop (a, b) = (0i64, 1.5f32) for i < n do (a + i, b * 2)");
+    let f = &p.entries[0];
+    assert_eq!(f.ret.len(), 2);
+    let Exp::Loop { params, form, body } = &f.body.stms[0].exp else {
+        panic!("{:?}", f.body.stms)
+    };
+    assert_eq!(params.len(), 2);
+    assert_eq!(params[0].1, Atom::Const(crate::types::Const::I64(0)));
+    let LoopForm::For { index, bound } = form else {
+        panic!()
+    };
+    assert_eq!(index.ty, Type::Scalar(ScalarType::I64));
+    assert_eq!(*bound, Atom::Var(f.params[0].id));
+    assert_eq!(body.result.len(), 2);
+    assert_eq!(f.body.stms[0].pat.len(), 2);
+    assert_eq!(f.body.result[1], Atom::Var(f.body.stms[0].pat[1].id));
+}
+
+#[test]
+fn for_in_reads_a_row_per_iteration() {
+    let p =
+        lower_src("entry main (m: [][]f32) = loop acc = 0 for row in m do acc + reduce (+) 0 row");
+    let f = &p.entries[0];
+    assert_eq!(stm_kinds(&f.body), ["size", "other"]);
+    let Exp::Loop { form, body, .. } = &f.body.stms[1].exp else {
+        panic!()
+    };
+    let LoopForm::For { bound, .. } = form else {
+        panic!()
+    };
+    assert_eq!(*bound, Atom::Var(f.body.stms[0].pat[0].id));
+    assert_eq!(stm_kinds(body)[0], "index");
+    assert_eq!(body.stms[0].pat[0].ty, Type::Array(ScalarType::F32, 1));
+}
+
+#[test]
+fn while_loop_condition_sees_the_state() {
+    let p = lower_src("entry main (x: i32) = loop y = x while y < 100 do y * 2");
+    let f = &p.entries[0];
+    let Exp::Loop { params, form, .. } = &f.body.stms[0].exp else {
+        panic!()
+    };
+    let LoopForm::While { cond } = form else {
+        panic!()
+    };
+    let Exp::BinOp(BinOp::Lt, Atom::Var(v), _) = &cond.stms[0].exp else {
+        panic!()
+    };
+    assert_eq!(*v, params[0].0.id);
+    assert_eq!(cond.result.len(), 1);
+}
+
+#[test]
+fn slices_use_futhark_defaults() {
+    let p = lower_src("entry main (xs: []i32) = (xs[2:], xs[::-1], xs[1:3:1])");
+    let f = &p.entries[0];
+    let slices: Vec<&Vec<DimSlice>> = f
+        .body
+        .stms
+        .iter()
+        .filter_map(|s| match &s.exp {
+            Exp::Slice { dims, .. } => Some(dims),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(slices.len(), 3);
+    let i64c = |v: i64| Atom::Const(crate::types::Const::I64(v));
+    let DimSlice::Range { start, end, stride } = slices[0][0] else {
+        panic!()
+    };
+    assert_eq!((start, stride), (i64c(2), i64c(1)));
+    assert!(matches!(end, Atom::Var(_)));
+    let DimSlice::Range { start, end, stride } = slices[1][0] else {
+        panic!()
+    };
+    assert!(matches!(start, Atom::Var(_)), "n - 1");
+    assert_eq!((end, stride), (i64c(-1), i64c(-1)));
+    assert_eq!(
+        slices[2][0],
+        DimSlice::Range {
+            start: i64c(1),
+            end: i64c(3),
+            stride: i64c(1)
+        }
+    );
+}
+
+#[test]
+fn mixed_slice_and_update_on_matrices() {
+    let p = lower_src("entry main (m: [][]f32) (j: i64) = (m[:, j], m with [0, j] = 1)");
+    let f = &p.entries[0];
+    let slice = f
+        .body
+        .stms
+        .iter()
+        .find(|s| matches!(s.exp, Exp::Slice { .. }))
+        .expect("a slice");
+    assert_eq!(slice.pat[0].ty, Type::Array(ScalarType::F32, 1));
+    let Exp::Slice { dims, .. } = &slice.exp else {
+        panic!()
+    };
+    assert_eq!(dims[1], DimSlice::Index(Atom::Var(f.params[1].id)));
+    let update = f
+        .body
+        .stms
+        .iter()
+        .find(|s| matches!(s.exp, Exp::Update { .. }))
+        .expect("an update");
+    let Exp::Update { indices, value, .. } = &update.exp else {
+        panic!()
+    };
+    assert_eq!(indices.len(), 2);
+    assert_eq!(*value, Atom::Const(crate::types::Const::F32(1.0)));
+}
+
+#[test]
+fn filter_and_partition_of_zipped_arrays() {
+    let p = lower_src(
+        "entry main (xs: []i32) (ys: []f32) =\n\
+         let (a, b) = unzip (filter (\\(x, _) -> x > 0) (zip xs ys))\n\
+         let (p, q) = partition (\\x -> x > 0) xs\n\
+         in (a, b, p, q)",
+    );
+    let f = &p.entries[0];
+    let s = soacs(&f.body);
+    let SoacKind::Filter { pred } = &s[0].kind else {
+        panic!()
+    };
+    assert_eq!(pred.params.len(), 2);
+    assert_eq!(s[0].args.len(), 2);
+    let SoacKind::Partition { .. } = &s[1].kind else {
+        panic!()
+    };
+    let part = f
+        .body
+        .stms
+        .iter()
+        .find(|st| matches!(&st.exp, Exp::Soac(x) if matches!(x.kind, SoacKind::Partition { .. })))
+        .expect("partition");
+    assert_eq!(part.pat.len(), 2);
+    assert_eq!(f.ret.len(), 4);
+}
+
+#[test]
+fn scatter_hist_and_reduce_by_index() {
+    let p = lower_src(
+        "entry main (d: []f32) (is: []i64) (vs: []f32) =\n\
+         (scatter d is vs, hist (+) 0 4 is vs, reduce_by_index d f32.max f32.lowest is vs)",
+    );
+    let f = &p.entries[0];
+    let s = soacs(&f.body);
+    let SoacKind::Scatter { dest } = &s[0].kind else {
+        panic!()
+    };
+    assert_eq!(dest, &vec![f.params[0].id]);
+    assert_eq!(s[0].args, vec![f.params[1].id, f.params[2].id]);
+    let SoacKind::Hist { op, bins, dest, .. } = &s[1].kind else {
+        panic!()
+    };
+    assert_eq!(op.params.len(), 2);
+    assert_eq!(*bins, Atom::Const(crate::types::Const::I64(4)));
+    assert!(dest.is_none());
+    let SoacKind::Hist { dest, neutral, .. } = &s[2].kind else {
+        panic!()
+    };
+    assert_eq!(dest, &Some(vec![f.params[0].id]));
+    assert_eq!(
+        neutral,
+        &vec![Atom::Const(crate::types::Const::F32(f32::NEG_INFINITY))]
+    );
+}
+
+#[test]
+fn tabulate_2d_nests_maps_over_iotas() {
+    let p = lower_src("entry main (n: i64) (m: i64) = tabulate_2d n m (\\i j -> i * m + j)");
+    let f = &p.entries[0];
+    assert_eq!(stm_kinds(&f.body), ["other", "other", "map"]);
+    let SoacKind::Map(outer) = &soacs(&f.body)[0].kind else {
+        panic!()
+    };
+    assert_eq!(outer.ret, vec![Type::Array(ScalarType::I64, 1)]);
+    assert_eq!(stm_kinds(&outer.body), ["map"]);
+    assert_eq!(f.ret, vec![Type::Array(ScalarType::I64, 2)]);
+}
+
+#[test]
+fn reshaping_builtins_and_concat() {
+    let p = lower_src(
+        "entry main (m: [][]i32) (xs: []i32) =\n\
+         (transpose m, flatten m, unflatten 2 2 xs, reverse xs, rotate 1 xs, xs ++ xs, concat xs xs)",
+    );
+    let f = &p.entries[0];
+    let kinds: Vec<&str> = f
+        .body
+        .stms
+        .iter()
+        .filter_map(|s| match &s.exp {
+            Exp::Transpose(_) => Some("transpose"),
+            Exp::Flatten(_) => Some("flatten"),
+            Exp::Unflatten { .. } => Some("unflatten"),
+            Exp::Reverse(_) => Some("reverse"),
+            Exp::Rotate { .. } => Some("rotate"),
+            Exp::Concat(_) => Some("concat"),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "transpose",
+            "flatten",
+            "unflatten",
+            "reverse",
+            "rotate",
+            "concat",
+            "concat"
+        ]
+    );
+    assert_eq!(
+        f.ret,
+        vec![
+            Type::Array(ScalarType::I32, 2),
+            Type::Array(ScalarType::I32, 1),
+            Type::Array(ScalarType::I32, 2),
+            Type::Array(ScalarType::I32, 1),
+            Type::Array(ScalarType::I32, 1),
+            Type::Array(ScalarType::I32, 1),
+            Type::Array(ScalarType::I32, 1),
+        ]
+    );
+}
+
+#[test]
+fn assert_is_checked_before_its_body() {
+    let p = lower_src("entry main (x: i32) = assert (x > 0) (100 / x)");
+    let f = &p.entries[0];
+    let kinds: Vec<bool> = f
+        .body
+        .stms
+        .iter()
+        .map(|s| matches!(s.exp, Exp::Assert(_)))
+        .collect();
+    assert_eq!(kinds, [false, true, false]);
+    assert_eq!(f.body.stms[1].loc.col, 23);
+}
+
+#[test]
+fn stdlib_maximum_uses_the_types_lowest() {
+    let p = lower_with_stdlib("entry main (xs: []u8) (ys: []f64) = (maximum xs, minimum ys)");
+    let f = &p.entries[0];
+    let s = soacs(&f.body);
+    let SoacKind::Reduce { op, neutral } = &s[0].kind else {
+        panic!()
+    };
+    assert_eq!(neutral, &vec![Atom::Const(crate::types::Const::U8(0))]);
+    assert!(matches!(op.body.stms[0].exp, Exp::BinOp(BinOp::Max, ..)));
+    let SoacKind::Reduce { neutral, .. } = &s[1].kind else {
+        panic!()
+    };
+    assert_eq!(
+        neutral,
+        &vec![Atom::Const(crate::types::Const::F64(f64::INFINITY))]
+    );
+}
+
+#[test]
+fn whole_stdlib_lowers() {
+    let p = lower_with_stdlib(
+        "entry main (xs: []f32) (ys: []f32) (flags: []bool) (m: [][]f32) (k: i64) =\n\
+         (sum xs, product xs, maximum xs, minimum xs, mean xs, argmax xs, argmin xs,\n\
+          all (> 0) xs, any (> 0) xs, count (> 0) xs, dot xs ys, matmul m m, outer xs ys,\n\
+          take k xs, drop k xs, exscan (+) 0 xs, segmented_scan (+) 0 flags xs,\n\
+          segmented_reduce (+) 0 flags xs,\n\
+          radix_sort 32 (\\b x -> i32.u32 ((u32.f32 x >> u32.i32 b) & 1)) xs,\n\
+          stencil_1d 1 (\\w -> w[0] + w[2]) xs, stencil_2d 1 (\\w -> w[1, 1]) m)",
+    );
+    let f = &p.entries[0];
+    assert_eq!(f.ret.len(), 21);
+    let loops = all_stms(&f.body)
+        .into_iter()
+        .filter(|s| matches!(s.exp, Exp::Loop { .. }))
+        .count();
+    assert_eq!(loops, 1);
+    assert!(print_program(&p).contains("partition"));
 }

@@ -114,10 +114,19 @@ pub fn visit_nested(exp: &Exp, mut f: impl FnMut(&Body, &[Var])) {
             f(then_body, &[]);
             f(else_body, &[]);
         }
-        Exp::Soac(soac) => match &soac.kind {
-            SoacKind::Map(lam) => f(&lam.body, &lam.params),
-            SoacKind::Reduce { op, .. } | SoacKind::Scan { op, .. } => f(&op.body, &op.params),
-        },
+        Exp::Soac(soac) => {
+            if let Some(lam) = soac.kind.lambda() {
+                f(&lam.body, &lam.params)
+            }
+        }
+        Exp::Loop { params, form, body } => {
+            let mut bound: Vec<Var> = params.iter().map(|(v, _)| v.clone()).collect();
+            match form {
+                LoopForm::For { index, .. } => bound.push(index.clone()),
+                LoopForm::While { cond } => f(cond, &bound),
+            }
+            f(body, &bound);
+        }
         _ => {}
     }
 }
@@ -204,18 +213,110 @@ fn print_exp(out: &mut String, exp: &Exp, depth: usize, names: &Names) {
             let _ = write!(out, "assert {}", names.atom(c));
         }
         Exp::Soac(soac) => {
-            let (kind, lam, neutral) = match &soac.kind {
-                SoacKind::Map(lam) => ("map", lam, None),
-                SoacKind::Reduce { op, neutral } => ("reduce", op, Some(neutral)),
-                SoacKind::Scan { op, neutral } => ("scan", op, Some(neutral)),
-            };
-            let _ = write!(out, "{kind}#{} {} ", soac.label.0, names.atom(&soac.width));
-            print_lambda(out, lam, depth, names);
-            if let Some(ne) = neutral {
+            let _ = write!(
+                out,
+                "{}#{} {}",
+                soac.kind.name(),
+                soac.label.0,
+                names.atom(&soac.width)
+            );
+            match &soac.kind {
+                SoacKind::Hist { bins, dest, .. } => {
+                    let _ = write!(out, " bins {}", names.atom(bins));
+                    if let Some(dest) = dest {
+                        let dest: Vec<String> = dest.iter().map(|v| names.var(*v)).collect();
+                        let _ = write!(out, " into ({})", dest.join(", "));
+                    }
+                }
+                SoacKind::Scatter { dest } => {
+                    let dest: Vec<String> = dest.iter().map(|v| names.var(*v)).collect();
+                    let _ = write!(out, " into ({})", dest.join(", "));
+                }
+                _ => {}
+            }
+            if let Some(lam) = soac.kind.lambda() {
+                out.push(' ');
+                print_lambda(out, lam, depth, names);
+            }
+            if let Some(ne) = soac.kind.neutral() {
                 let _ = write!(out, " ({})", names.atoms(ne));
             }
             let args: Vec<String> = soac.args.iter().map(|a| names.var(*a)).collect();
             let _ = write!(out, " {}", args.join(" "));
+        }
+        Exp::Loop { params, form, body } => {
+            let params: Vec<String> = params
+                .iter()
+                .map(|(v, init)| format!("{} = {}", binder(v), names.atom(init)))
+                .collect();
+            let _ = write!(out, "loop ({})", params.join(", "));
+            match form {
+                LoopForm::For { index, bound } => {
+                    let _ = writeln!(out, " for {} < {} do", binder(index), names.atom(bound));
+                }
+                LoopForm::While { cond } => {
+                    out.push_str(" while\n");
+                    print_body_with(out, cond, depth + 1, names);
+                    indent(out, depth);
+                    out.push_str("do\n");
+                }
+            }
+            print_body_with(out, body, depth + 1, names);
+            indent(out, depth);
+            out.push_str("end");
+        }
+        Exp::Slice { array, dims } => {
+            let dims: Vec<String> = dims
+                .iter()
+                .map(|d| match d {
+                    DimSlice::Index(a) => names.atom(a),
+                    DimSlice::Range { start, end, stride } => format!(
+                        "{}:{}:{}",
+                        names.atom(start),
+                        names.atom(end),
+                        names.atom(stride)
+                    ),
+                })
+                .collect();
+            let _ = write!(out, "{}[{}]", names.var(*array), dims.join(", "));
+        }
+        Exp::Update {
+            array,
+            indices,
+            value,
+        } => {
+            let _ = write!(
+                out,
+                "{} with [{}] = {}",
+                names.var(*array),
+                names.atoms(indices),
+                names.atom(value)
+            );
+        }
+        Exp::Transpose(v) => {
+            let _ = write!(out, "transpose {}", names.var(*v));
+        }
+        Exp::Flatten(v) => {
+            let _ = write!(out, "flatten {}", names.var(*v));
+        }
+        Exp::Unflatten { array, rows, cols } => {
+            let _ = write!(
+                out,
+                "unflatten {} {} {}",
+                names.atom(rows),
+                names.atom(cols),
+                names.var(*array)
+            );
+        }
+        Exp::Reverse(v) => {
+            let _ = write!(out, "reverse {}", names.var(*v));
+        }
+        Exp::Rotate { array, amount } => {
+            let _ = write!(out, "rotate {} {}", names.atom(amount), names.var(*array));
+        }
+        Exp::Concat(vs) => {
+            let vs: Vec<String> = vs.iter().map(|v| names.var(*v)).collect();
+            let _ = write!(out, "concat {}", vs.join(" "));
         }
     }
 }

@@ -42,6 +42,19 @@ enum Command {
         #[command(flatten)]
         compile: CompileArgs,
     },
+    /// Time the compiled programs on the cases of their test blocks.
+    Bench {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        compile: CompileArgs,
+        /// Timed runs per case, after one warm-up run.
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+        runs: u32,
+        /// Also write the measurements as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
 }
 
 #[derive(clap::Args, Debug, Clone)]
@@ -56,6 +69,15 @@ pub struct CompileArgs {
     /// Seconds the ILP clusterer may spend per body before falling back to greedy.
     #[arg(long = "fusion-time-limit", default_value_t = 10.0)]
     pub fusion_time_limit: f64,
+    /// ILP solver for `--fusion ilp` (`cbc` needs arrc built with the `cbc` feature).
+    #[arg(long, value_enum, default_value_t = SolverArg::Microlp)]
+    pub solver: SolverArg,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SolverArg {
+    Microlp,
+    Cbc,
 }
 
 #[derive(clap::Args, Debug)]
@@ -107,6 +129,10 @@ impl CompileArgs {
             FusionArg::None => Strategy::None,
         };
         let mut fusion = FusionOptions::new(strategy);
+        fusion.solver = match self.solver {
+            SolverArg::Microlp => crate::fusion::ilp::Solver::Microlp,
+            SolverArg::Cbc => crate::fusion::ilp::Solver::Cbc,
+        };
         if self.fusion_time_limit.is_finite() && self.fusion_time_limit > 0.0 {
             fusion.time_limit = std::time::Duration::from_secs_f64(self.fusion_time_limit);
         }
@@ -137,6 +163,14 @@ pub fn main() -> i32 {
         Command::Check { program } => report(pipeline::frontend(&program).map(|_| ())),
         Command::Test { paths, compile } => {
             super::test_runner::run_tests(&paths, &compile.options())
+        }
+        Command::Bench {
+            paths,
+            compile,
+            runs,
+            json,
+        } => {
+            super::bench::run_benchmarks(&paths, &compile.options(), runs as usize, json.as_deref())
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Command line in, files and exit codes out: `arrc build|run|check|test`,
 //! with the pipeline of stages in `pipeline` and test blocks in `testblock`.
 
+pub mod bench;
 pub mod cli;
 pub mod pipeline;
 pub mod test_runner;

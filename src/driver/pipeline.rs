@@ -50,10 +50,23 @@ pub struct Options {
     pub codegen: CodegenOptions,
 }
 
-/// Parses `path` and every file it imports (transitively), returning the
-/// programs in dependency order with the main file last.
+/// The standard library, embedded so that an installed `arrc` needs no files.
+const STDLIB: &[(&str, &str)] = &[(
+    "stdlib/prelude.arr",
+    include_str!("../../stdlib/prelude.arr"),
+)];
+
+/// Parses the standard library, `path` and every file it imports
+/// (transitively), returning the programs in dependency order: the standard
+/// library first and the main file last.
 pub fn parse_with_imports(path: &Path) -> Result<(SourceMap, Vec<ast::Program>), Failure> {
     let mut loader = Loader::default();
+    for (name, text) in STDLIB {
+        let file = loader.sources.add(name.to_string(), text.to_string());
+        let program = syntax::parse_program(&loader.sources, file)
+            .map_err(|diags| Failure::Diagnostics(Box::new(loader.sources.clone()), diags))?;
+        loader.programs.push(program);
+    }
     loader.load(path, None)?;
     Ok((loader.sources, loader.programs))
 }

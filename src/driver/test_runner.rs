@@ -52,7 +52,7 @@ impl Tally {
     }
 }
 
-fn collect_programs(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+pub(crate) fn collect_programs(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     if path.is_dir() {
         let mut entries: Vec<PathBuf> = std::fs::read_dir(path)?
             .map(|e| e.map(|e| e.path()))
@@ -107,7 +107,7 @@ fn test_file(file: &Path, options: &Options, tally: &mut Tally) {
 }
 
 /// What one backend did with one case.
-enum Outcome {
+pub(crate) enum Outcome {
     Values(Vec<Value>),
     Failed(String),
 }
@@ -155,7 +155,11 @@ fn run_case(
     }
 }
 
-fn check_values(backend: &str, outcome: &Outcome, expected: &[Value]) -> Result<(), String> {
+pub(crate) fn check_values(
+    backend: &str,
+    outcome: &Outcome,
+    expected: &[Value],
+) -> Result<(), String> {
     match outcome {
         Outcome::Failed(err) => Err(format!("{backend}: unexpected error: {err}")),
         Outcome::Values(actual) => {
@@ -217,7 +221,7 @@ fn run_executable(exe: &Path, entry: &str, input: &[u8], ret: &[Type]) -> Result
     }
 }
 
-fn input_bytes(input: &Input, base: &Path) -> Result<Vec<u8>, String> {
+pub(crate) fn input_bytes(input: &Input, base: &Path) -> Result<Vec<u8>, String> {
     match input {
         Input::Text(text) => Ok(text.as_bytes().to_vec()),
         Input::File(path) => {
@@ -234,17 +238,25 @@ pub fn random_input(specs: &[RandomSpec]) -> Vec<u8> {
     let mut rng = SplitMix64(0x5eed_a11c_e5ee_d5ee);
     let mut out = Vec::new();
     for spec in specs {
+        let (shape, elem) = match spec {
+            RandomSpec::Constant(text) => {
+                out.extend_from_slice(text.as_bytes());
+                out.push(b'\n');
+                continue;
+            }
+            RandomSpec::Random { shape, elem } => (shape, *elem),
+        };
         out.push(b'b');
         out.push(2);
-        out.push(spec.shape.len() as u8);
-        out.extend_from_slice(binary_type_name(spec.elem));
-        for &n in &spec.shape {
+        out.push(shape.len() as u8);
+        out.extend_from_slice(binary_type_name(elem));
+        for &n in shape {
             out.extend_from_slice(&(n as i64).to_le_bytes());
         }
-        let count: usize = spec.shape.iter().product();
+        let count: usize = shape.iter().product();
         for _ in 0..count {
             let bits = rng.next();
-            match spec.elem {
+            match elem {
                 ScalarType::F32 => out
                     .extend_from_slice(&((bits >> 40) as f32 / (1u64 << 24) as f32).to_le_bytes()),
                 ScalarType::F64 => out

@@ -31,10 +31,15 @@ pub enum Input {
     Random(Vec<RandomSpec>),
 }
 
+/// One argument of a `random input`: random values of a shape and type, or
+/// a constant written in the block (passed on as text).
 #[derive(Clone, Debug, PartialEq)]
-pub struct RandomSpec {
-    pub shape: Vec<usize>,
-    pub elem: crate::types::ScalarType,
+pub enum RandomSpec {
+    Random {
+        shape: Vec<usize>,
+        elem: crate::types::ScalarType,
+    },
+    Constant(String),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -273,28 +278,53 @@ fn parse_expect(cur: &mut Cursor) -> Result<Expect, BlockError> {
     }
 }
 
-/// `[1000]f32 [10][3]i64 i32`
+/// `[1000]f32 [10][3]i64 i32 3i64 [1, 2]`: types are random arguments,
+/// anything else a constant value.
 fn parse_random(text: &str) -> Result<Vec<RandomSpec>, String> {
-    text.split_whitespace()
-        .map(|spec| {
-            let mut rest = spec;
-            let mut shape = Vec::new();
-            while let Some(after) = rest.strip_prefix('[') {
-                let close = after
-                    .find(']')
-                    .ok_or_else(|| format!("unclosed `[` in `{spec}`"))?;
-                let n: usize = after[..close]
-                    .replace('_', "")
-                    .parse()
-                    .map_err(|_| format!("bad size in `{spec}`"))?;
-                shape.push(n);
-                rest = &after[close + 1..];
+    let chars: Vec<char> = text.chars().collect();
+    let mut specs = Vec::new();
+    let mut pos = 0;
+    while pos < chars.len() {
+        if chars[pos].is_whitespace() {
+            pos += 1;
+            continue;
+        }
+        // One argument: up to whitespace outside brackets and parentheses.
+        let start = pos;
+        let mut depth = 0i32;
+        while pos < chars.len() && (depth > 0 || !chars[pos].is_whitespace()) {
+            match chars[pos] {
+                '[' | '(' => depth += 1,
+                ']' | ')' => depth -= 1,
+                _ => {}
             }
-            let elem = crate::types::ScalarType::from_name(rest)
-                .ok_or_else(|| format!("unknown element type in `{spec}`"))?;
-            Ok(RandomSpec { shape, elem })
-        })
-        .collect()
+            pos += 1;
+        }
+        let word: String = chars[start..pos].iter().collect();
+        specs.push(random_type(&word)?.unwrap_or(RandomSpec::Constant(word)));
+    }
+    Ok(specs)
+}
+
+/// `Some` when `word` is a type such as `[10][3]i64`.
+fn random_type(word: &str) -> Result<Option<RandomSpec>, String> {
+    let mut rest = word;
+    let mut shape = Vec::new();
+    while let Some(after) = rest.strip_prefix('[') {
+        let Some(close) = after.find(']') else {
+            return Ok(None);
+        };
+        let Ok(n) = after[..close].replace('_', "").parse::<usize>() else {
+            return Ok(None);
+        };
+        shape.push(n);
+        rest = &after[close + 1..];
+    }
+    match crate::types::ScalarType::from_name(rest) {
+        Some(elem) => Ok(Some(RandomSpec::Random { shape, elem })),
+        None if shape.is_empty() || rest.is_empty() => Ok(None),
+        None => Err(format!("unknown element type in `{word}`")),
+    }
 }
 
 #[cfg(test)]
@@ -336,11 +366,11 @@ entry main (xs: []i32) (ys: []i32) = 0
         assert_eq!(
             b.cases[2].input,
             Input::Random(vec![
-                RandomSpec {
+                RandomSpec::Random {
                     shape: vec![1000],
                     elem: ScalarType::F32
                 },
-                RandomSpec {
+                RandomSpec::Random {
                     shape: vec![10, 2],
                     elem: ScalarType::I64
                 }
@@ -372,7 +402,25 @@ entry main (xs: []i32) (ys: []i32) = 0
         assert!(err.message.contains("unclosed"));
         let err = parse_blocks("-- ==\n-- input { 1 }\n-- bogus\n").unwrap_err();
         assert_eq!(err.line, 3);
-        let err = parse_blocks("-- ==\n-- random input { [x]f32 }\n").unwrap_err();
-        assert!(err.message.contains("bad size"));
+        let err = parse_blocks("-- ==\n-- random input { [3]f33 }\n").unwrap_err();
+        assert!(err.message.contains("unknown element type"));
+    }
+
+    #[test]
+    fn random_input_mixes_constants() {
+        let blocks =
+            parse_blocks("-- ==\n-- random input { 3i64 [4]f32 [1, 2] empty([0]i32) }\n").unwrap();
+        assert_eq!(
+            blocks[0].cases[0].input,
+            Input::Random(vec![
+                RandomSpec::Constant("3i64".into()),
+                RandomSpec::Random {
+                    shape: vec![4],
+                    elem: ScalarType::F32
+                },
+                RandomSpec::Constant("[1, 2]".into()),
+                RandomSpec::Constant("empty([0]i32)".into()),
+            ])
+        );
     }
 }

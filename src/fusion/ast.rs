@@ -1,7 +1,7 @@
 //! The explicit fusion AST: what the clusterer decides, in a form the loop-nest
 //! lowering can follow without re-deriving anything.
 
-use crate::core::ir::{Atom, Body, Exp, SizeParam, Soac, SrcLoc, Stm, Type, Var, VarId};
+use crate::core::ir::{Atom, Body, Exp, LoopForm, SizeParam, Soac, SrcLoc, Stm, Type, Var, VarId};
 use serde::Serialize;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -65,7 +65,22 @@ pub enum Item {
         else_body: FusedBody,
         loc: SrcLoc,
     },
+    /// A sequential loop whose body (and `while` condition) are clustered on
+    /// their own: no fusion crosses the loop boundary.
+    Loop {
+        pat: Vec<Var>,
+        params: Vec<(Var, Atom)>,
+        form: FusedLoopForm,
+        body: FusedBody,
+        loc: SrcLoc,
+    },
     Cluster(Cluster),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum FusedLoopForm {
+    For { index: Var, bound: Atom },
+    While { cond: FusedBody },
 }
 
 /// One loop nest to be: a root over a fusion tree.
@@ -142,39 +157,64 @@ impl FusionTree {
     }
 }
 
+impl Item {
+    /// The core statements this item stands for, in execution order.
+    pub fn to_core(&self) -> Vec<Stm> {
+        match self {
+            Item::Stm(stm) => vec![stm.clone()],
+            Item::If {
+                pat,
+                cond,
+                then_body,
+                else_body,
+                loc,
+            } => vec![Stm {
+                pat: pat.clone(),
+                exp: Exp::If {
+                    cond: *cond,
+                    then_body: then_body.to_core(),
+                    else_body: else_body.to_core(),
+                },
+                loc: *loc,
+            }],
+            Item::Loop {
+                pat,
+                params,
+                form,
+                body,
+                loc,
+            } => vec![Stm {
+                pat: pat.clone(),
+                exp: Exp::Loop {
+                    params: params.clone(),
+                    form: match form {
+                        FusedLoopForm::For { index, bound } => LoopForm::For {
+                            index: index.clone(),
+                            bound: *bound,
+                        },
+                        FusedLoopForm::While { cond } => LoopForm::While {
+                            cond: cond.to_core(),
+                        },
+                    },
+                    body: body.to_core(),
+                },
+                loc: *loc,
+            }],
+            Item::Cluster(cluster) => cluster
+                .tree
+                .leaves()
+                .into_iter()
+                .map(|s| s.clone().into_stm())
+                .collect(),
+        }
+    }
+}
+
 impl FusedBody {
     /// Back to a plain core body (what `--fusion=none` started from).
     pub fn to_core(&self) -> Body {
-        let mut stms = Vec::new();
-        for item in &self.items {
-            match item {
-                Item::Stm(stm) => stms.push(stm.clone()),
-                Item::If {
-                    pat,
-                    cond,
-                    then_body,
-                    else_body,
-                    loc,
-                } => stms.push(Stm {
-                    pat: pat.clone(),
-                    exp: Exp::If {
-                        cond: *cond,
-                        then_body: then_body.to_core(),
-                        else_body: else_body.to_core(),
-                    },
-                    loc: *loc,
-                }),
-                Item::Cluster(cluster) => stms.extend(
-                    cluster
-                        .tree
-                        .leaves()
-                        .into_iter()
-                        .map(|s| s.clone().into_stm()),
-                ),
-            }
-        }
         Body {
-            stms,
+            stms: self.items.iter().flat_map(Item::to_core).collect(),
             result: self.result.clone(),
         }
     }

@@ -2,9 +2,9 @@
 //! connected components of fused pairs; each becomes a fusion tree, and the
 //! body's items are ordered by the strategy's key.
 
-use super::ast::{Cluster, ClusterId, FusedBody, FusionTree, Item, SoacStm};
+use super::ast::{Cluster, ClusterId, FusedBody, FusedLoopForm, FusionTree, Item, SoacStm};
 use super::graph::FusionGraph;
-use crate::core::ir::{Body, Exp, VarId};
+use crate::core::ir::{Body, Exp, LoopForm, VarId};
 use petgraph::visit::EdgeRef;
 use std::collections::{HashMap, HashSet};
 
@@ -35,8 +35,8 @@ impl UnionFind {
     }
 }
 
-/// Builds the items of a body; `nested` turns the branches of an `if` into
-/// fused bodies of their own, and `next_cluster` numbers clusters.
+/// Builds the items of a body; `nested` turns the branches of an `if` and
+/// the body of a loop into fused bodies of their own, and `next_cluster` numbers clusters.
 pub fn build_items(
     body: &Body,
     graph: &FusionGraph,
@@ -85,6 +85,25 @@ pub fn build_items(
                     cond: *cond,
                     then_body,
                     else_body,
+                    loc: stm.loc,
+                });
+            }
+            Exp::Loop { params, form, body } => {
+                let form = match form {
+                    LoopForm::For { index, bound } => FusedLoopForm::For {
+                        index: index.clone(),
+                        bound: *bound,
+                    },
+                    LoopForm::While { cond } => FusedLoopForm::While {
+                        cond: nested(cond, next_cluster),
+                    },
+                };
+                let body = nested(body, next_cluster);
+                items.push(Item::Loop {
+                    pat: stm.pat.clone(),
+                    params: params.clone(),
+                    form,
+                    body,
                     loc: stm.loc,
                 });
             }

@@ -113,7 +113,12 @@ pub fn size_classes(params: &[crate::core::ir::Var], body: &Body) -> HashMap<Var
                 let class = class_of_atom(&sizes, n);
                 sizes.insert(stm.pat[0].id, class);
             }
-            Exp::Soac(soac) if !matches!(soac.kind, SoacKind::Reduce { .. }) => {
+            Exp::Soac(soac)
+                if matches!(
+                    soac.kind,
+                    SoacKind::Map(_) | SoacKind::Scan { .. } | SoacKind::ScanRight { .. }
+                ) =>
+            {
                 let class = class_of_atom(&sizes, &soac.width);
                 for v in &stm.pat {
                     sizes.insert(v.id, class.clone());
@@ -137,10 +142,16 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
     for (i, stm) in body.stms.iter().enumerate() {
         let soac = match &stm.exp {
             Exp::Soac(soac) => {
+                // Size-changing and random-access SOACs (filter, scatter, hist,
+                // scanr) are not fused yet: they stay single-SOAC clusters.
                 let (kind, in_order, out_order) = match soac.kind {
                     SoacKind::Map(_) => ("map", Order::Any, Order::Any),
                     SoacKind::Reduce { .. } => ("reduce", Order::Any, Order::Nothing),
                     SoacKind::Scan { .. } => ("scan", Order::LeftToRight, Order::LeftToRight),
+                    _ => {
+                        graph.add_node(Node { stm: i, soac: None });
+                        continue;
+                    }
                 };
                 let width = match &soac.width {
                     Atom::Const(c) => SizeClass::Const(c.as_i128().unwrap_or(-1) as i64),
@@ -213,7 +224,8 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
     // Sibling pairs: SOACs of equal width streaming the same array.
     let mut readers: BTreeMap<VarId, Vec<usize>> = BTreeMap::new();
     for (i, stm) in body.stms.iter().enumerate() {
-        if let Exp::Soac(soac) = &stm.exp {
+        let fusible = graph[NodeIndex::new(i)].soac.is_some();
+        if let (Exp::Soac(soac), true) = (&stm.exp, fusible) {
             for a in &soac.args {
                 let list = readers.entry(*a).or_default();
                 if !list.contains(&i) {

@@ -33,7 +33,19 @@ pub enum IlpFailure {
     Solver(String),
 }
 
-pub fn decide(graph: &FusionGraph, time_limit: Duration) -> Result<Decision, IlpFailure> {
+/// Which ILP solver runs: `microlp` is embedded; CBC needs the `cbc` feature
+/// (and Debian's coinor-libcbc-dev).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Solver {
+    Microlp,
+    Cbc,
+}
+
+pub fn decide(
+    graph: &FusionGraph,
+    solver: Solver,
+    time_limit: Duration,
+) -> Result<Decision, IlpFailure> {
     let g = &graph.graph;
     let n = g.node_count();
     if n == 0 {
@@ -141,31 +153,76 @@ pub fn decide(graph: &FusionGraph, time_limit: Duration) -> Result<Decision, Ilp
     let tie_break: Expression = pi.iter().map(|p| 1e-3 / (big + 1.0) * *p).sum();
     objective += tie_break;
 
-    let mut model = vars
-        .minimise(objective)
-        .using(microlp)
-        .with_time_limit(time_limit.as_secs_f64());
-    for c in constraints {
-        model = model.with(c);
-    }
-    let solution = model.solve().map_err(|e| match e {
-        ResolutionError::Other(msg) if msg.to_lowercase().contains("time") => IlpFailure::TimeLimit,
-        other => IlpFailure::Solver(other.to_string()),
-    })?;
+    let problem = vars.minimise(objective);
+    let values: Vec<f64> = match solver {
+        Solver::Microlp => solve(
+            problem.using(microlp),
+            constraints,
+            time_limit,
+            &x_edge,
+            &x_sibling,
+            &pi,
+        )?,
+        #[cfg(feature = "cbc")]
+        Solver::Cbc => solve(
+            problem.using(good_lp::coin_cbc),
+            constraints,
+            time_limit,
+            &x_edge,
+            &x_sibling,
+            &pi,
+        )?,
+        #[cfg(not(feature = "cbc"))]
+        Solver::Cbc => {
+            return Err(IlpFailure::Solver(
+                "this arrc was built without the `cbc` feature".into(),
+            ))
+        }
+    };
+    let (x_edge_values, rest) = values.split_at(x_edge.len());
+    let (x_sibling_values, pi_values) = rest.split_at(x_sibling.len());
 
     let mut fused = Vec::new();
-    for (e, x) in fusible.iter().zip(&x_edge) {
-        if solution.value(*x) < 0.5 {
+    for (e, x) in fusible.iter().zip(x_edge_values) {
+        if *x < 0.5 {
             fused.push((e.source().index(), e.target().index()));
         }
     }
-    for (s, x) in graph.siblings.iter().zip(&x_sibling) {
-        if solution.value(*x) < 0.5 {
+    for (s, x) in graph.siblings.iter().zip(x_sibling_values) {
+        if *x < 0.5 {
             fused.push((s.a.index(), s.b.index()));
         }
     }
-    let key = (0..n)
-        .map(|i| (solution.value(pi[i]).round() as i64, i))
-        .collect();
+    let key = (0..n).map(|i| (pi_values[i].round() as i64, i)).collect();
     Ok(Decision { fused, key })
+}
+
+/// Solves with any good_lp backend; returns the values of the edge, sibling
+/// and cluster-number variables, in that order.
+fn solve<M>(
+    mut model: M,
+    constraints: Vec<good_lp::Constraint>,
+    time_limit: Duration,
+    x_edge: &[Variable],
+    x_sibling: &[Variable],
+    pi: &[Variable],
+) -> Result<Vec<f64>, IlpFailure>
+where
+    M: SolverModel + WithTimeLimit,
+    M::Error: Into<ResolutionError>,
+{
+    model = model.with_time_limit(time_limit.as_secs_f64());
+    for c in constraints {
+        model = model.with(c);
+    }
+    let solution = model.solve().map_err(|e| match e.into() {
+        ResolutionError::Other(msg) if msg.to_lowercase().contains("time") => IlpFailure::TimeLimit,
+        other => IlpFailure::Solver(other.to_string()),
+    })?;
+    Ok(x_edge
+        .iter()
+        .chain(x_sibling)
+        .chain(pi)
+        .map(|v| solution.value(*v))
+        .collect())
 }

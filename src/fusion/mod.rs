@@ -26,6 +26,7 @@ pub struct FusionOptions {
     pub strategy: Strategy,
     /// Per body; past it the ILP clusterer falls back to greedy.
     pub time_limit: Duration,
+    pub solver: ilp::Solver,
 }
 
 impl FusionOptions {
@@ -33,6 +34,7 @@ impl FusionOptions {
         FusionOptions {
             strategy,
             time_limit: Duration::from_secs(10),
+            solver: ilp::Solver::Microlp,
         }
     }
 }
@@ -89,7 +91,7 @@ fn fuse_body(
             key: (0..body.stms.len()).map(|i| (i as i64, i)).collect(),
         },
         Strategy::Greedy => greedy::decide(&graph),
-        Strategy::Ilp => match ilp::decide(&graph, options.time_limit) {
+        Strategy::Ilp => match ilp::decide(&graph, options.solver, options.time_limit) {
             Ok(decision) => decision,
             Err(failure) => {
                 notes.push(match failure {

@@ -2,7 +2,7 @@
 //! the unfused structure as in the core dump, each cluster as its root and
 //! fusion tree with the SOAC statements at the leaves.
 
-use super::ast::{FusedBody, FusedProgram, FusionTree, Item};
+use super::ast::{FusedBody, FusedLoopForm, FusedProgram, FusionTree, Item};
 use crate::core::print::{binder, indent, Names};
 use std::fmt::Write;
 
@@ -48,6 +48,35 @@ fn print_body(out: &mut String, body: &FusedBody, depth: usize, names: &Names) {
                 indent(out, depth);
                 out.push_str("else\n");
                 print_body(out, else_body, depth + 1, names);
+                indent(out, depth);
+                out.push_str("end\n");
+            }
+            Item::Loop {
+                pat,
+                params,
+                form,
+                body,
+                ..
+            } => {
+                indent(out, depth);
+                let pat: Vec<String> = pat.iter().map(binder).collect();
+                let params: Vec<String> = params
+                    .iter()
+                    .map(|(v, init)| format!("{} = {}", binder(v), names.atom(init)))
+                    .collect();
+                let _ = write!(out, "let {} = loop ({})", pat.join(", "), params.join(", "));
+                match form {
+                    FusedLoopForm::For { index, bound } => {
+                        let _ = writeln!(out, " for {} < {} do", binder(index), names.atom(bound));
+                    }
+                    FusedLoopForm::While { cond } => {
+                        out.push_str(" while\n");
+                        print_body(out, cond, depth + 1, names);
+                        indent(out, depth);
+                        out.push_str("do\n");
+                    }
+                }
+                print_body(out, body, depth + 1, names);
                 indent(out, depth);
                 out.push_str("end\n");
             }
@@ -98,10 +127,5 @@ fn print_tree(out: &mut String, tree: &FusionTree, depth: usize, names: &Names) 
 }
 
 fn soac_kind(stm: &super::ast::SoacStm) -> &'static str {
-    use crate::core::ir::SoacKind;
-    match stm.soac.kind {
-        SoacKind::Map(_) => "map",
-        SoacKind::Reduce { .. } => "reduce",
-        SoacKind::Scan { .. } => "scan",
-    }
+    stm.soac.kind.name()
 }

@@ -37,11 +37,7 @@ pub fn tree_summary(tree: &FusionTree) -> String {
 }
 
 pub fn soac_name(kind: &SoacKind) -> &'static str {
-    match kind {
-        SoacKind::Map(_) => "map",
-        SoacKind::Reduce { .. } => "reduce",
-        SoacKind::Scan { .. } => "scan",
-    }
+    kind.name()
 }
 
 pub fn print_report(program: &FusedProgram) -> String {
@@ -80,6 +76,12 @@ fn collect_clusters<'a>(body: &'a FusedBody, out: &mut Vec<(u32, &'a FusionTree)
             } => {
                 collect_clusters(then_body, out);
                 collect_clusters(else_body, out);
+            }
+            Item::Loop { form, body, .. } => {
+                if let super::ast::FusedLoopForm::While { cond } = form {
+                    collect_clusters(cond, out);
+                }
+                collect_clusters(body, out);
             }
             Item::Stm(_) => {}
         }

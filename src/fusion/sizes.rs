@@ -28,7 +28,13 @@ fn forward(body: &Body, outer: &HashMap<VarId, Atom>) -> Body {
             other => other.clone(),
         };
         match &exp {
-            Exp::Soac(soac) if !matches!(soac.kind, SoacKind::Reduce { .. }) => {
+            // Only these SOACs produce arrays as long as their width.
+            Exp::Soac(soac)
+                if matches!(
+                    soac.kind,
+                    SoacKind::Map(_) | SoacKind::Scan { .. } | SoacKind::ScanRight { .. }
+                ) =>
+            {
                 for v in &stm.pat {
                     widths.insert(v.id, soac.width);
                 }

@@ -10,7 +10,7 @@
 
 use super::ast::{FusedBody, FusedFunction, FusionTree, Item};
 use super::graph::{size_classes, SizeClass};
-use crate::core::free::{free_in_body, free_in_exp};
+use crate::core::free::free_in_exp;
 use crate::core::ir::{Atom, Body, Exp, SoacKind, VarId};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -139,30 +139,12 @@ fn reduce_results(body: &Body) -> HashSet<VarId> {
     out
 }
 
-/// For each item of a body, the variables it reads (free in it).
+/// The variables an item reads (free in it).
 fn item_uses(item: &Item) -> Vec<VarId> {
-    match item {
-        Item::Stm(stm) => free_in_exp(&stm.exp),
-        Item::If {
-            cond,
-            then_body,
-            else_body,
-            ..
-        } => {
-            let mut uses = free_in_body(&then_body.to_core());
-            uses.extend(free_in_body(&else_body.to_core()));
-            if let Atom::Var(v) = cond {
-                uses.push(*v);
-            }
-            uses
-        }
-        Item::Cluster(cluster) => cluster
-            .tree
-            .leaves()
-            .iter()
-            .flat_map(|leaf| free_in_exp(&Exp::Soac(leaf.soac.clone())))
-            .collect(),
-    }
+    item.to_core()
+        .iter()
+        .flat_map(|stm| free_in_exp(&stm.exp))
+        .collect()
 }
 
 fn body_traffic(
@@ -182,6 +164,13 @@ fn body_traffic(
             } => {
                 body_traffic(then_body, size_name, reduce_results, traffic);
                 body_traffic(else_body, size_name, reduce_results, traffic);
+            }
+            // A loop body counts once: the model is per iteration.
+            Item::Loop { form, body, .. } => {
+                if let super::ast::FusedLoopForm::While { cond } = form {
+                    body_traffic(cond, size_name, reduce_results, traffic);
+                }
+                body_traffic(body, size_name, reduce_results, traffic);
             }
             Item::Cluster(cluster) => {
                 let leaves = cluster.tree.leaves();
@@ -277,8 +266,5 @@ fn gathers_in(kind: &SoacKind) -> usize {
             })
             .sum()
     }
-    match kind {
-        SoacKind::Map(lam) => count(&lam.body),
-        SoacKind::Reduce { op, .. } | SoacKind::Scan { op, .. } => count(&op.body),
-    }
+    kind.lambda().map_or(0, |lam| count(&lam.body))
 }

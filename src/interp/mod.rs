@@ -7,14 +7,18 @@
 //! by `VarId` (ids are unique within a program and every call is inlined, so
 //! no frames are needed).
 
+mod arrays;
+mod inplace;
 pub mod ops;
+mod soacs;
 
 use crate::core::ir::{
-    Atom, Body, Exp, Function, Lambda, Program, Soac, SoacKind, SrcLoc, Stm, Type, VarId,
+    Atom, Body, Exp, Function, Lambda, LoopForm, Program, SrcLoc, Stm, Type, Var, VarId,
 };
 use crate::runtime::value::{type_string, ArrayData, ArrayValue, Value};
 use crate::types::{Const, ScalarType};
 use ops::OpError;
+use std::collections::HashSet;
 use std::fmt;
 use std::rc::Rc;
 
@@ -67,6 +71,7 @@ pub fn run_entry(program: &Program, entry: &str, args: Vec<Value>) -> Result<Vec
     let mut interp = Interp {
         files: &program.files,
         env: vec![None; max_var_function(f) as usize + 1],
+        consuming: inplace::consuming_statements(f),
     };
     interp.bind_args(f, args)?;
     interp.exec_body(&f.body)?;
@@ -114,6 +119,28 @@ impl Arr {
         self.dims().iter().product()
     }
 
+    /// The same elements with other dimensions (their product must be
+    /// `elems()`): flatten and unflatten without copying.
+    fn reshaped(&self, dims: Vec<usize>) -> Arr {
+        Arr {
+            data: self.data.clone(),
+            offset: self.offset,
+            shape: dims.into(),
+            skip: 0,
+        }
+    }
+
+    /// The elements as storage of their own: moved out when this view is
+    /// the only user of all of its storage, copied otherwise.
+    fn into_data(self) -> ArrayData {
+        let n = self.elems();
+        match Rc::try_unwrap(self.data) {
+            Ok(d) if self.offset == 0 && d.len() == n => d,
+            Ok(d) => d.slice(self.offset, n),
+            Err(shared) => shared.slice(self.offset, n),
+        }
+    }
+
     /// Row `i` (not bounds-checked against the outer size: callers do).
     fn row(&self, i: usize) -> Val {
         if self.dims().len() <= 1 {
@@ -142,13 +169,8 @@ fn to_value(v: Val) -> Value {
     match v {
         Val::Scalar(c) => Value::Scalar(c),
         Val::Array(a) => {
-            let n = a.elems();
             let dims = a.dims().to_vec();
-            let data = match Rc::try_unwrap(a.data) {
-                Ok(d) if a.offset == 0 && d.len() == n => d,
-                Ok(d) => d.slice(a.offset, n),
-                Err(shared) => shared.slice(a.offset, n),
-            };
+            let data = a.into_data();
             Value::Array(ArrayValue {
                 elem: data.elem(),
                 shape: dims,
@@ -191,13 +213,8 @@ impl Builder {
                     None => self.row_shape = Some(a.dims().to_vec()),
                     Some(s) if s.as_slice() == a.dims() => {}
                     Some(s) => {
-                        let (x, y) = s
-                            .iter()
-                            .zip(a.dims())
-                            .find(|(x, y)| x != y)
-                            .map(|(x, y)| (*x, *y))
-                            .unwrap_or((s.len(), a.dims().len()));
-                        return Err(interp.size_mismatch(x as i64, y as i64, loc));
+                        let (x, y) = first_difference(s, a.dims());
+                        return Err(interp.size_mismatch(x, y, loc));
                     }
                 }
                 if !self.data.extend_from(&a.data, a.offset, a.elems()) {
@@ -215,11 +232,47 @@ impl Builder {
         shape.extend(self.row_shape.unwrap_or_else(|| vec![0; row_rank]));
         Val::Array(Arr::whole(self.data, shape))
     }
+
+    /// The result array, with rows shaped like `like` when there are none.
+    fn finish_like(self, like: &Val) -> Val {
+        let mut shape = vec![self.rows];
+        shape.extend(self.row_shape.unwrap_or_else(|| match like {
+            Val::Array(a) => a.dims().to_vec(),
+            Val::Scalar(_) => Vec::new(),
+        }));
+        Val::Array(Arr::whole(self.data, shape))
+    }
+}
+
+/// The first pair of sizes where two shapes differ (the ranks if one is a
+/// prefix of the other), for `size mismatch` messages.
+fn first_difference(a: &[usize], b: &[usize]) -> (i64, i64) {
+    a.iter()
+        .zip(b)
+        .find(|(x, y)| x != y)
+        .map(|(x, y)| (*x as i64, *y as i64))
+        .unwrap_or((a.len() as i64, b.len() as i64))
+}
+
+/// A new array of the rows `rows` of `a`, in that order.
+fn gather_rows(a: &Arr, rows: &[usize]) -> Val {
+    let row = a.row_elems();
+    let mut data = ArrayData::with_capacity(a.data.elem(), rows.len() * row);
+    for &i in rows {
+        data.extend_from(&a.data, a.offset + i * row, row);
+    }
+    let mut shape = a.dims().to_vec();
+    if let Some(outer) = shape.first_mut() {
+        *outer = rows.len();
+    }
+    Val::Array(Arr::whole(data, shape))
 }
 
 struct Interp<'p> {
     files: &'p [String],
     env: Vec<Option<Val>>,
+    /// Statements (by address) that may update their operand in place.
+    consuming: HashSet<usize>,
 }
 
 impl Interp<'_> {
@@ -230,6 +283,10 @@ impl Interp<'_> {
             .map(String::as_str)
             .unwrap_or("<unknown>");
         format!("{file}:{}:{}", loc.line, loc.col)
+    }
+
+    fn internal(&self, what: &str, loc: SrcLoc) -> RunError {
+        RunError::Internal(format!("{what} at {}", self.loc(loc)))
     }
 
     fn size_mismatch(&self, a: i64, b: i64, loc: SrcLoc) -> RunError {
@@ -247,6 +304,31 @@ impl Interp<'_> {
             .get(id.0 as usize)
             .and_then(Option::as_ref)
             .ok_or_else(|| RunError::Internal(format!("unbound variable {}", id.0)))
+    }
+
+    /// Moves a variable's value out (it must not be read again).
+    fn take(&mut self, id: VarId) -> Result<Val, RunError> {
+        self.env
+            .get_mut(id.0 as usize)
+            .and_then(Option::take)
+            .ok_or_else(|| RunError::Internal(format!("unbound variable {}", id.0)))
+    }
+
+    /// The array `id`, moved out of its variable when `stm` consumes it
+    /// (see `inplace`), so that storage used nowhere else can be written.
+    fn consume_array(&mut self, stm: &Stm, id: VarId) -> Result<Arr, RunError> {
+        let v = if self.consuming.contains(&(stm as *const Stm as usize)) {
+            self.take(id)?
+        } else {
+            self.var(id)?.clone()
+        };
+        match v {
+            Val::Array(a) => Ok(a),
+            Val::Scalar(_) => Err(RunError::Internal(format!(
+                "variable {} is not an array",
+                id.0
+            ))),
+        }
     }
 
     fn array(&self, id: VarId) -> Result<&Arr, RunError> {
@@ -383,8 +465,86 @@ impl Interp<'_> {
         Ok(())
     }
 
-    fn body_results(&self, body: &Body) -> Result<Vec<Val>, RunError> {
-        body.result.iter().map(|a| self.atom(a)).collect()
+    /// The results of a body that just ran, moving out the variables bound
+    /// by its own statements (nothing can read them any more): a value
+    /// carried through an `if` or a loop then keeps a reference count of 1
+    /// and can be updated in place.
+    fn take_results(&mut self, body: &Body) -> Result<Vec<Val>, RunError> {
+        let mut out: Vec<Val> = Vec::with_capacity(body.result.len());
+        for (k, a) in body.result.iter().enumerate() {
+            let v = match a {
+                Atom::Var(id)
+                    if !body.result[..k].contains(a)
+                        && body.stms.iter().any(|s| s.pat.iter().any(|p| p.id == *id)) =>
+                {
+                    self.take(*id)?
+                }
+                _ => self.atom(a)?,
+            };
+            out.push(v);
+        }
+        Ok(out)
+    }
+
+    fn run_loop(
+        &mut self,
+        params: &[(Var, Atom)],
+        form: &LoopForm,
+        body: &Body,
+        loc: SrcLoc,
+    ) -> Result<Vec<Val>, RunError> {
+        if body.result.len() != params.len() {
+            return Err(RunError::Internal(format!(
+                "loop body results do not fit its parameters at {}",
+                self.loc(loc)
+            )));
+        }
+        let init: Vec<Val> = params
+            .iter()
+            .map(|(_, a)| self.atom(a))
+            .collect::<Result<_, _>>()?;
+        for ((p, _), v) in params.iter().zip(init) {
+            self.set(p.id, v);
+        }
+        match form {
+            LoopForm::For { index, bound } => {
+                let n = self.scalar(bound)?.as_i128().ok_or_else(|| {
+                    RunError::Internal(format!("float loop bound at {}", self.loc(loc)))
+                })?;
+                let t = index.ty.elem();
+                for i in 0..n.max(0) {
+                    self.set(index.id, Val::Scalar(Const::int_wrapping(t, i)));
+                    self.loop_iteration(params, body)?;
+                }
+            }
+            LoopForm::While { cond } => loop {
+                self.exec_body(cond)?;
+                let go = match cond.result.first() {
+                    Some(a) if cond.result.len() == 1 => self.scalar(a)?,
+                    _ => Const::I32(0),
+                };
+                match go {
+                    Const::Bool(true) => self.loop_iteration(params, body)?,
+                    Const::Bool(false) => break,
+                    _ => {
+                        return Err(RunError::Internal(format!(
+                            "loop condition is not one bool at {}",
+                            self.loc(loc)
+                        )))
+                    }
+                }
+            },
+        }
+        params.iter().map(|(p, _)| self.take(p.id)).collect()
+    }
+
+    fn loop_iteration(&mut self, params: &[(Var, Atom)], body: &Body) -> Result<(), RunError> {
+        self.exec_body(body)?;
+        let next = self.take_results(body)?;
+        for ((p, _), v) in params.iter().zip(next) {
+            self.set(p.id, v);
+        }
+        Ok(())
     }
 
     fn bind_pat(&mut self, stm: &Stm, vals: Vec<Val>) -> Result<(), RunError> {
@@ -453,7 +613,7 @@ impl Interp<'_> {
                     _ => return Err(RunError::Internal("non-boolean condition".into())),
                 };
                 self.exec_body(body)?;
-                let vals = self.body_results(body)?;
+                let vals = self.take_results(body)?;
                 self.bind_pat(stm, vals)
             }
             Exp::Index { array, indices } => {
@@ -541,8 +701,48 @@ impl Interp<'_> {
                 Ok(())
             }
             Exp::Soac(soac) => {
-                let vals = self.soac(soac, stm.loc)?;
+                let vals = self.soac(soac, stm)?;
                 self.bind_pat(stm, vals)
+            }
+            Exp::Loop { params, form, body } => {
+                let vals = self.run_loop(params, form, body, stm.loc)?;
+                self.bind_pat(stm, vals)
+            }
+            Exp::Slice { array, dims } => {
+                let v = self.slice(*array, dims, stm.loc)?;
+                single(self, v)
+            }
+            Exp::Update {
+                array,
+                indices,
+                value,
+            } => {
+                let v = self.update(stm, *array, indices, value)?;
+                single(self, v)
+            }
+            Exp::Transpose(array) => {
+                let v = self.transpose(*array, stm.loc)?;
+                single(self, v)
+            }
+            Exp::Flatten(array) => {
+                let v = self.flatten(*array, stm.loc)?;
+                single(self, v)
+            }
+            Exp::Unflatten { array, rows, cols } => {
+                let v = self.unflatten(*array, rows, cols, stm.loc)?;
+                single(self, v)
+            }
+            Exp::Reverse(array) => {
+                let v = self.reverse(*array, stm.loc)?;
+                single(self, v)
+            }
+            Exp::Rotate { array, amount } => {
+                let v = self.rotate(*array, amount, stm.loc)?;
+                single(self, v)
+            }
+            Exp::Concat(arrays) => {
+                let v = self.concat(arrays, stm.loc)?;
+                single(self, v)
             }
         }
     }
@@ -586,119 +786,6 @@ impl Interp<'_> {
             }))
         }
     }
-
-    fn soac(&mut self, soac: &Soac, loc: SrcLoc) -> Result<Vec<Val>, RunError> {
-        let width = self.size(&soac.width, loc)?;
-        let arrays: Vec<Arr> = soac
-            .args
-            .iter()
-            .map(|v| self.array(*v).cloned())
-            .collect::<Result<_, _>>()?;
-        for a in &arrays {
-            if a.outer() != width {
-                return Err(self.size_mismatch(width as i64, a.outer() as i64, loc));
-            }
-        }
-        match &soac.kind {
-            SoacKind::Map(lam) => self.map(lam, width, &arrays, loc),
-            SoacKind::Reduce { op, neutral } => {
-                let acc = neutral
-                    .iter()
-                    .map(|a| self.atom(a))
-                    .collect::<Result<_, _>>()?;
-                self.fold(op, acc, width, &arrays, loc, None)
-            }
-            SoacKind::Scan { op, neutral } => {
-                let acc: Vec<Val> = neutral
-                    .iter()
-                    .map(|a| self.atom(a))
-                    .collect::<Result<_, _>>()?;
-                let mut builders: Vec<Builder> =
-                    op.ret.iter().map(|t| Builder::new(*t, width)).collect();
-                self.fold(op, acc, width, &arrays, loc, Some(&mut builders))?;
-                Ok(builders
-                    .into_iter()
-                    .zip(&op.ret)
-                    .map(|(b, t)| b.finish(t.rank()))
-                    .collect())
-            }
-        }
-    }
-
-    fn check_arity(&self, lam: &Lambda, params: usize, loc: SrcLoc) -> Result<(), RunError> {
-        if lam.params.len() != params || lam.body.result.len() != lam.ret.len() {
-            return Err(RunError::Internal(format!(
-                "lambda arity does not fit its SOAC at {}",
-                self.loc(loc)
-            )));
-        }
-        Ok(())
-    }
-
-    fn map(
-        &mut self,
-        lam: &Lambda,
-        width: usize,
-        arrays: &[Arr],
-        loc: SrcLoc,
-    ) -> Result<Vec<Val>, RunError> {
-        self.check_arity(lam, arrays.len(), loc)?;
-        let mut builders: Vec<Builder> = lam.ret.iter().map(|t| Builder::new(*t, width)).collect();
-        for i in 0..width {
-            for (p, a) in lam.params.iter().zip(arrays) {
-                self.set(p.id, a.row(i));
-            }
-            self.exec_body(&lam.body)?;
-            for (b, r) in builders.iter_mut().zip(&lam.body.result) {
-                let v = self.atom(r)?;
-                b.push(&v, self, loc)?;
-            }
-        }
-        Ok(builders
-            .into_iter()
-            .zip(&lam.ret)
-            .map(|(b, t)| b.finish(t.rank()))
-            .collect())
-    }
-
-    /// Reduce (and, with `rows`, inclusive scan): a left fold from the
-    /// neutral element.
-    fn fold(
-        &mut self,
-        op: &Lambda,
-        mut acc: Vec<Val>,
-        width: usize,
-        arrays: &[Arr],
-        loc: SrcLoc,
-        mut rows: Option<&mut Vec<Builder>>,
-    ) -> Result<Vec<Val>, RunError> {
-        let k = arrays.len();
-        self.check_arity(op, 2 * k, loc)?;
-        if acc.len() != k || op.ret.len() != k {
-            return Err(RunError::Internal(format!(
-                "neutral elements do not fit the operator at {}",
-                self.loc(loc)
-            )));
-        }
-        for i in 0..width {
-            for (p, v) in op.params[..k].iter().zip(acc.drain(..)) {
-                self.set(p.id, v);
-            }
-            for (p, a) in op.params[k..].iter().zip(arrays) {
-                self.set(p.id, a.row(i));
-            }
-            self.exec_body(&op.body)?;
-            for r in &op.body.result {
-                acc.push(self.atom(r)?);
-            }
-            if let Some(builders) = rows.as_deref_mut() {
-                for (b, v) in builders.iter_mut().zip(&acc) {
-                    b.push(v, self, loc)?;
-                }
-            }
-        }
-        Ok(acc)
-    }
 }
 
 fn max_var_body(b: &Body) -> u32 {
@@ -712,10 +799,15 @@ fn max_var_body(b: &Body) -> u32 {
                     else_body,
                     ..
                 } => max_var_body(then_body).max(max_var_body(else_body)),
-                Exp::Soac(soac) => match &soac.kind {
-                    SoacKind::Map(l) => max_var_lambda(l),
-                    SoacKind::Reduce { op, .. } | SoacKind::Scan { op, .. } => max_var_lambda(op),
-                },
+                Exp::Soac(soac) => soac.kind.lambda().map_or(0, max_var_lambda),
+                Exp::Loop { params, form, body } => {
+                    let ps = params.iter().map(|(p, _)| p.id.0).max().unwrap_or(0);
+                    let f = match form {
+                        LoopForm::For { index, .. } => index.id.0,
+                        LoopForm::While { cond } => max_var_body(cond),
+                    };
+                    ps.max(f).max(max_var_body(body))
+                }
                 _ => 0,
             };
             pat.max(inner)

@@ -264,8 +264,107 @@ impl Checker {
                 expect(scope, found, I64, "size")
             }
             Stmt::Assert { cond, .. } => expect(scope, cond, BOOL, "assertion"),
+            Stmt::BoundsCheck { array, index, .. } => {
+                let (_, rank) = array_type(scope, *array)?;
+                if index.is_empty() || index.len() > rank {
+                    return Err(format!(
+                        "bounds check on v_{} with {} indices",
+                        array.0,
+                        index.len()
+                    ));
+                }
+                indices(scope, index)
+            }
+            Stmt::SliceCheck {
+                start,
+                end,
+                stride,
+                count,
+                len,
+                ..
+            } => {
+                for a in [start, end, stride, count, len] {
+                    expect(scope, a, I64, "slice bound")?;
+                }
+                Ok(())
+            }
+            Stmt::View {
+                var,
+                array,
+                offset,
+                shape,
+            } => {
+                let (elem, _) = array_type(scope, *array)?;
+                expect(scope, offset, I64, "view offset")?;
+                for d in shape {
+                    expect(scope, d, I64, "dimension")?;
+                }
+                if var.ty != Type::Array(elem, shape.len()) {
+                    return Err(format!("view {} has the wrong type", show(var)));
+                }
+                self.define(scope, var)
+            }
+            Stmt::Free(array) => {
+                array_type(scope, *array)?;
+                // Any later use is then reported as out of scope.
+                scope.remove(array);
+                Ok(())
+            }
+            Stmt::SeqLoop(lp) => self.seq_loop(scope, lp),
             Stmt::Loop(nest) => self.nest(scope, nest),
         }
+    }
+
+    /// Defines an array or scalar together with its dimension variables.
+    fn define_shaped(&mut self, scope: &mut Scope, var: &Var, shape: &[Var]) -> Result<(), String> {
+        if shape.len() != var.ty.rank() {
+            return Err(format!("{} has a shape of wrong rank", show(var)));
+        }
+        self.define(scope, var)?;
+        for d in shape {
+            if d.ty != I64 {
+                return Err(format!("dimension {} is not i64", show(d)));
+            }
+            self.define(scope, d)?;
+        }
+        Ok(())
+    }
+
+    fn seq_loop(&mut self, scope: &mut Scope, lp: &SeqLoop) -> Result<(), String> {
+        for p in &lp.params {
+            expect(scope, &p.init, p.var.ty, "loop initial value")?;
+        }
+        let mut inner = scope.clone();
+        for p in &lp.params {
+            self.define_shaped(&mut inner, &p.var, &p.shape)?;
+        }
+        match &lp.form {
+            SeqForm::For { index, bound } => {
+                let t = scalar(scope, bound)?;
+                if !t.is_int() || index.ty != Type::Scalar(t) {
+                    return Err(format!("loop index {} does not fit its bound", show(index)));
+                }
+                self.define(&mut inner, index)?;
+            }
+            SeqForm::While { cond, result } => {
+                self.block(&mut inner, cond)?;
+                expect(&inner, result, BOOL, "loop condition")?;
+            }
+        }
+        self.block(&mut inner, &lp.body)?;
+        if lp.next.len() != lp.params.len() || lp.results.len() != lp.params.len() {
+            return Err("loop with the wrong number of next values or results".into());
+        }
+        for (a, p) in lp.next.iter().zip(&lp.params) {
+            expect(&inner, a, p.var.ty, "loop next value")?;
+        }
+        for (r, p) in lp.results.iter().zip(&lp.params) {
+            if r.var.ty != p.var.ty {
+                return Err(format!("loop result {} has the wrong type", show(&r.var)));
+            }
+            self.define_shaped(scope, &r.var, &r.shape)?;
+        }
+        Ok(())
     }
 
     fn nest(&mut self, scope: &mut Scope, nest: &LoopNest) -> Result<(), String> {
@@ -284,14 +383,28 @@ impl Checker {
         for c in nest.carried() {
             expect(scope, &c.init, c.var.ty, "initial value")?;
         }
-        for s in &nest.scans {
-            for o in &s.outputs {
-                array_type(scope, *o)?;
+        let outputs = nest.scans.iter().flat_map(|s| s.outputs.iter());
+        let outputs = outputs
+            .chain(nest.compactions.iter().flat_map(|c| c.outputs.iter()))
+            .chain(nest.hists.iter().flat_map(|h| h.bins.iter()))
+            .chain(nest.scatters.iter());
+        for o in outputs {
+            array_type(scope, *o)?;
+        }
+        for c in &nest.compactions {
+            if c.count.var.ty != I64 || c.result.ty != I64 {
+                return Err(format!(
+                    "compaction count {} is not i64",
+                    show(&c.count.var)
+                ));
             }
         }
         let ops = nest.reductions.iter().map(|r| (&r.op, &r.carried));
         for (op, carried) in ops.chain(nest.scans.iter().map(|s| (&s.op, &s.carried))) {
             self.operator(scope, op, carried)?;
+        }
+        for h in &nest.hists {
+            self.hist(scope, h)?;
         }
         let mut inner = scope.clone();
         self.define(&mut inner, &nest.index)?;
@@ -301,6 +414,9 @@ impl Checker {
         self.block(&mut inner, &nest.body)?;
         for c in nest.carried() {
             expect(&inner, &c.next, c.var.ty, "next value")?;
+        }
+        for c in &nest.compactions {
+            expect(&inner, &c.flag, BOOL, "compaction flag")?;
         }
         for r in &nest.reductions {
             if r.results.len() != r.carried.len() {
@@ -312,6 +428,36 @@ impl Checker {
                 }
                 self.define(scope, v)?;
             }
+        }
+        for c in &nest.compactions {
+            self.define(scope, &c.result)?;
+        }
+        Ok(())
+    }
+
+    /// A histogram's operator combines a bin's element with a value.
+    fn hist(&mut self, scope: &Scope, h: &HistState) -> Result<(), String> {
+        let k = h.bins.len();
+        if h.neutral.len() != k || h.op.params.len() != 2 * k || h.op.results.len() != k {
+            return Err("histogram operator of the wrong arity".into());
+        }
+        let mut inner = scope.clone();
+        let mut rows = Vec::new();
+        for (b, ne) in h.bins.iter().zip(&h.neutral) {
+            let (elem, rank) = array_type(scope, *b)?;
+            let row = Type::Array(elem, rank).row();
+            expect(scope, ne, row, "histogram neutral element")?;
+            rows.push(row);
+        }
+        for (p, t) in h.op.params.iter().zip(rows.iter().chain(&rows)) {
+            if p.ty != *t {
+                return Err(format!("operator parameter {} has the wrong type", show(p)));
+            }
+            self.define(&mut inner, p)?;
+        }
+        self.block(&mut inner, &h.op.body)?;
+        for (a, t) in h.op.results.iter().zip(&rows) {
+            expect(&inner, a, *t, "operator result")?;
         }
         Ok(())
     }

@@ -6,14 +6,19 @@
 //! - every variable is defined once, before its uses, and is visible only in
 //!   the block that defines it and the blocks nested in it;
 //! - arrays are defined by a function parameter (with one `i64` variable per
-//!   dimension), `Alloc`, `Row` (a view of part of another array) or an `If`;
-//!   they are written only through `Write` and `Copy`, and only before they
-//!   are read as results of the nest that fills them;
+//!   dimension), `Alloc`, `Row` or `View` (views of part of another array),
+//!   an `If`, a `SeqLoop` or a nest's carried state; they are written only
+//!   through `Write` and `Copy`;
+//! - memory: an array defined by `Alloc` is owned by exactly one variable at
+//!   a time (a `View` at offset 0, an `If`/`SeqLoop` result or a reduction
+//!   result may take ownership over); `Free` ends it, and nothing uses the
+//!   freed variable afterwards. The lowering frees what a loop iteration
+//!   allocates before the iteration ends, so long loops do not leak;
 //! - a loop nest's body sees its index, the current value of each carried
 //!   variable, and everything defined before the nest; it ends each iteration
 //!   by giving every carried variable its `next` value;
-//! - `LoopNest::par` agrees with what the nest carries: `Map` carries nothing,
-//!   `Reduce` only reductions, `Scan` at least one scan.
+//! - `LoopNest::par` agrees with what the nest carries (see
+//!   `LoopNest::required_parallelism`).
 
 use crate::core::ir::{Atom, BinOp, SizeParam, SrcLoc, Type, UnOp, Var, VarId};
 use crate::fusion::ast::ClusterId;
@@ -122,7 +127,75 @@ pub enum Stmt {
         cond: Atom,
         loc: SrcLoc,
     },
+    /// Stops with `index I out of bounds` unless every index is within its
+    /// dimension of `array` (for writes, which are never checked).
+    BoundsCheck {
+        array: VarId,
+        index: Vec<Atom>,
+        loc: SrcLoc,
+    },
+    /// Stops with `index [start:end:stride] out of bounds` unless the slice
+    /// of `count` elements is valid for a dimension of length `len` by
+    /// Futhark's rules: the stride is not 0 and, unless `count` is 0,
+    /// `0 <= start <= end` (forwards) or `-1 <= end <= start` (backwards),
+    /// and the last element `start + (count - 1) * stride` is in range.
+    SliceCheck {
+        start: Atom,
+        end: Atom,
+        stride: Atom,
+        count: Atom,
+        len: Atom,
+        loc: SrcLoc,
+    },
+    /// A view of `product(shape)` consecutive elements of `array` starting
+    /// at element `offset` (row-major), with a shape of its own; in range by
+    /// construction. Shares memory with `array`.
+    View {
+        var: Var,
+        array: VarId,
+        offset: Atom,
+        shape: Vec<Atom>,
+    },
+    /// Releases the memory `array` owns; `array` is not used afterwards.
+    Free(VarId),
+    /// A sequential loop (`loop` in the source), run in the current thread.
+    SeqLoop(SeqLoop),
     Loop(LoopNest),
+}
+
+/// A sequential loop. `params` are bound in `form`'s condition and in
+/// `body`; `next` gives their values for the next iteration, and `results`
+/// receive the final values after the loop.
+///
+/// An array parameter owns its memory unless its `next` is the parameter
+/// itself (loop-invariant): then it is just its initial value. Otherwise the
+/// lowering copies the initial value, and each iteration either keeps the
+/// array, or frees it after making `next` an array the body owns.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SeqLoop {
+    pub params: Vec<SeqParam>,
+    pub form: SeqForm,
+    pub body: Block,
+    pub next: Vec<Atom>,
+    /// One per parameter, with a variable per dimension as for parameters.
+    pub results: Vec<Param>,
+}
+
+/// A loop-carried variable: an array comes with one `i64` variable per
+/// dimension, bound with it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SeqParam {
+    pub var: Var,
+    pub shape: Vec<Var>,
+    pub init: Atom,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum SeqForm {
+    /// `index` runs from 0 while below `bound` (both of `bound`'s type).
+    For { index: Var, bound: Atom },
+    /// `cond` runs before every iteration; the loop goes on while `result`.
+    While { cond: Block, result: Atom },
 }
 
 /// Why a loop nest exists (for dumps and, later, for profiling).
@@ -134,6 +207,11 @@ pub enum Origin {
     Nested(u32),
     Iota,
     Replicate,
+    /// Array builtins of the core IR (a copy with elements moved).
+    Transpose,
+    Reverse,
+    Rotate,
+    Slice,
 }
 
 /// How the iterations of a nest may be spread over threads.
@@ -146,6 +224,17 @@ pub enum Parallelism {
     /// A multi-phase scan: per-chunk totals, a scan of them, then a pass
     /// with each chunk's carry-in.
     Scan,
+    /// Filter and partition: per-chunk counts of kept elements, an
+    /// exclusive scan of them, then a pass writing each chunk at its offset
+    /// (see `Compaction`).
+    Compact,
+    /// A histogram: per-thread private bins combined with the operator
+    /// afterwards, or atomic updates (see `HistState`).
+    Hist,
+    /// Independent iterations writing at data-dependent indices (scatter):
+    /// a map, except that two iterations may write the same element, and
+    /// either value may win.
+    Scatter,
 }
 
 impl Parallelism {
@@ -154,6 +243,9 @@ impl Parallelism {
             Parallelism::Map => "map",
             Parallelism::Reduce => "reduce",
             Parallelism::Scan => "scan",
+            Parallelism::Compact => "compact",
+            Parallelism::Hist => "hist",
+            Parallelism::Scatter => "scatter",
         }
     }
 }
@@ -168,6 +260,10 @@ pub struct LoopNest {
     pub width: Atom,
     pub reductions: Vec<Reduction>,
     pub scans: Vec<ScanState>,
+    pub compactions: Vec<Compaction>,
+    pub hists: Vec<HistState>,
+    /// Arrays the body writes at data-dependent indices (scatter).
+    pub scatters: Vec<VarId>,
     pub body: Block,
 }
 
@@ -195,6 +291,9 @@ pub struct Reduction {
 
 /// An inclusive scan: the carried value after each iteration is that
 /// element's result, which the body writes to `outputs` (unless fused away).
+/// A right-to-left scan (`scanr`) iterates from the end: its body reads and
+/// writes at `width - 1 - index`, and its `op` takes its operands in
+/// iteration order, so chunks combine exactly as for a forward scan.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ScanState {
     pub carried: Vec<Carried>,
@@ -204,8 +303,38 @@ pub struct ScanState {
     pub op: Operator,
 }
 
+/// An order-keeping compaction (filter, or one half of a partition): the
+/// carried `count` is the number of elements kept before this iteration
+/// (an exclusive scan of the flags); when `flag` (defined in the body)
+/// holds, the body writes this iteration's elements to `outputs` at
+/// `count`. After the loop `result` holds the number kept.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Compaction {
+    /// `i64`, from 0; `next` is `count + i64(flag)`.
+    pub count: Carried,
+    pub flag: Atom,
+    pub outputs: Vec<VarId>,
+    pub result: Var,
+}
+
+/// A histogram: before the loop every bin of `bins` holds `neutral` (or a
+/// destination's copy); the body combines values into bins with `op`. A
+/// parallel backend may give each thread private bins starting at
+/// `neutral` and combine them with `op` afterwards.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HistState {
+    pub bins: Vec<VarId>,
+    pub neutral: Vec<Atom>,
+    pub op: Operator,
+}
+
 /// An associative operator kept apart from the loop body: `params` are the
 /// left operands followed by the right ones.
+///
+/// A carried array (reduce or scan over rows) lives in a buffer allocated
+/// before the nest: the body copies the combined row into the carried
+/// variable itself, so `next` is the variable, and after the loop the
+/// reduction's result takes the buffer over.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Operator {
     pub params: Vec<Var>,
@@ -214,20 +343,27 @@ pub struct Operator {
 }
 
 impl LoopNest {
-    /// All carried values, reductions first, in order.
+    /// All carried values: reductions, scans, then compaction counts.
     pub fn carried(&self) -> impl Iterator<Item = &Carried> {
         self.reductions
             .iter()
             .flat_map(|r| r.carried.iter())
             .chain(self.scans.iter().flat_map(|s| s.carried.iter()))
+            .chain(self.compactions.iter().map(|c| &c.count))
     }
 
-    /// What the carried state demands.
+    /// What the carried state demands; the most demanding wins.
     pub fn required_parallelism(&self) -> Parallelism {
-        if !self.scans.is_empty() {
+        if !self.compactions.is_empty() {
+            Parallelism::Compact
+        } else if !self.scans.is_empty() {
             Parallelism::Scan
+        } else if !self.hists.is_empty() {
+            Parallelism::Hist
         } else if !self.reductions.is_empty() {
             Parallelism::Reduce
+        } else if !self.scatters.is_empty() {
+            Parallelism::Scatter
         } else {
             Parallelism::Map
         }
@@ -258,11 +394,24 @@ fn nest_inner_vars(
     for r in &nest.reductions {
         defs.extend(r.results.iter().map(|v| v.id));
     }
+    for c in &nest.compactions {
+        defs.insert(c.result.id);
+        atom_use(&c.flag, uses);
+        uses.extend(c.outputs.iter().copied());
+    }
+    for h in &nest.hists {
+        uses.extend(h.bins.iter().copied());
+        h.neutral.iter().for_each(|a| atom_use(a, uses));
+    }
+    uses.extend(nest.scatters.iter().copied());
     block_vars(&nest.body, uses, defs);
     // The operators run in the combine phase of a parallel backend, so their
     // free variables belong in the environment too.
     let ops = nest.reductions.iter().map(|r| &r.op);
-    for op in ops.chain(nest.scans.iter().map(|s| &s.op)) {
+    let ops = ops
+        .chain(nest.scans.iter().map(|s| &s.op))
+        .chain(nest.hists.iter().map(|h| &h.op));
+    for op in ops {
         defs.extend(op.params.iter().map(|p| p.id));
         block_vars(&op.body, uses, defs);
         op.results.iter().for_each(|a| atom_use(a, uses));
@@ -347,6 +496,57 @@ fn block_vars(
                 atom_use(found, uses);
             }
             Stmt::Assert { cond, .. } => atom_use(cond, uses),
+            Stmt::BoundsCheck { array, index, .. } => {
+                uses.insert(*array);
+                index.iter().for_each(|a| atom_use(a, uses));
+            }
+            Stmt::SliceCheck {
+                start,
+                end,
+                stride,
+                count,
+                len,
+                ..
+            } => [start, end, stride, count, len]
+                .into_iter()
+                .for_each(|a| atom_use(a, uses)),
+            Stmt::View {
+                var,
+                array,
+                offset,
+                shape,
+            } => {
+                uses.insert(*array);
+                atom_use(offset, uses);
+                shape.iter().for_each(|a| atom_use(a, uses));
+                defs.insert(var.id);
+            }
+            Stmt::Free(array) => {
+                uses.insert(*array);
+            }
+            Stmt::SeqLoop(lp) => {
+                for p in &lp.params {
+                    atom_use(&p.init, uses);
+                    defs.insert(p.var.id);
+                    defs.extend(p.shape.iter().map(|d| d.id));
+                }
+                match &lp.form {
+                    SeqForm::For { index, bound } => {
+                        atom_use(bound, uses);
+                        defs.insert(index.id);
+                    }
+                    SeqForm::While { cond, result } => {
+                        block_vars(cond, uses, defs);
+                        atom_use(result, uses);
+                    }
+                }
+                block_vars(&lp.body, uses, defs);
+                lp.next.iter().for_each(|a| atom_use(a, uses));
+                for r in &lp.results {
+                    defs.insert(r.var.id);
+                    defs.extend(r.shape.iter().map(|d| d.id));
+                }
+            }
             Stmt::Loop(nest) => {
                 atom_use(&nest.width, uses);
                 nest.carried().for_each(|c| atom_use(&c.init, uses));

@@ -5,16 +5,32 @@
 //! the loop body with fresh variables: an array fused vertically is then only
 //! a per-iteration value, one fused diagonally is that value plus a write, and
 //! horizontally fused SOACs share the loop and the reads of common inputs.
-//! Reductions and scans become carried values. `iota`, `replicate` and array
-//! literals get loops or writes of their own.
+//! Reductions and scans become carried values; filter and partition
+//! compactions, histograms and scatters get nests of their own. A SOAC inside
+//! a lambda becomes a nest inside the body of the outer one (run
+//! sequentially by each outer iteration). `iota`, `replicate`, array literals
+//! and the array builtins (slices, updates, transpose, ...) get loops, views
+//! or copies of their own; `loop` becomes a `SeqLoop`.
 //!
-//! Lowering is total: what a later stage cannot handle yet (a map whose rows'
+//! Memory: every block that runs repeatedly or conditionally (a nest body, a
+//! sequential loop's body and condition, an `if` branch) has a frame listing
+//! the arrays it allocated; at the block's end those that do not escape are
+//! freed, so long loops do not leak. Arrays escape only as owned values:
+//! a branch or loop result that is a view or an outer array is copied.
+//! (Updating in place when the old array is dead, and allocating per-
+//! iteration buffers once outside a nest, are later optimisations.)
+//!
+//! Lowering is total: what a later stage cannot handle (a map whose rows'
 //! shape is only known inside its loop) shows up as a use of an undefined
 //! variable, which `loopy::check` reports.
 
 use super::ir::*;
-use crate::core::ir::{self as core, Atom, Exp, SoacKind, SrcLoc, Type, Var, VarId};
-use crate::fusion::ast::{FusedBody, FusedFunction, FusedProgram, FusionTree, Item, SoacStm};
+use crate::core::ir::{
+    self as core, Atom, BinOp, DimSlice, Exp, LoopForm, SoacKind, SrcLoc, Type, UnOp, Var, VarId,
+};
+use crate::fusion::ast::{
+    FusedBody, FusedFunction, FusedLoopForm, FusedProgram, FusionTree, Item, SoacStm,
+};
 use crate::types::{Const, ScalarType};
 use std::collections::{HashMap, HashSet};
 
@@ -25,6 +41,7 @@ pub fn lower(program: &FusedProgram) -> Program {
         shapes: HashMap::new(),
         types: HashMap::new(),
         owned: HashSet::new(),
+        frames: Vec::new(),
         renaming: 0,
     };
     Program {
@@ -39,6 +56,10 @@ pub fn lower(program: &FusedProgram) -> Program {
 
 const I64: Type = Type::Scalar(ScalarType::I64);
 
+fn i64c(v: i64) -> Atom {
+    Atom::Const(Const::I64(v))
+}
+
 struct Lowerer {
     next_id: u32,
     /// Core variable to the loopy atom that holds its value.
@@ -46,17 +67,26 @@ struct Lowerer {
     /// Shape of every loopy array variable, outermost dimension first.
     shapes: HashMap<VarId, Vec<Atom>>,
     types: HashMap<VarId, Type>,
-    /// Arrays with memory of their own (not parameters or views).
+    /// Arrays that own their memory (not parameters or views).
     owned: HashSet<VarId>,
+    /// Per open block, the arrays it allocated (see the module comment).
+    frames: Vec<Vec<VarId>>,
     /// Inside an inlined lambda, binders get fresh ids (a lambda may be
     /// inlined more than once: loop body and combine operator).
     renaming: usize,
 }
 
-/// A branch of an `if`: core statements inside lambdas, fused items outside.
+/// A body to lower: core statements inside lambdas, fused items outside.
+#[derive(Clone, Copy)]
 enum Branch<'a> {
     Core(&'a core::Body),
     Fused(&'a FusedBody),
+}
+
+/// A loop's form, from the core IR or the fusion AST.
+enum Form<'a> {
+    For { index: &'a Var, bound: &'a Atom },
+    While(Branch<'a>),
 }
 
 impl Lowerer {
@@ -106,6 +136,10 @@ impl Lowerer {
         }
     }
 
+    fn is_array(&self, a: &Atom) -> bool {
+        matches!(self.type_of(a), Some(Type::Array(..)))
+    }
+
     /// The shape of an array atom; empty for scalars.
     fn shape(&self, a: &Atom) -> Vec<Atom> {
         match a {
@@ -113,6 +147,293 @@ impl Lowerer {
             Atom::Const(_) => Vec::new(),
         }
     }
+
+    fn array_shape(&self, v: VarId) -> Vec<Atom> {
+        self.shape(&Atom::Var(v))
+    }
+
+    // ---- memory ---------------------------------------------------------
+
+    /// Allocates `var`, owned by the innermost open block.
+    fn alloc(&mut self, var: &Var, shape: Vec<Atom>, out: &mut Block) {
+        self.alloc_raw(var, shape, out);
+        if let Some(frame) = self.frames.last_mut() {
+            frame.push(var.id);
+        }
+    }
+
+    /// Allocates `var` in the block around the innermost one (the block a
+    /// nest whose body is being built runs in).
+    fn alloc_outside(&mut self, var: &Var, shape: Vec<Atom>, out: &mut Block) {
+        self.alloc_raw(var, shape, out);
+        let n = self.frames.len();
+        if let Some(frame) = self.frames.get_mut(n.wrapping_sub(2)) {
+            frame.push(var.id);
+        }
+    }
+
+    /// Allocates `var`, owned but in no frame yet.
+    fn alloc_raw(&mut self, var: &Var, shape: Vec<Atom>, out: &mut Block) {
+        self.shapes.insert(var.id, shape.clone());
+        self.owned.insert(var.id);
+        out.push(Stmt::Alloc {
+            var: var.clone(),
+            shape,
+        });
+    }
+
+    /// `to` (a view at offset 0 or an alias of `from`) takes over the
+    /// memory `from` owns.
+    fn transfer(&mut self, from: VarId, to: VarId) {
+        if !self.owned.remove(&from) {
+            return;
+        }
+        self.owned.insert(to);
+        for frame in self.frames.iter_mut().rev() {
+            if let Some(slot) = frame.iter_mut().find(|v| **v == from) {
+                *slot = to;
+                return;
+            }
+        }
+    }
+
+    /// Makes `var` owned by the innermost open block.
+    fn adopt(&mut self, var: VarId) {
+        self.owned.insert(var);
+        if let Some(frame) = self.frames.last_mut() {
+            frame.push(var);
+        }
+    }
+
+    /// Closes the innermost block: returns the arrays it still owns.
+    fn pop_frame(&mut self) -> Vec<VarId> {
+        let frame = self.frames.pop().unwrap_or_default();
+        frame
+            .into_iter()
+            .filter(|v| self.owned.contains(v))
+            .collect()
+    }
+
+    /// Frees the arrays of `frame` that are not in `keep`.
+    fn free_frame(&mut self, frame: &[VarId], keep: &HashSet<VarId>, out: &mut Block) {
+        for v in frame {
+            if !keep.contains(v) && self.owned.remove(v) {
+                out.push(Stmt::Free(*v));
+            }
+        }
+    }
+
+    /// Lowers `f` into a block of its own whose allocations are all freed at
+    /// its end.
+    fn framed(&mut self, f: impl FnOnce(&mut Self, &mut Block)) -> Block {
+        self.frames.push(Vec::new());
+        let mut block = Vec::new();
+        f(self, &mut block);
+        let frame = self.pop_frame();
+        self.free_frame(&frame, &HashSet::new(), &mut block);
+        block
+    }
+
+    /// A fresh array with a copy of `a`, owned but in no frame.
+    fn copy_array(&mut self, a: &Atom, out: &mut Block) -> Atom {
+        let (Atom::Var(src), Some(ty)) = (a, self.type_of(a)) else {
+            return *a;
+        };
+        let copy = self.fresh("copy", ty);
+        let shape = self.shape(a);
+        self.alloc_raw(&copy, shape, out);
+        out.push(Stmt::Copy {
+            array: copy.id,
+            index: Vec::new(),
+            src: *src,
+        });
+        Atom::Var(copy.id)
+    }
+
+    /// Makes the array results of a block that closes with `frame` owned:
+    /// each must be an array the block owns (and returns once); any other
+    /// is copied when `copy` is set for it. Returns the arrays that escape.
+    fn escape(
+        &mut self,
+        frame: &[VarId],
+        results: &mut [Atom],
+        copy: &[bool],
+        out: &mut Block,
+    ) -> HashSet<VarId> {
+        let mut taken = HashSet::new();
+        for (r, &c) in results.iter_mut().zip(copy) {
+            if !c || !self.is_array(r) {
+                continue;
+            }
+            match r {
+                Atom::Var(v) if frame.contains(v) && !taken.contains(v) => {
+                    taken.insert(*v);
+                }
+                _ => {
+                    *r = self.copy_array(r, out);
+                    if let Atom::Var(v) = r {
+                        taken.insert(*v);
+                    }
+                }
+            }
+        }
+        taken
+    }
+
+    fn owned_by(&self, frame: &[VarId], a: &Atom) -> bool {
+        matches!(a, Atom::Var(v) if frame.contains(v) && self.owned.contains(v))
+    }
+
+    // ---- small emitters -------------------------------------------------
+
+    fn let_(&mut self, name: &str, t: ScalarType, exp: ScalarExp, out: &mut Block) -> Atom {
+        let var = self.fresh(name, Type::Scalar(t));
+        let id = var.id;
+        out.push(Stmt::Let {
+            var,
+            exp,
+            loc: SrcLoc::default(),
+        });
+        Atom::Var(id)
+    }
+
+    fn binop(&mut self, name: &str, op: BinOp, a: Atom, b: Atom, out: &mut Block) -> Atom {
+        let t = if op.is_comparison() {
+            ScalarType::Bool
+        } else {
+            self.type_of(&a)
+                .map(|t| t.elem())
+                .unwrap_or(ScalarType::I64)
+        };
+        self.let_(name, t, ScalarExp::BinOp(op, a, b), out)
+    }
+
+    /// `a + b` on `i64`, folding constants.
+    fn add(&mut self, a: Atom, b: Atom, out: &mut Block) -> Atom {
+        match (a, b) {
+            (Atom::Const(Const::I64(0)), x) | (x, Atom::Const(Const::I64(0))) => x,
+            (Atom::Const(Const::I64(x)), Atom::Const(Const::I64(y))) => i64c(x.wrapping_add(y)),
+            _ => self.binop("sum", BinOp::Add, a, b, out),
+        }
+    }
+
+    /// `a * b` on `i64`, folding constants.
+    fn mul(&mut self, a: Atom, b: Atom, out: &mut Block) -> Atom {
+        match (a, b) {
+            (Atom::Const(Const::I64(1)), x) | (x, Atom::Const(Const::I64(1))) => x,
+            (Atom::Const(Const::I64(x)), Atom::Const(Const::I64(y))) => i64c(x.wrapping_mul(y)),
+            _ => self.binop("prod", BinOp::Mul, a, b, out),
+        }
+    }
+
+    fn product(&mut self, dims: &[Atom], out: &mut Block) -> Atom {
+        let mut n = i64c(1);
+        for d in dims {
+            n = self.mul(n, *d, out);
+        }
+        n
+    }
+
+    /// An integer atom as `i64` (sign- or zero-extended by its type).
+    fn to_i64(&mut self, a: Atom, out: &mut Block) -> Atom {
+        match self.type_of(&a) {
+            Some(Type::Scalar(ScalarType::I64)) | None => a,
+            Some(_) => self.let_(
+                "ix",
+                ScalarType::I64,
+                ScalarExp::Convert(ScalarType::I64, a),
+                out,
+            ),
+        }
+    }
+
+    /// `if cond then a else b` on scalars of type `t`.
+    fn select(&mut self, cond: Atom, a: Atom, b: Atom, t: ScalarType, out: &mut Block) -> Atom {
+        let var = self.fresh("sel", Type::Scalar(t));
+        let id = var.id;
+        out.push(Stmt::If {
+            results: vec![var],
+            cond,
+            then_block: Vec::new(),
+            then_results: vec![a],
+            else_block: Vec::new(),
+            else_results: vec![b],
+        });
+        Atom::Var(id)
+    }
+
+    /// Stores `value` at `index`: a write for a scalar, a copy for a row.
+    fn store(&self, array: VarId, index: Vec<Atom>, value: Atom) -> Stmt {
+        match (value, self.type_of(&value)) {
+            (Atom::Var(src), Some(Type::Array(..))) => Stmt::Copy { array, index, src },
+            _ => Stmt::Write {
+                array,
+                index,
+                value,
+            },
+        }
+    }
+
+    /// Checks that a row about to be stored has the shape `expected`
+    /// (copies move whole rows, so a mismatch would be out of bounds).
+    fn assert_shape(&self, expected: &[Atom], value: &Atom, loc: SrcLoc, out: &mut Block) {
+        for (e, f) in expected.iter().zip(self.shape(value)) {
+            self.assert_width(e, &f, loc, out);
+        }
+    }
+
+    /// Emits a size assertion unless `found` is syntactically `expected`.
+    fn assert_width(&self, expected: &Atom, found: &Atom, loc: SrcLoc, out: &mut Block) {
+        if expected != found {
+            out.push(Stmt::AssertEq {
+                expected: *expected,
+                found: *found,
+                loc,
+            });
+        }
+    }
+
+    /// Element (or row) `index` of `array`, read without a check unless
+    /// `check` is given.
+    fn elem(
+        &mut self,
+        array: VarId,
+        index: Vec<Atom>,
+        name: &str,
+        check: Option<SrcLoc>,
+        out: &mut Block,
+    ) -> Atom {
+        let ty = self
+            .type_of(&Atom::Var(array))
+            .unwrap_or(Type::Array(ScalarType::I64, 1));
+        let shape = self.array_shape(array);
+        let rank = ty.rank();
+        if index.len() >= rank {
+            let var = self.fresh(name, Type::Scalar(ty.elem()));
+            let id = var.id;
+            out.push(Stmt::Read {
+                var,
+                array,
+                index,
+                check,
+            });
+            Atom::Var(id)
+        } else {
+            let var = self.fresh(name, Type::Array(ty.elem(), rank - index.len()));
+            let id = var.id;
+            self.shapes
+                .insert(id, shape.get(index.len()..).unwrap_or_default().to_vec());
+            out.push(Stmt::Row {
+                var,
+                array,
+                index,
+                check,
+            });
+            Atom::Var(id)
+        }
+    }
+
+    // ---- functions and bodies ---------------------------------------------
 
     fn function(&mut self, f: &FusedFunction) -> Function {
         let mut params = Vec::new();
@@ -136,8 +457,18 @@ impl Lowerer {
             params.push(Param { var, shape });
         }
         let mut body = Vec::new();
+        self.frames.push(Vec::new());
         let results = self.fused_body(&f.body, &mut body);
         let results = self.owned_results(results, &mut body);
+        let frame = self.pop_frame();
+        let keep = results
+            .iter()
+            .filter_map(|a| match a {
+                Atom::Var(v) => Some(*v),
+                Atom::Const(_) => None,
+            })
+            .collect();
+        self.free_frame(&frame, &keep, &mut body);
         Function {
             name: f.name.clone(),
             params,
@@ -175,15 +506,6 @@ impl Lowerer {
             .collect()
     }
 
-    fn alloc(&mut self, var: &Var, shape: Vec<Atom>, out: &mut Block) {
-        self.shapes.insert(var.id, shape.clone());
-        self.owned.insert(var.id);
-        out.push(Stmt::Alloc {
-            var: var.clone(),
-            shape,
-        });
-    }
-
     fn fused_body(&mut self, body: &FusedBody, out: &mut Block) -> Vec<Atom> {
         for item in &body.items {
             match item {
@@ -201,6 +523,19 @@ impl Lowerer {
                     Branch::Fused(else_body),
                     out,
                 ),
+                Item::Loop {
+                    pat,
+                    params,
+                    form,
+                    body,
+                    ..
+                } => {
+                    let form = match form {
+                        FusedLoopForm::For { index, bound } => Form::For { index, bound },
+                        FusedLoopForm::While { cond } => Form::While(Branch::Fused(cond)),
+                    };
+                    self.seq_loop(pat, params, form, Branch::Fused(body), out)
+                }
                 Item::Cluster(cluster) => {
                     self.cluster(Origin::Cluster(cluster.id), &cluster.tree, out)
                 }
@@ -224,15 +559,38 @@ impl Lowerer {
     }
 
     /// An `if`; each array result also returns its dimensions, so the shape
-    /// of the result is known after the `if`.
+    /// of the result is known after the `if`. An array result is owned when
+    /// either branch allocates it; the other branch then returns a copy.
     fn if_stm(&mut self, pat: &[Var], cond: &Atom, then: Branch, els: Branch, out: &mut Block) {
         let cond = self.atom(cond);
-        let mut then_block = Vec::new();
-        let mut then_results = self.branch(then, &mut then_block);
-        let mut else_block = Vec::new();
-        let mut else_results = self.branch(els, &mut else_block);
+        let mut arms = Vec::new();
+        for branch in [then, els] {
+            self.frames.push(Vec::new());
+            let mut block = Vec::new();
+            let results = self.branch(branch, &mut block);
+            let frame = self.pop_frame();
+            arms.push((block, results, frame));
+        }
+        let n = pat.len();
+        let own: Vec<bool> = (0..n)
+            .map(|j| {
+                arms.iter()
+                    .any(|(_, res, frame)| res.get(j).is_some_and(|a| self.owned_by(frame, a)))
+            })
+            .collect();
+        let mut arms_out = Vec::new();
+        for (mut block, mut results, frame) in arms {
+            let keep = self.escape(&frame, &mut results, &own, &mut block);
+            self.free_frame(&frame, &keep, &mut block);
+            for v in keep {
+                self.owned.remove(&v);
+            }
+            arms_out.push((block, results));
+        }
+        let (else_block, mut else_results) = arms_out.pop().unwrap_or_default();
+        let (then_block, mut then_results) = arms_out.pop().unwrap_or_default();
         let mut results: Vec<Var> = pat.iter().map(|v| self.bind(v)).collect();
-        for j in 0..results.len() {
+        for j in 0..n {
             let rank = results[j].ty.rank();
             if rank == 0 {
                 continue;
@@ -261,6 +619,9 @@ impl Lowerer {
                 results.push(d);
             }
             self.shapes.insert(results[j].id, dims);
+            if own[j] {
+                self.adopt(results[j].id);
+            }
         }
         out.push(Stmt::If {
             results,
@@ -270,6 +631,101 @@ impl Lowerer {
             else_block,
             else_results,
         });
+    }
+
+    /// A sequential loop; see `SeqLoop` for who owns the arrays.
+    fn seq_loop(
+        &mut self,
+        pat: &[Var],
+        params: &[(Var, Atom)],
+        form: Form,
+        body: Branch,
+        out: &mut Block,
+    ) {
+        let inits: Vec<Atom> = params.iter().map(|(_, a)| self.atom(a)).collect();
+        let mut seq_params = Vec::new();
+        for (p, _) in params {
+            let var = self.bind(p);
+            let shape: Vec<Var> = (0..p.ty.rank())
+                .map(|k| self.fresh(&format!("{}_d{k}", p.name), I64))
+                .collect();
+            self.shapes
+                .insert(var.id, shape.iter().map(|d| Atom::Var(d.id)).collect());
+            seq_params.push(SeqParam {
+                var,
+                shape,
+                init: i64c(0),
+            });
+        }
+        let form = match form {
+            Form::For { index, bound } => {
+                let bound = self.atom(bound);
+                let index = self.bind(index);
+                SeqForm::For { index, bound }
+            }
+            Form::While(cond) => {
+                let mut result = Atom::Const(Const::Bool(false));
+                let block = self.framed(|this, block| {
+                    result = this.branch(cond, block).first().copied().unwrap_or(result);
+                });
+                SeqForm::While {
+                    cond: block,
+                    result,
+                }
+            }
+        };
+        self.frames.push(Vec::new());
+        let mut block = Vec::new();
+        let mut next = self.branch(body, &mut block);
+        next.resize(seq_params.len(), i64c(0));
+        let frame = self.pop_frame();
+        // A parameter that is its own next value is loop-invariant: it
+        // stays its initial value and owns nothing.
+        let varying: Vec<bool> = seq_params
+            .iter()
+            .zip(&next)
+            .map(|(p, n)| p.var.ty.rank() > 0 && *n != Atom::Var(p.var.id))
+            .collect();
+        let keep = self.escape(&frame, &mut next, &varying, &mut block);
+        for (p, &v) in seq_params.iter().zip(&varying) {
+            if v {
+                block.push(Stmt::Free(p.var.id));
+            }
+        }
+        self.free_frame(&frame, &keep, &mut block);
+        for v in keep {
+            self.owned.remove(&v);
+        }
+        for ((p, init), &v) in seq_params.iter_mut().zip(&inits).zip(&varying) {
+            p.init = if v { self.copy_array(init, out) } else { *init };
+            if let Atom::Var(c) = p.init {
+                if v {
+                    self.owned.remove(&c);
+                }
+            }
+        }
+        let mut results = Vec::new();
+        for (v, &varies) in pat.iter().zip(&varying) {
+            let var = self.bind(v);
+            let shape: Vec<Var> = (0..v.ty.rank())
+                .map(|k| self.fresh(&format!("{}_d{k}", v.name), I64))
+                .collect();
+            if v.ty.rank() > 0 {
+                self.shapes
+                    .insert(var.id, shape.iter().map(|d| Atom::Var(d.id)).collect());
+                if varies {
+                    self.adopt(var.id);
+                }
+            }
+            results.push(Param { var, shape });
+        }
+        out.push(Stmt::SeqLoop(SeqLoop {
+            params: seq_params,
+            form,
+            body: block,
+            next,
+            results,
+        }));
     }
 
     fn stm(&mut self, stm: &core::Stm, out: &mut Block) {
@@ -305,11 +761,18 @@ impl Lowerer {
                 Branch::Core(else_body),
                 out,
             ),
+            Exp::Loop { params, form, body } => {
+                let form = match form {
+                    LoopForm::For { index, bound } => Form::For { index, bound },
+                    LoopForm::While { cond } => Form::While(Branch::Core(cond)),
+                };
+                self.seq_loop(&stm.pat, params, form, Branch::Core(body), out)
+            }
             Exp::Index { array, indices } => {
                 let Some(p) = first else { return };
                 let array = self.var(*array);
                 let index: Vec<Atom> = indices.iter().map(|a| self.atom(a)).collect();
-                let shape = self.shape(&Atom::Var(array));
+                let shape = self.array_shape(array);
                 let var = self.bind(p);
                 if index.len() >= shape.len() {
                     out.push(Stmt::Read {
@@ -331,7 +794,7 @@ impl Lowerer {
             Exp::Size { array, dim } => {
                 let Some(p) = first else { return };
                 let array = self.var(*array);
-                if let Some(d) = self.shape(&Atom::Var(array)).get(*dim) {
+                if let Some(d) = self.array_shape(array).get(*dim) {
                     self.subst.insert(p.id, *d);
                 }
             }
@@ -341,11 +804,19 @@ impl Lowerer {
                 let var = self.bind(p);
                 self.alloc(&var, vec![n], out);
                 let index = self.fresh("i", I64);
-                let body = vec![Stmt::Write {
+                let mut body = Vec::new();
+                let elem = p.ty.elem();
+                let value = if elem == ScalarType::I64 {
+                    Atom::Var(index.id)
+                } else {
+                    let conv = ScalarExp::Convert(elem, Atom::Var(index.id));
+                    self.let_("x", elem, conv, &mut body)
+                };
+                body.push(Stmt::Write {
                     array: var.id,
                     index: vec![Atom::Var(index.id)],
-                    value: Atom::Var(index.id),
-                }];
+                    value,
+                });
                 out.push(simple_loop(Origin::Iota, index, n, body));
             }
             Exp::Replicate { count, value } => {
@@ -366,33 +837,42 @@ impl Lowerer {
                 let var = self.bind(p);
                 let row_shape = items.first().map(|a| self.shape(a)).unwrap_or_default();
                 for item in items.iter().skip(1) {
-                    for (expected, found) in row_shape.iter().zip(self.shape(item)) {
-                        if *expected != found {
-                            out.push(Stmt::AssertEq {
-                                expected: *expected,
-                                found,
-                                loc,
-                            });
-                        }
-                    }
+                    self.assert_shape(&row_shape, item, loc, out);
                 }
-                let mut shape = vec![Atom::Const(Const::I64(items.len() as i64))];
+                let mut shape = vec![i64c(items.len() as i64)];
+                // An empty literal of rows: its row shape is in its type
+                // only as a rank; its dimensions are 0.
+                if items.is_empty() {
+                    shape.extend((1..p.ty.rank()).map(|_| i64c(0)));
+                }
                 shape.extend(row_shape);
                 self.alloc(&var, shape, out);
                 for (k, item) in items.iter().enumerate() {
-                    let store = self.store(var.id, vec![Atom::Const(Const::I64(k as i64))], *item);
+                    let store = self.store(var.id, vec![i64c(k as i64)], *item);
                     out.push(store);
                 }
             }
-            Exp::AssertEqSizes(a, b) => out.push(Stmt::AssertEq {
-                expected: self.atom(a),
-                found: self.atom(b),
-                loc,
-            }),
-            Exp::Assert(c) => out.push(Stmt::Assert {
-                cond: self.atom(c),
-                loc,
-            }),
+            Exp::AssertEqSizes(a, b) => {
+                let (a, b) = (self.atom(a), self.atom(b));
+                out.push(Stmt::AssertEq {
+                    expected: a,
+                    found: b,
+                    loc,
+                });
+                // The statement may bind the (now checked) size.
+                for p in &stm.pat {
+                    self.subst.insert(p.id, a);
+                }
+            }
+            Exp::Assert(c) => {
+                out.push(Stmt::Assert {
+                    cond: self.atom(c),
+                    loc,
+                });
+                for p in &stm.pat {
+                    self.subst.insert(p.id, Atom::Const(Const::Bool(true)));
+                }
+            }
             Exp::Soac(soac) => {
                 let tree = FusionTree::Leaf(SoacStm {
                     pat: stm.pat.clone(),
@@ -400,6 +880,71 @@ impl Lowerer {
                     loc,
                 });
                 self.cluster(Origin::Nested(soac.label.0), &tree, out);
+            }
+            Exp::Slice { array, dims } => {
+                let Some(p) = first else { return };
+                self.slice(p, array, dims, loc, out);
+            }
+            Exp::Update {
+                array,
+                indices,
+                value,
+            } => {
+                let Some(p) = first else { return };
+                self.update(p, array, indices, value, loc, out);
+            }
+            Exp::Transpose(array) => {
+                let Some(p) = first else { return };
+                self.transpose(p, array, out);
+            }
+            Exp::Flatten(array) => {
+                let Some(p) = first else { return };
+                let array = self.var(*array);
+                let shape = self.array_shape(array);
+                let mut new_shape = Vec::new();
+                if shape.len() >= 2 {
+                    new_shape.push(self.mul(shape[0], shape[1], out));
+                    new_shape.extend_from_slice(&shape[2..]);
+                }
+                self.view(p, array, i64c(0), new_shape, out);
+            }
+            Exp::Unflatten { array, rows, cols } => {
+                let Some(p) = first else { return };
+                let array = self.var(*array);
+                let (rows, cols) = (self.atom(rows), self.atom(cols));
+                let shape = self.array_shape(array);
+                let n = shape.first().copied().unwrap_or(i64c(0));
+                self.check_unflatten(n, rows, cols, loc, out);
+                let mut new_shape = vec![rows, cols];
+                new_shape.extend(shape.into_iter().skip(1));
+                self.view(p, array, i64c(0), new_shape, out);
+            }
+            Exp::Reverse(array) => {
+                let Some(p) = first else { return };
+                let array = self.var(*array);
+                self.permute(p, array, Origin::Reverse, out, |this, i, n, body| {
+                    let last = this.binop("last", BinOp::Sub, n, i64c(1), body);
+                    this.binop("j", BinOp::Sub, last, i, body)
+                });
+            }
+            Exp::Rotate { array, amount } => {
+                let Some(p) = first else { return };
+                let array = self.var(*array);
+                let amount = self.atom(amount);
+                let amount = self.to_i64(amount, out);
+                let n = self.array_shape(array).first().copied().unwrap_or(i64c(0));
+                // `mod` with a divisor of at least 1 (an empty array moves
+                // nothing) gives a shift in `0..n`.
+                let safe = self.binop("n1", BinOp::Max, n, i64c(1), out);
+                let shift = self.binop("shift", BinOp::Mod, amount, safe, out);
+                self.permute(p, array, Origin::Rotate, out, |this, i, _, body| {
+                    let s = this.binop("s", BinOp::Add, i, shift, body);
+                    this.binop("j", BinOp::Rem, s, safe, body)
+                });
+            }
+            Exp::Concat(arrays) => {
+                let Some(p) = first else { return };
+                self.concat(p, arrays, loc, out);
             }
         }
     }
@@ -411,28 +956,333 @@ impl Lowerer {
         }
     }
 
-    /// Stores `value` at `index`: a write for a scalar, a copy for a row.
-    fn store(&self, array: VarId, index: Vec<Atom>, value: Atom) -> Stmt {
-        match (value, self.type_of(&value)) {
-            (Atom::Var(src), Some(Type::Array(..))) => Stmt::Copy { array, index, src },
-            _ => Stmt::Write {
-                array,
-                index,
-                value,
-            },
-        }
+    /// Binds `p` to a view of `array`; at offset 0 of an owned array that
+    /// dies here, the view could own it, but `array` may still be used, so
+    /// the view stays a view.
+    fn view(&mut self, p: &Var, array: VarId, offset: Atom, shape: Vec<Atom>, out: &mut Block) {
+        let var = self.bind(p);
+        self.shapes.insert(var.id, shape.clone());
+        out.push(Stmt::View {
+            var,
+            array,
+            offset,
+            shape,
+        });
     }
 
-    /// Emits a size assertion unless `found` is syntactically `expected`.
-    fn assert_width(&self, expected: &Atom, found: &Atom, loc: SrcLoc, out: &mut Block) {
-        if expected != found {
-            out.push(Stmt::AssertEq {
-                expected: *expected,
-                found: *found,
+    // ---- array builtins ---------------------------------------------------
+
+    /// `a[d0, d1, ...]`: bounds-checked; a view when the result is
+    /// contiguous (fixed indices, then at most one range of stride 1, then
+    /// whole dimensions), otherwise a copy made by a nest per range.
+    fn slice(&mut self, p: &Var, array: &VarId, dims: &[DimSlice], loc: SrcLoc, out: &mut Block) {
+        let array = self.var(*array);
+        let shape = self.array_shape(array);
+        let dims = &dims[..dims.len().min(shape.len())];
+        // Per given dimension: a fixed index, or (start, stride, count).
+        enum D {
+            Fixed(Atom),
+            Range(Atom, Atom, Atom),
+        }
+        let mut ds = Vec::new();
+        let mut fixed = Vec::new();
+        for (k, d) in dims.iter().enumerate() {
+            match d {
+                DimSlice::Index(i) => {
+                    let i = self.atom(i);
+                    let i = self.to_i64(i, out);
+                    fixed.push(i);
+                    ds.push(D::Fixed(i));
+                }
+                DimSlice::Range { start, end, stride } => {
+                    let (start, end, stride) =
+                        (self.atom(start), self.atom(end), self.atom(stride));
+                    let count = self.slice_count(start, end, stride, out);
+                    out.push(Stmt::SliceCheck {
+                        start,
+                        end,
+                        stride,
+                        count,
+                        len: shape[k],
+                        loc,
+                    });
+                    ds.push(D::Range(start, stride, count));
+                }
+            }
+        }
+        if !fixed.is_empty() && fixed.len() == ds.len() {
+            // Only fixed indices: an element or a row, checked as indexing.
+            let idx: Vec<Atom> = fixed.clone();
+            let var = self.bind(p);
+            if idx.len() >= shape.len() {
+                out.push(Stmt::Read {
+                    var,
+                    array,
+                    index: idx,
+                    check: Some(loc),
+                });
+            } else {
+                self.shapes.insert(var.id, shape[idx.len()..].to_vec());
+                out.push(Stmt::Row {
+                    var,
+                    array,
+                    index: idx,
+                    check: Some(loc),
+                });
+            }
+            return;
+        }
+        if !fixed.is_empty() {
+            out.push(Stmt::BoundsCheck {
+                array,
+                index: fixed.clone(),
                 loc,
             });
         }
+        let trailing = shape[ds.len()..].to_vec();
+        let mut new_shape: Vec<Atom> = ds
+            .iter()
+            .filter_map(|d| match d {
+                D::Range(_, _, c) => Some(*c),
+                D::Fixed(_) => None,
+            })
+            .collect();
+        new_shape.extend(trailing.iter().copied());
+        let contiguous = match ds.split_last() {
+            Some((D::Range(_, s, _), rest)) => {
+                *s == i64c(1) && rest.iter().all(|d| matches!(d, D::Fixed(_)))
+            }
+            _ => false,
+        };
+        if contiguous {
+            // Linear offset of the first element.
+            let mut offset = i64c(0);
+            for (k, d) in ds.iter().enumerate() {
+                let pos = match d {
+                    D::Fixed(i) | D::Range(i, _, _) => *i,
+                };
+                let scaled = self.mul(offset, shape[k], out);
+                offset = self.add(scaled, pos, out);
+            }
+            let row = self.product(&shape[ds.len()..], out);
+            let offset = self.mul(offset, row, out);
+            self.view(p, array, offset, new_shape, out);
+            return;
+        }
+        let var = self.bind(p);
+        self.alloc(&var, new_shape, out);
+        // One nest per range, outermost first; the innermost body moves an
+        // element or a row.
+        let ranges: Vec<(usize, Atom)> = ds
+            .iter()
+            .enumerate()
+            .filter_map(|(k, d)| match d {
+                D::Range(_, _, c) => Some((k, *c)),
+                D::Fixed(_) => None,
+            })
+            .collect();
+        let indices: Vec<Var> = ranges.iter().map(|_| self.fresh("j", I64)).collect();
+        let mut body = Vec::new();
+        let mut src_index = Vec::new();
+        let mut r = 0;
+        for d in &ds {
+            match d {
+                D::Fixed(i) => src_index.push(*i),
+                D::Range(start, stride, _) => {
+                    let j = Atom::Var(indices[r].id);
+                    r += 1;
+                    let step = self.binop("step", BinOp::Mul, j, *stride, &mut body);
+                    let at = self.binop("at", BinOp::Add, *start, step, &mut body);
+                    src_index.push(at);
+                }
+            }
+        }
+        let dst_index: Vec<Atom> = indices.iter().map(|v| Atom::Var(v.id)).collect();
+        let value = self.elem(array, src_index, "x", None, &mut body);
+        body.push(self.store(var.id, dst_index, value));
+        for ((_, count), index) in ranges.iter().zip(indices).rev() {
+            body = vec![simple_loop(Origin::Slice, index, *count, body)];
+        }
+        out.extend(body);
     }
+
+    /// The element count of `start:end:stride` by Futhark's rule,
+    /// `(end - start + stride - sign(stride)) quot stride`; a zero stride
+    /// (an error `SliceCheck` reports) divides by 1 instead.
+    fn slice_count(&mut self, start: Atom, end: Atom, stride: Atom, out: &mut Block) -> Atom {
+        if stride == i64c(1) {
+            let n = self.binop("n", BinOp::Sub, end, start, out);
+            return n;
+        }
+        let pos = self.binop("pos", BinOp::Gt, stride, i64c(0), out);
+        let neg = self.binop("neg", BinOp::Lt, stride, i64c(0), out);
+        let pos = self.let_(
+            "p",
+            ScalarType::I64,
+            ScalarExp::Convert(ScalarType::I64, pos),
+            out,
+        );
+        let neg = self.let_(
+            "q",
+            ScalarType::I64,
+            ScalarExp::Convert(ScalarType::I64, neg),
+            out,
+        );
+        let sign = self.binop("sign", BinOp::Sub, pos, neg, out);
+        let diff = self.binop("diff", BinOp::Sub, end, start, out);
+        let adj = self.binop("adj", BinOp::Sub, stride, sign, out);
+        let num = self.binop("num", BinOp::Add, diff, adj, out);
+        let zero = self.binop("zero", BinOp::Eq, stride, i64c(0), out);
+        let safe = self.select(zero, i64c(1), stride, ScalarType::I64, out);
+        self.binop("n", BinOp::Quot, num, safe, out)
+    }
+
+    /// `size mismatch` unless `rows * cols` is exactly `n` with neither
+    /// negative (the product may not wrap around).
+    fn check_unflatten(&mut self, n: Atom, rows: Atom, cols: Atom, loc: SrcLoc, out: &mut Block) {
+        let prod = self.binop("prod", BinOp::Mul, rows, cols, out);
+        let r_ok = self.binop("r_ok", BinOp::Ge, rows, i64c(0), out);
+        let c_ok = self.binop("c_ok", BinOp::Ge, cols, i64c(0), out);
+        let p_ok = self.binop("p_ok", BinOp::Eq, prod, n, out);
+        let safe = self.binop("c1", BinOp::Max, cols, i64c(1), out);
+        let q = self.binop("q", BinOp::Quot, n, safe, out);
+        let q_ok = self.binop("q_ok", BinOp::Eq, q, rows, out);
+        let empty = self.binop("empty", BinOp::Eq, cols, i64c(0), out);
+        let exact = self.binop("exact", BinOp::Or, q_ok, empty, out);
+        let a = self.binop("ok", BinOp::And, r_ok, c_ok, out);
+        let b = self.binop("ok", BinOp::And, p_ok, exact, out);
+        let ok = self.binop("ok", BinOp::And, a, b, out);
+        // Reports the product, or -1 when only a wrap-around made it fit.
+        let wrong = self.select(p_ok, i64c(-1), prod, ScalarType::I64, out);
+        let found = self.select(ok, n, wrong, ScalarType::I64, out);
+        self.assert_width(&n, &found, loc, out);
+    }
+
+    /// `array with [indices] = value`: a checked copy with one element or
+    /// row replaced.
+    fn update(
+        &mut self,
+        p: &Var,
+        array: &VarId,
+        indices: &[Atom],
+        value: &Atom,
+        loc: SrcLoc,
+        out: &mut Block,
+    ) {
+        let array = self.var(*array);
+        let shape = self.array_shape(array);
+        let mut idx = Vec::new();
+        for a in indices {
+            let a = self.atom(a);
+            idx.push(self.to_i64(a, out));
+        }
+        out.push(Stmt::BoundsCheck {
+            array,
+            index: idx.clone(),
+            loc,
+        });
+        let value = self.atom(value);
+        let row = shape.get(idx.len()..).unwrap_or_default().to_vec();
+        self.assert_shape(&row, &value, loc, out);
+        let var = self.bind(p);
+        self.alloc(&var, shape, out);
+        out.push(Stmt::Copy {
+            array: var.id,
+            index: Vec::new(),
+            src: array,
+        });
+        out.push(self.store(var.id, idx, value));
+    }
+
+    fn transpose(&mut self, p: &Var, array: &VarId, out: &mut Block) {
+        let array = self.var(*array);
+        let shape = self.array_shape(array);
+        if shape.len() < 2 {
+            return;
+        }
+        let var = self.bind(p);
+        let mut new_shape = vec![shape[1], shape[0]];
+        new_shape.extend_from_slice(&shape[2..]);
+        self.alloc(&var, new_shape, out);
+        let i = self.fresh("i", I64);
+        let j = self.fresh("j", I64);
+        let (iv, jv) = (Atom::Var(i.id), Atom::Var(j.id));
+        let mut inner = Vec::new();
+        let x = self.elem(array, vec![jv, iv], "x", None, &mut inner);
+        inner.push(self.store(var.id, vec![iv, jv], x));
+        let outer = vec![simple_loop(Origin::Transpose, j, shape[0], inner)];
+        out.push(simple_loop(Origin::Transpose, i, shape[1], outer));
+    }
+
+    /// A copy of `array` whose element `i` is `array[source(i)]`.
+    fn permute(
+        &mut self,
+        p: &Var,
+        array: VarId,
+        origin: Origin,
+        out: &mut Block,
+        source: impl FnOnce(&mut Self, Atom, Atom, &mut Block) -> Atom,
+    ) {
+        let shape = self.array_shape(array);
+        let Some(&n) = shape.first() else { return };
+        let var = self.bind(p);
+        self.alloc(&var, shape, out);
+        let i = self.fresh("i", I64);
+        let iv = Atom::Var(i.id);
+        let mut body = Vec::new();
+        let j = source(self, iv, n, &mut body);
+        let x = self.elem(array, vec![j], "x", None, &mut body);
+        body.push(self.store(var.id, vec![iv], x));
+        out.push(simple_loop(origin, i, n, body));
+    }
+
+    /// Along the outer dimension: each part is copied into a view of the
+    /// result at its offset.
+    fn concat(&mut self, p: &Var, arrays: &[VarId], loc: SrcLoc, out: &mut Block) {
+        let arrays: Vec<VarId> = arrays.iter().map(|a| self.var(*a)).collect();
+        let Some(&first) = arrays.first() else { return };
+        let first_shape = self.array_shape(first);
+        let inner = first_shape.get(1..).unwrap_or_default().to_vec();
+        let mut total = i64c(0);
+        for a in &arrays {
+            let s = self.array_shape(*a);
+            for (e, f) in inner.iter().zip(s.iter().skip(1)) {
+                self.assert_width(e, f, loc, out);
+            }
+            let outer = s.first().copied().unwrap_or(i64c(0));
+            total = self.add(total, outer, out);
+        }
+        let var = self.bind(p);
+        let mut shape = vec![total];
+        shape.extend(inner.iter().copied());
+        self.alloc(&var, shape, out);
+        let row = self.product(&inner, out);
+        let mut at = i64c(0);
+        for a in &arrays {
+            let outer = self.array_shape(*a).first().copied().unwrap_or(i64c(0));
+            let offset = self.mul(at, row, out);
+            let ty = self.type_of(&Atom::Var(var.id)).unwrap_or(p.ty);
+            let dst = self.fresh("part", ty);
+            let mut dst_shape = vec![outer];
+            dst_shape.extend(inner.iter().copied());
+            self.shapes.insert(dst.id, dst_shape.clone());
+            let dst_id = dst.id;
+            out.push(Stmt::View {
+                var: dst,
+                array: var.id,
+                offset,
+                shape: dst_shape,
+            });
+            out.push(Stmt::Copy {
+                array: dst_id,
+                index: Vec::new(),
+                src: *a,
+            });
+            at = self.add(at, outer, out);
+        }
+    }
+
+    // ---- SOACs ------------------------------------------------------------
 
     /// Inlines `lam` applied to `args` into `out`, returning its results.
     fn inline(&mut self, lam: &core::Lambda, args: &[Atom], out: &mut Block) -> Vec<Atom> {
@@ -445,16 +1295,41 @@ impl Lowerer {
         results
     }
 
-    /// A reduction or scan operator as a function of its own.
-    fn operator(&mut self, lam: &core::Lambda) -> Operator {
+    /// A reduction or scan operator as a function of its own. With
+    /// `swapped`, its two groups of operands are exchanged (`scanr`, whose
+    /// operator sees them in iteration order).
+    fn operator(&mut self, lam: &core::Lambda, swapped: bool) -> Operator {
         let params: Vec<Var> = lam
             .params
             .iter()
             .map(|p| self.fresh(&p.name, p.ty))
             .collect();
-        let args: Vec<Atom> = params.iter().map(|p| Atom::Var(p.id)).collect();
+        let mut args: Vec<Atom> = params.iter().map(|p| Atom::Var(p.id)).collect();
+        let k = args.len() / 2;
+        if swapped {
+            args.rotate_left(k);
+        }
+        // Parameters of array type get their shapes as unknowns: operators
+        // run only in a parallel backend's combine phase.
+        self.frames.push(Vec::new());
         let mut body = Vec::new();
         let results = self.inline(lam, &args, &mut body);
+        let frame = self.pop_frame();
+        let keep = results
+            .iter()
+            .filter_map(|a| match a {
+                Atom::Var(v) => Some(*v),
+                Atom::Const(_) => None,
+            })
+            .collect();
+        self.free_frame(&frame, &keep, &mut body);
+        let params = if swapped {
+            let mut p = params;
+            p.rotate_left(k);
+            p
+        } else {
+            params
+        };
         Operator {
             params,
             body,
@@ -462,14 +1337,33 @@ impl Lowerer {
         }
     }
 
-    /// One loop nest for a fusion tree: see the module comment.
+    /// The loop nest of a fusion tree: see the module comment.
     fn cluster(&mut self, origin: Origin, tree: &FusionTree, out: &mut Block) {
         let leaves = tree.leaves();
         let Some(first) = leaves.first() else { return };
+        let special = |s: &SoacStm| {
+            !matches!(
+                s.soac.kind,
+                SoacKind::Map(_) | SoacKind::Reduce { .. } | SoacKind::Scan { .. }
+            )
+        };
+        if leaves.iter().any(|s| special(s)) {
+            // These have nests of their own; a tree holding one (which the
+            // fusion stage does not build) runs leaf by leaf, unfused.
+            if leaves.len() > 1 {
+                for leaf in leaves {
+                    self.cluster(origin, &FusionTree::Leaf((*leaf).clone()), out);
+                }
+                return;
+            }
+            self.special_soac(origin, first, out);
+            return;
+        }
         let mut vertical = HashSet::new();
         collect_vertical(tree, &mut vertical);
         let width = self.atom(&first.soac.width);
         let index = self.fresh("i", I64);
+        self.frames.push(Vec::new());
         let mut body = Vec::new();
         // Per-iteration values of the arrays produced in this cluster (core ids).
         let mut elems: HashMap<VarId, Atom> = HashMap::new();
@@ -477,6 +1371,7 @@ impl Lowerer {
         let mut reads: HashMap<VarId, Atom> = HashMap::new();
         let mut reductions = Vec::new();
         let mut scans = Vec::new();
+        let mut after = Vec::new();
         for leaf in leaves {
             let w = self.atom(&leaf.soac.width);
             self.assert_width(&width, &w, leaf.loc, out);
@@ -491,37 +1386,15 @@ impl Lowerer {
                     args.push(*e);
                     continue;
                 }
-                let shape = self.shape(&Atom::Var(array));
-                if let Some(outer) = shape.first() {
+                if let Some(outer) = self.array_shape(array).first() {
                     self.assert_width(&width, outer, leaf.loc, out);
                 }
-                let ty = self
-                    .type_of(&Atom::Var(array))
-                    .unwrap_or(Type::Array(ScalarType::I64, 1));
                 let name = self
                     .fresh_name_of(*a, &leaf.soac)
                     .unwrap_or_else(|| "x".to_string());
-                let var = self.fresh(&name, ty.row());
-                let index = vec![Atom::Var(index.id)];
-                if ty.rank() > 1 {
-                    self.shapes
-                        .insert(var.id, shape.get(1..).unwrap_or_default().to_vec());
-                    body.push(Stmt::Row {
-                        var: var.clone(),
-                        array,
-                        index,
-                        check: None,
-                    });
-                } else {
-                    body.push(Stmt::Read {
-                        var: var.clone(),
-                        array,
-                        index,
-                        check: None,
-                    });
-                }
-                reads.insert(array, Atom::Var(var.id));
-                args.push(Atom::Var(var.id));
+                let e = self.elem(array, vec![Atom::Var(index.id)], &name, None, &mut body);
+                reads.insert(array, e);
+                args.push(e);
             }
             match &leaf.soac.kind {
                 SoacKind::Map(lam) => {
@@ -529,15 +1402,21 @@ impl Lowerer {
                     for (p, r) in leaf.pat.iter().zip(results) {
                         elems.insert(p.id, r);
                         if !vertical.contains(&p.id) {
-                            self.output(p, &width, &index, r, out, &mut body);
+                            self.output(p, &width, Atom::Var(index.id), r, out, &mut body);
                         }
                     }
                 }
                 SoacKind::Reduce { op, neutral } => {
-                    let (carried, _) =
-                        self.carried(&leaf.pat, neutral, op, &args, false, &mut body);
-                    let results = leaf.pat.iter().map(|p| self.bind(p)).collect();
-                    let op = self.operator(op);
+                    let accs = self.accumulators(&leaf.pat, neutral, false, out);
+                    let (carried, _) = self.combine(&accs, op, &args, false, leaf.loc, &mut body);
+                    let results: Vec<Var> = leaf.pat.iter().map(|p| self.bind(p)).collect();
+                    for (r, (acc, _, buf)) in results.iter().zip(&accs) {
+                        if let Some(buf) = buf {
+                            self.shapes.insert(r.id, self.array_shape(acc.id));
+                            after.push((*buf, r.id));
+                        }
+                    }
+                    let op = self.operator(op, false);
                     reductions.push(Reduction {
                         carried,
                         results,
@@ -545,93 +1424,168 @@ impl Lowerer {
                     });
                 }
                 SoacKind::Scan { op, neutral } => {
+                    let accs = self.accumulators(&leaf.pat, neutral, true, out);
                     let (carried, next) =
-                        self.carried(&leaf.pat, neutral, op, &args, true, &mut body);
+                        self.combine(&accs, op, &args, false, leaf.loc, &mut body);
                     let mut outputs = Vec::new();
                     for (p, r) in leaf.pat.iter().zip(next) {
                         elems.insert(p.id, r);
                         if !vertical.contains(&p.id) {
-                            outputs.push(self.output(p, &width, &index, r, out, &mut body));
+                            let i = Atom::Var(index.id);
+                            outputs.push(self.output(p, &width, i, r, out, &mut body));
                         }
                     }
-                    let op = self.operator(op);
+                    let op = self.operator(op, false);
                     scans.push(ScanState {
                         carried,
                         outputs,
                         op,
                     });
                 }
+                _ => {}
             }
         }
-        let mut nest = LoopNest {
-            origin,
-            par: Parallelism::Map,
-            index,
-            width,
-            reductions,
-            scans,
-            body,
-        };
+        let frame = self.pop_frame();
+        self.free_frame(&frame, &HashSet::new(), &mut body);
+        let mut nest = new_nest(origin, index, width, body);
+        nest.reductions = reductions;
+        nest.scans = scans;
         nest.par = nest.required_parallelism();
         out.push(Stmt::Loop(nest));
+        // Array-valued reductions: the result takes its buffer over.
+        for (buf, r) in after {
+            self.transfer(buf, r);
+        }
     }
 
     /// The name of the lambda parameter that receives argument `arg`.
     fn fresh_name_of(&self, arg: VarId, soac: &core::Soac) -> Option<String> {
-        let lam = match &soac.kind {
-            SoacKind::Map(lam) => lam,
-            SoacKind::Reduce { op, .. } | SoacKind::Scan { op, .. } => {
-                let k = soac.args.len();
-                let pos = soac.args.iter().position(|a| *a == arg)?;
-                return op.params.get(k + pos).map(|p| p.name.clone());
-            }
-        };
         let pos = soac.args.iter().position(|a| *a == arg)?;
-        lam.params.get(pos).map(|p| p.name.clone())
+        match &soac.kind {
+            SoacKind::Reduce { op, .. }
+            | SoacKind::Scan { op, .. }
+            | SoacKind::ScanRight { op, .. } => {
+                let k = soac.args.len();
+                op.params.get(k + pos).map(|p| p.name.clone())
+            }
+            SoacKind::Map(lam)
+            | SoacKind::Filter { pred: lam }
+            | SoacKind::Partition { pred: lam } => lam.params.get(pos).map(|p| p.name.clone()),
+            SoacKind::Hist { op, .. } => {
+                let k = soac.args.len().saturating_sub(1);
+                let at = pos.checked_sub(1)?;
+                op.params.get(k + at).map(|p| p.name.clone())
+            }
+            SoacKind::Scatter { .. } => None,
+        }
     }
 
-    /// Carried values for a reduce or scan whose results bind `pat`: the
-    /// operator is applied to the carried values and this iteration's
-    /// elements; returns the carried values and the operator's results.
-    fn carried(
+    /// The accumulators of a reduce or scan whose results bind `pat`, with
+    /// their initial values: a scalar starts as its neutral element, an
+    /// array in a buffer (allocated before the nest) holding a copy of it.
+    fn accumulators(
         &mut self,
         pat: &[Var],
         neutral: &[Atom],
-        op: &core::Lambda,
-        args: &[Atom],
         is_scan: bool,
+        out: &mut Block,
+    ) -> Vec<(Var, Atom, Option<VarId>)> {
+        pat.iter()
+            .zip(neutral)
+            .map(|(p, ne)| {
+                let ty = if is_scan { p.ty.row() } else { p.ty };
+                let ne = self.atom(ne);
+                let acc = self.fresh("acc", ty);
+                if let (Type::Array(..), Atom::Var(src)) = (ty, ne) {
+                    let shape = self.shape(&ne);
+                    let buf = self.fresh("acc_buf", ty);
+                    self.alloc_outside(&buf, shape.clone(), out);
+                    out.push(Stmt::Copy {
+                        array: buf.id,
+                        index: Vec::new(),
+                        src,
+                    });
+                    self.shapes.insert(acc.id, shape);
+                    (acc, Atom::Var(buf.id), Some(buf.id))
+                } else {
+                    (acc, ne, None)
+                }
+            })
+            .collect()
+    }
+
+    /// Applies the operator to the accumulators and this iteration's
+    /// elements (the elements first when `elems_first`, for `scanr`);
+    /// returns the carried values and their next values. An array
+    /// accumulator is overwritten with the combined row (its next value is
+    /// itself, see `Operator`).
+    fn combine(
+        &mut self,
+        accs: &[(Var, Atom, Option<VarId>)],
+        op: &core::Lambda,
+        elems: &[Atom],
+        elems_first: bool,
+        loc: SrcLoc,
         body: &mut Block,
     ) -> (Vec<Carried>, Vec<Atom>) {
-        let accs: Vec<Var> = pat
-            .iter()
-            .map(|p| {
-                let ty = if is_scan { p.ty.row() } else { p.ty };
-                self.fresh("acc", ty)
-            })
-            .collect();
-        let mut op_args: Vec<Atom> = accs.iter().map(|a| Atom::Var(a.id)).collect();
-        op_args.extend_from_slice(args);
-        let next = self.inline(op, &op_args, body);
-        let carried = accs
-            .into_iter()
-            .zip(neutral)
-            .zip(&next)
-            .map(|((var, init), next)| Carried {
-                var,
-                init: self.atom(init),
-                next: *next,
-            })
-            .collect();
+        let acc_atoms: Vec<Atom> = accs.iter().map(|(a, _, _)| Atom::Var(a.id)).collect();
+        let op_args: Vec<Atom> = if elems_first {
+            elems.iter().chain(&acc_atoms).copied().collect()
+        } else {
+            acc_atoms.iter().chain(elems).copied().collect()
+        };
+        let mut next = self.inline(op, &op_args, body);
+        next.resize(accs.len(), i64c(0));
+        // A combined row that is another accumulator is snapshotted before
+        // any accumulator is overwritten.
+        for j in 0..next.len() {
+            let other_acc = accs
+                .iter()
+                .enumerate()
+                .any(|(k, (a, _, buf))| k != j && buf.is_some() && next[j] == Atom::Var(a.id));
+            if other_acc {
+                next[j] = self.copy_array(&next[j], body);
+                if let Atom::Var(c) = next[j] {
+                    if let Some(frame) = self.frames.last_mut() {
+                        frame.push(c);
+                    }
+                }
+            }
+        }
+        let mut carried = Vec::new();
+        for ((acc, init, buf), n) in accs.iter().zip(next.iter_mut()) {
+            if buf.is_some() {
+                {
+                    let shape = self.array_shape(acc.id);
+                    self.assert_shape(&shape, n, loc, body);
+                    if *n != Atom::Var(acc.id) {
+                        if let Atom::Var(src) = n {
+                            body.push(Stmt::Copy {
+                                array: acc.id,
+                                index: Vec::new(),
+                                src: *src,
+                            });
+                        }
+                    }
+                    *n = Atom::Var(acc.id);
+                }
+            }
+            carried.push(Carried {
+                var: acc.clone(),
+                init: *init,
+                next: *n,
+            });
+        }
         (carried, next)
     }
 
     /// Allocates the array bound by `p` before the loop and stores this
-    /// iteration's element `value` into it; returns the array.
+    /// iteration's element `value` into it at `at`; returns the array.
     fn output(
         &mut self,
         p: &Var,
         width: &Atom,
-        index: &Var,
+        at: Atom,
         value: Atom,
         out: &mut Block,
         body: &mut Block,
@@ -639,22 +1593,299 @@ impl Lowerer {
         let var = self.bind(p);
         let mut shape = vec![*width];
         shape.extend(self.shape(&value));
-        self.alloc(&var, shape, out);
-        body.push(self.store(var.id, vec![Atom::Var(index.id)], value));
+        self.alloc_outside(&var, shape, out);
+        body.push(self.store(var.id, vec![at], value));
         var.id
+    }
+
+    /// Reads element (or row) `at` of each of `arrays` in a nest body, after
+    /// checking outside that their outer sizes are `width`.
+    #[allow(clippy::too_many_arguments)]
+    fn read_args(
+        &mut self,
+        soac: &core::Soac,
+        arrays: &[VarId],
+        width: &Atom,
+        at: Atom,
+        loc: SrcLoc,
+        out: &mut Block,
+        body: &mut Block,
+    ) -> Vec<Atom> {
+        let mut elems = Vec::new();
+        for a in arrays {
+            let array = self.var(*a);
+            if let Some(outer) = self.array_shape(array).first() {
+                self.assert_width(width, outer, loc, out);
+            }
+            let name = self
+                .fresh_name_of(*a, soac)
+                .unwrap_or_else(|| "x".to_string());
+            elems.push(self.elem(array, vec![at], &name, None, body));
+        }
+        elems
+    }
+
+    /// `scanr`, `filter`, `partition`, `scatter` and `hist`: one nest each.
+    fn special_soac(&mut self, origin: Origin, leaf: &SoacStm, out: &mut Block) {
+        let soac = &leaf.soac;
+        let loc = leaf.loc;
+        let width = self.atom(&soac.width);
+        let index = self.fresh("i", I64);
+        let i = Atom::Var(index.id);
+        let mut nest = new_nest(origin, index, width, Vec::new());
+        self.frames.push(Vec::new());
+        let mut body = Vec::new();
+        // Statements after the nest, and ownership moving to its results.
+        let mut post = Vec::new();
+        let mut transfers = Vec::new();
+        match &soac.kind {
+            SoacKind::ScanRight { op, neutral } => {
+                let last = self.binop("last", BinOp::Sub, width, i64c(1), &mut body);
+                let at = self.binop("at", BinOp::Sub, last, i, &mut body);
+                let elems = self.read_args(soac, &soac.args, &width, at, loc, out, &mut body);
+                let accs = self.accumulators(&leaf.pat, neutral, true, out);
+                let (carried, next) = self.combine(&accs, op, &elems, true, loc, &mut body);
+                let mut outputs = Vec::new();
+                for (p, r) in leaf.pat.iter().zip(next) {
+                    outputs.push(self.output(p, &width, at, r, out, &mut body));
+                }
+                let op = self.operator(op, true);
+                nest.scans.push(ScanState {
+                    carried,
+                    outputs,
+                    op,
+                });
+            }
+            SoacKind::Filter { pred } | SoacKind::Partition { pred } => {
+                let partition = matches!(soac.kind, SoacKind::Partition { .. });
+                let elems = self.read_args(soac, &soac.args, &width, i, loc, out, &mut body);
+                let flag = self
+                    .inline(pred, &elems, &mut body)
+                    .first()
+                    .copied()
+                    .unwrap_or(Atom::Const(Const::Bool(false)));
+                let k = elems.len();
+                let groups = if partition { 2 } else { 1 };
+                let mut blocks = vec![Vec::new(), Vec::new()];
+                let mut flags = vec![flag];
+                if partition {
+                    let not = ScalarExp::UnOp(UnOp::Not, flag);
+                    flags.push(self.let_("rest", ScalarType::Bool, not, &mut body));
+                }
+                for (g, (block, flag)) in blocks.iter_mut().zip(&flags).take(groups).enumerate() {
+                    let count = self.fresh("count", I64);
+                    let mut outputs = Vec::new();
+                    let pats = leaf.pat.get(g * k..(g + 1) * k).unwrap_or_default();
+                    for (p, e) in pats.iter().zip(&elems) {
+                        let buf = self.fresh(if g == 0 { "kept" } else { "rest" }, p.ty);
+                        let row = self.shape(e);
+                        let mut shape = vec![width];
+                        shape.extend(row.iter().copied());
+                        self.alloc_outside(&buf, shape, out);
+                        block.push(self.store(buf.id, vec![Atom::Var(count.id)], *e));
+                        outputs.push(buf.id);
+                        let var = self.bind(p);
+                        transfers.push((buf.id, var.clone(), row));
+                    }
+                    let f64_ = ScalarExp::Convert(ScalarType::I64, *flag);
+                    let inc = self.let_("inc", ScalarType::I64, f64_, &mut body);
+                    let next = self.binop("count", BinOp::Add, Atom::Var(count.id), inc, &mut body);
+                    let result = self.fresh("kept_n", I64);
+                    for (_, var, row) in transfers.iter().skip(g * k) {
+                        let mut shape = vec![Atom::Var(result.id)];
+                        shape.extend(row.iter().copied());
+                        self.shapes.insert(var.id, shape);
+                    }
+                    nest.compactions.push(Compaction {
+                        count: Carried {
+                            var: count,
+                            init: i64c(0),
+                            next,
+                        },
+                        flag: *flag,
+                        outputs,
+                        result,
+                    });
+                }
+                let else_block = if partition {
+                    blocks.pop().unwrap_or_default()
+                } else {
+                    Vec::new()
+                };
+                let then_block = blocks.swap_remove(0);
+                body.push(Stmt::If {
+                    results: Vec::new(),
+                    cond: flag,
+                    then_block,
+                    then_results: Vec::new(),
+                    else_block,
+                    else_results: Vec::new(),
+                });
+                for (buf, var, _) in &transfers {
+                    post.push(Stmt::View {
+                        var: var.clone(),
+                        array: *buf,
+                        offset: i64c(0),
+                        shape: self.array_shape(var.id),
+                    });
+                }
+            }
+            SoacKind::Scatter { dest } => {
+                let mut dests = Vec::new();
+                for (p, d) in leaf.pat.iter().zip(dest) {
+                    let d = self.var(*d);
+                    let var = self.bind(p);
+                    let shape = self.array_shape(d);
+                    self.alloc_outside(&var, shape, out);
+                    out.push(Stmt::Copy {
+                        array: var.id,
+                        index: Vec::new(),
+                        src: d,
+                    });
+                    dests.push(var.id);
+                }
+                let m = self.first_dim(&dests);
+                for d in dests.iter().skip(1) {
+                    let found = self.array_shape(*d).first().copied().unwrap_or(m);
+                    self.assert_width(&m, &found, loc, out);
+                }
+                let elems = self.read_args(soac, &soac.args, &width, i, loc, out, &mut body);
+                let Some((&idx, values)) = elems.split_first() else {
+                    return;
+                };
+                let idx = self.to_i64(idx, &mut body);
+                let ok = self.in_range(idx, m, &mut body);
+                let mut then_block = Vec::new();
+                for (d, v) in dests.iter().zip(values) {
+                    let row = self.array_shape(*d).get(1..).unwrap_or_default().to_vec();
+                    self.assert_shape(&row, v, loc, &mut body);
+                    then_block.push(self.store(*d, vec![idx], *v));
+                }
+                body.push(Stmt::If {
+                    results: Vec::new(),
+                    cond: ok,
+                    then_block,
+                    then_results: Vec::new(),
+                    else_block: Vec::new(),
+                    else_results: Vec::new(),
+                });
+                nest.scatters = dests;
+            }
+            SoacKind::Hist {
+                op,
+                neutral,
+                bins,
+                dest,
+            } => {
+                let neutral: Vec<Atom> = neutral.iter().map(|a| self.atom(a)).collect();
+                let mut hist_bins = Vec::new();
+                for (j, p) in leaf.pat.iter().enumerate() {
+                    let var = self.bind(p);
+                    match dest.as_ref().and_then(|d| d.get(j)) {
+                        Some(d) => {
+                            let d = self.var(*d);
+                            let shape = self.array_shape(d);
+                            self.alloc_outside(&var, shape, out);
+                            out.push(Stmt::Copy {
+                                array: var.id,
+                                index: Vec::new(),
+                                src: d,
+                            });
+                        }
+                        None => {
+                            let nb = self.atom(bins);
+                            let nb = self.to_i64(nb, out);
+                            let ne = neutral.get(j).copied().unwrap_or(i64c(0));
+                            let mut shape = vec![nb];
+                            shape.extend(self.shape(&ne));
+                            self.alloc_outside(&var, shape, out);
+                            let fill = self.fresh("i", I64);
+                            let store = self.store(var.id, vec![Atom::Var(fill.id)], ne);
+                            out.push(simple_loop(Origin::Replicate, fill, nb, vec![store]));
+                        }
+                    }
+                    hist_bins.push(var.id);
+                }
+                let m = self.first_dim(&hist_bins);
+                let elems = self.read_args(soac, &soac.args, &width, i, loc, out, &mut body);
+                let Some((&idx, values)) = elems.split_first() else {
+                    return;
+                };
+                let idx = self.to_i64(idx, &mut body);
+                let ok = self.in_range(idx, m, &mut body);
+                let then_block = self.framed(|this, block| {
+                    let mut args = Vec::new();
+                    for b in &hist_bins {
+                        args.push(this.elem(*b, vec![idx], "old", None, block));
+                    }
+                    args.extend_from_slice(values);
+                    let results = this.inline(op, &args, block);
+                    for (b, r) in hist_bins.iter().zip(results) {
+                        let row = this.array_shape(*b).get(1..).unwrap_or_default().to_vec();
+                        this.assert_shape(&row, &r, loc, block);
+                        block.push(this.store(*b, vec![idx], r));
+                    }
+                });
+                body.push(Stmt::If {
+                    results: Vec::new(),
+                    cond: ok,
+                    then_block,
+                    then_results: Vec::new(),
+                    else_block: Vec::new(),
+                    else_results: Vec::new(),
+                });
+                let op = self.operator(op, false);
+                nest.hists.push(HistState {
+                    bins: hist_bins,
+                    neutral,
+                    op,
+                });
+            }
+            SoacKind::Map(_) | SoacKind::Reduce { .. } | SoacKind::Scan { .. } => {}
+        }
+        let frame = self.pop_frame();
+        self.free_frame(&frame, &HashSet::new(), &mut body);
+        nest.body = body;
+        nest.par = nest.required_parallelism();
+        out.push(Stmt::Loop(nest));
+        out.extend(post);
+        for (buf, var, _) in transfers {
+            self.transfer(buf, var.id);
+        }
+    }
+
+    fn first_dim(&self, arrays: &[VarId]) -> Atom {
+        arrays
+            .first()
+            .and_then(|a| self.array_shape(*a).first().copied())
+            .unwrap_or(i64c(0))
+    }
+
+    /// `0 <= idx < n`.
+    fn in_range(&mut self, idx: Atom, n: Atom, out: &mut Block) -> Atom {
+        let lo = self.binop("lo", BinOp::Ge, idx, i64c(0), out);
+        let hi = self.binop("hi", BinOp::Lt, idx, n, out);
+        self.binop("in", BinOp::And, lo, hi, out)
     }
 }
 
-fn simple_loop(origin: Origin, index: Var, width: Atom, body: Block) -> Stmt {
-    Stmt::Loop(LoopNest {
+fn new_nest(origin: Origin, index: Var, width: Atom, body: Block) -> LoopNest {
+    LoopNest {
         origin,
         par: Parallelism::Map,
         index,
         width,
         reductions: Vec::new(),
         scans: Vec::new(),
+        compactions: Vec::new(),
+        hists: Vec::new(),
+        scatters: Vec::new(),
         body,
-    })
+    }
+}
+
+fn simple_loop(origin: Origin, index: Var, width: Atom, body: Block) -> Stmt {
+    Stmt::Loop(new_nest(origin, index, width, body))
 }
 
 /// The arrays a tree fuses away entirely (vertical fusion).
@@ -720,6 +1951,7 @@ fn max_in_fused(body: &FusedBody) -> u32 {
                 .map(|s| max_in_stm(&s.clone().into_stm()))
                 .max()
                 .unwrap_or(0),
+            Item::Loop { .. } => item.to_core().iter().map(max_in_stm).max().unwrap_or(0),
         };
         max = max.max(m);
     }

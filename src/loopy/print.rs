@@ -52,7 +52,23 @@ impl Names {
                 Stmt::Let { var, .. }
                 | Stmt::Alloc { var, .. }
                 | Stmt::Read { var, .. }
-                | Stmt::Row { var, .. } => self.add(var),
+                | Stmt::Row { var, .. }
+                | Stmt::View { var, .. } => self.add(var),
+                Stmt::SeqLoop(lp) => {
+                    for p in &lp.params {
+                        self.add(&p.var);
+                        p.shape.iter().for_each(|d| self.add(d));
+                    }
+                    match &lp.form {
+                        SeqForm::For { index, .. } => self.add(index),
+                        SeqForm::While { cond, .. } => self.collect(cond),
+                    }
+                    self.collect(&lp.body);
+                    for r in &lp.results {
+                        self.add(&r.var);
+                        r.shape.iter().for_each(|d| self.add(d));
+                    }
+                }
                 Stmt::If {
                     results,
                     then_block,
@@ -72,6 +88,12 @@ impl Names {
                     for s in &nest.scans {
                         self.operator(&s.op);
                     }
+                    for h in &nest.hists {
+                        self.operator(&h.op);
+                    }
+                    for c in &nest.compactions {
+                        self.add(&c.result);
+                    }
                     for c in nest.carried() {
                         self.add(&c.var);
                     }
@@ -80,7 +102,10 @@ impl Names {
                 Stmt::Write { .. }
                 | Stmt::Copy { .. }
                 | Stmt::AssertEq { .. }
-                | Stmt::Assert { .. } => {}
+                | Stmt::Assert { .. }
+                | Stmt::BoundsCheck { .. }
+                | Stmt::SliceCheck { .. }
+                | Stmt::Free(_) => {}
             }
         }
     }
@@ -240,8 +265,104 @@ fn print_stmt(out: &mut String, stmt: &Stmt, depth: usize, names: &Names) {
         Stmt::Assert { cond, loc } => {
             let _ = writeln!(out, "assert {} @{}:{}", names.atom(cond), loc.line, loc.col);
         }
+        Stmt::BoundsCheck { array, index, loc } => {
+            let _ = writeln!(
+                out,
+                "check {}[{}] @{}:{}",
+                names.var(*array),
+                names.atoms(index),
+                loc.line,
+                loc.col
+            );
+        }
+        Stmt::SliceCheck {
+            start,
+            end,
+            stride,
+            count,
+            len,
+            loc,
+        } => {
+            let _ = writeln!(
+                out,
+                "check_slice [{}:{}:{}] count {} of {} @{}:{}",
+                names.atom(start),
+                names.atom(end),
+                names.atom(stride),
+                names.atom(count),
+                names.atom(len),
+                loc.line,
+                loc.col
+            );
+        }
+        Stmt::View {
+            var,
+            array,
+            offset,
+            shape,
+        } => {
+            let _ = writeln!(
+                out,
+                "view {} = {}[+{}; {}]",
+                binder(var),
+                names.var(*array),
+                names.atom(offset),
+                names.atoms(shape)
+            );
+        }
+        Stmt::Free(array) => {
+            let _ = writeln!(out, "free {}", names.var(*array));
+        }
+        Stmt::SeqLoop(lp) => print_seq_loop(out, lp, depth, names),
         Stmt::Loop(nest) => print_nest(out, nest, depth, names),
     }
+}
+
+/// A binder with its dimension variables, as for parameters.
+fn shaped(var: &Var, shape: &[Var]) -> String {
+    if shape.is_empty() {
+        binder(var)
+    } else {
+        let dims: Vec<String> = shape.iter().map(var_name).collect();
+        format!("{} [{}]", binder(var), dims.join(", "))
+    }
+}
+
+fn print_seq_loop(out: &mut String, lp: &SeqLoop, depth: usize, names: &Names) {
+    let results: Vec<String> = lp
+        .results
+        .iter()
+        .map(|r| shaped(&r.var, &r.shape))
+        .collect();
+    let params: Vec<String> = lp
+        .params
+        .iter()
+        .map(|p| format!("{} = {}", shaped(&p.var, &p.shape), names.atom(&p.init)))
+        .collect();
+    let _ = write!(
+        out,
+        "let {} = seqloop ({})",
+        results.join(", "),
+        params.join(", ")
+    );
+    match &lp.form {
+        SeqForm::For { index, bound } => {
+            let _ = writeln!(out, " for {} < {}", binder(index), names.atom(bound));
+        }
+        SeqForm::While { cond, result } => {
+            out.push_str(" while\n");
+            print_block(out, cond, depth + 1, names);
+            indent(out, depth + 1);
+            let _ = writeln!(out, "in ({})", names.atom(result));
+        }
+    }
+    indent(out, depth);
+    out.push_str("do\n");
+    print_block(out, &lp.body, depth + 1, names);
+    indent(out, depth + 1);
+    let _ = writeln!(out, "next ({})", names.atoms(&lp.next));
+    indent(out, depth);
+    out.push_str("end\n");
 }
 
 fn print_nest(out: &mut String, nest: &LoopNest, depth: usize, names: &Names) {
@@ -250,6 +371,10 @@ fn print_nest(out: &mut String, nest: &LoopNest, depth: usize, names: &Names) {
         Origin::Nested(label) => format!("soac {label}"),
         Origin::Iota => "iota".to_string(),
         Origin::Replicate => "replicate".to_string(),
+        Origin::Transpose => "transpose".to_string(),
+        Origin::Reverse => "reverse".to_string(),
+        Origin::Rotate => "rotate".to_string(),
+        Origin::Slice => "slice".to_string(),
     };
     let _ = writeln!(
         out,
@@ -279,6 +404,34 @@ fn print_nest(out: &mut String, nest: &LoopNest, depth: usize, names: &Names) {
             outputs.join(", ")
         );
         print_operator(out, &s.op, depth + 2, names);
+    }
+    for c in &nest.compactions {
+        indent(out, depth + 1);
+        let outputs: Vec<String> = c.outputs.iter().map(|v| names.var(*v)).collect();
+        let _ = writeln!(
+            out,
+            "compact ({}) when {} into ({}) count {}",
+            carried_str(std::slice::from_ref(&c.count), names),
+            names.atom(&c.flag),
+            outputs.join(", "),
+            binder(&c.result)
+        );
+    }
+    for h in &nest.hists {
+        indent(out, depth + 1);
+        let bins: Vec<String> = h.bins.iter().map(|v| names.var(*v)).collect();
+        let _ = writeln!(
+            out,
+            "hist ({}) from ({})",
+            bins.join(", "),
+            names.atoms(&h.neutral)
+        );
+        print_operator(out, &h.op, depth + 2, names);
+    }
+    if !nest.scatters.is_empty() {
+        indent(out, depth + 1);
+        let dests: Vec<String> = nest.scatters.iter().map(|v| names.var(*v)).collect();
+        let _ = writeln!(out, "scatter into ({})", dests.join(", "));
     }
     indent(out, depth);
     out.push_str("do\n");

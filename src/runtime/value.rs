@@ -191,6 +191,106 @@ impl ArrayData {
         }
     }
 
+    /// Appends `n` elements of `other` starting at `start`, `step` apart
+    /// (negative steps go backwards); false if the types differ or an
+    /// element is out of bounds (nothing appended then).
+    pub fn extend_strided(&mut self, other: &ArrayData, start: i64, n: usize, step: i64) -> bool {
+        fn ext<T: Copy>(dst: &mut Vec<T>, src: &[T], start: i64, n: usize, step: i64) -> bool {
+            if n == 0 {
+                return true;
+            }
+            let last = (n as i128 - 1) * step as i128 + start as i128;
+            let in_range = |i: i128| i >= 0 && i < src.len() as i128;
+            if !in_range(start as i128) || !in_range(last) {
+                return false;
+            }
+            if step == 1 {
+                dst.extend_from_slice(&src[start as usize..start as usize + n]);
+                return true;
+            }
+            dst.reserve(n);
+            let mut i = start as isize;
+            for _ in 0..n {
+                dst.push(src[i as usize]);
+                i += step as isize;
+            }
+            true
+        }
+        match (self, other) {
+            (ArrayData::I8(d), ArrayData::I8(s)) => ext(d, s, start, n, step),
+            (ArrayData::I16(d), ArrayData::I16(s)) => ext(d, s, start, n, step),
+            (ArrayData::I32(d), ArrayData::I32(s)) => ext(d, s, start, n, step),
+            (ArrayData::I64(d), ArrayData::I64(s)) => ext(d, s, start, n, step),
+            (ArrayData::U8(d), ArrayData::U8(s)) => ext(d, s, start, n, step),
+            (ArrayData::U16(d), ArrayData::U16(s)) => ext(d, s, start, n, step),
+            (ArrayData::U32(d), ArrayData::U32(s)) => ext(d, s, start, n, step),
+            (ArrayData::U64(d), ArrayData::U64(s)) => ext(d, s, start, n, step),
+            (ArrayData::F32(d), ArrayData::F32(s)) => ext(d, s, start, n, step),
+            (ArrayData::F64(d), ArrayData::F64(s)) => ext(d, s, start, n, step),
+            (ArrayData::Bool(d), ArrayData::Bool(s)) => ext(d, s, start, n, step),
+            _ => false,
+        }
+    }
+
+    /// Overwrites `self[at..at + n]` with `other[start..start + n]`; false if
+    /// the types differ or either range is out of bounds.
+    pub fn write_from(&mut self, at: usize, other: &ArrayData, start: usize, n: usize) -> bool {
+        fn wr<T: Copy>(dst: &mut [T], at: usize, src: &[T], start: usize, n: usize) -> bool {
+            let d = at.checked_add(n).and_then(|end| dst.get_mut(at..end));
+            let s = start.checked_add(n).and_then(|end| src.get(start..end));
+            match (d, s) {
+                (Some(d), Some(s)) => {
+                    d.copy_from_slice(s);
+                    true
+                }
+                _ => false,
+            }
+        }
+        match (self, other) {
+            (ArrayData::I8(d), ArrayData::I8(s)) => wr(d, at, s, start, n),
+            (ArrayData::I16(d), ArrayData::I16(s)) => wr(d, at, s, start, n),
+            (ArrayData::I32(d), ArrayData::I32(s)) => wr(d, at, s, start, n),
+            (ArrayData::I64(d), ArrayData::I64(s)) => wr(d, at, s, start, n),
+            (ArrayData::U8(d), ArrayData::U8(s)) => wr(d, at, s, start, n),
+            (ArrayData::U16(d), ArrayData::U16(s)) => wr(d, at, s, start, n),
+            (ArrayData::U32(d), ArrayData::U32(s)) => wr(d, at, s, start, n),
+            (ArrayData::U64(d), ArrayData::U64(s)) => wr(d, at, s, start, n),
+            (ArrayData::F32(d), ArrayData::F32(s)) => wr(d, at, s, start, n),
+            (ArrayData::F64(d), ArrayData::F64(s)) => wr(d, at, s, start, n),
+            (ArrayData::Bool(d), ArrayData::Bool(s)) => wr(d, at, s, start, n),
+            _ => false,
+        }
+    }
+
+    /// Sets element `i` to `c`; false if out of bounds or of another type.
+    pub fn set(&mut self, i: usize, c: Const) -> bool {
+        macro_rules! put {
+            ($v:expr, $x:expr) => {
+                match $v.get_mut(i) {
+                    Some(slot) => {
+                        *slot = $x;
+                        true
+                    }
+                    None => false,
+                }
+            };
+        }
+        match (self, c) {
+            (ArrayData::I8(v), Const::I8(x)) => put!(v, x),
+            (ArrayData::I16(v), Const::I16(x)) => put!(v, x),
+            (ArrayData::I32(v), Const::I32(x)) => put!(v, x),
+            (ArrayData::I64(v), Const::I64(x)) => put!(v, x),
+            (ArrayData::U8(v), Const::U8(x)) => put!(v, x),
+            (ArrayData::U16(v), Const::U16(x)) => put!(v, x),
+            (ArrayData::U32(v), Const::U32(x)) => put!(v, x),
+            (ArrayData::U64(v), Const::U64(x)) => put!(v, x),
+            (ArrayData::F32(v), Const::F32(x)) => put!(v, x),
+            (ArrayData::F64(v), Const::F64(x)) => put!(v, x),
+            (ArrayData::Bool(v), Const::Bool(x)) => put!(v, x),
+            _ => false,
+        }
+    }
+
     /// A copy of `self[start..start + n]` (clamped to the data).
     pub fn slice(&self, start: usize, n: usize) -> ArrayData {
         let start = start.min(self.len());

@@ -1,6 +1,6 @@
 //! Names and types of the built-in functions and scalar module members.
 
-use super::infer::Infer;
+use super::infer::{Infer, Mask, FLOAT, INT, NUM, SCALAR};
 use super::scalar::{Const, ScalarType};
 use super::ty::Type;
 use super::typed::{Builtin, Literal, ScalarFn};
@@ -22,25 +22,21 @@ pub const ARRAY_BUILTINS: &[(&str, Builtin)] = &[
     ("zip3", Builtin::Zip(3)),
     ("unzip", Builtin::Unzip(2)),
     ("unzip3", Builtin::Unzip(3)),
-];
-
-/// Built-ins of the language that the compiler does not implement yet.
-pub const PLANNED_BUILTINS: &[&str] = &[
-    "tabulate",
-    "tabulate_2d",
-    "tabulate_3d",
-    "scanr",
-    "filter",
-    "partition",
-    "scatter",
-    "hist",
-    "reduce_by_index",
-    "transpose",
-    "flatten",
-    "unflatten",
-    "reverse",
-    "rotate",
-    "concat",
+    ("tabulate", Builtin::Tabulate(1)),
+    ("tabulate_2d", Builtin::Tabulate(2)),
+    ("tabulate_3d", Builtin::Tabulate(3)),
+    ("scanr", Builtin::ScanRight),
+    ("filter", Builtin::Filter),
+    ("partition", Builtin::Partition),
+    ("scatter", Builtin::Scatter),
+    ("hist", Builtin::Hist),
+    ("reduce_by_index", Builtin::ReduceByIndex),
+    ("transpose", Builtin::Transpose),
+    ("flatten", Builtin::Flatten),
+    ("unflatten", Builtin::Unflatten),
+    ("reverse", Builtin::Reverse),
+    ("rotate", Builtin::Rotate),
+    ("concat", Builtin::Concat),
 ];
 
 pub fn array_builtin(name: &str) -> Option<Builtin> {
@@ -73,10 +69,76 @@ pub fn builtin_type(inf: &mut Infer, b: Builtin) -> Type {
             let op = Type::curried(vec![a.clone(), a.clone()], a.clone());
             Type::curried(vec![op, a.clone(), Type::array(a.clone())], a)
         }
-        Builtin::Scan => {
+        Builtin::Scan | Builtin::ScanRight => {
             let a = inf.fresh();
             let op = Type::curried(vec![a.clone(), a.clone()], a.clone());
             Type::curried(vec![op, a.clone(), Type::array(a.clone())], Type::array(a))
+        }
+        Builtin::Tabulate(k) => {
+            let a = inf.fresh();
+            let f = Type::curried(vec![i64_.clone(); k as usize], a.clone());
+            let mut params = vec![i64_; k as usize];
+            params.push(f);
+            let mut ret = a;
+            for _ in 0..k {
+                ret = Type::array(ret);
+            }
+            Type::curried(params, ret)
+        }
+        Builtin::Filter | Builtin::Partition => {
+            let a = inf.fresh();
+            let pred = Type::func(a.clone(), Type::Scalar(ScalarType::Bool));
+            let arr = Type::array(a);
+            let ret = if b == Builtin::Filter {
+                arr.clone()
+            } else {
+                Type::Tuple(vec![arr.clone(), arr.clone()])
+            };
+            Type::curried(vec![pred, arr], ret)
+        }
+        Builtin::Scatter => {
+            let arr = Type::array(inf.fresh());
+            let is = Type::array(i64_);
+            Type::curried(vec![arr.clone(), is, arr.clone()], arr)
+        }
+        Builtin::Hist | Builtin::ReduceByIndex => {
+            let a = inf.fresh();
+            let op = Type::curried(vec![a.clone(), a.clone()], a.clone());
+            let arr = Type::array(a.clone());
+            let is = Type::array(i64_.clone());
+            let params = if b == Builtin::Hist {
+                vec![op, a, i64_, is, arr.clone()]
+            } else {
+                vec![arr.clone(), op, a, is, arr.clone()]
+            };
+            Type::curried(params, arr)
+        }
+        Builtin::Transpose => {
+            let m = Type::array(Type::array(inf.fresh()));
+            Type::func(m.clone(), m)
+        }
+        Builtin::Flatten => {
+            let a = inf.fresh();
+            Type::func(Type::array(Type::array(a.clone())), Type::array(a))
+        }
+        Builtin::Unflatten => {
+            let a = inf.fresh();
+            Type::curried(
+                vec![i64_.clone(), i64_, Type::array(a.clone())],
+                Type::array(Type::array(a)),
+            )
+        }
+        Builtin::Reverse => {
+            let arr = Type::array(inf.fresh());
+            Type::func(arr.clone(), arr)
+        }
+        Builtin::Rotate => {
+            let arr = Type::array(inf.fresh());
+            Type::curried(vec![i64_, arr.clone()], arr)
+        }
+        Builtin::Concat => {
+            let arr = Type::array(inf.fresh());
+            Type::curried(vec![arr.clone(), arr.clone()], arr)
         }
         Builtin::Zip(k) => {
             let elems: Vec<Type> = (0..k).map(|_| inf.fresh()).collect();
@@ -202,4 +264,27 @@ pub fn scalar_member_names(module: ScalarType) -> Vec<String> {
         .filter(|n| scalar_member(module, n).is_some())
         .map(str::to_string)
         .collect()
+}
+
+/// Member `name` of the module of a type parameter `t` (`t.lowest`, `t.max`,
+/// `t.i64`, ...): the scalar types `t` must be one of, and the member's type.
+/// It is resolved to the scalar module's member once `t` is known.
+pub fn type_member(t: &Type, name: &str) -> Option<(Mask, Type)> {
+    let bool_ = Type::Scalar(ScalarType::Bool);
+    let un = |r: Type| Type::func(t.clone(), r);
+    let bin = Type::curried(vec![t.clone(), t.clone()], t.clone());
+    if let Some(from) = ScalarType::from_name(name) {
+        return Some((SCALAR, Type::func(Type::Scalar(from), t.clone())));
+    }
+    Some(match name {
+        "highest" | "lowest" => (NUM, t.clone()),
+        "inf" | "nan" | "pi" | "e" => (FLOAT, t.clone()),
+        "min" | "max" => (NUM, bin),
+        "abs" => (NUM, un(t.clone())),
+        "popc" | "clz" => (INT, un(Type::Scalar(ScalarType::I32))),
+        "isnan" | "isinf" => (FLOAT, un(bool_)),
+        "pow" | "atan2" => (FLOAT, bin),
+        _ if FLOAT_FNS.iter().any(|(n, _)| *n == name) => (FLOAT, un(t.clone())),
+        _ => return None,
+    })
 }

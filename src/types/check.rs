@@ -12,13 +12,15 @@
 //! field accesses on a still unknown type wait until the type is known.
 
 use super::builtins::{
-    array_builtin, builtin_type, scalar_member, scalar_member_names, Member, ARRAY_BUILTINS,
-    PLANNED_BUILTINS,
+    array_builtin, builtin_type, scalar_member, scalar_member_names, type_member, Member,
+    ARRAY_BUILTINS,
 };
 use super::infer::{Infer, Mask, INT, NUM, SCALAR};
 use super::scalar::ScalarType;
 use super::ty::{Dim, LocalId, Shape, Type};
-use super::typed::{Builtin, CheckedProgram, Entry, Literal, TExpr, TExprKind, TLambda, TPat};
+use super::typed::{
+    Builtin, CheckedProgram, Entry, Literal, TExpr, TExprKind, TLambda, TLoopForm, TPat, TSlice,
+};
 use crate::syntax::ast::{
     self, BinOp, Decl, Def, Expr, ExprKind, Field, FileId, Ident, IndexArg, Pattern, SizeExpr,
     Span, TypeExpr, TypeParam, UnOp,
@@ -1111,40 +1113,18 @@ impl<'a> Checker<'a> {
                     span,
                 ))
             }
-            ExprKind::Loop { .. } => Err(self.error(span, "`loop` is not supported yet")),
-            ExprKind::Update(..) => Err(self.error(span, "`with` is not supported yet")),
-            ExprKind::Index(arr, idx) => {
-                let arr = self.check_expr(arr)?;
-                let mut indices = Vec::new();
-                for arg in idx {
-                    match arg {
-                        IndexArg::Index(i) => {
-                            let i = self.check_expr(i)?;
-                            self.expect(&i.span, &i64_ty(), &i.ty)?;
-                            indices.push(i);
-                        }
-                        IndexArg::Slice(..) => {
-                            return Err(self.error(span, "slices are not supported yet"))
-                        }
-                    }
-                }
-                let elem = self.inf.fresh();
-                let mut want = elem.clone();
-                for _ in &indices {
-                    want = Type::array(want);
-                }
-                if self.inf.unify(&want, &arr.ty).is_err() {
-                    let shown = self.inf.display(&arr.ty);
-                    let msg = if matches!(self.inf.shallow(&arr.ty), Type::Array(_)) {
-                        format!("too many indices for a value of type `{shown}`")
-                    } else {
-                        format!("cannot index a value of type `{shown}`")
-                    };
-                    return Err(self.error(&arr.span, msg));
-                }
-                Ok(self.node(TExprKind::Index(Box::new(arr), indices), elem, span))
-            }
+            ExprKind::Loop {
+                pat,
+                init,
+                form,
+                body,
+            } => self.check_loop(pat, init.as_deref(), form, body, span),
+            ExprKind::Update(arr, idx, v) => self.check_update(arr, idx, v, span),
+            ExprKind::Index(arr, idx) => self.check_index(arr, idx, span),
             ExprKind::Field(x, field) => {
+                if let Some(member) = self.type_param_member(x, field, span) {
+                    return member;
+                }
                 let x = self.check_expr(x)?;
                 let ty = match self.inf.shallow(&x.ty) {
                     Type::Var(_) => {
@@ -1180,6 +1160,323 @@ impl<'a> Checker<'a> {
                 Ok(self.node(TExprKind::Assert(Box::new(c), Box::new(x)), ty, span))
             }
         }
+    }
+
+    /// An index expression that must be an `i64`.
+    fn check_i64(&mut self, e: &'a Expr) -> Result<TExpr> {
+        let te = self.check_expr(e)?;
+        self.expect(&te.span, &i64_ty(), &te.ty)?;
+        Ok(te)
+    }
+
+    /// `Array` wrapped `k` times around `elem`.
+    fn wrap_array(elem: Type, k: usize) -> Type {
+        (0..k).fold(elem, |t, _| Type::array(t))
+    }
+
+    /// Unifies `arr` with an array of at least `k` dimensions; returns the
+    /// element type after `k` dimensions. `what` names the operation.
+    fn expect_rank(&mut self, arr: &TExpr, k: usize, what: &str) -> Result<Type> {
+        let elem = self.inf.fresh();
+        let want = Self::wrap_array(elem.clone(), k);
+        if self.inf.unify(&want, &arr.ty).is_err() {
+            let shown = self.inf.display(&arr.ty);
+            let msg = if matches!(self.inf.shallow(&arr.ty), Type::Array(_)) {
+                format!(
+                    "too many indices for a value of type `{shown}`: {what} uses {}",
+                    plural(k, "dimension")
+                )
+            } else {
+                format!("cannot {what} a value of type `{shown}`: it is not an array")
+            };
+            return Err(self
+                .error(&arr.span, msg)
+                .with_label(format!("this has type `{shown}`")));
+        }
+        Ok(elem)
+    }
+
+    /// `a[i]`, `a[i, j]`, and slices mixed per dimension: `a[i:j:s, k]`.
+    fn check_index(&mut self, arr: &'a Expr, idx: &'a [IndexArg], span: &Span) -> Result<TExpr> {
+        let arr = self.check_expr(arr)?;
+        let mut dims = Vec::new();
+        let mut ranges = 0;
+        for arg in idx {
+            match arg {
+                IndexArg::Index(i) => dims.push(TSlice::Index(self.check_i64(i)?)),
+                IndexArg::Slice(start, end, stride) => {
+                    ranges += 1;
+                    let mut part = |e: &'a Option<Expr>| -> Result<Option<TExpr>> {
+                        e.as_ref().map(|x| self.check_i64(x)).transpose()
+                    };
+                    let (start, end, stride) = (part(start)?, part(end)?, part(stride)?);
+                    if let Some(st) = &stride {
+                        if matches!(st.kind, TExprKind::Literal(Literal::Int(0))) {
+                            return Err(self.error(&st.span, "the stride of a slice cannot be 0"));
+                        }
+                    }
+                    dims.push(TSlice::Range { start, end, stride });
+                }
+            }
+        }
+        let what = if ranges == 0 { "index" } else { "slice" };
+        let elem = self.expect_rank(&arr, idx.len(), what)?;
+        if ranges == 0 {
+            let indices = dims
+                .into_iter()
+                .filter_map(|d| match d {
+                    TSlice::Index(i) => Some(i),
+                    TSlice::Range { .. } => None,
+                })
+                .collect();
+            return Ok(self.node(TExprKind::Index(Box::new(arr), indices), elem, span));
+        }
+        let ty = Self::wrap_array(elem, ranges);
+        Ok(self.node(TExprKind::Slice(Box::new(arr), dims), ty, span))
+    }
+
+    /// `a with [i, j] = v`: a copy of `a` with one element (or row) replaced.
+    fn check_update(
+        &mut self,
+        arr: &'a Expr,
+        idx: &'a [IndexArg],
+        v: &'a Expr,
+        span: &Span,
+    ) -> Result<TExpr> {
+        let arr = self.check_expr(arr)?;
+        let mut indices = Vec::new();
+        for arg in idx {
+            match arg {
+                IndexArg::Index(i) => indices.push(self.check_i64(i)?),
+                IndexArg::Slice(..) => {
+                    return Err(self
+                        .error(span, "a slice in `with` is not supported")
+                        .with_note("update one element or row at a time: `a with [i] = v`"))
+                }
+            }
+        }
+        let elem = self.expect_rank(&arr, indices.len(), "update")?;
+        let v = self.check_hint(v, Some(&elem))?;
+        self.expect(&v.span, &elem, &v.ty)?;
+        let ty = arr.ty.clone();
+        Ok(self.node(
+            TExprKind::Update(Box::new(arr), indices, Box::new(v)),
+            ty,
+            span,
+        ))
+    }
+
+    /// `loop x for ...` starts from the variables the pattern names.
+    fn init_from_pattern(&mut self, p: &'a Pattern) -> Result<TExpr> {
+        match p {
+            Pattern::Id(id) => match self.lookup_local(&id.name) {
+                Some(Binding::Local { id: lid, ty }) => {
+                    let (lid, ty) = (*lid, ty.clone());
+                    Ok(self.node(TExprKind::Var(lid), ty, &id.span))
+                }
+                _ => Err(self.error(
+                    &id.span,
+                    format!(
+                        "`loop {0}` without `= init` needs a variable `{0}` in scope",
+                        id.name
+                    ),
+                )),
+            },
+            Pattern::Wildcard(span) => Err(self.error(
+                span,
+                "`loop` without `= init` needs names in its pattern, not `_`",
+            )),
+            Pattern::Tuple(ps, span) => {
+                let mut items = Vec::new();
+                for q in ps {
+                    items.push(self.init_from_pattern(q)?);
+                }
+                let ty = Type::Tuple(items.iter().map(|t| t.ty.clone()).collect());
+                Ok(self.node(TExprKind::Tuple(items), ty, span))
+            }
+            Pattern::Record(fields, span) => {
+                let mut items = Vec::new();
+                for (name, q) in fields {
+                    items.push((name.name.clone(), self.init_from_pattern(q)?));
+                }
+                items.sort_by(|a, b| a.0.cmp(&b.0));
+                let ty = Type::Record(
+                    items
+                        .iter()
+                        .map(|(n, t)| (n.clone(), t.ty.clone()))
+                        .collect(),
+                );
+                Ok(self.node(TExprKind::Record(items), ty, span))
+            }
+            Pattern::Ascribed(q, ..) => self.init_from_pattern(q),
+        }
+    }
+
+    fn check_loop(
+        &mut self,
+        pat: &'a Pattern,
+        init: Option<&'a Expr>,
+        form: &'a ast::LoopForm,
+        body: &'a Expr,
+        span: &Span,
+    ) -> Result<TExpr> {
+        let init = match init {
+            Some(e) => self.check_expr(e)?,
+            None => self.init_from_pattern(pat)?,
+        };
+        let mut binds = Vec::new();
+        let tpat = self.check_pattern(pat, Some(&init.ty), &mut binds)?;
+        self.expect(&init.span, tpat.ty(), &init.ty)?;
+        self.process_pending()?;
+        // The bound and the array are evaluated before the loop, outside
+        // the scope of the loop state.
+        let mut while_cond = None;
+        let form_partial = match form {
+            ast::LoopForm::For(i, bound) => {
+                let bound = self.check_expr(bound)?;
+                self.constrain(
+                    &bound.span,
+                    &bound.ty,
+                    INT,
+                    "an integer type for the `for` bound",
+                )?;
+                let lid = self.fresh_local();
+                binds.push((i.name.clone(), i.span.clone(), lid, bound.ty.clone()));
+                Some(TLoopForm::For {
+                    index: lid,
+                    name: i.name.clone(),
+                    bound: Box::new(bound),
+                })
+            }
+            ast::LoopForm::ForIn(p, xs) => {
+                let xs = self.check_expr(xs)?;
+                let elem = self.inf.fresh();
+                if self.inf.unify(&Type::array(elem.clone()), &xs.ty).is_err() {
+                    let shown = self.inf.display(&xs.ty);
+                    return Err(self
+                        .error(
+                            &xs.span,
+                            format!("`for ... in` needs an array, found `{shown}`"),
+                        )
+                        .with_label(format!("this has type `{shown}`")));
+                }
+                let tp = self.check_pattern(p, Some(&elem), &mut binds)?;
+                self.expect(&p.span(), &elem, tp.ty())?;
+                Some(TLoopForm::ForIn {
+                    pat: tp,
+                    array: Box::new(xs),
+                })
+            }
+            ast::LoopForm::While(c) => {
+                while_cond = Some(&**c);
+                None
+            }
+        };
+        check_duplicates(self, &binds)?;
+        let n = self.locals.len();
+        for (name, _, id, ty) in binds {
+            self.locals.push((name, Binding::Local { id, ty }));
+        }
+        let result = self.loop_body(tpat, init, form_partial, while_cond, body, span);
+        self.locals.truncate(n);
+        result
+    }
+
+    /// The rest of `check_loop`, with the loop state and index in scope.
+    fn loop_body(
+        &mut self,
+        tpat: TPat,
+        init: TExpr,
+        form: Option<TLoopForm>,
+        while_cond: Option<&'a Expr>,
+        body: &'a Expr,
+        span: &Span,
+    ) -> Result<TExpr> {
+        let form = match (form, while_cond) {
+            (Some(f), _) => f,
+            (None, Some(c)) => {
+                let c = self.check_expr(c)?;
+                if self.inf.unify(&bool_ty(), &c.ty).is_err() {
+                    let shown = self.inf.display(&c.ty);
+                    return Err(self
+                        .error(
+                            &c.span,
+                            format!("the `while` condition must be `bool`, found `{shown}`"),
+                        )
+                        .with_label(format!("expected `bool`, found `{shown}`")));
+                }
+                TLoopForm::While(Box::new(c))
+            }
+            (None, None) => return Err(self.error(span, "malformed loop")),
+        };
+        let state = tpat.ty().clone();
+        let b = self.check_hint(body, Some(&state))?;
+        if self.inf.unify(&state, &b.ty).is_err() {
+            return Err(self
+                .mismatch(&b.span, &state, &b.ty)
+                .with_note("the body of a loop must return the next value of the loop state"));
+        }
+        self.process_pending()?;
+        Ok(self.node(
+            TExprKind::Loop {
+                pat: tpat,
+                init: Box::new(init),
+                form,
+                body: Box::new(b),
+            },
+            state,
+            span,
+        ))
+    }
+
+    /// `t.lowest`, `t.max`, `t.f64` ... where `t` is a type parameter in
+    /// scope (and no value of that name is): `None` if `x.field` is not that.
+    fn type_param_member(
+        &mut self,
+        x: &'a Expr,
+        field: &Field,
+        span: &Span,
+    ) -> Option<Result<TExpr>> {
+        let (
+            ExprKind::Var {
+                qualifier: None,
+                name,
+            },
+            Field::Name(member),
+        ) = (&x.kind, field)
+        else {
+            return None;
+        };
+        if self.lookup_local(&name.name).is_some() || self.lookup_global(&name.name).is_some() {
+            return None;
+        }
+        let (_, t) = self
+            .ctx
+            .type_params
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name.name)?;
+        let t = t.clone();
+        Some(match type_member(&t, member) {
+            Some((mask, ty)) => self
+                .constrain(span, &t, mask, &format!("a type that has `{member}`"))
+                .map(|()| self.node(TExprKind::TypeMember(t, member.clone()), ty, span)),
+            None => {
+                let mut names = scalar_member_names(ScalarType::F64);
+                names.extend(scalar_member_names(ScalarType::I32));
+                let diag = self.error(
+                    span,
+                    format!(
+                        "unknown member `{member}` of type parameter `{}`",
+                        name.name
+                    ),
+                );
+                Err(match closest(member, names.iter().map(String::as_str)) {
+                    Some(c) => diag.with_note(format!("did you mean `{}.{c}`?", name.name)),
+                    None => diag,
+                })
+            }
+        })
     }
 
     fn check_var(
@@ -1228,16 +1525,23 @@ impl<'a> Checker<'a> {
             let (id, ty) = (*id, ty.clone());
             return Ok(self.node(TExprKind::Var(id), ty, span));
         }
-        if PLANNED_BUILTINS.contains(&name.name.as_str()) {
-            return Err(self.error(span, format!("`{}` is not supported yet", name.name)));
-        }
         Err(self.unknown_name(span, &name.name))
     }
 
     fn binop(&mut self, op: BinOp, l: TExpr, r: TExpr, span: &Span) -> Result<TExpr> {
         let sym = binop_symbol(op);
         let ty = match op {
-            BinOp::Concat => return Err(self.error(span, "`++` is not supported yet")),
+            BinOp::Concat => {
+                let elem = self.inf.fresh();
+                if self.inf.unify(&Type::array(elem), &l.ty).is_err() {
+                    let shown = self.inf.display(&l.ty);
+                    return Err(self
+                        .error(&l.span, format!("`++` needs arrays, found `{shown}`"))
+                        .with_label(format!("this has type `{shown}`")));
+                }
+                self.expect(&r.span, &l.ty, &r.ty)?;
+                l.ty.clone()
+            }
             BinOp::LogAnd | BinOp::LogOr => {
                 self.expect(&l.span, &bool_ty(), &l.ty)?;
                 self.expect(&r.span, &bool_ty(), &r.ty)?;
@@ -1307,6 +1611,10 @@ impl<'a> Checker<'a> {
         let body = self.check_expr(body);
         self.locals.truncate(n);
         let body = body?;
+        // Blame the body, not the whole lambda, for a wrong result type.
+        if let Some(rt) = &h {
+            self.expect(&body.span, rt, &body.ty)?;
+        }
         if let Some(te) = ret {
             let (rt, _) = self.resolve_type(te)?;
             self.expect(&body.span, &rt, &body.ty)?;
@@ -1642,6 +1950,21 @@ impl<'a> Checker<'a> {
 
     fn finalize_expr(&mut self, e: &mut TExpr) -> Result<()> {
         e.ty = self.inf.finalize(&e.ty);
+        if let TExprKind::TypeMember(t, member) = &e.kind {
+            let (t, member) = (t.clone(), member.clone());
+            // A rigid parameter (a definition checked on its own) stays.
+            if let Type::Scalar(s) = self.inf.finalize(&t) {
+                e.kind = match scalar_member(s, &member) {
+                    Some(Member::Func(b)) => TExprKind::Builtin(b),
+                    Some(Member::Const(lit)) => TExprKind::Literal(lit),
+                    None => {
+                        let msg = format!("type `{s}` has no member `{member}`");
+                        return Err(Diagnostic::new(e.file, e.span.clone(), msg));
+                    }
+                };
+            }
+            return Ok(());
+        }
         let fail = |msg: String| Diagnostic::new(e.file, e.span.clone(), msg);
         if e.ty.has_array_of_func() {
             return Err(fail("arrays of functions are not allowed".into()));
@@ -1703,6 +2026,48 @@ impl<'a> Checker<'a> {
                     self.finalize_expr(x)?;
                 }
             }
+            TExprKind::Update(a, idx, v) => {
+                self.finalize_expr(a)?;
+                for x in idx {
+                    self.finalize_expr(x)?;
+                }
+                self.finalize_expr(v)?;
+            }
+            TExprKind::Slice(a, dims) => {
+                self.finalize_expr(a)?;
+                for d in dims {
+                    match d {
+                        TSlice::Index(x) => self.finalize_expr(x)?,
+                        TSlice::Range { start, end, stride } => {
+                            for x in [start, end, stride].into_iter().flatten() {
+                                self.finalize_expr(x)?;
+                            }
+                        }
+                    }
+                }
+            }
+            TExprKind::Loop {
+                pat,
+                init,
+                form,
+                body,
+            } => {
+                if e.ty.contains_func() {
+                    return Err(fail("the state of a loop cannot contain a function".into()));
+                }
+                self.finalize_pat(pat);
+                self.finalize_expr(init)?;
+                match form {
+                    TLoopForm::For { bound, .. } => self.finalize_expr(bound)?,
+                    TLoopForm::ForIn { pat, array } => {
+                        self.finalize_pat(pat);
+                        self.finalize_expr(array)?;
+                    }
+                    TLoopForm::While(c) => self.finalize_expr(c)?,
+                }
+                self.finalize_expr(body)?;
+            }
+            TExprKind::TypeMember(..) => {}
         }
         Ok(())
     }

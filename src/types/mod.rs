@@ -17,5 +17,6 @@ pub use check::check;
 pub use scalar::{Const, ScalarType};
 pub use ty::{Dim, LocalId, Shape, Type};
 pub use typed::{
-    Builtin, CheckedProgram, Entry, Literal, ScalarFn, TExpr, TExprKind, TLambda, TPat,
+    Builtin, CheckedProgram, Entry, Literal, ScalarFn, TExpr, TExprKind, TLambda, TLoopForm, TPat,
+    TSlice,
 };

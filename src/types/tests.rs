@@ -223,3 +223,210 @@ fn never_panics_on_odd_programs() {
         let _ = check_src(src);
     }
 }
+
+#[test]
+fn loops_of_every_form() {
+    let src = "entry main (n: i32) = loop acc = 0 for i < n do acc + i";
+    assert_eq!(entry_ret(src), "i32");
+    // `i` has the type of the bound.
+    let src = "entry main (n: i64) = loop acc = 0 for i < n do acc + i";
+    assert_eq!(entry_ret(src), "i64");
+    let src = "entry main (xs: []f32) = loop s = 0 for x in xs do s + x";
+    assert_eq!(entry_ret(src), "f32");
+    let src = "entry main = loop (i, x) = (0, 1u8) while i < 10 do (i + 1, x * 2)";
+    assert_eq!(entry_ret(src), "(i32, u8)");
+    let src = "entry main (x: f64) = loop x for i < 3 do x * 2";
+    assert_eq!(entry_ret(src), "f64");
+    let src =
+        "entry main (a: i32) (b: f32) = let (a, b) = loop (a, b) for i < 3 do (a + 1, b) in b";
+    assert_eq!(entry_ret(src), "f32");
+    let src = "entry main = let r = loop {a, b = c} = {b = 2.0, a = 1} for i < 3 do {a = a + 1, b = c * 2} in (r.a, r.b)";
+    assert_eq!(entry_ret(src), "(i32, f64)");
+    let src =
+        "entry main (xss: [][]i32) = loop s = 0 for (xs: []i32) in xss do s + reduce (+) 0 xs";
+    assert_eq!(entry_ret(src), "i32");
+}
+
+#[test]
+fn loop_errors() {
+    let (d, text) = err("entry main = loop x = 0 while x do x + 1");
+    assert!(
+        d.message
+            .contains("the `while` condition must be `bool`, found `i32`"),
+        "{d:?}"
+    );
+    assert_eq!(text, "x");
+    let (d, text) = err("entry main = loop x = 0 for i < 2.5 do x");
+    assert!(
+        d.message.contains("integer type for the `for` bound"),
+        "{d:?}"
+    );
+    assert_eq!(text, "2.5");
+    let (d, text) = err("entry main = loop x = 0 for i < 3 do true");
+    assert!(d.message.contains("expected `i32`, found `bool`"), "{d:?}");
+    assert_eq!(text, "true");
+    let (d, _) = err("entry main (x: i32) = loop x for y in x do x");
+    assert!(d.message.contains("needs an array"), "{d:?}");
+    let (d, text) = err("entry main = loop y for i < 3 do y");
+    assert!(d.message.contains("needs a variable `y` in scope"), "{d:?}");
+    assert_eq!(text, "y");
+}
+
+#[test]
+fn slices_and_updates() {
+    let src = "entry main (m: [][]f32) (i: i64) = (m[1:3, 1:3], m[:, 0], m[i, :], m[1:], m[:2], m[2:0:-1], m[::2])";
+    assert_eq!(
+        entry_ret(src),
+        "([][]f32, []f32, []f32, [][]f32, [][]f32, [][]f32, [][]f32)"
+    );
+    assert_eq!(entry_ret("entry main (t: [][][]i32) = t[0, 1]"), "[]i32");
+    assert_eq!(
+        entry_ret("entry main (t: [][][]i32) = t[0, 1:, 2]"),
+        "[]i32"
+    );
+    let src = "entry main (m: [][]i32) (xs: []i32) = (m with [0, 1] = 5, m with [1] = xs)";
+    assert_eq!(entry_ret(src), "([][]i32, [][]i32)");
+    let src = "entry main (xs: []i32) = let xs[0] = 7 in xs";
+    assert_eq!(entry_ret(src), "[]i32");
+    let (d, text) = err("entry main (x: i32) = x[1:2]");
+    assert!(
+        d.message.contains("cannot slice a value of type `i32`"),
+        "{d:?}"
+    );
+    assert_eq!(text, "x");
+    let (d, _) = err("entry main (xs: []i32) = xs[1:2, 0]");
+    assert!(d.message.contains("too many indices"), "{d:?}");
+    let (d, _) = err("entry main (xs: []i32) = xs[::0]");
+    assert!(d.message.contains("stride"), "{d:?}");
+    let (d, text) = err("entry main (xs: []i32) = xs with [0] = 1.5");
+    assert!(d.message.contains("expected `i32`, found `f64`"), "{d:?}");
+    assert_eq!(text, "1.5");
+}
+
+#[test]
+fn array_builtins() {
+    for (src, ty) in [
+        ("entry main (xs: []i32) = xs ++ [1, 2]", "[]i32"),
+        ("entry main (xs: []i32) = concat xs xs", "[]i32"),
+        ("entry main (xs: []i32) = filter (\\x -> x > 0) xs", "[]i32"),
+        (
+            "entry main (xs: []i32) = partition (\\x -> x > 0) xs",
+            "([]i32, []i32)",
+        ),
+        (
+            "entry main (xs: []f32) (is: []i64) = scatter xs is xs",
+            "[]f32",
+        ),
+        (
+            "entry main (xs: []f32) (is: []i64) = hist (+) 0 10 is xs",
+            "[]f32",
+        ),
+        (
+            "entry main (xs: []f32) (is: []i64) = reduce_by_index xs (+) 0 is xs",
+            "[]f32",
+        ),
+        ("entry main (xs: []i32) = scanr (+) 0 xs", "[]i32"),
+        ("entry main (m: [][]i32) = transpose m", "[][]i32"),
+        ("entry main (m: [][]i32) = flatten m", "[]i32"),
+        ("entry main (xs: []i32) = unflatten 2 3 xs", "[][]i32"),
+        (
+            "entry main (xs: []i32) = (reverse xs, rotate (-1) xs)",
+            "([]i32, []i32)",
+        ),
+        (
+            "entry main (n: i64) = tabulate n (\\i -> f32.i64 i)",
+            "[]f32",
+        ),
+        ("entry main = tabulate_2d 2 3 (\\i j -> i + j)", "[][]i64"),
+        (
+            "entry main = tabulate_3d 2 3 4 (\\i j k -> i * j * k)",
+            "[][][]i64",
+        ),
+        ("entry main (m: [][][]f32) = length m", "i64"),
+        (
+            "entry main (m: [][]f32) = map (\\row -> reduce (+) 0 row) m",
+            "[]f32",
+        ),
+        (
+            "entry main (m: [][]i32) = reduce (map2 (+)) (replicate 3 0) m",
+            "[]i32",
+        ),
+        (
+            "entry main (a: []i32) (b: []f32) (c: []bool) = unzip3 (zip3 a b c)",
+            "([]i32, []f32, []bool)",
+        ),
+        ("entry main (xs: []i32) = reduce_comm (+) 0 xs", "i32"),
+    ] {
+        assert_eq!(entry_ret(src), ty, "{src}");
+    }
+    let (d, text) = err("entry main (xs: []i32) = filter (\\x -> x) xs");
+    assert!(d.message.contains("expected `bool`, found `i32`"), "{d:?}");
+    assert_eq!(text, "x");
+    let (d, _) = err("entry main (xs: []i32) = filter (\\x -> true) xs xs");
+    assert!(
+        d.message
+            .contains("`filter` takes 2 arguments, but 3 were given"),
+        "{d:?}"
+    );
+    let (d, text) = err("entry main = 1 ++ 2");
+    assert!(d.message.contains("`++` needs arrays"), "{d:?}");
+    assert_eq!(text, "1");
+    let (d, _) = err("entry main (xs: []i32) = transpose xs");
+    assert!(d.message.contains("type mismatch"), "{d:?}");
+}
+
+#[test]
+fn type_parameter_members() {
+    let src = "def mx 't (xs: []t) : t = reduce t.max t.lowest xs\n\
+               entry main (a: []f32) (b: []u8) = (mx a, mx b)";
+    assert_eq!(entry_ret(src), "(f32, u8)");
+    let src = "def lo 't (x: t) : t = t.max x t.lowest\nentry main = lo 3";
+    assert_eq!(entry_ret(src), "i32");
+    let src = "def avg 't (xs: []t) : t = reduce (+) 0 xs / t.i64 (length xs)\n\
+               entry main (a: []f64) = avg a";
+    assert_eq!(entry_ret(src), "f64");
+    let (d, _) = err("def s 't (x: t) : t = t.sqrt x\nentry main = s 1i32");
+    assert!(d.message.contains("found `i32`"), "{d:?}");
+    assert!(
+        d.notes.iter().any(|n| n.contains("instantiation of `s`")),
+        "{d:?}"
+    );
+    let (d, _) = err("def s 't (x: t) : t = t.sqrtt x\nentry main = s 1f32");
+    assert!(d.message.contains("unknown member `sqrtt`"), "{d:?}");
+    assert!(d.notes.iter().any(|n| n.contains("t.sqrt")), "{d:?}");
+}
+
+#[test]
+fn records_fields_and_errors() {
+    let src = "type point = {x: f32, y: f32}\n\
+               entry main (xs: []f32) = let ps = map (\\x -> {y = x, x = 2 * x}) xs\n\
+               in map (\\p -> p.x + p.y) ps";
+    assert_eq!(entry_ret(src), "[]f32");
+    let src = "def f ({lo, hi}: {lo: i32, hi: i32}) = hi - lo\nentry main = f {hi = 5, lo = 2}";
+    assert_eq!(entry_ret(src), "i32");
+    let (d, _) = err("entry main (x: i32) = x.foo");
+    assert!(d.message.contains("has no field `foo`"), "{d:?}");
+    let (d, _) = err("entry main = let r = {alpha = 1} in r.alpah");
+    assert!(
+        d.notes.iter().any(|n| n == "did you mean `alpha`?"),
+        "{d:?}"
+    );
+}
+
+#[test]
+fn never_panics_on_new_constructs() {
+    for src in [
+        "entry main = loop _ for i < 3 do 1",
+        "entry main = loop x = 1 for i < 3 do \\y -> y",
+        "entry main (xs: []i32) = xs[::]",
+        "entry main (xs: []i32) = xs with [1:2] = xs",
+        "entry main (xs: []i32) = xs with [0, 0] = 1",
+        "def f 't (x: t) = t.lowest\nentry main = f true",
+        "def f 't (x: t) = t.i64 1\nentry main = f [1]",
+        "entry main = t.lowest",
+        "entry main = unflatten 1 1 []",
+        "entry main = loop (a, b) = 1 for i < 2 do a",
+    ] {
+        let _ = check_src(src);
+    }
+}

@@ -124,6 +124,48 @@ pub enum TExprKind {
     /// `e : t` where `t` declares sizes to check.
     Ascribe(Box<TExpr>, Shape),
     Assert(Box<TExpr>, Box<TExpr>),
+    /// `loop pat = init form do body`: the loop state is `pat`, its type the
+    /// loop's.
+    Loop {
+        pat: TPat,
+        init: Box<TExpr>,
+        form: TLoopForm,
+        body: Box<TExpr>,
+    },
+    /// Indexing with at least one range: one entry per dimension sliced.
+    Slice(Box<TExpr>, Vec<TSlice>),
+    /// `a with [i, j] = v`: one `i64` index per dimension indexed.
+    Update(Box<TExpr>, Vec<TExpr>, Box<TExpr>),
+    /// `t.lowest`, `t.max`, `t.i64` ... on a type parameter `t`. Replaced by
+    /// a `Literal` or a `Builtin` once the definition's types are final, so
+    /// lowering never sees it.
+    TypeMember(Type, String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TLoopForm {
+    /// `for i < bound`: `index` has the type of `bound`.
+    For {
+        index: LocalId,
+        name: String,
+        bound: Box<TExpr>,
+    },
+    /// `for pat in array`.
+    ForIn { pat: TPat, array: Box<TExpr> },
+    /// `while cond`, with the loop state in scope.
+    While(Box<TExpr>),
+}
+
+/// One dimension of a slice: a fixed index, or `start:end:stride` with each
+/// part optional (Futhark's defaults apply).
+#[derive(Clone, Debug, PartialEq)]
+pub enum TSlice {
+    Index(TExpr),
+    Range {
+        start: Option<TExpr>,
+        end: Option<TExpr>,
+        stride: Option<TExpr>,
+    },
 }
 
 /// Built-in functions: array operations and scalar module members.
@@ -140,6 +182,20 @@ pub enum Builtin {
     /// `zip` (2) and `zip3` (3).
     Zip(u8),
     Unzip(u8),
+    /// `tabulate` (1), `tabulate_2d` (2), `tabulate_3d` (3).
+    Tabulate(u8),
+    ScanRight,
+    Filter,
+    Partition,
+    Scatter,
+    Hist,
+    ReduceByIndex,
+    Transpose,
+    Flatten,
+    Unflatten,
+    Reverse,
+    Rotate,
+    Concat,
     /// A member of a scalar module, e.g. `f32.sqrt`: the module's type and the function.
     Scalar(ScalarType, ScalarFn),
 }
@@ -182,10 +238,26 @@ impl Builtin {
     /// The number of arguments after which the builtin computes.
     pub fn arity(self) -> usize {
         match self {
-            Builtin::Length | Builtin::Iota | Builtin::Unzip(_) => 1,
-            Builtin::Replicate => 2,
+            Builtin::Length
+            | Builtin::Iota
+            | Builtin::Unzip(_)
+            | Builtin::Transpose
+            | Builtin::Flatten
+            | Builtin::Reverse => 1,
+            Builtin::Replicate
+            | Builtin::Filter
+            | Builtin::Partition
+            | Builtin::Rotate
+            | Builtin::Concat => 2,
             Builtin::Map(k) => k as usize + 1,
-            Builtin::Reduce | Builtin::ReduceComm | Builtin::Scan => 3,
+            Builtin::Tabulate(k) => k as usize + 1,
+            Builtin::Reduce
+            | Builtin::ReduceComm
+            | Builtin::Scan
+            | Builtin::ScanRight
+            | Builtin::Scatter
+            | Builtin::Unflatten => 3,
+            Builtin::Hist | Builtin::ReduceByIndex => 5,
             Builtin::Zip(k) => k as usize,
             Builtin::Scalar(_, f) => f.arity(),
         }

@@ -1,5 +1,7 @@
 -- normalise2 with xs computed by a map first (the thesis's extended form):
 -- optimal fusion puts xs into the first cluster diagonally.
+-- ==
+-- random input { [1000]f32 }
 entry main (input: []f32) : ([]f32, []f32) =
   let xs = map (\x -> x * 2) input
   let sum1 = reduce (+) 0 xs

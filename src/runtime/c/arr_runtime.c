@@ -45,6 +45,16 @@ void arr_fail_bounds(int64_t index, int64_t length, const char *loc) {
     fail_exit();
 }
 
+void arr_fail_slice(int64_t start, int64_t end, int64_t stride, int64_t length,
+                    const char *loc) {
+    fflush(stdout);
+    fprintf(stderr,
+            "Error: index %" PRId64 ":%" PRId64 ":%" PRId64
+            " out of bounds for array of length %" PRId64 " at %s\n",
+            start, end, stride, length, loc);
+    fail_exit();
+}
+
 void arr_fail_size_mismatch(int64_t expected, int64_t found, const char *loc) {
     fflush(stdout);
     fprintf(stderr, "Error: size mismatch: %" PRId64 " and %" PRId64 " at %s\n",

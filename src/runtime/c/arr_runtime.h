@@ -66,6 +66,11 @@ extern const int arr_num_entries;
 /* Called by compiled code. Each prints one `Error: ...` line naming the
  * source location `loc` ("FILE:LINE:COL") to stderr and exits with code 1. */
 void arr_fail_bounds(int64_t index, int64_t length, const char *loc);
+/* A slice `start:end:stride` (after defaults are filled in) that is not valid
+ * on a dimension of `length`: "index 2:9:1 out of bounds for array of
+ * length 5", as the interpreter says. */
+void arr_fail_slice(int64_t start, int64_t end, int64_t stride, int64_t length,
+                    const char *loc);
 void arr_fail_size_mismatch(int64_t expected, int64_t found, const char *loc);
 void arr_fail_division_by_zero(const char *loc);
 void arr_fail_assert(const char *loc);

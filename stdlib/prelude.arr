@@ -1,0 +1,110 @@
+-- The Arr standard library, available in every program without an import.
+-- A program's own definition of the same name shadows these. Every function
+-- is inlined at its use and checked for the element type used there, so the
+-- numeric ones work on any numeric type. `t.lowest`, `t.max`, `t.i64` ...
+-- name the members of the scalar module of the type parameter `t`.
+
+-- Reductions ---------------------------------------------------------------
+
+def sum 't [n] (xs: [n]t) : t = reduce (+) 0 xs
+
+def product 't [n] (xs: [n]t) : t = reduce (*) 1 xs
+
+-- `t.lowest` for an empty array, as in Futhark.
+def maximum 't [n] (xs: [n]t) : t = reduce t.max t.lowest xs
+
+-- `t.highest` for an empty array.
+def minimum 't [n] (xs: [n]t) : t = reduce t.min t.highest xs
+
+-- Integer types divide rounding down; an empty array divides by zero.
+def mean 't [n] (xs: [n]t) : t = sum xs / t.i64 n
+
+-- The index of the first largest element; -1 for an empty array.
+def argmax 't [n] (xs: [n]t) : i64 =
+  if n == 0 then -1
+  else
+    let best (a: t, i: i64) (b: t, j: i64) =
+      if b > a || (b == a && j < i) then (b, j) else (a, i)
+    let (_, i) = reduce best (xs[0], 0) (zip xs (iota n))
+    in i
+
+-- The index of the first smallest element; -1 for an empty array.
+def argmin 't [n] (xs: [n]t) : i64 =
+  if n == 0 then -1
+  else
+    let best (a: t, i: i64) (b: t, j: i64) =
+      if b < a || (b == a && j < i) then (b, j) else (a, i)
+    let (_, i) = reduce best (xs[0], 0) (zip xs (iota n))
+    in i
+
+def all 't [n] (p: t -> bool) (xs: [n]t) : bool = reduce (&&) true (map p xs)
+
+def any 't [n] (p: t -> bool) (xs: [n]t) : bool = reduce (||) false (map p xs)
+
+def count 't [n] (p: t -> bool) (xs: [n]t) : i64 =
+  reduce (+) 0 (map (\x -> if p x then 1i64 else 0i64) xs)
+
+-- Linear algebra -------------------------------------------------------------
+
+def dot 't [n] (xs: [n]t) (ys: [n]t) : t = reduce (+) 0 (map2 (*) xs ys)
+
+def matmul 't [n] [m] [p] (a: [n][m]t) (b: [m][p]t) : [n][p]t =
+  let bt = transpose b
+  in map (\row -> map (\col -> dot row col) bt) a
+
+def outer 't [n] [m] (xs: [n]t) (ys: [m]t) : [n][m]t =
+  map (\x -> map (\y -> x * y) ys) xs
+
+-- Slicing --------------------------------------------------------------------
+
+-- The first `k` elements (an error if `k` is out of range).
+def take 't [n] (k: i64) (xs: [n]t) : []t = xs[:k]
+
+-- All but the first `k` elements (an error if `k` is out of range).
+def drop 't [n] (k: i64) (xs: [n]t) : []t = xs[k:]
+
+-- Scans ----------------------------------------------------------------------
+
+-- Exclusive scan: element `i` combines `xs[0..i)`, so the first is `ne`.
+def exscan 't [n] (op: t -> t -> t) (ne: t) (xs: [n]t) : [n]t =
+  let inclusive = scan op ne xs
+  in map (\i -> if i == 0 then ne else inclusive[i - 1]) (iota n)
+
+-- An inclusive scan that restarts where `flags` is true (and at the start).
+def segmented_scan 't [n] (op: t -> t -> t) (ne: t) (flags: [n]bool) (xs: [n]t) : [n]t =
+  let step (fa: bool, a: t) (fb: bool, b: t) = (fa || fb, if fb then b else op a b)
+  let (_, ys) = unzip (scan step (false, ne) (zip flags xs))
+  in ys
+
+-- One value per segment (a segment starts where `flags` is true, and at the
+-- start): the last element of each segment's scan.
+def segmented_reduce 't [n] (op: t -> t -> t) (ne: t) (flags: [n]bool) (xs: [n]t) : []t =
+  let scanned = segmented_scan op ne flags xs
+  let ends = map (\i -> i == n - 1 || flags[i + 1]) (iota n)
+  let (_, rs) = unzip (filter (\(e, _) -> e) (zip ends scanned))
+  in rs
+
+-- Sorting --------------------------------------------------------------------
+
+-- Stable least-significant-bit-first radix sort on bits `0 .. num_bits-1`
+-- as given by `get_bit bit x` (0 or 1).
+def radix_sort 't [n] (num_bits: i32) (get_bit: i32 -> t -> i32) (xs: [n]t) : [n]t =
+  loop ys = xs for b < num_bits do
+    let (zeros, ones) = partition (\x -> get_bit b x == 0) ys
+    in zeros ++ ones
+
+-- Stencils -------------------------------------------------------------------
+
+-- `f` applied to the `2r+1` neighbours of every element, indices clamped to
+-- the array.
+def stencil_1d 'a 'b [n] (r: i64) (f: []a -> b) (xs: [n]a) : [n]b =
+  let clamp (k: i64) = i64.min (n - 1) (i64.max 0 k)
+  in tabulate n (\i -> f (tabulate (2 * r + 1) (\k -> xs[clamp (i + k - r)])))
+
+-- `f` applied to the `(2r+1)x(2r+1)` window around every element, indices
+-- clamped to the array.
+def stencil_2d 'a 'b [n] [m] (r: i64) (f: [][]a -> b) (g: [n][m]a) : [n][m]b =
+  let w = 2 * r + 1
+  let clamp (k: i64) (len: i64) = i64.min (len - 1) (i64.max 0 k)
+  in tabulate_2d n m (\i j ->
+       f (tabulate_2d w w (\di dj -> g[clamp (i + di - r) n, clamp (j + dj - r) m])))

@@ -1,0 +1,1 @@
+entry main 't (x: t) : t = x

@@ -1,0 +1,3 @@
+import "cycle/a"
+
+entry main (x: i32) : i32 = fa x

@@ -1,0 +1,3 @@
+import "no_such_module"
+
+entry main (x: i32) : i32 = x

@@ -1,0 +1,2 @@
+entry main (xs: []i32) (i: f32) : i32 =
+  xs[i]

@@ -1,0 +1,2 @@
+entry main (x: i32) : i32 =
+  let y = x + 1

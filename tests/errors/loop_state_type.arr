@@ -1,0 +1,2 @@
+entry main (n: i32) : i32 =
+  loop acc = 0 for i < n do acc > i

@@ -1,0 +1,2 @@
+entry main (x: i32) : i32 =
+  reduce (+) 0 (map (+ 1) x)

@@ -1,0 +1,2 @@
+entry main (b: bool) : bool =
+  -b

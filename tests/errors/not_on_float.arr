@@ -1,0 +1,2 @@
+entry main (x: f32) : bool =
+  !x

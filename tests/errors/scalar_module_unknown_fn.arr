@@ -1,0 +1,2 @@
+entry main (x: f32) : f32 =
+  f32.sqr x

@@ -1,0 +1,2 @@
+entry main (bs: []bool) : []bool =
+  map (+ 1) bs

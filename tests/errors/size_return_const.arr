@@ -1,0 +1,2 @@
+entry main (x: i32) : [2]i32 =
+  [x, x, x]

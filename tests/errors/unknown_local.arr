@@ -1,0 +1,3 @@
+entry main (count: i32) : i32 =
+  let total = count * 2
+  in totl + 1

@@ -1,0 +1,1 @@
+entry main (x: int) : int = x

@@ -1,0 +1,61 @@
+-- Slicing: a[i:j], a[i:], a[:j], strides, negative strides, and slices
+-- mixed with indices per dimension on 2-D arrays.
+
+-- ==
+-- entry: basic
+-- input { [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] 2i64 5i64 }
+-- output { [2, 3, 4] [2, 3, 4, 5, 6, 7, 8, 9] [0, 1, 2, 3, 4] }
+-- input { [0, 1, 2, 3] 2i64 2i64 }
+-- output { empty([0]i32) [2, 3] [0, 1] }
+-- input { [0, 1, 2, 3] 0i64 4i64 }
+-- output { [0, 1, 2, 3] [0, 1, 2, 3] [0, 1, 2, 3] }
+
+entry basic (xs: []i32) (i: i64) (j: i64) : ([]i32, []i32, []i32) =
+  (xs[i:j], xs[i:], xs[:j])
+
+-- ==
+-- entry: strided
+-- input { [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] }
+-- output { [0, 2, 4, 6, 8] [1, 4, 7] [9, 8, 7, 6, 5, 4, 3, 2, 1, 0] [7, 5, 3] }
+
+-- a[i:j:s]: positive stride; a[::-1] reverses; a[j:i:-2] walks down from j
+-- and stops before i.
+entry strided (xs: []i32) : ([]i32, []i32, []i32, []i32) =
+  (xs[0:10:2], xs[1:9:3], xs[::-1], xs[7:1:-2])
+
+-- ==
+-- entry: slice_sum
+-- input { [1.0f32, 2.0f32, 3.0f32, 4.0f32, 5.0f32] 1i64 4i64 } output { 9.0f32 }
+
+-- A slice feeding a SOAC.
+entry slice_sum (xs: []f32) (i: i64) (j: i64) : f32 =
+  reduce (+) 0 xs[i:j]
+
+-- ==
+-- entry: sub_matrix
+-- input { [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12], [13, 14, 15, 16]] }
+-- output { [[6, 7], [10, 11]] [5, 6, 7, 8] [3, 7, 11, 15] [[2, 4], [10, 12]] }
+
+-- 2-D slices: m[1:3, 1:3], a row m[1, :], a column m[:, 2], strides in both
+-- dimensions m[0:4:2, 1:4:2].
+entry sub_matrix (m: [][]i32) : ([][]i32, []i32, []i32, [][]i32) =
+  (m[1:3, 1:3], m[1, :], m[:, 2], m[0:4:2, 1:4:2])
+
+-- ==
+-- entry: three_d
+-- input { [[[1, 2], [3, 4]], [[5, 6], [7, 8]]] }
+-- output { [6, 8] [5, 6] [[3, 4], [7, 8]] }
+
+-- Indexing two dimensions of a 3-D array gives a 1-D array.
+entry three_d (t: [][][]i32) : ([]i32, []i32, [][]i32) =
+  (t[1, :, 1], t[1, 0], t[:, 1])
+
+-- ==
+-- entry: slice_oob
+-- input { [1, 2, 3] 1i64 5i64 } error: out of bounds
+-- input { [1, 2, 3] 2i64 1i64 } error: out of bounds
+-- input { [1, 2, 3] 1i64 3i64 } output { [2, 3] }
+
+-- A slice outside the array is a run-time error.
+entry slice_oob (xs: []i32) (i: i64) (j: i64) : []i32 =
+  xs[i:j]
