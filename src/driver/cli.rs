@@ -69,6 +69,9 @@ pub struct CompileArgs {
     /// Seconds the ILP clusterer may spend per body before falling back to greedy.
     #[arg(long = "fusion-time-limit", default_value_t = 10.0)]
     pub fusion_time_limit: f64,
+    /// Allow float rewrites that can change results (reassociation, `x*0`).
+    #[arg(long = "fast-math")]
+    pub fast_math: bool,
     /// ILP solver for `--fusion ilp` (`cbc` needs arrc built with the `cbc` feature).
     #[arg(long, value_enum, default_value_t = SolverArg::Microlp)]
     pub solver: SolverArg,
@@ -137,6 +140,10 @@ impl CompileArgs {
             fusion.time_limit = std::time::Duration::from_secs_f64(self.fusion_time_limit);
         }
         Options {
+            simplify: (self.opt_level > 0).then(|| crate::simplify::SimplifyOptions {
+                fast_math: self.fast_math,
+                ..Default::default()
+            }),
             fusion,
             codegen: CodegenOptions {
                 opt_level: self.opt_level,
@@ -212,10 +219,10 @@ fn build(args: &BuildArgs) -> i32 {
 fn emit(program: &Path, stage: Stage, options: &Options) -> Result<String, Failure> {
     let core_program = pipeline::frontend(program)?;
     if stage == Stage::Core {
-        let simplified = crate::simplify::simplify(core_program);
+        let simplified = pipeline::simplified(core_program, options);
         return Ok(core::print::print_program(&simplified));
     }
-    let fused = pipeline::middle(core_program, &options.fusion)?;
+    let fused = pipeline::middle(core_program, options)?;
     let codegen_failure = |e: codegen::CodegenError| Failure::Message(e.to_string());
     match stage {
         Stage::Core => unreachable!("handled above"),

@@ -4,7 +4,8 @@
 //! source files --syntax::parse_program--> syntax::ast::Program (per file)
 //!   --types::check--> types::CheckedProgram
 //!   --core::lower--> core::ir::Program
-//!   --simplify::simplify--> core::ir::Program
+//!   --simplify::simplify_with--> core::ir::Program
+//!   (skipped at -O0)
 //!   --fusion::fuse--> fusion::ast::FusedProgram
 //!   --loopy::lower--> loopy::ir::Program
 //!   --codegen::{emit_llvm, emit_asm, link_executable}--> LLVM IR / assembly / executable
@@ -46,6 +47,8 @@ impl Failure {
 /// Options that choose what the middle and back end do.
 #[derive(Clone, Debug)]
 pub struct Options {
+    /// `None` at `-O0`: the core IR goes to fusion as lowered.
+    pub simplify: Option<simplify::SimplifyOptions>,
     pub fusion: FusionOptions,
     pub codegen: CodegenOptions,
 }
@@ -137,14 +140,19 @@ pub fn frontend(path: &Path) -> Result<core::ir::Program, Failure> {
     Ok(core::lower(&checked, &sources))
 }
 
+/// The simplified core IR (unchanged at -O0).
+pub fn simplified(program: core::ir::Program, options: &Options) -> core::ir::Program {
+    match &options.simplify {
+        Some(simplify_options) => simplify::simplify_with(program, simplify_options),
+        None => program,
+    }
+}
+
 /// Core IR to the explicit fusion AST. Remarks of the clusterer (a solver
-/// that fell back to greedy) go to standard error.
-pub fn middle(
-    program: core::ir::Program,
-    options: &FusionOptions,
-) -> Result<FusedProgram, Failure> {
-    let program = simplify::simplify(program);
-    let fused = fusion::fuse(&program, options);
+/// that stopped at its time limit) go to standard error.
+pub fn middle(program: core::ir::Program, options: &Options) -> Result<FusedProgram, Failure> {
+    let program = simplified(program, options);
+    let fused = fusion::fuse(&program, &options.fusion);
     for note in &fused.notes {
         eprintln!("warning: {note}");
     }
@@ -158,7 +166,7 @@ pub fn loop_nests(fused: &FusedProgram) -> loopy::ir::Program {
 
 pub fn build_executable(path: &Path, options: &Options, out: &Path) -> Result<(), Failure> {
     let core = frontend(path)?;
-    let fused = middle(core, &options.fusion)?;
+    let fused = middle(core, options)?;
     let loops = loop_nests(&fused);
     codegen::link_executable(&loops, &options.codegen, out)
         .map_err(|e| Failure::Message(e.to_string()))

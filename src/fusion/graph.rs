@@ -49,6 +49,9 @@ pub struct Sibling {
     pub a: NodeIndex,
     pub b: NodeIndex,
     pub shared: Vec<VarId>,
+    /// `b` is the next reader of a shared array after `a`: fusing them saves
+    /// a read (the model rewards only these, so k readers save k - 1 reads).
+    pub consecutive: bool,
 }
 
 /// A size: canonicalised so that equal classes are equal at run time.
@@ -234,10 +237,10 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
             }
         }
     }
-    let mut pairs: BTreeMap<(usize, usize), Vec<VarId>> = BTreeMap::new();
+    let mut pairs: BTreeMap<(usize, usize), (Vec<VarId>, bool)> = BTreeMap::new();
     for (array, list) in &readers {
         for (k, &a) in list.iter().enumerate() {
-            for &b in &list[k + 1..] {
+            for (step, &b) in list[k + 1..].iter().enumerate() {
                 let wa = &graph[NodeIndex::new(a)]
                     .soac
                     .as_ref()
@@ -249,17 +252,20 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
                     .expect("reader is a SOAC")
                     .width;
                 if wa == wb {
-                    pairs.entry((a, b)).or_default().push(*array);
+                    let pair = pairs.entry((a, b)).or_default();
+                    pair.0.push(*array);
+                    pair.1 |= step == 0;
                 }
             }
         }
     }
     let siblings = pairs
         .into_iter()
-        .map(|((a, b), shared)| Sibling {
+        .map(|((a, b), (shared, consecutive))| Sibling {
             a: NodeIndex::new(a),
             b: NodeIndex::new(b),
             shared,
+            consecutive,
         })
         .collect();
     FusionGraph {

@@ -91,22 +91,27 @@ fn fuse_body(
             key: (0..body.stms.len()).map(|i| (i as i64, i)).collect(),
         },
         Strategy::Greedy => greedy::decide(&graph),
-        Strategy::Ilp => match ilp::decide(&graph, options.solver, options.time_limit) {
-            Ok(decision) => decision,
-            Err(failure) => {
-                notes.push(match failure {
-                    ilp::IlpFailure::TimeLimit => format!(
-                        "fusion: the ILP solver reached its time limit ({:.1} s); \
-                         this body was clustered greedily",
-                        options.time_limit.as_secs_f64()
-                    ),
-                    ilp::IlpFailure::Solver(msg) => format!(
+        Strategy::Ilp => {
+            let start = greedy::decide(&graph);
+            match ilp::decide(&graph, &start, options.solver, options.time_limit) {
+                Ok(found) => {
+                    if !found.proven_optimal {
+                        notes.push(format!(
+                            "fusion: the ILP solver reached its time limit ({:.1} s) before \
+                             proving optimality; using the best clustering it found",
+                            options.time_limit.as_secs_f64()
+                        ));
+                    }
+                    found.decision
+                }
+                Err(ilp::IlpFailure::Solver(msg)) => {
+                    notes.push(format!(
                         "fusion: the ILP solver failed ({msg}); this body was clustered greedily"
-                    ),
-                });
-                greedy::decide(&graph)
+                    ));
+                    start
+                }
             }
-        },
+        }
     };
     let mut nested = |inner: &Body, next: &mut u32| fuse_body(params, inner, options, next, notes);
     cluster::build_items(body, &graph, &decision, next_cluster, &mut nested)

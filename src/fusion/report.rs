@@ -131,31 +131,39 @@ pub fn print_dot(program: &FusedProgram) -> String {
             }
             out.push_str("  }\n");
         }
+        // One edge per producer and consumer: solid when an array is
+        // streamed, dashed when a value is only read whole.
+        let mut edges: std::collections::BTreeMap<(String, String), bool> = Default::default();
+        let mut through_scalars: HashMap<VarId, String> = HashMap::new();
         for stm in &core.stms {
             if let Exp::Soac(soac) = &stm.exp {
                 let node = format!("{}_soac{}", f.name, soac.label.0);
                 for v in free_in_exp(&stm.exp) {
-                    if let Some(src) = producer_of.get(&v) {
-                        let style = if soac.args.contains(&v) {
-                            "solid"
-                        } else {
-                            "dashed"
-                        };
-                        let _ = writeln!(out, "  \"{src}\" -> \"{node}\" [style={style}];");
+                    let src = producer_of.get(&v).or_else(|| through_scalars.get(&v));
+                    if let Some(src) = src {
+                        let streamed = edges.entry((src.clone(), node.clone())).or_insert(false);
+                        *streamed |= soac.args.contains(&v);
                     }
                 }
             } else {
-                for v in &stm.pat {
-                    // Scalars computed between SOACs pass their producers through.
-                    if let Some(src) = free_in_exp(&stm.exp)
-                        .iter()
-                        .find_map(|u| producer_of.get(u))
+                // Scalars computed from a SOAC's result carry that producer on
+                // (sizes of parameters do not: they are known before any loop).
+                let source = free_in_exp(&stm.exp).iter().find_map(|u| {
+                    through_scalars
+                        .get(u)
+                        .or_else(|| producer_of.get(u).filter(|p| p.contains("_soac")))
                         .cloned()
-                    {
-                        producer_of.insert(v.id, src);
+                });
+                if let Some(src) = source {
+                    for v in &stm.pat {
+                        through_scalars.insert(v.id, src.clone());
                     }
                 }
             }
+        }
+        for ((src, dst), streamed) in edges {
+            let style = if streamed { "solid" } else { "dashed" };
+            let _ = writeln!(out, "  \"{src}\" -> \"{dst}\" [style={style}];");
         }
     }
     out.push_str("}\n");

@@ -6,6 +6,11 @@
 //! a variable bound twice costs no copy. Variables live in a vector indexed
 //! by `VarId` (ids are unique within a program and every call is inlined, so
 //! no frames are needed).
+//!
+//! `soacs` runs the SOACs, `arrays` slicing, updates and the other array
+//! operations, and `inplace` finds the `with` updates and scatters whose
+//! destination is dead afterwards, so that a loop updating an array element
+//! by element does not copy it per iteration.
 
 mod arrays;
 mod inplace;
@@ -72,6 +77,7 @@ pub fn run_entry(program: &Program, entry: &str, args: Vec<Value>) -> Result<Vec
         files: &program.files,
         env: vec![None; max_var_function(f) as usize + 1],
         consuming: inplace::consuming_statements(f),
+        fuel: None,
     };
     interp.bind_args(f, args)?;
     interp.exec_body(&f.body)?;
@@ -273,6 +279,8 @@ struct Interp<'p> {
     env: Vec<Option<Val>>,
     /// Statements (by address) that may update their operand in place.
     consuming: HashSet<usize>,
+    /// During a trial run (see `soacs`), the statements it may still run.
+    fuel: Option<u64>,
 }
 
 impl Interp<'_> {
@@ -575,6 +583,12 @@ impl Interp<'_> {
     }
 
     fn exec_stm(&mut self, stm: &Stm) -> Result<(), RunError> {
+        if let Some(fuel) = &mut self.fuel {
+            if *fuel == 0 {
+                return Err(self.internal("a trial run out of steps", stm.loc));
+            }
+            *fuel -= 1;
+        }
         let single = |interp: &mut Self, v: Val| -> Result<(), RunError> {
             match stm.pat.first() {
                 Some(p) if stm.pat.len() == 1 => {

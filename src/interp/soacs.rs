@@ -4,7 +4,11 @@
 
 use super::{first_difference, gather_rows, Arr, Builder, Interp, RunError, Val};
 use crate::core::ir::{Atom, Lambda, Soac, SoacKind, SrcLoc, Stm, VarId};
+use crate::runtime::value::ArrayData;
 use crate::types::Const;
+
+/// Statements a `map`'s trial run (see `trial_rows`) may execute.
+const TRIAL_STEPS: u64 = 100_000;
 
 impl Interp<'_> {
     pub(super) fn soac(&mut self, soac: &Soac, stm: &Stm) -> Result<Vec<Val>, RunError> {
@@ -282,11 +286,51 @@ impl Interp<'_> {
                 b.push(&v, self, loc)?;
             }
         }
+        if width == 0 && lam.ret.iter().any(|t| t.rank() > 0) {
+            if let Some(rows) = self.trial_rows(lam, arrays) {
+                return Ok(builders
+                    .into_iter()
+                    .zip(&rows)
+                    .map(|(b, row)| b.finish_like(row))
+                    .collect());
+            }
+        }
         Ok(builders
             .into_iter()
             .zip(&lam.ret)
             .map(|(b, t)| b.finish(t.rank()))
             .collect())
+    }
+
+    /// What a `map` over no rows cannot observe: the shape of the rows it
+    /// would have made (`map (\x -> [x]) []` is `empty([0][1]...)`, as
+    /// Futhark's sizes say). Core IR has no sizes, so the function runs once
+    /// on rows of zeros shaped like the arguments' rows, with a step budget;
+    /// if that fails, the caller falls back to rows of size 0.
+    fn trial_rows(&mut self, lam: &Lambda, arrays: &[Arr]) -> Option<Vec<Val>> {
+        let args: Vec<Val> = arrays
+            .iter()
+            .map(|a| {
+                let zero = Const::zero(a.data.elem());
+                let dims = a.dims().get(1..).unwrap_or(&[]).to_vec();
+                if dims.is_empty() {
+                    Val::Scalar(zero)
+                } else {
+                    let n = dims.iter().product();
+                    Val::Array(Arr::whole(ArrayData::filled(zero, n), dims))
+                }
+            })
+            .collect();
+        let outer = self.fuel;
+        self.fuel = Some(outer.map_or(TRIAL_STEPS, |f| f.min(TRIAL_STEPS)));
+        let rows = self.apply(lam, args);
+        // An outer trial pays for this one's steps.
+        self.fuel = match (outer, self.fuel) {
+            (Some(_), Some(left)) => Some(left),
+            (None, _) => None,
+            (Some(_), None) => Some(0),
+        };
+        rows.ok()
     }
 
     /// Reduce (and, with `rows`, inclusive scan): a left fold from the

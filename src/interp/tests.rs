@@ -1552,3 +1552,79 @@ fn big_matrix_transpose_and_row_sums() {
     // Column 0: 1000 * (0 + 999000) / 2.
     assert_eq!(a.get(0), Some(Const::I64(499_500_000)));
 }
+
+#[test]
+fn map_over_nothing_knows_its_row_shape() {
+    // map (\x -> [x, x]) xs, and map (\x -> loop y = x while y < 10 do y * 2) xs
+    // whose trial run would never end: rows of size 0 then.
+    let p = unary(arr(I32, 1), arr(I32, 2), |ir, xs| {
+        let n = ir.let_(
+            sc(I64),
+            Exp::Size {
+                array: xs.id,
+                dim: 0,
+            },
+            loc(1, 1),
+        );
+        let f = ir.lambda(&[sc(I32)], &[arr(I32, 1)], |ir, p| {
+            let r = ir.let_(
+                arr(I32, 1),
+                Exp::ArrayLit {
+                    elem: sc(I32),
+                    items: vec![v(&p[0]), v(&p[0])],
+                },
+                loc(1, 1),
+            );
+            vec![v(&r)]
+        });
+        Ir::soac(v(&n), SoacKind::Map(f), vec![xs.id])
+    });
+    assert_eq!(run_ok(&p, "[1, 2]"), vec!["[[1i32, 1i32], [2i32, 2i32]]"]);
+    assert_eq!(run_ok(&p, "empty([0]i32)"), vec!["empty([0][2]i32)"]);
+    let q = unary(arr(I32, 1), arr(I32, 2), |ir, xs| {
+        let n = ir.let_(
+            sc(I64),
+            Exp::Size {
+                array: xs.id,
+                dim: 0,
+            },
+            loc(1, 1),
+        );
+        let f = ir.lambda(&[sc(I32)], &[arr(I32, 1)], |ir, p| {
+            let y = ir.var("y", sc(I32));
+            let cond = ir.sub_body(|ir| {
+                let c = ir.let_(
+                    sc(ScalarType::Bool),
+                    Exp::BinOp(BinOp::Lt, v(&y), i32c(10)),
+                    loc(1, 1),
+                );
+                vec![v(&c)]
+            });
+            let body = ir.sub_body(|ir| {
+                let z = ir.let_(sc(I32), Exp::BinOp(BinOp::Mul, v(&y), i32c(2)), loc(1, 1));
+                vec![v(&z)]
+            });
+            let w = ir.let_(
+                sc(I32),
+                Exp::Loop {
+                    params: vec![(y, v(&p[0]))],
+                    form: LoopForm::While { cond },
+                    body,
+                },
+                loc(1, 1),
+            );
+            let r = ir.let_(
+                arr(I32, 1),
+                Exp::ArrayLit {
+                    elem: sc(I32),
+                    items: vec![v(&w)],
+                },
+                loc(1, 1),
+            );
+            vec![v(&r)]
+        });
+        Ir::soac(v(&n), SoacKind::Map(f), vec![xs.id])
+    });
+    assert_eq!(run_ok(&q, "[3]"), vec!["[[12i32]]"]);
+    assert_eq!(run_ok(&q, "empty([0]i32)"), vec!["empty([0][0]i32)"]);
+}

@@ -1154,8 +1154,8 @@ impl Lowerer {
         let ok = self.binop("ok", BinOp::And, a, b, out);
         // Reports the product, or -1 when only a wrap-around made it fit.
         let wrong = self.select(p_ok, i64c(-1), prod, ScalarType::I64, out);
-        let found = self.select(ok, n, wrong, ScalarType::I64, out);
-        self.assert_width(&n, &found, loc, out);
+        let expected = self.select(ok, n, wrong, ScalarType::I64, out);
+        self.assert_width(&expected, &n, loc, out);
     }
 
     /// `array with [indices] = value`: a checked copy with one element or

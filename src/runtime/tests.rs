@@ -213,6 +213,9 @@ fn writes_floats_in_shortest_form() {
         (f64::MAX, "1.7976931348623157e308"),
         (5e-324, "5.0e-324"),
         (0.30000000000000004, "0.30000000000000004"),
+        (-0.1, "-0.1"),
+        (-1.0e-300, "-1.0e-300"),
+        (-123456.789, "-123456.789"),
     ];
     for (v, want) in f64s {
         assert_eq!(format_float(v, false), want);
@@ -222,6 +225,8 @@ fn writes_floats_in_shortest_form() {
     assert_eq!(format_float(16777216.0, true), "16777216.0");
     assert_eq!(format_float(f32::MAX as f64, true), "3.4028235e38");
     assert_eq!(format_float(1e-7f32 as f64, true), "1.0e-7");
+    assert_eq!(format_float(-2.5e-7f32 as f64, true), "-2.5e-7");
+    assert_eq!(format_float(-0.1f32 as f64, true), "-0.1");
 }
 
 #[test]
@@ -314,6 +319,8 @@ ECHO(echo_f64, ARR_F64, 1, 8)
 ECHO(echo_bool, ARR_BOOL, 1, 1)
 ECHO(echo_f32_2, ARR_F32, 2, 4)
 ECHO(echo_bool_3, ARR_BOOL, 3, 1)
+ECHO(echo_u16_5, ARR_U16, 5, 2)
+ECHO(echo_f64_8, ARR_F64, 8, 8)
 ECHO(echo_i32_0, ARR_I32, 0, 4)
 ECHO(echo_f64_0, ARR_F64, 0, 8)
 
@@ -375,7 +382,7 @@ const arr_entry arr_entries[] = {
     {"alias", 1, sum_params, 2, alias_results, 0, NULL, run_alias},
     E(echo_i8), E(echo_i16), E(echo_i32), E(echo_i64), E(echo_u8), E(echo_u16),
     E(echo_u32), E(echo_u64), E(echo_f32), E(echo_f64), E(echo_bool),
-    E(echo_f32_2), E(echo_bool_3), E(echo_i32_0), E(echo_f64_0),
+    E(echo_f32_2), E(echo_bool_3), E(echo_u16_5), E(echo_f64_8), E(echo_i32_0), E(echo_f64_0),
 };
 const int arr_num_entries = sizeof arr_entries / sizeof arr_entries[0];
 "#;
@@ -502,6 +509,53 @@ fn c_binary_output_reads_back() {
     assert_eq!(stdout(&r), "[2.0f64, 4.0f64]\nfalse\n");
 }
 
+/// `-b` prints exactly `write_binary`'s bytes, for every element type and
+/// rank, empty arrays included.
+#[test]
+fn c_and_rust_agree_on_binary_output() {
+    use ScalarType::*;
+    let cases: Vec<(&str, Type, &str)> = vec![
+        ("echo_i8", a(I8, 1), "[-128, 127]"),
+        ("echo_i16", a(I16, 1), "[-32768, 1]"),
+        ("echo_i32", a(I32, 1), "empty([0]i32)"),
+        ("echo_i64", a(I64, 1), "[-9223372036854775808]"),
+        ("echo_u8", a(U8, 1), "[255, 0]"),
+        ("echo_u16", a(U16, 1), "[65535]"),
+        ("echo_u32", a(U32, 1), "[4294967295, 7]"),
+        ("echo_u64", a(U64, 1), "[18446744073709551615]"),
+        ("echo_f32", a(F32, 1), "[f32.nan, -0.0, 1e-45, -f32.inf]"),
+        ("echo_f64", a(F64, 1), "[f64.nan, -0.0, 5e-324, f64.inf]"),
+        ("echo_bool", a(Bool, 1), "[true, false, true]"),
+        ("echo_f32_2", a(F32, 2), "[[1, 2, 3], [4, 5, 6]]"),
+        ("echo_f32_2", a(F32, 2), "empty([3][0]f32)"),
+        ("echo_bool_3", a(Bool, 3), "empty([2][0][5]bool)"),
+        ("echo_bool_3", a(Bool, 3), "[[[true], [false]]]"),
+        ("echo_u16_5", a(U16, 5), "[[[[[1, 2]]], [[[3, 65535]]]]]"),
+        (
+            "echo_f64_8",
+            a(F64, 8),
+            "empty([2][1][0][1][1][1][1][3]f64)",
+        ),
+        ("echo_i32_0", s(I32), "-5"),
+        ("echo_f64_0", s(F64), "f64.nan"),
+    ];
+    for (entry, ty, input) in cases {
+        let r = run(&["-e", entry, "-b"], input.as_bytes());
+        let v = read_values(input.as_bytes(), &[ty]).unwrap();
+        let mut want = Vec::new();
+        write_binary(&v[0], &mut want);
+        assert_eq!(
+            (r.code, &r.stdout),
+            (0, &want),
+            "{entry} {input}: {}",
+            r.stderr
+        );
+        // And it reads back as the same value.
+        let back = read_values(&r.stdout, &[ty]).unwrap();
+        assert_eq!(write_text(&back[0]), write_text(&v[0]));
+    }
+}
+
 #[test]
 fn c_timing_options() {
     let dir = tempfile::tempdir().unwrap();
@@ -613,6 +667,12 @@ fn c_and_rust_agree_on_text() {
         ("echo_bool_3", a(Bool, 3), "empty([2][0][5]bool)"),
         ("echo_bool_3", a(Bool, 3), "[empty([0][1]bool), empty([0][1]bool)]"),
         ("echo_bool_3", a(Bool, 3), "[empty([0][1]bool), empty([0][2]bool)]"),
+        ("echo_u16_5", a(U16, 5), "[[[[[1, 2]]], [[[3, 65535]]]]]"),
+        ("echo_u16_5", a(U16, 5), "empty([1][2][0][4][5]u16)"),
+        ("echo_u16_5", a(U16, 5), "[[[[[1, 2]]], [[[3]]]]]"),
+        ("echo_f64_8", a(F64, 8), "[[[[[[[[-0.5, 1e300]]]]]]]]"),
+        ("echo_f64_8", a(F64, 8), "empty([0][0][0][0][0][0][0][0]f64)"),
+        ("echo_f64_8", a(F64, 8), "[[[[[[[1.5]]]]]]]"),
         ("echo_i32_0", s(I32), "-5"),
         ("echo_i32_0", s(I32), "- 5"),
         ("echo_i32_0", s(I32), "--5"),

@@ -1199,10 +1199,11 @@ pub fn format_float(v: f64, single: bool) -> String {
             t.push('0');
         }
         t.push_str(&format!("e{exp}"));
+        // The digits carry no sign: compare magnitudes.
         if single {
-            t.parse::<f32>() == Ok(v as f32)
+            t.parse::<f32>() == Ok(v.abs() as f32)
         } else {
-            t.parse::<f64>() == Ok(v)
+            t.parse::<f64>() == Ok(v.abs())
         }
     };
     let (mut lo, mut hi) = (1, all.len().max(1));

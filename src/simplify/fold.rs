@@ -82,6 +82,17 @@ impl Folder {
         }
     }
 
+    /// Substitutes the atoms `exp` reads; a substitution that hits is a change.
+    fn resolve_exp(&mut self, exp: &mut Exp) {
+        let mut hit = false;
+        exp_atoms_mut(exp, |a| {
+            let r = self.resolve(*a);
+            hit |= !same_atom(&r, a);
+            *a = r;
+        });
+        self.changed |= hit;
+    }
+
     fn bind(&mut self, v: VarId, a: Atom) {
         let a = self.resolve(a);
         if same_atom(&a, &Atom::Var(v)) {
@@ -115,13 +126,18 @@ impl Folder {
         for stm in body.stms {
             self.stm(stm, &mut out);
         }
-        let result = body.result.into_iter().map(|a| self.resolve(a)).collect();
+        let mut result = body.result;
+        for a in &mut result {
+            let r = self.resolve(*a);
+            self.changed |= !same_atom(&r, a);
+            *a = r;
+        }
         self.restore(mark);
         Body { stms: out, result }
     }
 
     fn stm(&mut self, mut stm: Stm, out: &mut Vec<Stm>) {
-        exp_atoms_mut(&mut stm.exp, |a| *a = self.resolve(*a));
+        self.resolve_exp(&mut stm.exp);
         for p in &stm.pat {
             self.types.insert(p.id, p.ty);
         }
@@ -293,12 +309,11 @@ impl Folder {
             let (Some(t), Some(e)) = (then_body.result.get(i), else_body.result.get(i)) else {
                 continue;
             };
+            // The rewritten reads are the change (the `if` may have to stay).
             if same_atom(t, e) && !bound_inside(&then_body, t) && !bound_inside(&else_body, e) {
-                self.changed = true;
                 self.bind(p.id, *t);
             } else if let (Atom::Const(Const::Bool(true)), Atom::Const(Const::Bool(false))) = (t, e)
             {
-                self.changed = true;
                 self.bind(p.id, cond);
             }
         }
@@ -329,7 +344,7 @@ impl Folder {
     /// Rewrites a statement's expression until no rule applies (bounded).
     fn simplify_scalar(&mut self, mut exp: Exp, pat: &[crate::core::ir::Var]) -> Exp {
         for _ in 0..8 {
-            exp_atoms_mut(&mut exp, |a| *a = self.resolve(*a));
+            self.resolve_exp(&mut exp);
             let next = match &exp {
                 Exp::BinOp(op, a, b) => self.binop(*op, *a, *b),
                 Exp::UnOp(op, a) => self.unop(*op, *a),

@@ -123,6 +123,8 @@ struct Instance<'a> {
     params: Vec<TPat>,
     param_tys: Vec<Type>,
     ret: Type,
+    /// The sizes the return type declares (checked on the body).
+    ret_shape: Shape,
 }
 
 struct Pending {
@@ -337,7 +339,8 @@ impl<'a> Checker<'a> {
     }
 
     fn mismatch(&self, span: &Span, expected: &Type, found: &Type) -> Diagnostic {
-        let (e, f) = (self.inf.display(expected), self.inf.display(found));
+        let shown = self.inf.display_all(&[expected, found]);
+        let (e, f) = (&shown[0], &shown[1]);
         self.error(span, format!("type mismatch: expected `{e}`, found `{f}`"))
             .with_label(format!("expected `{e}`, found `{f}`"))
     }
@@ -527,7 +530,7 @@ impl<'a> Checker<'a> {
         let saved = self.swap_scope(t.ctx.clone(), locals);
         let result = self.signature_in_scope(t, rigid);
         let (ctx, locals) = self.swap_scope(saved.0, saved.1);
-        let (type_args, size_params, params, param_tys, ret) = result?;
+        let (type_args, size_params, params, param_tys, (ret, ret_shape)) = result?;
         Ok(Instance {
             ctx,
             locals,
@@ -536,6 +539,7 @@ impl<'a> Checker<'a> {
             params,
             param_tys,
             ret,
+            ret_shape,
         })
     }
 
@@ -549,7 +553,7 @@ impl<'a> Checker<'a> {
         Vec<(LocalId, String)>,
         Vec<TPat>,
         Vec<Type>,
-        Type,
+        (Type, Shape),
     )> {
         let mut type_args = Vec::new();
         let mut size_params = Vec::new();
@@ -604,8 +608,8 @@ impl<'a> Checker<'a> {
             params.push(pat);
         }
         let ret = match t.ret {
-            Some(te) => self.resolve_type(te)?.0,
-            None => self.inf.fresh(),
+            Some(te) => self.resolve_type(te)?,
+            None => (self.inf.fresh(), Shape::Other),
         };
         let mut used = Vec::new();
         for p in &params {
@@ -648,11 +652,19 @@ impl<'a> Checker<'a> {
             self.inst_stack.push(d);
         }
         let ret = inst.ret.clone();
+        let ret_shape = inst.ret_shape.clone();
         let saved = self.swap_scope(inst.ctx.clone(), inst.locals);
         let result = self.check_expr(t.body).and_then(|body| {
             self.expect(&body.span, &ret, &body.ty)?;
             self.process_pending()?;
-            Ok(body)
+            if ret_shape.is_trivial() {
+                return Ok(body);
+            }
+            // Declared result sizes: proved here for literals, else checked
+            // at run time.
+            self.static_sizes(&ret_shape, &body, &mut Vec::new())?;
+            let (ty, span) = (body.ty.clone(), body.span.clone());
+            Ok(self.node(TExprKind::Ascribe(Box::new(body), ret_shape), ty, &span))
         });
         self.swap_scope(saved.0, saved.1);
         if t.def_index.is_some() {
@@ -711,6 +723,12 @@ impl<'a> Checker<'a> {
             }
         }
         self.process_pending()?;
+        let mut bound = Vec::new();
+        for (p, ta) in inst.params.iter().zip(&targs) {
+            if let (TPat::Ascribed(_, shape), Some(ta)) = (p, ta) {
+                self.static_sizes(shape, ta, &mut bound)?;
+            }
+        }
         let ty = Type::curried(inst.param_tys.clone(), inst.ret.clone());
         let nparams = inst.param_tys.len();
         let used_at = (self.ctx.file, head_span.clone());
@@ -960,9 +978,40 @@ impl<'a> Checker<'a> {
             ExprKind::ArrayLit(items) => {
                 let elem = self.inf.fresh();
                 let mut tes = Vec::new();
+                let mut first_shape: Option<Vec<u64>> = None;
                 for item in items {
                     let te = self.check_expr(item)?;
                     self.expect(&te.span, &elem, &te.ty)?;
+                    // Arrays are regular: rows written out must agree.
+                    if let Some(shape) = static_shape(&te) {
+                        match &first_shape {
+                            None => first_shape = Some(shape),
+                            Some(first) => {
+                                if let Some(d) = first.iter().zip(&shape).position(|(a, b)| a != b)
+                                {
+                                    let msg = if d == 0 {
+                                        format!(
+                                            "irregular array literal: this row has {}, \
+                                             but the first row has {}",
+                                            plural(shape[0] as usize, "element"),
+                                            first[0]
+                                        )
+                                    } else {
+                                        format!(
+                                            "irregular array literal: this row has size {} \
+                                             in dimension {}, but the first row has size {}",
+                                            shape[d],
+                                            d + 1,
+                                            first[d]
+                                        )
+                                    };
+                                    return Err(self.error(&te.span, msg).with_note(
+                                        "arrays are regular: all rows must have the same shape",
+                                    ));
+                                }
+                            }
+                        }
+                    }
                     tes.push(te);
                 }
                 Ok(self.node(TExprKind::ArrayLit(tes), Type::array(elem), span))
@@ -1146,6 +1195,7 @@ impl<'a> Checker<'a> {
                 let (ty, shape) = self.resolve_type(te)?;
                 let x = self.check_hint(x, Some(&ty))?;
                 self.expect(&x.span, &ty, &x.ty)?;
+                self.static_sizes(&shape, &x, &mut Vec::new())?;
                 if shape.is_trivial() {
                     Ok(x)
                 } else {
@@ -1580,6 +1630,23 @@ impl<'a> Checker<'a> {
         hint: Option<&Type>,
         span: &Span,
     ) -> Result<TExpr> {
+        let arity = hint.map(|t| self.arity(t));
+        let arity_error = |ck: &Self, expected: usize| {
+            let n = plural(params.len(), "parameter");
+            let m = match expected {
+                1 => "1 is".to_string(),
+                k => format!("{k} are"),
+            };
+            ck.error(
+                span,
+                format!("this function takes {n}, but {m} expected here"),
+            )
+        };
+        if let Some((arrows, false)) = arity {
+            if params.len() > arrows {
+                return Err(arity_error(self, arrows));
+            }
+        }
         let mut hint_params = Vec::new();
         let mut h = hint.map(|t| self.inf.shallow(t));
         for _ in params {
@@ -1611,6 +1678,12 @@ impl<'a> Checker<'a> {
         let body = self.check_expr(body);
         self.locals.truncate(n);
         let body = body?;
+        if let Some((arrows, _)) = arity {
+            let body_ty = self.inf.shallow(&body.ty);
+            if params.len() < arrows && !matches!(body_ty, Type::Func(..) | Type::Var(_)) {
+                return Err(arity_error(self, arrows));
+            }
+        }
         // Blame the body, not the whole lambda, for a wrong result type.
         if let Some(rt) = &h {
             self.expect(&body.span, rt, &body.ty)?;
@@ -1630,6 +1703,65 @@ impl<'a> Checker<'a> {
             body,
         };
         Ok(self.node(TExprKind::Lambda(Box::new(lam)), ty, span))
+    }
+
+    /// Compares the sizes `shape` declares with those of `e` where both are
+    /// known before running (array literals); `bound` holds the sizes of
+    /// size variables seen so far in the same check.
+    fn static_sizes(
+        &self,
+        shape: &Shape,
+        e: &TExpr,
+        bound: &mut Vec<(LocalId, u64)>,
+    ) -> Result<()> {
+        let Some(dims) = static_shape(e) else {
+            return Ok(());
+        };
+        let mut shape = shape;
+        let mut depth = 0;
+        while let (Shape::Array(dim, inner), Some(&actual)) = (shape, dims.get(depth)) {
+            let expected = match dim {
+                Dim::Const(k) => Some(*k),
+                Dim::Var(id) => match bound.iter().find(|(b, _)| b == id) {
+                    Some((_, k)) => Some(*k),
+                    None => {
+                        bound.push((*id, actual));
+                        None
+                    }
+                },
+                Dim::Any => None,
+            };
+            if let Some(k) = expected.filter(|k| *k != actual) {
+                let what = if depth == 0 {
+                    "size".to_string()
+                } else {
+                    format!("size in dimension {}", depth + 1)
+                };
+                let msg = format!("size mismatch: expected {what} {k}, found {actual}");
+                return Err(Diagnostic::new(e.file, e.span.clone(), msg)
+                    .with_label(format!("this array has {what} {actual}")));
+            }
+            shape = inner;
+            depth += 1;
+        }
+        Ok(())
+    }
+
+    /// The number of arrows of a function type, and whether its result is
+    /// still unknown (so that it may take more parameters).
+    fn arity(&self, t: &Type) -> (usize, bool) {
+        let mut t = self.inf.shallow(t);
+        let mut n = 0;
+        loop {
+            match t {
+                Type::Func(_, r) => {
+                    n += 1;
+                    t = self.inf.shallow(&r);
+                }
+                Type::Var(_) => return (n, true),
+                _ => return (n, false),
+            }
+        }
     }
 
     fn field_type(&self, ty: &Type, field: &Field, file: FileId, span: &Span) -> Result<Type> {
@@ -1972,8 +2104,19 @@ impl<'a> Checker<'a> {
         match &mut e.kind {
             TExprKind::Literal(Literal::Int(v)) => {
                 if let Type::Scalar(s) = e.ty {
-                    if s.is_int() && *v > (u128::MAX >> (128 - s.bits())) {
+                    if s.is_int() && *v > int_literal_limit(s, false) {
                         return Err(fail(format!("literal `{v}` does not fit in type `{s}`")));
+                    }
+                }
+            }
+            // `-128i8` fits although `128i8` does not.
+            TExprKind::UnOp(UnOp::Neg, a)
+                if matches!(a.kind, TExprKind::Literal(Literal::Int(_))) =>
+            {
+                a.ty = self.inf.finalize(&a.ty);
+                if let (TExprKind::Literal(Literal::Int(v)), Type::Scalar(s)) = (&a.kind, &a.ty) {
+                    if s.is_int() && *v > int_literal_limit(*s, true) {
+                        return Err(fail(format!("literal `-{v}` does not fit in type `{s}`")));
                     }
                 }
             }
@@ -2070,6 +2213,32 @@ impl<'a> Checker<'a> {
             TExprKind::TypeMember(..) => {}
         }
         Ok(())
+    }
+}
+
+/// The sizes of an array known before running: those of an array literal
+/// (as far as its first row shows them).
+fn static_shape(e: &TExpr) -> Option<Vec<u64>> {
+    match &e.kind {
+        TExprKind::ArrayLit(items) => {
+            let mut dims = vec![items.len() as u64];
+            if let Some(inner) = items.first().and_then(static_shape) {
+                dims.extend(inner);
+            }
+            Some(dims)
+        }
+        TExprKind::Ascribe(x, _) | TExprKind::Let(_, _, x) => static_shape(x),
+        _ => None,
+    }
+}
+
+/// The largest literal value of integer type `t`, written after a `-` or not.
+fn int_literal_limit(t: ScalarType, negated: bool) -> u128 {
+    let bits = t.bits();
+    if t.is_signed() {
+        (1u128 << (bits - 1)) - u128::from(!negated)
+    } else {
+        u128::MAX >> (128 - bits)
     }
 }
 

@@ -72,24 +72,45 @@ impl Infer {
         t
     }
 
-    /// For messages: unbound restricted variables show as their default.
+    /// For messages: unbound restricted variables show as their default,
+    /// other unbound variables as `'a`, `'b`, ...
     pub fn display(&self, t: &Type) -> String {
-        fn go(inf: &Infer, t: &Type) -> Type {
+        self.display_all(&[t]).pop().unwrap_or_default()
+    }
+
+    /// Several types for one message, with unbound variables named
+    /// consistently across them.
+    pub fn display_all(&self, ts: &[&Type]) -> Vec<String> {
+        fn go(inf: &Infer, t: &Type, names: &mut Vec<TyVar>) -> Type {
             match inf.shallow(t) {
                 Type::Var(v) => match inf.vars[v.0 as usize].allowed.and_then(default_of) {
                     Some(s) => Type::Scalar(s),
-                    None => Type::Var(v),
+                    None => {
+                        let i = match names.iter().position(|n| *n == v) {
+                            Some(i) => i,
+                            None => {
+                                names.push(v);
+                                names.len() - 1
+                            }
+                        };
+                        Type::Param(var_name(i))
+                    }
                 },
-                Type::Array(e) => Type::array(go(inf, &e)),
-                Type::Tuple(ts) => Type::Tuple(ts.iter().map(|t| go(inf, t)).collect()),
-                Type::Record(fs) => {
-                    Type::Record(fs.iter().map(|(n, t)| (n.clone(), go(inf, t))).collect())
-                }
-                Type::Func(a, b) => Type::func(go(inf, &a), go(inf, &b)),
+                Type::Array(e) => Type::array(go(inf, &e, names)),
+                Type::Tuple(ts) => Type::Tuple(ts.iter().map(|t| go(inf, t, names)).collect()),
+                Type::Record(fs) => Type::Record(
+                    fs.iter()
+                        .map(|(n, t)| (n.clone(), go(inf, t, names)))
+                        .collect(),
+                ),
+                Type::Func(a, b) => Type::func(go(inf, &a, names), go(inf, &b, names)),
                 other => other,
             }
         }
-        go(self, t).to_string()
+        let mut names = Vec::new();
+        ts.iter()
+            .map(|t| go(self, t, &mut names).to_string())
+            .collect()
     }
 
     /// Resolves `t` completely, fixing every unbound variable to its default
@@ -206,6 +227,15 @@ impl Infer {
             Type::Func(a, b) => self.occurs(x, &a) || self.occurs(x, &b),
             Type::Scalar(_) | Type::Param(_) => false,
         }
+    }
+}
+
+/// `a` .. `z`, then `a1`, `b1`, ...
+fn var_name(i: usize) -> String {
+    let letter = (b'a' + (i % 26) as u8) as char;
+    match i / 26 {
+        0 => letter.to_string(),
+        k => format!("{letter}{k}"),
     }
 }
 

@@ -222,7 +222,8 @@ static void format_float(char *out, size_t n, double v, int single) {
     while (lo < hi) {
         int mid = (lo + hi) / 2, e = all_exp;
         round_digits(all, na, mid, digits, &e);
-        if (float_round_trips(digits, mid, e, v, single)) {
+        /* The digits carry no sign: compare magnitudes. */
+        if (float_round_trips(digits, mid, e, fabs(v), single)) {
             hi = mid;
         } else {
             lo = mid + 1;
