@@ -796,7 +796,7 @@ impl<'ctx> Gen<'ctx, '_> {
     }
 
     /// A value of type `ty` from its fields.
-    fn from_fields(&self, ty: Type, fields: &[BasicValueEnum<'ctx>]) -> Res<Val<'ctx>> {
+    fn val_of_fields(&self, ty: Type, fields: &[BasicValueEnum<'ctx>]) -> Res<Val<'ctx>> {
         match (ty, fields.split_first()) {
             (Type::Scalar(t), Some((v, _))) => Ok(Val::Scalar(*v, t)),
             (Type::Array(elem, _), Some((BasicValueEnum::PointerValue(ptr), dims))) => {
@@ -888,7 +888,7 @@ impl<'ctx> Gen<'ctx, '_> {
             }
             inner
                 .vals
-                .insert(*v, self.from_fields(val_type(val), &loaded)?);
+                .insert(*v, self.val_of_fields(val_type(val), &loaded)?);
         }
         let mut slots = Vec::new();
         for (k, ty) in carry_fields.iter().enumerate() {
@@ -923,7 +923,7 @@ impl<'ctx> Gen<'ctx, '_> {
             }
             inner
                 .vals
-                .insert(c.var.id, self.from_fields(c.var.ty, &loaded)?);
+                .insert(c.var.id, self.val_of_fields(c.var.ty, &loaded)?);
         }
         self.block(&mut inner, &nest.body)?;
         let mut nexts = Vec::new();
@@ -982,13 +982,13 @@ impl<'ctx> Gen<'ctx, '_> {
         let mut finals = Vec::new();
         for (c, &(first, len)) in carried.iter().zip(&carry_slices) {
             let mut loaded = Vec::new();
-            for k in first..first + len {
+            for (k, ty) in carry_fields.iter().enumerate().skip(first).take(len) {
                 let p = self
                     .builder
                     .build_struct_gep(carry_ty, carry_slot, k as u32, "")?;
-                loaded.push(self.builder.build_load(carry_fields[k], p, "")?);
+                loaded.push(self.builder.build_load(*ty, p, "")?);
             }
-            finals.push(self.from_fields(c.var.ty, &loaded)?);
+            finals.push(self.val_of_fields(c.var.ty, &loaded)?);
         }
         let mut finals = finals.into_iter();
         for r in &nest.reductions {
@@ -1045,7 +1045,7 @@ impl<'ctx> Gen<'ctx, '_> {
             for (slot, ty) in ps {
                 loaded.push(self.builder.build_load(*ty, *slot, "")?);
             }
-            let val = self.from_fields(p.var.ty, &loaded)?;
+            let val = self.val_of_fields(p.var.ty, &loaded)?;
             bind_shape(fr, &val, &p.shape);
             fr.vals.insert(p.var.id, val.clone());
             current.push(val);

@@ -67,7 +67,7 @@ pub struct CompileArgs {
     #[arg(long, value_enum, default_value_t = FusionArg::Ilp)]
     pub fusion: FusionArg,
     /// Seconds the ILP clusterer may spend per body before falling back to greedy.
-    #[arg(long = "fusion-time-limit", default_value_t = 10.0)]
+    #[arg(long = "fusion-time-limit", default_value_t = 2.0)]
     pub fusion_time_limit: f64,
     /// Allow float rewrites that can change results (reassociation, `x*0`).
     #[arg(long = "fast-math")]

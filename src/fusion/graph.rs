@@ -89,6 +89,13 @@ pub fn size_classes(params: &[crate::core::ir::Var], body: &Body) -> HashMap<Var
     for p in params {
         sizes.insert(p.id, SizeClass::Symbol(p.id, 0));
     }
+    classify_body(body, &mut sizes);
+    sizes
+}
+
+/// Size classes of one body's statements, and of the bodies nested in them
+/// (branches and loop bodies see the sizes of their surroundings).
+fn classify_body(body: &Body, sizes: &mut HashMap<VarId, SizeClass>) {
     let class_of_atom = |sizes: &HashMap<VarId, SizeClass>, a: &Atom| match a {
         Atom::Const(c) => SizeClass::Const(c.as_i128().unwrap_or(-1) as i64),
         Atom::Var(v) => sizes
@@ -97,6 +104,18 @@ pub fn size_classes(params: &[crate::core::ir::Var], body: &Body) -> HashMap<Var
             .unwrap_or(SizeClass::Symbol(*v, usize::MAX)),
     };
     for stm in &body.stms {
+        match &stm.exp {
+            Exp::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                classify_body(then_body, sizes);
+                classify_body(else_body, sizes);
+            }
+            Exp::Loop { body, .. } => classify_body(body, sizes),
+            _ => {}
+        }
         match &stm.exp {
             Exp::Size { array, dim: 0 } => {
                 let class = sizes
@@ -109,11 +128,11 @@ pub fn size_classes(params: &[crate::core::ir::Var], body: &Body) -> HashMap<Var
                 sizes.insert(stm.pat[0].id, SizeClass::Symbol(*array, *dim));
             }
             Exp::Atom(a) if stm.pat.len() == 1 => {
-                let class = class_of_atom(&sizes, a);
+                let class = class_of_atom(sizes, a);
                 sizes.insert(stm.pat[0].id, class);
             }
             Exp::Iota(n) | Exp::Replicate { count: n, .. } => {
-                let class = class_of_atom(&sizes, n);
+                let class = class_of_atom(sizes, n);
                 sizes.insert(stm.pat[0].id, class);
             }
             Exp::Soac(soac)
@@ -122,7 +141,7 @@ pub fn size_classes(params: &[crate::core::ir::Var], body: &Body) -> HashMap<Var
                     SoacKind::Map(_) | SoacKind::Scan { .. } | SoacKind::ScanRight { .. }
                 ) =>
             {
-                let class = class_of_atom(&sizes, &soac.width);
+                let class = class_of_atom(sizes, &soac.width);
                 for v in &stm.pat {
                     sizes.insert(v.id, class.clone());
                 }
@@ -130,7 +149,6 @@ pub fn size_classes(params: &[crate::core::ir::Var], body: &Body) -> HashMap<Var
             _ => {}
         }
     }
-    sizes
 }
 
 pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {

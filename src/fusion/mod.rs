@@ -33,7 +33,7 @@ impl FusionOptions {
     pub fn new(strategy: Strategy) -> Self {
         FusionOptions {
             strategy,
-            time_limit: Duration::from_secs(10),
+            time_limit: Duration::from_secs(2),
             solver: ilp::Solver::Microlp,
         }
     }

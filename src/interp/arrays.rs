@@ -118,7 +118,8 @@ impl Interp<'_> {
                     if n > 0 {
                         base += i * step[k];
                     }
-                    runs.push((n, s * step[k]));
+                    // With two or more elements `|s| < len`: no overflow.
+                    runs.push((n, if n > 1 { s * step[k] } else { 0 }));
                 }
                 None => runs.push((len, step[k])),
             }

@@ -480,10 +480,12 @@ impl Interp<'_> {
     fn take_results(&mut self, body: &Body) -> Result<Vec<Val>, RunError> {
         let mut out: Vec<Val> = Vec::with_capacity(body.result.len());
         for (k, a) in body.result.iter().enumerate() {
-            let v = match a {
-                Atom::Var(id)
-                    if !body.result[..k].contains(a)
-                        && body.stms.iter().any(|s| s.pat.iter().any(|p| p.id == *id)) =>
+            let earlier = body.result[..k].iter().position(|b| b == a);
+            let v = match (a, earlier) {
+                // Already moved out for an earlier result.
+                (_, Some(j)) => out[j].clone(),
+                (Atom::Var(id), None)
+                    if body.stms.iter().any(|s| s.pat.iter().any(|p| p.id == *id)) =>
                 {
                     self.take(*id)?
                 }

@@ -161,8 +161,12 @@ impl Interp<'_> {
         for (&d, vals) in dest.iter().zip(values) {
             let a = self.consume_array(stm, d)?;
             let dims = a.dims().to_vec();
-            if vals.dims().get(1..) != dims.get(1..) {
-                let (x, y) = first_difference(&dims[1.min(dims.len())..], &vals.dims()[1..]);
+            let (want, got) = (
+                dims.get(1..).unwrap_or(&[]),
+                vals.dims().get(1..).unwrap_or(&[]),
+            );
+            if want != got {
+                let (x, y) = first_difference(want, got);
                 return Err(self.size_mismatch(x, y, loc));
             }
             let m = a.outer();
@@ -221,7 +225,13 @@ impl Interp<'_> {
             }
             None => {
                 let m = self.size(bins, loc)?;
-                let mut state = Vec::with_capacity(m.saturating_mul(k));
+                let mut state = Vec::new();
+                if state.try_reserve(m.saturating_mul(k)).is_err() {
+                    return Err(RunError::Program(format!(
+                        "array too large at {}",
+                        self.loc(loc)
+                    )));
+                }
                 for _ in 0..m {
                     state.extend(ne.iter().cloned());
                 }

@@ -1628,3 +1628,43 @@ fn map_over_nothing_knows_its_row_shape() {
     assert_eq!(run_ok(&q, "[3]"), vec!["[[12i32]]"]);
     assert_eq!(run_ok(&q, "empty([0]i32)"), vec!["empty([0][0]i32)"]);
 }
+
+#[test]
+fn branch_returning_one_local_twice() {
+    // if b then (let t = xs with [0] = 1 in (t, t)) else (xs, xs)
+    let p = entry(
+        &[("b", sc(ScalarType::Bool)), ("xs", arr(I32, 1))],
+        &[arr(I32, 1), arr(I32, 1), arr(I32, 1)],
+        |ir, ps| {
+            let xs = ps[1].clone();
+            let then_body = ir.sub_body(|ir| {
+                let t = ir.let_(
+                    arr(I32, 1),
+                    Exp::Update {
+                        array: xs.id,
+                        indices: vec![i64c(0)],
+                        value: i32c(1),
+                    },
+                    loc(1, 1),
+                );
+                vec![v(&t), v(&t)]
+            });
+            let else_body = ir.sub_body(|_| vec![v(&xs), v(&xs)]);
+            let r = ir.let_many(
+                &[arr(I32, 1), arr(I32, 1)],
+                Exp::If {
+                    cond: v(&ps[0]),
+                    then_body,
+                    else_body,
+                },
+                loc(1, 1),
+            );
+            vec![v(&r[0]), v(&r[1]), v(&xs)]
+        },
+    );
+    assert_eq!(
+        run_ok(&p, "true [5, 6]"),
+        vec!["[1i32, 6i32]", "[1i32, 6i32]", "[5i32, 6i32]"]
+    );
+    assert_eq!(run_ok(&p, "false [5]"), vec!["[5i32]", "[5i32]", "[5i32]"]);
+}

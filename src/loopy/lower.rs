@@ -335,7 +335,7 @@ impl Lowerer {
     }
 
     /// An integer atom as `i64` (sign- or zero-extended by its type).
-    fn to_i64(&mut self, a: Atom, out: &mut Block) -> Atom {
+    fn as_i64(&mut self, a: Atom, out: &mut Block) -> Atom {
         match self.type_of(&a) {
             Some(Type::Scalar(ScalarType::I64)) | None => a,
             Some(_) => self.let_(
@@ -931,7 +931,7 @@ impl Lowerer {
                 let Some(p) = first else { return };
                 let array = self.var(*array);
                 let amount = self.atom(amount);
-                let amount = self.to_i64(amount, out);
+                let amount = self.as_i64(amount, out);
                 let n = self.array_shape(array).first().copied().unwrap_or(i64c(0));
                 // `mod` with a divisor of at least 1 (an empty array moves
                 // nothing) gives a shift in `0..n`.
@@ -990,7 +990,7 @@ impl Lowerer {
             match d {
                 DimSlice::Index(i) => {
                     let i = self.atom(i);
-                    let i = self.to_i64(i, out);
+                    let i = self.as_i64(i, out);
                     fixed.push(i);
                     ds.push(D::Fixed(i));
                 }
@@ -1174,7 +1174,7 @@ impl Lowerer {
         let mut idx = Vec::new();
         for a in indices {
             let a = self.atom(a);
-            idx.push(self.to_i64(a, out));
+            idx.push(self.as_i64(a, out));
         }
         out.push(Stmt::BoundsCheck {
             array,
@@ -1538,14 +1538,14 @@ impl Lowerer {
         next.resize(accs.len(), i64c(0));
         // A combined row that is another accumulator is snapshotted before
         // any accumulator is overwritten.
-        for j in 0..next.len() {
+        for (j, n) in next.iter_mut().enumerate() {
             let other_acc = accs
                 .iter()
                 .enumerate()
-                .any(|(k, (a, _, buf))| k != j && buf.is_some() && next[j] == Atom::Var(a.id));
+                .any(|(k, (a, _, buf))| k != j && buf.is_some() && *n == Atom::Var(a.id));
             if other_acc {
-                next[j] = self.copy_array(&next[j], body);
-                if let Atom::Var(c) = next[j] {
+                *n = self.copy_array(n, body);
+                if let Atom::Var(c) = *n {
                     if let Some(frame) = self.frames.last_mut() {
                         frame.push(c);
                     }
@@ -1555,8 +1555,8 @@ impl Lowerer {
         let mut carried = Vec::new();
         for ((acc, init, buf), n) in accs.iter().zip(next.iter_mut()) {
             if buf.is_some() {
+                let shape = self.array_shape(acc.id);
                 {
-                    let shape = self.array_shape(acc.id);
                     self.assert_shape(&shape, n, loc, body);
                     if *n != Atom::Var(acc.id) {
                         if let Atom::Var(src) = n {
@@ -1753,7 +1753,7 @@ impl Lowerer {
                 let Some((&idx, values)) = elems.split_first() else {
                     return;
                 };
-                let idx = self.to_i64(idx, &mut body);
+                let idx = self.as_i64(idx, &mut body);
                 let ok = self.in_range(idx, m, &mut body);
                 let mut then_block = Vec::new();
                 for (d, v) in dests.iter().zip(values) {
@@ -1794,7 +1794,7 @@ impl Lowerer {
                         }
                         None => {
                             let nb = self.atom(bins);
-                            let nb = self.to_i64(nb, out);
+                            let nb = self.as_i64(nb, out);
                             let ne = neutral.get(j).copied().unwrap_or(i64c(0));
                             let mut shape = vec![nb];
                             shape.extend(self.shape(&ne));
@@ -1811,7 +1811,7 @@ impl Lowerer {
                 let Some((&idx, values)) = elems.split_first() else {
                     return;
                 };
-                let idx = self.to_i64(idx, &mut body);
+                let idx = self.as_i64(idx, &mut body);
                 let ok = self.in_range(idx, m, &mut body);
                 let then_block = self.framed(|this, block| {
                     let mut args = Vec::new();

@@ -438,3 +438,123 @@ fn iota_replicate_index_and_if_lower_and_pass_the_lint() {
     // `out` may alias `rs`: the result is copied so the caller owns it.
     assert!(text.contains("copy result_"), "{text}");
 }
+
+/// Lowers Arr source (no fusion) and lints it.
+fn lowered_source(src: &str) -> Program {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("prog.arr");
+    std::fs::write(&path, src).expect("write source");
+    let core = crate::driver::pipeline::frontend(&path)
+        .unwrap_or_else(|e| panic!("front end: {}", e.render()));
+    lowered(&crate::fusion::unfused(&core))
+}
+
+#[test]
+fn loop_carried_array_is_copied_in_and_freed_each_iteration() {
+    let l = lowered_source(
+        "entry main (xs: []i32) (n: i64) : []i32 =\n  loop acc = xs for i < n do map (+1) acc\n",
+    );
+    let text = print_program(&l);
+    assert!(text.contains("= seqloop (acc_"), "{text}");
+    // The parameter is copied before the loop (the loop then owns it), and
+    // each iteration frees the old value once the new one exists.
+    assert!(text.contains("copy copy_"), "{text}");
+    assert!(text.contains("    free acc_"), "{text}");
+    assert!(text.contains("    next ("), "{text}");
+}
+
+#[test]
+fn nested_soac_arrays_are_freed_per_outer_iteration() {
+    let l = lowered_source(
+        "entry main (m: [][]i32) : []i32 =\n  map (\\row -> reduce (+) 0 (map (*2) row)) m\n",
+    );
+    let text = print_program(&l);
+    let nest = nests(&l)[0];
+    assert_eq!(nest.par, Parallelism::Map);
+    let inner_allocs = nest
+        .body
+        .iter()
+        .filter(|s| matches!(s, Stmt::Alloc { .. }))
+        .count();
+    let frees = nest
+        .body
+        .iter()
+        .filter(|s| matches!(s, Stmt::Free(_)))
+        .count();
+    assert_eq!(inner_allocs, 1, "{text}");
+    assert_eq!(frees, 1, "{text}");
+    assert!(matches!(nest.body.last(), Some(Stmt::Free(_))), "{text}");
+}
+
+#[test]
+fn new_soacs_record_their_parallel_execution() {
+    let l = lowered_source(
+        "entry main (xs: []i32) (is: []i64) : ([]i32, []i32, []i32, []i32) =\n  \
+         (filter (> 2) xs, scatter (replicate 4 0) is xs, hist (+) 0 3 is xs, scanr (+) 0 xs)\n",
+    );
+    let text = print_program(&l);
+    let pars: Vec<Parallelism> = nests(&l).iter().map(|n| n.par).collect();
+    for p in [
+        Parallelism::Compact,
+        Parallelism::Scatter,
+        Parallelism::Hist,
+        Parallelism::Scan,
+    ] {
+        assert!(pars.contains(&p), "{p:?} missing:\n{text}");
+    }
+    assert!(text.contains("compact (count_"), "{text}");
+    assert!(text.contains("scatter into ("), "{text}");
+    assert!(text.contains("hist ("), "{text}");
+    // The filter's result is a view of its buffer's prefix.
+    assert!(text.contains("view "), "{text}");
+}
+
+#[test]
+fn slices_check_bounds_and_view_contiguous_parts() {
+    let l = lowered_source(
+        "entry main (xs: []i32) (m: [][]i32) : ([]i32, []i32, []i32) =\n  \
+         (xs[1:3], xs[3:0:-1], m[1, 0:2])\n",
+    );
+    let text = print_program(&l);
+    assert_eq!(text.matches("check_slice [").count(), 3, "{text}");
+    assert!(text.contains("view "), "{text}");
+    assert!(text.contains("loop map (slice)"), "{text}");
+    assert!(text.contains("check m_"), "{text}");
+}
+
+#[test]
+fn lint_rejects_use_after_free() {
+    let mut b = Builder::default();
+    let n = b.scalar("n", I64);
+    let a = b.array("a", I32);
+    let x = b.scalar("x", I32);
+    let body = vec![
+        Stmt::Alloc {
+            var: a.clone(),
+            shape: vec![v(&n)],
+        },
+        Stmt::Free(a.id),
+        Stmt::Read {
+            var: x.clone(),
+            array: a.id,
+            index: vec![c_i64(0)],
+            check: Some(loc(1, 1)),
+        },
+    ];
+    let p = Program {
+        files: vec!["test.arr".into()],
+        functions: vec![super::ir::Function {
+            name: "main".into(),
+            params: vec![super::ir::Param {
+                var: n.clone(),
+                shape: Vec::new(),
+            }],
+            size_params: Vec::new(),
+            body,
+            results: vec![v(&x)],
+            ret: vec![x.ty],
+        }],
+    };
+    let e = check(&p).expect_err("use after free");
+    assert!(e.contains("outside the scope"), "{e}");
+}

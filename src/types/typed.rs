@@ -158,6 +158,8 @@ pub enum TLoopForm {
 
 /// One dimension of a slice: a fixed index, or `start:end:stride` with each
 /// part optional (Futhark's defaults apply).
+// Slices are few and short-lived; boxing their bounds buys nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum TSlice {
     Index(TExpr),
