@@ -64,7 +64,13 @@ fn check_golden(expected: &Path, actual: &str) -> Result<(), String> {
 fn golden_programs_pass_on_interpreter_and_compiled() {
     let out = arrc()
         .current_dir(root())
-        .args(["test", "tests/programs", "tests/fusion", "examples"])
+        .args([
+            "test",
+            "tests/programs",
+            "tests/stdlib",
+            "tests/fusion",
+            "examples",
+        ])
         .output()
         .expect("run arrc test");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -190,6 +196,16 @@ fn built_binary_matches_interpreter_on_normalise2() {
         String::from_utf8_lossy(&interpreted.stdout)
     );
     assert_eq!(String::from_utf8_lossy(&compiled.stdout).lines().count(), 2);
+    // Binary output too is byte for byte the same on both paths.
+    let mut bin = Command::new(&exe);
+    bin.arg("-b");
+    let compiled = run_with_stdin(bin, input);
+    let mut run = arrc();
+    run.current_dir(root())
+        .args(["run", "-b", "examples/normalise2.arr"]);
+    let interpreted = run_with_stdin(run, input);
+    assert!(compiled.stdout.starts_with(b"b\x02\x01 f32"));
+    assert_eq!(compiled.stdout, interpreted.stdout);
 }
 
 #[test]

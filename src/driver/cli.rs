@@ -27,12 +27,7 @@ enum Command {
     /// Compile a program to an executable (or print one stage with --emit).
     Build(BuildArgs),
     /// Run an entry point through the reference interpreter (stdin -> stdout).
-    Run {
-        program: PathBuf,
-        /// Entry point to run.
-        #[arg(short = 'e', long = "entry", default_value = "main")]
-        entry: String,
-    },
+    Run(RunArgs),
     /// Parse and type-check only.
     Check { program: PathBuf },
     /// Run the test blocks (`-- ==`) of programs on the interpreter and compiled.
@@ -81,6 +76,27 @@ pub struct CompileArgs {
 pub enum SolverArg {
     Microlp,
     Cbc,
+}
+
+/// The options of a compiled program (section 7), for the interpreter.
+#[derive(clap::Args, Debug)]
+struct RunArgs {
+    program: PathBuf,
+    /// Entry point to run.
+    #[arg(short = 'e', long = "entry", default_value = "main")]
+    entry: String,
+    /// Print the results in the binary value format.
+    #[arg(short = 'b')]
+    binary: bool,
+    /// Print no results.
+    #[arg(short = 'n')]
+    no_output: bool,
+    /// Write the run time in microseconds (without input and output) to FILE.
+    #[arg(short = 't')]
+    timing: Option<PathBuf>,
+    /// Run N times after a warm-up run (`-t` then writes one line per run).
+    #[arg(short = 'r', value_parser = clap::value_parser!(u32).range(1..))]
+    runs: Option<u32>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -166,7 +182,7 @@ pub fn main() -> i32 {
     };
     match cli.command {
         Command::Build(args) => build(&args),
-        Command::Run { program, entry } => run(&program, &entry),
+        Command::Run(args) => run(&args),
         Command::Check { program } => report(pipeline::frontend(&program).map(|_| ())),
         Command::Test { paths, compile } => {
             super::test_runner::run_tests(&paths, &compile.options())
@@ -244,7 +260,8 @@ fn emit(program: &Path, stage: Stage, options: &Options) -> Result<String, Failu
 }
 
 /// `arrc run`: the reference interpreter on arguments read from stdin.
-fn run(program: &Path, entry: &str) -> i32 {
+fn run(args: &RunArgs) -> i32 {
+    let (program, entry) = (&args.program, args.entry.as_str());
     let core_program = match pipeline::frontend(program) {
         Ok(p) => p,
         Err(failure) => return report(Err(failure)),
@@ -262,28 +279,53 @@ fn run(program: &Path, entry: &str) -> i32 {
         return 2;
     }
     let types: Vec<_> = function.params.iter().map(|p| p.ty).collect();
-    let args = match value::read_values(&input, &types) {
-        Ok(args) => args,
+    let values = match value::read_values(&input, &types) {
+        Ok(values) => values,
         Err(err) => {
             eprintln!("Error: {err}");
             return 2;
         }
     };
-    match interp::run_entry(&core_program, entry, args) {
+    // As a compiled program does: one warm-up run before timed runs.
+    let runs = args.runs.map_or(1, |r| r as usize + 1);
+    let mut times = Vec::new();
+    let mut outcome = None;
+    for _ in 0..runs {
+        let start = std::time::Instant::now();
+        let result = interp::run_entry(&core_program, entry, values.clone());
+        times.push(start.elapsed().as_micros());
+        outcome = Some(result);
+    }
+    if args.runs.is_some() {
+        times.remove(0);
+    }
+    if let Some(path) = &args.timing {
+        let text: String = times.iter().map(|t| format!("{t}\n")).collect();
+        if let Err(err) = std::fs::write(path, text) {
+            eprintln!("Error: cannot write `{}`: {err}", path.display());
+            return 2;
+        }
+    }
+    match outcome.expect("at least one run") {
         Ok(results) => {
+            if args.no_output {
+                return 0;
+            }
             let mut stdout = std::io::stdout().lock();
             for v in &results {
-                let _ = writeln!(stdout, "{}", value::write_text(v));
+                if args.binary {
+                    let mut bytes = Vec::new();
+                    value::write_binary(v, &mut bytes);
+                    let _ = stdout.write_all(&bytes);
+                } else {
+                    let _ = writeln!(stdout, "{}", value::write_text(v));
+                }
             }
             0
         }
         Err(err) => {
             eprintln!("Error: {err}");
-            if matches!(err, interp::RunError::Argument { .. }) {
-                2
-            } else {
-                1
-            }
+            err.exit_code()
         }
     }
 }

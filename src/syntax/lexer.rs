@@ -268,6 +268,8 @@ pub enum LexErrorKind {
     MissingDigits,
     /// A suffix that is not a scalar type, e.g. `12i33`.
     InvalidSuffix(String),
+    /// `0b102`: a digit the literal's base does not have.
+    InvalidDigit(char, u32),
     /// `1.5i32`
     FloatWithIntSuffix(String),
     /// A binary or hexadecimal literal with a float suffix.
@@ -295,6 +297,10 @@ impl fmt::Display for LexError {
             LexErrorKind::MissingDigits => write!(f, "integer literal `{t}` has no digits"),
             LexErrorKind::InvalidSuffix(s) => {
                 write!(f, "invalid suffix `{s}` on numeric literal `{t}`")
+            }
+            LexErrorKind::InvalidDigit(d, radix) => {
+                let base = if *radix == 2 { "binary" } else { "hexadecimal" };
+                write!(f, "invalid digit `{d}` in {base} literal `{t}`")
             }
             LexErrorKind::FloatWithIntSuffix(s) => {
                 write!(f, "float literal `{t}` has integer suffix `{s}`")
@@ -399,6 +405,13 @@ fn scan_number(s: &[u8]) -> (usize, Result<Number, LexErrorKind>) {
     let suffix_text = String::from_utf8_lossy(&s[number_end..len]).into_owned();
     if !digits.iter().any(|b| *b != b'_') {
         return (len, Err(LexErrorKind::MissingDigits));
+    }
+    // A decimal digit right after a binary literal's digits is a bad digit,
+    // not a suffix.
+    if let Some(d) = suffix_text.chars().next().filter(char::is_ascii_digit) {
+        if radix == 2 {
+            return (len, Err(LexErrorKind::InvalidDigit(d, radix)));
+        }
     }
     let suffix = if suffix_text.is_empty() {
         None

@@ -742,7 +742,11 @@ fn bad_literals() {
     assert_eq!(d.span, 8..47);
 
     let d = parse_err("def x = 0b12");
-    assert!(d.message.contains("invalid suffix `2`"), "{}", d.message);
+    assert!(
+        d.message.contains("invalid digit `2` in binary literal"),
+        "{}",
+        d.message
+    );
 }
 
 #[test]

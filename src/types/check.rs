@@ -1598,7 +1598,8 @@ impl<'a> Checker<'a> {
                 bool_ty()
             }
             _ => {
-                self.expect(&r.span, &l.ty, &r.ty)?;
+                // The operator's own requirement first: `b + x` on a bool `b`
+                // is an error about `+`, not about `x`.
                 let (mask, what) = match op {
                     BinOp::Eq | BinOp::Neq | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
                         (SCALAR, format!("a scalar type for `{sym}`"))
@@ -1612,6 +1613,7 @@ impl<'a> Checker<'a> {
                     _ => (NUM, format!("a numeric type for `{sym}`")),
                 };
                 self.constrain(&l.span, &l.ty, mask, &what)?;
+                self.expect(&r.span, &l.ty, &r.ty)?;
                 if is_comparison(op) {
                     bool_ty()
                 } else {

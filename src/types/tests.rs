@@ -430,3 +430,35 @@ fn never_panics_on_new_constructs() {
         let _ = check_src(src);
     }
 }
+
+#[test]
+fn static_sizes_arity_and_literal_range() {
+    let (d, text) = err("entry main (xs: []i32) (ys: []i32) = map2 (\\x -> x + 1) xs ys");
+    assert_eq!(
+        d.message,
+        "this function takes 1 parameter, but 2 are expected here"
+    );
+    assert_eq!(text, "\\x -> x + 1");
+    let (d, text) = err("entry main (x: i32) = [[x, 1], [2]]");
+    assert!(d.message.contains("irregular array literal"), "{d:?}");
+    assert_eq!(text, "[2]");
+    let (d, text) = err("def f (a: [3]i32) = a\nentry main = f [1, 2, 3, 4]");
+    assert_eq!(d.message, "size mismatch: expected size 3, found 4");
+    assert_eq!(text, "[1, 2, 3, 4]");
+    let (d, _) = err("def f [n] (a: [n]i32) (b: [n]i32) = a\nentry main = f [1] [1, 2]");
+    assert!(d.message.contains("size mismatch"), "{d:?}");
+    let (d, text) = err("entry main (x: i32) : [2]i32 = [x, x, x]");
+    assert!(d.message.contains("expected size 2, found 3"), "{d:?}");
+    assert_eq!(text, "[x, x, x]");
+    let (d, _) = err("entry main (x: i8) = x + 200i8");
+    assert_eq!(d.message, "literal `200` does not fit in type `i8`");
+    assert_eq!(
+        entry_ret("entry main = (-128i8, 255u8, 127i8)"),
+        "(i8, u8, i8)"
+    );
+    let (d, _) = err("entry main = -129i8");
+    assert!(d.message.contains("does not fit"), "{d:?}");
+    // Unbound type variables read as 'a, 'b in messages.
+    let (d, _) = err("entry main (x: i32) = map (+ 1) x");
+    assert!(d.message.contains("expected `[]'a`, found `i32`"), "{d:?}");
+}

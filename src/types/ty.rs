@@ -95,6 +95,8 @@ impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Type::Scalar(s) => write!(f, "{s}"),
+            // `[](a -> b)`: without parentheses it would read as `[]a -> b`.
+            Type::Array(t) if matches!(**t, Type::Func(..)) => write!(f, "[]({t})"),
             Type::Array(t) => write!(f, "[]{t}"),
             Type::Tuple(ts) => {
                 f.write_str("(")?;
