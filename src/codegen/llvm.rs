@@ -30,7 +30,10 @@ use inkwell::values::{
     BasicMetadataValueEnum, BasicValueEnum, FloatValue, FunctionValue, IntValue, PointerValue,
 };
 use inkwell::{AddressSpace, FloatPredicate, IntPredicate};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use traffic::Counter;
+
+mod traffic;
 
 type Res<T> = Result<T, CodegenError>;
 
@@ -87,10 +90,18 @@ pub(super) struct Gen<'ctx, 'p> {
     /// Name prefix of the entry being generated and its count of nests.
     prefix: String,
     nests: usize,
+    /// `--count-traffic`: instrument memory accesses (see `traffic`).
+    count_traffic: bool,
+    /// The current entry's cluster reduction results, when counting.
+    traffic_scalars: HashSet<VarId>,
 }
 
 /// Builds the module for `program`, which must pass `loopy::check`.
-pub(super) fn build<'ctx>(ctx: &'ctx Context, program: &Program) -> Res<Module<'ctx>> {
+pub(super) fn build<'ctx>(
+    ctx: &'ctx Context,
+    program: &Program,
+    count_traffic: bool,
+) -> Res<Module<'ctx>> {
     let mut gen = Gen {
         ctx,
         module: ctx.create_module("arr"),
@@ -99,6 +110,8 @@ pub(super) fn build<'ctx>(ctx: &'ctx Context, program: &Program) -> Res<Module<'
         locs: HashMap::new(),
         prefix: String::new(),
         nests: 0,
+        count_traffic,
+        traffic_scalars: HashSet::new(),
     };
     for (k, f) in program.functions.iter().enumerate() {
         gen.entry(k, f)?;
@@ -388,6 +401,10 @@ impl<'ctx> Gen<'ctx, '_> {
     fn entry(&mut self, k: usize, f: &Function) -> Res<()> {
         self.prefix = entry_symbol(k);
         self.nests = 0;
+        self.traffic_scalars.clear();
+        if self.count_traffic {
+            traffic::cluster_reduction_results(&f.body, &mut self.traffic_scalars);
+        }
         let mut params: Vec<BasicMetadataTypeEnum> = Vec::new();
         for p in &f.params {
             match p.var.ty {
@@ -533,6 +550,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 let index = self.checked_index(fr, &shape, index, *check)?;
                 let p = self.offset_ptr(ptr, elem, &shape, &index)?;
                 let v = self.builder.build_load(self.mem_type(elem), p, "")?;
+                self.count_one(Counter::Reads)?;
                 let v = self.load_from_mem(v, elem)?;
                 fr.vals.insert(var.id, Val::Scalar(v, elem));
             }
@@ -566,6 +584,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 let (v, t) = self.scalar(fr, value)?;
                 let v = self.store_to_mem(v, t)?;
                 self.builder.build_store(p, v)?;
+                self.count_one(Counter::Writes)?;
             }
             Stmt::Copy { array, index, src } => {
                 let (ptr, elem, shape) = self.array(fr, *array)?;
@@ -576,6 +595,8 @@ impl<'ctx> Gen<'ctx, '_> {
                 let size = self.const_i64(elem.bytes() as i64);
                 let bytes = self.builder.build_int_mul(count, size, "")?;
                 self.builder.build_memmove(dst, 1, src, 1, bytes)?;
+                self.count(Counter::Reads, count)?;
+                self.count(Counter::Writes, count)?;
             }
             Stmt::If {
                 results,
@@ -678,6 +699,11 @@ impl<'ctx> Gen<'ctx, '_> {
                 let (ptr, _, _) = self.array(fr, *array)?;
                 let f = self.runtime_fn("arr_free", &[self.ptr().into()]);
                 self.builder.build_call(f, &[ptr.into()], "")?;
+            }
+            Stmt::InPlace { var, array } => {
+                // The same memory under a new name: no code.
+                let (ptr, elem, shape) = self.array(fr, *array)?;
+                fr.vals.insert(var.id, Val::Array { ptr, elem, shape });
             }
             Stmt::SeqLoop(lp) => self.seq_loop(fr, lp)?,
             Stmt::Loop(nest) => self.nest(fr, nest)?,
@@ -968,6 +994,7 @@ impl<'ctx> Gen<'ctx, '_> {
             self.builder.build_store(p, *v)?;
         }
         let width = self.int(fr, &nest.width)?;
+        self.count_nest_scalar_reads(nest)?;
         self.builder.build_call(
             func,
             &[
@@ -978,6 +1005,7 @@ impl<'ctx> Gen<'ctx, '_> {
             ],
             "",
         )?;
+        self.count_nest_reduction_writes(nest)?;
         // Final carried values: reductions' results and compaction counts.
         let mut finals = Vec::new();
         for (c, &(first, len)) in carried.iter().zip(&carry_slices) {

@@ -31,6 +31,9 @@ pub struct CodegenOptions {
     /// 0 to 3, as `-O0`..`-O3`.
     pub opt_level: u8,
     pub target: Target,
+    /// Instrument array loads, stores and copies, and make the binary print
+    /// `traffic: reads=R writes=W` (language contract, section 9).
+    pub count_traffic: bool,
 }
 
 impl Default for CodegenOptions {
@@ -38,6 +41,7 @@ impl Default for CodegenOptions {
         CodegenOptions {
             opt_level: 2,
             target: Target::X86_64,
+            count_traffic: false,
         }
     }
 }
@@ -118,7 +122,11 @@ fn link_with_runtime(
     let dir = tempfile::tempdir().map_err(io)?;
     let path = |name: &str| dir.path().join(name);
     std::fs::write(path("program.o"), object).map_err(io)?;
-    std::fs::write(path("glue.c"), glue_c(program)).map_err(io)?;
+    let mut glue = glue_c(program);
+    if opts.count_traffic {
+        glue.push_str(glue::TRAFFIC_GLUE);
+    }
+    std::fs::write(path("glue.c"), glue).map_err(io)?;
     std::fs::write(path("arr_runtime.c"), runtime_c).map_err(io)?;
     std::fs::write(path("arr_runtime.h"), runtime_h).map_err(io)?;
     let output = Command::new("cc")
@@ -159,7 +167,7 @@ fn with_module<T>(
     loopy::check(program).map_err(CodegenError)?;
     let machine = host_machine(opts.opt_level)?;
     let context = Context::create();
-    let module = llvm::build(&context, program)?;
+    let module = llvm::build(&context, program, opts.count_traffic)?;
     module.set_triple(&machine.get_triple());
     module.set_data_layout(&machine.get_target_data().get_data_layout());
     let passes = format!("default<O{}>", opts.opt_level.min(3));

@@ -143,6 +143,7 @@ fn run_at(p: &crate::fusion::ast::FusedProgram, level: u8, args: &[&str]) -> Run
     let opts = CodegenOptions {
         opt_level: level,
         target: Target::X86_64,
+        count_traffic: false,
     };
     let h = crate::runtime::RUNTIME_H;
     if let Err(e) = link_with_runtime(&l, &opts, &exe, TEST_RUNTIME, h) {
@@ -212,6 +213,7 @@ fn vertical_map_reduce_computes_the_sum() {
     let opts = CodegenOptions {
         opt_level: 0,
         target: Target::X86_64,
+        count_traffic: false,
     };
     let ir = emit_llvm(&l, &opts).expect("llvm");
     assert_eq!(
@@ -471,6 +473,7 @@ fn f32_math_and_round_half_even() {
         &CodegenOptions {
             opt_level: 2,
             target: Target::X86_64,
+            count_traffic: false,
         },
     )
     .expect("llvm");
@@ -550,6 +553,7 @@ fn returned_parameter_is_copied_and_nvptx_is_refused() {
     let opts = CodegenOptions {
         opt_level: 2,
         target: Target::NvPtx,
+        count_traffic: false,
     };
     assert!(emit_llvm(&lower(&p), &opts).is_err());
 }
@@ -868,5 +872,27 @@ entry rows (m: [][]i32) (is: []i64) : ([][]i32, [][]i32, [][]i32) =
         source_ok(src, "rows", "[[1, 2], [3, 4], [5, 6]] [2, 0, 9]"),
         "[[3i32, 4i32], [5i32, 6i32]]\n[[3i32, 4i32], [0i32, 0i32], [1i32, 2i32]]\n\
          [[3i32, 4i32], [0i32, 0i32]]\n"
+    );
+}
+
+#[test]
+fn updates_in_place_keep_value_semantics() {
+    let src = "entry main (xs: []i32) (n: i64) : ([]i32, []i32, []i32, []i32, []i64) =
+  let a = map (+ 1) xs
+  let b = a with [0] = 9
+  let ys = loop ys = xs for i < length xs do ys with [i] = ys[i] * 2
+  let zs = loop zs = replicate n 0i64 for i < n do zs with [i] = i * i
+  in (a, b, ys, xs, zs)
+entry grid (n: i64) : [][]i64 =
+  loop g = replicate n (replicate n 0i64) for i < n do g with [i, n - 1 - i] = i + 1
+";
+    assert_eq!(
+        source_ok(src, "main", "[1, 2, 3] 4"),
+        "[2i32, 3i32, 4i32]\n[9i32, 3i32, 4i32]\n[2i32, 4i32, 6i32]\n[1i32, 2i32, 3i32]\n\
+         [0i64, 1i64, 4i64, 9i64]\n"
+    );
+    assert_eq!(
+        source_ok(src, "grid", "2"),
+        "[[0i64, 1i64], [2i64, 0i64]]\n"
     );
 }

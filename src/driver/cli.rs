@@ -110,6 +110,10 @@ struct BuildArgs {
     /// Print one stage to standard output instead of writing an executable.
     #[arg(long, value_enum)]
     emit: Option<Stage>,
+    /// Make the executable count the array elements it reads and writes and
+    /// print `traffic: reads=R writes=W` on standard error after its results.
+    #[arg(long = "count-traffic")]
+    count_traffic: bool,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -167,6 +171,7 @@ impl CompileArgs {
                     TargetArg::X86_64 => Target::X86_64,
                     TargetArg::NvPtx => Target::NvPtx,
                 },
+                count_traffic: false,
             },
         }
     }
@@ -214,7 +219,8 @@ fn default_output(program: &Path) -> PathBuf {
 }
 
 fn build(args: &BuildArgs) -> i32 {
-    let options = args.compile.options();
+    let mut options = args.compile.options();
+    options.codegen.count_traffic = args.count_traffic;
     let Some(stage) = args.emit else {
         let out = args
             .output

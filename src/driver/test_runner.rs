@@ -249,7 +249,7 @@ pub fn random_input(specs: &[RandomSpec]) -> Vec<u8> {
         out.push(b'b');
         out.push(2);
         out.push(shape.len() as u8);
-        out.extend_from_slice(binary_type_name(elem));
+        out.extend_from_slice(value::binary_name(elem));
         for &n in shape {
             out.extend_from_slice(&(n as i64).to_le_bytes());
         }
@@ -267,22 +267,6 @@ pub fn random_input(specs: &[RandomSpec]) -> Vec<u8> {
         }
     }
     out
-}
-
-pub fn binary_type_name(t: ScalarType) -> &'static [u8; 4] {
-    match t {
-        ScalarType::I8 => b"  i8",
-        ScalarType::I16 => b" i16",
-        ScalarType::I32 => b" i32",
-        ScalarType::I64 => b" i64",
-        ScalarType::U8 => b"  u8",
-        ScalarType::U16 => b" u16",
-        ScalarType::U32 => b" u32",
-        ScalarType::U64 => b" u64",
-        ScalarType::F32 => b" f32",
-        ScalarType::F64 => b" f64",
-        ScalarType::Bool => b"bool",
-    }
 }
 
 /// Small, fast and deterministic; statistical quality is ample for test data.

@@ -156,7 +156,19 @@ fn body_traffic(
     let uses: Vec<Vec<VarId>> = body.items.iter().map(item_uses).collect();
     for (index, item) in body.items.iter().enumerate() {
         match item {
-            Item::Stm(_) => {}
+            // `iota` and `replicate` do not fuse yet: each runs a loop of its
+            // own that writes its array.
+            Item::Stm(stm) => match &stm.exp {
+                Exp::Iota(_) | Exp::Replicate { .. } => {
+                    traffic.loops += 1;
+                    // Outer sizes only, as everywhere in the model: replicating
+                    // rows writes n rows, counted as n.
+                    for v in &stm.pat {
+                        traffic.writes.add_size(&size_name(&v.id), 1);
+                    }
+                }
+                _ => {}
+            },
             Item::If {
                 then_body,
                 else_body,

@@ -21,6 +21,8 @@ const BOOL: Type = Type::Scalar(ScalarType::Bool);
 struct Checker {
     /// Every variable defined so far, anywhere: definitions are unique.
     defined: HashSet<VarId>,
+    /// A `View` or `Row` to the array it shares memory with.
+    views: HashMap<VarId, VarId>,
 }
 
 /// The variables in scope with their types.
@@ -33,6 +35,7 @@ fn show(v: &Var) -> String {
 fn check_function(f: &Function) -> Result<(), String> {
     let mut ck = Checker {
         defined: HashSet::new(),
+        views: HashMap::new(),
     };
     let mut scope = Scope::new();
     for p in &f.params {
@@ -146,6 +149,22 @@ fn exp_type(scope: &Scope, exp: &ScalarExp) -> Result<ScalarType, String> {
 }
 
 impl Checker {
+    /// Whether `v` is `base` or a view (of a view...) of it.
+    fn based_on(&self, mut v: VarId, base: VarId) -> bool {
+        // Definitions are unique and precede their uses, so chains are
+        // acyclic; the bound only guards against malformed input.
+        for _ in 0..=self.views.len() {
+            if v == base {
+                return true;
+            }
+            match self.views.get(&v) {
+                Some(next) => v = *next,
+                None => return false,
+            }
+        }
+        false
+    }
+
     fn define(&mut self, scope: &mut Scope, v: &Var) -> Result<(), String> {
         if !self.defined.insert(v.id) {
             return Err(format!("{} is defined twice", show(v)));
@@ -206,6 +225,7 @@ impl Checker {
                 if var.ty != Type::Array(elem, rank - index.len()) {
                     return Err(format!("row {} has the wrong type", show(var)));
                 }
+                self.views.insert(var.id, *array);
                 self.define(scope, var)
             }
             Stmt::Write {
@@ -302,6 +322,7 @@ impl Checker {
                 if var.ty != Type::Array(elem, shape.len()) {
                     return Err(format!("view {} has the wrong type", show(var)));
                 }
+                self.views.insert(var.id, *array);
                 self.define(scope, var)
             }
             Stmt::Free(array) => {
@@ -309,6 +330,23 @@ impl Checker {
                 // Any later use is then reported as out of scope.
                 scope.remove(array);
                 Ok(())
+            }
+            Stmt::InPlace { var, array } => {
+                let t = atom_type(scope, &Atom::Var(*array))?;
+                if var.ty != t || t.rank() == 0 {
+                    return Err(format!("update in place {} has the wrong type", show(var)));
+                }
+                // The old array and every view of it are dead: their memory
+                // now belongs to `var` and is about to be written.
+                let dead: Vec<VarId> = scope
+                    .keys()
+                    .copied()
+                    .filter(|v| self.based_on(*v, *array))
+                    .collect();
+                for v in dead {
+                    scope.remove(&v);
+                }
+                self.define(scope, var)
             }
             Stmt::SeqLoop(lp) => self.seq_loop(scope, lp),
             Stmt::Loop(nest) => self.nest(scope, nest),

@@ -7,11 +7,11 @@
 //!   the block that defines it and the blocks nested in it;
 //! - arrays are defined by a function parameter (with one `i64` variable per
 //!   dimension), `Alloc`, `Row` or `View` (views of part of another array),
-//!   an `If`, a `SeqLoop` or a nest's carried state; they are written only
-//!   through `Write` and `Copy`;
+//!   an `InPlace`, an `If`, a `SeqLoop` or a nest's carried state; they are
+//!   written only through `Write` and `Copy`;
 //! - memory: an array defined by `Alloc` is owned by exactly one variable at
-//!   a time (a `View` at offset 0, an `If`/`SeqLoop` result or a reduction
-//!   result may take ownership over); `Free` ends it, and nothing uses the
+//!   a time (a `View` at offset 0, an `InPlace`, an `If`/`SeqLoop` result or
+//!   a reduction result may take ownership over); `Free` ends it, and nothing uses the
 //!   freed variable afterwards. The lowering frees what a loop iteration
 //!   allocates before the iteration ends, so long loops do not leak;
 //! - a loop nest's body sees its index, the current value of each carried
@@ -158,6 +158,14 @@ pub enum Stmt {
     },
     /// Releases the memory `array` owns; `array` is not used afterwards.
     Free(VarId),
+    /// `var` takes over the memory and shape of `array`, which is dead from
+    /// here on (nothing uses it or any view of it): the first half of an
+    /// update in place, whose write into `var` follows (see
+    /// `loopy::inplace`).
+    InPlace {
+        var: Var,
+        array: VarId,
+    },
     /// A sequential loop (`loop` in the source), run in the current thread.
     SeqLoop(SeqLoop),
     Loop(LoopNest),
@@ -425,8 +433,8 @@ fn atom_use(a: &Atom, uses: &mut std::collections::BTreeSet<VarId>) {
 }
 
 /// Collects every variable used and every variable defined in `block`.
-fn block_vars(
-    block: &Block,
+pub(crate) fn block_vars(
+    block: &[Stmt],
     uses: &mut std::collections::BTreeSet<VarId>,
     defs: &mut std::collections::HashSet<VarId>,
 ) {
@@ -523,6 +531,10 @@ fn block_vars(
             }
             Stmt::Free(array) => {
                 uses.insert(*array);
+            }
+            Stmt::InPlace { var, array } => {
+                uses.insert(*array);
+                defs.insert(var.id);
             }
             Stmt::SeqLoop(lp) => {
                 for p in &lp.params {

@@ -17,8 +17,10 @@
 //! the arrays it allocated; at the block's end those that do not escape are
 //! freed, so long loops do not leak. Arrays escape only as owned values:
 //! a branch or loop result that is a view or an outer array is copied.
-//! (Updating in place when the old array is dead, and allocating per-
-//! iteration buffers once outside a nest, are later optimisations.)
+//! Updates, scatter destinations and loop initial values are lowered as
+//! fresh copies; `loopy::inplace` then reuses the memory of those whose old
+//! array is dead. (Allocating per-iteration buffers once outside a nest is
+//! a later optimisation.)
 //!
 //! Lowering is total: what a later stage cannot handle (a map whose rows'
 //! shape is only known inside its loop) shows up as a use of an undefined
@@ -49,7 +51,11 @@ pub fn lower(program: &FusedProgram) -> Program {
         functions: program
             .entries
             .iter()
-            .map(|f| lowerer.function(f))
+            .map(|f| {
+                let mut f = lowerer.function(f);
+                super::inplace::reuse_dead_copies(&mut f);
+                f
+            })
             .collect(),
     }
 }

@@ -53,7 +53,8 @@ impl Names {
                 | Stmt::Alloc { var, .. }
                 | Stmt::Read { var, .. }
                 | Stmt::Row { var, .. }
-                | Stmt::View { var, .. } => self.add(var),
+                | Stmt::View { var, .. }
+                | Stmt::InPlace { var, .. } => self.add(var),
                 Stmt::SeqLoop(lp) => {
                     for p in &lp.params {
                         self.add(&p.var);
@@ -312,6 +313,14 @@ fn print_stmt(out: &mut String, stmt: &Stmt, depth: usize, names: &Names) {
         }
         Stmt::Free(array) => {
             let _ = writeln!(out, "free {}", names.var(*array));
+        }
+        Stmt::InPlace { var, array } => {
+            let _ = writeln!(
+                out,
+                "update in place {} = {}",
+                binder(var),
+                names.var(*array)
+            );
         }
         Stmt::SeqLoop(lp) => print_seq_loop(out, lp, depth, names),
         Stmt::Loop(nest) => print_nest(out, nest, depth, names),

@@ -558,3 +558,106 @@ fn lint_rejects_use_after_free() {
     let e = check(&p).expect_err("use after free");
     assert!(e.contains("outside the scope"), "{e}");
 }
+
+/// The statements of the first sequential loop's body in `block`.
+fn seq_body(block: &[Stmt]) -> Option<&[Stmt]> {
+    block.iter().find_map(|s| match s {
+        Stmt::SeqLoop(lp) => Some(lp.body.as_slice()),
+        _ => None,
+    })
+}
+
+#[test]
+fn loop_carried_update_is_in_place() {
+    let l = lowered_source(
+        "entry main (n: i64) : []i64 =\n  \
+         loop xs = replicate n 0i64 for i < n do xs with [i] = i * 2\n",
+    );
+    let text = print_program(&l);
+    let body = seq_body(&l.functions[0].body).expect("a seqloop");
+    let copies = |b: &[Stmt]| {
+        b.iter()
+            .filter(|s| matches!(s, Stmt::Alloc { .. } | Stmt::Copy { .. } | Stmt::Free(_)))
+            .count()
+    };
+    // No allocation, copy or free per iteration: the update reuses `xs`.
+    assert_eq!(copies(body), 0, "{text}");
+    assert!(text.contains("    check xs_"), "{text}");
+    assert!(text.contains("    update in place "), "{text}");
+    // The dead initial value is reused too, so nothing is copied at all.
+    assert!(!text.contains("copy "), "{text}");
+}
+
+#[test]
+fn update_of_a_live_or_borrowed_array_copies() {
+    let l = lowered_source(
+        "entry main (xs: []i32) : ([]i32, []i32, []i32, []i32) =\n  \
+         let a = map (+ 1) xs\n  let v = a[0:1]\n  let b = a with [0] = 9\n  \
+         let c = loop ys = xs for i < 2 do ys with [i] = 0\n  \
+         in (b, v, xs with [0] = 1, c)\n",
+    );
+    let text = print_program(&l);
+    let top = &l.functions[0].body;
+    // `a` is viewed by `v` afterwards and `xs` is the caller's: both copied
+    // (the loop's initial value included); only the loop body reuses.
+    assert!(text.contains("copy b_"), "{text}");
+    assert_eq!(text.matches("update in place").count(), 1, "{text}");
+    let body = seq_body(top).expect("a seqloop");
+    assert!(
+        body.iter().any(|s| matches!(s, Stmt::InPlace { .. })),
+        "{text}"
+    );
+    assert!(
+        !top.iter().any(|s| matches!(s, Stmt::InPlace { .. })),
+        "{text}"
+    );
+}
+
+#[test]
+fn lint_rejects_use_of_a_view_after_update_in_place() {
+    let mut b = Builder::default();
+    let n = b.scalar("n", I64);
+    let a = b.array("a", I32);
+    let w = b.array("w", I32);
+    let a2 = b.array("a2", I32);
+    let x = b.scalar("x", I32);
+    let body = vec![
+        Stmt::Alloc {
+            var: a.clone(),
+            shape: vec![v(&n)],
+        },
+        Stmt::View {
+            var: w.clone(),
+            array: a.id,
+            offset: c_i64(0),
+            shape: vec![v(&n)],
+        },
+        Stmt::InPlace {
+            var: a2.clone(),
+            array: a.id,
+        },
+        Stmt::Read {
+            var: x.clone(),
+            array: w.id,
+            index: vec![c_i64(0)],
+            check: Some(loc(1, 1)),
+        },
+        Stmt::Free(a2.id),
+    ];
+    let p = Program {
+        files: vec!["test.arr".into()],
+        functions: vec![super::ir::Function {
+            name: "main".into(),
+            params: vec![super::ir::Param {
+                var: n.clone(),
+                shape: Vec::new(),
+            }],
+            size_params: Vec::new(),
+            body,
+            results: vec![v(&x)],
+            ret: vec![x.ty],
+        }],
+    };
+    let e = check(&p).expect_err("use of a dead view");
+    assert!(e.contains("outside the scope"), "{e}");
+}

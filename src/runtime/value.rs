@@ -420,7 +420,8 @@ pub fn read_values_untyped(input: &[u8]) -> Result<Vec<Value>, InputError> {
 
 const MAX_RANK: usize = 8;
 
-fn binary_name(t: ScalarType) -> &'static [u8; 4] {
+/// The four-byte element type name of the binary value format.
+pub fn binary_name(t: ScalarType) -> &'static [u8; 4] {
     match t {
         ScalarType::I8 => b"  i8",
         ScalarType::I16 => b" i16",

@@ -27,6 +27,9 @@
 #endif
 
 int arr_num_threads = 0;
+int64_t arr_traffic_reads = 0;
+int64_t arr_traffic_writes = 0;
+int arr_traffic_enabled = 0;
 
 /* ---------------------------------------------------------------- errors */
 
@@ -1187,6 +1190,10 @@ int main(int argc, char **argv) {
         if (run > 0) {
             free_results(e, args, results);
         }
+        /* Every run does the same work: the traffic reported is one run's,
+         * the last. */
+        arr_traffic_reads = 0;
+        arr_traffic_writes = 0;
         t0 = now_us();
         e->run(args, results);
         t1 = now_us();
@@ -1208,6 +1215,11 @@ int main(int argc, char **argv) {
             }
         }
         fflush(stdout);
+    }
+    if (arr_traffic_enabled) {
+        fflush(stdout);
+        fprintf(stderr, "traffic: reads=%" PRId64 " writes=%" PRId64 "\n", arr_traffic_reads,
+                arr_traffic_writes);
     }
     free_results(e, args, results);
     for (i = 0; i < e->num_params; i++) {

@@ -83,4 +83,14 @@ void arr_free(void *ptr);
 /* `--threads N` (0 when not given: the runtime chooses). */
 extern int arr_num_threads;
 
+/* Memory traffic of a binary built with `--count-traffic`: array elements
+ * loaded and stored by compiled code, incremented with plain adds because
+ * execution is sequential (a multicore backend must keep per-thread counters
+ * and sum them). `main` resets them before each run and, when the glue has
+ * set `arr_traffic_enabled`, prints the last run's counts on stderr after
+ * the results. */
+extern int64_t arr_traffic_reads;
+extern int64_t arr_traffic_writes;
+extern int arr_traffic_enabled;
+
 #endif

@@ -1,0 +1,277 @@
+//! `arrc build --count-traffic`: the element traffic a binary counts equals
+//! what the fusion traffic model (`--emit fusion`) predicts, for the thesis's
+//! Figure 12 and for every program in tests/fusion/ under every strategy;
+//! counting leaves standard output unchanged.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn arrc() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_arrc"))
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+const STRATEGIES: [&str; 3] = ["none", "greedy", "ilp"];
+
+/// Builds `program` (relative to the crate) into `out`.
+fn build(program: &str, strategy: &str, count: bool, out: &Path) {
+    let mut cmd = arrc();
+    cmd.current_dir(root())
+        .args(["build", "--fusion", strategy, program, "-o"])
+        .arg(out);
+    if count {
+        cmd.arg("--count-traffic");
+    }
+    let result = cmd.output().unwrap();
+    assert!(
+        result.status.success(),
+        "build {program} --fusion {strategy}: {}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+}
+
+/// Runs a binary on `input`: its standard output and error.
+fn run(binary: &Path, input: &str) -> (String, String) {
+    let mut child = Command::new(binary)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_string();
+    // Written from a thread so that a large output cannot block the write.
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        stdin.write_all(input.as_bytes()).unwrap();
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{}: {stderr}", binary.display());
+    (String::from_utf8(out.stdout).unwrap(), stderr)
+}
+
+/// `(reads, writes)` from the `traffic:` line, which must end standard error.
+fn counted(stderr: &str) -> (i64, i64) {
+    let line = stderr
+        .lines()
+        .last()
+        .and_then(|l| l.strip_prefix("traffic: "))
+        .unwrap_or_else(|| panic!("no traffic line in {stderr:?}"));
+    let field = |name: &str| -> i64 {
+        line.split_whitespace()
+            .find_map(|f| f.strip_prefix(name))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no `{name}` in {line:?}"))
+    };
+    (field("reads="), field("writes="))
+}
+
+/// The model's `reads:` and `writes:` formulas of entry `main`.
+fn model(program: &str, strategy: &str) -> (String, String) {
+    let out = arrc()
+        .current_dir(root())
+        .args(["build", "--emit", "fusion", "--fusion", strategy, program])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{program}");
+    let report = String::from_utf8(out.stdout).unwrap();
+    let field = |name: &str| {
+        report
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(name))
+            .unwrap_or_else(|| panic!("no `{name}` line in\n{report}"))
+            .trim()
+            .to_string()
+    };
+    (field("reads:"), field("writes:"))
+}
+
+/// Evaluates a formula such as `2*n_xs + 2`; every symbol must be in `sizes`.
+fn eval(formula: &str, sizes: &HashMap<String, i64>) -> i64 {
+    formula
+        .split(" + ")
+        .map(|term| {
+            let (k, sym) = match term.split_once('*') {
+                Some((k, sym)) => (k.parse::<i64>().unwrap(), sym),
+                None => match term.parse::<i64>() {
+                    Ok(c) => return c,
+                    Err(_) => (1, term),
+                },
+            };
+            let n = sizes
+                .get(sym)
+                .unwrap_or_else(|| panic!("unknown size `{sym}` in `{formula}`"));
+            k * n
+        })
+        .sum()
+}
+
+/// An input for entry `main` of `source` and the size of each parameter
+/// (`n_NAME`, as the model names them): every array has 1000 elements (map2
+/// and friends need equal sizes) and an `i64` parameter is 1000; elements
+/// are small and nonzero, booleans true.
+fn input_for(source: &str) -> (String, HashMap<String, i64>) {
+    let header = source
+        .lines()
+        .find(|l| l.starts_with("entry main"))
+        .expect("an entry main");
+    let params = header
+        .split(')')
+        .filter_map(|p| p.split_once('(').map(|(_, p)| p))
+        .filter_map(|p| p.split_once(':'))
+        .map(|(name, ty)| (name.trim().to_string(), ty.trim().to_string()));
+    let mut input = Vec::new();
+    let mut sizes = HashMap::new();
+    let n = 1000;
+    for (name, ty) in params {
+        let elem = |i: i64, t: &str| match t {
+            "bool" => "true".to_string(),
+            "f32" | "f64" => format!("{}.0{t}", i % 7 + 1),
+            _ => format!("{}{t}", i % 7 + 1),
+        };
+        match ty.strip_prefix("[]") {
+            Some(t) => {
+                let items: Vec<String> = (0..n).map(|i| elem(i, t)).collect();
+                input.push(format!("[{}]", items.join(", ")));
+            }
+            None if ty == "i64" => input.push(format!("{n}i64")),
+            None => input.push(elem(0, &ty)),
+        }
+        sizes.insert(format!("n_{name}"), n);
+    }
+    (input.join(" "), sizes)
+}
+
+/// The model's and the counted `(reads, writes)` of `program` under
+/// `strategy`, checking that counting leaves the results unchanged when
+/// `compare_output` is set.
+fn model_and_count(
+    program: &str,
+    strategy: &str,
+    compare_output: bool,
+) -> ((i64, i64), (i64, i64)) {
+    let source = std::fs::read_to_string(root().join(program)).unwrap();
+    let (input, sizes) = input_for(&source);
+    let dir = tempfile::tempdir().unwrap();
+    let counting = dir.path().join("counting");
+    build(program, strategy, true, &counting);
+    let (stdout, stderr) = run(&counting, &input);
+    if compare_output {
+        let plain = dir.path().join("plain");
+        build(program, strategy, false, &plain);
+        let (plain_stdout, plain_stderr) = run(&plain, &input);
+        assert_eq!(stdout, plain_stdout, "{program} --fusion {strategy}");
+        assert_eq!(
+            plain_stderr, "",
+            "{program}: no traffic line without counting"
+        );
+    }
+    let (reads, writes) = model(program, strategy);
+    (
+        (eval(&reads, &sizes), eval(&writes, &sizes)),
+        counted(&stderr),
+    )
+}
+
+/// Figure 12 of van Balen's thesis by counting, at n = 1000: reads 5n/4n/2n
+/// and 6n/5n/2n, writes 3n/2n/2n and 4n/3n/3n for none/greedy/ilp, plus the
+/// two reduction results (written once, read once each by the maps).
+#[test]
+fn figure_12_by_counting() {
+    let cases = [
+        (
+            "examples/normalise2.arr",
+            [(5002, 3002), (4002, 2002), (2002, 2002)],
+        ),
+        (
+            "tests/fusion/normalise2_extended.arr",
+            [(6002, 4002), (5002, 3002), (2002, 3002)],
+        ),
+    ];
+    for (program, expected) in cases {
+        for (strategy, want) in STRATEGIES.into_iter().zip(expected) {
+            let (by_model, by_count) = model_and_count(program, strategy, true);
+            assert_eq!(by_count, want, "{program} --fusion {strategy}: counted");
+            assert_eq!(by_model, want, "{program} --fusion {strategy}: model");
+        }
+    }
+}
+
+/// `-r N` reports one run (the last), not the sum of all runs.
+#[test]
+fn repeated_runs_report_one_run() {
+    let program = "examples/normalise2.arr";
+    let (input, _) = input_for(&std::fs::read_to_string(root().join(program)).unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let binary = dir.path().join("counting");
+    build(program, "ilp", true, &binary);
+    let once = counted(&run(&binary, &input).1);
+    let mut child = Command::new(&binary)
+        .args(["-r", "3", "-n"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert!(out.stdout.is_empty());
+    assert_eq!(counted(&String::from_utf8(out.stderr).unwrap()), once);
+}
+
+/// Model and count agree for every program in tests/fusion/ under every
+/// strategy, on an input built from the entry's parameter types (n = 1000).
+#[test]
+fn model_equals_count_for_fusion_programs() {
+    let mut programs: Vec<String> = std::fs::read_dir(root().join("tests/fusion"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "arr"))
+        .map(|p| format!("tests/fusion/{}", p.file_name().unwrap().to_str().unwrap()))
+        .collect();
+    programs.sort();
+    assert!(programs.len() >= 20);
+    // One thread per strategy: the builds dominate and there are cores to share.
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let workers: Vec<_> = STRATEGIES
+            .into_iter()
+            .map(|strategy| {
+                let programs = &programs;
+                scope.spawn(move || {
+                    let mut failures = Vec::new();
+                    for program in programs {
+                        let (by_model, by_count) =
+                            model_and_count(program, strategy, strategy == "ilp");
+                        if by_model != by_count {
+                            failures.push(format!(
+                                "{program} --fusion {strategy}: model (reads, writes) \
+                                 {by_model:?}, counted {by_count:?}"
+                            ));
+                        }
+                    }
+                    failures
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect()
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
