@@ -183,9 +183,19 @@ pub fn needed_outside_cluster(graph: &FusionGraph, v: VarId, cluster: &HashSet<u
     if graph.always_manifest.contains(&v) {
         return true;
     }
-    let producer = graph.definer[&v];
-    graph
-        .graph
-        .edges(graph.node(producer))
-        .any(|e| e.weight().vars.contains(&v) && !cluster.contains(&e.target().index()))
+    let Some(&producer) = graph.definer.get(&v) else {
+        return true;
+    };
+    // Asking a fused filter family's array for its size reads no element:
+    // the cluster counts the kept elements instead.
+    let size_only = |s: usize| {
+        graph
+            .sparse_groups
+            .iter()
+            .any(|g| g.width_uses.iter().any(|&(w, _)| w == s))
+    };
+    graph.graph.edges(graph.node(producer)).any(|e| {
+        let t = e.target().index();
+        e.weight().vars.contains(&v) && !cluster.contains(&t) && !size_only(t)
+    })
 }

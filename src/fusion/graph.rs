@@ -74,6 +74,24 @@ pub struct FusionGraph {
     pub sizes: HashMap<VarId, SizeClass>,
     /// Which statement defines each variable of the body.
     pub definer: HashMap<VarId, usize>,
+    /// Filter families: edges that fuse all together or not at all.
+    pub sparse_groups: Vec<SparseGroup>,
+}
+
+/// A filter and the SOACs that read its outputs as a sparse stream: maps
+/// whose outputs only such consumers read, and reductions and filters that
+/// end the stream. Fused, they run in one loop over the filter's input with
+/// the consumers under its predicate; then no array of the family exists in
+/// memory, so fusing only some of the edges is not allowed.
+#[derive(Clone, Debug)]
+pub struct SparseGroup {
+    pub filter: usize,
+    /// The family's fusible edges (statement index pairs).
+    pub edges: Vec<(usize, usize)>,
+    /// `(s, c)`: statement `s` is `size a 0` of a family array and member
+    /// `c` uses it only as its width. Fused, `c` iterates over the filter's
+    /// input and needs no `s`; unfused, `c` must run after `s`.
+    pub width_uses: Vec<(usize, usize)>,
 }
 
 impl FusionGraph {
@@ -113,6 +131,8 @@ fn classify_body(body: &Body, sizes: &mut HashMap<VarId, SizeClass>) {
                 classify_body(then_body, sizes);
                 classify_body(else_body, sizes);
             }
+            // Loop parameters keep classes of their own: an iteration may
+            // change an array's size.
             Exp::Loop { body, .. } => classify_body(body, sizes),
             _ => {}
         }
@@ -169,6 +189,7 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
                     SoacKind::Map(_) => ("map", Order::Any, Order::Any),
                     SoacKind::Reduce { .. } => ("reduce", Order::Any, Order::Nothing),
                     SoacKind::Scan { .. } => ("scan", Order::LeftToRight, Order::LeftToRight),
+                    SoacKind::Filter { .. } => ("filter", Order::Any, Order::Any),
                     _ => {
                         graph.add_node(Node { stm: i, soac: None });
                         continue;
@@ -194,6 +215,27 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
         graph.add_node(Node { stm: i, soac });
     }
 
+    let groups = sparse_groups(body, &definer);
+    // Edges a family allows (with its filter), and `size` statements of
+    // family arrays: those read no element, so they keep nothing in memory.
+    let mut group_edges: HashSet<(usize, usize)> = HashSet::new();
+    let mut skipped_width: HashSet<(usize, usize)> = HashSet::new();
+    let mut size_of_family: HashSet<usize> = HashSet::new();
+    for g in &groups {
+        group_edges.extend(g.edges.iter().copied());
+        for &(s, c) in &g.width_uses {
+            skipped_width.insert((s, c));
+            size_of_family.insert(s);
+        }
+    }
+    let filters: HashSet<usize> = body
+        .stms
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| matches!(&s.exp, Exp::Soac(soac) if matches!(soac.kind, SoacKind::Filter { .. })))
+        .map(|(i, _)| i)
+        .collect();
+
     let mut always_manifest: HashSet<VarId> = HashSet::new();
     for a in &body.result {
         if let Atom::Var(v) = a {
@@ -213,15 +255,24 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
             let Some(&producer) = definer.get(&v) else {
                 continue;
             };
+            if skipped_width.contains(&(producer, consumer)) {
+                // The width of a family member: see `SparseGroup::width_uses`.
+                continue;
+            }
             let producer_is_array_soac = graph[NodeIndex::new(producer)]
                 .soac
                 .as_ref()
                 .is_some_and(|s| s.out_order != Order::Nothing);
+            // A filter's output streams only into its family, and a filter
+            // reads only its family's arrays fused (never a dense producer's).
+            let sparse = filters.contains(&producer) || filters.contains(&consumer);
             let fusible = streamed.contains(&v)
                 && !whole.contains(&v)
                 && producer_is_array_soac
-                && graph[NodeIndex::new(consumer)].soac.is_some();
-            if !fusible && stm.pat.iter().all(|p| p.id != v) {
+                && graph[NodeIndex::new(consumer)].soac.is_some()
+                && (!sparse || group_edges.contains(&(producer, consumer)));
+            let size_only = size_of_family.contains(&consumer);
+            if !fusible && !size_only && stm.pat.iter().all(|p| p.id != v) {
                 // Read whole (or by a non-SOAC): it must exist in memory, unless
                 // it is a scalar (scalars are registers, not traffic).
                 if is_array(body, producer, v) {
@@ -245,7 +296,8 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
     // Sibling pairs: SOACs of equal width streaming the same array.
     let mut readers: BTreeMap<VarId, Vec<usize>> = BTreeMap::new();
     for (i, stm) in body.stms.iter().enumerate() {
-        let fusible = graph[NodeIndex::new(i)].soac.is_some();
+        // A filter never fuses horizontally: its output has another size.
+        let fusible = graph[NodeIndex::new(i)].soac.is_some() && !filters.contains(&i);
         if let (Exp::Soac(soac), true) = (&stm.exp, fusible) {
             for a in &soac.args {
                 let list = readers.entry(*a).or_default();
@@ -292,7 +344,126 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
         always_manifest,
         sizes,
         definer,
+        sparse_groups: groups,
     }
+}
+
+/// The families of the body's filters whose outputs only sparse consumers
+/// read (see `SparseGroup`); a filter with any other reader has none.
+fn sparse_groups(body: &Body, definer: &HashMap<VarId, usize>) -> Vec<SparseGroup> {
+    let result_vars: HashSet<VarId> = body
+        .result
+        .iter()
+        .filter_map(|a| match a {
+            Atom::Var(v) => Some(*v),
+            Atom::Const(_) => None,
+        })
+        .collect();
+    let mut readers: HashMap<VarId, Vec<usize>> = HashMap::new();
+    for (i, stm) in body.stms.iter().enumerate() {
+        for v in free_in_exp(&stm.exp) {
+            readers.entry(v).or_default().push(i);
+        }
+    }
+    let mut groups = Vec::new();
+    for (f, stm) in body.stms.iter().enumerate() {
+        let Exp::Soac(soac) = &stm.exp else { continue };
+        if !matches!(soac.kind, SoacKind::Filter { .. }) {
+            continue;
+        }
+        if let Some(g) = family(body, f, definer, &readers, &result_vars) {
+            groups.push(g);
+        }
+    }
+    groups
+}
+
+fn family(
+    body: &Body,
+    f: usize,
+    definer: &HashMap<VarId, usize>,
+    readers: &HashMap<VarId, Vec<usize>>,
+    result_vars: &HashSet<VarId>,
+) -> Option<SparseGroup> {
+    let mut arrays: Vec<VarId> = body.stms[f].pat.iter().map(|p| p.id).collect();
+    let mut members: Vec<usize> = Vec::new();
+    let mut sizes: Vec<usize> = Vec::new();
+    let mut k = 0;
+    while k < arrays.len() {
+        let a = arrays[k];
+        k += 1;
+        if result_vars.contains(&a) {
+            return None;
+        }
+        for &r in readers.get(&a).map(Vec::as_slice).unwrap_or_default() {
+            if members.contains(&r) || sizes.contains(&r) {
+                continue;
+            }
+            match &body.stms[r].exp {
+                Exp::Size { array, dim: 0 } if *array == a => sizes.push(r),
+                Exp::Soac(soac)
+                    if matches!(
+                        soac.kind,
+                        SoacKind::Map(_) | SoacKind::Reduce { .. } | SoacKind::Filter { .. }
+                    ) =>
+                {
+                    let whole = free_in_exp_except_soac_args(&body.stms[r].exp);
+                    // Every streamed argument is of the family, none is also
+                    // read whole, and the width is a family array's size.
+                    let args_ok = soac.args.iter().all(|x| arrays.contains(x))
+                        && !soac.args.iter().any(|x| whole.contains(x));
+                    let width_ok = match soac.width {
+                        Atom::Var(w) => definer.get(&w).is_some_and(|&s| {
+                            matches!(&body.stms[s].exp,
+                                Exp::Size { array, dim: 0 } if arrays.contains(array))
+                        }),
+                        Atom::Const(_) => false,
+                    };
+                    if !args_ok || !width_ok {
+                        return None;
+                    }
+                    members.push(r);
+                    if matches!(soac.kind, SoacKind::Map(_)) {
+                        arrays.extend(body.stms[r].pat.iter().map(|p| p.id));
+                    }
+                }
+                _ => return None,
+            }
+        }
+    }
+    if members.is_empty() {
+        return None;
+    }
+    let mut edges = Vec::new();
+    let mut width_uses = Vec::new();
+    for &m in &members {
+        let Exp::Soac(soac) = &body.stms[m].exp else {
+            continue;
+        };
+        for a in &soac.args {
+            let p = definer.get(a).copied()?;
+            if !edges.contains(&(p, m)) {
+                edges.push((p, m));
+            }
+        }
+        if let Atom::Var(w) = soac.width {
+            let s = definer.get(&w).copied()?;
+            // The width may also be read in the member's functions; then the
+            // member needs `s` even when fused, which the graph cannot order.
+            let mut without_width = soac.clone();
+            without_width.width = Atom::Const(crate::types::Const::I64(0));
+            let in_functions = free_in_exp_except_soac_args(&Exp::Soac(without_width)).contains(&w);
+            if in_functions {
+                return None;
+            }
+            width_uses.push((s, m));
+        }
+    }
+    Some(SparseGroup {
+        filter: f,
+        edges,
+        width_uses,
+    })
 }
 
 fn is_array(body: &Body, stm: usize, v: VarId) -> bool {

@@ -10,12 +10,21 @@ use petgraph::Direction;
 pub fn decide(graph: &FusionGraph) -> Decision {
     let n = graph.graph.node_count();
     let mut fused = Vec::new();
+    let in_group = |a: usize, b: usize| {
+        graph
+            .sparse_groups
+            .iter()
+            .any(|g| g.edges.contains(&(a, b)))
+    };
     for u in graph.graph.node_indices() {
         let Some(producer) = &graph.graph[u].soac else {
             continue;
         };
         let outs: Vec<_> = graph.graph.edges_directed(u, Direction::Outgoing).collect();
         let [edge] = outs.as_slice() else { continue };
+        if in_group(u.index(), edge.target().index()) {
+            continue;
+        }
         let consumer = &graph.graph[edge.target()];
         let Some(consumer_soac) = &consumer.soac else {
             continue;
@@ -32,6 +41,29 @@ pub fn decide(graph: &FusionGraph) -> Decision {
             fused.push((u.index(), edge.target().index()));
         }
     }
+    // A filter family fuses as a whole when it is a chain: each member has
+    // one consumer, apart from `size` statements, which read no element.
+    for g in &graph.sparse_groups {
+        let sizes: Vec<usize> = g.width_uses.iter().map(|&(s, _)| s).collect();
+        let all_fusible = g.edges.iter().all(|&(p, c)| {
+            graph
+                .graph
+                .find_edge(graph.node(p), graph.node(c))
+                .is_some_and(|e| graph.graph[e].fusible)
+        });
+        let chain = all_fusible
+            && g.edges.iter().all(|&(p, _)| {
+                graph
+                    .graph
+                    .edges_directed(graph.node(p), Direction::Outgoing)
+                    .filter(|e| !sizes.contains(&e.target().index()))
+                    .count()
+                    == 1
+            });
+        if chain {
+            fused.extend(g.edges.iter().copied());
+        }
+    }
     // A fused chain runs where its last member stood, after everything it reads.
     let mut last = (0..n).collect::<Vec<_>>();
     for &(producer, consumer) in fused.iter().rev() {
@@ -44,6 +76,27 @@ pub fn decide(graph: &FusionGraph) -> Decision {
         for &(producer, consumer) in &fused {
             if last[producer] < last[consumer] {
                 last[producer] = last[consumer];
+                changed = true;
+            }
+        }
+    }
+    // A statement reading a fused family's count runs after the family's
+    // cluster, which may now stand later than the statement did.
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for e in graph.graph.edge_references() {
+            let (u, v) = (e.source().index(), e.target().index());
+            if last[v] < last[u] {
+                last[v] = last[u];
+                changed = true;
+            }
+        }
+        for &(producer, consumer) in &fused {
+            let top = last[producer].max(last[consumer]);
+            if last[producer] != top || last[consumer] != top {
+                last[producer] = top;
+                last[consumer] = top;
                 changed = true;
             }
         }

@@ -281,6 +281,40 @@ pub fn decide(
             }
         }
     }
+    // A filter family fuses whole or not at all; fused, none of its arrays
+    // is in memory, and unfused, a member runs after the `size` giving its
+    // width (the graph has no edge for that use).
+    let x_of = |pair: (usize, usize)| {
+        fusible
+            .iter()
+            .position(|e| (e.source().index(), e.target().index()) == pair)
+            .map(|k| x_edge[k])
+    };
+    for group in &graph.sparse_groups {
+        let xs: Vec<Variable> = group.edges.iter().filter_map(|&e| x_of(e)).collect();
+        let Some(&first) = xs.first() else { continue };
+        for &x in &xs[1..] {
+            constraints.push(constraint!(x == first));
+        }
+        if xs.len() != group.edges.len() {
+            constraints.push(constraint!(first == 1));
+        }
+        for (e, &x) in fusible.iter().zip(&x_edge) {
+            if group
+                .edges
+                .contains(&(e.source().index(), e.target().index()))
+            {
+                for v in &e.weight().vars {
+                    if let Some(&m) = manifest.get(v) {
+                        constraints.push(constraint!(m <= x));
+                    }
+                }
+            }
+        }
+        for &(s, c) in &group.width_uses {
+            constraints.push(constraint!(pi[c] - pi[s] >= big * first - big));
+        }
+    }
     for (s, &x) in graph.siblings.iter().zip(&x_sibling) {
         let (a, b) = (s.a.index(), s.b.index());
         constraints.push(constraint!(pi[a] - pi[b] <= big * x));
