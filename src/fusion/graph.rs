@@ -395,6 +395,15 @@ fn family(
         if result_vars.contains(&a) {
             return None;
         }
+        // Only families over scalar elements: rows allocated under the guard
+        // are not handled by the fused lowering yet.
+        let rank = definer
+            .get(&a)
+            .and_then(|&d| body.stms[d].pat.iter().find(|p| p.id == a))
+            .map(|p| p.ty.rank());
+        if rank != Some(1) {
+            return None;
+        }
         for &r in readers.get(&a).map(Vec::as_slice).unwrap_or_default() {
             if members.contains(&r) || sizes.contains(&r) {
                 continue;

@@ -217,7 +217,16 @@ fn body_traffic(
                         reads.add_size(width, gathers_in(&leaf.soac.kind) as i64);
                     }
                 }
+                let mut fused_away = HashSet::new();
+                collect_fused(&cluster.tree, &mut fused_away);
                 for leaf in &leaves {
+                    // A filter whose outputs never reach memory counts its
+                    // kept elements instead: one reduction result.
+                    let is_filter = matches!(leaf.soac.kind, SoacKind::Filter { .. });
+                    if is_filter && leaf.pat.iter().all(|v| fused_away.contains(&v.id)) {
+                        writes.constant += 1;
+                        continue;
+                    }
                     for v in &leaf.pat {
                         let is_reduction = matches!(leaf.soac.kind, SoacKind::Reduce { .. });
                         if is_reduction {
@@ -236,6 +245,32 @@ fn body_traffic(
                     writes,
                 });
             }
+        }
+    }
+}
+
+/// The arrays a tree fuses vertically (never written).
+fn collect_fused(tree: &FusionTree, out: &mut HashSet<VarId>) {
+    match tree {
+        FusionTree::Leaf(_) => {}
+        FusionTree::Vertical {
+            producer,
+            consumer,
+            fused,
+        } => {
+            out.extend(fused.iter().copied());
+            collect_fused(producer, out);
+            collect_fused(consumer, out);
+        }
+        FusionTree::Diagonal {
+            producer, consumer, ..
+        } => {
+            collect_fused(producer, out);
+            collect_fused(consumer, out);
+        }
+        FusionTree::Horizontal(a, b) => {
+            collect_fused(a, out);
+            collect_fused(b, out);
         }
     }
 }
