@@ -267,3 +267,66 @@ fn dump() {
         );
     }
 }
+
+/// Every golden program (with the standard library and its imports) gives the
+/// same interpreter results simplified and unsimplified, bit for bit, on the
+/// textual inputs of its test blocks and on small random inputs.
+#[test]
+fn every_golden_program_keeps_its_results() {
+    use arrc::driver::testblock::{parse_blocks, Input};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["tests/programs", "tests/stdlib", "tests/fusion", "examples"] {
+        let mut found: Vec<PathBuf> = std::fs::read_dir(root.join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "arr"))
+            .collect();
+        found.sort();
+        files.extend(found);
+    }
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    for path in files {
+        let source = std::fs::read_to_string(&path).unwrap();
+        let Ok(blocks) = parse_blocks(&source) else {
+            continue;
+        };
+        let Ok(original) = arrc::driver::pipeline::frontend(&path) else {
+            continue;
+        };
+        let plain = simplify_with(original.clone(), &options(false));
+        for f in &original.entries {
+            let types: Vec<Type> = f.params.iter().map(|p| p.ty).collect();
+            let mut cases: Vec<Vec<Value>> = Vec::new();
+            for block in blocks.iter().filter(|b| b.entries.contains(&f.name)) {
+                for case in &block.cases {
+                    if let Input::Text(text) = &case.input {
+                        if let Ok(args) = read_values(text.as_bytes(), &types) {
+                            cases.push(args);
+                        }
+                    }
+                }
+            }
+            // Random integers as sizes or loop bounds could ask for any
+            // amount of work: random inputs only where no scalar is an integer.
+            let random_ok = types.iter().all(|t| t.rank() > 0 || !t.elem().is_int());
+            for round in 0..8 {
+                if random_ok {
+                    cases.push(types.iter().map(|t| rng.value(*t, round % 5)).collect());
+                }
+            }
+            for args in &cases {
+                checked += 1;
+                let want = outcome(&original, &f.name, args);
+                let got = outcome(&plain, &f.name, args);
+                if let Err(e) = same_outcome(&want, &got, true) {
+                    failures.push(format!("{} entry {}: {e}", path.display(), f.name));
+                }
+            }
+        }
+    }
+    assert!(checked > 500, "only {checked} runs");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

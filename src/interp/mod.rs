@@ -377,8 +377,17 @@ impl Interp<'_> {
         }
     }
 
+    /// A size for a new array: negative sizes are errors, and so are sizes
+    /// no machine could hold (rather than aborting in the allocator).
     fn size(&self, a: &Atom, loc: SrcLoc) -> Result<usize, RunError> {
+        const MAX_ELEMENTS: i64 = 1 << 28;
         let n = self.int(a)?;
+        if n > MAX_ELEMENTS {
+            return Err(RunError::Program(format!(
+                "cannot allocate an array of {n} elements at {}",
+                self.loc(loc)
+            )));
+        }
         usize::try_from(n)
             .map_err(|_| RunError::Program(format!("negative size {n} at {}", self.loc(loc))))
     }
@@ -667,22 +676,28 @@ impl Interp<'_> {
             }
             Exp::Replicate { count, value } => {
                 let n = self.size(count, stm.loc)?;
-                let v = match self.atom(value)? {
-                    Val::Scalar(c) => Arr::whole(ArrayData::filled(c, n), vec![n]),
-                    Val::Array(a) => {
-                        let elems = a.elems();
-                        let total = elems.checked_mul(n).ok_or_else(|| {
-                            RunError::Program(format!("array too large at {}", self.loc(stm.loc)))
-                        })?;
-                        let mut d = ArrayData::with_capacity(a.data.elem(), total);
-                        for _ in 0..n {
-                            d.extend_from(&a.data, a.offset, elems);
+                let v =
+                    match self.atom(value)? {
+                        Val::Scalar(c) => Arr::whole(ArrayData::filled(c, n), vec![n]),
+                        Val::Array(a) => {
+                            let elems = a.elems();
+                            let total = elems.checked_mul(n).filter(|t| *t <= 1 << 28).ok_or_else(
+                                || {
+                                    RunError::Program(format!(
+                                        "array too large at {}",
+                                        self.loc(stm.loc)
+                                    ))
+                                },
+                            )?;
+                            let mut d = ArrayData::with_capacity(a.data.elem(), total);
+                            for _ in 0..n {
+                                d.extend_from(&a.data, a.offset, elems);
+                            }
+                            let mut shape = vec![n];
+                            shape.extend_from_slice(a.dims());
+                            Arr::whole(d, shape)
                         }
-                        let mut shape = vec![n];
-                        shape.extend_from_slice(a.dims());
-                        Arr::whole(d, shape)
-                    }
-                };
+                    };
                 single(self, Val::Array(v))
             }
             Exp::ArrayLit { elem, items } => {
