@@ -24,7 +24,16 @@ pub fn run_tests(paths: &[PathBuf], options: &Options) -> i32 {
     }
     let mut tally = Tally::default();
     for file in &files {
-        test_file(file, options, &mut tally);
+        // A compiler bug on one program must not hide the other results.
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            test_file(file, options, &mut tally)
+        }));
+        if outcome.is_err() {
+            tally.record(
+                &file.display().to_string(),
+                Err("the compiler panicked".into()),
+            );
+        }
     }
     println!("{} passed, {} failed", tally.passed, tally.failed);
     if tally.failed == 0 {
