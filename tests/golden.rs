@@ -62,10 +62,15 @@ fn check_golden(expected: &Path, actual: &str) -> Result<(), String> {
 
 #[test]
 fn golden_programs_pass_on_interpreter_and_compiled() {
+    // Every compiled case runs on 1, 2 and 7 threads; a grain of 1 sends
+    // even the tests' tiny nests through the parallel strategies.
     let out = arrc()
         .current_dir(root())
+        .env("ARRC_GRAIN", "1")
         .args([
             "test",
+            "--threads",
+            "1,2,7",
             "tests/programs",
             "tests/stdlib",
             "tests/fusion",

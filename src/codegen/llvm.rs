@@ -8,12 +8,11 @@
 //!
 //! Every loop nest is outlined into `void NAME(ptr env, i64 start, i64 end,
 //! ptr carry)`: `env` holds the nest's free variables, `carry` the carried
-//! values (initial values in, final values out). It runs sequentially over
-//! `[0, width)` for now; a thread pool can later call it on chunks and
-//! combine the carried values with the nest's operators.
+//! values (initial values in, final values out); the runtime's thread pool
+//! calls it on chunks of `[0, width)` and combines the carried values with
+//! functions generated from the nest's operators (see `par`).
 //!
-//! Booleans are `i1` in registers and `i8` in memory. Intermediate arrays are
-//! never freed yet (memory reuse is a later issue).
+//! Booleans are `i1` in registers and `i8` in memory.
 
 use super::CodegenError;
 use crate::core::ir::{Atom, BinOp, SrcLoc, Type, UnOp, Var, VarId};
@@ -33,6 +32,7 @@ use inkwell::{AddressSpace, FloatPredicate, IntPredicate};
 use std::collections::{HashMap, HashSet};
 use traffic::Counter;
 
+mod par;
 mod traffic;
 
 type Res<T> = Result<T, CodegenError>;
@@ -94,6 +94,14 @@ pub(super) struct Gen<'ctx, 'p> {
     count_traffic: bool,
     /// The current entry's cluster reduction results, when counting.
     traffic_scalars: HashSet<VarId>,
+    /// While generating phase 1 of a two-phase nest: no traffic counting.
+    counting_suppressed: bool,
+    /// The histogram bins updated atomically by the body being generated,
+    /// and the compare-and-swap update of it that is open (see `par`).
+    atomic_bin: Option<VarId>,
+    cas: Option<par::Cas<'ctx>>,
+    /// How many outlined loop functions enclose the code being generated.
+    loop_depth: usize,
 }
 
 /// Builds the module for `program`, which must pass `loopy::check`.
@@ -112,6 +120,10 @@ pub(super) fn build<'ctx>(
         nests: 0,
         count_traffic,
         traffic_scalars: HashSet::new(),
+        counting_suppressed: false,
+        atomic_bin: None,
+        cas: None,
+        loop_depth: 0,
     };
     for (k, f) in program.functions.iter().enumerate() {
         gen.entry(k, f)?;
@@ -239,6 +251,8 @@ impl<'ctx> Gen<'ctx, '_> {
         }
         let (ty, noreturn) = if name == "arr_alloc" {
             (self.ptr().fn_type(params, false), false)
+        } else if name == "arr_in_parallel" {
+            (self.ctx.i32_type().fn_type(params, false), false)
         } else {
             let fails = name.starts_with("arr_fail");
             (self.ctx.void_type().fn_type(params, false), fails)
@@ -509,8 +523,15 @@ impl<'ctx> Gen<'ctx, '_> {
     // ---- statements -----------------------------------------------------
 
     fn block(&mut self, fr: &mut Frame<'ctx>, block: &Block) -> Res<()> {
-        for stmt in block {
-            self.stmt(fr, stmt)?;
+        let mut k = 0;
+        while k < block.len() {
+            match self.atomic_rmw(fr, &block[k..])? {
+                0 => {
+                    self.stmt(fr, &block[k])?;
+                    k += 1;
+                }
+                covered => k += covered,
+            }
         }
         Ok(())
     }
@@ -539,6 +560,12 @@ impl<'ctx> Gen<'ctx, '_> {
                         shape: dims,
                     },
                 );
+            }
+            Stmt::Read {
+                var, array, index, ..
+            } if self.atomic_bin == Some(*array) => self.cas_read(fr, var, *array, index)?,
+            Stmt::Write { array, value, .. } if self.atomic_bin == Some(*array) => {
+                self.cas_write(fr, value)?
             }
             Stmt::Read {
                 var,
@@ -834,208 +861,6 @@ impl<'ctx> Gen<'ctx, '_> {
             }
             _ => err("a value does not fit its fields"),
         }
-    }
-
-    fn nest(&mut self, fr: &mut Frame<'ctx>, nest: &LoopNest) -> Res<()> {
-        // The environment: free variables, scalars as themselves and arrays as
-        // data pointer plus dimensions.
-        let free: Vec<(VarId, Val<'ctx>)> = nest
-            .free_vars()
-            .into_iter()
-            .map(|v| Ok((v, self.val(fr, &Atom::Var(v))?)))
-            .collect::<Res<_>>()?;
-        let mut env_values: Vec<BasicValueEnum> = Vec::new();
-        for (_, val) in &free {
-            env_values.extend(self.fields(val));
-        }
-        let env_fields: Vec<BasicTypeEnum> = env_values.iter().map(|v| v.get_type()).collect();
-        let env_ty = self.ctx.struct_type(&env_fields, false);
-        let carried: Vec<&Carried> = nest.carried().collect();
-        // Each carried value's fields in the carry struct.
-        let mut carry_fields = Vec::new();
-        let mut carry_slices = Vec::new();
-        for c in &carried {
-            let types = self.field_types(c.var.ty);
-            carry_slices.push((carry_fields.len(), types.len()));
-            carry_fields.extend(types);
-        }
-        let carry_ty = self.ctx.struct_type(&carry_fields, false);
-
-        // The outlined loop function.
-        let origin = match nest.origin {
-            Origin::Cluster(c) => format!("cluster{}", c.0),
-            Origin::Nested(l) => format!("soac{l}"),
-            Origin::Iota => "iota".to_string(),
-            Origin::Replicate => "replicate".to_string(),
-            Origin::Transpose => "transpose".to_string(),
-            Origin::Reverse => "reverse".to_string(),
-            Origin::Rotate => "rotate".to_string(),
-            Origin::Slice => "slice".to_string(),
-        };
-        let name = format!("{}.loop{}.{origin}", self.prefix, self.nests);
-        self.nests += 1;
-        let fn_ty = self.ctx.void_type().fn_type(
-            &[
-                self.ptr().into(),
-                self.i64().into(),
-                self.i64().into(),
-                self.ptr().into(),
-            ],
-            false,
-        );
-        let func = self
-            .module
-            .add_function(&name, fn_ty, Some(Linkage::Internal));
-        let caller_block = self.current_block()?;
-        let mut inner = Frame {
-            func,
-            vals: HashMap::new(),
-        };
-        let missing = || CodegenError("loop function without parameters".into());
-        let env = func
-            .get_nth_param(0)
-            .ok_or_else(missing)?
-            .into_pointer_value();
-        let start = func.get_nth_param(1).ok_or_else(missing)?.into_int_value();
-        let end = func.get_nth_param(2).ok_or_else(missing)?.into_int_value();
-        let carry = func
-            .get_nth_param(3)
-            .ok_or_else(missing)?
-            .into_pointer_value();
-        let entry = self.ctx.append_basic_block(func, "entry");
-        self.builder.position_at_end(entry);
-        let mut field = 0u32;
-        for (v, val) in &free {
-            let mut loaded = Vec::new();
-            for ty in self.field_types(val_type(val)) {
-                let p = self.builder.build_struct_gep(env_ty, env, field, "")?;
-                field += 1;
-                loaded.push(self.builder.build_load(ty, p, "")?);
-            }
-            inner
-                .vals
-                .insert(*v, self.val_of_fields(val_type(val), &loaded)?);
-        }
-        let mut slots = Vec::new();
-        for (k, ty) in carry_fields.iter().enumerate() {
-            let slot = self.builder.build_alloca(*ty, "carried")?;
-            let p = self
-                .builder
-                .build_struct_gep(carry_ty, carry, k as u32, "")?;
-            let init = self.builder.build_load(*ty, p, "")?;
-            self.builder.build_store(slot, init)?;
-            slots.push(slot);
-        }
-        let header = self.ctx.append_basic_block(func, "loop");
-        let body = self.ctx.append_basic_block(func, "body");
-        let exit = self.ctx.append_basic_block(func, "exit");
-        self.builder.build_unconditional_branch(header)?;
-        self.builder.position_at_end(header);
-        let i = self.builder.build_phi(self.i64(), "i")?;
-        i.add_incoming(&[(&start, entry)]);
-        let iv = i.as_basic_value().into_int_value();
-        let more = self
-            .builder
-            .build_int_compare(IntPredicate::SLT, iv, end, "")?;
-        self.builder.build_conditional_branch(more, body, exit)?;
-        self.builder.position_at_end(body);
-        inner
-            .vals
-            .insert(nest.index.id, Val::Scalar(iv.into(), ScalarType::I64));
-        for (c, &(first, len)) in carried.iter().zip(&carry_slices) {
-            let mut loaded = Vec::new();
-            for k in first..first + len {
-                loaded.push(self.builder.build_load(carry_fields[k], slots[k], "")?);
-            }
-            inner
-                .vals
-                .insert(c.var.id, self.val_of_fields(c.var.ty, &loaded)?);
-        }
-        self.block(&mut inner, &nest.body)?;
-        let mut nexts = Vec::new();
-        for c in &carried {
-            nexts.extend(self.fields(&self.val(&inner, &c.next)?));
-        }
-        for (v, slot) in nexts.iter().zip(&slots) {
-            self.builder.build_store(*slot, *v)?;
-        }
-        let next = self.builder.build_int_add(iv, self.const_i64(1), "")?;
-        let latch = self.current_block()?;
-        self.builder.build_unconditional_branch(header)?;
-        i.add_incoming(&[(&next, latch)]);
-        self.builder.position_at_end(exit);
-        for (k, (slot, ty)) in slots.iter().zip(&carry_fields).enumerate() {
-            let v = self.builder.build_load(*ty, *slot, "")?;
-            let p = self
-                .builder
-                .build_struct_gep(carry_ty, carry, k as u32, "")?;
-            self.builder.build_store(p, v)?;
-        }
-        self.builder.build_return(None)?;
-
-        // The call: sequential over the whole range for now.
-        self.builder.position_at_end(caller_block);
-        let env_slot = self.entry_alloca(fr.func, env_ty.into())?;
-        for (k, v) in env_values.iter().enumerate() {
-            let p = self
-                .builder
-                .build_struct_gep(env_ty, env_slot, k as u32, "")?;
-            self.builder.build_store(p, *v)?;
-        }
-        let carry_slot = self.entry_alloca(fr.func, carry_ty.into())?;
-        let mut inits = Vec::new();
-        for c in &carried {
-            inits.extend(self.fields(&self.val(fr, &c.init)?));
-        }
-        for (k, v) in inits.iter().enumerate() {
-            let p = self
-                .builder
-                .build_struct_gep(carry_ty, carry_slot, k as u32, "")?;
-            self.builder.build_store(p, *v)?;
-        }
-        let width = self.int(fr, &nest.width)?;
-        self.count_nest_scalar_reads(nest)?;
-        self.builder.build_call(
-            func,
-            &[
-                env_slot.into(),
-                self.const_i64(0).into(),
-                width.into(),
-                carry_slot.into(),
-            ],
-            "",
-        )?;
-        self.count_nest_reduction_writes(nest)?;
-        // Final carried values: reductions' results and compaction counts.
-        let mut finals = Vec::new();
-        for (c, &(first, len)) in carried.iter().zip(&carry_slices) {
-            let mut loaded = Vec::new();
-            for (k, ty) in carry_fields.iter().enumerate().skip(first).take(len) {
-                let p = self
-                    .builder
-                    .build_struct_gep(carry_ty, carry_slot, k as u32, "")?;
-                loaded.push(self.builder.build_load(*ty, p, "")?);
-            }
-            finals.push(self.val_of_fields(c.var.ty, &loaded)?);
-        }
-        let mut finals = finals.into_iter();
-        for r in &nest.reductions {
-            for v in &r.results {
-                let x = finals
-                    .next()
-                    .ok_or(CodegenError("reduction without a carried value".into()))?;
-                fr.vals.insert(v.id, x);
-            }
-        }
-        let scans: usize = nest.scans.iter().map(|s| s.carried.len()).sum();
-        let mut finals = finals.skip(scans);
-        for c in &nest.compactions {
-            let x = finals
-                .next()
-                .ok_or(CodegenError("compaction without a count".into()))?;
-            fr.vals.insert(c.result.id, x);
-        }
-        Ok(())
     }
 
     /// A sequential loop in the current function: the parameters live in

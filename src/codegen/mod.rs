@@ -26,6 +26,33 @@ pub enum Target {
     NvPtx,
 }
 
+/// The x86-64 processor code is tuned and restricted to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cpu {
+    /// The machine compiling (all its vector extensions).
+    Native,
+    /// A microarchitecture level: 1 is baseline SSE2, 2 adds SSE4.2, 3 AVX2
+    /// and FMA, 4 AVX-512.
+    Level(u8),
+}
+
+impl Cpu {
+    fn llvm_name(self) -> String {
+        match self {
+            Cpu::Native => TargetMachine::get_host_cpu_name().to_string(),
+            Cpu::Level(1) => "x86-64".to_string(),
+            Cpu::Level(n) => format!("x86-64-v{n}"),
+        }
+    }
+
+    fn llvm_features(self) -> String {
+        match self {
+            Cpu::Native => TargetMachine::get_host_cpu_features().to_string(),
+            Cpu::Level(_) => String::new(),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CodegenOptions {
     /// 0 to 3, as `-O0`..`-O3`.
@@ -34,6 +61,7 @@ pub struct CodegenOptions {
     /// Instrument array loads, stores and copies, and make the binary print
     /// `traffic: reads=R writes=W` (language contract, section 9).
     pub count_traffic: bool,
+    pub cpu: Cpu,
 }
 
 impl Default for CodegenOptions {
@@ -42,6 +70,7 @@ impl Default for CodegenOptions {
             opt_level: 2,
             target: Target::X86_64,
             count_traffic: false,
+            cpu: Cpu::Native,
         }
     }
 }
@@ -165,7 +194,7 @@ fn with_module<T>(
         ));
     }
     loopy::check(program).map_err(CodegenError)?;
-    let machine = host_machine(opts.opt_level)?;
+    let machine = host_machine(opts.opt_level, opts.cpu)?;
     let context = Context::create();
     let module = llvm::build(&context, program, opts.count_traffic)?;
     module.set_triple(&machine.get_triple());
@@ -177,8 +206,8 @@ fn with_module<T>(
     f(&module, &machine)
 }
 
-/// A target machine for the host CPU with all its features.
-fn host_machine(opt_level: u8) -> Result<TargetMachine, CodegenError> {
+/// A target machine for x86-64 tuned for `cpu`.
+fn host_machine(opt_level: u8, cpu: Cpu) -> Result<TargetMachine, CodegenError> {
     LlvmTarget::initialize_x86(&InitializationConfig::default());
     let triple = TargetMachine::get_default_triple();
     let target = LlvmTarget::from_triple(&triple)
@@ -189,8 +218,8 @@ fn host_machine(opt_level: u8) -> Result<TargetMachine, CodegenError> {
         2 => OptimizationLevel::Default,
         _ => OptimizationLevel::Aggressive,
     };
-    let cpu = TargetMachine::get_host_cpu_name().to_string();
-    let features = TargetMachine::get_host_cpu_features().to_string();
+    let features = cpu.llvm_features();
+    let cpu = cpu.llvm_name();
     target
         .create_target_machine(
             &triple,

@@ -17,6 +17,8 @@ pub struct Measurement {
     pub entry: String,
     /// Source line of the case in the test block.
     pub line: usize,
+    /// `--threads` given to the binary (`None`: its default, all cores).
+    pub threads: Option<u32>,
     pub runs_us: Vec<u64>,
     pub median_us: u64,
     pub min_us: u64,
@@ -27,6 +29,7 @@ pub fn run_benchmarks(
     paths: &[PathBuf],
     options: &Options,
     runs: usize,
+    threads: &[u32],
     json: Option<&Path>,
 ) -> i32 {
     let mut files = Vec::new();
@@ -39,7 +42,7 @@ pub fn run_benchmarks(
     let mut measurements = Vec::new();
     let mut failures = 0;
     for file in &files {
-        if let Err(why) = bench_file(file, options, runs, &mut measurements) {
+        if let Err(why) = bench_file(file, options, runs, threads, &mut measurements) {
             println!("FAIL {}: {why}", file.display());
             failures += 1;
         }
@@ -62,8 +65,14 @@ fn bench_file(
     file: &Path,
     options: &Options,
     runs: usize,
+    threads: &[u32],
     out: &mut Vec<Measurement>,
 ) -> Result<(), String> {
+    let counts: Vec<Option<u32>> = if threads.is_empty() {
+        vec![None]
+    } else {
+        threads.iter().map(|t| Some(*t)).collect()
+    };
     let source = std::fs::read_to_string(file).map_err(|e| e.to_string())?;
     let blocks = testblock::parse_blocks(&source).map_err(|e| e.to_string())?;
     if blocks.is_empty() {
@@ -86,44 +95,49 @@ fn bench_file(
                     continue;
                 }
                 let input = input_bytes(&case.input, base)?;
-                let times = dir.path().join("times");
-                let output = run_timed(&exe, entry, &input, runs, &times)?;
-                if let Expect::Output(expected) = &case.expect {
-                    let expected = value::read_values(&input_bytes(expected, base)?, &function.ret)
-                        .map_err(|e| format!("expected output: {e}"))?;
-                    let actual = value::read_values(&output, &function.ret)
-                        .map_err(|e| format!("unreadable output: {e}"))?;
-                    check_values("compiled", &Outcome::Values(actual), &expected)
-                        .map_err(|e| format!("line {}: {e}", case.line))?;
+                for &count in &counts {
+                    let times = dir.path().join("times");
+                    let output = run_timed(&exe, entry, &input, runs, count, &times)?;
+                    if let Expect::Output(expected) = &case.expect {
+                        let expected =
+                            value::read_values(&input_bytes(expected, base)?, &function.ret)
+                                .map_err(|e| format!("expected output: {e}"))?;
+                        let actual = value::read_values(&output, &function.ret)
+                            .map_err(|e| format!("unreadable output: {e}"))?;
+                        check_values("compiled", &Outcome::Values(actual), &expected)
+                            .map_err(|e| format!("line {}: {e}", case.line))?;
+                    }
+                    let text = std::fs::read_to_string(&times).map_err(|e| e.to_string())?;
+                    let mut runs_us: Vec<u64> =
+                        text.lines().filter_map(|l| l.trim().parse().ok()).collect();
+                    if runs_us.is_empty() {
+                        return Err(format!("line {}: no timings recorded", case.line));
+                    }
+                    let mut sorted = runs_us.clone();
+                    sorted.sort_unstable();
+                    let m = Measurement {
+                        program: file.display().to_string(),
+                        entry: entry.clone(),
+                        line: case.line,
+                        threads: count,
+                        median_us: sorted[sorted.len() / 2],
+                        min_us: sorted[0],
+                        max_us: sorted[sorted.len() - 1],
+                        runs_us: std::mem::take(&mut runs_us),
+                    };
+                    let on = count.map(|n| format!(", {n} threads")).unwrap_or_default();
+                    println!(
+                        "{}:{} ({}{on}): {} us median (min {}, max {}, {} runs)",
+                        m.program,
+                        m.line,
+                        m.entry,
+                        m.median_us,
+                        m.min_us,
+                        m.max_us,
+                        m.runs_us.len()
+                    );
+                    out.push(m);
                 }
-                let text = std::fs::read_to_string(&times).map_err(|e| e.to_string())?;
-                let mut runs_us: Vec<u64> =
-                    text.lines().filter_map(|l| l.trim().parse().ok()).collect();
-                if runs_us.is_empty() {
-                    return Err(format!("line {}: no timings recorded", case.line));
-                }
-                let mut sorted = runs_us.clone();
-                sorted.sort_unstable();
-                let m = Measurement {
-                    program: file.display().to_string(),
-                    entry: entry.clone(),
-                    line: case.line,
-                    median_us: sorted[sorted.len() / 2],
-                    min_us: sorted[0],
-                    max_us: sorted[sorted.len() - 1],
-                    runs_us: std::mem::take(&mut runs_us),
-                };
-                println!(
-                    "{}:{} ({}): {} us median (min {}, max {}, {} runs)",
-                    m.program,
-                    m.line,
-                    m.entry,
-                    m.median_us,
-                    m.min_us,
-                    m.max_us,
-                    m.runs_us.len()
-                );
-                out.push(m);
             }
         }
     }
@@ -136,9 +150,14 @@ fn run_timed(
     entry: &str,
     input: &[u8],
     runs: usize,
+    threads: Option<u32>,
     times: &Path,
 ) -> Result<Vec<u8>, String> {
-    let mut child = Command::new(exe)
+    let mut command = Command::new(exe);
+    if let Some(n) = threads {
+        command.args(["--threads", &n.to_string()]);
+    }
+    let mut child = command
         .arg("-e")
         .arg(entry)
         .arg("-r")

@@ -2,7 +2,7 @@
 //! Exit codes: 0 success, 1 compile error or failed test, 2 bad usage or bad input.
 
 use super::pipeline::{self, Failure, Options};
-use crate::codegen::{self, CodegenOptions, Target};
+use crate::codegen::{self, CodegenOptions, Cpu, Target};
 use crate::fusion::ast::Strategy;
 use crate::fusion::FusionOptions;
 use crate::runtime::value;
@@ -36,6 +36,10 @@ enum Command {
         paths: Vec<PathBuf>,
         #[command(flatten)]
         compile: CompileArgs,
+        /// Run every compiled case with each of these thread counts
+        /// (comma-separated; default: the binary's default, all cores).
+        #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
+        threads: Vec<u32>,
     },
     /// Time the compiled programs on the cases of their test blocks.
     Bench {
@@ -49,6 +53,9 @@ enum Command {
         /// Also write the measurements as JSON.
         #[arg(long)]
         json: Option<PathBuf>,
+        /// Time every case with each of these thread counts (comma-separated).
+        #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
+        threads: Vec<u32>,
     },
 }
 
@@ -70,6 +77,23 @@ pub struct CompileArgs {
     /// ILP solver for `--fusion ilp` (`cbc` needs arrc built with the `cbc` feature).
     #[arg(long, value_enum, default_value_t = SolverArg::Microlp)]
     pub solver: SolverArg,
+    /// x86-64 processor to compile for: `native` (this machine) or a
+    /// microarchitecture level.
+    #[arg(long, value_enum, default_value_t = CpuArg::Native)]
+    pub cpu: CpuArg,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CpuArg {
+    Native,
+    #[value(name = "x86-64")]
+    X86_64,
+    #[value(name = "x86-64-v2")]
+    X86_64V2,
+    #[value(name = "x86-64-v3")]
+    X86_64V3,
+    #[value(name = "x86-64-v4")]
+    X86_64V4,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -172,6 +196,13 @@ impl CompileArgs {
                     TargetArg::NvPtx => Target::NvPtx,
                 },
                 count_traffic: false,
+                cpu: match self.cpu {
+                    CpuArg::Native => Cpu::Native,
+                    CpuArg::X86_64 => Cpu::Level(1),
+                    CpuArg::X86_64V2 => Cpu::Level(2),
+                    CpuArg::X86_64V3 => Cpu::Level(3),
+                    CpuArg::X86_64V4 => Cpu::Level(4),
+                },
             },
         }
     }
@@ -189,17 +220,24 @@ pub fn main() -> i32 {
         Command::Build(args) => build(&args),
         Command::Run(args) => run(&args),
         Command::Check { program } => report(pipeline::frontend(&program).map(|_| ())),
-        Command::Test { paths, compile } => {
-            super::test_runner::run_tests(&paths, &compile.options())
-        }
+        Command::Test {
+            paths,
+            compile,
+            threads,
+        } => super::test_runner::run_tests(&paths, &compile.options(), &threads),
         Command::Bench {
             paths,
             compile,
             runs,
             json,
-        } => {
-            super::bench::run_benchmarks(&paths, &compile.options(), runs as usize, json.as_deref())
-        }
+            threads,
+        } => super::bench::run_benchmarks(
+            &paths,
+            &compile.options(),
+            runs as usize,
+            &threads,
+            json.as_deref(),
+        ),
     }
 }
 

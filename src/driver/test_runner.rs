@@ -14,7 +14,9 @@ use std::process::{Command, Stdio};
 
 /// Runs the tests under `paths` (files or directories of `.arr` files) and
 /// prints one line per failure and a closing `N passed, N failed` line.
-pub fn run_tests(paths: &[PathBuf], options: &Options) -> i32 {
+/// Compiled cases run once per thread count in `threads` (once with the
+/// binary's default when it is empty).
+pub fn run_tests(paths: &[PathBuf], options: &Options, threads: &[u32]) -> i32 {
     let mut files = Vec::new();
     for path in paths {
         if let Err(err) = collect_programs(path, &mut files) {
@@ -26,7 +28,7 @@ pub fn run_tests(paths: &[PathBuf], options: &Options) -> i32 {
     for file in &files {
         // A compiler bug on one program must not hide the other results.
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            test_file(file, options, &mut tally)
+            test_file(file, options, threads, &mut tally)
         }));
         if outcome.is_err() {
             tally.record(
@@ -79,7 +81,7 @@ pub(crate) fn collect_programs(path: &Path, out: &mut Vec<PathBuf>) -> std::io::
     Ok(())
 }
 
-fn test_file(file: &Path, options: &Options, tally: &mut Tally) {
+fn test_file(file: &Path, options: &Options, threads: &[u32], tally: &mut Tally) {
     let name = file.display().to_string();
     let source = match std::fs::read_to_string(file) {
         Ok(s) => s,
@@ -106,7 +108,7 @@ fn test_file(file: &Path, options: &Options, tally: &mut Tally) {
             for case in &block.cases {
                 let what = format!("{name}:{} ({entry})", case.line);
                 let result = match &compiled {
-                    Ok(()) => run_case(&program, &exe, entry, case, base),
+                    Ok(()) => run_case(&program, &exe, entry, case, base, threads),
                     Err(why) => Err(format!("compilation failed: {why}")),
                 };
                 tally.record(&what, result);
@@ -127,6 +129,7 @@ fn run_case(
     entry: &str,
     case: &TestCase,
     base: &Path,
+    threads: &[u32],
 ) -> Result<(), String> {
     let function = program
         .entries
@@ -142,22 +145,47 @@ fn run_case(
         },
         Err(err) => Outcome::Failed(err.to_string()),
     };
-    let compiled = run_executable(exe, entry, &input, &function.ret)?;
+    let default = [None];
+    let counts: Vec<Option<u32>> = if threads.is_empty() {
+        default.to_vec()
+    } else {
+        threads.iter().map(|t| Some(*t)).collect()
+    };
+    for count in counts {
+        let compiled = run_executable(exe, entry, &input, &function.ret, count)?;
+        check_case(case, base, &function.ret, &interpreted, &compiled).map_err(
+            |why| match count {
+                Some(n) => format!("--threads {n}: {why}"),
+                None => why,
+            },
+        )?;
+    }
+    Ok(())
+}
+
+/// Checks both backends' outcomes against the case's expectation.
+fn check_case(
+    case: &TestCase,
+    base: &Path,
+    ret: &[Type],
+    interpreted: &Outcome,
+    compiled: &Outcome,
+) -> Result<(), String> {
     match &case.expect {
         Expect::Output(expected) => {
             let bytes = input_bytes(expected, base)?;
-            let expected = value::read_values(&bytes, &function.ret)
-                .map_err(|e| format!("expected output: {e}"))?;
-            check_values("interpreter", &interpreted, &expected)?;
-            check_values("compiled", &compiled, &expected)
+            let expected =
+                value::read_values(&bytes, ret).map_err(|e| format!("expected output: {e}"))?;
+            check_values("interpreter", interpreted, &expected)?;
+            check_values("compiled", compiled, &expected)
         }
         Expect::Error(pattern) => {
             let re = regex::Regex::new(pattern).map_err(|e| format!("bad error pattern: {e}"))?;
-            check_error("interpreter", &interpreted, &re)?;
-            check_error("compiled", &compiled, &re)
+            check_error("interpreter", interpreted, &re)?;
+            check_error("compiled", compiled, &re)
         }
-        Expect::Agree => match (&interpreted, &compiled) {
-            (Outcome::Values(expected), _) => check_values("compiled", &compiled, expected),
+        Expect::Agree => match (interpreted, compiled) {
+            (Outcome::Values(expected), _) => check_values("compiled", compiled, expected),
             (Outcome::Failed(a), Outcome::Failed(b)) if a == b => Ok(()),
             (Outcome::Failed(a), _) => Err(format!("interpreter failed: {a}")),
         },
@@ -198,9 +226,19 @@ fn check_error(backend: &str, outcome: &Outcome, pattern: &regex::Regex) -> Resu
     }
 }
 
-fn run_executable(exe: &Path, entry: &str, input: &[u8], ret: &[Type]) -> Result<Outcome, String> {
-    let mut child = Command::new(exe)
-        .args(["-e", entry])
+fn run_executable(
+    exe: &Path,
+    entry: &str,
+    input: &[u8],
+    ret: &[Type],
+    threads: Option<u32>,
+) -> Result<Outcome, String> {
+    let mut command = Command::new(exe);
+    command.args(["-e", entry]);
+    if let Some(n) = threads {
+        command.args(["--threads", &n.to_string()]);
+    }
+    let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

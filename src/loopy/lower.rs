@@ -1329,13 +1329,6 @@ impl Lowerer {
             })
             .collect();
         self.free_frame(&frame, &keep, &mut body);
-        let params = if swapped {
-            let mut p = params;
-            p.rotate_left(k);
-            p
-        } else {
-            params
-        };
         Operator {
             params,
             body,

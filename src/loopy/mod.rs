@@ -5,6 +5,7 @@ pub mod check;
 pub mod inplace;
 pub mod ir;
 pub mod lower;
+pub mod par;
 pub mod print;
 
 pub use check::check;

@@ -387,8 +387,9 @@ fn print_nest(out: &mut String, nest: &LoopNest, depth: usize, names: &Names) {
     };
     let _ = writeln!(
         out,
-        "loop {} ({origin}) {} < {}",
+        "loop {} [{}] ({origin}) {} < {}",
         nest.par.name(),
+        super::par::plan(nest).describe(nest.par),
         var_name(&nest.index),
         names.atom(&nest.width)
     );

@@ -240,13 +240,13 @@ fn unfused_map_then_reduce_prints_two_loops() {
     let expected = "\
 entry main (xs_1: []f32 [xs_d0_10]) : ([]f32, f32) =
   alloc ys_3: []f32 [xs_d0_10]
-  loop map (cluster 0) i_11 < xs_d0_10
+  loop map [chunked] (cluster 0) i_11 < xs_d0_10
   do
     read x_12: f32 = xs_1[i_11]
     let y_13: f32 = mul x_12 2.0f32
     write ys_3[i_11] = y_13
   end
-  loop reduce (cluster 1) i_14 < xs_d0_10
+  loop reduce [per-chunk partials] (cluster 1) i_14 < xs_d0_10
     reduce (acc_16: f32 = 0.0f32 -> r_17) into (s_4: f32)
       op (a_18: f32, b_19: f32) =
         let r_20: f32 = add a_18 b_19
@@ -432,8 +432,8 @@ fn iota_replicate_index_and_if_lower_and_pass_the_lint() {
     );
     let l = lowered(&p);
     let text = print_program(&l);
-    assert!(text.contains("loop map (iota)"), "{text}");
-    assert!(text.contains("loop map (replicate)"), "{text}");
+    assert!(text.contains("loop map [chunked] (iota)"), "{text}");
+    assert!(text.contains("loop map [chunked] (replicate)"), "{text}");
     assert!(text.contains("read e_5: i64 = is_3[2i64] @3:5"), "{text}");
     // `out` may alias `rs`: the result is copied so the caller owns it.
     assert!(text.contains("copy result_"), "{text}");
@@ -518,7 +518,7 @@ fn slices_check_bounds_and_view_contiguous_parts() {
     let text = print_program(&l);
     assert_eq!(text.matches("check_slice [").count(), 3, "{text}");
     assert!(text.contains("view "), "{text}");
-    assert!(text.contains("loop map (slice)"), "{text}");
+    assert!(text.contains("loop map [chunked] (slice)"), "{text}");
     assert!(text.contains("check m_"), "{text}");
 }
 

@@ -4,8 +4,14 @@
 
 pub mod value;
 
-/// The runtime linked into every compiled program (C11, with `-lm -lpthread`).
-pub const RUNTIME_C: &str = include_str!("c/arr_runtime.c");
+/// The runtime linked into every compiled program (C11, with `-lm -lpthread`):
+/// values, errors and `main`, then the thread pool, as one translation unit.
+pub const RUNTIME_C: &str = concat!(
+    include_str!("c/arr_runtime.c"),
+    include_str!("c/arr_parallel.c")
+);
+/// The thread pool part of `RUNTIME_C` alone (for test runtimes).
+pub const RUNTIME_PARALLEL_C: &str = include_str!("c/arr_parallel.c");
 /// The contract between generated glue and code and `RUNTIME_C`.
 pub const RUNTIME_H: &str = include_str!("c/arr_runtime.h");
 

@@ -16,8 +16,9 @@ def double_all 't (xs: []t) (two: t) (mul: t -> t -> t) : []t = map (mul two) xs
 -- Instantiated at i32, f32 and u8: `+` and `0` on `t` resolve per use.
 def total 't (xs: []t) (add: t -> t -> t) (z: t) : t = reduce add z xs
 
--- The program's own `sum` shadows the standard library's.
-def sum (xs: []i32) : i32 = reduce (+) 100 xs
+-- The program's own `sum` shadows the standard library's (its neutral
+-- element is a real one: a parallel reduce starts every chunk from it).
+def sum (xs: []i32) : i32 = 100 + reduce (+) 0 xs
 
 -- ==
 -- entry: instantiations

@@ -10,14 +10,6 @@
 entry sums (xs: []i32) : []i32 = scanr (+) 0 xs
 
 -- ==
--- entry: minus
--- input { [1, 2, 3, 4] } output { [-2, 3, -1, 4] }
-
--- A non-commutative (and non-associative) operator shows the order:
--- 4, 3 - 4 = -1, 2 - (-1) = 3, 1 - 3 = -2.
-entry minus (xs: []i32) : []i32 = scanr (-) 0 xs
-
--- ==
 -- entry: digits
 -- input { [1, 2, 3] } output { [123, 23, 3] }
 

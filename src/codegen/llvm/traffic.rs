@@ -12,6 +12,7 @@ use crate::core::ir::{Atom, VarId};
 use crate::loopy::ir::{Block, LoopNest, Origin, SeqForm, Stmt};
 use inkwell::module::Linkage;
 use inkwell::values::IntValue;
+use inkwell::{AtomicOrdering, AtomicRMWBinOp};
 use std::collections::HashSet;
 
 #[derive(Clone, Copy)]
@@ -21,10 +22,10 @@ pub(super) enum Counter {
 }
 
 impl<'ctx> Gen<'ctx, '_> {
-    /// Adds `n` to a counter (nothing unless counting). Plain load, add and
-    /// store: execution is sequential.
+    /// Adds `n` to a counter (nothing unless counting), atomically: pool
+    /// threads share the counters.
     pub(super) fn count(&self, counter: Counter, n: IntValue<'ctx>) -> Res<()> {
-        if !self.count_traffic {
+        if !self.count_traffic || self.counting_suppressed {
             return Ok(());
         }
         let name = match counter {
@@ -39,12 +40,12 @@ impl<'ctx> Gen<'ctx, '_> {
                 g
             }
         };
-        let ptr = global.as_pointer_value();
-        let old = self.builder.build_load(self.i64(), ptr, "")?;
-        let new = self
-            .builder
-            .build_int_add(old.into_int_value(), n, "traffic")?;
-        self.builder.build_store(ptr, new)?;
+        self.builder.build_atomicrmw(
+            AtomicRMWBinOp::Add,
+            global.as_pointer_value(),
+            n,
+            AtomicOrdering::Monotonic,
+        )?;
         Ok(())
     }
 

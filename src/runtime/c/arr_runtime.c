@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,43 +40,42 @@ static void fail_exit(void) {
     exit(1);
 }
 
-void arr_fail_bounds(int64_t index, int64_t length, const char *loc) {
+/* Reports a run-time error: at once, or, inside a parallel chunk, after the
+ * chunks that run before it in sequential order (see arr_parallel.c). */
+static void fail(const char *fmt, ...) ARR_PRINTF(1, 2) ARR_NORETURN;
+static void fail(const char *fmt, ...) {
+    char message[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    arr_fail_in_chunk(message);
     fflush(stdout);
-    fprintf(stderr,
-            "Error: index %" PRId64 " out of bounds for array of length %" PRId64
-            " at %s\n",
-            index, length, loc);
+    fputs(message, stderr);
     fail_exit();
+}
+
+void arr_fail_bounds(int64_t index, int64_t length, const char *loc) {
+    fail("Error: index %" PRId64 " out of bounds for array of length %" PRId64 " at %s\n",
+         index, length, loc);
 }
 
 void arr_fail_slice(int64_t start, int64_t end, int64_t stride, int64_t length,
                     const char *loc) {
-    fflush(stdout);
-    fprintf(stderr,
-            "Error: index %" PRId64 ":%" PRId64 ":%" PRId64
-            " out of bounds for array of length %" PRId64 " at %s\n",
-            start, end, stride, length, loc);
-    fail_exit();
+    fail("Error: index %" PRId64 ":%" PRId64 ":%" PRId64
+         " out of bounds for array of length %" PRId64 " at %s\n",
+         start, end, stride, length, loc);
 }
 
 void arr_fail_size_mismatch(int64_t expected, int64_t found, const char *loc) {
-    fflush(stdout);
-    fprintf(stderr, "Error: size mismatch: %" PRId64 " and %" PRId64 " at %s\n",
-            expected, found, loc);
-    fail_exit();
+    fail("Error: size mismatch: %" PRId64 " and %" PRId64 " at %s\n", expected, found, loc);
 }
 
 void arr_fail_division_by_zero(const char *loc) {
-    fflush(stdout);
-    fprintf(stderr, "Error: division by zero at %s\n", loc);
-    fail_exit();
+    fail("Error: division by zero at %s\n", loc);
 }
 
-void arr_fail_assert(const char *loc) {
-    fflush(stdout);
-    fprintf(stderr, "Error: assertion failed at %s\n", loc);
-    fail_exit();
-}
+void arr_fail_assert(const char *loc) { fail("Error: assertion failed at %s\n", loc); }
 
 static void usage_fail(const char *fmt, ...) ARR_PRINTF(1, 2) ARR_NORETURN;
 static void usage_fail(const char *fmt, ...) {
@@ -91,23 +91,98 @@ static void usage_fail(const char *fmt, ...) {
 
 /* ---------------------------------------------------------------- memory */
 
+/* Every block has a 64-byte header holding its usable size, so that a freed
+ * big block can be kept and handed out again: fresh memory from the kernel
+ * costs a page fault per 4 KiB on first touch, which for a program that
+ * allocates and frees the same big intermediates every run (or every
+ * iteration of a loop) costs as much as computing them. Small blocks go
+ * straight back to malloc, which recycles them well. */
+#define ARR_HEADER 64
+#define CACHE_MIN_BYTES ((size_t)1 << 16)
+#define CACHE_SLOTS 32
+#define CACHE_MAX_BYTES ((size_t)1 << 30)
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    unsigned char *base;
+    size_t size;
+} cache[CACHE_SLOTS];
+static int cache_count;
+static size_t cache_bytes;
+
+/* A cached block of at least `n` bytes and at most a quarter more. */
+static unsigned char *cache_take(size_t n) {
+    int i, best = -1;
+    unsigned char *base = NULL;
+    pthread_mutex_lock(&cache_lock);
+    for (i = 0; i < cache_count; i++) {
+        if (cache[i].size >= n && cache[i].size - n <= n / 4 &&
+            (best < 0 || cache[i].size < cache[best].size)) {
+            best = i;
+        }
+    }
+    if (best >= 0) {
+        base = cache[best].base;
+        cache_bytes -= cache[best].size;
+        cache[best] = cache[--cache_count];
+    }
+    pthread_mutex_unlock(&cache_lock);
+    return base;
+}
+
 void *arr_alloc(int64_t bytes) {
-    void *p = NULL;
+    unsigned char *base = NULL;
     size_t n;
-    if (bytes < 0 || (uint64_t)bytes > (uint64_t)SIZE_MAX - 64) {
-        fprintf(stderr, "Error: out of memory (allocating %" PRId64 " bytes)\n", bytes);
-        fail_exit();
+    if (bytes < 0 || (uint64_t)bytes > (uint64_t)SIZE_MAX - 2 * ARR_HEADER) {
+        fail("Error: out of memory (allocating %" PRId64 " bytes)\n", bytes);
     }
     /* 64-byte alignment lets compiled loops use aligned vector accesses. */
     n = bytes == 0 ? 64 : ((size_t)bytes + 63) / 64 * 64;
-    if (posix_memalign(&p, 64, n) != 0 || p == NULL) {
-        fprintf(stderr, "Error: out of memory (allocating %" PRId64 " bytes)\n", bytes);
-        fail_exit();
+    if (n >= CACHE_MIN_BYTES) {
+        base = cache_take(n);
     }
-    return p;
+    if (base == NULL) {
+        void *p = NULL;
+        if (posix_memalign(&p, 64, n + ARR_HEADER) != 0 || p == NULL) {
+            fail("Error: out of memory (allocating %" PRId64 " bytes)\n", bytes);
+        }
+        base = p;
+        memcpy(base, &n, sizeof n);
+    }
+    return base + ARR_HEADER;
 }
 
-void arr_free(void *ptr) { free(ptr); }
+void arr_free(void *ptr) {
+    unsigned char *base;
+    size_t n;
+    if (ptr == NULL) {
+        return;
+    }
+    base = (unsigned char *)ptr - ARR_HEADER;
+    memcpy(&n, base, sizeof n);
+    if (n >= CACHE_MIN_BYTES) {
+        pthread_mutex_lock(&cache_lock);
+        if (cache_count < CACHE_SLOTS && cache_bytes + n <= CACHE_MAX_BYTES) {
+            cache[cache_count].base = base;
+            cache[cache_count].size = n;
+            cache_count++;
+            cache_bytes += n;
+            base = NULL;
+        }
+        pthread_mutex_unlock(&cache_lock);
+    }
+    free(base);
+}
+
+/* Gives the cached blocks back (at exit, so that leak checkers see none). */
+static void release_cache(void) {
+    pthread_mutex_lock(&cache_lock);
+    while (cache_count > 0) {
+        free(cache[--cache_count].base);
+    }
+    cache_bytes = 0;
+    pthread_mutex_unlock(&cache_lock);
+}
 
 /* ---------------------------------------------------------------- types */
 
@@ -1229,5 +1304,7 @@ int main(int argc, char **argv) {
     }
     free(args);
     free(results);
+    release_cache();
+    arr_pool_stop();
     return 0;
 }

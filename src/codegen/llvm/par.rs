@@ -1,0 +1,867 @@
+//! Loop nests as outlined functions handed to the runtime's thread pool
+//! (`arr_run_nest` in arr_runtime.h), with the strategy `loopy::par` plans.
+//!
+//! Per nest: the body `void(env, start, end, carry)`; for reductions,
+//! scans and compactions two combiners `void(env, acc, other)`; for scans
+//! and compactions the phase-1 totals function; for histograms an atomic
+//! body, a body over private bins and a helper that allocates, merges and
+//! frees private bins. The caller fills an `arr_nest` descriptor on its
+//! stack and calls `arr_run_nest`; a nest inside another nest's body calls
+//! its body directly when it already runs on a pool thread.
+
+use super::{err, Frame, Gen, Res, Val};
+use crate::core::ir::{Atom, BinOp, VarId};
+use crate::loopy::ir::{Block, Carried, LoopNest, Operator, Origin, Stmt};
+use crate::loopy::par::{self, ParPlan};
+use crate::types::ScalarType;
+use inkwell::basic_block::BasicBlock;
+use inkwell::module::Linkage;
+use inkwell::types::{BasicTypeEnum, StructType};
+use inkwell::values::{BasicValue, BasicValueEnum, FunctionValue, IntValue, PointerValue};
+use inkwell::{AtomicOrdering, AtomicRMWBinOp, IntPredicate};
+use std::collections::HashMap;
+
+/// `arr_nest_kind` in arr_runtime.h.
+const KIND_MAP: u64 = 0;
+const KIND_REDUCE: u64 = 1;
+const KIND_TWO_PHASE: u64 = 2;
+const KIND_HIST: u64 = 3;
+const KIND_SEQUENTIAL: u64 = 4;
+/// `ARR_HIST_*` in arr_runtime.h.
+const HIST_ALLOC: u64 = 0;
+const HIST_MERGE: u64 = 1;
+
+/// Where a nest's free variables and carried values live in memory.
+struct Layout<'ctx> {
+    free: Vec<(VarId, Val<'ctx>)>,
+    env_ty: StructType<'ctx>,
+    carry_ty: StructType<'ctx>,
+    carry_fields: Vec<BasicTypeEnum<'ctx>>,
+    /// Per carried value (in `LoopNest::carried` order): first field, count.
+    carry_slices: Vec<(usize, usize)>,
+    /// Histogram nests: the bins arrays, whose data pointers follow the
+    /// carried values so that a chunk can be pointed at private bins.
+    bins: Vec<(VarId, ScalarType)>,
+}
+
+/// How a loop function treats histogram bins.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Bins {
+    Shared,
+    /// Every update is an atomic read-modify-write.
+    Atomic,
+    /// The bins' pointers come from the carry struct.
+    Private,
+}
+
+/// The open compare-and-swap loop of an atomic bin update: the bin's
+/// address, the value read (as bits) and the block that reads it again.
+pub(super) struct Cas<'ctx> {
+    ptr: PointerValue<'ctx>,
+    old_bits: IntValue<'ctx>,
+    retry: BasicBlock<'ctx>,
+}
+
+impl<'ctx> Gen<'ctx, '_> {
+    pub(super) fn nest(&mut self, fr: &mut Frame<'ctx>, nest: &LoopNest) -> Res<()> {
+        let mut plan = par::plan(nest);
+        let layout = self.layout(fr, nest)?;
+        if layout.bins.len() != nest.hists.iter().map(|h| h.bins.len()).sum::<usize>() {
+            // Bins of rows: neither atomics nor private scalar bins apply.
+            plan = ParPlan::Sequential("histogram of rows");
+        }
+        let caller_block = self.current_block()?;
+        let name = format!("{}.loop{}.{}", self.prefix, self.nests, origin_name(nest));
+        self.nests += 1;
+        let bins_mode = match plan {
+            ParPlan::Hist { atomic: true, .. } => Bins::Atomic,
+            _ => Bins::Shared,
+        };
+        let body = self.loop_function(nest, &layout, &nest.body, &name, bins_mode, false)?;
+        let null = self.ptr().const_null();
+        let mut fns = [null; 5];
+        let kind = match &plan {
+            ParPlan::Chunked => KIND_MAP,
+            ParPlan::Partials => KIND_REDUCE,
+            ParPlan::TwoPhase { totals } => {
+                let f = self.loop_function(
+                    nest,
+                    &layout,
+                    totals,
+                    &format!("{name}.totals"),
+                    Bins::Shared,
+                    true,
+                )?;
+                fns[0] = f.as_global_value().as_pointer_value();
+                KIND_TWO_PHASE
+            }
+            ParPlan::Hist { private, .. } => {
+                if *private {
+                    let f = self.loop_function(
+                        nest,
+                        &layout,
+                        &nest.body,
+                        &format!("{name}.private"),
+                        Bins::Private,
+                        false,
+                    )?;
+                    fns[3] = f.as_global_value().as_pointer_value();
+                    let h = self.hist_function(nest, &layout, &format!("{name}.hist"))?;
+                    fns[4] = h.as_global_value().as_pointer_value();
+                }
+                KIND_HIST
+            }
+            ParPlan::Sequential(_) => KIND_SEQUENTIAL,
+        };
+        if !layout.carry_slices.is_empty() {
+            let c = self.combine_function(nest, &layout, &format!("{name}.combine"), false)?;
+            fns[1] = c.as_global_value().as_pointer_value();
+            let p = self.combine_function(nest, &layout, &format!("{name}.prefix"), true)?;
+            fns[2] = p.as_global_value().as_pointer_value();
+        }
+
+        // The call, back in the caller.
+        self.builder.position_at_end(caller_block);
+        let env_slot = self.entry_alloca(fr.func, layout.env_ty.into())?;
+        let mut env_values = Vec::new();
+        for (_, val) in &layout.free {
+            env_values.extend(self.fields(val));
+        }
+        self.store_fields(layout.env_ty, env_slot, 0, &env_values)?;
+        let carry_slot = self.entry_alloca(fr.func, layout.carry_ty.into())?;
+        let carried: Vec<&Carried> = nest.carried().collect();
+        let mut inits = Vec::new();
+        for c in &carried {
+            inits.extend(self.fields(&self.val(fr, &c.init)?));
+        }
+        for (b, _) in &layout.bins {
+            if let Val::Array { ptr, .. } = self.val(fr, &Atom::Var(*b))? {
+                inits.push(ptr.into());
+            }
+        }
+        self.store_fields(layout.carry_ty, carry_slot, 0, &inits)?;
+        let width = self.int(fr, &nest.width)?;
+        self.count_nest_scalar_reads(nest)?;
+        let bins_count = match layout.bins.first() {
+            Some((b, _)) => match self.val(fr, &Atom::Var(*b))? {
+                Val::Array { shape, .. } => shape.first().copied(),
+                Val::Scalar(..) => None,
+            },
+            None => None,
+        };
+        let descriptor: [BasicValueEnum<'ctx>; 10] = [
+            body.as_global_value().as_pointer_value().into(),
+            fns[0].into(),
+            fns[1].into(),
+            fns[2].into(),
+            fns[3].into(),
+            fns[4].into(),
+            layout
+                .carry_ty
+                .size_of()
+                .ok_or_else(|| super::CodegenError("a carry struct without a size".into()))?
+                .into(),
+            self.const_i64(par::grain(nest)).into(),
+            bins_count.unwrap_or(self.const_i64(0)).into(),
+            self.ctx.i32_type().const_int(kind, false).into(),
+        ];
+        let desc_types: Vec<BasicTypeEnum> = descriptor.iter().map(|v| v.get_type()).collect();
+        let desc_ty = self.ctx.struct_type(&desc_types, false);
+        let desc_slot = self.entry_alloca(fr.func, desc_ty.into())?;
+        self.store_fields(desc_ty, desc_slot, 0, &descriptor)?;
+        let run_nest = self.runtime_fn(
+            "arr_run_nest",
+            &[
+                self.ptr().into(),
+                self.ptr().into(),
+                self.i64().into(),
+                self.ptr().into(),
+            ],
+        );
+        let args = [
+            desc_slot.into(),
+            env_slot.into(),
+            width.into(),
+            carry_slot.into(),
+        ];
+        if self.loop_depth > 0 {
+            // Inside another nest: on a pool thread the runtime would only
+            // call the body inline, so call it directly, where LLVM can see it.
+            let in_parallel = self.runtime_fn("arr_in_parallel", &[]);
+            let flag = self
+                .builder
+                .build_call(in_parallel, &[], "")?
+                .try_as_basic_value()
+                .basic()
+                .ok_or_else(|| super::CodegenError("arr_in_parallel returns nothing".into()))?
+                .into_int_value();
+            let flag = self.builder.build_int_compare(
+                IntPredicate::NE,
+                flag,
+                self.ctx.i32_type().const_zero(),
+                "",
+            )?;
+            let direct = self.ctx.append_basic_block(fr.func, "nest.inline");
+            let pooled = self.ctx.append_basic_block(fr.func, "nest.pool");
+            let after = self.ctx.append_basic_block(fr.func, "nest.done");
+            self.builder
+                .build_conditional_branch(flag, direct, pooled)?;
+            self.builder.position_at_end(direct);
+            let zero = self.const_i64(0);
+            self.builder.build_call(
+                body,
+                &[
+                    env_slot.into(),
+                    zero.into(),
+                    width.into(),
+                    carry_slot.into(),
+                ],
+                "",
+            )?;
+            self.builder.build_unconditional_branch(after)?;
+            self.builder.position_at_end(pooled);
+            self.builder.build_call(run_nest, &args, "")?;
+            self.builder.build_unconditional_branch(after)?;
+            self.builder.position_at_end(after);
+        } else {
+            self.builder.build_call(run_nest, &args, "")?;
+        }
+        self.count_nest_reduction_writes(nest)?;
+        // Final carried values: reductions' results and compaction counts.
+        let mut finals = Vec::new();
+        for (c, &(first, len)) in carried.iter().zip(&layout.carry_slices) {
+            let loaded = self.load_fields(&layout, carry_slot, first, len)?;
+            finals.push(self.val_of_fields(c.var.ty, &loaded)?);
+        }
+        let mut finals = finals.into_iter();
+        for r in &nest.reductions {
+            for v in &r.results {
+                let x = finals.next().ok_or(super::CodegenError(
+                    "reduction without a carried value".into(),
+                ))?;
+                fr.vals.insert(v.id, x);
+            }
+        }
+        let scans: usize = nest.scans.iter().map(|s| s.carried.len()).sum();
+        let mut finals = finals.skip(scans);
+        for c in &nest.compactions {
+            let x = finals
+                .next()
+                .ok_or(super::CodegenError("compaction without a count".into()))?;
+            fr.vals.insert(c.result.id, x);
+        }
+        Ok(())
+    }
+
+    fn layout(&self, fr: &Frame<'ctx>, nest: &LoopNest) -> Res<Layout<'ctx>> {
+        let free: Vec<(VarId, Val<'ctx>)> = nest
+            .free_vars()
+            .into_iter()
+            .map(|v| Ok((v, self.val(fr, &Atom::Var(v))?)))
+            .collect::<Res<_>>()?;
+        let mut env_fields: Vec<BasicTypeEnum> = Vec::new();
+        for (_, val) in &free {
+            env_fields.extend(self.field_types(super::val_type(val)));
+        }
+        let env_ty = self.ctx.struct_type(&env_fields, false);
+        let mut carry_fields = Vec::new();
+        let mut carry_slices = Vec::new();
+        for c in nest.carried() {
+            let types = self.field_types(c.var.ty);
+            carry_slices.push((carry_fields.len(), types.len()));
+            carry_fields.extend(types);
+        }
+        let mut bins = Vec::new();
+        for h in &nest.hists {
+            for b in &h.bins {
+                if let Val::Array { elem, shape, .. } = self.val(fr, &Atom::Var(*b))? {
+                    if shape.len() == 1 {
+                        bins.push((*b, elem));
+                        carry_fields.push(self.ptr().into());
+                    }
+                }
+            }
+        }
+        let carry_ty = self.ctx.struct_type(&carry_fields, false);
+        Ok(Layout {
+            free,
+            env_ty,
+            carry_ty,
+            carry_fields,
+            carry_slices,
+            bins,
+        })
+    }
+
+    fn store_fields(
+        &self,
+        ty: StructType<'ctx>,
+        slot: PointerValue<'ctx>,
+        first: usize,
+        values: &[BasicValueEnum<'ctx>],
+    ) -> Res<()> {
+        for (k, v) in values.iter().enumerate() {
+            let p = self
+                .builder
+                .build_struct_gep(ty, slot, (first + k) as u32, "")?;
+            self.builder.build_store(p, *v)?;
+        }
+        Ok(())
+    }
+
+    fn load_fields(
+        &self,
+        layout: &Layout<'ctx>,
+        slot: PointerValue<'ctx>,
+        first: usize,
+        len: usize,
+    ) -> Res<Vec<BasicValueEnum<'ctx>>> {
+        let mut out = Vec::new();
+        for k in first..first + len {
+            let p = self
+                .builder
+                .build_struct_gep(layout.carry_ty, slot, k as u32, "")?;
+            out.push(self.builder.build_load(layout.carry_fields[k], p, "")?);
+        }
+        Ok(out)
+    }
+
+    /// A new internal function with pointer and `i64` parameters as given
+    /// (`true` for a pointer), positioned in its entry block, with the
+    /// nest's environment (its first parameter) loaded.
+    fn outlined(
+        &mut self,
+        layout: &Layout<'ctx>,
+        name: &str,
+        params: &[BasicTypeEnum<'ctx>],
+    ) -> Res<(FunctionValue<'ctx>, Frame<'ctx>)> {
+        let params: Vec<_> = params.iter().map(|t| (*t).into()).collect();
+        let fn_ty = self.ctx.void_type().fn_type(&params, false);
+        let func = self
+            .module
+            .add_function(name, fn_ty, Some(Linkage::Internal));
+        let entry = self.ctx.append_basic_block(func, "entry");
+        self.builder.position_at_end(entry);
+        let mut frame = Frame {
+            func,
+            vals: HashMap::new(),
+        };
+        let env = param_ptr(func, 0)?;
+        let mut field = 0u32;
+        for (v, val) in &layout.free {
+            let mut loaded = Vec::new();
+            for ty in self.field_types(super::val_type(val)) {
+                let p = self
+                    .builder
+                    .build_struct_gep(layout.env_ty, env, field, "")?;
+                field += 1;
+                loaded.push(self.builder.build_load(ty, p, "")?);
+            }
+            frame
+                .vals
+                .insert(*v, self.val_of_fields(super::val_type(val), &loaded)?);
+        }
+        Ok((func, frame))
+    }
+
+    /// `void NAME(env, start, end, carry)` running `body` over the
+    /// iterations `[start, end)`. With `totals_only`, only the scans' and
+    /// compactions' carried values advance (phase 1 of a two-phase nest).
+    fn loop_function(
+        &mut self,
+        nest: &LoopNest,
+        layout: &Layout<'ctx>,
+        body: &Block,
+        name: &str,
+        bins: Bins,
+        totals_only: bool,
+    ) -> Res<FunctionValue<'ctx>> {
+        let ptr = self.ptr().into();
+        let i64t = self.i64().into();
+        let (func, mut inner) = self.outlined(layout, name, &[ptr, i64t, i64t, ptr])?;
+        let start = func
+            .get_nth_param(1)
+            .ok_or_else(missing_param)?
+            .into_int_value();
+        let end = func
+            .get_nth_param(2)
+            .ok_or_else(missing_param)?
+            .into_int_value();
+        let carry = param_ptr(func, 3)?;
+        let entry = self.current_block()?;
+        if bins == Bins::Private {
+            let first = layout.carry_slices.iter().map(|(_, n)| n).sum::<usize>();
+            for (k, (b, _)) in layout.bins.iter().enumerate() {
+                let loaded = self.load_fields(layout, carry, first + k, 1)?;
+                if let (Some(Val::Array { elem, shape, .. }), Some(p)) =
+                    (inner.vals.get(b).cloned(), loaded.first())
+                {
+                    let ptr = p.into_pointer_value();
+                    inner.vals.insert(*b, Val::Array { ptr, elem, shape });
+                }
+            }
+        }
+        let carried: Vec<&Carried> = nest.carried().collect();
+        let reduction_values: usize = nest.reductions.iter().map(|r| r.carried.len()).sum();
+        let mut slots = Vec::new();
+        for (k, ty) in layout.carry_fields.iter().enumerate() {
+            if k >= carried_field_count(layout) {
+                break;
+            }
+            let slot = self.builder.build_alloca(*ty, "carried")?;
+            let p = self
+                .builder
+                .build_struct_gep(layout.carry_ty, carry, k as u32, "")?;
+            let init = self.builder.build_load(*ty, p, "")?;
+            self.builder.build_store(slot, init)?;
+            slots.push(slot);
+        }
+        let header = self.ctx.append_basic_block(func, "loop");
+        let body_block = self.ctx.append_basic_block(func, "body");
+        let exit = self.ctx.append_basic_block(func, "exit");
+        self.builder.build_unconditional_branch(header)?;
+        self.builder.position_at_end(header);
+        let i = self.builder.build_phi(self.i64(), "i")?;
+        i.add_incoming(&[(&start, entry)]);
+        let iv = i.as_basic_value().into_int_value();
+        let more = self
+            .builder
+            .build_int_compare(IntPredicate::SLT, iv, end, "")?;
+        self.builder
+            .build_conditional_branch(more, body_block, exit)?;
+        self.builder.position_at_end(body_block);
+        inner
+            .vals
+            .insert(nest.index.id, Val::Scalar(iv.into(), ScalarType::I64));
+        for (c, &(first, len)) in carried.iter().zip(&layout.carry_slices) {
+            let mut loaded = Vec::new();
+            let fields = layout.carry_fields.iter().zip(&slots);
+            for (ty, slot) in fields.skip(first).take(len) {
+                loaded.push(self.builder.build_load(*ty, *slot, "")?);
+            }
+            inner
+                .vals
+                .insert(c.var.id, self.val_of_fields(c.var.ty, &loaded)?);
+        }
+        let saved_bin = self.atomic_bin.take();
+        let saved_counting = self.counting_suppressed;
+        if bins == Bins::Atomic {
+            self.atomic_bin = layout.bins.first().map(|(b, _)| *b);
+        }
+        // Phase 1 re-reads what phase 2 reads; traffic counts one pass.
+        self.counting_suppressed |= totals_only;
+        self.loop_depth += 1;
+        let generated = self.block(&mut inner, body);
+        self.loop_depth -= 1;
+        self.atomic_bin = saved_bin;
+        self.counting_suppressed = saved_counting;
+        generated?;
+        for (j, (c, &(first, _))) in carried.iter().zip(&layout.carry_slices).enumerate() {
+            if totals_only && j < reduction_values {
+                continue;
+            }
+            let fields = self.fields(&self.val(&inner, &c.next)?);
+            for (k, v) in fields.iter().enumerate() {
+                self.builder.build_store(slots[first + k], *v)?;
+            }
+        }
+        let next = self.builder.build_int_add(iv, self.const_i64(1), "")?;
+        let latch = self.current_block()?;
+        self.builder.build_unconditional_branch(header)?;
+        i.add_incoming(&[(&next, latch)]);
+        self.builder.position_at_end(exit);
+        for (k, (slot, ty)) in slots.iter().zip(&layout.carry_fields).enumerate() {
+            let v = self.builder.build_load(*ty, *slot, "")?;
+            let p = self
+                .builder
+                .build_struct_gep(layout.carry_ty, carry, k as u32, "")?;
+            self.builder.build_store(p, v)?;
+        }
+        self.builder.build_return(None)?;
+        Ok(func)
+    }
+
+    /// `void NAME(env, acc, other)`. Without `prefix`: reductions combine
+    /// (`acc = acc op other`) and scans and compactions take `other`'s
+    /// values, which makes a left fold over the chunks end with the last
+    /// chunk's. With `prefix`: scans and compactions combine and reductions
+    /// stay as they are (the running carry-in of phase 2).
+    fn combine_function(
+        &mut self,
+        nest: &LoopNest,
+        layout: &Layout<'ctx>,
+        name: &str,
+        prefix: bool,
+    ) -> Res<FunctionValue<'ctx>> {
+        let ptr = self.ptr().into();
+        let (func, mut frame) = self.outlined(layout, name, &[ptr, ptr, ptr])?;
+        let acc = param_ptr(func, 1)?;
+        let other = param_ptr(func, 2)?;
+        let mut slices = layout.carry_slices.iter();
+        let mut groups: Vec<(Vec<&Carried>, Option<&Operator>, bool)> = Vec::new();
+        for r in &nest.reductions {
+            groups.push((r.carried.iter().collect(), Some(&r.op), false));
+        }
+        for s in &nest.scans {
+            groups.push((s.carried.iter().collect(), Some(&s.op), true));
+        }
+        for c in &nest.compactions {
+            groups.push((vec![&c.count], None, true));
+        }
+        for (carried, op, is_prefix) in groups {
+            let my_slices: Vec<(usize, usize)> = carried
+                .iter()
+                .filter_map(|_| slices.next().copied())
+                .collect();
+            let mut lefts = Vec::new();
+            let mut rights = Vec::new();
+            for (c, &(first, len)) in carried.iter().zip(&my_slices) {
+                let l = self.load_fields(layout, acc, first, len)?;
+                let r = self.load_fields(layout, other, first, len)?;
+                lefts.push(self.val_of_fields(c.var.ty, &l)?);
+                rights.push(self.val_of_fields(c.var.ty, &r)?);
+            }
+            let results: Vec<Val<'ctx>> = if is_prefix != prefix {
+                if prefix {
+                    continue;
+                }
+                rights
+            } else if let Some(op) = op {
+                for (p, v) in op.params.iter().zip(lefts.iter().chain(&rights)) {
+                    frame.vals.insert(p.id, v.clone());
+                }
+                self.block(&mut frame, &op.body)?;
+                op.results
+                    .iter()
+                    .map(|a| self.val(&frame, a))
+                    .collect::<Res<_>>()?
+            } else {
+                // A compaction count: kept elements add up.
+                let (Some(Val::Scalar(l, t)), Some(Val::Scalar(r, _))) =
+                    (lefts.first(), rights.first())
+                else {
+                    return err("a compaction count is not a scalar");
+                };
+                let sum = self
+                    .builder
+                    .build_int_add(l.into_int_value(), r.into_int_value(), "")?;
+                vec![Val::Scalar(sum.into(), *t)]
+            };
+            for (v, &(first, _)) in results.iter().zip(&my_slices) {
+                let fields = self.fields(v);
+                self.store_fields(layout.carry_ty, acc, first, &fields)?;
+            }
+        }
+        self.builder.build_return(None)?;
+        Ok(func)
+    }
+
+    /// `void NAME(env, op, a, b)` for private histogram bins (`ARR_HIST_*`).
+    fn hist_function(
+        &mut self,
+        nest: &LoopNest,
+        layout: &Layout<'ctx>,
+        name: &str,
+    ) -> Res<FunctionValue<'ctx>> {
+        let ptr = self.ptr().into();
+        let i32t = self.ctx.i32_type().into();
+        let (func, mut frame) = self.outlined(layout, name, &[ptr, i32t, ptr, ptr])?;
+        let op_code = func
+            .get_nth_param(1)
+            .ok_or_else(missing_param)?
+            .into_int_value();
+        let a = param_ptr(func, 2)?;
+        let b = param_ptr(func, 3)?;
+        let first = carried_field_count(layout);
+        let shapes: Vec<(ScalarType, IntValue<'ctx>)> = layout
+            .bins
+            .iter()
+            .map(|(bin, elem)| match frame.vals.get(bin) {
+                Some(Val::Array { shape, .. }) => Ok((*elem, shape[0])),
+                _ => err("histogram bins are not an array"),
+            })
+            .collect::<Res<_>>()?;
+        let alloc = self.ctx.append_basic_block(func, "alloc");
+        let merge = self.ctx.append_basic_block(func, "merge");
+        let free = self.ctx.append_basic_block(func, "free");
+        let i32 = self.ctx.i32_type();
+        self.builder.build_switch(
+            op_code,
+            free,
+            &[
+                (i32.const_int(HIST_ALLOC, false), alloc),
+                (i32.const_int(HIST_MERGE, false), merge),
+            ],
+        )?;
+        // Fresh bins holding the neutral element.
+        self.builder.position_at_end(alloc);
+        let neutral: Vec<&Atom> = nest.hists.iter().flat_map(|h| &h.neutral).collect();
+        for (k, &(elem, n)) in shapes.iter().enumerate() {
+            let bytes = self
+                .builder
+                .build_int_mul(n, self.const_i64(elem.bytes() as i64), "")?;
+            let p = self.alloc_bytes(bytes)?;
+            self.store_fields(layout.carry_ty, a, first + k, &[p.into()])?;
+            let (ne, t) = match neutral.get(k) {
+                Some(atom) => self.scalar(&frame, atom)?,
+                None => return err("histogram without a neutral element"),
+            };
+            let ne = self.store_to_mem(ne, t)?;
+            self.counted_loop(func, n, |g, i| {
+                let q = g.offset_ptr(p, elem, &[n], &[i])?;
+                g.builder.build_store(q, ne)?;
+                Ok(())
+            })?;
+        }
+        self.builder.build_return(None)?;
+        // a[i] = op(a[i], b[i]) for every bin.
+        self.builder.position_at_end(merge);
+        let pointers = |g: &Self, slot| -> Res<Vec<PointerValue<'ctx>>> {
+            let loaded = g.load_fields(layout, slot, first, layout.bins.len())?;
+            Ok(loaded.iter().map(|v| v.into_pointer_value()).collect())
+        };
+        let dst = pointers(self, a)?;
+        let src = pointers(self, b)?;
+        let ops: Vec<&Operator> = nest.hists.iter().map(|h| &h.op).collect();
+        let n = shapes.first().map(|s| s.1).unwrap_or(self.const_i64(0));
+        self.counted_loop(func, n, |g, i| {
+            let mut k = 0;
+            for (h, op) in nest.hists.iter().zip(&ops) {
+                let mut lefts = Vec::new();
+                let mut rights = Vec::new();
+                let mut addrs = Vec::new();
+                for _ in &h.bins {
+                    let (elem, len) = shapes[k];
+                    let pd = g.offset_ptr(dst[k], elem, &[len], &[i])?;
+                    let ps = g.offset_ptr(src[k], elem, &[len], &[i])?;
+                    let x = g.builder.build_load(g.mem_type(elem), pd, "")?;
+                    let y = g.builder.build_load(g.mem_type(elem), ps, "")?;
+                    lefts.push(Val::Scalar(g.load_from_mem(x, elem)?, elem));
+                    rights.push(Val::Scalar(g.load_from_mem(y, elem)?, elem));
+                    addrs.push(pd);
+                    k += 1;
+                }
+                for (p, v) in op.params.iter().zip(lefts.iter().chain(&rights)) {
+                    frame.vals.insert(p.id, v.clone());
+                }
+                g.block(&mut frame, &op.body)?;
+                for (r, pd) in op.results.iter().zip(addrs) {
+                    let (v, t) = g.scalar(&frame, r)?;
+                    let v = g.store_to_mem(v, t)?;
+                    g.builder.build_store(pd, v)?;
+                }
+            }
+            Ok(())
+        })?;
+        self.builder.build_return(None)?;
+        self.builder.position_at_end(free);
+        let arr_free = self.runtime_fn("arr_free", &[self.ptr().into()]);
+        for p in pointers(self, a)? {
+            self.builder.build_call(arr_free, &[p.into()], "")?;
+        }
+        self.builder.build_return(None)?;
+        Ok(func)
+    }
+
+    /// `for i in 0..n { body(i) }` in `func` at the current position.
+    fn counted_loop(
+        &mut self,
+        func: FunctionValue<'ctx>,
+        n: IntValue<'ctx>,
+        mut body: impl FnMut(&mut Self, IntValue<'ctx>) -> Res<()>,
+    ) -> Res<()> {
+        let before = self.current_block()?;
+        let header = self.ctx.append_basic_block(func, "fill");
+        let inside = self.ctx.append_basic_block(func, "fill.body");
+        let done = self.ctx.append_basic_block(func, "fill.done");
+        self.builder.build_unconditional_branch(header)?;
+        self.builder.position_at_end(header);
+        let i = self.builder.build_phi(self.i64(), "i")?;
+        i.add_incoming(&[(&self.const_i64(0), before)]);
+        let iv = i.as_basic_value().into_int_value();
+        let more = self
+            .builder
+            .build_int_compare(IntPredicate::SLT, iv, n, "")?;
+        self.builder.build_conditional_branch(more, inside, done)?;
+        self.builder.position_at_end(inside);
+        body(self, iv)?;
+        let next = self.builder.build_int_add(iv, self.const_i64(1), "")?;
+        let latch = self.current_block()?;
+        self.builder.build_unconditional_branch(header)?;
+        i.add_incoming(&[(&next, latch)]);
+        self.builder.position_at_end(done);
+        Ok(())
+    }
+
+    // ---- atomic histogram updates -----------------------------------------
+
+    /// `old = bins[i]; r = old op v; bins[i] = r` with an operator the
+    /// processor has an atomic instruction for: one `atomicrmw`. Returns
+    /// how many statements it covered (0: not this pattern).
+    pub(super) fn atomic_rmw(&mut self, fr: &mut Frame<'ctx>, stmts: &[Stmt]) -> Res<usize> {
+        let Some(bin) = self.atomic_bin else {
+            return Ok(0);
+        };
+        let [Stmt::Read {
+            var: old,
+            array,
+            index,
+            check: None,
+        }, Stmt::Let {
+            var: result,
+            exp: crate::loopy::ir::ScalarExp::BinOp(op, x, y),
+            ..
+        }, Stmt::Write {
+            array: written,
+            index: written_at,
+            value: Atom::Var(value),
+        }, ..] = stmts
+        else {
+            return Ok(0);
+        };
+        if *array != bin || *written != bin || written_at != index || *value != result.id {
+            return Ok(0);
+        }
+        let operand = match (x, y) {
+            (Atom::Var(v), other) | (other, Atom::Var(v)) if *v == old.id => *other,
+            _ => return Ok(0),
+        };
+        if operand == Atom::Var(old.id) {
+            return Ok(0);
+        }
+        let elem = old.ty.elem();
+        let signed = matches!(
+            elem,
+            ScalarType::I8 | ScalarType::I16 | ScalarType::I32 | ScalarType::I64
+        );
+        let unsigned = matches!(
+            elem,
+            ScalarType::U8 | ScalarType::U16 | ScalarType::U32 | ScalarType::U64
+        );
+        if !signed && !unsigned {
+            return Ok(0);
+        }
+        let rmw = match op {
+            BinOp::Add => AtomicRMWBinOp::Add,
+            BinOp::And => AtomicRMWBinOp::And,
+            BinOp::Or => AtomicRMWBinOp::Or,
+            BinOp::Xor => AtomicRMWBinOp::Xor,
+            BinOp::Min if signed => AtomicRMWBinOp::Min,
+            BinOp::Max if signed => AtomicRMWBinOp::Max,
+            BinOp::Min => AtomicRMWBinOp::UMin,
+            BinOp::Max => AtomicRMWBinOp::UMax,
+            _ => return Ok(0),
+        };
+        let (ptr, elem, shape) = self.array(fr, bin)?;
+        let idx = self.checked_index(fr, &shape, index, None)?;
+        let p = self.offset_ptr(ptr, elem, &shape, &idx)?;
+        let v = self.int(fr, &operand)?;
+        self.builder
+            .build_atomicrmw(rmw, p, v, AtomicOrdering::Monotonic)?;
+        self.count_one(super::traffic::Counter::Reads)?;
+        self.count_one(super::traffic::Counter::Writes)?;
+        Ok(3)
+    }
+
+    /// The read that opens a compare-and-swap update of a bin: an atomic
+    /// load in a block the matching write branches back to when another
+    /// thread changed the bin in between.
+    pub(super) fn cas_read(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        var: &crate::core::ir::Var,
+        array: VarId,
+        index: &[Atom],
+    ) -> Res<()> {
+        let (ptr, elem, shape) = self.array(fr, array)?;
+        let idx = self.checked_index(fr, &shape, index, None)?;
+        let p = self.offset_ptr(ptr, elem, &shape, &idx)?;
+        let retry = self.ctx.append_basic_block(fr.func, "cas.retry");
+        self.builder.build_unconditional_branch(retry)?;
+        self.builder.position_at_end(retry);
+        let bits_ty = match elem.bytes() {
+            1 => self.ctx.i8_type(),
+            2 => self.ctx.i16_type(),
+            4 => self.ctx.i32_type(),
+            _ => self.ctx.i64_type(),
+        };
+        let load = self.builder.build_load(bits_ty, p, "old")?;
+        if let Some(inst) = load.as_instruction_value() {
+            inst.set_alignment(elem.bytes() as u32)
+                .map_err(|e| super::CodegenError(format!("atomic load: {e}")))?;
+            inst.set_atomic_ordering(AtomicOrdering::Monotonic)
+                .map_err(|e| super::CodegenError(format!("atomic load: {e}")))?;
+        }
+        let old_bits = load.into_int_value();
+        let mem = self
+            .builder
+            .build_bit_cast(old_bits, self.mem_type(elem), "")?;
+        let v = self.load_from_mem(mem, elem)?;
+        fr.vals.insert(var.id, Val::Scalar(v, elem));
+        self.cas = Some(Cas {
+            ptr: p,
+            old_bits,
+            retry,
+        });
+        Ok(())
+    }
+
+    /// The write that closes a compare-and-swap update.
+    pub(super) fn cas_write(&mut self, fr: &mut Frame<'ctx>, value: &Atom) -> Res<()> {
+        let Some(cas) = self.cas.take() else {
+            return err("an atomic bin written without being read");
+        };
+        let (v, t) = self.scalar(fr, value)?;
+        let mem = self.store_to_mem(v, t)?;
+        let new_bits = self
+            .builder
+            .build_bit_cast(mem, cas.old_bits.get_type(), "")?
+            .into_int_value();
+        let pair = self.builder.build_cmpxchg(
+            cas.ptr,
+            cas.old_bits,
+            new_bits,
+            AtomicOrdering::Monotonic,
+            AtomicOrdering::Monotonic,
+        )?;
+        let swapped = self
+            .builder
+            .build_extract_value(pair, 1, "swapped")?
+            .into_int_value();
+        let done = self.ctx.append_basic_block(fr.func, "cas.done");
+        self.builder
+            .build_conditional_branch(swapped, done, cas.retry)?;
+        self.builder.position_at_end(done);
+        self.count_one(super::traffic::Counter::Reads)?;
+        self.count_one(super::traffic::Counter::Writes)?;
+        Ok(())
+    }
+}
+
+fn carried_field_count(layout: &Layout) -> usize {
+    layout.carry_slices.iter().map(|(_, n)| n).sum()
+}
+
+fn missing_param() -> super::CodegenError {
+    super::CodegenError("outlined function without its parameters".into())
+}
+
+fn param_ptr(func: FunctionValue, k: u32) -> Res<PointerValue> {
+    Ok(func
+        .get_nth_param(k)
+        .ok_or_else(missing_param)?
+        .into_pointer_value())
+}
+
+fn origin_name(nest: &LoopNest) -> String {
+    match nest.origin {
+        Origin::Cluster(c) => format!("cluster{}", c.0),
+        Origin::Nested(l) => format!("soac{l}"),
+        Origin::Iota => "iota".to_string(),
+        Origin::Replicate => "replicate".to_string(),
+        Origin::Transpose => "transpose".to_string(),
+        Origin::Reverse => "reverse".to_string(),
+        Origin::Rotate => "rotate".to_string(),
+        Origin::Slice => "slice".to_string(),
+    }
+}

@@ -1,0 +1,290 @@
+//! Parallel plans: how a multicore backend runs each `LoopNest` (a
+//! `LoopNest` in, a `ParPlan` out), shared by the code generator and the
+//! `--emit loopy` printer.
+//!
+//! - Independent iterations (maps, scatters): chunks on all threads.
+//! - Reductions: per-chunk partial results combined in chunk order.
+//! - Scans and compactions: reduce-then-scan. Phase 1 runs the *totals*
+//!   slice of the body (only what the scans' and compactions' carried values
+//!   need, no writes) on every chunk; a sequential scan of the totals gives
+//!   each chunk its carry-in; phase 2 runs the body on every chunk from its
+//!   carry-in. Reductions in the same nest restart from their neutral
+//!   element in every chunk of phase 2 and are combined as partials.
+//! - Histograms: atomic read-modify-write, or private bins per thread when
+//!   they are few (decided at run time from the sizes).
+//! - Anything else (a carried array, a scan whose totals would run a check
+//!   on a value that is only right in phase 2) runs sequentially; nests
+//!   inside it may still run in parallel.
+
+use super::ir::{block_vars, Block, LoopNest, Parallelism, ScalarExp, SeqForm, Stmt};
+use crate::core::ir::{Atom, BinOp, Type, VarId};
+use std::collections::{BTreeSet, HashSet};
+
+/// The execution strategy of one nest.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParPlan {
+    Chunked,
+    Partials,
+    /// Reduce-then-scan with the totals body of phase 1.
+    TwoPhase {
+        totals: Block,
+    },
+    /// Histogram updates; `atomic` when every update can be one atomic
+    /// operation on a scalar bin (otherwise only private bins are used).
+    Hist {
+        atomic: bool,
+        private: bool,
+    },
+    Sequential(&'static str),
+}
+
+impl ParPlan {
+    /// How the plan reads in `--emit loopy`.
+    pub fn describe(&self, par: Parallelism) -> String {
+        match self {
+            ParPlan::Chunked => "chunked".into(),
+            ParPlan::Partials => "per-chunk partials".into(),
+            ParPlan::TwoPhase { .. } if par == Parallelism::Compact => "count-then-compact".into(),
+            ParPlan::TwoPhase { .. } => "reduce-then-scan".into(),
+            ParPlan::Hist { atomic, private } => match (atomic, private) {
+                (true, true) => "atomic or private bins by size".into(),
+                (true, false) => "atomic".into(),
+                _ => "private bins".into(),
+            },
+            ParPlan::Sequential(why) => format!("sequential: {why}"),
+        }
+    }
+}
+
+pub fn plan(nest: &LoopNest) -> ParPlan {
+    if nest.carried().any(|c| matches!(c.var.ty, Type::Array(..))) {
+        return ParPlan::Sequential("carries an array");
+    }
+    match nest.par {
+        Parallelism::Map | Parallelism::Scatter => ParPlan::Chunked,
+        Parallelism::Reduce => ParPlan::Partials,
+        Parallelism::Scan | Parallelism::Compact => match totals_body(nest) {
+            Some(totals) => ParPlan::TwoPhase { totals },
+            None => ParPlan::Sequential("a scan's totals depend on another carried value"),
+        },
+        // One bins array can be updated by compare-and-swap; several must
+        // change together, so only private bins keep them consistent. Bins
+        // of rows are left to the code generator, which knows the ranks.
+        Parallelism::Hist => ParPlan::Hist {
+            atomic: nest.hists.len() == 1 && nest.hists[0].bins.len() == 1,
+            private: true,
+        },
+    }
+}
+
+/// Iterations worth handing to a thread: fewer for heavier bodies (an inner
+/// loop counts as heavy), so that a chunk costs at least a few microseconds.
+pub fn grain(nest: &LoopNest) -> i64 {
+    let cost = block_cost(&nest.body).max(1);
+    (32_768 / cost).clamp(1, 4096) as i64
+}
+
+fn block_cost(block: &Block) -> u64 {
+    block
+        .iter()
+        .map(|s| match s {
+            Stmt::If {
+                then_block,
+                else_block,
+                ..
+            } => 1 + block_cost(then_block).max(block_cost(else_block)),
+            Stmt::SeqLoop(lp) => 1 + 64 * block_cost(&lp.body),
+            Stmt::Loop(inner) => 1 + 64 * block_cost(&inner.body),
+            Stmt::Copy { .. } => 16,
+            _ => 1,
+        })
+        .fold(0u64, |a, b| a.saturating_add(b))
+}
+
+/// The slice of the body that computes the scans' and compactions' next
+/// values, or `None` when running it on a chunk without its carry-in could
+/// go wrong: it would check (and fail on) a value derived from a carried
+/// value, write to an array from outside the body, or feed one scan's
+/// carried value into another's total.
+pub fn totals_body(nest: &LoopNest) -> Option<Block> {
+    let groups: Vec<(Vec<VarId>, Vec<&Atom>)> = nest
+        .scans
+        .iter()
+        .map(|s| {
+            (
+                s.carried.iter().map(|c| c.var.id).collect(),
+                s.carried.iter().map(|c| &c.next).collect(),
+            )
+        })
+        .chain(
+            nest.compactions
+                .iter()
+                .map(|c| (vec![c.count.var.id], vec![&c.count.next])),
+        )
+        .collect();
+    if groups.is_empty() {
+        return None;
+    }
+    let mut local = BTreeSet::new();
+    let mut local_defs = HashSet::new();
+    block_vars(&nest.body, &mut local, &mut local_defs);
+    let mut needed: HashSet<VarId> = groups
+        .iter()
+        .flat_map(|(_, nexts)| nexts.iter().filter_map(|a| atom_var(a)))
+        .collect();
+    // Frees come after the last use, so the slice is grown to a fixed point.
+    let totals = loop {
+        let before = needed.len();
+        let sliced = slice(&nest.body, &mut needed, &local_defs);
+        if needed.len() == before {
+            break sliced;
+        }
+    };
+    if writes_outside(&totals, &local_defs) {
+        return None;
+    }
+    for (k, (vars, _)) in groups.iter().enumerate() {
+        let mut tainted: HashSet<VarId> = vars.iter().copied().collect();
+        if !taint_is_harmless(&totals, &mut tainted) {
+            return None;
+        }
+        let others = groups.iter().enumerate().filter(|(j, _)| *j != k);
+        let leaks = others
+            .flat_map(|(_, (_, nexts))| nexts.iter())
+            .any(|a| atom_var(a).is_some_and(|v| tainted.contains(&v)));
+        if leaks {
+            return None;
+        }
+    }
+    Some(totals)
+}
+
+fn atom_var(a: &Atom) -> Option<VarId> {
+    match a {
+        Atom::Var(v) => Some(*v),
+        Atom::Const(_) => None,
+    }
+}
+
+fn stmt_vars(stmt: &Stmt) -> (BTreeSet<VarId>, HashSet<VarId>) {
+    let mut uses = BTreeSet::new();
+    let mut defs = HashSet::new();
+    block_vars(std::slice::from_ref(stmt), &mut uses, &mut defs);
+    (uses, defs)
+}
+
+/// Keeps, in order, the statements of `block` that define something in
+/// `needed` (growing it with their uses), plus writes and checks on needed
+/// arrays defined in the body, and frees of needed arrays.
+fn slice(block: &Block, needed: &mut HashSet<VarId>, local: &HashSet<VarId>) -> Block {
+    let mut kept = Vec::new();
+    for stmt in block.iter().rev() {
+        let keep = match stmt {
+            Stmt::If {
+                results,
+                cond,
+                then_block,
+                then_results,
+                else_block,
+                else_results,
+            } => {
+                if results.iter().any(|r| needed.contains(&r.id)) {
+                    needed.extend(then_results.iter().chain(else_results).filter_map(atom_var));
+                    needed.extend(atom_var(cond));
+                    let then_block = slice(then_block, needed, local);
+                    let else_block = slice(else_block, needed, local);
+                    kept.push(Stmt::If {
+                        results: results.clone(),
+                        cond: *cond,
+                        then_block,
+                        then_results: then_results.clone(),
+                        else_block,
+                        else_results: else_results.clone(),
+                    });
+                }
+                continue;
+            }
+            Stmt::Write { array, .. } | Stmt::Copy { array, .. } => {
+                needed.contains(array) && local.contains(array)
+            }
+            Stmt::BoundsCheck { array, .. } => needed.contains(array),
+            Stmt::Free(array) => needed.contains(array),
+            Stmt::Assert { .. } | Stmt::AssertEq { .. } | Stmt::SliceCheck { .. } => false,
+            _ => {
+                let (_, defs) = stmt_vars(stmt);
+                defs.iter().any(|d| needed.contains(d))
+            }
+        };
+        if keep {
+            let (uses, _) = stmt_vars(stmt);
+            needed.extend(uses);
+            kept.push(stmt.clone());
+        }
+    }
+    kept.reverse();
+    kept
+}
+
+/// Whether a statement of `block` (at any depth) writes to an array that
+/// is not defined in the body.
+fn writes_outside(block: &Block, local: &HashSet<VarId>) -> bool {
+    block.iter().any(|stmt| match stmt {
+        Stmt::Write { array, .. } | Stmt::Copy { array, .. } | Stmt::InPlace { array, .. } => {
+            !local.contains(array)
+        }
+        Stmt::If {
+            then_block,
+            else_block,
+            ..
+        } => writes_outside(then_block, local) || writes_outside(else_block, local),
+        Stmt::SeqLoop(lp) => writes_outside(&lp.body, local),
+        Stmt::Loop(inner) => writes_outside(&inner.body, local),
+        _ => false,
+    })
+}
+
+/// Follows `tainted` forward through `block`; false when a statement that
+/// may stop the program (a check, a division, an allocation) depends on it.
+fn taint_is_harmless(block: &Block, tainted: &mut HashSet<VarId>) -> bool {
+    for stmt in block {
+        let (uses, defs) = stmt_vars(stmt);
+        if !uses.iter().any(|u| tainted.contains(u)) {
+            continue;
+        }
+        if can_fail(stmt) {
+            return false;
+        }
+        tainted.extend(defs);
+    }
+    true
+}
+
+fn can_fail(stmt: &Stmt) -> bool {
+    match stmt {
+        Stmt::Let { exp, .. } => matches!(
+            exp,
+            ScalarExp::BinOp(BinOp::Div | BinOp::Mod | BinOp::Quot | BinOp::Rem, _, _)
+        ),
+        Stmt::Read { check, .. } | Stmt::Row { check, .. } => check.is_some(),
+        Stmt::Write { .. } | Stmt::View { .. } | Stmt::Free(_) | Stmt::InPlace { .. } => false,
+        Stmt::If {
+            then_block,
+            else_block,
+            ..
+        } => then_block.iter().chain(else_block).any(can_fail),
+        Stmt::SeqLoop(lp) => {
+            let cond_can_fail = match &lp.form {
+                SeqForm::While { cond, .. } => cond.iter().any(can_fail),
+                SeqForm::For { .. } => false,
+            };
+            cond_can_fail || lp.body.iter().any(can_fail)
+        }
+        Stmt::Loop(inner) => inner.body.iter().any(can_fail),
+        Stmt::Copy { .. } => false,
+        Stmt::Alloc { .. }
+        | Stmt::AssertEq { .. }
+        | Stmt::Assert { .. }
+        | Stmt::BoundsCheck { .. }
+        | Stmt::SliceCheck { .. } => true,
+    }
+}

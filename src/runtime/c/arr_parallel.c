@@ -1,0 +1,426 @@
+/* The parallel half of the runtime: a thread pool started once per process
+ * and the strategies that run a compiled loop nest on it (`arr_run_nest`,
+ * see arr_runtime.h for the contract with compiled code).
+ *
+ * Work is cut into chunks of consecutive iterations that threads claim from
+ * a shared counter, so uneven iterations (mandelbrot) balance themselves.
+ * Chunk boundaries depend only on the width and the thread count, and
+ * partial results are combined in chunk order, so a run is repeatable and a
+ * non-commutative operator keeps its order.
+ *
+ * A run-time error inside a chunk does not exit at once: the chunk records
+ * it and jumps back here, later chunks are skipped, and after the job the
+ * error of the earliest chunk is reported, the one a sequential run meets
+ * first. */
+#include "arr_runtime.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------- pool */
+
+typedef void (*chunk_fn)(void *ctx, int64_t chunk);
+
+typedef struct {
+    chunk_fn run;
+    void *ctx;
+    int64_t num_chunks;
+    atomic_int_fast64_t next_chunk;
+    /* Workers still busy with this job. */
+    atomic_int busy;
+} job;
+
+static int pool_size;                /* threads, the caller included */
+static int pool_spin;                /* spin before sleeping (not oversubscribed) */
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pool_wake = PTHREAD_COND_INITIALIZER;
+static atomic_uint_fast64_t pool_generation;
+static job *pool_job;
+static pthread_t *pool_workers;
+/* Set (with a new generation) to make the workers return. */
+static atomic_int pool_quit;
+
+/* Set while the current thread runs a chunk: nested nests run inline. */
+static _Thread_local int in_parallel;
+/* Where a failing chunk jumps to, and that chunk's first iteration. */
+static _Thread_local jmp_buf *chunk_exit;
+static _Thread_local int64_t chunk_start;
+
+/* The error of the earliest failing chunk of the current job. */
+static pthread_mutex_t error_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int_fast64_t error_chunk_start = INT64_MAX;
+static char error_message[512];
+
+static void run_chunks(job *j);
+
+static void *worker_main(void *arg) {
+    uint_fast64_t seen = 0;
+    (void)arg;
+    for (;;) {
+        uint_fast64_t gen = atomic_load_explicit(&pool_generation, memory_order_acquire);
+        long spins = pool_spin ? 200000 : 0;
+        while (gen == seen && spins-- > 0) {
+            gen = atomic_load_explicit(&pool_generation, memory_order_acquire);
+        }
+        if (gen == seen) {
+            pthread_mutex_lock(&pool_lock);
+            while ((gen = atomic_load(&pool_generation)) == seen) {
+                pthread_cond_wait(&pool_wake, &pool_lock);
+            }
+            pthread_mutex_unlock(&pool_lock);
+        }
+        seen = gen;
+        if (atomic_load(&pool_quit)) {
+            return NULL;
+        }
+        job *j = pool_job;
+        run_chunks(j);
+        atomic_fetch_sub_explicit(&j->busy, 1, memory_order_release);
+    }
+    return NULL;
+}
+
+static int default_threads(void) {
+    const char *env = getenv("ARRC_THREADS");
+    if (env != NULL && *env != '\0') {
+        char *end;
+        long n = strtol(env, &end, 10);
+        if (*end == '\0' && n >= 1 && n <= 1024) {
+            return (int)n;
+        }
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores >= 1 ? (int)cores : 1;
+}
+
+static long online_cores(void) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores >= 1 ? cores : 1;
+}
+
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+/* `ARRC_GRAIN` overrides every nest's grain: with 1, tests drive even
+ * tiny nests through the parallel strategies. */
+static int64_t grain_override;
+
+static void pool_start(void) {
+    int i;
+    const char *grain = getenv("ARRC_GRAIN");
+    if (grain != NULL && *grain != '\0') {
+        char *end;
+        long long g = strtoll(grain, &end, 10);
+        if (*end == '\0' && g >= 1) {
+            grain_override = g;
+        }
+    }
+    pool_size = arr_num_threads > 0 ? arr_num_threads : default_threads();
+    /* Spinning only pays when every thread has a core of its own. */
+    pool_spin = pool_size <= online_cores();
+    pool_workers = calloc((size_t)pool_size, sizeof *pool_workers);
+    if (pool_workers == NULL) {
+        pool_size = 1;
+        return;
+    }
+    for (i = 1; i < pool_size; i++) {
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        /* Deep sequential code can run in a chunk: as much stack as main. */
+        pthread_attr_setstacksize(&attr, (size_t)64 << 20);
+        if (pthread_create(&pool_workers[i], &attr, worker_main, NULL) != 0) {
+            pool_size = i;
+            pthread_attr_destroy(&attr);
+            break;
+        }
+        pthread_attr_destroy(&attr);
+    }
+}
+
+void arr_pool_stop(void) {
+    int i;
+    if (pool_workers == NULL) {
+        return;
+    }
+    pthread_mutex_lock(&pool_lock);
+    atomic_store(&pool_quit, 1);
+    atomic_fetch_add(&pool_generation, 1);
+    pthread_cond_broadcast(&pool_wake);
+    pthread_mutex_unlock(&pool_lock);
+    for (i = 1; i < pool_size; i++) {
+        pthread_join(pool_workers[i], NULL);
+    }
+    free(pool_workers);
+    pool_workers = NULL;
+    pool_size = 1;
+}
+
+int arr_threads(void) {
+    pthread_once(&pool_once, pool_start);
+    return pool_size;
+}
+
+/* Claims and runs chunks until none are left. */
+static void run_chunks(job *j) {
+    int64_t c;
+    while ((c = atomic_fetch_add_explicit(&j->next_chunk, 1, memory_order_relaxed)) <
+           j->num_chunks) {
+        j->run(j->ctx, c);
+    }
+}
+
+/* Runs `run(ctx, c)` for every chunk c in [0, num_chunks) on the pool and
+ * returns when all have finished. */
+static void parallel_chunks(int64_t num_chunks, chunk_fn run, void *ctx) {
+    job j;
+    j.run = run;
+    j.ctx = ctx;
+    j.num_chunks = num_chunks;
+    atomic_init(&j.next_chunk, 0);
+    atomic_init(&j.busy, pool_size - 1);
+    pthread_mutex_lock(&pool_lock);
+    pool_job = &j;
+    atomic_fetch_add_explicit(&pool_generation, 1, memory_order_release);
+    pthread_cond_broadcast(&pool_wake);
+    pthread_mutex_unlock(&pool_lock);
+    run_chunks(&j);
+    while (atomic_load_explicit(&j.busy, memory_order_acquire) > 0) {
+        if (!pool_spin) {
+            sched_yield();
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- errors */
+
+int arr_fail_in_chunk(const char *message) {
+    int64_t start = chunk_start;
+    if (chunk_exit == NULL) {
+        return 0;
+    }
+    pthread_mutex_lock(&error_lock);
+    if (start < atomic_load(&error_chunk_start)) {
+        atomic_store(&error_chunk_start, start);
+        snprintf(error_message, sizeof error_message, "%s", message);
+    }
+    pthread_mutex_unlock(&error_lock);
+    longjmp(*chunk_exit, 1);
+}
+
+/* After a job: reports the earliest chunk's error, if any, and exits. */
+static void report_chunk_error(void) {
+    if (atomic_load(&error_chunk_start) != INT64_MAX) {
+        fflush(stdout);
+        fputs(error_message, stderr);
+        exit(1);
+    }
+}
+
+/* ---------------------------------------------------------------- nests */
+
+typedef struct {
+    const arr_nest *nest;
+    void *env;
+    int64_t width;
+    int64_t chunk_size;
+    /* num_chunks carry structs, one per chunk (NULL when nothing is carried). */
+    unsigned char *carries;
+    /* Phase 1 of a two-phase nest runs `totals` instead of `body`. */
+    int totals_phase;
+    void *shared_carry;
+} nest_job;
+
+/* A hist nest's atomic body uses the caller's carry (the real bins). */
+static void *carry_of(const nest_job *nj, int64_t chunk, void *shared) {
+    return nj->carries == NULL ? shared : nj->carries + chunk * nj->nest->carry_size;
+}
+
+static void nest_chunk(void *ctx, int64_t chunk) {
+    nest_job *nj = ctx;
+    int64_t start = chunk * nj->chunk_size;
+    int64_t end = start + nj->chunk_size < nj->width ? start + nj->chunk_size : nj->width;
+    jmp_buf exit_here;
+    /* A chunk after one that failed cannot change the reported error. */
+    if (start > atomic_load_explicit(&error_chunk_start, memory_order_relaxed)) {
+        return;
+    }
+    in_parallel = 1;
+    chunk_start = start;
+    chunk_exit = &exit_here;
+    if (setjmp(exit_here) == 0) {
+        arr_loop_fn fn = nj->totals_phase ? nj->nest->totals : nj->nest->body;
+        fn(nj->env, start, end, carry_of(nj, chunk, nj->shared_carry));
+    }
+    chunk_exit = NULL;
+    in_parallel = 0;
+}
+
+static void run_sequential(const arr_nest *nest, void *env, int64_t width, void *carry) {
+    nest->body(env, 0, width, carry);
+}
+
+typedef struct {
+    const arr_nest *nest;
+    void *env;
+    int64_t width;
+    int64_t chunk_size;
+    unsigned char *carries;
+} hist_job;
+
+static void hist_chunk(void *ctx, int64_t chunk) {
+    hist_job *hj = ctx;
+    int64_t start = chunk * hj->chunk_size;
+    int64_t end = start + hj->chunk_size < hj->width ? start + hj->chunk_size : hj->width;
+    jmp_buf exit_here;
+    void *bins = hj->carries + chunk * hj->nest->carry_size;
+    if (start > atomic_load_explicit(&error_chunk_start, memory_order_relaxed)) {
+        return;
+    }
+    in_parallel = 1;
+    chunk_start = start;
+    chunk_exit = &exit_here;
+    if (setjmp(exit_here) == 0) {
+        hj->nest->private_body(hj->env, start, end, bins);
+    }
+    chunk_exit = NULL;
+    in_parallel = 0;
+}
+
+/* One private copy of the bins per thread, merged into the real ones
+ * afterwards: no atomics, but each copy costs a fill and a merge, so only
+ * when the bins are few next to the work. */
+static int run_private_hist(const arr_nest *nest, void *env, int64_t width, void *carry,
+                            int threads) {
+    hist_job hj;
+    int64_t c, num_chunks = threads;
+    hj.nest = nest;
+    hj.env = env;
+    hj.width = width;
+    hj.chunk_size = (width + num_chunks - 1) / num_chunks;
+    hj.carries = malloc((size_t)(num_chunks * nest->carry_size));
+    if (hj.carries == NULL) {
+        return 0;
+    }
+    for (c = 0; c < num_chunks; c++) {
+        nest->hist(env, ARR_HIST_ALLOC, hj.carries + c * nest->carry_size, NULL);
+    }
+    parallel_chunks(num_chunks, hist_chunk, &hj);
+    report_chunk_error();
+    for (c = 0; c < num_chunks; c++) {
+        nest->hist(env, ARR_HIST_MERGE, carry, hj.carries + c * nest->carry_size);
+        nest->hist(env, ARR_HIST_FREE, hj.carries + c * nest->carry_size, NULL);
+    }
+    free(hj.carries);
+    return 1;
+}
+
+void arr_run_nest(const arr_nest *nest, void *env, int64_t width, void *carry) {
+    int threads;
+    int64_t num_chunks, chunk_size, grain, c;
+    nest_job nj;
+    threads = arr_threads();
+    grain = grain_override > 0 ? grain_override : nest->grain > 0 ? nest->grain : 1;
+    if (in_parallel || width < 2 * grain || nest->kind == ARR_NEST_SEQUENTIAL ||
+        (nest->kind == ARR_NEST_TWO_PHASE && nest->totals == NULL) || threads <= 1) {
+        /* Too small, nested in a parallel chunk, or not parallelisable: run
+         * here. A small outer nest thereby leaves the cores to the nests
+         * inside it. */
+        run_sequential(nest, env, width, carry);
+        return;
+    }
+    atomic_store(&error_chunk_start, INT64_MAX);
+    if (nest->kind == ARR_NEST_HIST && nest->private_body != NULL &&
+        nest->bins * threads <= width / 4 &&
+        run_private_hist(nest, env, width, carry, threads)) {
+        return;
+    }
+    /* A few chunks per thread balance uneven iterations; none smaller than
+     * the grain, and multiples of 16 iterations so that neighbouring chunks
+     * rarely write the same cache line. */
+    num_chunks = nest->kind == ARR_NEST_MAP ? (int64_t)threads * 8 : (int64_t)threads * 4;
+    if (num_chunks > width / grain) {
+        num_chunks = width / grain;
+    }
+    if (num_chunks < 2) {
+        num_chunks = 2;
+    }
+    chunk_size = (width + num_chunks - 1) / num_chunks;
+    if (chunk_size > 64) {
+        chunk_size = (chunk_size + 15) / 16 * 16;
+    }
+    num_chunks = (width + chunk_size - 1) / chunk_size;
+    nj.nest = nest;
+    nj.env = env;
+    nj.width = width;
+    nj.chunk_size = chunk_size;
+    nj.carries = NULL;
+    nj.totals_phase = 0;
+    nj.shared_carry = carry;
+    if (nest->carry_size > 0 && nest->kind != ARR_NEST_HIST) {
+        nj.carries = malloc((size_t)(num_chunks * nest->carry_size));
+        if (nj.carries == NULL) {
+            run_sequential(nest, env, width, carry);
+            return;
+        }
+        for (c = 0; c < num_chunks; c++) {
+            memcpy(carry_of(&nj, c, NULL), carry, (size_t)nest->carry_size);
+        }
+    }
+    if (nest->kind == ARR_NEST_TWO_PHASE) {
+        /* Phase 1: each chunk's totals of its scans and compactions. */
+        nj.totals_phase = 1;
+        parallel_chunks(num_chunks, nest_chunk, &nj);
+        if (atomic_load(&error_chunk_start) != INT64_MAX) {
+            /* The totals run only part of the body: let a sequential run
+             * find the error a sequential program meets first. */
+            atomic_store(&error_chunk_start, INT64_MAX);
+            free(nj.carries);
+            run_sequential(nest, env, width, carry);
+            return;
+        }
+        /* Each chunk's carry-in: the initial values combined with the
+         * totals of the chunks before it. The reductions' fields keep their
+         * neutral initial values, so each chunk's reductions are partials. */
+        unsigned char *running = malloc((size_t)nest->carry_size);
+        if (running == NULL) {
+            free(nj.carries);
+            run_sequential(nest, env, width, carry);
+            return;
+        }
+        memcpy(running, carry, (size_t)nest->carry_size);
+        for (c = 0; c < num_chunks; c++) {
+            unsigned char *slot = carry_of(&nj, c, NULL);
+            unsigned char *totals = malloc((size_t)nest->carry_size);
+            if (totals == NULL) {
+                free(running);
+                free(nj.carries);
+                run_sequential(nest, env, width, carry);
+                return;
+            }
+            memcpy(totals, slot, (size_t)nest->carry_size);
+            memcpy(slot, running, (size_t)nest->carry_size);
+            nest->combine_prefix(env, running, totals);
+            free(totals);
+        }
+        free(running);
+        nj.totals_phase = 0;
+    }
+    parallel_chunks(num_chunks, nest_chunk, &nj);
+    report_chunk_error();
+    if (nj.carries != NULL) {
+        /* Partial reductions in chunk order; scans and compactions end with
+         * the last chunk's values. */
+        for (c = 1; c < num_chunks; c++) {
+            nest->combine(env, carry_of(&nj, 0, NULL), carry_of(&nj, c, NULL));
+        }
+        memcpy(carry, carry_of(&nj, 0, NULL), (size_t)nest->carry_size);
+        free(nj.carries);
+    }
+}
+
+
+int arr_in_parallel(void) { return in_parallel; }
