@@ -16,13 +16,14 @@ def accel (eps: f32) (xi: f32) (yi: f32) (zi: f32)
                  xs ys zs ms)
   in (reduce (+) 0.0f32 ax, reduce (+) 0.0f32 ay, reduce (+) 0.0f32 az)
 
--- Bodies' new positions after one step, summed (so that it prints little).
+-- Bodies' new positions after one step, summed in f64 (so that it prints
+-- little).
 -- ==
 -- input { [0.0f32, 1.0f32] [0.0f32, 0.0f32] [0.0f32, 0.0f32] [1.0f32, 1.0f32] }
--- output { 1.0f32 0.0f32 0.0f32 }
+-- output { 1.0 0.0 0.0 }
 -- random input { [20000]f32 [20000]f32 [20000]f32 [20000]f32 }
 -- tags { bench }
-entry main [n] (xs: [n]f32) (ys: [n]f32) (zs: [n]f32) (ms: [n]f32) : (f32, f32, f32) =
+entry main [n] (xs: [n]f32) (ys: [n]f32) (zs: [n]f32) (ms: [n]f32) : (f64, f64, f64) =
   let dt = 0.01f32
   let eps = 0.0001f32
   let (nx, ny, nz) =
@@ -30,4 +31,5 @@ entry main [n] (xs: [n]f32) (ys: [n]f32) (zs: [n]f32) (ms: [n]f32) : (f32, f32, 
                    let (ax, ay, az) = accel eps xi yi zi xs ys zs ms
                    in (xi + dt * dt * ax, yi + dt * dt * ay, zi + dt * dt * az))
                  xs ys zs ms)
-  in (reduce (+) 0.0f32 nx, reduce (+) 0.0f32 ny, reduce (+) 0.0f32 nz)
+  let total (vs: [n]f32) : f64 = reduce (+) 0.0 (map f64.f32 vs)
+  in (total nx, total ny, total nz)

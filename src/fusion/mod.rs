@@ -77,6 +77,17 @@ pub fn unfused(program: &Program) -> FusedProgram {
     fuse(program, &FusionOptions::new(Strategy::None)).program
 }
 
+/// Clusters a lambda body (the function of a SOAC, lowered inside another
+/// SOAC's loop) like a function body. Cluster numbers start at 0: the
+/// lowering names nested clusters by their first SOAC instead.
+pub fn fuse_nested(body: &Body, strategy: Strategy) -> FusedBody {
+    let options = FusionOptions::new(strategy);
+    let body = sizes::forward_sizes(body);
+    let mut next_cluster = 0;
+    let mut notes = Vec::new();
+    fuse_body(&[], &body, &options, &mut next_cluster, &mut notes)
+}
+
 fn fuse_body(
     params: &[Var],
     body: &Body,

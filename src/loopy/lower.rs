@@ -31,7 +31,7 @@ use crate::core::ir::{
     self as core, Atom, BinOp, DimSlice, Exp, LoopForm, SoacKind, SrcLoc, Type, UnOp, Var, VarId,
 };
 use crate::fusion::ast::{
-    FusedBody, FusedFunction, FusedLoopForm, FusedProgram, FusionTree, Item, SoacStm,
+    FusedBody, FusedFunction, FusedLoopForm, FusedProgram, FusionTree, Item, SoacStm, Strategy,
 };
 use crate::types::{Const, ScalarType};
 use std::collections::{HashMap, HashSet};
@@ -45,6 +45,8 @@ pub fn lower(program: &FusedProgram) -> Program {
         owned: HashSet::new(),
         frames: Vec::new(),
         renaming: 0,
+        strategy: program.strategy,
+        lambda_depth: 0,
     };
     Program {
         files: program.files.clone(),
@@ -80,6 +82,12 @@ struct Lowerer {
     /// Inside an inlined lambda, binders get fresh ids (a lambda may be
     /// inlined more than once: loop body and combine operator).
     renaming: usize,
+    /// How the program was fused; lambda bodies with several SOACs are
+    /// clustered the same way when they are lowered.
+    strategy: Strategy,
+    /// How many lambda bodies enclose the code being lowered: their
+    /// clusters are nests inside another nest's body.
+    lambda_depth: usize,
 }
 
 /// A body to lower: core statements inside lambdas, fused items outside.
@@ -543,7 +551,12 @@ impl Lowerer {
                     self.seq_loop(pat, params, form, Branch::Fused(body), out)
                 }
                 Item::Cluster(cluster) => {
-                    self.cluster(Origin::Cluster(cluster.id), &cluster.tree, out)
+                    let origin = if self.lambda_depth > 0 {
+                        Origin::Nested(first_label(&cluster.tree))
+                    } else {
+                        Origin::Cluster(cluster.id)
+                    };
+                    self.cluster(origin, &cluster.tree, out)
                 }
             }
         }
@@ -551,6 +564,17 @@ impl Lowerer {
     }
 
     fn core_body(&mut self, body: &core::Body, out: &mut Block) -> Vec<Atom> {
+        let soacs = body
+            .stms
+            .iter()
+            .filter(|s| matches!(s.exp, Exp::Soac(_)))
+            .count();
+        if soacs >= 2 && self.strategy != Strategy::None {
+            // Nested SOACs fuse like top-level ones: n-body's inner map and
+            // its three reductions become one loop with no inner arrays.
+            let fused = crate::fusion::fuse_nested(body, self.strategy);
+            return self.fused_body(&fused, out);
+        }
         for stm in &body.stms {
             self.stm(stm, out);
         }
@@ -1293,10 +1317,12 @@ impl Lowerer {
     /// Inlines `lam` applied to `args` into `out`, returning its results.
     fn inline(&mut self, lam: &core::Lambda, args: &[Atom], out: &mut Block) -> Vec<Atom> {
         self.renaming += 1;
+        self.lambda_depth += 1;
         for (p, a) in lam.params.iter().zip(args) {
             self.subst.insert(p.id, *a);
         }
         let results = self.core_body(&lam.body, out);
+        self.lambda_depth -= 1;
         self.renaming -= 1;
         results
     }
@@ -2165,6 +2191,11 @@ struct SparseState<'a> {
     after: Vec<(VarId, VarId)>,
     /// Views of compacted buffers, after the nest.
     posts: Vec<(Stmt, VarId, VarId)>,
+}
+
+/// The label of a tree's first SOAC (names a nested cluster's nest).
+fn first_label(tree: &FusionTree) -> u32 {
+    tree.leaves().first().map(|l| l.soac.label.0).unwrap_or(0)
 }
 
 fn new_nest(origin: Origin, index: Var, width: Atom, body: Block) -> LoopNest {
