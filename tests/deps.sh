@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs what building and testing arrc needs on a Debian 12 machine:
 # LLVM 19 (inkwell links it statically), a C compiler for linking programs,
-# and a Rust toolchain if there is none.
+# valgrind (the memory test of compiled programs), and a Rust toolchain if
+# there is none.
 set -euo pipefail
 
 sudo_if_needed() {
     if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
 }
 
-packages=(llvm-19-dev libpolly-19-dev libzstd-dev zlib1g-dev libxml2-dev libffi-dev gcc)
+packages=(llvm-19-dev libpolly-19-dev libzstd-dev zlib1g-dev libxml2-dev libffi-dev gcc valgrind)
 missing=()
 for pkg in "${packages[@]}"; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")

@@ -92,6 +92,38 @@ fn golden_programs_pass_on_interpreter_and_compiled() {
     assert!(passed >= 25, "only {passed} golden cases ran");
 }
 
+/// Compiled programs neither touch memory they do not own nor leak, on one
+/// thread and on the pool (valgrind; `--cpu x86-64-v3` because valgrind
+/// does not decode AVX-512).
+#[test]
+fn compiled_programs_are_valgrind_clean() {
+    let out = arrc()
+        .current_dir(root())
+        .env("ARRC_TEST_VALGRIND", "1")
+        .env("ARRC_GRAIN", "1")
+        .args([
+            "test",
+            "--cpu",
+            "x86-64-v3",
+            "--threads",
+            "1,2",
+            "tests/fusion",
+            "examples",
+            "tests/programs/scanr.arr",
+            "tests/programs/filter_partition.arr",
+            "tests/programs/hist.arr",
+            "tests/programs/nested_soacs.arr",
+            "tests/programs/scatter.arr",
+            "tests/programs/runtime_errors.arr",
+            "tests/programs/loops.arr",
+        ])
+        .output()
+        .expect("run arrc test");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    print!("{stdout}");
+    assert!(out.status.success(), "{stdout}");
+}
+
 #[test]
 fn golden_stage_dumps() {
     let dir = root().join("tests/dumps");

@@ -94,7 +94,7 @@ pub(super) struct Gen<'ctx, 'p> {
     count_traffic: bool,
     /// The current entry's cluster reduction results, when counting.
     traffic_scalars: HashSet<VarId>,
-    /// While generating phase 1 of a two-phase nest: no traffic counting.
+    /// While generating a scan's totals function: no traffic counting.
     counting_suppressed: bool,
     /// The histogram bins updated atomically by the body being generated,
     /// and the compare-and-swap update of it that is open (see `par`).

@@ -233,7 +233,24 @@ fn run_executable(
     ret: &[Type],
     threads: Option<u32>,
 ) -> Result<Outcome, String> {
-    let mut command = Command::new(exe);
+    // `ARRC_TEST_VALGRIND=1`: every compiled run under valgrind's memcheck,
+    // failing on invalid accesses and on leaks (except at a run-time error
+    // exit, which abandons its arrays by design). Build with `--cpu` at most
+    // `x86-64-v3`: valgrind does not decode AVX-512.
+    let valgrind = std::env::var_os("ARRC_TEST_VALGRIND").is_some_and(|v| v == "1");
+    let mut command = if valgrind {
+        let mut c = Command::new("valgrind");
+        c.args([
+            "-q",
+            "--error-exitcode=99",
+            "--leak-check=full",
+            "--errors-for-leak-kinds=definite,possible",
+        ])
+        .arg(exe);
+        c
+    } else {
+        Command::new(exe)
+    };
     command.args(["-e", entry]);
     if let Some(n) = threads {
         command.args(["--threads", &n.to_string()]);
@@ -258,12 +275,16 @@ fn run_executable(
         return Ok(Outcome::Values(values));
     }
     let stderr = String::from_utf8_lossy(&output.stderr);
-    let line = stderr.lines().next().unwrap_or("").trim();
+    // Valgrind's lines start with `==PID==`.
+    let mut own = stderr.lines().filter(|l| !l.starts_with("=="));
+    let line = own.next().unwrap_or("").trim();
+    let failed = || Outcome::Failed(line.strip_prefix("Error: ").unwrap_or(line).to_string());
     match output.status.code() {
         // 1: a run-time error; 2: input that does not fit the entry point.
-        Some(1) | Some(2) => Ok(Outcome::Failed(
-            line.strip_prefix("Error: ").unwrap_or(line).to_string(),
-        )),
+        Some(1) | Some(2) => Ok(failed()),
+        Some(99) if valgrind && line.starts_with("Error: ") && !stderr.contains("Invalid") => {
+            Ok(failed())
+        }
         code => Err(format!("compiled: exit status {code:?}: {stderr}")),
     }
 }

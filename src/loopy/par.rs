@@ -4,16 +4,17 @@
 //!
 //! - Independent iterations (maps, scatters): chunks on all threads.
 //! - Reductions: per-chunk partial results combined in chunk order.
-//! - Scans and compactions: reduce-then-scan. Phase 1 runs the *totals*
-//!   slice of the body (only what the scans' and compactions' carried values
-//!   need, no writes) on every chunk; a sequential scan of the totals gives
-//!   each chunk its carry-in; phase 2 runs the body on every chunk from its
-//!   carry-in. Reductions in the same nest restart from their neutral
-//!   element in every chunk of phase 2 and are combined as partials.
+//! - Scans and compactions: a single pass with decoupled look-back. Each
+//!   chunk runs the *totals* slice of the body (only what the scans' and
+//!   compactions' carried values need, no writes), publishes its totals,
+//!   combines its predecessors' published totals into its carry-in, and
+//!   runs the body from there while its input is still in the cache.
+//!   Reductions in the same nest restart from their neutral element in every
+//!   chunk and are combined as partials.
 //! - Histograms: atomic read-modify-write, or private bins per thread when
 //!   they are few (decided at run time from the sizes).
 //! - Anything else (a carried array, a scan whose totals would run a check
-//!   on a value that is only right in phase 2) runs sequentially; nests
+//!   on a value that is only right with its carry-in) runs sequentially; nests
 //!   inside it may still run in parallel.
 
 use super::ir::{block_vars, Block, LoopNest, Parallelism, ScalarExp, SeqForm, Stmt};
@@ -25,7 +26,7 @@ use std::collections::{BTreeSet, HashSet};
 pub enum ParPlan {
     Chunked,
     Partials,
-    /// Reduce-then-scan with the totals body of phase 1.
+    /// Look-back scan or compaction, with the body's totals slice.
     TwoPhase {
         totals: Block,
     },
@@ -44,8 +45,10 @@ impl ParPlan {
         match self {
             ParPlan::Chunked => "chunked".into(),
             ParPlan::Partials => "per-chunk partials".into(),
-            ParPlan::TwoPhase { .. } if par == Parallelism::Compact => "count-then-compact".into(),
-            ParPlan::TwoPhase { .. } => "reduce-then-scan".into(),
+            ParPlan::TwoPhase { .. } if par == Parallelism::Compact => {
+                "look-back compaction".into()
+            }
+            ParPlan::TwoPhase { .. } => "look-back scan".into(),
             ParPlan::Hist { atomic, private } => match (atomic, private) {
                 (true, true) => "atomic or private bins by size".into(),
                 (true, false) => "atomic".into(),

@@ -3,7 +3,7 @@
 //!
 //! Per nest: the body `void(env, start, end, carry)`; for reductions,
 //! scans and compactions two combiners `void(env, acc, other)`; for scans
-//! and compactions the phase-1 totals function; for histograms an atomic
+//! and compactions the totals function; for histograms an atomic
 //! body, a body over private bins and a helper that allocates, merges and
 //! frees private bins. The caller fills an `arr_nest` descriptor on its
 //! stack and calls `arr_run_nest`; a nest inside another nest's body calls
@@ -366,7 +366,7 @@ impl<'ctx> Gen<'ctx, '_> {
 
     /// `void NAME(env, start, end, carry)` running `body` over the
     /// iterations `[start, end)`. With `totals_only`, only the scans' and
-    /// compactions' carried values advance (phase 1 of a two-phase nest).
+    /// compactions' carried values advance (a scan's totals function).
     fn loop_function(
         &mut self,
         nest: &LoopNest,
@@ -448,7 +448,7 @@ impl<'ctx> Gen<'ctx, '_> {
         if bins == Bins::Atomic {
             self.atomic_bin = layout.bins.first().map(|(b, _)| *b);
         }
-        // Phase 1 re-reads what phase 2 reads; traffic counts one pass.
+        // The body re-reads what the totals read; traffic counts one pass.
         self.counting_suppressed |= totals_only;
         self.loop_depth += 1;
         let generated = self.block(&mut inner, body);
@@ -485,7 +485,7 @@ impl<'ctx> Gen<'ctx, '_> {
     /// (`acc = acc op other`) and scans and compactions take `other`'s
     /// values, which makes a left fold over the chunks end with the last
     /// chunk's. With `prefix`: scans and compactions combine and reductions
-    /// stay as they are (the running carry-in of phase 2).
+    /// stay as they are (building a chunk's carry-in).
     fn combine_function(
         &mut self,
         nest: &LoopNest,

@@ -229,8 +229,6 @@ typedef struct {
     int64_t chunk_size;
     /* num_chunks carry structs, one per chunk (NULL when nothing is carried). */
     unsigned char *carries;
-    /* Phase 1 of a two-phase nest runs `totals` instead of `body`. */
-    int totals_phase;
     void *shared_carry;
 } nest_job;
 
@@ -252,8 +250,7 @@ static void nest_chunk(void *ctx, int64_t chunk) {
     chunk_start = start;
     chunk_exit = &exit_here;
     if (setjmp(exit_here) == 0) {
-        arr_loop_fn fn = nj->totals_phase ? nj->nest->totals : nj->nest->body;
-        fn(nj->env, start, end, carry_of(nj, chunk, nj->shared_carry));
+        nj->nest->body(nj->env, start, end, carry_of(nj, chunk, nj->shared_carry));
     }
     chunk_exit = NULL;
     in_parallel = 0;
@@ -318,6 +315,125 @@ static int run_private_hist(const arr_nest *nest, void *env, int64_t width, void
     return 1;
 }
 
+/* ---------------------------------------------------------------- scans
+ * Single-pass scans and compactions by decoupled look-back: a chunk computes
+ * its totals (the `totals` function), publishes them, walks back over its
+ * predecessors' published totals until one has published its inclusive
+ * prefix, publishes its own, and runs the body from its carry-in while its
+ * input is still in the cache. Chunks are claimed in increasing order, so a
+ * predecessor is always running or done, and waiting cannot deadlock. */
+
+#define SCAN_CHUNK 16384
+
+enum { LB_NONE = 0, LB_TOTALS = 1, LB_PREFIX = 2, LB_ABANDONED = 3 };
+
+typedef struct {
+    nest_job *nj;
+    void *init;
+    /* Per chunk: status, totals, inclusive prefix. */
+    atomic_int *status;
+    unsigned char *totals;
+    unsigned char *prefixes;
+    /* Set when a chunk stopped before publishing its prefix with an error
+     * of its own: the totals run only part of the body, so that error need
+     * not be the one a sequential run meets first. */
+    atomic_int totals_failed;
+} look_back;
+
+static void wait_pause(void) {
+    if (!pool_spin) {
+        sched_yield();
+    }
+}
+
+static void look_back_chunk(void *ctx, int64_t chunk) {
+    look_back *lb = ctx;
+    nest_job *nj = lb->nj;
+    const arr_nest *nest = nj->nest;
+    size_t cs = (size_t)nest->carry_size;
+    int64_t start = chunk * nj->chunk_size;
+    int64_t end = start + nj->chunk_size < nj->width ? start + nj->chunk_size : nj->width;
+    unsigned char *mine = lb->totals + chunk * cs;
+    unsigned char *prefix = lb->prefixes + chunk * cs;
+    unsigned char *carry_in = carry_of(nj, chunk, NULL);
+    jmp_buf exit_here;
+    if (start > atomic_load_explicit(&error_chunk_start, memory_order_relaxed)) {
+        atomic_store_explicit(&lb->status[chunk], LB_ABANDONED, memory_order_release);
+        return;
+    }
+    in_parallel = 1;
+    chunk_start = start;
+    chunk_exit = &exit_here;
+    if (setjmp(exit_here) == 0) {
+        int64_t k;
+        int abandoned = 0;
+        memcpy(mine, lb->init, cs);
+        nest->totals(nj->env, start, end, mine);
+        atomic_store_explicit(&lb->status[chunk], LB_TOTALS, memory_order_release);
+        /* carry_in accumulates the exclusive prefix, right to left. */
+        memcpy(carry_in, lb->init, cs);
+        for (k = chunk - 1; k >= 0; k--) {
+            int st;
+            while ((st = atomic_load_explicit(&lb->status[k], memory_order_acquire)) == LB_NONE) {
+                wait_pause();
+            }
+            if (st == LB_ABANDONED) {
+                abandoned = 1;
+                break;
+            }
+            memcpy(prefix, st == LB_PREFIX ? lb->prefixes + k * cs : lb->totals + k * cs, cs);
+            nest->combine_prefix(nj->env, prefix, carry_in);
+            memcpy(carry_in, prefix, cs);
+            if (st == LB_PREFIX) {
+                break;
+            }
+        }
+        if (abandoned) {
+            atomic_store_explicit(&lb->status[chunk], LB_ABANDONED, memory_order_release);
+        } else {
+            memcpy(prefix, carry_in, cs);
+            nest->combine_prefix(nj->env, prefix, mine);
+            atomic_store_explicit(&lb->status[chunk], LB_PREFIX, memory_order_release);
+            nest->body(nj->env, start, end, carry_in);
+        }
+    } else if (atomic_load(&lb->status[chunk]) != LB_PREFIX) {
+        atomic_store(&lb->totals_failed, 1);
+        atomic_store_explicit(&lb->status[chunk], LB_ABANDONED, memory_order_release);
+    }
+    chunk_exit = NULL;
+    in_parallel = 0;
+}
+
+/* Runs a two-phase nest in one pass; 0 when it must run sequentially
+ * instead (no memory, or an error in the totals). */
+static int run_look_back(nest_job *nj, int64_t num_chunks, void *init) {
+    size_t cs = (size_t)nj->nest->carry_size;
+    look_back lb;
+    int64_t c;
+    int ok;
+    lb.nj = nj;
+    lb.init = init;
+    lb.status = malloc((size_t)num_chunks * sizeof *lb.status);
+    lb.totals = malloc((size_t)num_chunks * cs);
+    lb.prefixes = malloc((size_t)num_chunks * cs);
+    atomic_init(&lb.totals_failed, 0);
+    ok = lb.status != NULL && lb.totals != NULL && lb.prefixes != NULL;
+    if (ok) {
+        for (c = 0; c < num_chunks; c++) {
+            atomic_init(&lb.status[c], LB_NONE);
+        }
+        parallel_chunks(num_chunks, look_back_chunk, &lb);
+        if (atomic_load(&lb.totals_failed)) {
+            atomic_store(&error_chunk_start, INT64_MAX);
+            ok = 0;
+        }
+    }
+    free(lb.status);
+    free(lb.totals);
+    free(lb.prefixes);
+    return ok;
+}
+
 void arr_run_nest(const arr_nest *nest, void *env, int64_t width, void *carry) {
     int threads;
     int64_t num_chunks, chunk_size, grain, c;
@@ -342,6 +458,11 @@ void arr_run_nest(const arr_nest *nest, void *env, int64_t width, void *carry) {
      * the grain, and multiples of 16 iterations so that neighbouring chunks
      * rarely write the same cache line. */
     num_chunks = nest->kind == ARR_NEST_MAP ? (int64_t)threads * 8 : (int64_t)threads * 4;
+    if (nest->kind == ARR_NEST_TWO_PHASE && num_chunks < width / SCAN_CHUNK) {
+        /* A scan's chunk is read twice (totals, then the body): small
+         * enough that the second read comes from the cache. */
+        num_chunks = width / SCAN_CHUNK;
+    }
     if (num_chunks > width / grain) {
         num_chunks = width / grain;
     }
@@ -358,7 +479,6 @@ void arr_run_nest(const arr_nest *nest, void *env, int64_t width, void *carry) {
     nj.width = width;
     nj.chunk_size = chunk_size;
     nj.carries = NULL;
-    nj.totals_phase = 0;
     nj.shared_carry = carry;
     if (nest->carry_size > 0 && nest->kind != ARR_NEST_HIST) {
         nj.carries = malloc((size_t)(num_chunks * nest->carry_size));
@@ -371,45 +491,14 @@ void arr_run_nest(const arr_nest *nest, void *env, int64_t width, void *carry) {
         }
     }
     if (nest->kind == ARR_NEST_TWO_PHASE) {
-        /* Phase 1: each chunk's totals of its scans and compactions. */
-        nj.totals_phase = 1;
+        if (!run_look_back(&nj, num_chunks, carry)) {
+            free(nj.carries);
+            run_sequential(nest, env, width, carry);
+            return;
+        }
+    } else {
         parallel_chunks(num_chunks, nest_chunk, &nj);
-        if (atomic_load(&error_chunk_start) != INT64_MAX) {
-            /* The totals run only part of the body: let a sequential run
-             * find the error a sequential program meets first. */
-            atomic_store(&error_chunk_start, INT64_MAX);
-            free(nj.carries);
-            run_sequential(nest, env, width, carry);
-            return;
-        }
-        /* Each chunk's carry-in: the initial values combined with the
-         * totals of the chunks before it. The reductions' fields keep their
-         * neutral initial values, so each chunk's reductions are partials. */
-        unsigned char *running = malloc((size_t)nest->carry_size);
-        if (running == NULL) {
-            free(nj.carries);
-            run_sequential(nest, env, width, carry);
-            return;
-        }
-        memcpy(running, carry, (size_t)nest->carry_size);
-        for (c = 0; c < num_chunks; c++) {
-            unsigned char *slot = carry_of(&nj, c, NULL);
-            unsigned char *totals = malloc((size_t)nest->carry_size);
-            if (totals == NULL) {
-                free(running);
-                free(nj.carries);
-                run_sequential(nest, env, width, carry);
-                return;
-            }
-            memcpy(totals, slot, (size_t)nest->carry_size);
-            memcpy(slot, running, (size_t)nest->carry_size);
-            nest->combine_prefix(env, running, totals);
-            free(totals);
-        }
-        free(running);
-        nj.totals_phase = 0;
     }
-    parallel_chunks(num_chunks, nest_chunk, &nj);
     report_chunk_error();
     if (nj.carries != NULL) {
         /* Partial reductions in chunk order; scans and compactions end with

@@ -111,8 +111,8 @@ typedef enum {
     ARR_NEST_MAP = 0,
     /* Per-chunk partial reductions, combined in chunk order. */
     ARR_NEST_REDUCE = 1,
-    /* Scans and compactions: per-chunk totals (`totals`), a sequential
-     * scan of them, then the body on each chunk from its carry-in. */
+    /* Scans and compactions: per-chunk totals (`totals`), combined by
+     * look-back into each chunk's carry-in, then the body on the chunk. */
     ARR_NEST_TWO_PHASE = 2,
     /* Histograms: atomic updates (`body`) or per-thread private bins
      * (`private_body`, `hist`), chosen by the number of bins. */
