@@ -124,6 +124,31 @@ fn compiled_programs_are_valgrind_clean() {
     assert!(out.status.success(), "{stdout}");
 }
 
+/// The loop of a saxpy-like map is vectorised (AVX2 vectors of 8 floats at
+/// `--cpu x86-64-v3`; the native CPU may use wider ones).
+#[test]
+fn saxpy_loop_is_vectorised() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("saxpy.arr");
+    std::fs::write(
+        &src,
+        "entry main (a: f32) (xs: []f32) (ys: []f32) : []f32 =\n  map2 (\\x y -> a * x + y) xs ys\n",
+    )
+    .unwrap();
+    let out = arrc()
+        .args(["build", "-O3", "--cpu", "x86-64-v3", "--emit", "llvm"])
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let ir = String::from_utf8_lossy(&out.stdout);
+    let vector_ops = ir
+        .lines()
+        .filter(|l| l.contains("<8 x float>") && (l.contains("fmul") || l.contains("fma")))
+        .count();
+    assert!(vector_ops > 0, "no <8 x float> arithmetic in:\n{ir}");
+}
+
 #[test]
 fn golden_stage_dumps() {
     let dir = root().join("tests/dumps");

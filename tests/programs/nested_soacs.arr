@@ -12,9 +12,11 @@ entry map_scan (m: [][]i32) : [][]i32 = map (scan (+) 0) m
 -- entry: map_reduce_outer
 -- input { [1, 2, 3] [10, 20] } output { [31, 32, 33] }
 
--- The inner reduce uses the outer map's element.
+-- The inner SOACs use the outer map's element (not as the reduction's
+-- neutral element, which must be neutral: parallel chunks each start
+-- from it).
 entry map_reduce_outer (xs: []i32) (ys: []i32) : []i32 =
-  map (\x -> reduce (+) x ys + 1 - 1) xs
+  map (\x -> reduce (+) 0 (map (+ x) ys) - x) xs
 
 -- ==
 -- entry: triple

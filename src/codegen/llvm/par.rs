@@ -149,7 +149,8 @@ impl<'ctx> Gen<'ctx, '_> {
             },
             None => None,
         };
-        let descriptor: [BasicValueEnum<'ctx>; 10] = [
+        let has_inner = nest.body.iter().any(holds_nest);
+        let descriptor: [BasicValueEnum<'ctx>; 11] = [
             body.as_global_value().as_pointer_value().into(),
             fns[0].into(),
             fns[1].into(),
@@ -164,6 +165,10 @@ impl<'ctx> Gen<'ctx, '_> {
             self.const_i64(par::grain(nest)).into(),
             bins_count.unwrap_or(self.const_i64(0)).into(),
             self.ctx.i32_type().const_int(kind, false).into(),
+            self.ctx
+                .i32_type()
+                .const_int(u64::from(has_inner), false)
+                .into(),
         ];
         let desc_types: Vec<BasicTypeEnum> = descriptor.iter().map(|v| v.get_type()).collect();
         let desc_ty = self.ctx.struct_type(&desc_types, false);
@@ -835,6 +840,20 @@ impl<'ctx> Gen<'ctx, '_> {
         self.count_one(super::traffic::Counter::Reads)?;
         self.count_one(super::traffic::Counter::Writes)?;
         Ok(())
+    }
+}
+
+/// Whether a statement is or contains a loop nest.
+fn holds_nest(stmt: &Stmt) -> bool {
+    match stmt {
+        Stmt::Loop(_) => true,
+        Stmt::If {
+            then_block,
+            else_block,
+            ..
+        } => then_block.iter().chain(else_block).any(holds_nest),
+        Stmt::SeqLoop(lp) => lp.body.iter().any(holds_nest),
+        _ => false,
     }
 }
 

@@ -441,6 +441,7 @@ void arr_run_nest(const arr_nest *nest, void *env, int64_t width, void *carry) {
     threads = arr_threads();
     grain = grain_override > 0 ? grain_override : nest->grain > 0 ? nest->grain : 1;
     if (in_parallel || width < 2 * grain || nest->kind == ARR_NEST_SEQUENTIAL ||
+        (nest->has_inner_nests && width < threads) ||
         (nest->kind == ARR_NEST_TWO_PHASE && nest->totals == NULL) || threads <= 1) {
         /* Too small, nested in a parallel chunk, or not parallelisable: run
          * here. A small outer nest thereby leaves the cores to the nests

@@ -138,6 +138,9 @@ typedef struct {
     /* ARR_NEST_HIST: the number of bins. */
     int64_t bins;
     int32_t kind;
+    /* Whether the body holds loop nests of its own: fewer iterations than
+     * threads then run here, leaving the cores to the inner nests. */
+    int32_t has_inner_nests;
 } arr_nest;
 
 /* Runs a nest over [0, width) on the thread pool (or inline when it is
