@@ -34,6 +34,7 @@ use traffic::Counter;
 
 mod par;
 mod traffic;
+mod vmath;
 
 type Res<T> = Result<T, CodegenError>;
 
@@ -1323,6 +1324,9 @@ impl<'ctx> Gen<'ctx, '_> {
             UnOp::Neg => b.build_float_neg(x, "")?.into(),
             UnOp::Abs => intr("llvm.fabs")?,
             UnOp::Sqrt => intr("llvm.sqrt")?,
+            // Straight-line f32 versions the vectoriser can widen (`vmath`).
+            UnOp::Exp if t == ScalarType::F32 => self.exp_f32(x)?.into(),
+            UnOp::Log if t == ScalarType::F32 => self.log_f32(x)?.into(),
             UnOp::Exp => intr("llvm.exp")?,
             UnOp::Log => intr("llvm.log")?,
             UnOp::Log2 => intr("llvm.log2")?,
