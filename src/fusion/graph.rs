@@ -131,9 +131,30 @@ fn classify_body(body: &Body, sizes: &mut HashMap<VarId, SizeClass>) {
                 classify_body(then_body, sizes);
                 classify_body(else_body, sizes);
             }
-            // Loop parameters keep classes of their own: an iteration may
-            // change an array's size.
-            Exp::Loop { body, .. } => classify_body(body, sizes),
+            // A loop parameter has its initial value's class when the body
+            // gives it back in the same class (by induction, every iteration
+            // keeps the size); otherwise a class of its own.
+            Exp::Loop { params, body, .. } => {
+                for (p, init) in params {
+                    let class = class_of_atom(sizes, init);
+                    sizes.insert(p.id, class);
+                }
+                classify_body(body, sizes);
+                let mut changed = false;
+                for ((p, _), next) in params.iter().zip(&body.result) {
+                    if class_of_atom(sizes, next) != sizes[&p.id] {
+                        sizes.insert(p.id, SizeClass::Symbol(p.id, 0));
+                        changed = true;
+                    }
+                }
+                if changed {
+                    classify_body(body, sizes);
+                }
+                for (v, (p, _)) in stm.pat.iter().zip(params) {
+                    let class = sizes[&p.id].clone();
+                    sizes.insert(v.id, class);
+                }
+            }
             _ => {}
         }
         match &stm.exp {
@@ -164,6 +185,24 @@ fn classify_body(body: &Body, sizes: &mut HashMap<VarId, SizeClass>) {
                 let class = class_of_atom(sizes, &soac.width);
                 for v in &stm.pat {
                     sizes.insert(v.id, class.clone());
+                }
+            }
+            // Scatter gives arrays of its destinations' sizes; hist arrays
+            // of `bins` elements, or of its destinations' sizes.
+            Exp::Soac(soac) => {
+                let dest = match &soac.kind {
+                    SoacKind::Scatter { dest }
+                    | SoacKind::Hist {
+                        dest: Some(dest), ..
+                    } => dest
+                        .iter()
+                        .map(|d| class_of_atom(sizes, &Atom::Var(*d)))
+                        .collect(),
+                    SoacKind::Hist { bins, .. } => vec![class_of_atom(sizes, bins); stm.pat.len()],
+                    _ => Vec::new(),
+                };
+                for (v, class) in stm.pat.iter().zip(dest) {
+                    sizes.insert(v.id, class);
                 }
             }
             _ => {}

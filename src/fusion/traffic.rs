@@ -16,7 +16,8 @@ use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 
-/// A linear formula over size symbols: a constant plus coefficients.
+/// A polynomial over size symbols: a constant plus coefficients of
+/// monomials, each a product of symbols written `a*b` (sorted).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Formula {
     pub constant: i64,
@@ -36,13 +37,41 @@ impl Formula {
             *self.terms.entry(s.clone()).or_insert(0) += k;
         }
     }
+    /// The formula times a size (a constant or a symbol).
+    fn times(&self, size: &str) -> Formula {
+        let factor = match size.parse::<i64>() {
+            Ok(c) => return self.scaled(c),
+            Err(_) => size,
+        };
+        let mut out = Formula::default();
+        if self.constant != 0 {
+            out.terms.insert(factor.to_string(), self.constant);
+        }
+        for (monomial, k) in &self.terms {
+            let mut symbols: Vec<&str> = monomial.split('*').chain([factor]).collect();
+            symbols.sort_unstable();
+            *out.terms.entry(symbols.join("*")).or_insert(0) += k;
+        }
+        out
+    }
+    fn scaled(&self, c: i64) -> Formula {
+        Formula {
+            constant: self.constant * c,
+            terms: self.terms.iter().map(|(s, k)| (s.clone(), k * c)).collect(),
+        }
+    }
     /// The value for concrete sizes (missing symbols count as 0).
     pub fn eval(&self, sizes: &HashMap<String, i64>) -> i64 {
         self.constant
             + self
                 .terms
                 .iter()
-                .map(|(s, k)| k * sizes.get(s).copied().unwrap_or(0))
+                .map(|(m, k)| {
+                    k * m
+                        .split('*')
+                        .map(|s| sizes.get(s).copied().unwrap_or(0))
+                        .product::<i64>()
+                })
                 .sum::<i64>()
     }
 }
@@ -177,12 +206,43 @@ fn body_traffic(
                 body_traffic(then_body, size_name, reduce_results, traffic);
                 body_traffic(else_body, size_name, reduce_results, traffic);
             }
-            // A loop body counts once: the model is per iteration.
-            Item::Loop { form, body, .. } => {
-                if let super::ast::FusedLoopForm::While { cond } = form {
-                    body_traffic(cond, size_name, reduce_results, traffic);
+            // A `for` loop's body runs `bound` times; a `while` loop's count
+            // is unknown, so its body (and condition) count once.
+            Item::Loop {
+                params,
+                form,
+                body: inner,
+                ..
+            } => {
+                let mut each = Traffic::default();
+                let trips = match form {
+                    super::ast::FusedLoopForm::While { cond } => {
+                        body_traffic(cond, size_name, reduce_results, &mut each);
+                        None
+                    }
+                    super::ast::FusedLoopForm::For { bound, .. } => {
+                        Some(atom_size(bound, size_name))
+                    }
+                };
+                body_traffic(inner, size_name, reduce_results, &mut each);
+                let (reads, writes) = match &trips {
+                    Some(t) => (each.reads.times(t), each.writes.times(t)),
+                    None => (each.reads, each.writes),
+                };
+                traffic.loops += each.loops;
+                traffic.reads.add(&reads);
+                traffic.writes.add(&writes);
+                traffic.clusters.extend(each.clusters);
+                // The loop starts from a copy of each initial array it does
+                // not own (see `copied`).
+                for (p, init) in params {
+                    if let (true, Atom::Var(v)) = (p.ty.rank() > 0, init) {
+                        if copied(*v, index, body, &uses) {
+                            traffic.reads.add_size(&size_name(v), 1);
+                            traffic.writes.add_size(&size_name(v), 1);
+                        }
+                    }
                 }
-                body_traffic(body, size_name, reduce_results, traffic);
             }
             Item::Cluster(cluster) => {
                 let leaves = cluster.tree.leaves();
@@ -194,10 +254,7 @@ fn body_traffic(
                 let mut writes = Formula::default();
                 let mut streamed = HashSet::new();
                 let mut scalars = HashSet::new();
-                let width = leaves.first().map(|l| match l.soac.width {
-                    Atom::Var(v) => size_name(&v),
-                    Atom::Const(c) => c.as_i128().unwrap_or(0).to_string(),
-                });
+                let width = leaves.first().map(|l| atom_size(&l.soac.width, size_name));
                 for leaf in &leaves {
                     for a in &leaf.soac.args {
                         if !produced.contains(a) && streamed.insert(*a) {
@@ -227,6 +284,18 @@ fn body_traffic(
                         writes.constant += 1;
                         continue;
                     }
+                    // A scatter writes one element per index into its
+                    // destination, which it copies first unless it owns it.
+                    if let SoacKind::Scatter { dest } = &leaf.soac.kind {
+                        for d in dest {
+                            writes.add_size(&atom_size(&leaf.soac.width, size_name), 1);
+                            if copied(*d, index, body, &uses) {
+                                reads.add_size(&size_name(d), 1);
+                                writes.add_size(&size_name(d), 1);
+                            }
+                        }
+                        continue;
+                    }
                     for v in &leaf.pat {
                         let is_reduction = matches!(leaf.soac.kind, SoacKind::Reduce { .. });
                         if is_reduction {
@@ -247,6 +316,29 @@ fn body_traffic(
             }
         }
     }
+}
+
+/// The size an atom gives (a constant or a size's name).
+fn atom_size(a: &Atom, size_name: &dyn Fn(&VarId) -> String) -> String {
+    match a {
+        Atom::Var(v) => size_name(v),
+        Atom::Const(c) => c.as_i128().unwrap_or(0).to_string(),
+    }
+}
+
+/// The lowering copies an array that item `index` updates (a scatter
+/// destination, a loop's initial value) unless the body owns it (an earlier
+/// item defines it) and nothing after the item, nor the body's result, reads
+/// it (`loopy::inplace`; views sharing its memory are not followed here).
+fn copied(v: VarId, index: usize, body: &FusedBody, uses: &[Vec<VarId>]) -> bool {
+    let owned = body.items[..index].iter().any(|item| {
+        item.to_core()
+            .iter()
+            .any(|stm| stm.pat.iter().any(|p| p.id == v))
+    });
+    !owned
+        || body.result.contains(&Atom::Var(v))
+        || uses[index + 1..].iter().any(|u| u.contains(&v))
 }
 
 /// The arrays a tree fuses vertically (never written).
