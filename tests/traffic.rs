@@ -112,9 +112,10 @@ fn eval(formula: &str, sizes: &HashMap<String, i64>) -> i64 {
 }
 
 /// An input for entry `main` of `source` and the size of each parameter
-/// (`n_NAME`, as the model names them): every array has 1000 elements (map2
-/// and friends need equal sizes), an `i64` parameter is 1000 and another
-/// integer 3 (a loop count); elements are small and nonzero, booleans true.
+/// (`n_NAME`, as the model names them, and named dimensions): every array
+/// has 1000 elements or rows of 10 (map2 and friends need equal sizes), an
+/// `i64` parameter is 1000 and another integer 3 (a loop count); elements are
+/// small and nonzero, booleans true.
 fn input_for(source: &str) -> (String, HashMap<String, i64>) {
     let header = source
         .lines()
@@ -134,18 +135,53 @@ fn input_for(source: &str) -> (String, HashMap<String, i64>) {
             "f32" | "f64" => format!("{}.0{t}", i % 7 + 1),
             _ => format!("{}{t}", i % 7 + 1),
         };
-        match ty.strip_prefix("[]") {
-            Some(t) => {
-                let items: Vec<String> = (0..n).map(|i| elem(i, t)).collect();
-                input.push(format!("[{}]", items.join(", ")));
+        // `[]f32` has one unnamed dimension, `[n][m]i32` two named ones;
+        // inner dimensions have 10 elements.
+        let mut dims: Vec<&str> = Vec::new();
+        let mut elem_ty = ty.as_str();
+        while let Some((dim, rest)) = elem_ty.strip_prefix('[').and_then(|r| r.split_once(']')) {
+            dims.push(dim);
+            elem_ty = rest;
+        }
+        let extent = |d: usize| if d == 0 { n } else { 10 };
+        fn nested(
+            depth: usize,
+            dims: usize,
+            extent: &dyn Fn(usize) -> i64,
+            leaf: &dyn Fn(i64) -> String,
+        ) -> String {
+            let items: Vec<String> = (0..extent(depth))
+                .map(|i| {
+                    if depth + 1 == dims {
+                        leaf(i)
+                    } else {
+                        nested(depth + 1, dims, extent, leaf)
+                    }
+                })
+                .collect();
+            format!("[{}]", items.join(", "))
+        }
+        for (d, dim) in dims.iter().enumerate() {
+            if !dim.is_empty() {
+                sizes.insert(dim.to_string(), extent(d));
             }
-            None if ty == "i64" => input.push(format!("{n}i64")),
-            None if ["i8", "i16", "i32", "u8", "u16", "u32", "u64"].contains(&ty.as_str()) => {
+        }
+        match dims.len() {
+            0 => {}
+            k => {
+                input.push(nested(0, k, &extent, &|i| elem(i, elem_ty)));
+                sizes.insert(format!("n_{name}"), n);
+                continue;
+            }
+        }
+        match () {
+            _ if ty == "i64" => input.push(format!("{n}i64")),
+            _ if ["i8", "i16", "i32", "u8", "u16", "u32", "u64"].contains(&ty.as_str()) => {
                 input.push(elem(2, &ty));
                 sizes.insert(format!("n_{name}"), 3);
                 continue;
             }
-            None => input.push(elem(0, &ty)),
+            _ => input.push(elem(0, &ty)),
         }
         sizes.insert(format!("n_{name}"), n);
     }
@@ -265,16 +301,6 @@ const NOT_MODELLED: &[(&str, &[&str], &str)] = &[
         "tests/fusion/filter_result_used_twice.arr",
         &["none", "greedy", "ilp"],
         "a filter's output is a result, and its size depends on the data",
-    ),
-    (
-        "tests/fusion/row_sums.arr",
-        &["none", "greedy", "ilp"],
-        "2-D arrays: the model counts outer sizes (rows), the code moves elements",
-    ),
-    (
-        "tests/fusion/nbody.arr",
-        &["none", "greedy", "ilp"],
-        "nested SOACs: the inner loop's reads are not in the model",
     ),
 ];
 

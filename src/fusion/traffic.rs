@@ -121,11 +121,15 @@ pub fn function_traffic(f: &FusedFunction) -> Traffic {
         .iter()
         .map(|p| (p.id, format!("n_{}", p.name)))
         .collect();
+    // Inner dimensions: `m` for a size parameter, else `n_xs_1`.
+    let mut inner: HashMap<(VarId, usize), String> = HashMap::new();
     for sp in &f.size_params {
         for &(param, dim) in &sp.uses {
-            if dim == 0 {
-                if let Some(p) = f.params.get(param) {
+            if let Some(p) = f.params.get(param) {
+                if dim == 0 {
                     names.insert(p.id, sp.var.name.clone());
+                } else {
+                    inner.insert((p.id, dim), sp.var.name.clone());
                 }
             }
         }
@@ -134,17 +138,81 @@ pub fn function_traffic(f: &FusedFunction) -> Traffic {
     let size_name = |v: &VarId| -> String {
         match classes.get(v) {
             Some(SizeClass::Const(k)) => k.to_string(),
+            Some(SizeClass::Symbol(s, d)) if *d >= 1 && *d != usize::MAX => {
+                inner.get(&(*s, *d)).cloned().unwrap_or_else(|| {
+                    let base = names
+                        .get(s)
+                        .cloned()
+                        .unwrap_or_else(|| format!("n_{}", s.0));
+                    format!("{base}_{d}")
+                })
+            }
             Some(SizeClass::Symbol(s, _)) => names
                 .get(s)
                 .cloned()
                 .unwrap_or_else(|| format!("n_{}", s.0)),
-            None => format!("n_{}", v.0),
+            None => names
+                .get(v)
+                .cloned()
+                .unwrap_or_else(|| format!("n_{}", v.0)),
         }
     };
     let reduce_results = reduce_results(&core);
+    let mut ranks = HashMap::new();
+    for p in &f.params {
+        ranks.insert(p.id, p.ty.rank());
+    }
+    collect_ranks(&core, &mut ranks);
+    let model = Model {
+        size_name: &size_name,
+        reduce_results: &reduce_results,
+        ranks: &ranks,
+    };
     let mut traffic = Traffic::default();
-    body_traffic(&f.body, &size_name, &reduce_results, &mut traffic);
+    body_traffic(&f.body, &model, &mut traffic);
     traffic
+}
+
+/// What the model needs to know about a function's variables.
+struct Model<'a> {
+    size_name: &'a dyn Fn(&VarId) -> String,
+    reduce_results: &'a HashSet<VarId>,
+    /// The rank of every variable (parameters, statements, functions'
+    /// parameters at any depth).
+    ranks: &'a HashMap<VarId, usize>,
+}
+
+fn collect_ranks(body: &Body, out: &mut HashMap<VarId, usize>) {
+    for stm in &body.stms {
+        for v in &stm.pat {
+            out.insert(v.id, v.ty.rank());
+        }
+        match &stm.exp {
+            Exp::Soac(soac) => {
+                if let Some(lam) = soac.kind.lambda() {
+                    for p in &lam.params {
+                        out.insert(p.id, p.ty.rank());
+                    }
+                    collect_ranks(&lam.body, out);
+                }
+            }
+            Exp::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                collect_ranks(then_body, out);
+                collect_ranks(else_body, out);
+            }
+            Exp::Loop { params, body, .. } => {
+                for (p, _) in params {
+                    out.insert(p.id, p.ty.rank());
+                }
+                collect_ranks(body, out);
+            }
+            _ => {}
+        }
+    }
 }
 
 fn reduce_results(body: &Body) -> HashSet<VarId> {
@@ -176,12 +244,9 @@ fn item_uses(item: &Item) -> Vec<VarId> {
         .collect()
 }
 
-fn body_traffic(
-    body: &FusedBody,
-    size_name: &dyn Fn(&VarId) -> String,
-    reduce_results: &HashSet<VarId>,
-    traffic: &mut Traffic,
-) {
+fn body_traffic(body: &FusedBody, model: &Model, traffic: &mut Traffic) {
+    let size_name = model.size_name;
+    let reduce_results = model.reduce_results;
     let uses: Vec<Vec<VarId>> = body.items.iter().map(item_uses).collect();
     for (index, item) in body.items.iter().enumerate() {
         match item {
@@ -203,8 +268,8 @@ fn body_traffic(
                 else_body,
                 ..
             } => {
-                body_traffic(then_body, size_name, reduce_results, traffic);
-                body_traffic(else_body, size_name, reduce_results, traffic);
+                body_traffic(then_body, model, traffic);
+                body_traffic(else_body, model, traffic);
             }
             // A `for` loop's body runs `bound` times; a `while` loop's count
             // is unknown, so its body (and condition) count once.
@@ -217,14 +282,14 @@ fn body_traffic(
                 let mut each = Traffic::default();
                 let trips = match form {
                     super::ast::FusedLoopForm::While { cond } => {
-                        body_traffic(cond, size_name, reduce_results, &mut each);
+                        body_traffic(cond, model, &mut each);
                         None
                     }
                     super::ast::FusedLoopForm::For { bound, .. } => {
                         Some(atom_size(bound, size_name))
                     }
                 };
-                body_traffic(inner, size_name, reduce_results, &mut each);
+                body_traffic(inner, model, &mut each);
                 let (reads, writes) = match &trips {
                     Some(t) => (each.reads.times(t), each.writes.times(t)),
                     None => (each.reads, each.writes),
@@ -257,7 +322,10 @@ fn body_traffic(
                 let width = leaves.first().map(|l| atom_size(&l.soac.width, size_name));
                 for leaf in &leaves {
                     for a in &leaf.soac.args {
-                        if !produced.contains(a) && streamed.insert(*a) {
+                        // Streaming rows reads nothing by itself (a row is a
+                        // view); what the function does with them counts.
+                        let vector = model.ranks.get(a).is_none_or(|&r| r <= 1);
+                        if !produced.contains(a) && streamed.insert(*a) && vector {
                             reads.add_size(&size_name(a), 1);
                         }
                     }
@@ -271,7 +339,9 @@ fn body_traffic(
                         }
                     }
                     if let Some(width) = &width {
-                        reads.add_size(width, gathers_in(&leaf.soac.kind) as i64);
+                        let (r, w) = per_iteration(&leaf.soac.kind, model);
+                        reads.add(&r.times(width));
+                        writes.add(&w.times(width));
                     }
                 }
                 let mut fused_away = HashSet::new();
@@ -387,23 +457,67 @@ fn needed_outside(
         })
 }
 
-/// Indexing operations in a SOAC's functions: each reads one element per
-/// iteration (a gather).
-fn gathers_in(kind: &SoacKind) -> usize {
-    fn count(body: &Body) -> usize {
-        body.stms
-            .iter()
-            .map(|stm| match &stm.exp {
-                Exp::Index { .. } => 1,
-                Exp::If {
-                    then_body,
-                    else_body,
-                    ..
-                } => count(then_body).max(count(else_body)),
-                Exp::Soac(s) => gathers_in(&s.kind),
-                _ => 0,
-            })
-            .sum()
+/// The traffic of one iteration of a SOAC's function: one read per
+/// indexing (a gather), and for each nested SOAC (not clustered: a loop of
+/// its own in every iteration) its width times its own function's traffic,
+/// one read per element of each vector it streams and one write per element
+/// of each array it makes (a nested reduction's result stays in a register).
+/// Of an `if`, the branch that moves more counts.
+fn per_iteration(kind: &SoacKind, model: &Model) -> (Formula, Formula) {
+    let mut reads = Formula::default();
+    let mut writes = Formula::default();
+    if let Some(lam) = kind.lambda() {
+        nested_traffic(&lam.body, model, &mut reads, &mut writes);
     }
-    kind.lambda().map_or(0, |lam| count(&lam.body))
+    (reads, writes)
+}
+
+fn nested_traffic(body: &Body, model: &Model, reads: &mut Formula, writes: &mut Formula) {
+    for stm in &body.stms {
+        match &stm.exp {
+            Exp::Index { .. } => reads.constant += 1,
+            Exp::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                let mut then_rw = (Formula::default(), Formula::default());
+                let mut else_rw = (Formula::default(), Formula::default());
+                nested_traffic(then_body, model, &mut then_rw.0, &mut then_rw.1);
+                nested_traffic(else_body, model, &mut else_rw.0, &mut else_rw.1);
+                // Compared at a size of 1000 for every symbol.
+                let at = |(r, w): &(Formula, Formula)| {
+                    let all = |f: &Formula| {
+                        let sizes = f.terms.keys().flat_map(|m| m.split('*'));
+                        sizes.map(|s| (s.to_string(), 1000)).collect()
+                    };
+                    r.eval(&all(r)) + w.eval(&all(w))
+                };
+                let (r, w) = if at(&then_rw) >= at(&else_rw) {
+                    then_rw
+                } else {
+                    else_rw
+                };
+                reads.add(&r);
+                writes.add(&w);
+            }
+            Exp::Soac(soac) => {
+                let width = atom_size(&soac.width, model.size_name);
+                let (r, w) = per_iteration(&soac.kind, model);
+                reads.add(&r.times(&width));
+                writes.add(&w.times(&width));
+                for a in &soac.args {
+                    if model.ranks.get(a).is_none_or(|&r| r <= 1) {
+                        reads.add_size(&width, 1);
+                    }
+                }
+                if !matches!(soac.kind, SoacKind::Reduce { .. }) {
+                    for v in stm.pat.iter().filter(|v| v.ty.rank() == 1) {
+                        writes.add_size(&(model.size_name)(&v.id), 1);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
 }
