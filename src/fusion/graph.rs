@@ -107,13 +107,18 @@ pub fn size_classes(params: &[crate::core::ir::Var], body: &Body) -> HashMap<Var
     for p in params {
         sizes.insert(p.id, SizeClass::Symbol(p.id, 0));
     }
-    classify_body(body, &mut sizes);
+    let mut rooted: HashSet<VarId> = params.iter().map(|p| p.id).collect();
+    classify_body(body, &mut sizes, &mut rooted);
     sizes
 }
 
 /// Size classes of one body's statements, and of the bodies nested in them
 /// (branches and loop bodies see the sizes of their surroundings).
-fn classify_body(body: &Body, sizes: &mut HashMap<VarId, SizeClass>) {
+///
+/// `rooted` holds the variables whose class `Symbol(a, d)` means dimension
+/// `d` of parameter `a` for the whole shape: parameters, and the elements
+/// (rows) a map's function gets of rooted arrays, of class `Symbol(a, d + 1)`.
+fn classify_body(body: &Body, sizes: &mut HashMap<VarId, SizeClass>, rooted: &mut HashSet<VarId>) {
     let class_of_atom = |sizes: &HashMap<VarId, SizeClass>, a: &Atom| match a {
         Atom::Const(c) => SizeClass::Const(c.as_i128().unwrap_or(-1) as i64),
         Atom::Var(v) => sizes
@@ -128,12 +133,51 @@ fn classify_body(body: &Body, sizes: &mut HashMap<VarId, SizeClass>) {
                 else_body,
                 ..
             } => {
-                classify_body(then_body, sizes);
-                classify_body(else_body, sizes);
+                classify_body(then_body, sizes, rooted);
+                classify_body(else_body, sizes, rooted);
             }
-            // Loop parameters keep classes of their own: an iteration may
-            // change an array's size.
-            Exp::Loop { body, .. } => classify_body(body, sizes),
+            // A loop parameter has its initial value's class when the body
+            // gives it back in the same class (by induction, every iteration
+            // keeps the size); otherwise a class of its own.
+            Exp::Loop { params, body, .. } => {
+                for (p, init) in params {
+                    let class = class_of_atom(sizes, init);
+                    sizes.insert(p.id, class);
+                }
+                classify_body(body, sizes, rooted);
+                let mut changed = false;
+                for ((p, _), next) in params.iter().zip(&body.result) {
+                    if class_of_atom(sizes, next) != sizes[&p.id] {
+                        sizes.insert(p.id, SizeClass::Symbol(p.id, 0));
+                        changed = true;
+                    }
+                }
+                if changed {
+                    classify_body(body, sizes, rooted);
+                }
+                for (v, (p, _)) in stm.pat.iter().zip(params) {
+                    let class = sizes[&p.id].clone();
+                    sizes.insert(v.id, class);
+                }
+            }
+            // Nested SOACs: a map's function gets rows of its arguments.
+            Exp::Soac(soac) => {
+                if let SoacKind::Map(lam) = &soac.kind {
+                    for (p, a) in lam.params.iter().zip(&soac.args) {
+                        let row = match sizes.get(a) {
+                            Some(SizeClass::Symbol(root, d)) if rooted.contains(a) => {
+                                SizeClass::Symbol(*root, d + 1)
+                            }
+                            _ => SizeClass::Symbol(*a, 1),
+                        };
+                        sizes.insert(p.id, row);
+                        rooted.insert(p.id);
+                    }
+                }
+                if let Some(lam) = soac.kind.lambda() {
+                    classify_body(&lam.body, sizes, rooted);
+                }
+            }
             _ => {}
         }
         match &stm.exp {
@@ -145,7 +189,13 @@ fn classify_body(body: &Body, sizes: &mut HashMap<VarId, SizeClass>) {
                 sizes.insert(stm.pat[0].id, class);
             }
             Exp::Size { array, dim } => {
-                sizes.insert(stm.pat[0].id, SizeClass::Symbol(*array, *dim));
+                let class = match sizes.get(array) {
+                    Some(SizeClass::Symbol(root, d)) if rooted.contains(array) => {
+                        SizeClass::Symbol(*root, d + dim)
+                    }
+                    _ => SizeClass::Symbol(*array, *dim),
+                };
+                sizes.insert(stm.pat[0].id, class);
             }
             Exp::Atom(a) if stm.pat.len() == 1 => {
                 let class = class_of_atom(sizes, a);
@@ -164,6 +214,24 @@ fn classify_body(body: &Body, sizes: &mut HashMap<VarId, SizeClass>) {
                 let class = class_of_atom(sizes, &soac.width);
                 for v in &stm.pat {
                     sizes.insert(v.id, class.clone());
+                }
+            }
+            // Scatter gives arrays of its destinations' sizes; hist arrays
+            // of `bins` elements, or of its destinations' sizes.
+            Exp::Soac(soac) => {
+                let dest = match &soac.kind {
+                    SoacKind::Scatter { dest }
+                    | SoacKind::Hist {
+                        dest: Some(dest), ..
+                    } => dest
+                        .iter()
+                        .map(|d| class_of_atom(sizes, &Atom::Var(*d)))
+                        .collect(),
+                    SoacKind::Hist { bins, .. } => vec![class_of_atom(sizes, bins); stm.pat.len()],
+                    _ => Vec::new(),
+                };
+                for (v, class) in stm.pat.iter().zip(dest) {
+                    sizes.insert(v.id, class);
                 }
             }
             _ => {}

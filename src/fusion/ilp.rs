@@ -54,6 +54,8 @@ pub enum Solver {
 pub struct IlpDecision {
     pub decision: Decision,
     pub proven_optimal: bool,
+    /// Solved window by window (`decompose`): never proven optimal.
+    pub windowed: bool,
 }
 
 /// Longest-path bounds on the cluster numbers. Statements are in program
@@ -98,7 +100,7 @@ fn levels(graph: &FusionGraph) -> Levels {
 
 /// Cluster numbers for a given set of fused pairs: each cluster as early as
 /// its predecessors allow.
-fn cluster_numbers(graph: &FusionGraph, fused: &[(usize, usize)]) -> Vec<i64> {
+pub(super) fn cluster_numbers(graph: &FusionGraph, fused: &[(usize, usize)]) -> Vec<i64> {
     let n = graph.graph.node_count();
     let mut root: Vec<usize> = (0..n).collect();
     fn find(root: &mut [usize], mut x: usize) -> usize {
@@ -146,6 +148,7 @@ pub fn decide(
                 key: Vec::new(),
             },
             proven_optimal: true,
+            windowed: false,
         });
     }
     let bounds = levels(graph);
@@ -380,6 +383,7 @@ pub fn decide(
     Ok(IlpDecision {
         decision: Decision { fused, key },
         proven_optimal,
+        windowed: false,
     })
 }
 

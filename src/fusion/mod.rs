@@ -8,6 +8,7 @@
 
 pub mod ast;
 pub mod cluster;
+pub mod decompose;
 pub mod graph;
 pub mod greedy;
 pub mod ilp;
@@ -104,9 +105,17 @@ fn fuse_body(
         Strategy::Greedy => greedy::decide(&graph),
         Strategy::Ilp => {
             let start = greedy::decide(&graph);
-            match ilp::decide(&graph, &start, options.solver, options.time_limit) {
+            match decompose::decide(&graph, &start, options.solver, options.time_limit) {
                 Ok(found) => {
-                    if !found.proven_optimal {
+                    if found.windowed {
+                        notes.push(format!(
+                            "fusion: a body of {} statements was clustered by ILP in windows of \
+                             {} SOACs; the clustering is at least as good as greedy but not \
+                             proven optimal",
+                            body.stms.len(),
+                            decompose::WINDOW
+                        ));
+                    } else if !found.proven_optimal {
                         notes.push(format!(
                             "fusion: the ILP solver reached its time limit ({:.1} s) before \
                              proving optimality; using the best clustering it found",

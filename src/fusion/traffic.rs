@@ -16,7 +16,8 @@ use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 
-/// A linear formula over size symbols: a constant plus coefficients.
+/// A polynomial over size symbols: a constant plus coefficients of
+/// monomials, each a product of symbols written `a*b` (sorted).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Formula {
     pub constant: i64,
@@ -36,13 +37,41 @@ impl Formula {
             *self.terms.entry(s.clone()).or_insert(0) += k;
         }
     }
+    /// The formula times a size (a constant or a symbol).
+    fn times(&self, size: &str) -> Formula {
+        let factor = match size.parse::<i64>() {
+            Ok(c) => return self.scaled(c),
+            Err(_) => size,
+        };
+        let mut out = Formula::default();
+        if self.constant != 0 {
+            out.terms.insert(factor.to_string(), self.constant);
+        }
+        for (monomial, k) in &self.terms {
+            let mut symbols: Vec<&str> = monomial.split('*').chain([factor]).collect();
+            symbols.sort_unstable();
+            *out.terms.entry(symbols.join("*")).or_insert(0) += k;
+        }
+        out
+    }
+    fn scaled(&self, c: i64) -> Formula {
+        Formula {
+            constant: self.constant * c,
+            terms: self.terms.iter().map(|(s, k)| (s.clone(), k * c)).collect(),
+        }
+    }
     /// The value for concrete sizes (missing symbols count as 0).
     pub fn eval(&self, sizes: &HashMap<String, i64>) -> i64 {
         self.constant
             + self
                 .terms
                 .iter()
-                .map(|(s, k)| k * sizes.get(s).copied().unwrap_or(0))
+                .map(|(m, k)| {
+                    k * m
+                        .split('*')
+                        .map(|s| sizes.get(s).copied().unwrap_or(0))
+                        .product::<i64>()
+                })
                 .sum::<i64>()
     }
 }
@@ -92,11 +121,15 @@ pub fn function_traffic(f: &FusedFunction) -> Traffic {
         .iter()
         .map(|p| (p.id, format!("n_{}", p.name)))
         .collect();
+    // Inner dimensions: `m` for a size parameter, else `n_xs_1`.
+    let mut inner: HashMap<(VarId, usize), String> = HashMap::new();
     for sp in &f.size_params {
         for &(param, dim) in &sp.uses {
-            if dim == 0 {
-                if let Some(p) = f.params.get(param) {
+            if let Some(p) = f.params.get(param) {
+                if dim == 0 {
                     names.insert(p.id, sp.var.name.clone());
+                } else {
+                    inner.insert((p.id, dim), sp.var.name.clone());
                 }
             }
         }
@@ -105,17 +138,81 @@ pub fn function_traffic(f: &FusedFunction) -> Traffic {
     let size_name = |v: &VarId| -> String {
         match classes.get(v) {
             Some(SizeClass::Const(k)) => k.to_string(),
+            Some(SizeClass::Symbol(s, d)) if *d >= 1 && *d != usize::MAX => {
+                inner.get(&(*s, *d)).cloned().unwrap_or_else(|| {
+                    let base = names
+                        .get(s)
+                        .cloned()
+                        .unwrap_or_else(|| format!("n_{}", s.0));
+                    format!("{base}_{d}")
+                })
+            }
             Some(SizeClass::Symbol(s, _)) => names
                 .get(s)
                 .cloned()
                 .unwrap_or_else(|| format!("n_{}", s.0)),
-            None => format!("n_{}", v.0),
+            None => names
+                .get(v)
+                .cloned()
+                .unwrap_or_else(|| format!("n_{}", v.0)),
         }
     };
     let reduce_results = reduce_results(&core);
+    let mut ranks = HashMap::new();
+    for p in &f.params {
+        ranks.insert(p.id, p.ty.rank());
+    }
+    collect_ranks(&core, &mut ranks);
+    let model = Model {
+        size_name: &size_name,
+        reduce_results: &reduce_results,
+        ranks: &ranks,
+    };
     let mut traffic = Traffic::default();
-    body_traffic(&f.body, &size_name, &reduce_results, &mut traffic);
+    body_traffic(&f.body, &model, &mut traffic);
     traffic
+}
+
+/// What the model needs to know about a function's variables.
+struct Model<'a> {
+    size_name: &'a dyn Fn(&VarId) -> String,
+    reduce_results: &'a HashSet<VarId>,
+    /// The rank of every variable (parameters, statements, functions'
+    /// parameters at any depth).
+    ranks: &'a HashMap<VarId, usize>,
+}
+
+fn collect_ranks(body: &Body, out: &mut HashMap<VarId, usize>) {
+    for stm in &body.stms {
+        for v in &stm.pat {
+            out.insert(v.id, v.ty.rank());
+        }
+        match &stm.exp {
+            Exp::Soac(soac) => {
+                if let Some(lam) = soac.kind.lambda() {
+                    for p in &lam.params {
+                        out.insert(p.id, p.ty.rank());
+                    }
+                    collect_ranks(&lam.body, out);
+                }
+            }
+            Exp::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                collect_ranks(then_body, out);
+                collect_ranks(else_body, out);
+            }
+            Exp::Loop { params, body, .. } => {
+                for (p, _) in params {
+                    out.insert(p.id, p.ty.rank());
+                }
+                collect_ranks(body, out);
+            }
+            _ => {}
+        }
+    }
 }
 
 fn reduce_results(body: &Body) -> HashSet<VarId> {
@@ -147,12 +244,9 @@ fn item_uses(item: &Item) -> Vec<VarId> {
         .collect()
 }
 
-fn body_traffic(
-    body: &FusedBody,
-    size_name: &dyn Fn(&VarId) -> String,
-    reduce_results: &HashSet<VarId>,
-    traffic: &mut Traffic,
-) {
+fn body_traffic(body: &FusedBody, model: &Model, traffic: &mut Traffic) {
+    let size_name = model.size_name;
+    let reduce_results = model.reduce_results;
     let uses: Vec<Vec<VarId>> = body.items.iter().map(item_uses).collect();
     for (index, item) in body.items.iter().enumerate() {
         match item {
@@ -174,15 +268,46 @@ fn body_traffic(
                 else_body,
                 ..
             } => {
-                body_traffic(then_body, size_name, reduce_results, traffic);
-                body_traffic(else_body, size_name, reduce_results, traffic);
+                body_traffic(then_body, model, traffic);
+                body_traffic(else_body, model, traffic);
             }
-            // A loop body counts once: the model is per iteration.
-            Item::Loop { form, body, .. } => {
-                if let super::ast::FusedLoopForm::While { cond } = form {
-                    body_traffic(cond, size_name, reduce_results, traffic);
+            // A `for` loop's body runs `bound` times; a `while` loop's count
+            // is unknown, so its body (and condition) count once.
+            Item::Loop {
+                params,
+                form,
+                body: inner,
+                ..
+            } => {
+                let mut each = Traffic::default();
+                let trips = match form {
+                    super::ast::FusedLoopForm::While { cond } => {
+                        body_traffic(cond, model, &mut each);
+                        None
+                    }
+                    super::ast::FusedLoopForm::For { bound, .. } => {
+                        Some(atom_size(bound, size_name))
+                    }
+                };
+                body_traffic(inner, model, &mut each);
+                let (reads, writes) = match &trips {
+                    Some(t) => (each.reads.times(t), each.writes.times(t)),
+                    None => (each.reads, each.writes),
+                };
+                traffic.loops += each.loops;
+                traffic.reads.add(&reads);
+                traffic.writes.add(&writes);
+                traffic.clusters.extend(each.clusters);
+                // The loop starts from a copy of each initial array it does
+                // not own (see `copied`).
+                for (p, init) in params {
+                    if let (true, Atom::Var(v)) = (p.ty.rank() > 0, init) {
+                        if copied(*v, index, body, &uses) {
+                            traffic.reads.add_size(&size_name(v), 1);
+                            traffic.writes.add_size(&size_name(v), 1);
+                        }
+                    }
                 }
-                body_traffic(body, size_name, reduce_results, traffic);
             }
             Item::Cluster(cluster) => {
                 let leaves = cluster.tree.leaves();
@@ -194,13 +319,13 @@ fn body_traffic(
                 let mut writes = Formula::default();
                 let mut streamed = HashSet::new();
                 let mut scalars = HashSet::new();
-                let width = leaves.first().map(|l| match l.soac.width {
-                    Atom::Var(v) => size_name(&v),
-                    Atom::Const(c) => c.as_i128().unwrap_or(0).to_string(),
-                });
+                let width = leaves.first().map(|l| atom_size(&l.soac.width, size_name));
                 for leaf in &leaves {
                     for a in &leaf.soac.args {
-                        if !produced.contains(a) && streamed.insert(*a) {
+                        // Streaming rows reads nothing by itself (a row is a
+                        // view); what the function does with them counts.
+                        let vector = model.ranks.get(a).is_none_or(|&r| r <= 1);
+                        if !produced.contains(a) && streamed.insert(*a) && vector {
                             reads.add_size(&size_name(a), 1);
                         }
                     }
@@ -214,7 +339,9 @@ fn body_traffic(
                         }
                     }
                     if let Some(width) = &width {
-                        reads.add_size(width, gathers_in(&leaf.soac.kind) as i64);
+                        let (r, w) = per_iteration(&leaf.soac.kind, model);
+                        reads.add(&r.times(width));
+                        writes.add(&w.times(width));
                     }
                 }
                 let mut fused_away = HashSet::new();
@@ -225,6 +352,18 @@ fn body_traffic(
                     let is_filter = matches!(leaf.soac.kind, SoacKind::Filter { .. });
                     if is_filter && leaf.pat.iter().all(|v| fused_away.contains(&v.id)) {
                         writes.constant += 1;
+                        continue;
+                    }
+                    // A scatter writes one element per index into its
+                    // destination, which it copies first unless it owns it.
+                    if let SoacKind::Scatter { dest } = &leaf.soac.kind {
+                        for d in dest {
+                            writes.add_size(&atom_size(&leaf.soac.width, size_name), 1);
+                            if copied(*d, index, body, &uses) {
+                                reads.add_size(&size_name(d), 1);
+                                writes.add_size(&size_name(d), 1);
+                            }
+                        }
                         continue;
                     }
                     for v in &leaf.pat {
@@ -247,6 +386,29 @@ fn body_traffic(
             }
         }
     }
+}
+
+/// The size an atom gives (a constant or a size's name).
+fn atom_size(a: &Atom, size_name: &dyn Fn(&VarId) -> String) -> String {
+    match a {
+        Atom::Var(v) => size_name(v),
+        Atom::Const(c) => c.as_i128().unwrap_or(0).to_string(),
+    }
+}
+
+/// The lowering copies an array that item `index` updates (a scatter
+/// destination, a loop's initial value) unless the body owns it (an earlier
+/// item defines it) and nothing after the item, nor the body's result, reads
+/// it (`loopy::inplace`; views sharing its memory are not followed here).
+fn copied(v: VarId, index: usize, body: &FusedBody, uses: &[Vec<VarId>]) -> bool {
+    let owned = body.items[..index].iter().any(|item| {
+        item.to_core()
+            .iter()
+            .any(|stm| stm.pat.iter().any(|p| p.id == v))
+    });
+    !owned
+        || body.result.contains(&Atom::Var(v))
+        || uses[index + 1..].iter().any(|u| u.contains(&v))
 }
 
 /// The arrays a tree fuses vertically (never written).
@@ -295,23 +457,67 @@ fn needed_outside(
         })
 }
 
-/// Indexing operations in a SOAC's functions: each reads one element per
-/// iteration (a gather).
-fn gathers_in(kind: &SoacKind) -> usize {
-    fn count(body: &Body) -> usize {
-        body.stms
-            .iter()
-            .map(|stm| match &stm.exp {
-                Exp::Index { .. } => 1,
-                Exp::If {
-                    then_body,
-                    else_body,
-                    ..
-                } => count(then_body).max(count(else_body)),
-                Exp::Soac(s) => gathers_in(&s.kind),
-                _ => 0,
-            })
-            .sum()
+/// The traffic of one iteration of a SOAC's function: one read per
+/// indexing (a gather), and for each nested SOAC (not clustered: a loop of
+/// its own in every iteration) its width times its own function's traffic,
+/// one read per element of each vector it streams and one write per element
+/// of each array it makes (a nested reduction's result stays in a register).
+/// Of an `if`, the branch that moves more counts.
+fn per_iteration(kind: &SoacKind, model: &Model) -> (Formula, Formula) {
+    let mut reads = Formula::default();
+    let mut writes = Formula::default();
+    if let Some(lam) = kind.lambda() {
+        nested_traffic(&lam.body, model, &mut reads, &mut writes);
     }
-    kind.lambda().map_or(0, |lam| count(&lam.body))
+    (reads, writes)
+}
+
+fn nested_traffic(body: &Body, model: &Model, reads: &mut Formula, writes: &mut Formula) {
+    for stm in &body.stms {
+        match &stm.exp {
+            Exp::Index { .. } => reads.constant += 1,
+            Exp::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                let mut then_rw = (Formula::default(), Formula::default());
+                let mut else_rw = (Formula::default(), Formula::default());
+                nested_traffic(then_body, model, &mut then_rw.0, &mut then_rw.1);
+                nested_traffic(else_body, model, &mut else_rw.0, &mut else_rw.1);
+                // Compared at a size of 1000 for every symbol.
+                let at = |(r, w): &(Formula, Formula)| {
+                    let all = |f: &Formula| {
+                        let sizes = f.terms.keys().flat_map(|m| m.split('*'));
+                        sizes.map(|s| (s.to_string(), 1000)).collect()
+                    };
+                    r.eval(&all(r)) + w.eval(&all(w))
+                };
+                let (r, w) = if at(&then_rw) >= at(&else_rw) {
+                    then_rw
+                } else {
+                    else_rw
+                };
+                reads.add(&r);
+                writes.add(&w);
+            }
+            Exp::Soac(soac) => {
+                let width = atom_size(&soac.width, model.size_name);
+                let (r, w) = per_iteration(&soac.kind, model);
+                reads.add(&r.times(&width));
+                writes.add(&w.times(&width));
+                for a in &soac.args {
+                    if model.ranks.get(a).is_none_or(|&r| r <= 1) {
+                        reads.add_size(&width, 1);
+                    }
+                }
+                if !matches!(soac.kind, SoacKind::Reduce { .. }) {
+                    for v in stm.pat.iter().filter(|v| v.ty.rank() == 1) {
+                        writes.add_size(&(model.size_name)(&v.id), 1);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
 }

@@ -1,0 +1,825 @@
+//! Splitting a large body's ILP into smaller ones (Kristensen et al.'s safe
+//! preprocessing, in the form that fits the ILP).
+//!
+//! 1. **Independent groups** (exact): SOACs linked by a fusible edge or a
+//!    sibling pair form components; components that reach each other both
+//!    ways are merged (fusing inside one could otherwise close a cycle
+//!    through the other), together with the statements on paths between
+//!    them. Every group is convex, its objective terms are its own and any
+//!    combination of the groups' acyclic clusterings is acyclic, so solving
+//!    each group alone and combining the answers is optimal. A group with one
+//!    SOAC needs no solver.
+//! 2. **Windows** (heuristic): a group with more than `WINDOW` SOACs is
+//!    solved in overlapping windows of `WINDOW` SOACs in program order (a
+//!    rolling horizon): earlier clusters are fixed and contracted to single
+//!    nodes, of which those sharing an edge or a sibling pair with the window
+//!    may still grow; paths through the other fixed clusters become ordering
+//!    constraints; only the first `STEP` SOACs' decisions are kept before
+//!    the window moves on. The result is no longer proven optimal, so it is
+//!    compared with the greedy start and the better of the two is used.
+//!
+//! Bodies with at most `DIRECT` SOACs are solved whole, as before.
+
+use super::cluster::Decision;
+use super::graph::{Edge, FusionGraph, Node, Sibling, SparseGroup};
+use super::ilp::{self, IlpDecision, IlpFailure, Solver};
+use crate::core::ir::VarId;
+use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::visit::EdgeRef;
+use petgraph::Direction;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::time::{Duration, Instant};
+
+/// Up to this many SOACs a body (or a group) is one ILP, proven optimal in
+/// milliseconds by microlp on the bodies of real programs.
+pub const DIRECT: usize = 40;
+/// SOACs per window, and how many of them each window decides.
+/// Measured on the generated programs of `benches/fusion.rs`: with 12
+/// microlp proves each window optimal in a few milliseconds; from 16 on some
+/// windows take 100 times longer and the total gets worse, not better.
+pub const WINDOW: usize = 12;
+pub const STEP: usize = 6;
+
+/// Union-find over statement indices.
+struct Sets(Vec<usize>);
+
+impl Sets {
+    fn new(n: usize) -> Self {
+        Sets((0..n).collect())
+    }
+    fn find(&mut self, mut x: usize) -> usize {
+        while self.0[x] != x {
+            self.0[x] = self.0[self.0[x]];
+            x = self.0[x];
+        }
+        x
+    }
+    fn union(&mut self, a: usize, b: usize) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            self.0[ra.max(rb)] = ra.min(rb);
+        }
+    }
+}
+
+fn soac_count(graph: &FusionGraph, nodes: impl IntoIterator<Item = usize>) -> usize {
+    nodes
+        .into_iter()
+        .filter(|&v| graph.graph[NodeIndex::new(v)].soac.is_some())
+        .count()
+}
+
+pub fn decide(
+    graph: &FusionGraph,
+    start: &Decision,
+    solver: Solver,
+    time_limit: Duration,
+) -> Result<IlpDecision, IlpFailure> {
+    decide_with(graph, start, solver, time_limit, DIRECT)
+}
+
+/// `decide` with the size up to which a whole body is one ILP (tests lower
+/// it to check that splitting into groups loses nothing).
+pub fn decide_with(
+    graph: &FusionGraph,
+    start: &Decision,
+    solver: Solver,
+    time_limit: Duration,
+    whole: usize,
+) -> Result<IlpDecision, IlpFailure> {
+    let n = graph.graph.node_count();
+    if soac_count(graph, 0..n) <= whole {
+        return ilp::decide(graph, start, solver, time_limit);
+    }
+    let deadline = Instant::now() + time_limit;
+    let groups = independent_groups(graph);
+    // Solves still to come, to share the time limit among them.
+    let mut jobs: usize = groups
+        .iter()
+        .map(|g| {
+            let k = soac_count(graph, g.iter().copied());
+            if k <= 1 {
+                0
+            } else if k <= DIRECT {
+                1
+            } else {
+                1 + (k.saturating_sub(WINDOW)).div_ceil(STEP)
+            }
+        })
+        .sum();
+    let mut sets = Sets::new(n);
+    let mut proven = true;
+    let mut windowed = false;
+    for group in &groups {
+        let k = soac_count(graph, group.iter().copied());
+        if k <= 1 {
+            continue;
+        }
+        if k <= DIRECT {
+            let limit = share(deadline, &mut jobs);
+            let units: Vec<Vec<usize>> = group.iter().map(|&v| vec![v]).collect();
+            let sub = reduced_graph(graph, &units, &[], &HashSet::new());
+            // Greedy's pairs in the group as the start (they lie in one group).
+            let local: HashMap<usize, usize> =
+                group.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+            let fused = start
+                .fused
+                .iter()
+                .filter_map(|(a, b)| Some((*local.get(a)?, *local.get(b)?)))
+                .collect();
+            let warm = Decision {
+                fused,
+                key: Vec::new(),
+            };
+            let found = ilp::decide(&sub, &warm, solver, limit)?;
+            proven &= found.proven_optimal;
+            for &(a, b) in &found.decision.fused {
+                sets.union(group[a], group[b]);
+            }
+        } else {
+            proven = false;
+            windowed = true;
+            windows(graph, group, &mut sets, solver, deadline, &mut jobs)?;
+        }
+    }
+    let decided: Vec<usize> = (0..n).map(|v| sets.find(v)).collect();
+    let mut greedy_sets = Sets::new(n);
+    for &(a, b) in &start.fused {
+        greedy_sets.union(a, b);
+    }
+    let greedy: Vec<usize> = (0..n).map(|v| greedy_sets.find(v)).collect();
+    if !proven && cost(graph, &greedy) < cost(graph, &decided) {
+        return Ok(IlpDecision {
+            decision: Decision {
+                fused: start.fused.clone(),
+                key: start.key.clone(),
+            },
+            proven_optimal: false,
+            windowed,
+        });
+    }
+    Ok(IlpDecision {
+        decision: decision_of(graph, &decided),
+        proven_optimal: proven,
+        windowed,
+    })
+}
+
+/// The time for the next of `jobs` solves: ten equal shares of what is
+/// left, as most windows take far less than a share and a few far more.
+fn share(deadline: Instant, jobs: &mut usize) -> Duration {
+    let left = deadline.saturating_duration_since(Instant::now());
+    let limit = (left * 10 / (*jobs).max(1) as u32).min(left);
+    *jobs = jobs.saturating_sub(1);
+    limit.max(Duration::from_millis(1))
+}
+
+/// The ILP on a reduced graph, starting from nothing fused.
+fn solve(sub: &FusionGraph, solver: Solver, limit: Duration) -> Result<IlpDecision, IlpFailure> {
+    let nothing = Decision {
+        fused: Vec::new(),
+        key: Vec::new(),
+    };
+    ilp::decide(sub, &nothing, solver, limit)
+}
+
+/// The fused pairs (every fusible edge and sibling pair inside a cluster)
+/// and each statement's key (its cluster's level) for a clustering.
+fn decision_of(graph: &FusionGraph, cluster: &[usize]) -> Decision {
+    let mut fused = Vec::new();
+    for e in graph.graph.edge_references() {
+        let (u, v) = (e.source().index(), e.target().index());
+        if e.weight().fusible && cluster[u] == cluster[v] {
+            fused.push((u, v));
+        }
+    }
+    for s in &graph.siblings {
+        let (a, b) = (s.a.index(), s.b.index());
+        if cluster[a] == cluster[b] {
+            fused.push((a, b));
+        }
+    }
+    let level = ilp::cluster_numbers(graph, &fused);
+    let key = (0..cluster.len()).map(|i| (level[i], i)).collect();
+    Decision { fused, key }
+}
+
+/// The ILP's objective (element traffic) of a clustering.
+pub fn cost(graph: &FusionGraph, cluster: &[usize]) -> f64 {
+    let size = |v: &VarId| ilp::weight(graph.sizes.get(v));
+    let mut total = 0.0;
+    let mut written: HashSet<VarId> = HashSet::new();
+    for e in graph.graph.edge_references() {
+        let (u, v) = (e.source().index(), e.target().index());
+        if e.weight().fusible && cluster[u] != cluster[v] {
+            for a in &e.weight().vars {
+                total += size(a);
+                if !graph.always_manifest.contains(a) && written.insert(*a) {
+                    total += size(a);
+                }
+            }
+        }
+    }
+    for s in &graph.siblings {
+        if s.consecutive && cluster[s.a.index()] != cluster[s.b.index()] {
+            total += s.shared.iter().map(size).sum::<f64>();
+        }
+    }
+    total
+}
+
+/// The independent groups of statements (sorted, in program order) that
+/// hold at least one SOAC; see the module comment.
+fn independent_groups(graph: &FusionGraph) -> Vec<Vec<usize>> {
+    let g = &graph.graph;
+    let n = g.node_count();
+    let mut sets = Sets::new(n);
+    for e in g.edge_references().filter(|e| e.weight().fusible) {
+        sets.union(e.source().index(), e.target().index());
+    }
+    for s in &graph.siblings {
+        sets.union(s.a.index(), s.b.index());
+    }
+    // A family member's width statement belongs with it (the ILP orders
+    // them when the family is not fused).
+    for family in &graph.sparse_groups {
+        for &(s, c) in &family.width_uses {
+            sets.union(s, c);
+        }
+        sets.union(
+            family.filter,
+            family.edges.first().map_or(family.filter, |e| e.1),
+        );
+    }
+    let comp: Vec<usize> = (0..n).map(|v| sets.find(v)).collect();
+    let mut reach: DiGraph<usize, ()> = DiGraph::new();
+    let mut node_of: HashMap<usize, NodeIndex> = HashMap::new();
+    for &c in &comp {
+        node_of.entry(c).or_insert_with(|| reach.add_node(c));
+    }
+    let mut seen: HashSet<(usize, usize)> = HashSet::new();
+    let mut link = |a: usize, b: usize, reach: &mut DiGraph<usize, ()>| {
+        if a != b && seen.insert((a, b)) {
+            reach.add_edge(node_of[&a], node_of[&b], ());
+        }
+    };
+    for e in g.edge_references() {
+        link(
+            comp[e.source().index()],
+            comp[e.target().index()],
+            &mut reach,
+        );
+    }
+    for family in &graph.sparse_groups {
+        for &(s, c) in &family.width_uses {
+            link(comp[s], comp[c], &mut reach);
+        }
+    }
+    let mut group_of: HashMap<usize, usize> = HashMap::new();
+    for (k, scc) in petgraph::algo::tarjan_scc(&reach).into_iter().enumerate() {
+        for c in scc {
+            group_of.insert(reach[c], k);
+        }
+    }
+    let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for v in 0..n {
+        groups.entry(group_of[&comp[v]]).or_default().push(v);
+    }
+    let mut groups: Vec<Vec<usize>> = groups
+        .into_values()
+        .filter(|members| soac_count(graph, members.iter().copied()) > 0)
+        .collect();
+    groups.sort_by_key(|members| members[0]);
+    groups
+}
+
+/// The graph of `units` (sets of statements, each already one cluster,
+/// listed in an order that all dependencies follow) as nodes: their edges and
+/// sibling pairs, `prevent` as extra ordering edges between units, and
+/// `forced` arrays that must be in memory whatever the units decide.
+fn reduced_graph(
+    graph: &FusionGraph,
+    units: &[Vec<usize>],
+    prevent: &[(usize, usize)],
+    forced: &HashSet<VarId>,
+) -> FusionGraph {
+    let mut unit_of: HashMap<usize, usize> = HashMap::new();
+    for (k, unit) in units.iter().enumerate() {
+        for &v in unit {
+            unit_of.insert(v, k);
+        }
+    }
+    let mut reduced = DiGraph::new();
+    for unit in units {
+        // A unit runs in the order its members need: any scan makes it left to right.
+        let mut soac = None;
+        for &v in unit {
+            if let Some(s) = &graph.graph[NodeIndex::new(v)].soac {
+                let merged = soac.get_or_insert_with(|| s.clone());
+                if s.in_order != super::graph::Order::Any {
+                    merged.in_order = s.in_order;
+                }
+                if s.out_order == super::graph::Order::LeftToRight {
+                    merged.out_order = s.out_order;
+                }
+            }
+        }
+        reduced.add_node(Node { stm: unit[0], soac });
+    }
+    let mut edges: BTreeMap<(usize, usize), Edge> = BTreeMap::new();
+    let mut vars: BTreeSet<VarId> = BTreeSet::new();
+    for (k, unit) in units.iter().enumerate() {
+        for &v in unit {
+            for e in graph
+                .graph
+                .edges_directed(NodeIndex::new(v), Direction::Outgoing)
+            {
+                let Some(&j) = unit_of.get(&e.target().index()) else {
+                    continue;
+                };
+                if j == k {
+                    continue;
+                }
+                let edge = edges.entry((k, j)).or_insert(Edge {
+                    fusible: true,
+                    vars: Vec::new(),
+                });
+                edge.fusible &= e.weight().fusible;
+                for a in &e.weight().vars {
+                    vars.insert(*a);
+                    if !edge.vars.contains(a) {
+                        edge.vars.push(*a);
+                    }
+                }
+            }
+        }
+    }
+    for ((a, b), edge) in edges {
+        reduced.add_edge(NodeIndex::new(a), NodeIndex::new(b), edge);
+    }
+    for &(a, b) in prevent {
+        reduced.add_edge(
+            NodeIndex::new(a),
+            NodeIndex::new(b),
+            Edge {
+                fusible: false,
+                vars: Vec::new(),
+            },
+        );
+    }
+    let mut siblings = Vec::new();
+    for s in &graph.siblings {
+        let (Some(&a), Some(&b)) = (unit_of.get(&s.a.index()), unit_of.get(&s.b.index())) else {
+            continue;
+        };
+        if a != b {
+            vars.extend(s.shared.iter().copied());
+            siblings.push(Sibling {
+                a: NodeIndex::new(a.min(b)),
+                b: NodeIndex::new(a.max(b)),
+                shared: s.shared.clone(),
+                consecutive: s.consecutive,
+            });
+        }
+    }
+    // A family is still a choice when all its statements are undecided
+    // units; otherwise its edges between units must stay unfused (it fuses
+    // whole or not at all).
+    let mut sparse_groups = Vec::new();
+    for family in &graph.sparse_groups {
+        let single = |v: &usize| unit_of.get(v).filter(|&&k| units[k].len() == 1).copied();
+        let nodes = family
+            .edges
+            .iter()
+            .chain(&family.width_uses)
+            .flat_map(|&(a, b)| [a, b])
+            .chain([family.filter]);
+        if nodes.clone().all(|v| single(&v).is_some()) {
+            let map = |&(a, b): &(usize, usize)| (unit_of[&a], unit_of[&b]);
+            sparse_groups.push(SparseGroup {
+                filter: unit_of[&family.filter],
+                edges: family.edges.iter().map(map).collect(),
+                width_uses: family.width_uses.iter().map(map).collect(),
+            });
+        } else {
+            for &(p, c) in &family.edges {
+                if let (Some(&a), Some(&b)) = (unit_of.get(&p), unit_of.get(&c)) {
+                    if a != b {
+                        reduced.add_edge(
+                            NodeIndex::new(a),
+                            NodeIndex::new(b),
+                            Edge {
+                                fusible: false,
+                                vars: Vec::new(),
+                            },
+                        );
+                    }
+                }
+            }
+        }
+    }
+    let always_manifest = vars
+        .iter()
+        .filter(|a| graph.always_manifest.contains(a) || forced.contains(a))
+        .copied()
+        .collect();
+    let sizes = vars
+        .iter()
+        .filter_map(|a| Some((*a, graph.sizes.get(a)?.clone())))
+        .collect();
+    FusionGraph {
+        graph: reduced,
+        siblings,
+        always_manifest,
+        sizes,
+        definer: HashMap::new(),
+        sparse_groups,
+    }
+}
+
+/// Solves a large group window by window (see the module comment), adding
+/// the kept decisions to `sets`.
+fn windows(
+    graph: &FusionGraph,
+    group: &[usize],
+    sets: &mut Sets,
+    solver: Solver,
+    deadline: Instant,
+    jobs: &mut usize,
+) -> Result<(), IlpFailure> {
+    let g = &graph.graph;
+    let is_soac = |v: usize| g[NodeIndex::new(v)].soac.is_some();
+    let in_group: HashSet<usize> = group.iter().copied().collect();
+    // The last statement of each filter family that starts at a position:
+    // a window never splits a family.
+    let mut family_end: HashMap<usize, usize> = HashMap::new();
+    for family in graph
+        .sparse_groups
+        .iter()
+        .filter(|f| in_group.contains(&f.filter))
+    {
+        let last = family
+            .edges
+            .iter()
+            .map(|e| e.1)
+            .chain(family.width_uses.iter().map(|w| w.0))
+            .max()
+            .unwrap_or(family.filter);
+        family_end.insert(family.filter, last);
+    }
+    let mut sibling_of: HashMap<usize, Vec<usize>> = HashMap::new();
+    for s in &graph.siblings {
+        sibling_of.entry(s.a.index()).or_default().push(s.b.index());
+        sibling_of.entry(s.b.index()).or_default().push(s.a.index());
+    }
+    let position: HashMap<usize, usize> = group.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+    let mut lo = 0;
+    while lo < group.len() {
+        // The window: the next `WINDOW` SOACs, whole families included.
+        let mut hi = lo;
+        let mut soacs = 0;
+        let mut end = lo;
+        while hi < group.len() && (soacs < WINDOW || hi < end) {
+            let v = group[hi];
+            soacs += usize::from(is_soac(v));
+            if let Some(last) = family_end.get(&v) {
+                end = end.max(position[last] + 1);
+            }
+            hi += 1;
+        }
+        // The kept part: the first `STEP` SOACs, or all at the end.
+        let mut keep = hi;
+        if hi < group.len() {
+            let mut count = 0;
+            keep = lo;
+            while keep < hi && count < STEP {
+                count += usize::from(is_soac(group[keep]));
+                keep += 1;
+            }
+            // Never split a family between kept and re-decided.
+            let mut moved = true;
+            while moved {
+                moved = false;
+                for (f, last) in &family_end {
+                    let (pf, pl) = (position[f], position[last]);
+                    if pf < keep && keep <= pl {
+                        keep = pl + 1;
+                        moved = true;
+                    }
+                }
+            }
+        }
+        let free: Vec<usize> = group[lo..hi].to_vec();
+        let limit = share(deadline, jobs);
+        let bound = group.get(hi).copied().unwrap_or(usize::MAX);
+        let decided = window(
+            graph,
+            &in_group,
+            &sibling_of,
+            bound,
+            &free,
+            sets,
+            solver,
+            limit,
+        )?;
+        for (a, b) in decided {
+            let (pa, pb) = (position[&a], position[&b]);
+            if pa < keep && pb < keep {
+                sets.union(a, b);
+            }
+        }
+        lo = keep;
+    }
+    Ok(())
+}
+
+/// One window: `free` statements (of the group, in order) with the fixed
+/// clusters before them; statements from `bound` on are not considered.
+/// Returns the fused pairs of the solution, as statements of the units.
+#[allow(clippy::too_many_arguments)]
+fn window(
+    graph: &FusionGraph,
+    in_group: &HashSet<usize>,
+    sibling_of: &HashMap<usize, Vec<usize>>,
+    bound: usize,
+    free: &[usize],
+    sets: &mut Sets,
+    solver: Solver,
+    limit: Duration,
+) -> Result<Vec<(usize, usize)>, IlpFailure> {
+    let g = &graph.graph;
+    let first = free[0];
+    // Fixed clusters of the group before the window, by representative.
+    let mut fixed: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for &v in in_group.iter().filter(|&&v| v < first) {
+        fixed.entry(sets.find(v)).or_default().push(v);
+    }
+    for members in fixed.values_mut() {
+        members.sort_unstable();
+    }
+    let rep = |sets: &mut Sets, v: usize| if v < first { sets.find(v) } else { v };
+    // The fixed clusters a free statement could join.
+    let mut joinable: BTreeSet<usize> = BTreeSet::new();
+    for &v in free {
+        let node = NodeIndex::new(v);
+        for e in g.edges_directed(node, Direction::Incoming) {
+            let u = e.source().index();
+            if e.weight().fusible && u < first && in_group.contains(&u) {
+                joinable.insert(sets.find(u));
+            }
+        }
+        for &u in sibling_of.get(&v).map(Vec::as_slice).unwrap_or_default() {
+            if u < first && in_group.contains(&u) {
+                joinable.insert(sets.find(u));
+            }
+        }
+    }
+    let mut units: Vec<Vec<usize>> = joinable.iter().map(|r| fixed[r].clone()).collect();
+    units.extend(free.iter().map(|&v| vec![v]));
+    let mut unit_of: HashMap<usize, usize> = HashMap::new();
+    for (k, unit) in units.iter().enumerate() {
+        for &v in unit {
+            unit_of.insert(v, k);
+        }
+    }
+    // Orderings through statements outside the units: a path from one unit
+    // to another through fixed clusters that stay as they are.
+    let mut prevent: BTreeSet<(usize, usize)> = BTreeSet::new();
+    let mut forced: HashSet<VarId> = HashSet::new();
+    let mut direct: BTreeSet<(usize, usize)> = BTreeSet::new();
+    for (k, unit) in units.iter().enumerate() {
+        let mut seen: HashSet<usize> = HashSet::new();
+        let mut stack: Vec<usize> = Vec::new();
+        for &v in unit {
+            for e in g.edges_directed(NodeIndex::new(v), Direction::Outgoing) {
+                let w = e.target().index();
+                if w >= bound || !in_group.contains(&w) {
+                    continue;
+                }
+                match unit_of.get(&w) {
+                    Some(&j) => {
+                        if j != k {
+                            direct.insert((k, j));
+                        }
+                    }
+                    None => {
+                        // An array read by a cluster that stays apart.
+                        if e.weight().fusible {
+                            forced.extend(e.weight().vars.iter().copied());
+                        }
+                        let r = rep(sets, w);
+                        if seen.insert(r) {
+                            stack.push(r);
+                        }
+                    }
+                }
+            }
+        }
+        while let Some(r) = stack.pop() {
+            let members = if r < first {
+                fixed[&r].clone()
+            } else {
+                vec![r]
+            };
+            for x in members {
+                for e in g.edges_directed(NodeIndex::new(x), Direction::Outgoing) {
+                    let w = e.target().index();
+                    if w >= bound || !in_group.contains(&w) {
+                        continue;
+                    }
+                    match unit_of.get(&w) {
+                        Some(&j) => {
+                            prevent.insert((k, j));
+                        }
+                        None => {
+                            let r = rep(sets, w);
+                            if seen.insert(r) {
+                                stack.push(r);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Units in an order all edges follow (the contracted graph is acyclic).
+    let order = topological(units.len(), direct.iter().chain(&prevent));
+    let renumber: Vec<usize> = {
+        let mut at = vec![0; units.len()];
+        for (i, &k) in order.iter().enumerate() {
+            at[k] = i;
+        }
+        at
+    };
+    let sorted: Vec<Vec<usize>> = order.iter().map(|&k| units[k].clone()).collect();
+    let prevent: Vec<(usize, usize)> = prevent
+        .iter()
+        .map(|&(a, b)| (renumber[a], renumber[b]))
+        .collect();
+    let sub = reduced_graph(graph, &sorted, &prevent, &forced);
+    let found = solve(&sub, solver, limit)?.decision.fused;
+    Ok(found
+        .into_iter()
+        .map(|(a, b)| (sorted[a][0], sorted[b][0]))
+        .collect())
+}
+
+/// Kahn's algorithm, smallest index first among the ready nodes.
+fn topological<'a>(n: usize, edges: impl Iterator<Item = &'a (usize, usize)>) -> Vec<usize> {
+    let mut out: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut indegree = vec![0; n];
+    for &(a, b) in edges {
+        out[a].push(b);
+        indegree[b] += 1;
+    }
+    let mut ready: BTreeSet<usize> = (0..n).filter(|&k| indegree[k] == 0).collect();
+    let mut order = Vec::with_capacity(n);
+    while let Some(k) = ready.pop_first() {
+        order.push(k);
+        for &j in &out[k] {
+            indegree[j] -= 1;
+            if indegree[j] == 0 {
+                ready.insert(j);
+            }
+        }
+    }
+    assert_eq!(order.len(), n, "the contracted fusion graph is acyclic");
+    order
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fusion::{graph, greedy, sizes};
+    use std::path::Path;
+
+    /// The fusion graphs of the entries of a program, as `fuse` builds them
+    /// (on a thread with the main thread's stack: a debug build of the front
+    /// end recurses deeply on long bodies).
+    fn graphs(path: &Path) -> Vec<FusionGraph> {
+        let path = path.to_path_buf();
+        std::thread::Builder::new()
+            .stack_size(8 << 20)
+            .spawn(move || {
+                let program = crate::driver::pipeline::frontend(&path)
+                    .unwrap_or_else(|_| panic!("{} compiles", path.display()));
+                let program = crate::simplify::simplify_with(program, &Default::default());
+                program
+                    .entries
+                    .iter()
+                    .map(|f| graph::build(&f.params, &sizes::forward_sizes(&f.body)))
+                    .collect()
+            })
+            .unwrap()
+            .join()
+            .unwrap()
+    }
+
+    fn clusters(n: usize, fused: &[(usize, usize)]) -> Vec<usize> {
+        let mut sets = Sets::new(n);
+        for &(a, b) in fused {
+            sets.union(a, b);
+        }
+        (0..n).map(|v| sets.find(v)).collect()
+    }
+
+    /// A legal clustering: fused statements are SOACs joined by fusible
+    /// edges, clusters run after everything they read, families fuse whole.
+    fn check_legal(graph: &FusionGraph, decision: &Decision) {
+        let n = graph.graph.node_count();
+        let cluster = clusters(n, &decision.fused);
+        for e in graph.graph.edge_references() {
+            let (u, v) = (e.source().index(), e.target().index());
+            if cluster[u] == cluster[v] {
+                assert!(
+                    e.weight().fusible,
+                    "preventing edge {u} -> {v} inside a cluster"
+                );
+            } else {
+                assert!(
+                    decision.key[u].0 < decision.key[v].0,
+                    "{u} -> {v} out of order"
+                );
+            }
+        }
+        for (v, &c) in cluster.iter().enumerate() {
+            if c != v {
+                assert!(graph.graph[NodeIndex::new(v)].soac.is_some());
+            }
+        }
+        for family in &graph.sparse_groups {
+            let fused = family
+                .edges
+                .iter()
+                .filter(|&&(p, c)| cluster[p] == cluster[c]);
+            assert!(
+                fused.count() % family.edges.len() == 0,
+                "a family fuses whole"
+            );
+        }
+    }
+
+    fn programs() -> Vec<std::path::PathBuf> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut out = Vec::new();
+        for dir in ["tests/fusion", "examples"] {
+            for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_some_and(|e| e == "arr") {
+                    out.push(path);
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// Splitting into independent groups is exact: the same traffic as one
+    /// ILP over the whole body, on every fusion test program and example.
+    #[test]
+    fn groups_lose_nothing() {
+        let limit = Duration::from_secs(20);
+        for path in programs() {
+            for graph in graphs(&path) {
+                let n = graph.graph.node_count();
+                if soac_count(&graph, 0..n) > DIRECT {
+                    continue;
+                }
+                let start = greedy::decide(&graph);
+                let whole = ilp::decide(&graph, &start, Solver::Microlp, limit).unwrap();
+                let split = decide_with(&graph, &start, Solver::Microlp, limit, 0).unwrap();
+                assert!(whole.proven_optimal && split.proven_optimal);
+                check_legal(&graph, &split.decision);
+                let (a, b) = (
+                    cost(&graph, &clusters(n, &whole.decision.fused)),
+                    cost(&graph, &clusters(n, &split.decision.fused)),
+                );
+                assert!(
+                    (a - b).abs() < 1e-6,
+                    "{}: whole {a}, split {b}",
+                    path.display()
+                );
+            }
+        }
+    }
+
+    /// A body too large to solve whole is clustered legally in windows, and
+    /// far better than greedy.
+    #[test]
+    fn windows_beat_greedy() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fusion/many_soacs.arr");
+        let graph = graphs(&path).remove(0);
+        let n = graph.graph.node_count();
+        assert!(soac_count(&graph, 0..n) > DIRECT);
+        let start = greedy::decide(&graph);
+        let found = decide(&graph, &start, Solver::Microlp, Duration::from_secs(20)).unwrap();
+        assert!(found.windowed && !found.proven_optimal);
+        check_legal(&graph, &found.decision);
+        let greedy_cost = cost(&graph, &clusters(n, &start.fused));
+        let ilp_cost = cost(&graph, &clusters(n, &found.decision.fused));
+        assert!(
+            ilp_cost * 2.0 < greedy_cost,
+            "ilp {ilp_cost}, greedy {greedy_cost}"
+        );
+    }
+}

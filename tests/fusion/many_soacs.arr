@@ -1,0 +1,80 @@
+-- A generated body of 72 SOACs (maps, map2s, reductions, scans and maps
+-- using a reduction's result, each reading one of the 8 latest arrays), as in
+-- benches/fusion.rs: more than a body the ILP solves whole, so it is
+-- clustered in windows (src/fusion/decompose.rs).
+-- ==
+-- random input { [1000]i32 }
+entry main (xs: []i32) : ([]i32, []i32, []i32, i32, i32) =
+  let a0 = map (\x -> x * 3 + 1) xs
+  let a1 = map2 (\x y -> x + y) xs a0
+  let s2 = reduce (+) 0 a0
+  let a3 = scan (+) 0 a1
+  let a4 = map (\x -> x ^ s2) a3
+  let a5 = map (\x -> x * 3 + 1) a3
+  let a6 = map2 (\x y -> x + y) a5 a3
+  let s7 = reduce (+) 0 a3
+  let a8 = scan (+) 0 xs
+  let a9 = map (\x -> x ^ s7) a4
+  let a10 = map (\x -> x * 3 + 1) a1
+  let a11 = map2 (\x y -> x + y) a9 a6
+  let s12 = reduce (+) 0 a11
+  let a13 = scan (+) 0 a8
+  let a14 = map (\x -> x ^ s12) a5
+  let a15 = map (\x -> x * 3 + 1) a9
+  let a16 = map2 (\x y -> x + y) a13 a8
+  let s17 = reduce (+) 0 a14
+  let a18 = scan (+) 0 a15
+  let a19 = map (\x -> x ^ s17) a15
+  let a20 = map (\x -> x * 3 + 1) a10
+  let a21 = map2 (\x y -> x + y) a18 a18
+  let s22 = reduce (+) 0 a21
+  let a23 = scan (+) 0 a21
+  let a24 = map (\x -> x ^ s22) a19
+  let a25 = map (\x -> x * 3 + 1) a20
+  let a26 = map2 (\x y -> x + y) a23 a23
+  let s27 = reduce (+) 0 a21
+  let a28 = scan (+) 0 a20
+  let a29 = map (\x -> x ^ s27) a24
+  let a30 = map (\x -> x * 3 + 1) a25
+  let a31 = map2 (\x y -> x + y) a28 a26
+  let s32 = reduce (+) 0 a24
+  let a33 = scan (+) 0 a26
+  let a34 = map (\x -> x ^ s32) a33
+  let a35 = map (\x -> x * 3 + 1) a28
+  let a36 = map2 (\x y -> x + y) a28 a33
+  let s37 = reduce (+) 0 a34
+  let a38 = scan (+) 0 a31
+  let a39 = map (\x -> x ^ s37) a36
+  let a40 = map (\x -> x * 3 + 1) a33
+  let a41 = map2 (\x y -> x + y) a35 a40
+  let s42 = reduce (+) 0 a35
+  let a43 = scan (+) 0 a40
+  let a44 = map (\x -> x ^ s42) a38
+  let a45 = map (\x -> x * 3 + 1) a38
+  let a46 = map2 (\x y -> x + y) a40 a36
+  let s47 = reduce (+) 0 a40
+  let a48 = scan (+) 0 a44
+  let a49 = map (\x -> x ^ s47) a39
+  let a50 = map (\x -> x * 3 + 1) a40
+  let a51 = map2 (\x y -> x + y) a48 a50
+  let s52 = reduce (+) 0 a46
+  let a53 = scan (+) 0 a51
+  let a54 = map (\x -> x ^ s52) a46
+  let a55 = map (\x -> x * 3 + 1) a46
+  let a56 = map2 (\x y -> x + y) a55 a48
+  let s57 = reduce (+) 0 a50
+  let a58 = scan (+) 0 a49
+  let a59 = map (\x -> x ^ s57) a58
+  let a60 = map (\x -> x * 3 + 1) a50
+  let a61 = map2 (\x y -> x + y) a60 a58
+  let s62 = reduce (+) 0 a58
+  let a63 = scan (+) 0 a60
+  let a64 = map (\x -> x ^ s62) a59
+  let a65 = map (\x -> x * 3 + 1) a55
+  let a66 = map2 (\x y -> x + y) a59 a59
+  let s67 = reduce (+) 0 a61
+  let a68 = scan (+) 0 a58
+  let a69 = map (\x -> x ^ s67) a66
+  let a70 = map (\x -> x * 3 + 1) a63
+  let a71 = map2 (\x y -> x + y) a65 a70
+  in (a69, a70, a71, s67, s62)
