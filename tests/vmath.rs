@@ -109,8 +109,8 @@ fn exp_and_log_are_within_two_ulps_of_libm() {
                 // Overflow, underflow and special values: exactly libm's.
                 // (Results within 2 ulp of the underflow threshold may round
                 // to 0 on one side and the smallest subnormal on the other.)
-                let near_underflow = want.abs() <= 3.0 * f32::from_bits(1)
-                    && got.abs() <= 3.0 * f32::from_bits(1);
+                let near_underflow =
+                    want.abs() <= 3.0 * f32::from_bits(1) && got.abs() <= 3.0 * f32::from_bits(1);
                 assert!(
                     same(got, want) || near_underflow,
                     "x = {x:e}: got {got:e}, libm {want:e}"
@@ -125,6 +125,16 @@ fn exp_and_log_are_within_two_ulps_of_libm() {
     }
     println!("exp: at most {} ulp (x = {:e})", worst_exp.0, worst_exp.1);
     println!("log: at most {} ulp (x = {:e})", worst_log.0, worst_log.1);
-    assert!(worst_exp.0 <= 2, "exp is {} ulp off at {:e}", worst_exp.0, worst_exp.1);
-    assert!(worst_log.0 <= 2, "log is {} ulp off at {:e}", worst_log.0, worst_log.1);
+    assert!(
+        worst_exp.0 <= 2,
+        "exp is {} ulp off at {:e}",
+        worst_exp.0,
+        worst_exp.1
+    );
+    assert!(
+        worst_log.0 <= 2,
+        "log is {} ulp off at {:e}",
+        worst_log.0,
+        worst_log.1
+    );
 }

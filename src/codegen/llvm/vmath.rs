@@ -47,7 +47,11 @@ impl<'ctx> Gen<'ctx, '_> {
         // Beyond these, the result overflows to infinity or underflows to 0.
         let hi = self.f32c(88.722_84);
         let lo = self.f32c(-103.972_08);
-        let clamped = self.select_f(b.build_float_compare(FloatPredicate::OGT, x, hi, "")?, hi, x)?;
+        let clamped = self.select_f(
+            b.build_float_compare(FloatPredicate::OGT, x, hi, "")?,
+            hi,
+            x,
+        )?;
         let clamped = self.select_f(
             b.build_float_compare(FloatPredicate::OLT, clamped, lo, "")?,
             lo,
@@ -58,12 +62,16 @@ impl<'ctx> Gen<'ctx, '_> {
         let t = b.build_float_mul(clamped, self.f32c(std::f32::consts::LOG2_E), "")?;
         let n = self.call_intrinsic("llvm.rint", &[self.ctx.f32_type().into()], &[t.into()])?;
         let n = n.into_float_value();
-        let r = b.build_float_sub(clamped, b.build_float_mul(n, self.f32c(0.693_359_4), "")?, "")?;
+        let r = b.build_float_sub(
+            clamped,
+            b.build_float_mul(n, self.f32c(0.693_359_4), "")?,
+            "",
+        )?;
         let r = b.build_float_sub(r, b.build_float_mul(n, self.f32c(-2.121_944_4e-4), "")?, "")?;
         let p = self.horner(
             r,
             &[
-                5.000_000_1e-1,
+                5e-1,
                 1.666_666_5e-1,
                 4.166_579_6e-2,
                 8.333_452e-3,
@@ -101,7 +109,8 @@ impl<'ctx> Gen<'ctx, '_> {
         let i32t = self.ctx.i32_type();
         // Subnormals: scale into the normal range first (2^25), correct the
         // exponent afterwards.
-        let tiny = b.build_float_compare(FloatPredicate::OLT, x, self.f32c(f32::MIN_POSITIVE), "")?;
+        let tiny =
+            b.build_float_compare(FloatPredicate::OLT, x, self.f32c(f32::MIN_POSITIVE), "")?;
         let scaled = b.build_float_mul(x, self.f32c(33_554_432.0), "")?;
         let xs = self.select_f(tiny, scaled, x)?;
         let bias = b
@@ -114,8 +123,15 @@ impl<'ctx> Gen<'ctx, '_> {
         let e = b.build_int_sub(exp_bits, bias, "")?;
         let mant = b.build_and(bits, self.i32c(0x007f_ffff), "")?;
         let mant = b.build_or(mant, self.i32c(0x3f00_0000), "")?;
-        let m = b.build_bit_cast(mant, self.ctx.f32_type(), "")?.into_float_value();
-        let small = b.build_float_compare(FloatPredicate::OLT, m, self.f32c(std::f32::consts::FRAC_1_SQRT_2), "")?;
+        let m = b
+            .build_bit_cast(mant, self.ctx.f32_type(), "")?
+            .into_float_value();
+        let small = b.build_float_compare(
+            FloatPredicate::OLT,
+            m,
+            self.f32c(std::f32::consts::FRAC_1_SQRT_2),
+            "",
+        )?;
         let e = b.build_int_sub(e, b.build_int_z_extend(small, i32t, "")?, "")?;
         let doubled = b.build_float_add(m, m, "")?;
         let m = self.select_f(small, doubled, m)?;
@@ -124,7 +140,7 @@ impl<'ctx> Gen<'ctx, '_> {
         let p = self.horner(
             m,
             &[
-                3.333_333_1e-1,
+                3.333_333e-1,
                 -2.499_999_4e-1,
                 2.000_071_4e-1,
                 -1.666_805_8e-1,
@@ -137,7 +153,11 @@ impl<'ctx> Gen<'ctx, '_> {
         )?;
         let ef = b.build_signed_int_to_float(e, self.ctx.f32_type(), "")?;
         let y = b.build_float_mul(b.build_float_mul(m, z, "")?, p, "")?;
-        let y = b.build_float_add(y, b.build_float_mul(ef, self.f32c(-2.121_944_4e-4), "")?, "")?;
+        let y = b.build_float_add(
+            y,
+            b.build_float_mul(ef, self.f32c(-2.121_944_4e-4), "")?,
+            "",
+        )?;
         let y = b.build_float_sub(y, b.build_float_mul(z, self.f32c(0.5), "")?, "")?;
         let r = b.build_float_add(m, y, "")?;
         let r = b.build_float_add(r, b.build_float_mul(ef, self.f32c(0.693_359_4), "")?, "")?;
@@ -167,6 +187,9 @@ impl<'ctx> Gen<'ctx, '_> {
         a: FloatValue<'ctx>,
         b: FloatValue<'ctx>,
     ) -> Res<FloatValue<'ctx>> {
-        Ok(self.builder.build_select(cond, a, b, "")?.into_float_value())
+        Ok(self
+            .builder
+            .build_select(cond, a, b, "")?
+            .into_float_value())
     }
 }
