@@ -35,3 +35,23 @@ def price (us: f32) (uk: f32) (ut: f32) (uv: f32) : (f32, f32) =
 entry main [n] (us: [n]f32) (uk: [n]f32) (ut: [n]f32) (uv: [n]f32) : (f64, f64) =
   let (calls, puts) = unzip (map4 price us uk ut uv)
   in (reduce (+) 0.0 (map f64.f32 calls), reduce (+) 0.0 (map f64.f32 puts))
+
+-- A deterministic value in [0, 1) for index i of stream k: a 64-bit mix of
+-- both (so a big benchmark needs no input beyond its size).
+def unit (k: i64) (i: i64) : f32 =
+  let x = (i + 1) * -7046029254386353131 + k * 1442695040888963407
+  let x = (x ^ (x >>> 31)) * -4658895280553007687
+  let x = x ^ (x >>> 29)
+  in f32.i64 (x >>> 40) / 16777216.0f32
+
+-- The same on n generated options, sized to run about a second on one
+-- thread here (the multicore speed-up benchmark, benches/multicore.sh).
+-- ==
+-- entry: generated
+-- input { 4i64 } output { 21.664270520210266 83.60983419418335 }
+-- input { 50000000i64 }
+-- tags { bench }
+entry generated (n: i64) : (f64, f64) =
+  let (calls, puts) =
+    unzip (tabulate n (\i -> price (unit 0 i) (unit 1 i) (unit 2 i) (unit 3 i)))
+  in (reduce (+) 0.0 (map f64.f32 calls), reduce (+) 0.0 (map f64.f32 puts))

@@ -13,6 +13,7 @@ def escape (limit: i32) (cr: f32) (ci: f32) : i32 =
 -- ==
 -- input { 4i64 4i64 255 } output { 856 }
 -- input { 2000i64 2000i64 255 }
+-- input { 2500i64 2500i64 255 }
 -- tags { bench }
 entry main (n: i64) (m: i64) (limit: i32) : i32 =
   let counts =

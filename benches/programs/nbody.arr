@@ -33,3 +33,25 @@ entry main [n] (xs: [n]f32) (ys: [n]f32) (zs: [n]f32) (ms: [n]f32) : (f64, f64, 
                  xs ys zs ms)
   let total (vs: [n]f32) : f64 = reduce (+) 0.0 (map f64.f32 vs)
   in (total nx, total ny, total nz)
+
+-- A deterministic value in [0, 1) for index i of stream k: a 64-bit mix of
+-- both (so a big benchmark needs no input beyond its size).
+def unit (k: i64) (i: i64) : f32 =
+  let x = (i + 1) * -7046029254386353131 + k * 1442695040888963407
+  let x = (x ^ (x >>> 31)) * -4658895280553007687
+  let x = x ^ (x >>> 29)
+  in f32.i64 (x >>> 40) / 16777216.0f32
+
+-- The same on n generated bodies, sized to run about a second on one thread
+-- here (the multicore speed-up benchmark, benches/multicore.sh).
+-- ==
+-- entry: generated
+-- input { 3i64 } output { 1.431676596403122 1.5277078449726105 0.32718292623758316 }
+-- input { 40000i64 }
+-- tags { bench }
+entry generated (n: i64) : (f64, f64, f64) =
+  let xs = tabulate n (unit 0)
+  let ys = tabulate n (unit 1)
+  let zs = tabulate n (unit 2)
+  let ms = tabulate n (unit 3)
+  in main xs ys zs ms

@@ -103,6 +103,9 @@ pub(super) struct Gen<'ctx, 'p> {
     cas: Option<par::Cas<'ctx>>,
     /// How many outlined loop functions enclose the code being generated.
     loop_depth: usize,
+    /// The float reduction accumulators of the nest body being generated,
+    /// and the values computed from them (see `par`).
+    reduction_chain: HashSet<VarId>,
 }
 
 /// Builds the module for `program`, which must pass `loopy::check`.
@@ -125,6 +128,7 @@ pub(super) fn build<'ctx>(
         atomic_bin: None,
         cas: None,
         loop_depth: 0,
+        reduction_chain: HashSet::new(),
     };
     for (k, f) in program.functions.iter().enumerate() {
         gen.entry(k, f)?;
@@ -541,6 +545,7 @@ impl<'ctx> Gen<'ctx, '_> {
         match stmt {
             Stmt::Let { var, exp, loc } => {
                 let (v, t) = self.exp(fr, exp, *loc)?;
+                self.reassociate_reduction_step(var.id, exp, v)?;
                 fr.vals.insert(var.id, Val::Scalar(v, t));
             }
             Stmt::Alloc { var, shape } => {

@@ -10,13 +10,14 @@
 //! its body directly when it already runs on a pool thread.
 
 use super::{err, Frame, Gen, Res, Val};
-use crate::core::ir::{Atom, BinOp, VarId};
+use crate::core::ir::{Atom, BinOp, Type, VarId};
 use crate::loopy::ir::{Block, Carried, LoopNest, Operator, Origin, Stmt};
 use crate::loopy::par::{self, ParPlan};
 use crate::types::ScalarType;
 use inkwell::basic_block::BasicBlock;
 use inkwell::module::Linkage;
 use inkwell::types::{BasicTypeEnum, StructType};
+use inkwell::values::FastMathFlags;
 use inkwell::values::{BasicValue, BasicValueEnum, FunctionValue, IntValue, PointerValue};
 use inkwell::{AtomicOrdering, AtomicRMWBinOp, IntPredicate};
 use std::collections::HashMap;
@@ -456,7 +457,17 @@ impl<'ctx> Gen<'ctx, '_> {
         // The body re-reads what the totals read; traffic counts one pass.
         self.counting_suppressed |= totals_only;
         self.loop_depth += 1;
+        let saved_chain = std::mem::replace(
+            &mut self.reduction_chain,
+            nest.reductions
+                .iter()
+                .flat_map(|r| &r.carried)
+                .filter(|c| matches!(c.var.ty, Type::Scalar(ScalarType::F32 | ScalarType::F64)))
+                .map(|c| c.var.id)
+                .collect(),
+        );
         let generated = self.block(&mut inner, body);
+        self.reduction_chain = saved_chain;
         self.loop_depth -= 1;
         self.atomic_bin = saved_bin;
         self.counting_suppressed = saved_counting;
@@ -695,6 +706,34 @@ impl<'ctx> Gen<'ctx, '_> {
         self.builder.build_unconditional_branch(header)?;
         i.add_incoming(&[(&next, latch)]);
         self.builder.position_at_end(done);
+        Ok(())
+    }
+
+    /// Marks a float operation on a reduction's accumulator as
+    /// reassociable, which lets LLVM vectorise the reduction (several
+    /// partial sums). The language allows it: a parallel reduce may
+    /// reassociate its operator (LANGUAGE.md section 6), and the chunks of
+    /// a multicore run already do.
+    pub(super) fn reassociate_reduction_step(
+        &mut self,
+        var: VarId,
+        exp: &crate::loopy::ir::ScalarExp,
+        value: BasicValueEnum<'ctx>,
+    ) -> Res<()> {
+        let crate::loopy::ir::ScalarExp::BinOp(_, a, b) = exp else {
+            return Ok(());
+        };
+        let on_chain = |x: &Atom| matches!(x, Atom::Var(v) if self.reduction_chain.contains(v));
+        if !on_chain(a) && !on_chain(b) {
+            return Ok(());
+        }
+        self.reduction_chain.insert(var);
+        if let Some(inst) = value.as_instruction_value() {
+            if inst.can_use_fast_math_flags() {
+                inst.set_fast_math_flags(FastMathFlags::AllowReassoc)
+                    .map_err(|e| super::CodegenError(format!("fast-math flags: {e}")))?;
+            }
+        }
         Ok(())
     }
 
