@@ -273,6 +273,18 @@ fn dump() {
 /// textual inputs of its test blocks and on small random inputs.
 #[test]
 fn every_golden_program_keeps_its_results() {
+    // The front end recurses once per `let` of a chain, and a debug build's
+    // frames are big: tests/fusion/many_soacs.arr needs more than the 2 MiB
+    // of a test thread (arrc itself runs on a bigger stack).
+    std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(check_every_golden_program)
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+fn check_every_golden_program() {
     use arrc::driver::testblock::{parse_blocks, Input};
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();

@@ -278,12 +278,6 @@ fn repeated_runs_report_one_run() {
 /// strategies, with the reason.
 const NOT_MODELLED: &[(&str, &[&str], &str)] = &[
     (
-        "tests/fusion/nbody.arr",
-        &["greedy", "ilp"],
-        "the lowering fuses the SOACs nested in a lambda (the inner map and its three \
-         reductions become one loop); the model still counts them unfused",
-    ),
-    (
         "tests/fusion/filter_count.arr",
         &["none"],
         "unfused, the filter's output is written and re-read, and its size depends on the data",

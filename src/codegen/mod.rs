@@ -147,6 +147,34 @@ fn link_with_runtime(
     runtime_h: &str,
 ) -> Result<(), CodegenError> {
     let object = emit_object(program, opts)?;
+    link_object_with_runtime(program, opts, &object, out, runtime_c, runtime_h)
+}
+
+/// Links an object file from `emit_object` with its glue and the runtime.
+pub fn link_object(
+    program: &loopy::ir::Program,
+    opts: &CodegenOptions,
+    object: &[u8],
+    out: &Path,
+) -> Result<(), CodegenError> {
+    link_object_with_runtime(
+        program,
+        opts,
+        object,
+        out,
+        crate::runtime::RUNTIME_C,
+        crate::runtime::RUNTIME_H,
+    )
+}
+
+fn link_object_with_runtime(
+    program: &loopy::ir::Program,
+    opts: &CodegenOptions,
+    object: &[u8],
+    out: &Path,
+    runtime_c: &str,
+    runtime_h: &str,
+) -> Result<(), CodegenError> {
     let io = |e: std::io::Error| CodegenError(format!("cannot write build files: {e}"));
     let dir = tempfile::tempdir().map_err(io)?;
     let path = |name: &str| dir.path().join(name);

@@ -68,7 +68,8 @@ pub struct CompileArgs {
     pub target: TargetArg,
     #[arg(long, value_enum, default_value_t = FusionArg::Ilp)]
     pub fusion: FusionArg,
-    /// Seconds the ILP clusterer may spend per body before falling back to greedy.
+    /// Seconds the ILP clusterer may spend per body (shared by the windows a
+    /// large body is solved in) before keeping the greedy clustering.
     #[arg(long = "fusion-time-limit", default_value_t = 2.0)]
     pub fusion_time_limit: f64,
     /// Allow float rewrites that can change results (reassociation, `x*0`).
@@ -138,6 +139,9 @@ struct BuildArgs {
     /// print `traffic: reads=R writes=W` on standard error after its results.
     #[arg(long = "count-traffic")]
     count_traffic: bool,
+    /// Print how long each compiler stage took (standard error).
+    #[arg(long = "time-passes")]
+    time_passes: bool,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -264,7 +268,15 @@ fn build(args: &BuildArgs) -> i32 {
             .output
             .clone()
             .unwrap_or_else(|| default_output(&args.program));
-        return report(pipeline::build_executable(&args.program, &options, &out));
+        let built = pipeline::build_timed(&args.program, &options, &out);
+        if let (Ok(times), true) = (&built, args.time_passes) {
+            let total: std::time::Duration = times.iter().map(|(_, t)| *t).sum();
+            for (stage, t) in times {
+                eprintln!("{:>9.1} ms  {stage}", t.as_secs_f64() * 1e3);
+            }
+            eprintln!("{:>9.1} ms  total", total.as_secs_f64() * 1e3);
+        }
+        return report(built.map(|_| ()));
     };
     match emit(&args.program, stage, &options) {
         Ok(text) => {

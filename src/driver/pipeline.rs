@@ -165,9 +165,42 @@ pub fn loop_nests(fused: &FusedProgram) -> loopy::ir::Program {
 }
 
 pub fn build_executable(path: &Path, options: &Options, out: &Path) -> Result<(), Failure> {
-    let core = frontend(path)?;
-    let fused = middle(core, options)?;
-    let loops = loop_nests(&fused);
-    codegen::link_executable(&loops, &options.codegen, out)
-        .map_err(|e| Failure::Message(e.to_string()))
+    build_timed(path, options, out).map(|_| ())
+}
+
+/// `build_executable`, returning how long each stage took.
+pub fn build_timed(
+    path: &Path,
+    options: &Options,
+    out: &Path,
+) -> Result<Vec<(&'static str, std::time::Duration)>, Failure> {
+    let mut times = Vec::new();
+    let mut clock = std::time::Instant::now();
+    let mut lap = |name: &'static str, times: &mut Vec<_>| {
+        let now = std::time::Instant::now();
+        times.push((name, now - clock));
+        clock = now;
+    };
+    let (sources, programs) = parse_with_imports(path)?;
+    lap("parse", &mut times);
+    let checked = types::check(&sources, &programs)
+        .map_err(|diags| Failure::Diagnostics(Box::new(sources.clone()), diags))?;
+    lap("type check", &mut times);
+    let core = core::lower(&checked, &sources);
+    lap("core lowering", &mut times);
+    let core = simplified(core, options);
+    lap("simplify", &mut times);
+    let fused = fusion::fuse(&core, &options.fusion);
+    for note in &fused.notes {
+        eprintln!("warning: {note}");
+    }
+    lap("fusion", &mut times);
+    let loops = loop_nests(&fused.program);
+    lap("loop nests", &mut times);
+    let failure = |e: codegen::CodegenError| Failure::Message(e.to_string());
+    let object = codegen::emit_object(&loops, &options.codegen).map_err(failure)?;
+    lap("LLVM (build, optimise, emit)", &mut times);
+    codegen::link_object(&loops, &options.codegen, &object, out).map_err(failure)?;
+    lap("link (cc)", &mut times);
+    Ok(times)
 }

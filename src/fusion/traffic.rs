@@ -112,7 +112,7 @@ pub struct Traffic {
     pub clusters: Vec<ClusterTraffic>,
 }
 
-pub fn function_traffic(f: &FusedFunction) -> Traffic {
+pub fn function_traffic(f: &FusedFunction, strategy: super::ast::Strategy) -> Traffic {
     let core = f.body.to_core();
     let classes = size_classes(&f.params, &core);
     // Outer sizes print as `n_xs` for parameter `xs`, or as the size parameter's name.
@@ -167,6 +167,8 @@ pub fn function_traffic(f: &FusedFunction) -> Traffic {
         size_name: &size_name,
         reduce_results: &reduce_results,
         ranks: &ranks,
+        strategy,
+        nested: false,
     };
     let mut traffic = Traffic::default();
     body_traffic(&f.body, &model, &mut traffic);
@@ -174,12 +176,19 @@ pub fn function_traffic(f: &FusedFunction) -> Traffic {
 }
 
 /// What the model needs to know about a function's variables.
+#[derive(Clone, Copy)]
 struct Model<'a> {
     size_name: &'a dyn Fn(&VarId) -> String,
     reduce_results: &'a HashSet<VarId>,
     /// The rank of every variable (parameters, statements, functions'
     /// parameters at any depth).
     ranks: &'a HashMap<VarId, usize>,
+    /// How the program is fused: a lambda body's SOACs are clustered the
+    /// same way by the lowering (`fuse_nested`).
+    strategy: super::ast::Strategy,
+    /// Inside a lambda body: a reduction's result stays in a register and a
+    /// gather is one read per iteration.
+    nested: bool,
 }
 
 fn collect_ranks(body: &Body, out: &mut HashMap<VarId, usize>) {
@@ -253,6 +262,7 @@ fn body_traffic(body: &FusedBody, model: &Model, traffic: &mut Traffic) {
             // `iota` and `replicate` do not fuse yet: each runs a loop of its
             // own that writes its array.
             Item::Stm(stm) => match &stm.exp {
+                Exp::Index { .. } if model.nested => traffic.reads.constant += 1,
                 Exp::Iota(_) | Exp::Replicate { .. } => {
                     traffic.loops += 1;
                     // Outer sizes only, as everywhere in the model: replicating
@@ -331,7 +341,8 @@ fn body_traffic(body: &FusedBody, model: &Model, traffic: &mut Traffic) {
                     }
                     let exp = Exp::Soac(leaf.soac.clone());
                     for v in crate::core::free::free_in_exp_except_soac_args(&exp) {
-                        if reduce_results.contains(&v)
+                        if !model.nested
+                            && reduce_results.contains(&v)
                             && !produced.contains(&v)
                             && scalars.insert(v)
                         {
@@ -351,7 +362,9 @@ fn body_traffic(body: &FusedBody, model: &Model, traffic: &mut Traffic) {
                     // kept elements instead: one reduction result.
                     let is_filter = matches!(leaf.soac.kind, SoacKind::Filter { .. });
                     if is_filter && leaf.pat.iter().all(|v| fused_away.contains(&v.id)) {
-                        writes.constant += 1;
+                        if !model.nested {
+                            writes.constant += 1;
+                        }
                         continue;
                     }
                     // A scatter writes one element per index into its
@@ -369,7 +382,9 @@ fn body_traffic(body: &FusedBody, model: &Model, traffic: &mut Traffic) {
                     for v in &leaf.pat {
                         let is_reduction = matches!(leaf.soac.kind, SoacKind::Reduce { .. });
                         if is_reduction {
-                            writes.constant += 1;
+                            if !model.nested {
+                                writes.constant += 1;
+                            }
                         } else if needed_outside(v.id, index, &uses, body, &cluster.tree) {
                             writes.add_size(&size_name(&v.id), 1);
                         }
@@ -473,6 +488,24 @@ fn per_iteration(kind: &SoacKind, model: &Model) -> (Formula, Formula) {
 }
 
 fn nested_traffic(body: &Body, model: &Model, reads: &mut Formula, writes: &mut Formula) {
+    let soacs = body
+        .stms
+        .iter()
+        .filter(|s| matches!(s.exp, Exp::Soac(_)))
+        .count();
+    if soacs >= 2 && model.strategy != super::ast::Strategy::None {
+        // Clustered as the lowering clusters it.
+        let fused = super::fuse_nested(body, model.strategy);
+        let inner = Model {
+            nested: true,
+            ..*model
+        };
+        let mut traffic = Traffic::default();
+        body_traffic(&fused, &inner, &mut traffic);
+        reads.add(&traffic.reads);
+        writes.add(&traffic.writes);
+        return;
+    }
     for stm in &body.stms {
         match &stm.exp {
             Exp::Index { .. } => reads.constant += 1,
