@@ -17,7 +17,7 @@ use inkwell::targets::{
     CodeModel, FileType, InitializationConfig, RelocMode, Target as LlvmTarget, TargetMachine,
 };
 use inkwell::OptimizationLevel;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -184,15 +184,15 @@ fn link_object_with_runtime(
         glue.push_str(glue::TRAFFIC_GLUE);
     }
     std::fs::write(path("glue.c"), glue).map_err(io)?;
-    std::fs::write(path("arr_runtime.c"), runtime_c).map_err(io)?;
     std::fs::write(path("arr_runtime.h"), runtime_h).map_err(io)?;
+    let runtime = runtime_object(dir.path(), runtime_c, runtime_h)?;
     let output = Command::new("cc")
         .arg("-O2")
         .arg("-std=gnu11")
         .arg("-I")
         .arg(dir.path())
         .arg(path("glue.c"))
-        .arg(path("arr_runtime.c"))
+        .arg(&runtime)
         .arg(path("program.o"))
         .arg("-lm")
         .arg("-lpthread")
@@ -200,13 +200,63 @@ fn link_object_with_runtime(
         .arg(out)
         .output()
         .map_err(|e| CodegenError(format!("cannot run `cc`: {e}")))?;
-    if !output.status.success() {
-        return Err(CodegenError(format!(
-            "linking with `cc` failed:\n{}",
+    check_cc(&output, "linking with `cc`")
+}
+
+fn check_cc(output: &std::process::Output, what: &str) -> Result<(), CodegenError> {
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(CodegenError(format!(
+            "{what} failed:\n{}",
             String::from_utf8_lossy(&output.stderr)
-        )));
+        )))
     }
-    Ok(())
+}
+
+/// The runtime compiled to an object file. Compiling it takes longer than
+/// the rest of a build, so the object is kept in `$XDG_CACHE_HOME/arrc` (or
+/// `~/.cache/arrc`) under a hash of its source, written atomically; without
+/// a usable cache it is compiled into `dir`.
+fn runtime_object(dir: &Path, runtime_c: &str, runtime_h: &str) -> Result<PathBuf, CodegenError> {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    (runtime_c, runtime_h, env!("CARGO_PKG_VERSION")).hash(&mut hasher);
+    let name = format!("arr_runtime-{:016x}.o", hasher.finish());
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .map(|c| c.join("arrc"));
+    if let Some(cached) = cache.as_ref().map(|c| c.join(&name)) {
+        if cached.is_file() {
+            return Ok(cached);
+        }
+    }
+    let io = |e: std::io::Error| CodegenError(format!("cannot write build files: {e}"));
+    std::fs::write(dir.join("arr_runtime.c"), runtime_c).map_err(io)?;
+    std::fs::write(dir.join("arr_runtime.h"), runtime_h).map_err(io)?;
+    let object = dir.join("arr_runtime.o");
+    let output = Command::new("cc")
+        .args(["-O2", "-std=gnu11", "-c"])
+        .arg("-I")
+        .arg(dir)
+        .arg(dir.join("arr_runtime.c"))
+        .arg("-o")
+        .arg(&object)
+        .output()
+        .map_err(|e| CodegenError(format!("cannot run `cc`: {e}")))?;
+    check_cc(&output, "compiling the runtime with `cc`")?;
+    if let Some(cache) = cache {
+        // Best effort: a read-only home only costs the next build time.
+        let temp = cache.join(format!("{name}.{}.tmp", std::process::id()));
+        let stored = std::fs::create_dir_all(&cache)
+            .and_then(|_| std::fs::copy(&object, &temp))
+            .and_then(|_| std::fs::rename(&temp, cache.join(&name)));
+        if stored.is_err() {
+            let _ = std::fs::remove_file(&temp);
+        }
+    }
+    Ok(object)
 }
 
 /// Builds, verifies and optimises the module, then hands it to `f` with the
