@@ -253,16 +253,51 @@ fn item_uses(item: &Item) -> Vec<VarId> {
         .collect()
 }
 
+/// The `iota` and scalar `replicate` arrays of `body` that only clusters
+/// stream: the lowering computes their elements in the readers' loops and
+/// never makes the arrays (`loopy::generators`).
+fn fused_generators(body: &FusedBody, uses: &[Vec<VarId>]) -> HashSet<VarId> {
+    let mut out = HashSet::new();
+    for (index, item) in body.items.iter().enumerate() {
+        let Item::Stm(stm) = item else { continue };
+        let generator = matches!(stm.exp, Exp::Iota(_))
+            || matches!(&stm.exp, Exp::Replicate { .. } if stm.pat.iter().all(|v| v.ty.rank() == 1));
+        let Some(v) = stm.pat.first().filter(|_| generator).map(|v| v.id) else {
+            continue;
+        };
+        let only_streamed = !body.result.contains(&Atom::Var(v))
+            && body.items.iter().enumerate().all(|(j, other)| {
+                j == index
+                    || match other {
+                        Item::Cluster(cluster) => cluster.tree.leaves().iter().all(|leaf| {
+                            !crate::core::free::free_in_exp_except_soac_args(&Exp::Soac(
+                                leaf.soac.clone(),
+                            ))
+                            .contains(&v)
+                        }),
+                        _ => !uses[j].contains(&v),
+                    }
+            });
+        if only_streamed {
+            out.insert(v);
+        }
+    }
+    out
+}
+
 fn body_traffic(body: &FusedBody, model: &Model, traffic: &mut Traffic) {
     let size_name = model.size_name;
     let reduce_results = model.reduce_results;
     let uses: Vec<Vec<VarId>> = body.items.iter().map(item_uses).collect();
+    let generators = fused_generators(body, &uses);
     for (index, item) in body.items.iter().enumerate() {
         match item {
-            // `iota` and `replicate` do not fuse yet: each runs a loop of its
-            // own that writes its array.
+            // `iota` and `replicate` run a loop of their own that writes their
+            // array, unless only clusters stream it (then they fuse).
             Item::Stm(stm) => match &stm.exp {
                 Exp::Index { .. } if model.nested => traffic.reads.constant += 1,
+                Exp::Iota(_) | Exp::Replicate { .. }
+                    if stm.pat.iter().any(|v| generators.contains(&v.id)) => {}
                 Exp::Iota(_) | Exp::Replicate { .. } => {
                     traffic.loops += 1;
                     // Outer sizes only, as everywhere in the model: replicating
@@ -335,7 +370,8 @@ fn body_traffic(body: &FusedBody, model: &Model, traffic: &mut Traffic) {
                         // Streaming rows reads nothing by itself (a row is a
                         // view); what the function does with them counts.
                         let vector = model.ranks.get(a).is_none_or(|&r| r <= 1);
-                        if !produced.contains(a) && streamed.insert(*a) && vector {
+                        let computed = generators.contains(a);
+                        if !produced.contains(a) && streamed.insert(*a) && vector && !computed {
                             reads.add_size(&size_name(a), 1);
                         }
                     }

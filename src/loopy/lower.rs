@@ -47,6 +47,7 @@ pub fn lower(program: &FusedProgram) -> Program {
         renaming: 0,
         strategy: program.strategy,
         lambda_depth: 0,
+        generated: HashMap::new(),
     };
     Program {
         files: program.files.clone(),
@@ -55,6 +56,7 @@ pub fn lower(program: &FusedProgram) -> Program {
             .iter()
             .map(|f| {
                 let mut f = lowerer.function(f);
+                super::generators::drop_unread(&mut f);
                 super::inplace::reuse_dead_copies(&mut f);
                 f
             })
@@ -88,6 +90,17 @@ struct Lowerer {
     /// How many lambda bodies enclose the code being lowered: their
     /// clusters are nests inside another nest's body.
     lambda_depth: usize,
+    /// Arrays made by `iota` (their element type) or by `replicate` of a
+    /// scalar (the value): an element read at a loop's own index is
+    /// computed instead, and `generators::drop_unread` then removes the
+    /// arrays nothing reads (iota and replicate fuse into their readers).
+    generated: HashMap<VarId, Generated>,
+}
+
+#[derive(Clone, Copy)]
+enum Generated {
+    Iota(ScalarType),
+    Replicate(Atom),
 }
 
 /// A body to lower: core statements inside lambdas, fused items outside.
@@ -422,6 +435,16 @@ impl Lowerer {
             .unwrap_or(Type::Array(ScalarType::I64, 1));
         let shape = self.array_shape(array);
         let rank = ty.rank();
+        if let (Some(generated), None, [i]) =
+            (self.generated.get(&array).copied(), check, &index[..])
+        {
+            // In range by the loop bound (unchecked): the element is known.
+            return match generated {
+                Generated::Replicate(value) => value,
+                Generated::Iota(ScalarType::I64) => *i,
+                Generated::Iota(elem) => self.let_(name, elem, ScalarExp::Convert(elem, *i), out),
+            };
+        }
         if index.len() >= rank {
             let var = self.fresh(name, Type::Scalar(ty.elem()));
             let id = var.id;
@@ -848,6 +871,7 @@ impl Lowerer {
                     value,
                 });
                 out.push(simple_loop(Origin::Iota, index, n, body));
+                self.generated.insert(var.id, Generated::Iota(elem));
             }
             Exp::Replicate { count, value } => {
                 let Some(p) = first else { return };
@@ -860,6 +884,9 @@ impl Lowerer {
                 let index = self.fresh("i", I64);
                 let body = vec![self.store(var.id, vec![Atom::Var(index.id)], value)];
                 out.push(simple_loop(Origin::Replicate, index, count, body));
+                if p.ty.rank() == 1 {
+                    self.generated.insert(var.id, Generated::Replicate(value));
+                }
             }
             Exp::ArrayLit { items, .. } => {
                 let Some(p) = first else { return };

@@ -2,6 +2,7 @@
 //! per fusion cluster, target-neutral.
 
 pub mod check;
+pub mod generators;
 pub mod inplace;
 pub mod ir;
 pub mod lower;

@@ -1,0 +1,153 @@
+//! Removes `iota` and `replicate` arrays that nothing reads (a
+//! `loopy::ir::Function` in, the same function out). The lowering computes
+//! the element of such an array wherever a loop reads it at its own index,
+//! so once every reader is fused that way the array, the loop that fills
+//! it and its `Free` are dead: iota and replicate fuse into their readers.
+
+use super::ir::{block_vars, Block, Function, LoopNest, Origin, SeqForm, Stmt};
+use crate::core::ir::{Atom, VarId};
+use std::collections::{BTreeSet, HashSet};
+
+pub fn drop_unread(f: &mut Function) {
+    let mut generated = HashSet::new();
+    collect_generated(&f.body, &mut generated);
+    if generated.is_empty() {
+        return;
+    }
+    // Uses of everything apart from the generators' own statements.
+    let rest = strip(&f.body, &generated, &HashSet::new());
+    let mut uses = BTreeSet::new();
+    let mut defs = HashSet::new();
+    block_vars(&rest, &mut uses, &mut defs);
+    uses.extend(f.results.iter().filter_map(|a| match a {
+        Atom::Var(v) => Some(*v),
+        Atom::Const(_) => None,
+    }));
+    let dead: HashSet<VarId> = generated
+        .difference(&uses.into_iter().collect())
+        .copied()
+        .collect();
+    if !dead.is_empty() {
+        f.body = strip(&f.body, &dead, &dead);
+    }
+}
+
+/// The array a generator loop (iota, replicate) fills.
+fn filled_by(nest: &LoopNest) -> Option<VarId> {
+    if !matches!(nest.origin, Origin::Iota | Origin::Replicate) {
+        return None;
+    }
+    nest.body.iter().find_map(|s| match s {
+        Stmt::Write { array, .. } | Stmt::Copy { array, .. } => Some(*array),
+        _ => None,
+    })
+}
+
+fn collect_generated(block: &Block, out: &mut HashSet<VarId>) {
+    for stmt in block {
+        match stmt {
+            Stmt::Loop(nest) => match filled_by(nest) {
+                Some(array) => {
+                    out.insert(array);
+                }
+                None => collect_generated(&nest.body, out),
+            },
+            Stmt::If {
+                then_block,
+                else_block,
+                ..
+            } => {
+                collect_generated(then_block, out);
+                collect_generated(else_block, out);
+            }
+            Stmt::SeqLoop(lp) => {
+                collect_generated(&lp.body, out);
+                if let SeqForm::While { cond, .. } = &lp.form {
+                    collect_generated(cond, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `block` without the fill loops and frees of `generated` arrays, and
+/// without the allocations of the `dead` ones.
+fn strip(block: &Block, generated: &HashSet<VarId>, dead: &HashSet<VarId>) -> Block {
+    let mut out = Vec::new();
+    for stmt in block {
+        let kept = match stmt {
+            Stmt::Loop(nest) => match filled_by(nest) {
+                Some(array) if generated.contains(&array) => {
+                    if dead.is_empty() || dead.contains(&array) {
+                        // Its width and value still count as uses.
+                        if dead.is_empty() {
+                            out.push(Stmt::Loop(LoopNest {
+                                body: nest.body.iter().map(|s| without_target(s, array)).collect(),
+                                ..nest.clone()
+                            }));
+                        }
+                        continue;
+                    }
+                    stmt.clone()
+                }
+                _ => Stmt::Loop(LoopNest {
+                    body: strip(&nest.body, generated, dead),
+                    ..nest.clone()
+                }),
+            },
+            Stmt::Free(array) if generated.contains(array) => {
+                if dead.is_empty() || dead.contains(array) {
+                    continue;
+                }
+                stmt.clone()
+            }
+            Stmt::Alloc { var, .. } if dead.contains(&var.id) => continue,
+            Stmt::If {
+                results,
+                cond,
+                then_block,
+                then_results,
+                else_block,
+                else_results,
+            } => Stmt::If {
+                results: results.clone(),
+                cond: *cond,
+                then_block: strip(then_block, generated, dead),
+                then_results: then_results.clone(),
+                else_block: strip(else_block, generated, dead),
+                else_results: else_results.clone(),
+            },
+            Stmt::SeqLoop(lp) => {
+                let mut lp = lp.clone();
+                lp.body = strip(&lp.body, generated, dead);
+                if let SeqForm::While { cond, result } = &lp.form {
+                    lp.form = SeqForm::While {
+                        cond: strip(cond, generated, dead),
+                        result: *result,
+                    };
+                }
+                Stmt::SeqLoop(lp)
+            }
+            _ => stmt.clone(),
+        };
+        out.push(kept);
+    }
+    out
+}
+
+/// For the use analysis only: a fill loop's store into `array` becomes a
+/// statement that uses what the store reads and not `array` (a replicated
+/// row is still read).
+fn without_target(stmt: &Stmt, array: VarId) -> Stmt {
+    match stmt {
+        Stmt::Write {
+            array: a, value, ..
+        } if *a == array => Stmt::Assert {
+            cond: *value,
+            loc: Default::default(),
+        },
+        Stmt::Copy { array: a, src, .. } if *a == array => Stmt::Free(*src),
+        other => other.clone(),
+    }
+}
