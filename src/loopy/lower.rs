@@ -58,6 +58,7 @@ pub fn lower(program: &FusedProgram) -> Program {
                 let mut f = lowerer.function(f);
                 super::generators::drop_unread(&mut f);
                 super::inplace::reuse_dead_copies(&mut f);
+                super::rows::write_rows_in_place(&mut f);
                 f
             })
             .collect(),

@@ -8,6 +8,7 @@ pub mod ir;
 pub mod lower;
 pub mod par;
 pub mod print;
+pub mod rows;
 
 pub use check::check;
 pub use lower::lower;
