@@ -106,6 +106,9 @@ pub(super) struct Gen<'ctx, 'p> {
     /// The float reduction accumulators of the nest body being generated,
     /// and the values computed from them (see `par`).
     reduction_chain: HashSet<VarId>,
+    /// Reads proven in range for the loop being generated (by a test
+    /// before it, see `par`): their checks are left out.
+    unchecked: HashSet<VarId>,
 }
 
 /// Builds the module for `program`, which must pass `loopy::check`.
@@ -129,6 +132,7 @@ pub(super) fn build<'ctx>(
         cas: None,
         loop_depth: 0,
         reduction_chain: HashSet::new(),
+        unchecked: HashSet::new(),
     };
     for (k, f) in program.functions.iter().enumerate() {
         gen.entry(k, f)?;
@@ -580,7 +584,8 @@ impl<'ctx> Gen<'ctx, '_> {
                 check,
             } => {
                 let (ptr, elem, shape) = self.array(fr, *array)?;
-                let index = self.checked_index(fr, &shape, index, *check)?;
+                let check = check.filter(|_| !self.unchecked.contains(&var.id));
+                let index = self.checked_index(fr, &shape, index, check)?;
                 let p = self.offset_ptr(ptr, elem, &shape, &index)?;
                 let v = self.builder.build_load(self.mem_type(elem), p, "")?;
                 self.count_one(Counter::Reads)?;

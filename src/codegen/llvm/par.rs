@@ -20,7 +20,7 @@ use inkwell::types::{BasicTypeEnum, StructType};
 use inkwell::values::FastMathFlags;
 use inkwell::values::{BasicValue, BasicValueEnum, FunctionValue, IntValue, PointerValue};
 use inkwell::{AtomicOrdering, AtomicRMWBinOp, IntPredicate};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// `arr_nest_kind` in arr_runtime.h.
 const KIND_MAP: u64 = 0;
@@ -53,6 +53,94 @@ enum Bins {
     Atomic,
     /// The bins' pointers come from the carry struct.
     Private,
+}
+
+/// What `emit_loop` needs to emit one copy of a nest's loop.
+struct LoopRun<'a, 'ctx> {
+    nest: &'a LoopNest,
+    layout: &'a Layout<'ctx>,
+    body: &'a Block,
+    slots: &'a [PointerValue<'ctx>],
+    start: IntValue<'ctx>,
+    end: IntValue<'ctx>,
+    exit: BasicBlock<'ctx>,
+    bins: Bins,
+    totals_only: bool,
+}
+
+/// A checked read of an array from outside the nest whose every index is
+/// the nest's index plus a constant, or the same in every iteration: one
+/// test before the loop can prove it in range for a whole chunk.
+struct ProvenRead {
+    var: VarId,
+    array: VarId,
+    dims: Vec<Dim>,
+}
+
+enum Dim {
+    Affine(i64),
+    Invariant(Atom),
+}
+
+/// The reads of `body` (its top level) that `reads_in_range` can prove.
+fn in_range_reads(nest: &LoopNest, body: &Block, layout: &Layout) -> Vec<ProvenRead> {
+    let outside: HashSet<VarId> = layout.free.iter().map(|(v, _)| *v).collect();
+    let mut affine: HashMap<VarId, i64> = HashMap::from([(nest.index.id, 0)]);
+    let mut out = Vec::new();
+    for stmt in body {
+        match stmt {
+            Stmt::Let {
+                var,
+                exp: crate::loopy::ir::ScalarExp::BinOp(op, a, b),
+                ..
+            } => {
+                let offset = |x: &Atom| match x {
+                    Atom::Var(v) => affine.get(v).copied(),
+                    Atom::Const(_) => None,
+                };
+                let constant = |x: &Atom| match x {
+                    Atom::Const(c) => c.as_i128().and_then(|c| i64::try_from(c).ok()),
+                    Atom::Var(_) => None,
+                };
+                let shifted = match (op, offset(a), offset(b), constant(a), constant(b)) {
+                    (BinOp::Add, Some(o), _, _, Some(c)) | (BinOp::Add, _, Some(o), Some(c), _) => {
+                        o.checked_add(c)
+                    }
+                    (BinOp::Sub, Some(o), _, _, Some(c)) => o.checked_sub(c),
+                    _ => None,
+                };
+                // Offsets stay small, so `start + c` cannot overflow.
+                if let Some(o) = shifted.filter(|o| o.unsigned_abs() < 1 << 40) {
+                    affine.insert(var.id, o);
+                }
+            }
+            Stmt::Read {
+                var,
+                array,
+                index,
+                check: Some(_),
+            } if outside.contains(array) => {
+                let dims: Option<Vec<Dim>> = index
+                    .iter()
+                    .map(|a| match a {
+                        Atom::Var(v) if affine.contains_key(v) => Some(Dim::Affine(affine[v])),
+                        Atom::Var(v) if outside.contains(v) => Some(Dim::Invariant(*a)),
+                        Atom::Const(_) => Some(Dim::Invariant(*a)),
+                        Atom::Var(_) => None,
+                    })
+                    .collect();
+                if let Some(dims) = dims {
+                    out.push(ProvenRead {
+                        var: var.id,
+                        array: *array,
+                        dims,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The open compare-and-swap loop of an atomic bin update: the bin's
@@ -394,7 +482,6 @@ impl<'ctx> Gen<'ctx, '_> {
             .ok_or_else(missing_param)?
             .into_int_value();
         let carry = param_ptr(func, 3)?;
-        let entry = self.current_block()?;
         if bins == Bins::Private {
             let first = layout.carry_slices.iter().map(|(_, n)| n).sum::<usize>();
             for (k, (b, _)) in layout.bins.iter().enumerate() {
@@ -407,8 +494,6 @@ impl<'ctx> Gen<'ctx, '_> {
                 }
             }
         }
-        let carried: Vec<&Carried> = nest.carried().collect();
-        let reduction_values: usize = nest.reductions.iter().map(|r| r.carried.len()).sum();
         let mut slots = Vec::new();
         for (k, ty) in layout.carry_fields.iter().enumerate() {
             if k >= carried_field_count(layout) {
@@ -422,69 +507,38 @@ impl<'ctx> Gen<'ctx, '_> {
             self.builder.build_store(slot, init)?;
             slots.push(slot);
         }
-        let header = self.ctx.append_basic_block(func, "loop");
-        let body_block = self.ctx.append_basic_block(func, "body");
         let exit = self.ctx.append_basic_block(func, "exit");
-        self.builder.build_unconditional_branch(header)?;
-        self.builder.position_at_end(header);
-        let i = self.builder.build_phi(self.i64(), "i")?;
-        i.add_incoming(&[(&start, entry)]);
-        let iv = i.as_basic_value().into_int_value();
-        let more = self
-            .builder
-            .build_int_compare(IntPredicate::SLT, iv, end, "")?;
-        self.builder
-            .build_conditional_branch(more, body_block, exit)?;
-        self.builder.position_at_end(body_block);
-        inner
-            .vals
-            .insert(nest.index.id, Val::Scalar(iv.into(), ScalarType::I64));
-        for (c, &(first, len)) in carried.iter().zip(&layout.carry_slices) {
-            let mut loaded = Vec::new();
-            let fields = layout.carry_fields.iter().zip(&slots);
-            for (ty, slot) in fields.skip(first).take(len) {
-                loaded.push(self.builder.build_load(*ty, *slot, "")?);
-            }
-            inner
-                .vals
-                .insert(c.var.id, self.val_of_fields(c.var.ty, &loaded)?);
+        let proven = in_range_reads(nest, body, layout);
+        let run = LoopRun {
+            nest,
+            layout,
+            body,
+            slots: &slots,
+            start,
+            end,
+            exit,
+            bins,
+            totals_only,
+        };
+        if proven.is_empty() {
+            self.emit_loop(&mut inner, &run)?;
+        } else {
+            // Loop versioning: when every listed read is in range for the
+            // whole chunk (checked once here), a copy of the loop without
+            // their checks runs, which LLVM can vectorise; otherwise the
+            // checked loop finds the first bad index as a sequential run.
+            let safe = self.reads_in_range(&inner, &proven, start, end)?;
+            let fast = self.ctx.append_basic_block(func, "unchecked");
+            let slow = self.ctx.append_basic_block(func, "checked");
+            self.builder.build_conditional_branch(safe, fast, slow)?;
+            self.builder.position_at_end(fast);
+            self.unchecked = proven.iter().map(|r| r.var).collect();
+            let emitted = self.emit_loop(&mut inner, &run);
+            self.unchecked.clear();
+            emitted?;
+            self.builder.position_at_end(slow);
+            self.emit_loop(&mut inner, &run)?;
         }
-        let saved_bin = self.atomic_bin.take();
-        let saved_counting = self.counting_suppressed;
-        if bins == Bins::Atomic {
-            self.atomic_bin = layout.bins.first().map(|(b, _)| *b);
-        }
-        // The body re-reads what the totals read; traffic counts one pass.
-        self.counting_suppressed |= totals_only;
-        self.loop_depth += 1;
-        let saved_chain = std::mem::replace(
-            &mut self.reduction_chain,
-            nest.reductions
-                .iter()
-                .flat_map(|r| &r.carried)
-                .filter(|c| matches!(c.var.ty, Type::Scalar(ScalarType::F32 | ScalarType::F64)))
-                .map(|c| c.var.id)
-                .collect(),
-        );
-        let generated = self.block(&mut inner, body);
-        self.reduction_chain = saved_chain;
-        self.loop_depth -= 1;
-        self.atomic_bin = saved_bin;
-        self.counting_suppressed = saved_counting;
-        generated?;
-        for (j, (c, &(first, _))) in carried.iter().zip(&layout.carry_slices).enumerate() {
-            if totals_only && j < reduction_values {
-                continue;
-            }
-            let fields = self.fields(&self.val(&inner, &c.next)?);
-            for (k, v) in fields.iter().enumerate() {
-                self.builder.build_store(slots[first + k], *v)?;
-            }
-        }
-        let next = self.builder.build_int_add(iv, self.const_i64(1), "")?;
-        let latch = self.current_block()?;
-        self.builder.build_unconditional_branch(header)?;
-        i.add_incoming(&[(&next, latch)]);
         self.builder.position_at_end(exit);
         for (k, (slot, ty)) in slots.iter().zip(&layout.carry_fields).enumerate() {
             let v = self.builder.build_load(*ty, *slot, "")?;
@@ -495,6 +549,116 @@ impl<'ctx> Gen<'ctx, '_> {
         }
         self.builder.build_return(None)?;
         Ok(func)
+    }
+
+    /// One loop over `[start, end)` from the current block, leaving to
+    /// `run.exit`: the carried values live in `run.slots`.
+    fn emit_loop(&mut self, inner: &mut Frame<'ctx>, run: &LoopRun<'_, 'ctx>) -> Res<()> {
+        let func = inner.func;
+        let nest = run.nest;
+        let layout = run.layout;
+        let carried: Vec<&Carried> = nest.carried().collect();
+        let reduction_values: usize = nest.reductions.iter().map(|r| r.carried.len()).sum();
+        let before = self.current_block()?;
+        let header = self.ctx.append_basic_block(func, "loop");
+        let body_block = self.ctx.append_basic_block(func, "body");
+        self.builder.build_unconditional_branch(header)?;
+        self.builder.position_at_end(header);
+        let i = self.builder.build_phi(self.i64(), "i")?;
+        i.add_incoming(&[(&run.start, before)]);
+        let iv = i.as_basic_value().into_int_value();
+        let more = self
+            .builder
+            .build_int_compare(IntPredicate::SLT, iv, run.end, "")?;
+        self.builder
+            .build_conditional_branch(more, body_block, run.exit)?;
+        self.builder.position_at_end(body_block);
+        inner
+            .vals
+            .insert(nest.index.id, Val::Scalar(iv.into(), ScalarType::I64));
+        for (c, &(first, len)) in carried.iter().zip(&layout.carry_slices) {
+            let mut loaded = Vec::new();
+            let fields = layout.carry_fields.iter().zip(run.slots);
+            for (ty, slot) in fields.skip(first).take(len) {
+                loaded.push(self.builder.build_load(*ty, *slot, "")?);
+            }
+            inner
+                .vals
+                .insert(c.var.id, self.val_of_fields(c.var.ty, &loaded)?);
+        }
+        let saved_bin = self.atomic_bin.take();
+        let saved_counting = self.counting_suppressed;
+        if run.bins == Bins::Atomic {
+            self.atomic_bin = layout.bins.first().map(|(b, _)| *b);
+        }
+        // The body re-reads what the totals read; traffic counts one pass.
+        self.counting_suppressed |= run.totals_only;
+        self.loop_depth += 1;
+        let saved_chain = std::mem::replace(
+            &mut self.reduction_chain,
+            nest.reductions
+                .iter()
+                .flat_map(|r| &r.carried)
+                .filter(|c| matches!(c.var.ty, Type::Scalar(ScalarType::F32 | ScalarType::F64)))
+                .map(|c| c.var.id)
+                .collect(),
+        );
+        let generated = self.block(inner, run.body);
+        self.reduction_chain = saved_chain;
+        self.loop_depth -= 1;
+        self.atomic_bin = saved_bin;
+        self.counting_suppressed = saved_counting;
+        generated?;
+        for (j, (c, &(first, _))) in carried.iter().zip(&layout.carry_slices).enumerate() {
+            if run.totals_only && j < reduction_values {
+                continue;
+            }
+            let fields = self.fields(&self.val(inner, &c.next)?);
+            for (k, v) in fields.iter().enumerate() {
+                self.builder.build_store(run.slots[first + k], *v)?;
+            }
+        }
+        let next = self.builder.build_int_add(iv, self.const_i64(1), "")?;
+        let latch = self.current_block()?;
+        self.builder.build_unconditional_branch(header)?;
+        i.add_incoming(&[(&next, latch)]);
+        Ok(())
+    }
+
+    /// Whether every read of `reads` is in range for all iterations of
+    /// `[start, end)` (an empty range included).
+    fn reads_in_range(
+        &self,
+        frame: &Frame<'ctx>,
+        reads: &[ProvenRead],
+        start: IntValue<'ctx>,
+        end: IntValue<'ctx>,
+    ) -> Res<IntValue<'ctx>> {
+        let b = &self.builder;
+        let last = b.build_int_sub(end, self.const_i64(1), "")?;
+        let mut ok = self.ctx.bool_type().const_all_ones();
+        for read in reads {
+            let (_, _, shape) = self.array(frame, read.array)?;
+            for (dim, len) in read.dims.iter().zip(&shape) {
+                let in_range = match dim {
+                    Dim::Affine(c) => {
+                        let c = self.const_i64(*c);
+                        let lo = b.build_int_add(start, c, "")?;
+                        let hi = b.build_int_add(last, c, "")?;
+                        let lo_ok =
+                            b.build_int_compare(IntPredicate::SGE, lo, self.const_i64(0), "")?;
+                        let hi_ok = b.build_int_compare(IntPredicate::SLT, hi, *len, "")?;
+                        b.build_and(lo_ok, hi_ok, "")?
+                    }
+                    Dim::Invariant(a) => {
+                        let v = self.index(frame, a)?;
+                        b.build_int_compare(IntPredicate::ULT, v, *len, "")?
+                    }
+                };
+                ok = b.build_and(ok, in_range, "")?;
+            }
+        }
+        Ok(ok)
     }
 
     /// `void NAME(env, acc, other)`. Without `prefix`: reductions combine
