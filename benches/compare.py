@@ -22,7 +22,8 @@ Steps, all in one go:
     round to round, so that the drift of a noisy machine spreads over all of
     them. A contender's process runs the kernel once as a warm-up, then up
     to RUNS timed runs (C, numpy, numba and JAX stop early after BUDGET
-    seconds of timed runs; arrc always does RUNS, with `-r RUNS -t FILE`).
+    seconds of timed runs; arrc's binaries, run with `-r N -t FILE`, get as
+    many runs as fit in BUDGET at the median of the earlier rounds).
     Input reading, JIT compilation and result output are not timed;
  5. compares every contender's result with arrc's (relative tolerance
     0.002, as the test blocks), computes min, median and max per program and
@@ -455,8 +456,13 @@ def main():
             for c in order:
                 if (p, c) in errors:
                     continue
+                runs = args.runs
+                if c == "arrc" and samples.get((p, c)):
+                    # arrc's binaries have no time budget: fewer runs for slow programs
+                    med = statistics.median(samples[(p, c)]) * 1e-6
+                    runs = max(1, min(args.runs, math.ceil(args.budget / med)))
                 try:
-                    times, sig = run_one(c, p, input_files(data, p), args.runs, args.budget, work, env)
+                    times, sig = run_one(c, p, input_files(data, p), runs, args.budget, work, env)
                 except (RuntimeError, subprocess.TimeoutExpired, OSError, ValueError) as e:
                     errors[(p, c)] = f"run failed: {e}"
                     log(f"{p} {c}: {errors[(p, c)]}")
