@@ -265,7 +265,7 @@ def write_page(args, progs, stats, sigs, errors, ctimes, small, meta, out_md):
     L.append(f"- Mode: {'quick (small sizes)' if args.quick else 'full sizes'}; "
              f"{meta['rounds_done']} of {args_rounds(args)} round(s) done, "
              f"each contender's process does a warm-up and up to {args.runs} timed runs "
-             f"(C/numpy/numba/JAX stop after {args.budget:g} s of timed runs); contenders interleaved "
+             f"(stopping after about {args.budget:g} s of timed runs; arrc, which has no budget option, gets as many runs as fit in it at its median so far); contenders interleaved "
              "round-robin, order rotating per program and round. Times are of the kernel only: "
              "not input parsing, JIT compilation or output.")
     L.append("- Inputs: benches/baselines/gen_data.py (fixed seeds, numpy's PCG64), one file of binary "
