@@ -132,6 +132,38 @@ pub enum FusionTree {
 }
 
 impl FusionTree {
+    /// The arrays the tree fuses vertically: never written to memory.
+    pub fn vertically_fused(&self) -> std::collections::HashSet<VarId> {
+        let mut out = std::collections::HashSet::new();
+        self.collect_vertical(&mut out);
+        out
+    }
+
+    fn collect_vertical(&self, out: &mut std::collections::HashSet<VarId>) {
+        match self {
+            FusionTree::Leaf(_) => {}
+            FusionTree::Vertical {
+                producer,
+                consumer,
+                fused,
+            } => {
+                out.extend(fused.iter().copied());
+                producer.collect_vertical(out);
+                consumer.collect_vertical(out);
+            }
+            FusionTree::Diagonal {
+                producer, consumer, ..
+            } => {
+                producer.collect_vertical(out);
+                consumer.collect_vertical(out);
+            }
+            FusionTree::Horizontal(a, b) => {
+                a.collect_vertical(out);
+                b.collect_vertical(out);
+            }
+        }
+    }
+
     /// The SOAC statements of the tree, producers before consumers.
     pub fn leaves(&self) -> Vec<&SoacStm> {
         let mut out = Vec::new();

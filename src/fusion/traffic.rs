@@ -391,8 +391,7 @@ fn body_traffic(body: &FusedBody, model: &Model, traffic: &mut Traffic) {
                         writes.add(&w.times(width));
                     }
                 }
-                let mut fused_away = HashSet::new();
-                collect_fused(&cluster.tree, &mut fused_away);
+                let fused_away = cluster.tree.vertically_fused();
                 for leaf in &leaves {
                     // A filter whose outputs never reach memory counts its
                     // kept elements instead: one reduction result.
@@ -460,32 +459,6 @@ fn copied(v: VarId, index: usize, body: &FusedBody, uses: &[Vec<VarId>]) -> bool
     !owned
         || body.result.contains(&Atom::Var(v))
         || uses[index + 1..].iter().any(|u| u.contains(&v))
-}
-
-/// The arrays a tree fuses vertically (never written).
-fn collect_fused(tree: &FusionTree, out: &mut HashSet<VarId>) {
-    match tree {
-        FusionTree::Leaf(_) => {}
-        FusionTree::Vertical {
-            producer,
-            consumer,
-            fused,
-        } => {
-            out.extend(fused.iter().copied());
-            collect_fused(producer, out);
-            collect_fused(consumer, out);
-        }
-        FusionTree::Diagonal {
-            producer, consumer, ..
-        } => {
-            collect_fused(producer, out);
-            collect_fused(consumer, out);
-        }
-        FusionTree::Horizontal(a, b) => {
-            collect_fused(a, out);
-            collect_fused(b, out);
-        }
-    }
 }
 
 /// An array of a cluster must be written when another item or the body's

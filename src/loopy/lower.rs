@@ -1401,8 +1401,7 @@ impl Lowerer {
             )
         };
         if leaves.len() > 1 && matches!(first.soac.kind, SoacKind::Filter { .. }) {
-            let mut vertical = HashSet::new();
-            collect_vertical(tree, &mut vertical);
+            let vertical = tree.vertically_fused();
             self.sparse_cluster(origin, &leaves, &vertical, out);
             return;
         }
@@ -1418,8 +1417,7 @@ impl Lowerer {
             self.special_soac(origin, first, out);
             return;
         }
-        let mut vertical = HashSet::new();
-        collect_vertical(tree, &mut vertical);
+        let vertical = tree.vertically_fused();
         let width = self.atom(&first.soac.width);
         let index = self.fresh("i", I64);
         self.frames.push(Vec::new());
@@ -2243,32 +2241,6 @@ fn new_nest(origin: Origin, index: Var, width: Atom, body: Block) -> LoopNest {
 
 fn simple_loop(origin: Origin, index: Var, width: Atom, body: Block) -> Stmt {
     Stmt::Loop(new_nest(origin, index, width, body))
-}
-
-/// The arrays a tree fuses away entirely (vertical fusion).
-fn collect_vertical(tree: &FusionTree, out: &mut HashSet<VarId>) {
-    match tree {
-        FusionTree::Leaf(_) => {}
-        FusionTree::Vertical {
-            producer,
-            consumer,
-            fused,
-        } => {
-            out.extend(fused.iter().copied());
-            collect_vertical(producer, out);
-            collect_vertical(consumer, out);
-        }
-        FusionTree::Diagonal {
-            producer, consumer, ..
-        } => {
-            collect_vertical(producer, out);
-            collect_vertical(consumer, out);
-        }
-        FusionTree::Horizontal(a, b) => {
-            collect_vertical(a, out);
-            collect_vertical(b, out);
-        }
-    }
 }
 
 fn max_var_id(program: &FusedProgram) -> u32 {
