@@ -17,17 +17,23 @@ pub struct Decision {
     pub key: Vec<(i64, usize)>,
 }
 
-struct UnionFind(Vec<usize>);
+/// Disjoint sets of `0..n`; a set's representative is its smallest member.
+pub(crate) struct UnionFind(Vec<usize>);
 
 impl UnionFind {
-    fn find(&mut self, mut x: usize) -> usize {
+    pub(crate) fn new(n: usize) -> Self {
+        UnionFind((0..n).collect())
+    }
+
+    pub(crate) fn find(&mut self, mut x: usize) -> usize {
         while self.0[x] != x {
             self.0[x] = self.0[self.0[x]];
             x = self.0[x];
         }
         x
     }
-    fn union(&mut self, a: usize, b: usize) {
+
+    pub(crate) fn union(&mut self, a: usize, b: usize) {
         let (ra, rb) = (self.find(a), self.find(b));
         if ra != rb {
             self.0[ra.max(rb)] = ra.min(rb);
@@ -45,7 +51,7 @@ pub fn build_items(
     nested: &mut dyn FnMut(&Body, &mut u32) -> FusedBody,
 ) -> FusedBody {
     let n = body.stms.len();
-    let mut uf = UnionFind((0..n).collect());
+    let mut uf = UnionFind::new(n);
     for &(a, b) in &decision.fused {
         uf.union(a, b);
     }

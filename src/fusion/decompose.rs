@@ -21,6 +21,7 @@
 //! Bodies with at most `DIRECT` SOACs are solved whole, as before.
 
 use super::cluster::Decision;
+use super::cluster::UnionFind as Sets;
 use super::graph::{Edge, FusionGraph, Node, Sibling, SparseGroup};
 use super::ilp::{self, IlpDecision, IlpFailure, Solver};
 use crate::core::ir::VarId;
@@ -39,28 +40,6 @@ pub const DIRECT: usize = 40;
 /// windows take 100 times longer and the total gets worse, not better.
 pub const WINDOW: usize = 12;
 pub const STEP: usize = 6;
-
-/// Union-find over statement indices.
-struct Sets(Vec<usize>);
-
-impl Sets {
-    fn new(n: usize) -> Self {
-        Sets((0..n).collect())
-    }
-    fn find(&mut self, mut x: usize) -> usize {
-        while self.0[x] != x {
-            self.0[x] = self.0[self.0[x]];
-            x = self.0[x];
-        }
-        x
-    }
-    fn union(&mut self, a: usize, b: usize) {
-        let (ra, rb) = (self.find(a), self.find(b));
-        if ra != rb {
-            self.0[ra.max(rb)] = ra.min(rb);
-        }
-    }
-}
 
 fn soac_count(graph: &FusionGraph, nodes: impl IntoIterator<Item = usize>) -> usize {
     nodes
