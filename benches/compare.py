@@ -32,8 +32,8 @@ Steps, all in one go:
     the STREAM triad's, and writes the page. Text between the
     `<!-- notes -->` and `<!-- /notes -->` lines of an existing page is kept.
 
-The compiler is $ARRC (default /work/main/target/release/arrc, else `arrc`
-on the PATH). Needs gcc and Python with numpy, numba, jax and matplotlib
+The compiler is $ARRC, else this checkout's target/release/arrc (built
+with `cargo build --release` when missing), else `arrc` on the PATH. Needs gcc and Python with numpy, numba, jax and matplotlib
 (`pip install numpy numba "jax[cpu]" matplotlib`).
 """
 import argparse
@@ -72,7 +72,10 @@ def find_arrc():
     env = os.environ.get("ARRC")
     if env:
         return env
-    default = "/work/main/target/release/arrc"
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    default = os.path.join(root, "target", "release", "arrc")
+    if not os.path.exists(default) and shutil.which("cargo"):
+        subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=root, check=False)
     if os.path.exists(default):
         return default
     return shutil.which("arrc") or default
