@@ -222,6 +222,23 @@ pub enum Origin {
     Slice,
 }
 
+impl Origin {
+    /// `cluster 3`, `soac 7`, `iota`...; `sep` goes between a kind and its
+    /// number (a space in dumps, nothing in symbol names).
+    pub fn describe(self, sep: &str) -> String {
+        match self {
+            Origin::Cluster(c) => format!("cluster{sep}{}", c.0),
+            Origin::Nested(label) => format!("soac{sep}{label}"),
+            Origin::Iota => "iota".to_string(),
+            Origin::Replicate => "replicate".to_string(),
+            Origin::Transpose => "transpose".to_string(),
+            Origin::Reverse => "reverse".to_string(),
+            Origin::Rotate => "rotate".to_string(),
+            Origin::Slice => "slice".to_string(),
+        }
+    }
+}
+
 /// How the iterations of a nest may be spread over threads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum Parallelism {

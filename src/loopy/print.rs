@@ -375,16 +375,7 @@ fn print_seq_loop(out: &mut String, lp: &SeqLoop, depth: usize, names: &Names) {
 }
 
 fn print_nest(out: &mut String, nest: &LoopNest, depth: usize, names: &Names) {
-    let origin = match nest.origin {
-        Origin::Cluster(c) => format!("cluster {}", c.0),
-        Origin::Nested(label) => format!("soac {label}"),
-        Origin::Iota => "iota".to_string(),
-        Origin::Replicate => "replicate".to_string(),
-        Origin::Transpose => "transpose".to_string(),
-        Origin::Reverse => "reverse".to_string(),
-        Origin::Rotate => "rotate".to_string(),
-        Origin::Slice => "slice".to_string(),
-    };
+    let origin = nest.origin.describe(" ");
     let _ = writeln!(
         out,
         "loop {} [{}] ({origin}) {} < {}",

@@ -11,7 +11,7 @@
 
 use super::{err, Frame, Gen, Res, Val};
 use crate::core::ir::{Atom, BinOp, Type, VarId};
-use crate::loopy::ir::{Block, Carried, LoopNest, Operator, Origin, Stmt};
+use crate::loopy::ir::{Block, Carried, LoopNest, Operator, Stmt};
 use crate::loopy::par::{self, ParPlan};
 use crate::types::ScalarType;
 use inkwell::basic_block::BasicBlock;
@@ -160,7 +160,12 @@ impl<'ctx> Gen<'ctx, '_> {
             plan = ParPlan::Sequential("histogram of rows");
         }
         let caller_block = self.current_block()?;
-        let name = format!("{}.loop{}.{}", self.prefix, self.nests, origin_name(nest));
+        let name = format!(
+            "{}.loop{}.{}",
+            self.prefix,
+            self.nests,
+            nest.origin.describe("")
+        );
         self.nests += 1;
         let bins_mode = match plan {
             ParPlan::Hist { atomic: true, .. } => Bins::Atomic,
@@ -1073,17 +1078,4 @@ fn param_ptr(func: FunctionValue, k: u32) -> Res<PointerValue> {
         .get_nth_param(k)
         .ok_or_else(missing_param)?
         .into_pointer_value())
-}
-
-fn origin_name(nest: &LoopNest) -> String {
-    match nest.origin {
-        Origin::Cluster(c) => format!("cluster{}", c.0),
-        Origin::Nested(l) => format!("soac{l}"),
-        Origin::Iota => "iota".to_string(),
-        Origin::Replicate => "replicate".to_string(),
-        Origin::Transpose => "transpose".to_string(),
-        Origin::Reverse => "reverse".to_string(),
-        Origin::Rotate => "rotate".to_string(),
-        Origin::Slice => "slice".to_string(),
-    }
 }
