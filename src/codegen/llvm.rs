@@ -80,6 +80,9 @@ fn bind_shape<'ctx>(fr: &mut Frame<'ctx>, val: &Val<'ctx>, shape: &[Var]) {
 struct Frame<'ctx> {
     func: FunctionValue<'ctx>,
     vals: HashMap<VarId, Val<'ctx>>,
+    /// `arr_in_parallel() != 0`, read once in the entry block of a loop
+    /// function that calls inner nests (it cannot change during a call).
+    in_parallel: Option<inkwell::values::IntValue<'ctx>>,
 }
 
 pub(super) struct Gen<'ctx, 'p> {
@@ -109,6 +112,9 @@ pub(super) struct Gen<'ctx, 'p> {
     /// Reads proven in range for the loop being generated (by a test
     /// before it, see `par`): their checks are left out.
     unchecked: HashSet<VarId>,
+    /// Conditions on loop indices known for the iterations being generated
+    /// (the middle of a peeled loop, see `par`): their `if`s take one branch.
+    facts: HashMap<VarId, bool>,
 }
 
 /// Builds the module for `program`, which must pass `loopy::check`.
@@ -133,6 +139,7 @@ pub(super) fn build<'ctx>(
         loop_depth: 0,
         reduction_chain: HashSet::new(),
         unchecked: HashSet::new(),
+        facts: HashMap::new(),
     };
     for (k, f) in program.functions.iter().enumerate() {
         gen.entry(k, f)?;
@@ -451,6 +458,7 @@ impl<'ctx> Gen<'ctx, '_> {
         let mut fr = Frame {
             func,
             vals: HashMap::new(),
+            in_parallel: None,
         };
         let mut args = func.get_param_iter();
         let mut next = || args.next().ok_or(CodegenError("missing parameter".into()));
@@ -547,6 +555,12 @@ impl<'ctx> Gen<'ctx, '_> {
 
     fn stmt(&mut self, fr: &mut Frame<'ctx>, stmt: &Stmt) -> Res<()> {
         match stmt {
+            Stmt::Let { var, .. } if self.facts.contains_key(&var.id) => {
+                let known = self.facts[&var.id];
+                let v = self.ctx.bool_type().const_int(u64::from(known), false);
+                fr.vals
+                    .insert(var.id, Val::Scalar(v.into(), ScalarType::Bool));
+            }
             Stmt::Let { var, exp, loc } => {
                 let (v, t) = self.exp(fr, exp, *loc)?;
                 self.reassociate_reduction_step(var.id, exp, v)?;
@@ -645,6 +659,20 @@ impl<'ctx> Gen<'ctx, '_> {
                 else_results,
             } => {
                 let cond = self.int(fr, cond)?;
+                if let Some(known) = cond.get_zero_extended_constant() {
+                    // Known (a peeled loop's fact): only the branch taken.
+                    let (block, res) = if known != 0 {
+                        (then_block, then_results)
+                    } else {
+                        (else_block, else_results)
+                    };
+                    self.block(fr, block)?;
+                    for (var, a) in results.iter().zip(res) {
+                        let v = self.val(fr, a)?;
+                        fr.vals.insert(var.id, v);
+                    }
+                    return Ok(());
+                }
                 let then_bb = self.ctx.append_basic_block(fr.func, "then");
                 let else_bb = self.ctx.append_basic_block(fr.func, "else");
                 let merge = self.ctx.append_basic_block(fr.func, "endif");

@@ -41,6 +41,42 @@ impl UnionFind {
     }
 }
 
+/// Splits clusters that hold SOACs of conflicting loop classes (see
+/// `SoacNode::loop_class`) by unfusing their histograms and scatters. A
+/// clusterer that knows the classes (the ILP) never needs it; greedy
+/// clusterings and windowed solutions may. Histograms and scatters produce
+/// no fusible edge, so the parts stay acyclic and keep their keys.
+pub fn separate_conflicts(graph: &FusionGraph, mut decision: Decision) -> Decision {
+    let n = graph.graph.node_count();
+    let mut sets = UnionFind::new(n);
+    for &(a, b) in &decision.fused {
+        sets.union(a, b);
+    }
+    let clustered: HashSet<(usize, usize)> = graph
+        .conflicts()
+        .into_iter()
+        .filter(|&(a, b)| sets.find(a) == sets.find(b))
+        .collect();
+    if clustered.is_empty() {
+        return decision;
+    }
+    let random_access = |v: usize| {
+        graph.graph[graph.node(v)]
+            .soac
+            .as_ref()
+            .is_some_and(|s| matches!(s.loop_class(), Some("hist" | "scatter")))
+    };
+    let split: HashSet<usize> = clustered
+        .iter()
+        .flat_map(|&(a, b)| [a, b])
+        .filter(|&v| random_access(v))
+        .collect();
+    decision
+        .fused
+        .retain(|(a, b)| !split.contains(a) && !split.contains(b));
+    decision
+}
+
 /// Builds the items of a body; `nested` turns the branches of an `if` and
 /// the body of a loop into fused bodies of their own, and `next_cluster` numbers clusters.
 pub fn build_items(

@@ -5,6 +5,7 @@
 use crate::core::free::{free_in_exp, free_in_exp_except_soac_args};
 use crate::core::ir::{Atom, Body, Exp, SoacKind, VarId};
 use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::visit::EdgeRef;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// The order in which a SOAC must read its input or produce its output.
@@ -25,6 +26,25 @@ pub struct SoacNode {
     pub out_order: Order,
     /// Equal classes mean provably equal iteration counts.
     pub width: SizeClass,
+}
+
+impl SoacNode {
+    /// The kind of loop the SOAC needs beyond a plain map, if any. A loop
+    /// nest is one of: carried values (reductions, scans, filters),
+    /// histogram updates, or scattered writes; maps fit in any of them, but
+    /// SOACs of two different classes never share a cluster.
+    pub fn loop_class(&self) -> Option<&'static str> {
+        match self.kind {
+            "map" => None,
+            "hist" | "scatter" => Some(self.kind),
+            _ => Some("carried"),
+        }
+    }
+
+    /// The two SOACs cannot share a loop nest.
+    pub fn conflicts_with(&self, other: &SoacNode) -> bool {
+        matches!((self.loop_class(), other.loop_class()), (Some(a), Some(b)) if a != b)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -97,6 +117,41 @@ pub struct SparseGroup {
 impl FusionGraph {
     pub fn node(&self, stm: usize) -> NodeIndex {
         NodeIndex::new(stm)
+    }
+
+    /// Pairs of SOACs (earlier statement first) of conflicting loop classes
+    /// that fusible edges and sibling pairs connect, so that a clustering
+    /// could otherwise put them in one loop nest.
+    pub fn conflicts(&self) -> Vec<(usize, usize)> {
+        let n = self.graph.node_count();
+        let mut sets = super::cluster::UnionFind::new(n);
+        for e in self.graph.edge_references() {
+            if e.weight().fusible {
+                sets.union(e.source().index(), e.target().index());
+            }
+        }
+        for s in &self.siblings {
+            sets.union(s.a.index(), s.b.index());
+        }
+        let soac = |v: usize| self.graph[NodeIndex::new(v)].soac.as_ref();
+        let mut pairs = Vec::new();
+        for a in 0..n {
+            let Some(sa) = soac(a) else { continue };
+            if sa.loop_class().is_none() {
+                continue;
+            }
+            for b in a + 1..n {
+                if soac(b).is_some_and(|sb| sa.conflicts_with(sb)) && sets.find(a) == sets.find(b) {
+                    pairs.push((a, b));
+                }
+            }
+        }
+        pairs
+    }
+
+    /// A path of edges leads from statement `from` to statement `to`.
+    pub fn reaches(&self, from: usize, to: usize) -> bool {
+        petgraph::algo::has_path_connecting(&self.graph, self.node(from), self.node(to), None)
     }
 }
 
@@ -251,13 +306,17 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
     for (i, stm) in body.stms.iter().enumerate() {
         let soac = match &stm.exp {
             Exp::Soac(soac) => {
-                // Size-changing and random-access SOACs (filter, scatter, hist,
-                // scanr) are not fused yet: they stay single-SOAC clusters.
+                // `scanr` and `partition` stay single-SOAC clusters. Scatter
+                // and hist consume element-wise but produce no stream; a hist
+                // of rows runs sequentially, so nothing is fused into it.
+                let rows_of_bins = stm.pat.iter().any(|p| p.ty.rank() > 1);
                 let (kind, in_order, out_order) = match soac.kind {
                     SoacKind::Map(_) => ("map", Order::Any, Order::Any),
                     SoacKind::Reduce { .. } => ("reduce", Order::Any, Order::Nothing),
                     SoacKind::Scan { .. } => ("scan", Order::LeftToRight, Order::LeftToRight),
                     SoacKind::Filter { .. } => ("filter", Order::Any, Order::Any),
+                    SoacKind::Scatter { .. } => ("scatter", Order::Any, Order::Nothing),
+                    SoacKind::Hist { .. } if !rows_of_bins => ("hist", Order::Any, Order::Nothing),
                     _ => {
                         graph.add_node(Node { stm: i, soac: None });
                         continue;

@@ -133,6 +133,27 @@ pub(super) fn cluster_numbers(graph: &FusionGraph, fused: &[(usize, usize)]) -> 
     (0..n).map(|v| level[cluster[v]]).collect()
 }
 
+/// Cluster numbers in which every cluster has a number of its own: the
+/// clusters of `cluster_numbers` in its order, numbered one after another.
+fn distinct_cluster_numbers(graph: &FusionGraph, fused: &[(usize, usize)]) -> Vec<i64> {
+    let level = cluster_numbers(graph, fused);
+    let n = level.len();
+    let mut sets = super::cluster::UnionFind::new(n);
+    for &(a, b) in fused {
+        sets.union(a, b);
+    }
+    let mut roots: Vec<(i64, usize)> = (0..n)
+        .filter(|&v| sets.find(v) == v)
+        .map(|v| (level[v], v))
+        .collect();
+    roots.sort_unstable();
+    let mut number = vec![0i64; n];
+    for (k, &(_, root)) in roots.iter().enumerate() {
+        number[root] = k as i64;
+    }
+    (0..n).map(|v| number[sets.find(v)]).collect()
+}
+
 pub fn decide(
     graph: &FusionGraph,
     start: &Decision,
@@ -151,9 +172,25 @@ pub fn decide(
             windowed: false,
         });
     }
-    let bounds = levels(graph);
+    let mut bounds = levels(graph);
+    // SOACs of conflicting loop classes get different cluster numbers. When
+    // neither reaches the other, that is a disjunction, and the numbers need
+    // room for every cluster to have one of its own.
+    let conflicts = graph.conflicts();
+    let disjoint: Vec<(usize, usize)> = conflicts
+        .iter()
+        .copied()
+        .filter(|&(a, b)| !graph.reaches(a, b))
+        .collect();
+    if !disjoint.is_empty() {
+        bounds.depth = bounds.depth.max(n as i64);
+    }
     let big = bounds.depth as f64;
-    let start_pi = cluster_numbers(graph, &start.fused);
+    let start_pi = if disjoint.is_empty() {
+        cluster_numbers(graph, &start.fused)
+    } else {
+        distinct_cluster_numbers(graph, &start.fused)
+    };
     let start_fused: std::collections::HashSet<(usize, usize)> =
         start.fused.iter().copied().collect();
     let start_cluster_of = |a: usize, b: usize| {
@@ -317,6 +354,17 @@ pub fn decide(
         for &(s, c) in &group.width_uses {
             constraints.push(constraint!(pi[c] - pi[s] >= big * first - big));
         }
+    }
+    for &(a, b) in &conflicts {
+        if !disjoint.contains(&(a, b)) {
+            constraints.push(constraint!(pi[b] - pi[a] >= 1));
+            continue;
+        }
+        let after = vars.add(variable().binary());
+        let b_after_a = if start_pi[b] > start_pi[a] { 1.0 } else { 0.0 };
+        warm.push((after, b_after_a));
+        constraints.push(constraint!(pi[b] - pi[a] >= 1 - (big + 1.0) * (1 - after)));
+        constraints.push(constraint!(pi[a] - pi[b] >= 1 - (big + 1.0) * after));
     }
     for (s, &x) in graph.siblings.iter().zip(&x_sibling) {
         let (a, b) = (s.a.index(), s.b.index());

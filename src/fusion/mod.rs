@@ -13,6 +13,7 @@ pub mod graph;
 pub mod greedy;
 pub mod ilp;
 pub mod print;
+pub mod recompute;
 pub mod report;
 mod sizes;
 pub mod traffic;
@@ -49,6 +50,7 @@ pub struct Fused {
 pub fn fuse(program: &Program, options: &FusionOptions) -> Fused {
     let mut notes = Vec::new();
     let mut next_cluster = 0;
+    let mut fresh = crate::simplify::walk::Fresh::for_program(program);
     let entries = program
         .entries
         .iter()
@@ -58,7 +60,14 @@ pub fn fuse(program: &Program, options: &FusionOptions) -> Fused {
                 name: f.name.clone(),
                 params: f.params.clone(),
                 size_params: f.size_params.clone(),
-                body: fuse_body(&f.params, &body, options, &mut next_cluster, &mut notes),
+                body: fuse_body(
+                    &f.params,
+                    &body,
+                    options,
+                    &mut next_cluster,
+                    &mut notes,
+                    Some(&mut fresh),
+                ),
                 ret: f.ret.clone(),
             }
         })
@@ -79,14 +88,15 @@ pub fn unfused(program: &Program) -> FusedProgram {
 }
 
 /// Clusters a lambda body (the function of a SOAC, lowered inside another
-/// SOAC's loop) like a function body. Cluster numbers start at 0: the
-/// lowering names nested clusters by their first SOAC instead.
+/// SOAC's loop) like a function body, but without recomputing cheap maps
+/// (which needs ids unique in the whole program). Cluster numbers start at
+/// 0: the lowering names nested clusters by their first SOAC instead.
 pub fn fuse_nested(body: &Body, strategy: Strategy) -> FusedBody {
     let options = FusionOptions::new(strategy);
     let body = sizes::forward_sizes(body);
     let mut next_cluster = 0;
     let mut notes = Vec::new();
-    fuse_body(&[], &body, &options, &mut next_cluster, &mut notes)
+    fuse_body(&[], &body, &options, &mut next_cluster, &mut notes, None)
 }
 
 fn fuse_body(
@@ -95,16 +105,25 @@ fn fuse_body(
     options: &FusionOptions,
     next_cluster: &mut u32,
     notes: &mut Vec<String>,
+    mut fresh: Option<&mut crate::simplify::walk::Fresh>,
 ) -> FusedBody {
+    let recomputed;
+    let body = match (&mut fresh, options.strategy) {
+        (Some(fresh), Strategy::Greedy | Strategy::Ilp) => {
+            recomputed = recompute::duplicate_cheap_maps(body, fresh);
+            &recomputed
+        }
+        _ => body,
+    };
     let graph = graph::build(params, body);
     let decision = match options.strategy {
         Strategy::None => Decision {
             fused: Vec::new(),
             key: (0..body.stms.len()).map(|i| (i as i64, i)).collect(),
         },
-        Strategy::Greedy => greedy::decide(&graph),
+        Strategy::Greedy => cluster::separate_conflicts(&graph, greedy::decide(&graph)),
         Strategy::Ilp => {
-            let start = greedy::decide(&graph);
+            let start = cluster::separate_conflicts(&graph, greedy::decide(&graph));
             match decompose::decide(&graph, &start, options.solver, options.time_limit) {
                 Ok(found) => {
                     if found.windowed {
@@ -122,7 +141,7 @@ fn fuse_body(
                             options.time_limit.as_secs_f64()
                         ));
                     }
-                    found.decision
+                    cluster::separate_conflicts(&graph, found.decision)
                 }
                 Err(ilp::IlpFailure::Solver(msg)) => {
                     notes.push(format!(
@@ -133,6 +152,8 @@ fn fuse_body(
             }
         }
     };
-    let mut nested = |inner: &Body, next: &mut u32| fuse_body(params, inner, options, next, notes);
+    let mut nested = |inner: &Body, next: &mut u32| {
+        fuse_body(params, inner, options, next, notes, fresh.as_deref_mut())
+    };
     cluster::build_items(body, &graph, &decision, next_cluster, &mut nested)
 }

@@ -59,6 +59,7 @@ pub fn lower(program: &FusedProgram) -> Program {
                 super::generators::drop_unread(&mut f);
                 super::inplace::reuse_dead_copies(&mut f);
                 super::rows::write_rows_in_place(&mut f);
+                super::hoist::hoist_invariants(&mut f);
                 f
             })
             .collect(),
@@ -1400,12 +1401,20 @@ impl Lowerer {
                 SoacKind::Map(_) | SoacKind::Reduce { .. } | SoacKind::Scan { .. }
             )
         };
+        let random_access = |s: &SoacStm| {
+            matches!(
+                s.soac.kind,
+                SoacKind::Scatter { .. } | SoacKind::Hist { .. }
+            )
+        };
+        let fused_random_access =
+            leaves.len() > 1 && leaves.iter().all(|s| !special(s) || random_access(s));
         if leaves.len() > 1 && matches!(first.soac.kind, SoacKind::Filter { .. }) {
             let vertical = tree.vertically_fused();
             self.sparse_cluster(origin, &leaves, &vertical, out);
             return;
         }
-        if leaves.iter().any(|s| special(s)) {
+        if leaves.iter().any(|s| special(s)) && !fused_random_access {
             // These have nests of their own; a tree holding one (which the
             // fusion stage does not build) runs leaf by leaf, unfused.
             if leaves.len() > 1 {
@@ -1429,6 +1438,7 @@ impl Lowerer {
         let mut reductions = Vec::new();
         let mut scans = Vec::new();
         let mut after = Vec::new();
+        let mut random = Vec::new();
         for leaf in leaves {
             let w = self.atom(&leaf.soac.width);
             self.assert_width(&width, &w, leaf.loc, out);
@@ -1499,12 +1509,21 @@ impl Lowerer {
                         op,
                     });
                 }
+                SoacKind::Scatter { .. } | SoacKind::Hist { .. } => {
+                    let targets = self.random_access_targets(leaf, out);
+                    random.push((leaf, targets, args));
+                }
                 _ => {}
             }
         }
+        let mut nest = new_nest(origin, index, width, Vec::new());
+        // Updates come after every element they may use is computed.
+        for (leaf, targets, args) in random {
+            self.random_access_update(leaf, targets, &args, &mut nest, out, &mut body);
+        }
         let frame = self.pop_frame();
         self.free_frame(&frame, &HashSet::new(), &mut body);
-        let mut nest = new_nest(origin, index, width, body);
+        nest.body = body;
         nest.reductions = reductions;
         nest.scans = scans;
         nest.par = nest.required_parallelism();
@@ -2063,116 +2082,10 @@ impl Lowerer {
                     });
                 }
             }
-            SoacKind::Scatter { dest } => {
-                let mut dests = Vec::new();
-                for (p, d) in leaf.pat.iter().zip(dest) {
-                    let d = self.var(*d);
-                    let var = self.bind(p);
-                    let shape = self.array_shape(d);
-                    self.alloc_outside(&var, shape, out);
-                    out.push(Stmt::Copy {
-                        array: var.id,
-                        index: Vec::new(),
-                        src: d,
-                    });
-                    dests.push(var.id);
-                }
-                let m = self.first_dim(&dests);
-                for d in dests.iter().skip(1) {
-                    let found = self.array_shape(*d).first().copied().unwrap_or(m);
-                    self.assert_width(&m, &found, loc, out);
-                }
+            SoacKind::Scatter { .. } | SoacKind::Hist { .. } => {
+                let targets = self.random_access_targets(leaf, out);
                 let elems = self.read_args(soac, &soac.args, &width, i, loc, out, &mut body);
-                let Some((&idx, values)) = elems.split_first() else {
-                    return;
-                };
-                let idx = self.as_i64(idx, &mut body);
-                let ok = self.in_range(idx, m, &mut body);
-                let mut then_block = Vec::new();
-                for (d, v) in dests.iter().zip(values) {
-                    let row = self.array_shape(*d).get(1..).unwrap_or_default().to_vec();
-                    self.assert_shape(&row, v, loc, &mut body);
-                    then_block.push(self.store(*d, vec![idx], *v));
-                }
-                body.push(Stmt::If {
-                    results: Vec::new(),
-                    cond: ok,
-                    then_block,
-                    then_results: Vec::new(),
-                    else_block: Vec::new(),
-                    else_results: Vec::new(),
-                });
-                nest.scatters = dests;
-            }
-            SoacKind::Hist {
-                op,
-                neutral,
-                bins,
-                dest,
-            } => {
-                let neutral: Vec<Atom> = neutral.iter().map(|a| self.atom(a)).collect();
-                let mut hist_bins = Vec::new();
-                for (j, p) in leaf.pat.iter().enumerate() {
-                    let var = self.bind(p);
-                    match dest.as_ref().and_then(|d| d.get(j)) {
-                        Some(d) => {
-                            let d = self.var(*d);
-                            let shape = self.array_shape(d);
-                            self.alloc_outside(&var, shape, out);
-                            out.push(Stmt::Copy {
-                                array: var.id,
-                                index: Vec::new(),
-                                src: d,
-                            });
-                        }
-                        None => {
-                            let nb = self.atom(bins);
-                            let nb = self.as_i64(nb, out);
-                            let ne = neutral.get(j).copied().unwrap_or(i64c(0));
-                            let mut shape = vec![nb];
-                            shape.extend(self.shape(&ne));
-                            self.alloc_outside(&var, shape, out);
-                            let fill = self.fresh("i", I64);
-                            let store = self.store(var.id, vec![Atom::Var(fill.id)], ne);
-                            out.push(simple_loop(Origin::Replicate, fill, nb, vec![store]));
-                        }
-                    }
-                    hist_bins.push(var.id);
-                }
-                let m = self.first_dim(&hist_bins);
-                let elems = self.read_args(soac, &soac.args, &width, i, loc, out, &mut body);
-                let Some((&idx, values)) = elems.split_first() else {
-                    return;
-                };
-                let idx = self.as_i64(idx, &mut body);
-                let ok = self.in_range(idx, m, &mut body);
-                let then_block = self.framed(|this, block| {
-                    let mut args = Vec::new();
-                    for b in &hist_bins {
-                        args.push(this.elem(*b, vec![idx], "old", None, block));
-                    }
-                    args.extend_from_slice(values);
-                    let results = this.inline(op, &args, block);
-                    for (b, r) in hist_bins.iter().zip(results) {
-                        let row = this.array_shape(*b).get(1..).unwrap_or_default().to_vec();
-                        this.assert_shape(&row, &r, loc, block);
-                        block.push(this.store(*b, vec![idx], r));
-                    }
-                });
-                body.push(Stmt::If {
-                    results: Vec::new(),
-                    cond: ok,
-                    then_block,
-                    then_results: Vec::new(),
-                    else_block: Vec::new(),
-                    else_results: Vec::new(),
-                });
-                let op = self.operator(op, false);
-                nest.hists.push(HistState {
-                    bins: hist_bins,
-                    neutral,
-                    op,
-                });
+                self.random_access_update(leaf, targets, &elems, &mut nest, out, &mut body);
             }
             SoacKind::Map(_) | SoacKind::Reduce { .. } | SoacKind::Scan { .. } => {}
         }
@@ -2185,6 +2098,118 @@ impl Lowerer {
         for (buf, var, _) in transfers {
             self.transfer(buf, var.id);
         }
+    }
+
+    /// The arrays a scatter or hist writes, made before its loop: copies of
+    /// the destinations, or bins filled with the neutral elements.
+    fn random_access_targets(&mut self, leaf: &SoacStm, out: &mut Block) -> Vec<VarId> {
+        let (dest, fill) = match &leaf.soac.kind {
+            SoacKind::Scatter { dest } => (Some(dest), None),
+            SoacKind::Hist {
+                neutral,
+                bins,
+                dest,
+                ..
+            } => (dest.as_ref(), Some((neutral, bins))),
+            _ => return Vec::new(),
+        };
+        let mut targets = Vec::new();
+        for (j, p) in leaf.pat.iter().enumerate() {
+            let var = self.bind(p);
+            match (dest.and_then(|d| d.get(j)), fill) {
+                (Some(d), _) => {
+                    let d = self.var(*d);
+                    let shape = self.array_shape(d);
+                    self.alloc_outside(&var, shape, out);
+                    out.push(Stmt::Copy {
+                        array: var.id,
+                        index: Vec::new(),
+                        src: d,
+                    });
+                }
+                (None, Some((neutral, bins))) => {
+                    let nb = self.atom(bins);
+                    let nb = self.as_i64(nb, out);
+                    let ne = neutral.get(j).map_or(i64c(0), |a| self.atom(a));
+                    let mut shape = vec![nb];
+                    shape.extend(self.shape(&ne));
+                    self.alloc_outside(&var, shape, out);
+                    let fill = self.fresh("i", I64);
+                    let store = self.store(var.id, vec![Atom::Var(fill.id)], ne);
+                    out.push(simple_loop(Origin::Replicate, fill, nb, vec![store]));
+                }
+                (None, None) => {}
+            }
+            targets.push(var.id);
+        }
+        targets
+    }
+
+    /// One iteration of a scatter or hist on its argument elements `elems`
+    /// (the index first): an in-range index writes its destinations, or
+    /// combines the values into its bins; the nest records the targets.
+    fn random_access_update(
+        &mut self,
+        leaf: &SoacStm,
+        targets: Vec<VarId>,
+        elems: &[Atom],
+        nest: &mut LoopNest,
+        out: &mut Block,
+        body: &mut Block,
+    ) {
+        let loc = leaf.loc;
+        let m = self.first_dim(&targets);
+        let Some((&idx, values)) = elems.split_first() else {
+            return;
+        };
+        let idx = self.as_i64(idx, body);
+        let ok = self.in_range(idx, m, body);
+        let then_block = match &leaf.soac.kind {
+            SoacKind::Scatter { .. } => {
+                for d in targets.iter().skip(1) {
+                    let found = self.array_shape(*d).first().copied().unwrap_or(m);
+                    self.assert_width(&m, &found, loc, out);
+                }
+                let mut then_block = Vec::new();
+                for (d, v) in targets.iter().zip(values) {
+                    let row = self.array_shape(*d).get(1..).unwrap_or_default().to_vec();
+                    self.assert_shape(&row, v, loc, body);
+                    then_block.push(self.store(*d, vec![idx], *v));
+                }
+                nest.scatters.extend(targets);
+                then_block
+            }
+            SoacKind::Hist { op, neutral, .. } => {
+                let then_block = self.framed(|this, block| {
+                    let mut args = Vec::new();
+                    for b in &targets {
+                        args.push(this.elem(*b, vec![idx], "old", None, block));
+                    }
+                    args.extend_from_slice(values);
+                    let results = this.inline(op, &args, block);
+                    for (b, r) in targets.iter().zip(results) {
+                        let row = this.array_shape(*b).get(1..).unwrap_or_default().to_vec();
+                        this.assert_shape(&row, &r, loc, block);
+                        block.push(this.store(*b, vec![idx], r));
+                    }
+                });
+                nest.hists.push(HistState {
+                    bins: targets,
+                    neutral: neutral.iter().map(|a| self.atom(a)).collect(),
+                    op: self.operator(op, false),
+                });
+                then_block
+            }
+            _ => return,
+        };
+        body.push(Stmt::If {
+            results: Vec::new(),
+            cond: ok,
+            then_block,
+            then_results: Vec::new(),
+            else_block: Vec::new(),
+            else_results: Vec::new(),
+        });
     }
 
     fn first_dim(&self, arrays: &[VarId]) -> Atom {

@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod generators;
+pub mod hoist;
 pub mod inplace;
 pub mod ir;
 pub mod lower;

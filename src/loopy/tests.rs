@@ -440,7 +440,7 @@ fn iota_replicate_index_and_if_lower_and_pass_the_lint() {
 }
 
 /// Lowers Arr source (no fusion) and lints it.
-fn lowered_source(src: &str) -> Program {
+pub(crate) fn lowered_source(src: &str) -> Program {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("prog.arr");
     std::fs::write(&path, src).expect("write source");

@@ -1,5 +1,5 @@
--- a histogram of mapped bin indices (the map writes the indices today:
--- hist is not fused yet).
+-- a histogram of mapped bin indices: the map is fused into the hist's loop,
+-- so the indices never reach memory.
 -- ==
 -- input { [0.1f32, 0.5f32, 0.55f32, 0.9f32] } output { [1, 0, 2, 0, 1] }
 -- random input { [1000]f32 }

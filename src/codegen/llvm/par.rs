@@ -82,65 +82,177 @@ enum Dim {
     Invariant(Atom),
 }
 
-/// The reads of `body` (its top level) that `reads_in_range` can prove.
-fn in_range_reads(nest: &LoopNest, body: &Block, layout: &Layout) -> Vec<ProvenRead> {
+/// The reads of `body` that `reads_in_range` can prove: those at its top
+/// level, and in the branches that `facts` (with the constants they fold
+/// into) decide.
+fn in_range_reads(
+    nest: &LoopNest,
+    body: &Block,
+    layout: &Layout,
+    facts: &HashMap<VarId, bool>,
+) -> Vec<ProvenRead> {
+    let mut walk = ReadWalk {
+        outside: layout.free.iter().map(|(v, _)| *v).collect(),
+        affine: HashMap::from([(nest.index.id, 0)]),
+        known: facts.clone(),
+        out: Vec::new(),
+    };
+    walk.block(body);
+    walk.out
+}
+
+struct ReadWalk {
+    outside: HashSet<VarId>,
+    /// Variables equal to the nest's index plus a constant.
+    affine: HashMap<VarId, i64>,
+    /// Booleans known for every iteration.
+    known: HashMap<VarId, bool>,
+    out: Vec<ProvenRead>,
+}
+
+impl ReadWalk {
+    fn block(&mut self, body: &Block) {
+        for stmt in body {
+            match stmt {
+                Stmt::Let {
+                    var,
+                    exp: crate::loopy::ir::ScalarExp::BinOp(op, a, b),
+                    ..
+                } => self.offset(var.id, *op, a, b),
+                Stmt::Read {
+                    var,
+                    array,
+                    index,
+                    check: Some(_),
+                } if self.outside.contains(array) => self.read(var.id, *array, index),
+                Stmt::If {
+                    results,
+                    cond,
+                    then_block,
+                    then_results,
+                    else_block,
+                    else_results,
+                } => {
+                    let Some(taken) = self.truth(cond) else {
+                        continue;
+                    };
+                    let (block, res) = if taken {
+                        (then_block, then_results)
+                    } else {
+                        (else_block, else_results)
+                    };
+                    self.block(block);
+                    for (r, a) in results.iter().zip(res) {
+                        if let Some(t) = self.truth(a) {
+                            self.known.insert(r.id, t);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn truth(&self, a: &Atom) -> Option<bool> {
+        match a {
+            Atom::Const(crate::types::Const::Bool(b)) => Some(*b),
+            Atom::Var(v) => self.known.get(v).copied(),
+            Atom::Const(_) => None,
+        }
+    }
+
+    fn offset(&mut self, var: VarId, op: BinOp, a: &Atom, b: &Atom) {
+        let offset = |x: &Atom| match x {
+            Atom::Var(v) => self.affine.get(v).copied(),
+            Atom::Const(_) => None,
+        };
+        let constant = |x: &Atom| match x {
+            Atom::Const(c) => c.as_i128().and_then(|c| i64::try_from(c).ok()),
+            Atom::Var(_) => None,
+        };
+        let shifted = match (op, offset(a), offset(b), constant(a), constant(b)) {
+            (BinOp::Add, Some(o), _, _, Some(c)) | (BinOp::Add, _, Some(o), Some(c), _) => {
+                o.checked_add(c)
+            }
+            (BinOp::Sub, Some(o), _, _, Some(c)) => o.checked_sub(c),
+            _ => None,
+        };
+        // Offsets stay small, so `start + c` cannot overflow.
+        if let Some(o) = shifted.filter(|o| o.unsigned_abs() < 1 << 40) {
+            self.affine.insert(var, o);
+        }
+    }
+
+    fn read(&mut self, var: VarId, array: VarId, index: &[Atom]) {
+        let dims: Option<Vec<Dim>> = index
+            .iter()
+            .map(|a| match a {
+                Atom::Var(v) if self.affine.contains_key(v) => Some(Dim::Affine(self.affine[v])),
+                Atom::Var(v) if self.outside.contains(v) => Some(Dim::Invariant(*a)),
+                Atom::Const(_) => Some(Dim::Invariant(*a)),
+                Atom::Var(_) => None,
+            })
+            .collect();
+        if let Some(dims) = dims {
+            self.out.push(ProvenRead { var, array, dims });
+        }
+    }
+}
+
+/// Conditions `index == x` and `index != x` of the body (at any depth)
+/// with `x` the same in every iteration: `(condition, x, its value when
+/// index != x)`. They decide branches of stencil boundaries, which peeling
+/// takes out of the middle iterations of a chunk.
+fn index_conditions(nest: &LoopNest, body: &Block, layout: &Layout) -> Vec<(VarId, Atom, bool)> {
     let outside: HashSet<VarId> = layout.free.iter().map(|(v, _)| *v).collect();
-    let mut affine: HashMap<VarId, i64> = HashMap::from([(nest.index.id, 0)]);
-    let mut out = Vec::new();
-    for stmt in body {
+    let index = Atom::Var(nest.index.id);
+    let mut found = Vec::new();
+    let mut visit = |stmt: &Stmt| {
+        if let Stmt::Let {
+            var,
+            exp: crate::loopy::ir::ScalarExp::BinOp(op @ (BinOp::Eq | BinOp::Neq), a, b),
+            ..
+        } = stmt
+        {
+            let other = if *a == index {
+                b
+            } else if *b == index {
+                a
+            } else {
+                return;
+            };
+            let invariant = match other {
+                Atom::Var(v) => outside.contains(v),
+                Atom::Const(c) => c.as_i128().is_some(),
+            };
+            if invariant {
+                found.push((var.id, *other, *op == BinOp::Neq));
+            }
+        }
+    };
+    for_each_stmt(body, &mut visit);
+    found
+}
+
+/// Calls `f` on every statement of `block`, at any depth (branches, loops
+/// and nests).
+fn for_each_stmt(block: &Block, f: &mut impl FnMut(&Stmt)) {
+    for stmt in block {
+        f(stmt);
         match stmt {
-            Stmt::Let {
-                var,
-                exp: crate::loopy::ir::ScalarExp::BinOp(op, a, b),
+            Stmt::If {
+                then_block,
+                else_block,
                 ..
             } => {
-                let offset = |x: &Atom| match x {
-                    Atom::Var(v) => affine.get(v).copied(),
-                    Atom::Const(_) => None,
-                };
-                let constant = |x: &Atom| match x {
-                    Atom::Const(c) => c.as_i128().and_then(|c| i64::try_from(c).ok()),
-                    Atom::Var(_) => None,
-                };
-                let shifted = match (op, offset(a), offset(b), constant(a), constant(b)) {
-                    (BinOp::Add, Some(o), _, _, Some(c)) | (BinOp::Add, _, Some(o), Some(c), _) => {
-                        o.checked_add(c)
-                    }
-                    (BinOp::Sub, Some(o), _, _, Some(c)) => o.checked_sub(c),
-                    _ => None,
-                };
-                // Offsets stay small, so `start + c` cannot overflow.
-                if let Some(o) = shifted.filter(|o| o.unsigned_abs() < 1 << 40) {
-                    affine.insert(var.id, o);
-                }
+                for_each_stmt(then_block, f);
+                for_each_stmt(else_block, f);
             }
-            Stmt::Read {
-                var,
-                array,
-                index,
-                check: Some(_),
-            } if outside.contains(array) => {
-                let dims: Option<Vec<Dim>> = index
-                    .iter()
-                    .map(|a| match a {
-                        Atom::Var(v) if affine.contains_key(v) => Some(Dim::Affine(affine[v])),
-                        Atom::Var(v) if outside.contains(v) => Some(Dim::Invariant(*a)),
-                        Atom::Const(_) => Some(Dim::Invariant(*a)),
-                        Atom::Var(_) => None,
-                    })
-                    .collect();
-                if let Some(dims) = dims {
-                    out.push(ProvenRead {
-                        var: var.id,
-                        array: *array,
-                        dims,
-                    });
-                }
-            }
+            Stmt::SeqLoop(lp) => for_each_stmt(&lp.body, f),
+            Stmt::Loop(inner) => for_each_stmt(&inner.body, f),
             _ => {}
         }
     }
-    out
 }
 
 /// The open compare-and-swap loop of an atomic bin update: the bin's
@@ -216,13 +328,10 @@ impl<'ctx> Gen<'ctx, '_> {
 
         // The call, back in the caller.
         self.builder.position_at_end(caller_block);
-        let env_slot = self.entry_alloca(fr.func, layout.env_ty.into())?;
         let mut env_values = Vec::new();
         for (_, val) in &layout.free {
             env_values.extend(self.fields(val));
         }
-        self.store_fields(layout.env_ty, env_slot, 0, &env_values)?;
-        let carry_slot = self.entry_alloca(fr.func, layout.carry_ty.into())?;
         let carried: Vec<&Carried> = nest.carried().collect();
         let mut inits = Vec::new();
         for c in &carried {
@@ -233,9 +342,42 @@ impl<'ctx> Gen<'ctx, '_> {
                 inits.push(ptr.into());
             }
         }
-        self.store_fields(layout.carry_ty, carry_slot, 0, &inits)?;
+        let env_slot = self.entry_alloca(fr.func, layout.env_ty.into())?;
+        let carry_slot = self.entry_alloca(fr.func, layout.carry_ty.into())?;
         let width = self.int(fr, &nest.width)?;
         self.count_nest_scalar_reads(nest)?;
+        let after = self.ctx.append_basic_block(fr.func, "nest.done");
+        if self.loop_depth > 0 {
+            // Inside another nest: on a pool thread the runtime would only
+            // call the body inline, so call it directly, where LLVM can see
+            // it. Its environment and carried values get slots of their own
+            // that never escape, so that they become registers.
+            let flag = self.in_parallel_flag(fr)?;
+            let direct = self.ctx.append_basic_block(fr.func, "nest.inline");
+            let pooled = self.ctx.append_basic_block(fr.func, "nest.pool");
+            self.builder
+                .build_conditional_branch(flag, direct, pooled)?;
+            self.builder.position_at_end(direct);
+            let direct_env = self.entry_alloca(fr.func, layout.env_ty.into())?;
+            let direct_carry = self.entry_alloca(fr.func, layout.carry_ty.into())?;
+            self.store_fields(layout.env_ty, direct_env, 0, &env_values)?;
+            self.store_fields(layout.carry_ty, direct_carry, 0, &inits)?;
+            let zero = self.const_i64(0);
+            let args = [
+                direct_env.into(),
+                zero.into(),
+                width.into(),
+                direct_carry.into(),
+            ];
+            self.builder.build_call(body, &args, "")?;
+            let fields = layout.carry_ty.count_fields() as usize;
+            let finals = self.load_fields(&layout, direct_carry, 0, fields)?;
+            self.store_fields(layout.carry_ty, carry_slot, 0, &finals)?;
+            self.builder.build_unconditional_branch(after)?;
+            self.builder.position_at_end(pooled);
+        }
+        self.store_fields(layout.env_ty, env_slot, 0, &env_values)?;
+        self.store_fields(layout.carry_ty, carry_slot, 0, &inits)?;
         let bins_count = match layout.bins.first() {
             Some((b, _)) => match self.val(fr, &Atom::Var(*b))? {
                 Val::Array { shape, .. } => shape.first().copied(),
@@ -283,48 +425,9 @@ impl<'ctx> Gen<'ctx, '_> {
             width.into(),
             carry_slot.into(),
         ];
-        if self.loop_depth > 0 {
-            // Inside another nest: on a pool thread the runtime would only
-            // call the body inline, so call it directly, where LLVM can see it.
-            let in_parallel = self.runtime_fn("arr_in_parallel", &[]);
-            let flag = self
-                .builder
-                .build_call(in_parallel, &[], "")?
-                .try_as_basic_value()
-                .basic()
-                .ok_or_else(|| super::CodegenError("arr_in_parallel returns nothing".into()))?
-                .into_int_value();
-            let flag = self.builder.build_int_compare(
-                IntPredicate::NE,
-                flag,
-                self.ctx.i32_type().const_zero(),
-                "",
-            )?;
-            let direct = self.ctx.append_basic_block(fr.func, "nest.inline");
-            let pooled = self.ctx.append_basic_block(fr.func, "nest.pool");
-            let after = self.ctx.append_basic_block(fr.func, "nest.done");
-            self.builder
-                .build_conditional_branch(flag, direct, pooled)?;
-            self.builder.position_at_end(direct);
-            let zero = self.const_i64(0);
-            self.builder.build_call(
-                body,
-                &[
-                    env_slot.into(),
-                    zero.into(),
-                    width.into(),
-                    carry_slot.into(),
-                ],
-                "",
-            )?;
-            self.builder.build_unconditional_branch(after)?;
-            self.builder.position_at_end(pooled);
-            self.builder.build_call(run_nest, &args, "")?;
-            self.builder.build_unconditional_branch(after)?;
-            self.builder.position_at_end(after);
-        } else {
-            self.builder.build_call(run_nest, &args, "")?;
-        }
+        self.builder.build_call(run_nest, &args, "")?;
+        self.builder.build_unconditional_branch(after)?;
+        self.builder.position_at_end(after);
         self.count_nest_reduction_writes(nest)?;
         // Final carried values: reductions' results and compaction counts.
         let mut finals = Vec::new();
@@ -350,6 +453,34 @@ impl<'ctx> Gen<'ctx, '_> {
             fr.vals.insert(c.result.id, x);
         }
         Ok(())
+    }
+
+    /// `arr_in_parallel() != 0`, called once at the start of `fr`'s function.
+    fn in_parallel_flag(&self, fr: &mut Frame<'ctx>) -> Res<IntValue<'ctx>> {
+        if let Some(flag) = fr.in_parallel {
+            return Ok(flag);
+        }
+        let b = self.ctx.create_builder();
+        let Some(entry) = fr.func.get_first_basic_block() else {
+            return Err(super::CodegenError(
+                "function without an entry block".into(),
+            ));
+        };
+        match entry.get_first_instruction() {
+            Some(i) => b.position_before(&i),
+            None => b.position_at_end(entry),
+        }
+        let in_parallel = self.runtime_fn("arr_in_parallel", &[]);
+        let flag = b
+            .build_call(in_parallel, &[], "")?
+            .try_as_basic_value()
+            .basic()
+            .ok_or_else(|| super::CodegenError("arr_in_parallel returns nothing".into()))?
+            .into_int_value();
+        let zero = self.ctx.i32_type().const_zero();
+        let flag = b.build_int_compare(IntPredicate::NE, flag, zero, "in_parallel")?;
+        fr.in_parallel = Some(flag);
+        Ok(flag)
     }
 
     fn layout(&self, fr: &Frame<'ctx>, nest: &LoopNest) -> Res<Layout<'ctx>> {
@@ -444,6 +575,7 @@ impl<'ctx> Gen<'ctx, '_> {
         let mut frame = Frame {
             func,
             vals: HashMap::new(),
+            in_parallel: None,
         };
         let env = param_ptr(func, 0)?;
         let mut field = 0u32;
@@ -456,9 +588,15 @@ impl<'ctx> Gen<'ctx, '_> {
                 field += 1;
                 loaded.push(self.builder.build_load(ty, p, "")?);
             }
-            frame
-                .vals
-                .insert(*v, self.val_of_fields(super::val_type(val), &loaded)?);
+            let value = match self.facts.get(v) {
+                // Known where the enclosing peeled loop calls this function.
+                Some(&known) => {
+                    let c = self.ctx.bool_type().const_int(u64::from(known), false);
+                    Val::Scalar(c.into(), ScalarType::Bool)
+                }
+                None => self.val_of_fields(super::val_type(val), &loaded)?,
+            };
+            frame.vals.insert(*v, value);
         }
         Ok((func, frame))
     }
@@ -513,7 +651,6 @@ impl<'ctx> Gen<'ctx, '_> {
             slots.push(slot);
         }
         let exit = self.ctx.append_basic_block(func, "exit");
-        let proven = in_range_reads(nest, body, layout);
         let run = LoopRun {
             nest,
             layout,
@@ -525,24 +662,13 @@ impl<'ctx> Gen<'ctx, '_> {
             bins,
             totals_only,
         };
-        if proven.is_empty() {
-            self.emit_loop(&mut inner, &run)?;
+        let conditions = index_conditions(nest, body, layout);
+        let no_facts = HashMap::new();
+        let proven = in_range_reads(nest, body, layout, &no_facts);
+        if conditions.is_empty() {
+            self.emit_versioned(&mut inner, &run, &proven)?;
         } else {
-            // Loop versioning: when every listed read is in range for the
-            // whole chunk (checked once here), a copy of the loop without
-            // their checks runs, which LLVM can vectorise; otherwise the
-            // checked loop finds the first bad index as a sequential run.
-            let safe = self.reads_in_range(&inner, &proven, start, end)?;
-            let fast = self.ctx.append_basic_block(func, "unchecked");
-            let slow = self.ctx.append_basic_block(func, "checked");
-            self.builder.build_conditional_branch(safe, fast, slow)?;
-            self.builder.position_at_end(fast);
-            self.unchecked = proven.iter().map(|r| r.var).collect();
-            let emitted = self.emit_loop(&mut inner, &run);
-            self.unchecked.clear();
-            emitted?;
-            self.builder.position_at_end(slow);
-            self.emit_loop(&mut inner, &run)?;
+            self.emit_peeled(&mut inner, &run, &conditions, &proven)?;
         }
         self.builder.position_at_end(exit);
         for (k, (slot, ty)) in slots.iter().zip(&layout.carry_fields).enumerate() {
@@ -554,6 +680,96 @@ impl<'ctx> Gen<'ctx, '_> {
         }
         self.builder.build_return(None)?;
         Ok(func)
+    }
+
+    /// The loop of `run`, versioned when `proven` lists reads: when every
+    /// listed read is in range for the whole chunk (checked once here), a
+    /// copy of the loop without their checks runs, which LLVM can
+    /// vectorise; otherwise the checked loop finds the first bad index as a
+    /// sequential run would.
+    fn emit_versioned(
+        &mut self,
+        inner: &mut Frame<'ctx>,
+        run: &LoopRun<'_, 'ctx>,
+        proven: &[ProvenRead],
+    ) -> Res<()> {
+        if proven.is_empty() {
+            return self.emit_loop(inner, run);
+        }
+        let safe = self.reads_in_range(inner, proven, run.start, run.end)?;
+        let fast = self.ctx.append_basic_block(inner.func, "unchecked");
+        let slow = self.ctx.append_basic_block(inner.func, "checked");
+        self.builder.build_conditional_branch(safe, fast, slow)?;
+        self.builder.position_at_end(fast);
+        let saved = std::mem::replace(&mut self.unchecked, proven.iter().map(|r| r.var).collect());
+        let emitted = self.emit_loop(inner, run);
+        self.unchecked = saved;
+        emitted?;
+        self.builder.position_at_end(slow);
+        self.emit_loop(inner, run)
+    }
+
+    /// The loop of `run` with its first and last iterations peeled off: in
+    /// the iterations between, every condition `index == x` is false (and
+    /// `index != x` true) when no `x` falls among them, which is checked
+    /// once. The branches those conditions decide (a stencil's boundary)
+    /// then leave the middle loop, and its reads can be proven in range.
+    /// Otherwise the whole chunk runs as one loop.
+    fn emit_peeled(
+        &mut self,
+        inner: &mut Frame<'ctx>,
+        run: &LoopRun<'_, 'ctx>,
+        conditions: &[(VarId, Atom, bool)],
+        proven: &[ProvenRead],
+    ) -> Res<()> {
+        let b = &self.builder;
+        let one = self.const_i64(1);
+        let mid_start = b.build_int_add(run.start, one, "mid.start")?;
+        let before_last = b.build_int_sub(run.end, one, "")?;
+        let later = b.build_int_compare(IntPredicate::SGT, before_last, mid_start, "")?;
+        let mid_end = b
+            .build_select(later, before_last, mid_start, "mid.end")?
+            .into_int_value();
+        let shorter = b.build_int_compare(IntPredicate::SLT, mid_start, run.end, "")?;
+        let first_end = b
+            .build_select(shorter, mid_start, run.end, "first.end")?
+            .into_int_value();
+        let mut apart = self.ctx.bool_type().const_all_ones();
+        for (_, x, _) in conditions {
+            let x = self.index(inner, x)?;
+            let b = &self.builder;
+            let below = b.build_int_compare(IntPredicate::SLT, x, mid_start, "")?;
+            let above = b.build_int_compare(IntPredicate::SGE, x, mid_end, "")?;
+            let outside = b.build_or(below, above, "")?;
+            apart = b.build_and(apart, outside, "")?;
+        }
+        let peel = self.ctx.append_basic_block(inner.func, "peel.first");
+        let whole = self.ctx.append_basic_block(inner.func, "whole");
+        let middle = self.ctx.append_basic_block(inner.func, "peel.middle");
+        let last = self.ctx.append_basic_block(inner.func, "peel.last");
+        self.builder.build_conditional_branch(apart, peel, whole)?;
+        self.builder.position_at_end(whole);
+        self.emit_versioned(inner, run, proven)?;
+        let segment = |start, end, exit| LoopRun {
+            start,
+            end,
+            exit,
+            ..*run
+        };
+        self.builder.position_at_end(peel);
+        self.emit_loop(inner, &segment(run.start, first_end, middle))?;
+        self.builder.position_at_end(middle);
+        let facts: HashMap<VarId, bool> = conditions.iter().map(|(v, _, t)| (*v, *t)).collect();
+        let mut known = self.facts.clone();
+        known.extend(facts.iter().map(|(v, t)| (*v, *t)));
+        let proven_middle = in_range_reads(run.nest, run.body, run.layout, &known);
+        let saved = std::mem::replace(&mut self.facts, known);
+        let emitted =
+            self.emit_versioned(inner, &segment(mid_start, mid_end, last), &proven_middle);
+        self.facts = saved;
+        emitted?;
+        self.builder.position_at_end(last);
+        self.emit_loop(inner, &segment(mid_end, run.end, run.exit))
     }
 
     /// One loop over `[start, end)` from the current block, leaving to

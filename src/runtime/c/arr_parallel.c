@@ -256,8 +256,21 @@ static void nest_chunk(void *ctx, int64_t chunk) {
     in_parallel = 0;
 }
 
-static void run_sequential(const arr_nest *nest, void *env, int64_t width, void *carry) {
-    nest->body(env, 0, width, carry);
+/* In the calling thread. A hist nest's private body updates the bins the
+ * carry points to without atomics; with one thread, nests inside run
+ * inline too (there is no pool to hand them to). */
+static void run_sequential(const arr_nest *nest, void *env, int64_t width, void *carry,
+                           int threads) {
+    int was_parallel = in_parallel;
+    if (threads <= 1) {
+        in_parallel = 1;
+    }
+    if (nest->kind == ARR_NEST_HIST && nest->private_body != NULL) {
+        nest->private_body(env, 0, width, carry);
+    } else {
+        nest->body(env, 0, width, carry);
+    }
+    in_parallel = was_parallel;
 }
 
 typedef struct {
@@ -446,7 +459,7 @@ void arr_run_nest(const arr_nest *nest, void *env, int64_t width, void *carry) {
         /* Too small, nested in a parallel chunk, or not parallelisable: run
          * here. A small outer nest thereby leaves the cores to the nests
          * inside it. */
-        run_sequential(nest, env, width, carry);
+        run_sequential(nest, env, width, carry, threads);
         return;
     }
     atomic_store(&error_chunk_start, INT64_MAX);
@@ -484,7 +497,7 @@ void arr_run_nest(const arr_nest *nest, void *env, int64_t width, void *carry) {
     if (nest->carry_size > 0 && nest->kind != ARR_NEST_HIST) {
         nj.carries = malloc((size_t)(num_chunks * nest->carry_size));
         if (nj.carries == NULL) {
-            run_sequential(nest, env, width, carry);
+            run_sequential(nest, env, width, carry, threads);
             return;
         }
         for (c = 0; c < num_chunks; c++) {
@@ -494,7 +507,7 @@ void arr_run_nest(const arr_nest *nest, void *env, int64_t width, void *carry) {
     if (nest->kind == ARR_NEST_TWO_PHASE) {
         if (!run_look_back(&nj, num_chunks, carry)) {
             free(nj.carries);
-            run_sequential(nest, env, width, carry);
+            run_sequential(nest, env, width, carry, threads);
             return;
         }
     } else {
