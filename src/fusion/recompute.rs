@@ -13,7 +13,7 @@
 use crate::core::free::{free_in_exp, free_in_exp_except_soac_args};
 use crate::core::ir::{Atom, Body, Exp, Lambda, Soac, SoacKind, Stm, VarId};
 use crate::simplify::walk::Fresh;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Scalar statements a lambda may have and still be cheap to recompute.
 const CHEAP_STATEMENTS: usize = 3;
@@ -38,7 +38,7 @@ pub fn duplicate_cheap_maps(body: &Body, fresh: &mut Fresh) -> Body {
         .collect();
     // Statement index of a duplicated map, to the consumers' indices.
     // Later maps first: a map that feeds a duplicated map stays as it is.
-    let mut duplicated: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut duplicated: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for (i, stm) in body.stms.iter().enumerate().rev() {
         let Exp::Soac(soac) = &stm.exp else { continue };
         let [out] = stm.pat.as_slice() else { continue };

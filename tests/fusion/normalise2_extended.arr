@@ -1,5 +1,6 @@
 -- normalise2 with xs computed by a map first (the thesis's extended form):
--- optimal fusion puts xs into the first cluster diagonally.
+-- the thesis's optimum puts xs into the first cluster diagonally and writes
+-- it for the second; arrc recomputes the cheap map in both clusters.
 -- ==
 -- random input { [1000]f32 }
 entry main (input: []f32) : ([]f32, []f32) =
