@@ -60,6 +60,7 @@ pub fn lower(program: &FusedProgram) -> Program {
                 super::inplace::reuse_dead_copies(&mut f);
                 super::rows::write_rows_in_place(&mut f);
                 super::hoist::hoist_invariants(&mut f);
+                super::block::register_block(&mut f);
                 f
             })
             .collect(),

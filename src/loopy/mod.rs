@@ -1,6 +1,7 @@
 //! `fusion::FusedProgram` in, `loopy::ir::Program` out: one parallel loop nest
 //! per fusion cluster, target-neutral.
 
+pub mod block;
 pub mod check;
 pub mod generators;
 pub mod hoist;

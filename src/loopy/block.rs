@@ -1,0 +1,900 @@
+//! Register blocking (unroll-and-jam) of map-map-reduce nests: a pass over
+//! lowered functions that rewrites a parallel map `O` over `i` whose body
+//! is a map `J` over `j` whose body is one reduce nest `R` over `k` so that
+//! each iteration of the new nests computes a `ROWS` x `COLS` block of
+//! results: one `k` loop with `ROWS * COLS` reductions.
+//!
+//! In, the shape of a dense matrix product (`map (\x -> map (\y -> reduce
+//! (+) 0 (map2 (*) x y)) bt) a`):
+//!
+//! ```text
+//! loop map i < wi            -- O
+//!   P                        -- rows and scalars of i (`row x = a[i]`)
+//!   loop map j < wj          -- J
+//!     Q                      -- rows and scalars of j, size assertions
+//!     loop reduce k < wk     -- R: only reductions of scalars
+//!       body                 -- unchecked reads and non-failing lets
+//!     S                      -- size assertions, `write row_of_P[j] = ..`
+//! ```
+//!
+//! Out: `O'` over `ii < wi / ROWS` with `P` copied for `i = ii * ROWS + v`
+//! (`v < ROWS`); in it `J'` over `jj < wj / COLS` with `Q` copied for
+//! `j = jj * COLS + u`, one reduce nest `R'` carrying a copy of every
+//! reduction of `R` per `(v, u)` whose body holds the copies of `R`'s
+//! body, and the copies of `S`; after `J'`, per `v`, `J` over the last
+//! `wj % COLS` values of `j`; after `O'`, `O` over the last `wi % ROWS`
+//! values of `i`. Copies that compute the same thing (a read of the same
+//! element, the same assertion) are emitted once.
+//!
+//! Why: in `R` each multiply-add loads two elements, and the whole of the
+//! `j` side is streamed from memory once per `i`. In `R'` a step loads
+//! `ROWS + COLS` elements for `ROWS * COLS` multiply-adds, and each `j` row
+//! is streamed once per `ROWS` values of `i`; the code generator vectorises
+//! the `k` loop, keeping the accumulators in registers (floating-point
+//! reductions are reassociable).
+//!
+//! Only nests that match exactly are rewritten: the iterations of `O` and
+//! `J` are independent (they are maps), so running them in another order
+//! and in groups is safe; the reduce nest's body can neither fail nor
+//! write, so merging `ROWS * COLS` copies of it only interleaves pure
+//! computations. Measured on 1024^3 `f32` (2 threads): 77 ms before, 27-35
+//! ms after.
+
+use super::ir::{
+    block_vars, Block, Carried, Compaction, Function, HistState, LoopNest, Operator, Parallelism,
+    Param, Reduction, ScalarExp, ScanState, SeqForm, SeqLoop, SeqParam, Stmt,
+};
+use crate::core::ir::{Atom, BinOp, SrcLoc, Type, Var, VarId};
+use crate::types::{Const, ScalarType};
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// Values of the outer index per block.
+pub const ROWS: usize = 4;
+/// Values of the inner index per block.
+pub const COLS: usize = 4;
+
+const I64: Type = Type::Scalar(ScalarType::I64);
+
+/// Register-blocks the map-map-reduce nests of `f`; see the module comment.
+pub fn register_block(f: &mut Function) {
+    let mut uses = BTreeSet::new();
+    let mut defs = HashSet::new();
+    block_vars(&f.body, &mut uses, &mut defs);
+    let mut max = 0;
+    for p in &f.params {
+        max = max.max(p.var.id.0);
+        max = p.shape.iter().fold(max, |m, d| m.max(d.id.0));
+    }
+    for sp in &f.size_params {
+        max = max.max(sp.var.id.0);
+    }
+    max = uses.iter().chain(defs.iter()).fold(max, |m, v| m.max(v.0));
+    for a in &f.results {
+        if let Atom::Var(v) = a {
+            max = max.max(v.0);
+        }
+    }
+    let mut fresh = Fresh { next: max + 1 };
+    block(&mut f.body, &mut fresh);
+}
+
+/// Fresh variables, numbered above every variable of the function.
+struct Fresh {
+    next: u32,
+}
+
+impl Fresh {
+    fn var(&mut self, name: &str, ty: Type) -> Var {
+        let id = VarId(self.next);
+        self.next += 1;
+        Var {
+            id,
+            name: name.to_string(),
+            ty,
+        }
+    }
+}
+
+fn block(stmts: &mut Block, fresh: &mut Fresh) {
+    let mut k = 0;
+    while k < stmts.len() {
+        let replacement = match &mut stmts[k] {
+            Stmt::If {
+                then_block,
+                else_block,
+                ..
+            } => {
+                block(then_block, fresh);
+                block(else_block, fresh);
+                None
+            }
+            Stmt::SeqLoop(lp) => {
+                if let SeqForm::While { cond, .. } = &mut lp.form {
+                    block(cond, fresh);
+                }
+                block(&mut lp.body, fresh);
+                None
+            }
+            Stmt::Loop(nest) => match blocked(nest, fresh) {
+                Some(stmts) => Some(stmts),
+                None => {
+                    block(&mut nest.body, fresh);
+                    None
+                }
+            },
+            _ => None,
+        };
+        match replacement {
+            Some(new) => {
+                let count = new.len();
+                stmts.splice(k..k + 1, new);
+                k += count;
+            }
+            None => k += 1,
+        }
+    }
+}
+
+/// The parts of a nest that matches (see the module comment).
+struct Shape<'a> {
+    o: &'a LoopNest,
+    p: &'a [Stmt],
+    j: &'a LoopNest,
+    q: &'a [Stmt],
+    r: &'a LoopNest,
+    s: &'a [Stmt],
+}
+
+fn can_fail(exp: &ScalarExp) -> bool {
+    matches!(
+        exp,
+        ScalarExp::BinOp(BinOp::Div | BinOp::Mod | BinOp::Quot | BinOp::Rem, _, _)
+    )
+}
+
+fn only_maps(nest: &LoopNest) -> bool {
+    nest.par == Parallelism::Map
+        && nest.reductions.is_empty()
+        && nest.scans.is_empty()
+        && nest.compactions.is_empty()
+        && nest.hists.is_empty()
+        && nest.scatters.is_empty()
+}
+
+fn outside(a: &Atom, inside: &HashSet<VarId>) -> bool {
+    match a {
+        Atom::Var(v) => !inside.contains(v),
+        Atom::Const(_) => true,
+    }
+}
+
+/// A size assertion or assertion on values from outside the nest.
+fn invariant_assert(stmt: &Stmt, inside: &HashSet<VarId>) -> bool {
+    match stmt {
+        Stmt::AssertEq {
+            expected, found, ..
+        } => outside(expected, inside) && outside(found, inside),
+        Stmt::Assert { cond, .. } => outside(cond, inside),
+        _ => false,
+    }
+}
+
+fn scalar_of_row(stmt: &Stmt) -> bool {
+    match stmt {
+        Stmt::Let { exp, .. } => !can_fail(exp),
+        Stmt::Row { .. } | Stmt::Read { .. } => true,
+        _ => false,
+    }
+}
+
+fn matches(o: &LoopNest) -> Option<Shape<'_>> {
+    if !only_maps(o) {
+        return None;
+    }
+    let (Stmt::Loop(j), p) = o.body.split_last()? else {
+        return None;
+    };
+    if !only_maps(j) || !p.iter().all(scalar_of_row) {
+        return None;
+    }
+    let mut uses = BTreeSet::new();
+    let mut inside = HashSet::new();
+    block_vars(&o.body, &mut uses, &mut inside);
+    inside.insert(o.index.id);
+    if !outside(&j.width, &inside) {
+        return None;
+    }
+    let mut loops = j.body.iter().enumerate().filter(|(_, s)| {
+        matches!(
+            s,
+            Stmt::Loop(_) | Stmt::SeqLoop(_) | Stmt::If { .. } | Stmt::Alloc { .. }
+        )
+    });
+    let (at, Stmt::Loop(r)) = loops.next()? else {
+        return None;
+    };
+    if loops.next().is_some() {
+        return None;
+    }
+    let (q, s) = (&j.body[..at], &j.body[at + 1..]);
+    if !q
+        .iter()
+        .all(|s| scalar_of_row(s) || invariant_assert(s, &inside))
+    {
+        return None;
+    }
+    let row_of_p: HashSet<VarId> = p
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Row { var, .. } => Some(var.id),
+            _ => None,
+        })
+        .collect();
+    let s_ok = s.iter().all(|stmt| match stmt {
+        Stmt::Let { exp, .. } => !can_fail(exp),
+        Stmt::Write { array, index, .. } => {
+            row_of_p.contains(array) && index == &[Atom::Var(j.index.id)]
+        }
+        _ => invariant_assert(stmt, &inside),
+    });
+    let r_ok = r.par == Parallelism::Reduce
+        && !r.reductions.is_empty()
+        && r.scans.is_empty()
+        && r.compactions.is_empty()
+        && r.hists.is_empty()
+        && r.scatters.is_empty()
+        && outside(&r.width, &inside)
+        && r.reductions.iter().all(|red| {
+            red.carried.iter().all(|c| match c.var.ty {
+                Type::Scalar(t) => t.is_int() || matches!(t, ScalarType::F32 | ScalarType::F64),
+                Type::Array(..) => false,
+            })
+        })
+        && r.body.iter().all(|stmt| match stmt {
+            Stmt::Let { exp, .. } => !can_fail(exp),
+            Stmt::Read { check, .. } => check.is_none(),
+            _ => false,
+        });
+    (s_ok && r_ok).then_some(Shape { o, p, j, q, r, s })
+}
+
+fn loc0() -> SrcLoc {
+    SrcLoc {
+        file: 0,
+        line: 0,
+        col: 0,
+    }
+}
+
+fn i64c(x: usize) -> Atom {
+    Atom::Const(Const::I64(x as i64))
+}
+
+fn let_bin(out: &mut Block, var: &Var, op: BinOp, a: Atom, b: Atom) {
+    out.push(Stmt::Let {
+        var: var.clone(),
+        exp: ScalarExp::BinOp(op, a, b),
+        loc: loc0(),
+    });
+}
+
+/// `blocks = width / factor`, `start = blocks * factor` (the first index
+/// of the remainder) and `rest = width - start`.
+fn split(width: &Atom, factor: usize, fresh: &mut Fresh, out: &mut Block) -> (Var, Var, Var) {
+    let blocks = fresh.var("blocks", I64);
+    let start = fresh.var("rest_from", I64);
+    let rest = fresh.var("rest", I64);
+    let_bin(out, &blocks, BinOp::Quot, *width, i64c(factor));
+    let_bin(out, &start, BinOp::Mul, Atom::Var(blocks.id), i64c(factor));
+    let_bin(out, &rest, BinOp::Sub, *width, Atom::Var(start.id));
+    (blocks, start, rest)
+}
+
+fn map_nest(origin: &LoopNest, index: Var, width: Atom, body: Block) -> LoopNest {
+    LoopNest {
+        origin: origin.origin,
+        par: Parallelism::Map,
+        index,
+        width,
+        reductions: Vec::new(),
+        scans: Vec::new(),
+        compactions: Vec::new(),
+        hists: Vec::new(),
+        scatters: Vec::new(),
+        body,
+    }
+}
+
+/// `original` over `start..start + rest`: a copy of `original`'s body
+/// after `index = offset + start`, renamed by `env`.
+fn remainder(
+    original: &LoopNest,
+    start: &Var,
+    rest: &Var,
+    mut env: Renaming,
+    fresh: &mut Fresh,
+) -> Stmt {
+    let offset = fresh.var(&original.index.name, I64);
+    let index = env.def(fresh, &original.index);
+    let mut body = Vec::new();
+    let_bin(
+        &mut body,
+        &index,
+        BinOp::Add,
+        Atom::Var(offset.id),
+        Atom::Var(start.id),
+    );
+    body.extend(env.block(fresh, &original.body));
+    Stmt::Loop(map_nest(original, offset, Atom::Var(rest.id), body))
+}
+
+/// Defines `index_n = blocked * factor + n` in `out` for each `n <
+/// factor`: the values of `original` in a block.
+fn block_indices(
+    original: &Var,
+    blocked: &Var,
+    factor: usize,
+    fresh: &mut Fresh,
+    out: &mut Block,
+) -> Vec<Var> {
+    let base = fresh.var(&format!("{}_block", original.name), I64);
+    let_bin(out, &base, BinOp::Mul, Atom::Var(blocked.id), i64c(factor));
+    (0..factor)
+        .map(|n| {
+            let index = fresh.var(&original.name, I64);
+            let_bin(out, &index, BinOp::Add, Atom::Var(base.id), i64c(n));
+            index
+        })
+        .collect()
+}
+
+/// The blocked form of `o`, if it matches (see the module comment).
+fn blocked(o: &LoopNest, fresh: &mut Fresh) -> Option<Vec<Stmt>> {
+    let Shape { o, p, j, q, r, s } = matches(o)?;
+    let mut out = Vec::new();
+    let (blocks_i, start_i, rest_i) = split(&o.width, ROWS, fresh, &mut out);
+    let (blocks_j, start_j, rest_j) = split(&j.width, COLS, fresh, &mut out);
+
+    // O': P per row of the block.
+    let ii = fresh.var(&format!("{}_blocks", o.index.name), I64);
+    let mut o_body = Vec::new();
+    let is = block_indices(&o.index, &ii, ROWS, fresh, &mut o_body);
+    let mut row_envs: Vec<Renaming> = is
+        .iter()
+        .map(|i| {
+            let mut env = Renaming::default();
+            env.map.insert(o.index.id, i.id);
+            env
+        })
+        .collect();
+    emit_copies(p, &mut row_envs, fresh, &mut o_body, &mut Vec::new());
+
+    // J': Q, R' and S per element of the block.
+    let jj = fresh.var(&format!("{}_blocks", j.index.name), I64);
+    let mut j_body = Vec::new();
+    let js = block_indices(&j.index, &jj, COLS, fresh, &mut j_body);
+    let mut envs: Vec<Renaming> = row_envs
+        .iter()
+        .flat_map(|env| {
+            js.iter().map(|jv| {
+                let mut env = env.clone();
+                env.map.insert(j.index.id, jv.id);
+                env
+            })
+        })
+        .collect();
+    let mut seen = Vec::new();
+    emit_copies(q, &mut envs, fresh, &mut j_body, &mut seen);
+    j_body.push(Stmt::Loop(jammed_reduce(r, &mut envs, fresh)));
+    emit_copies(s, &mut envs, fresh, &mut j_body, &mut seen);
+    o_body.push(Stmt::Loop(map_nest(j, jj, Atom::Var(blocks_j.id), j_body)));
+
+    // The last columns, per row of the block.
+    for env in row_envs {
+        o_body.push(remainder(j, &start_j, &rest_j, env, fresh));
+    }
+    out.push(Stmt::Loop(map_nest(o, ii, Atom::Var(blocks_i.id), o_body)));
+
+    // The last rows.
+    out.push(remainder(o, &start_i, &rest_i, Renaming::default(), fresh));
+    Some(out)
+}
+
+/// One reduce nest with a copy of every reduction and of the body of `r`
+/// per renaming in `envs`.
+fn jammed_reduce(r: &LoopNest, envs: &mut [Renaming], fresh: &mut Fresh) -> LoopNest {
+    let k = fresh.var(&r.index.name, r.index.ty);
+    let width = envs[0].atom(&r.width);
+    // Per renaming and reduction: its carried values (next still to be
+    // renamed) and its operator.
+    let mut started: Vec<Vec<(Vec<Carried>, Operator)>> = Vec::new();
+    for env in envs.iter_mut() {
+        env.map.insert(r.index.id, k.id);
+        let mut reds = Vec::new();
+        for red in &r.reductions {
+            let carried = red.carried.iter().map(|c| env.carried(fresh, c)).collect();
+            reds.push((carried, env.operator(fresh, &red.op)));
+        }
+        started.push(reds);
+    }
+    let mut body = Vec::new();
+    emit_copies(&r.body, envs, fresh, &mut body, &mut Vec::new());
+    let mut reductions = Vec::new();
+    for (env, reds) in envs.iter_mut().zip(started) {
+        for (red, (mut carried, op)) in r.reductions.iter().zip(reds) {
+            for c in &mut carried {
+                c.next = env.atom(&c.next);
+            }
+            let results = red.results.iter().map(|v| env.def(fresh, v)).collect();
+            reductions.push(Reduction {
+                carried,
+                results,
+                op,
+            });
+        }
+    }
+    LoopNest {
+        origin: r.origin,
+        par: Parallelism::Reduce,
+        index: k,
+        width,
+        reductions,
+        scans: Vec::new(),
+        compactions: Vec::new(),
+        hists: Vec::new(),
+        scatters: Vec::new(),
+        body,
+    }
+}
+
+/// A statement without the variable it defines, and that variable, when
+/// two copies computing the same may be merged: lets, reads, rows (which
+/// only read memory, and only memory no copy writes) and checks.
+fn merge_key(stmt: &Stmt) -> Option<(Stmt, Option<VarId>)> {
+    let anon = |v: &Var| Var {
+        id: VarId(0),
+        name: String::new(),
+        ty: v.ty,
+    };
+    let mut key = stmt.clone();
+    let def = match &mut key {
+        Stmt::Let { var, .. } | Stmt::Read { var, .. } | Stmt::Row { var, .. } => {
+            let id = var.id;
+            *var = anon(var);
+            Some(id)
+        }
+        Stmt::AssertEq { .. }
+        | Stmt::Assert { .. }
+        | Stmt::BoundsCheck { .. }
+        | Stmt::SliceCheck { .. } => None,
+        _ => return None,
+    };
+    Some((key, def))
+}
+
+/// Appends to `out` a copy of `stmts` per renaming in `envs`, statement by
+/// statement (the copies of the first statement, then of the second...);
+/// a copy equal to one in `seen` is left out, its variable standing for
+/// the earlier one's.
+fn emit_copies(
+    stmts: &[Stmt],
+    envs: &mut [Renaming],
+    fresh: &mut Fresh,
+    out: &mut Block,
+    seen: &mut Vec<(Stmt, Option<VarId>)>,
+) {
+    for stmt in stmts {
+        for env in envs.iter_mut() {
+            let copy = env.stmt(fresh, stmt);
+            let Some((key, def)) = merge_key(&copy) else {
+                out.push(copy);
+                continue;
+            };
+            match seen.iter().find(|(k, _)| *k == key) {
+                Some((_, earlier)) => {
+                    if let (Some(earlier), Some(original)) = (earlier, defined_var(stmt)) {
+                        env.map.insert(original, *earlier);
+                    }
+                }
+                None => {
+                    seen.push((key, def));
+                    out.push(copy);
+                }
+            }
+        }
+    }
+}
+
+fn defined_var(stmt: &Stmt) -> Option<VarId> {
+    match stmt {
+        Stmt::Let { var, .. } | Stmt::Read { var, .. } | Stmt::Row { var, .. } => Some(var.id),
+        _ => None,
+    }
+}
+
+/// Copies of code with fresh variables for its definitions: `map` takes
+/// each variable defined so far (or substituted, like an index) to its
+/// replacement; variables not in it are used as they are.
+#[derive(Clone, Default)]
+struct Renaming {
+    map: HashMap<VarId, VarId>,
+}
+
+impl Renaming {
+    fn id(&self, v: VarId) -> VarId {
+        self.map.get(&v).copied().unwrap_or(v)
+    }
+
+    fn ids(&self, vs: &[VarId]) -> Vec<VarId> {
+        vs.iter().map(|v| self.id(*v)).collect()
+    }
+
+    fn atom(&self, a: &Atom) -> Atom {
+        match a {
+            Atom::Var(v) => Atom::Var(self.id(*v)),
+            Atom::Const(_) => *a,
+        }
+    }
+
+    fn atoms(&self, atoms: &[Atom]) -> Vec<Atom> {
+        atoms.iter().map(|a| self.atom(a)).collect()
+    }
+
+    fn def(&mut self, fresh: &mut Fresh, v: &Var) -> Var {
+        let new = fresh.var(&v.name, v.ty);
+        self.map.insert(v.id, new.id);
+        new
+    }
+
+    fn defs(&mut self, fresh: &mut Fresh, vs: &[Var]) -> Vec<Var> {
+        vs.iter().map(|v| self.def(fresh, v)).collect()
+    }
+
+    fn block(&mut self, fresh: &mut Fresh, stmts: &[Stmt]) -> Block {
+        stmts.iter().map(|s| self.stmt(fresh, s)).collect()
+    }
+
+    fn exp(&self, exp: &ScalarExp) -> ScalarExp {
+        match exp {
+            ScalarExp::Atom(a) => ScalarExp::Atom(self.atom(a)),
+            ScalarExp::BinOp(op, a, b) => ScalarExp::BinOp(*op, self.atom(a), self.atom(b)),
+            ScalarExp::UnOp(op, a) => ScalarExp::UnOp(*op, self.atom(a)),
+            ScalarExp::Convert(t, a) => ScalarExp::Convert(*t, self.atom(a)),
+        }
+    }
+
+    fn stmt(&mut self, fresh: &mut Fresh, stmt: &Stmt) -> Stmt {
+        match stmt {
+            Stmt::Let { var, exp, loc } => {
+                let exp = self.exp(exp);
+                Stmt::Let {
+                    var: self.def(fresh, var),
+                    exp,
+                    loc: *loc,
+                }
+            }
+            Stmt::Alloc { var, shape } => {
+                let shape = self.atoms(shape);
+                Stmt::Alloc {
+                    var: self.def(fresh, var),
+                    shape,
+                }
+            }
+            Stmt::Read {
+                var,
+                array,
+                index,
+                check,
+            } => {
+                let (array, index) = (self.id(*array), self.atoms(index));
+                Stmt::Read {
+                    var: self.def(fresh, var),
+                    array,
+                    index,
+                    check: *check,
+                }
+            }
+            Stmt::Write {
+                array,
+                index,
+                value,
+            } => Stmt::Write {
+                array: self.id(*array),
+                index: self.atoms(index),
+                value: self.atom(value),
+            },
+            Stmt::Row {
+                var,
+                array,
+                index,
+                check,
+            } => {
+                let (array, index) = (self.id(*array), self.atoms(index));
+                Stmt::Row {
+                    var: self.def(fresh, var),
+                    array,
+                    index,
+                    check: *check,
+                }
+            }
+            Stmt::Copy { array, index, src } => Stmt::Copy {
+                array: self.id(*array),
+                index: self.atoms(index),
+                src: self.id(*src),
+            },
+            Stmt::If {
+                results,
+                cond,
+                then_block,
+                then_results,
+                else_block,
+                else_results,
+            } => {
+                let cond = self.atom(cond);
+                let then_block = self.block(fresh, then_block);
+                let then_results = self.atoms(then_results);
+                let else_block = self.block(fresh, else_block);
+                let else_results = self.atoms(else_results);
+                Stmt::If {
+                    results: self.defs(fresh, results),
+                    cond,
+                    then_block,
+                    then_results,
+                    else_block,
+                    else_results,
+                }
+            }
+            Stmt::AssertEq {
+                expected,
+                found,
+                loc,
+            } => Stmt::AssertEq {
+                expected: self.atom(expected),
+                found: self.atom(found),
+                loc: *loc,
+            },
+            Stmt::Assert { cond, loc } => Stmt::Assert {
+                cond: self.atom(cond),
+                loc: *loc,
+            },
+            Stmt::BoundsCheck { array, index, loc } => Stmt::BoundsCheck {
+                array: self.id(*array),
+                index: self.atoms(index),
+                loc: *loc,
+            },
+            Stmt::SliceCheck {
+                start,
+                end,
+                stride,
+                count,
+                len,
+                loc,
+            } => Stmt::SliceCheck {
+                start: self.atom(start),
+                end: self.atom(end),
+                stride: self.atom(stride),
+                count: self.atom(count),
+                len: self.atom(len),
+                loc: *loc,
+            },
+            Stmt::View {
+                var,
+                array,
+                offset,
+                shape,
+            } => {
+                let (array, offset, shape) =
+                    (self.id(*array), self.atom(offset), self.atoms(shape));
+                Stmt::View {
+                    var: self.def(fresh, var),
+                    array,
+                    offset,
+                    shape,
+                }
+            }
+            Stmt::Free(array) => Stmt::Free(self.id(*array)),
+            Stmt::InPlace { var, array } => {
+                let array = self.id(*array);
+                Stmt::InPlace {
+                    var: self.def(fresh, var),
+                    array,
+                }
+            }
+            Stmt::SeqLoop(lp) => Stmt::SeqLoop(self.seq_loop(fresh, lp)),
+            Stmt::Loop(nest) => Stmt::Loop(self.nest(fresh, nest)),
+        }
+    }
+
+    fn param(&mut self, fresh: &mut Fresh, p: &Param) -> Param {
+        Param {
+            var: self.def(fresh, &p.var),
+            shape: self.defs(fresh, &p.shape),
+        }
+    }
+
+    fn seq_loop(&mut self, fresh: &mut Fresh, lp: &SeqLoop) -> SeqLoop {
+        let inits = self.atoms(&lp.params.iter().map(|p| p.init).collect::<Vec<_>>());
+        let params = lp
+            .params
+            .iter()
+            .zip(inits)
+            .map(|(p, init)| SeqParam {
+                var: self.def(fresh, &p.var),
+                shape: self.defs(fresh, &p.shape),
+                init,
+            })
+            .collect();
+        let form = match &lp.form {
+            SeqForm::For { index, bound } => {
+                let bound = self.atom(bound);
+                SeqForm::For {
+                    index: self.def(fresh, index),
+                    bound,
+                }
+            }
+            SeqForm::While { cond, result } => SeqForm::While {
+                cond: self.block(fresh, cond),
+                result: self.atom(result),
+            },
+        };
+        let body = self.block(fresh, &lp.body);
+        let next = self.atoms(&lp.next);
+        let results = lp.results.iter().map(|r| self.param(fresh, r)).collect();
+        SeqLoop {
+            params,
+            form,
+            body,
+            next,
+            results,
+        }
+    }
+
+    fn operator(&mut self, fresh: &mut Fresh, op: &Operator) -> Operator {
+        let params = self.defs(fresh, &op.params);
+        let body = self.block(fresh, &op.body);
+        Operator {
+            params,
+            body,
+            results: self.atoms(&op.results),
+        }
+    }
+
+    /// Carried values with `var` renamed and `init` substituted; `next`
+    /// is left for after the body.
+    fn carried(&mut self, fresh: &mut Fresh, c: &Carried) -> Carried {
+        let init = self.atom(&c.init);
+        Carried {
+            var: self.def(fresh, &c.var),
+            init,
+            next: c.next,
+        }
+    }
+
+    fn nest(&mut self, fresh: &mut Fresh, nest: &LoopNest) -> LoopNest {
+        let width = self.atom(&nest.width);
+        let index = self.def(fresh, &nest.index);
+        let mut reductions: Vec<Reduction> = nest
+            .reductions
+            .iter()
+            .map(|r| Reduction {
+                carried: r.carried.iter().map(|c| self.carried(fresh, c)).collect(),
+                results: r.results.clone(),
+                op: self.operator(fresh, &r.op),
+            })
+            .collect();
+        let mut scans: Vec<ScanState> = nest
+            .scans
+            .iter()
+            .map(|s| ScanState {
+                carried: s.carried.iter().map(|c| self.carried(fresh, c)).collect(),
+                outputs: self.ids(&s.outputs),
+                op: self.operator(fresh, &s.op),
+            })
+            .collect();
+        let mut compactions: Vec<Compaction> = nest
+            .compactions
+            .iter()
+            .map(|c| Compaction {
+                count: self.carried(fresh, &c.count),
+                flag: c.flag,
+                outputs: self.ids(&c.outputs),
+                result: c.result.clone(),
+            })
+            .collect();
+        let hists = nest
+            .hists
+            .iter()
+            .map(|h| HistState {
+                bins: self.ids(&h.bins),
+                neutral: self.atoms(&h.neutral),
+                op: self.operator(fresh, &h.op),
+            })
+            .collect();
+        let scatters = self.ids(&nest.scatters);
+        let body = self.block(fresh, &nest.body);
+        for c in reductions
+            .iter_mut()
+            .flat_map(|r| r.carried.iter_mut())
+            .chain(scans.iter_mut().flat_map(|s| s.carried.iter_mut()))
+            .chain(compactions.iter_mut().map(|c| &mut c.count))
+        {
+            c.next = self.atom(&c.next);
+        }
+        for c in &mut compactions {
+            c.flag = self.atom(&c.flag);
+        }
+        for r in &mut reductions {
+            r.results = self.defs(fresh, &r.results);
+        }
+        for c in &mut compactions {
+            c.result = self.def(fresh, &c.result);
+        }
+        LoopNest {
+            origin: nest.origin,
+            par: nest.par,
+            index,
+            width,
+            reductions,
+            scans,
+            compactions,
+            hists,
+            scatters,
+            body,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::fusion::{ast::Strategy, FusionOptions};
+    use crate::loopy::{check, lower, print::print_program};
+
+    fn lowered_fused(src: &str) -> crate::loopy::ir::Program {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("prog.arr");
+        std::fs::write(&path, src).expect("write source");
+        let core = crate::driver::pipeline::frontend(&path)
+            .unwrap_or_else(|e| panic!("front end: {}", e.render()));
+        let fused = crate::fusion::fuse(&core, &FusionOptions::new(Strategy::Greedy));
+        let program = lower(&fused.program);
+        if let Err(e) = check(&program) {
+            panic!("lint failed: {e}\n{}", print_program(&program));
+        }
+        program
+    }
+
+    #[test]
+    fn matrix_product_is_blocked_four_by_four() {
+        let program = lowered_fused(
+            "entry main [n] [k] [m] (a: [n][k]f32) (bt: [m][k]f32) : [n][m]f32 =\n  \
+             map (\\x -> map (\\y -> reduce (+) 0.0f32 (map2 (*) x y)) bt) a\n",
+        );
+        let text = print_program(&program);
+        // One reduce nest with sixteen accumulators, and the unblocked
+        // nests for the remainders: the last columns of each of the four
+        // rows of a block, and the last rows.
+        assert_eq!(text.matches("loop reduce").count(), 6, "{text}");
+        let blocked = text.find("loop reduce").expect("a reduce nest");
+        let body = &text[blocked..];
+        let body = &body[..body.find("\n      end").expect("end of the nest")];
+        assert_eq!(body.matches(" reduce (acc").count(), 16, "{text}");
+        // Each row of the block is read once per step: 4 + 4 reads, 16
+        // multiplications.
+        assert_eq!(body.matches(" read ").count(), 8, "{text}");
+        assert_eq!(body.matches(" mul ").count(), 16, "{text}");
+        assert!(text.contains("quot n_"), "{text}");
+    }
+
+    #[test]
+    fn nests_of_another_shape_are_left_alone() {
+        // The shape of a matrix product, but the reduction's body may fail
+        // (integer division): its iterations must not be merged.
+        let program = lowered_fused(
+            "entry main [n] [k] [m] (a: [n][k]i32) (bt: [m][k]i32) : [n][m]i32 =\n  \
+             map (\\x -> map (\\y -> reduce (+) 0 (map2 (/) x y)) bt) a\n",
+        );
+        let text = print_program(&program);
+        assert_eq!(text.matches("loop reduce").count(), 1, "{text}");
+        assert!(!text.contains("quot"), "{text}");
+    }
+}
