@@ -146,6 +146,11 @@ pub enum BinOp {
 }
 
 impl BinOp {
+    /// Division and remainder, which stop the program on an integer zero
+    /// divisor (treated as able to fail whatever the operand type).
+    pub fn may_fail(self) -> bool {
+        matches!(self, BinOp::Div | BinOp::Mod | BinOp::Quot | BinOp::Rem)
+    }
     pub fn is_comparison(self) -> bool {
         matches!(
             self,

@@ -116,13 +116,7 @@ fn is_cheap_map(soac: &Soac) -> bool {
     };
     soac.args.len() == 1 && scalar_lambda(lam) && lam.body.stms.len() <= CHEAP_STATEMENTS && {
         lam.body.stms.iter().all(|s| match &s.exp {
-            Exp::BinOp(op, _, _) => !matches!(
-                op,
-                crate::core::ir::BinOp::Div
-                    | crate::core::ir::BinOp::Mod
-                    | crate::core::ir::BinOp::Quot
-                    | crate::core::ir::BinOp::Rem
-            ),
+            Exp::BinOp(op, _, _) => !op.may_fail(),
             Exp::UnOp(..) | Exp::Convert(..) | Exp::Atom(_) => true,
             _ => false,
         })

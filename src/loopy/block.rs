@@ -145,13 +145,6 @@ struct Shape<'a> {
     s: &'a [Stmt],
 }
 
-fn can_fail(exp: &ScalarExp) -> bool {
-    matches!(
-        exp,
-        ScalarExp::BinOp(BinOp::Div | BinOp::Mod | BinOp::Quot | BinOp::Rem, _, _)
-    )
-}
-
 fn only_maps(nest: &LoopNest) -> bool {
     nest.par == Parallelism::Map
         && nest.reductions.is_empty()
@@ -181,7 +174,7 @@ fn invariant_assert(stmt: &Stmt, inside: &HashSet<VarId>) -> bool {
 
 fn scalar_of_row(stmt: &Stmt) -> bool {
     match stmt {
-        Stmt::Let { exp, .. } => !can_fail(exp),
+        Stmt::Let { exp, .. } => !exp.may_fail(),
         Stmt::Row { .. } | Stmt::Read { .. } => true,
         _ => false,
     }
@@ -231,7 +224,7 @@ fn matches(o: &LoopNest) -> Option<Shape<'_>> {
         })
         .collect();
     let s_ok = s.iter().all(|stmt| match stmt {
-        Stmt::Let { exp, .. } => !can_fail(exp),
+        Stmt::Let { exp, .. } => !exp.may_fail(),
         Stmt::Write { array, index, .. } => {
             row_of_p.contains(array) && index == &[Atom::Var(j.index.id)]
         }
@@ -251,7 +244,7 @@ fn matches(o: &LoopNest) -> Option<Shape<'_>> {
             })
         })
         && r.body.iter().all(|stmt| match stmt {
-            Stmt::Let { exp, .. } => !can_fail(exp),
+            Stmt::Let { exp, .. } => !exp.may_fail(),
             Stmt::Read { check, .. } => check.is_none(),
             _ => false,
         });

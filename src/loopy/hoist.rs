@@ -13,7 +13,7 @@
 //! hoisted statement may now run when its branch or loop would not have.
 
 use super::ir::{block_vars, Block, Function, ScalarExp, Stmt};
-use crate::core::ir::{Atom, BinOp, VarId};
+use crate::core::ir::{Atom, VarId};
 use std::collections::{BTreeSet, HashSet};
 
 /// Hoists the loop-invariant scalars of `f`; see the module comment.
@@ -81,7 +81,7 @@ fn take_from(body: &mut Block, inside: &mut HashSet<VarId>, taken: &mut Vec<Stmt
     let mut k = 0;
     while k < body.len() {
         match &mut body[k] {
-            Stmt::Let { var, exp, .. } if !can_fail(exp) && operands_outside(exp, inside) => {
+            Stmt::Let { var, exp, .. } if !exp.may_fail() && operands_outside(exp, inside) => {
                 inside.remove(&var.id);
                 taken.push(body.remove(k));
                 continue;
@@ -98,13 +98,6 @@ fn take_from(body: &mut Block, inside: &mut HashSet<VarId>, taken: &mut Vec<Stmt
         }
         k += 1;
     }
-}
-
-fn can_fail(exp: &ScalarExp) -> bool {
-    matches!(
-        exp,
-        ScalarExp::BinOp(BinOp::Div | BinOp::Mod | BinOp::Quot | BinOp::Rem, _, _)
-    )
 }
 
 fn operands_outside(exp: &ScalarExp, inside: &HashSet<VarId>) -> bool {

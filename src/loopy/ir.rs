@@ -65,6 +65,13 @@ pub enum ScalarExp {
     Convert(ScalarType, Atom),
 }
 
+impl ScalarExp {
+    /// Evaluating it may stop the program (a division by zero).
+    pub fn may_fail(&self) -> bool {
+        matches!(self, ScalarExp::BinOp(op, _, _) if op.may_fail())
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum Stmt {
     /// A scalar; `loc` names the expression for traps (division by zero).

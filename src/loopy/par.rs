@@ -17,8 +17,8 @@
 //!   on a value that is only right with its carry-in) runs sequentially; nests
 //!   inside it may still run in parallel.
 
-use super::ir::{block_vars, Block, LoopNest, Parallelism, ScalarExp, SeqForm, Stmt};
-use crate::core::ir::{Atom, BinOp, Type, VarId};
+use super::ir::{block_vars, Block, LoopNest, Parallelism, SeqForm, Stmt};
+use crate::core::ir::{Atom, Type, VarId};
 use std::collections::{BTreeSet, HashSet};
 
 /// The execution strategy of one nest.
@@ -264,10 +264,7 @@ fn taint_is_harmless(block: &Block, tainted: &mut HashSet<VarId>) -> bool {
 
 fn can_fail(stmt: &Stmt) -> bool {
     match stmt {
-        Stmt::Let { exp, .. } => matches!(
-            exp,
-            ScalarExp::BinOp(BinOp::Div | BinOp::Mod | BinOp::Quot | BinOp::Rem, _, _)
-        ),
+        Stmt::Let { exp, .. } => exp.may_fail(),
         Stmt::Read { check, .. } | Stmt::Row { check, .. } => check.is_some(),
         Stmt::Write { .. } | Stmt::View { .. } | Stmt::Free(_) | Stmt::InPlace { .. } => false,
         Stmt::If {
