@@ -283,21 +283,6 @@ fn split(width: &Atom, factor: usize, fresh: &mut Fresh, out: &mut Block) -> (Va
     (blocks, start, rest)
 }
 
-fn map_nest(origin: &LoopNest, index: Var, width: Atom, body: Block) -> LoopNest {
-    LoopNest {
-        origin: origin.origin,
-        par: Parallelism::Map,
-        index,
-        width,
-        reductions: Vec::new(),
-        scans: Vec::new(),
-        compactions: Vec::new(),
-        hists: Vec::new(),
-        scatters: Vec::new(),
-        body,
-    }
-}
-
 /// `original` over `start..start + rest`: a copy of `original`'s body
 /// after `index = offset + start`, renamed by `env`.
 fn remainder(
@@ -318,7 +303,12 @@ fn remainder(
         Atom::Var(start.id),
     );
     body.extend(env.block(fresh, &original.body));
-    Stmt::Loop(map_nest(original, offset, Atom::Var(rest.id), body))
+    Stmt::Loop(LoopNest::map(
+        original.origin,
+        offset,
+        Atom::Var(rest.id),
+        body,
+    ))
 }
 
 /// Defines `index_n = blocked * factor + n` in `out` for each `n <
@@ -380,13 +370,23 @@ fn blocked(o: &LoopNest, fresh: &mut Fresh) -> Option<Vec<Stmt>> {
     emit_copies(q, &mut envs, fresh, &mut j_body, &mut seen);
     j_body.push(Stmt::Loop(jammed_reduce(r, &mut envs, fresh)));
     emit_copies(s, &mut envs, fresh, &mut j_body, &mut seen);
-    o_body.push(Stmt::Loop(map_nest(j, jj, Atom::Var(blocks_j.id), j_body)));
+    o_body.push(Stmt::Loop(LoopNest::map(
+        j.origin,
+        jj,
+        Atom::Var(blocks_j.id),
+        j_body,
+    )));
 
     // The last columns, per row of the block.
     for env in row_envs {
         o_body.push(remainder(j, &start_j, &rest_j, env, fresh));
     }
-    out.push(Stmt::Loop(map_nest(o, ii, Atom::Var(blocks_i.id), o_body)));
+    out.push(Stmt::Loop(LoopNest::map(
+        o.origin,
+        ii,
+        Atom::Var(blocks_i.id),
+        o_body,
+    )));
 
     // The last rows.
     out.push(remainder(o, &start_i, &rest_i, Renaming::default(), fresh));

@@ -375,6 +375,23 @@ pub struct Operator {
 }
 
 impl LoopNest {
+    /// A map nest with nothing carried (the lowering adds what its SOACs
+    /// carry and sets `par` from it).
+    pub fn map(origin: Origin, index: Var, width: Atom, body: Block) -> LoopNest {
+        LoopNest {
+            origin,
+            par: Parallelism::Map,
+            index,
+            width,
+            reductions: Vec::new(),
+            scans: Vec::new(),
+            compactions: Vec::new(),
+            hists: Vec::new(),
+            scatters: Vec::new(),
+            body,
+        }
+    }
+
     /// All carried values: reductions, scans, then compaction counts.
     pub fn carried(&self) -> impl Iterator<Item = &Carried> {
         self.reductions

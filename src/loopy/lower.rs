@@ -1517,7 +1517,7 @@ impl Lowerer {
                 _ => {}
             }
         }
-        let mut nest = new_nest(origin, index, width, Vec::new());
+        let mut nest = LoopNest::map(origin, index, width, Vec::new());
         // Updates come after every element they may use is computed.
         for (leaf, targets, args) in random {
             self.random_access_update(leaf, targets, &args, &mut nest, out, &mut body);
@@ -1580,7 +1580,7 @@ impl Lowerer {
         let mut next_of: HashMap<VarId, Atom> = routed.into_iter().collect();
         let frame = self.pop_frame();
         self.free_frame(&frame, &HashSet::new(), &mut body);
-        let mut nest = new_nest(origin, index, width, body);
+        let mut nest = LoopNest::map(origin, index, width, body);
         for (mut carried, results, op) in st.reductions {
             for c in &mut carried {
                 c.next = next_of.remove(&c.var.id).unwrap_or(Atom::Var(c.var.id));
@@ -1985,7 +1985,7 @@ impl Lowerer {
         let width = self.atom(&soac.width);
         let index = self.fresh("i", I64);
         let i = Atom::Var(index.id);
-        let mut nest = new_nest(origin, index, width, Vec::new());
+        let mut nest = LoopNest::map(origin, index, width, Vec::new());
         self.frames.push(Vec::new());
         let mut body = Vec::new();
         // Statements after the nest, and ownership moving to its results.
@@ -2250,23 +2250,8 @@ fn first_label(tree: &FusionTree) -> u32 {
     tree.leaves().first().map(|l| l.soac.label.0).unwrap_or(0)
 }
 
-fn new_nest(origin: Origin, index: Var, width: Atom, body: Block) -> LoopNest {
-    LoopNest {
-        origin,
-        par: Parallelism::Map,
-        index,
-        width,
-        reductions: Vec::new(),
-        scans: Vec::new(),
-        compactions: Vec::new(),
-        hists: Vec::new(),
-        scatters: Vec::new(),
-        body,
-    }
-}
-
 fn simple_loop(origin: Origin, index: Var, width: Atom, body: Block) -> Stmt {
-    Stmt::Loop(new_nest(origin, index, width, body))
+    Stmt::Loop(LoopNest::map(origin, index, width, body))
 }
 
 fn max_var_id(program: &FusedProgram) -> u32 {
