@@ -45,6 +45,17 @@ impl Cpu {
         }
     }
 
+    /// Whether the CPU has 512-bit vector registers.
+    fn has_avx512(self) -> bool {
+        match self {
+            Cpu::Native => TargetMachine::get_host_cpu_features()
+                .to_string()
+                .split(',')
+                .any(|f| f == "+avx512f"),
+            Cpu::Level(n) => n >= 4,
+        }
+    }
+
     fn llvm_features(self) -> String {
         match self {
             Cpu::Native => TargetMachine::get_host_cpu_features().to_string(),
@@ -275,6 +286,9 @@ fn with_module<T>(
     let machine = host_machine(opts.opt_level, opts.cpu)?;
     let context = Context::create();
     let module = llvm::build(&context, program, opts.count_traffic)?;
+    if opts.cpu.has_avx512() {
+        prefer_512_bit_vectors(&context, &module);
+    }
     module.set_triple(&machine.get_triple());
     module.set_data_layout(&machine.get_target_data().get_data_layout());
     let passes = format!("default<O{}>", opts.opt_level.min(3));
@@ -282,6 +296,20 @@ fn with_module<T>(
         .run_passes(&passes, &machine, PassBuilderOptions::create())
         .map_err(|e| CodegenError(format!("LLVM optimisation failed: {e}")))?;
     f(&module, &machine)
+}
+
+/// LLVM vectorises with 256-bit vectors even where 512-bit ones exist,
+/// because early AVX-512 cores lower their clock for wide code. Measured
+/// on this project's machine (2 threads), 512-bit loops run Black-Scholes
+/// in 64 ms instead of 97 and matmul in 22 ms instead of 24.5, and no
+/// benchmark got slower, so arrc asks for them.
+fn prefer_512_bit_vectors(context: &Context, module: &inkwell::module::Module) {
+    let attribute = context.create_string_attribute("prefer-vector-width", "512");
+    let mut function = module.get_first_function();
+    while let Some(f) = function {
+        f.add_attribute(inkwell::attributes::AttributeLoc::Function, attribute);
+        function = f.get_next_function();
+    }
 }
 
 /// A target machine for x86-64 tuned for `cpu`.
