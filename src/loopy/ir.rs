@@ -22,7 +22,7 @@
 
 use crate::core::ir::{Atom, BinOp, SizeParam, SrcLoc, Type, UnOp, Var, VarId};
 use crate::fusion::ast::ClusterId;
-use crate::types::ScalarType;
+use crate::types::{Const, ScalarType};
 use serde::Serialize;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -66,9 +66,26 @@ pub enum ScalarExp {
 }
 
 impl ScalarExp {
-    /// Evaluating it may stop the program (a division by zero).
+    /// Evaluating it may stop the program (an integer division by zero):
+    /// a division whose divisor is not a constant other than zero.
     pub fn may_fail(&self) -> bool {
-        matches!(self, ScalarExp::BinOp(op, _, _) if op.may_fail())
+        match self {
+            ScalarExp::BinOp(op, _, divisor) if op.may_fail() => !matches!(
+                divisor,
+                Atom::Const(c) if !matches!(
+                    c,
+                    Const::I8(0)
+                        | Const::I16(0)
+                        | Const::I32(0)
+                        | Const::I64(0)
+                        | Const::U8(0)
+                        | Const::U16(0)
+                        | Const::U32(0)
+                        | Const::U64(0)
+                )
+            ),
+            _ => false,
+        }
     }
 }
 

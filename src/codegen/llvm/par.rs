@@ -22,6 +22,13 @@ use inkwell::values::{BasicValue, BasicValueEnum, FunctionValue, IntValue, Point
 use inkwell::{AtomicOrdering, AtomicRMWBinOp, IntPredicate};
 use std::collections::{HashMap, HashSet};
 
+/// Runs of iterations a look-back scan's body interleaves (see
+/// `emit_in_lanes`): a float add's latency over the loop's issue rate.
+const LANES: usize = 4;
+/// Iterations per block of lanes: few enough that the lanes' totals leave
+/// them in the cache for the body.
+const LANE_BLOCK: i64 = 4096;
+
 /// `arr_nest_kind` in arr_runtime.h.
 const KIND_MAP: u64 = 0;
 const KIND_REDUCE: u64 = 1;
@@ -43,6 +50,16 @@ struct Layout<'ctx> {
     /// Histogram nests: the bins arrays, whose data pointers follow the
     /// carried values so that a chunk can be pointed at private bins.
     bins: Vec<(VarId, ScalarType)>,
+}
+
+/// What a loop function runs of a nest's body.
+#[derive(Clone, Copy)]
+enum Work<'a> {
+    /// All of it; for a look-back scan whose body runs in lanes
+    /// (`emit_in_lanes`), with the totals that start the lanes.
+    Body { lane_totals: Option<&'a Block> },
+    /// Only what advances the scans and compactions (a totals function).
+    Totals,
 }
 
 /// How a loop function treats histogram bins.
@@ -283,7 +300,18 @@ impl<'ctx> Gen<'ctx, '_> {
             ParPlan::Hist { atomic: true, .. } => Bins::Atomic,
             _ => Bins::Shared,
         };
-        let body = self.loop_function(nest, &layout, &nest.body, &name, bins_mode, false)?;
+        let lane_totals = match &plan {
+            ParPlan::TwoPhase { totals } if runs_in_lanes(nest) => Some(totals),
+            _ => None,
+        };
+        let body = self.loop_function(
+            nest,
+            &layout,
+            &nest.body,
+            &name,
+            bins_mode,
+            Work::Body { lane_totals },
+        )?;
         let null = self.ptr().const_null();
         let mut fns = [null; 5];
         let kind = match &plan {
@@ -296,7 +324,7 @@ impl<'ctx> Gen<'ctx, '_> {
                     totals,
                     &format!("{name}.totals"),
                     Bins::Shared,
-                    true,
+                    Work::Totals,
                 )?;
                 fns[0] = f.as_global_value().as_pointer_value();
                 KIND_TWO_PHASE
@@ -309,7 +337,7 @@ impl<'ctx> Gen<'ctx, '_> {
                         &nest.body,
                         &format!("{name}.private"),
                         Bins::Private,
-                        false,
+                        Work::Body { lane_totals: None },
                     )?;
                     fns[3] = f.as_global_value().as_pointer_value();
                     let h = self.hist_function(nest, &layout, &format!("{name}.hist"))?;
@@ -611,8 +639,9 @@ impl<'ctx> Gen<'ctx, '_> {
         body: &Block,
         name: &str,
         bins: Bins,
-        totals_only: bool,
+        work: Work,
     ) -> Res<FunctionValue<'ctx>> {
+        let totals_only = matches!(work, Work::Totals);
         let ptr = self.ptr().into();
         let i64t = self.i64().into();
         let (func, mut inner) = self.outlined(layout, name, &[ptr, i64t, i64t, ptr])?;
@@ -665,7 +694,15 @@ impl<'ctx> Gen<'ctx, '_> {
         let conditions = index_conditions(nest, body, layout);
         let no_facts = HashMap::new();
         let proven = in_range_reads(nest, body, layout, &no_facts);
-        if conditions.is_empty() {
+        if let (
+            true,
+            Work::Body {
+                lane_totals: Some(totals),
+            },
+        ) = (conditions.is_empty(), work)
+        {
+            self.emit_in_lanes(&mut inner, &run, totals, carry)?;
+        } else if conditions.is_empty() {
             self.emit_versioned(&mut inner, &run, &proven)?;
         } else {
             self.emit_peeled(&mut inner, &run, &conditions, &proven)?;
@@ -775,38 +812,23 @@ impl<'ctx> Gen<'ctx, '_> {
     /// One loop over `[start, end)` from the current block, leaving to
     /// `run.exit`: the carried values live in `run.slots`.
     fn emit_loop(&mut self, inner: &mut Frame<'ctx>, run: &LoopRun<'_, 'ctx>) -> Res<()> {
+        self.emit_lanes(inner, run, &[(None, run.slots)])
+    }
+
+    /// One loop over `[start, end)` whose iteration `i` runs the body once
+    /// per lane, at index `i + offset` with the lane's carried values.
+    fn emit_lanes(
+        &mut self,
+        inner: &mut Frame<'ctx>,
+        run: &LoopRun<'_, 'ctx>,
+        lanes: &[(Option<IntValue<'ctx>>, &[PointerValue<'ctx>])],
+    ) -> Res<()> {
         let func = inner.func;
         let nest = run.nest;
         let layout = run.layout;
         let carried: Vec<&Carried> = nest.carried().collect();
-        let reduction_values: usize = nest.reductions.iter().map(|r| r.carried.len()).sum();
-        let before = self.current_block()?;
-        let header = self.ctx.append_basic_block(func, "loop");
-        let body_block = self.ctx.append_basic_block(func, "body");
-        self.builder.build_unconditional_branch(header)?;
-        self.builder.position_at_end(header);
-        let i = self.builder.build_phi(self.i64(), "i")?;
-        i.add_incoming(&[(&run.start, before)]);
+        let (header, i) = self.loop_header(func, "loop", run.start, run.end, run.exit)?;
         let iv = i.as_basic_value().into_int_value();
-        let more = self
-            .builder
-            .build_int_compare(IntPredicate::SLT, iv, run.end, "")?;
-        self.builder
-            .build_conditional_branch(more, body_block, run.exit)?;
-        self.builder.position_at_end(body_block);
-        inner
-            .vals
-            .insert(nest.index.id, Val::Scalar(iv.into(), ScalarType::I64));
-        for (c, &(first, len)) in carried.iter().zip(&layout.carry_slices) {
-            let mut loaded = Vec::new();
-            let fields = layout.carry_fields.iter().zip(run.slots);
-            for (ty, slot) in fields.skip(first).take(len) {
-                loaded.push(self.builder.build_load(*ty, *slot, "")?);
-            }
-            inner
-                .vals
-                .insert(c.var.id, self.val_of_fields(c.var.ty, &loaded)?);
-        }
         let saved_bin = self.atomic_bin.take();
         let saved_counting = self.counting_suppressed;
         if run.bins == Bins::Atomic {
@@ -815,34 +837,286 @@ impl<'ctx> Gen<'ctx, '_> {
         // The body re-reads what the totals read; traffic counts one pass.
         self.counting_suppressed |= run.totals_only;
         self.loop_depth += 1;
+        // A reduction's accumulator may be reassociated, and so may a
+        // scan's in its totals, which only sum up the chunk (the language
+        // lets parallel scans reassociate): those loops then vectorise.
+        let scans_too = if run.totals_only { nest.scans.len() } else { 0 };
+        let reassociable = nest.reductions.iter().map(|r| &r.carried);
+        let reassociable =
+            reassociable.chain(nest.scans.iter().take(scans_too).map(|s| &s.carried));
         let saved_chain = std::mem::replace(
             &mut self.reduction_chain,
-            nest.reductions
-                .iter()
-                .flat_map(|r| &r.carried)
+            reassociable
+                .flatten()
                 .filter(|c| matches!(c.var.ty, Type::Scalar(ScalarType::F32 | ScalarType::F64)))
                 .map(|c| c.var.id)
                 .collect(),
         );
-        let generated = self.block(inner, run.body);
+        let mut generated = Ok(());
+        for &(offset, slots) in lanes {
+            generated = self.lane_iteration(inner, run, iv, offset, slots, &carried);
+            if generated.is_err() {
+                break;
+            }
+        }
         self.reduction_chain = saved_chain;
         self.loop_depth -= 1;
         self.atomic_bin = saved_bin;
         self.counting_suppressed = saved_counting;
         generated?;
+        let next = self.builder.build_int_add(iv, self.const_i64(1), "")?;
+        let latch = self.current_block()?;
+        self.builder.build_unconditional_branch(header)?;
+        i.add_incoming(&[(&next, latch)]);
+        Ok(())
+    }
+
+    /// From the current block, the header of a loop counting from `start`
+    /// while below `end` (else leaving to `exit`), and its counter; the
+    /// builder is left at the start of the body.
+    fn loop_header(
+        &self,
+        func: FunctionValue<'ctx>,
+        name: &str,
+        start: IntValue<'ctx>,
+        end: IntValue<'ctx>,
+        exit: BasicBlock<'ctx>,
+    ) -> Res<(BasicBlock<'ctx>, inkwell::values::PhiValue<'ctx>)> {
+        let before = self.current_block()?;
+        let header = self.ctx.append_basic_block(func, name);
+        let body = self.ctx.append_basic_block(func, "body");
+        self.builder.build_unconditional_branch(header)?;
+        self.builder.position_at_end(header);
+        let counter = self.builder.build_phi(self.i64(), "i")?;
+        counter.add_incoming(&[(&start, before)]);
+        let iv = counter.as_basic_value().into_int_value();
+        let more = self
+            .builder
+            .build_int_compare(IntPredicate::SLT, iv, end, "")?;
+        self.builder.build_conditional_branch(more, body, exit)?;
+        self.builder.position_at_end(body);
+        Ok((header, counter))
+    }
+
+    /// One iteration of `run`'s body at index `iv + offset`, with the
+    /// carried values in `slots`.
+    fn lane_iteration(
+        &mut self,
+        inner: &mut Frame<'ctx>,
+        run: &LoopRun<'_, 'ctx>,
+        iv: IntValue<'ctx>,
+        offset: Option<IntValue<'ctx>>,
+        slots: &[PointerValue<'ctx>],
+        carried: &[&Carried],
+    ) -> Res<()> {
+        let layout = run.layout;
+        let index = match offset {
+            Some(off) => self.builder.build_int_add(iv, off, "lane.i")?,
+            None => iv,
+        };
+        inner.vals.insert(
+            run.nest.index.id,
+            Val::Scalar(index.into(), ScalarType::I64),
+        );
+        for (c, &(first, len)) in carried.iter().zip(&layout.carry_slices) {
+            let mut loaded = Vec::new();
+            let fields = layout.carry_fields.iter().zip(slots);
+            for (ty, slot) in fields.skip(first).take(len) {
+                loaded.push(self.builder.build_load(*ty, *slot, "")?);
+            }
+            inner
+                .vals
+                .insert(c.var.id, self.val_of_fields(c.var.ty, &loaded)?);
+        }
+        self.block(inner, run.body)?;
+        let reduction_values: usize = run.nest.reductions.iter().map(|r| r.carried.len()).sum();
         for (j, (c, &(first, _))) in carried.iter().zip(&layout.carry_slices).enumerate() {
             if run.totals_only && j < reduction_values {
                 continue;
             }
             let fields = self.fields(&self.val(inner, &c.next)?);
             for (k, v) in fields.iter().enumerate() {
-                self.builder.build_store(run.slots[first + k], *v)?;
+                self.builder.build_store(slots[first + k], *v)?;
             }
         }
-        let next = self.builder.build_int_add(iv, self.const_i64(1), "")?;
-        let latch = self.current_block()?;
+        Ok(())
+    }
+
+    /// A look-back scan's body over `[start, end)` in blocks of
+    /// `LANE_BLOCK` iterations, each cut into `LANES` runs of consecutive
+    /// iterations that one loop interleaves, so that the scans' float
+    /// chains (several cycles per add) overlap. A lane starts from the
+    /// scans' values after the runs before it, which the vectorised totals
+    /// compute, and from the reductions' initial values (`carry`, still
+    /// untouched); after the loop the lanes' reductions combine in order
+    /// and the last lane's scans carry on over the iterations left. Both
+    /// reassociate, as parallel scans and reductions may; the runs depend
+    /// only on the chunk, so results repeat.
+    fn emit_in_lanes(
+        &mut self,
+        inner: &mut Frame<'ctx>,
+        run: &LoopRun<'_, 'ctx>,
+        totals: &Block,
+        carry: PointerValue<'ctx>,
+    ) -> Res<()> {
+        let func = inner.func;
+        let layout = run.layout;
+        let fields = run.slots.len();
+        let reduction_fields: usize = {
+            let values: usize = run.nest.reductions.iter().map(|r| r.carried.len()).sum();
+            layout.carry_slices[..values].iter().map(|(_, n)| n).sum()
+        };
+        let mut lanes: Vec<Vec<PointerValue<'ctx>>> = vec![run.slots.to_vec()];
+        for _ in 1..LANES {
+            let slots = (0..fields)
+                .map(|k| self.entry_alloca(func, layout.carry_fields[k]))
+                .collect::<Res<Vec<_>>>()?;
+            lanes.push(slots);
+        }
+        let (header, block_start) =
+            self.loop_header(func, "lanes.block", run.start, run.end, run.exit)?;
+        let start_block = self.current_block()?;
+        let combine = self.ctx.append_basic_block(func, "lanes.combine");
+        let rest = self.ctx.append_basic_block(func, "lanes.rest");
+        let latch = self.ctx.append_basic_block(func, "lanes.next");
+        let bstart = block_start.as_basic_value().into_int_value();
+        let b = &self.builder;
+        let full = b.build_int_add(bstart, self.const_i64(LANE_BLOCK), "")?;
+        let short = b.build_int_compare(IntPredicate::SLT, run.end, full, "")?;
+        let bend = b
+            .build_select(short, run.end, full, "block.end")?
+            .into_int_value();
+        let len = b.build_int_sub(bend, bstart, "")?;
+        let lane_len = b.build_int_signed_div(len, self.const_i64(LANES as i64), "lane.len")?;
+        let none = b.build_int_compare(IntPredicate::EQ, lane_len, self.const_i64(0), "")?;
+        let lanes_block = self.ctx.append_basic_block(func, "lanes");
+        self.builder
+            .build_conditional_branch(none, rest, lanes_block)?;
+        self.builder.position_at_end(lanes_block);
+        let mut starts = vec![bstart];
+        for s in 1..LANES {
+            let b = &self.builder;
+            let lane_start = b.build_int_add(starts[s - 1], lane_len, "lane.start")?;
+            let (previous, this) = lanes.split_at(s);
+            let fields = layout
+                .carry_fields
+                .iter()
+                .zip(&previous[s - 1])
+                .zip(&this[0]);
+            for (k, ((ty, from), to)) in fields.enumerate() {
+                let v = if k < reduction_fields {
+                    let p = b.build_struct_gep(layout.carry_ty, carry, k as u32, "")?;
+                    b.build_load(*ty, p, "")?
+                } else {
+                    b.build_load(*ty, *from, "")?
+                };
+                b.build_store(*to, v)?;
+            }
+            let advanced = self.ctx.append_basic_block(func, "lane.totals.done");
+            let lane_run = LoopRun {
+                body: totals,
+                slots: &lanes[s],
+                start: starts[s - 1],
+                end: lane_start,
+                exit: advanced,
+                totals_only: true,
+                ..*run
+            };
+            self.emit_loop(inner, &lane_run)?;
+            self.builder.position_at_end(advanced);
+            starts.push(lane_start);
+        }
+        let lanes_end = self
+            .builder
+            .build_int_add(starts[LANES - 1], lane_len, "lanes.end")?;
+        let offsets = starts
+            .iter()
+            .map(|&st| Ok(Some(self.builder.build_int_sub(st, bstart, "")?)))
+            .collect::<Res<Vec<_>>>()?;
+        let lane_list: Vec<(Option<IntValue<'ctx>>, &[PointerValue<'ctx>])> = offsets
+            .iter()
+            .zip(&lanes)
+            .map(|(o, slots)| (*o, slots.as_slice()))
+            .collect();
+        let interleaved_end = self.builder.build_int_add(bstart, lane_len, "")?;
+        let interleaved = LoopRun {
+            start: bstart,
+            end: interleaved_end,
+            exit: combine,
+            ..*run
+        };
+        self.emit_lanes(inner, &interleaved, &lane_list)?;
+
+        self.builder.position_at_end(combine);
+        for lane in &lanes[1..] {
+            self.combine_reductions(inner, run.nest, layout, &lanes[0], lane)?;
+        }
+        let combined = self.current_block()?;
+        let scanned = layout
+            .carry_fields
+            .iter()
+            .zip(&lanes[LANES - 1])
+            .zip(&lanes[0]);
+        for ((ty, from), to) in scanned.skip(reduction_fields) {
+            let v = self.builder.build_load(*ty, *from, "")?;
+            self.builder.build_store(*to, v)?;
+        }
+        self.builder.build_unconditional_branch(rest)?;
+
+        self.builder.position_at_end(rest);
+        let rest_start = self.builder.build_phi(self.i64(), "rest.start")?;
+        rest_start.add_incoming(&[(&bstart, start_block), (&lanes_end, combined)]);
+        let leftover = LoopRun {
+            start: rest_start.as_basic_value().into_int_value(),
+            end: bend,
+            exit: latch,
+            ..*run
+        };
+        self.emit_loop(inner, &leftover)?;
+        self.builder.position_at_end(latch);
+        block_start.add_incoming(&[(&bend, latch)]);
         self.builder.build_unconditional_branch(header)?;
-        i.add_incoming(&[(&next, latch)]);
+        Ok(())
+    }
+
+    /// `acc = acc op other` for every reduction of `nest`, on carried
+    /// values held in slots (one per field).
+    fn combine_reductions(
+        &mut self,
+        frame: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        layout: &Layout<'ctx>,
+        acc: &[PointerValue<'ctx>],
+        other: &[PointerValue<'ctx>],
+    ) -> Res<()> {
+        let mut slices = layout.carry_slices.iter();
+        for r in &nest.reductions {
+            let mut args = Vec::new();
+            let mut mine = Vec::new();
+            for slots in [acc, other] {
+                for (c, &(first, len)) in r.carried.iter().zip(slices.clone()) {
+                    let mut loaded = Vec::new();
+                    let fields = layout.carry_fields.iter().zip(slots);
+                    for (ty, slot) in fields.skip(first).take(len) {
+                        loaded.push(self.builder.build_load(*ty, *slot, "")?);
+                    }
+                    args.push(self.val_of_fields(c.var.ty, &loaded)?);
+                }
+            }
+            for _ in &r.carried {
+                mine.extend(slices.next().copied());
+            }
+            for (p, v) in r.op.params.iter().zip(args) {
+                frame.vals.insert(p.id, v);
+            }
+            self.block(frame, &r.op.body)?;
+            for (a, &(first, _)) in r.op.results.iter().zip(&mine) {
+                let fields = self.fields(&self.val(frame, a)?);
+                for (k, v) in fields.iter().enumerate() {
+                    self.builder.build_store(acc[first + k], *v)?;
+                }
+            }
+        }
         Ok(())
     }
 
@@ -1071,20 +1345,9 @@ impl<'ctx> Gen<'ctx, '_> {
         n: IntValue<'ctx>,
         mut body: impl FnMut(&mut Self, IntValue<'ctx>) -> Res<()>,
     ) -> Res<()> {
-        let before = self.current_block()?;
-        let header = self.ctx.append_basic_block(func, "fill");
-        let inside = self.ctx.append_basic_block(func, "fill.body");
         let done = self.ctx.append_basic_block(func, "fill.done");
-        self.builder.build_unconditional_branch(header)?;
-        self.builder.position_at_end(header);
-        let i = self.builder.build_phi(self.i64(), "i")?;
-        i.add_incoming(&[(&self.const_i64(0), before)]);
+        let (header, i) = self.loop_header(func, "fill", self.const_i64(0), n, done)?;
         let iv = i.as_basic_value().into_int_value();
-        let more = self
-            .builder
-            .build_int_compare(IntPredicate::SLT, iv, n, "")?;
-        self.builder.build_conditional_branch(more, inside, done)?;
-        self.builder.position_at_end(inside);
         body(self, iv)?;
         let next = self.builder.build_int_add(iv, self.const_i64(1), "")?;
         let latch = self.current_block()?;
@@ -1279,6 +1542,33 @@ fn holds_nest(stmt: &Stmt) -> bool {
         Stmt::SeqLoop(lp) => lp.body.iter().any(holds_nest),
         _ => false,
     }
+}
+
+/// Whether a look-back scan's body runs in lanes (`emit_in_lanes`): a scan
+/// carries a float, whose adds chain at several cycles each (an integer
+/// chain keeps up with the loop anyway), and no iteration can fail, since
+/// lanes run iterations out of order.
+fn runs_in_lanes(nest: &LoopNest) -> bool {
+    let float_scan = nest
+        .scans
+        .iter()
+        .flat_map(|s| &s.carried)
+        .any(|c| matches!(c.var.ty, Type::Scalar(ScalarType::F32 | ScalarType::F64)));
+    float_scan && infallible(&nest.body)
+}
+
+fn infallible(body: &Block) -> bool {
+    body.iter().all(|stmt| match stmt {
+        Stmt::Let { exp, .. } => !exp.may_fail(),
+        Stmt::Read { check, .. } => check.is_none(),
+        Stmt::Write { .. } => true,
+        Stmt::If {
+            then_block,
+            else_block,
+            ..
+        } => infallible(then_block) && infallible(else_block),
+        _ => false,
+    })
 }
 
 fn carried_field_count(layout: &Layout) -> usize {
