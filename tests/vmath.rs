@@ -1,6 +1,6 @@
-//! Compiled `f32.exp` and `f32.log` (the vectorisable versions in
-//! `codegen/llvm/vmath.rs`) against the system libm (Rust's `f32::exp` and
-//! `f32::ln` call it), in ulps, over every 193rd `f32` of the ranges where
+//! Compiled `f32.exp`, `f32.log` and `f32.erf` (the vectorisable versions
+//! in `codegen/llvm/vmath.rs`) against the system libm (Rust's `f32::exp`
+//! and `f32::ln` call it; `erff` is called directly), in ulps, over every 193rd `f32` of the ranges where
 //! the results are finite and nonzero, plus special values, which must
 //! match exactly.
 
@@ -26,13 +26,24 @@ fn same(a: f32, b: f32) -> bool {
     (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
 }
 
-/// Runs `f32.exp` and `f32.log` compiled (with `-O3`, vectorised) on `xs`.
-fn compiled(xs: &[f32]) -> (Vec<f32>, Vec<f32>) {
+extern "C" {
+    fn erff(x: f32) -> f32;
+}
+
+fn libm_erf(x: f32) -> f32 {
+    // SAFETY: erff is a pure function of its argument.
+    unsafe { erff(x) }
+}
+
+/// Runs `f32.exp`, `f32.log` and `f32.erf` compiled (with `-O3`,
+/// vectorised) on `xs`.
+fn compiled(xs: &[f32]) -> [Vec<f32>; 3] {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("vmath.arr");
     std::fs::write(
         &src,
-        "entry main (xs: []f32) : ([]f32, []f32) = (map f32.exp xs, map f32.log xs)\n",
+        "entry main (xs: []f32) : ([]f32, []f32, []f32) =\n  \
+         (map f32.exp xs, map f32.log xs, map f32.erf xs)\n",
     )
     .unwrap();
     let exe = dir.path().join("vmath");
@@ -63,7 +74,7 @@ fn compiled(xs: &[f32]) -> (Vec<f32>, Vec<f32>) {
     writer.join().unwrap();
     assert!(out.status.success());
     let ty = arrc::core::ir::Type::Array(ScalarType::F32, 1);
-    let values = value::read_values(&out.stdout, &[ty, ty]).unwrap();
+    let values = value::read_values(&out.stdout, &[ty, ty, ty]).unwrap();
     let column = |v: &Value| match v {
         Value::Array(ArrayValue {
             data: ArrayData::F32(d),
@@ -71,11 +82,11 @@ fn compiled(xs: &[f32]) -> (Vec<f32>, Vec<f32>) {
         }) => d.clone(),
         other => panic!("unexpected result {other:?}"),
     };
-    (column(&values[0]), column(&values[1]))
+    [column(&values[0]), column(&values[1]), column(&values[2])]
 }
 
 #[test]
-fn exp_and_log_are_within_two_ulps_of_libm() {
+fn exp_log_and_erf_are_within_two_ulps_of_libm() {
     // Every 97th float from the smallest positive subnormal to infinity,
     // and their negatives.
     let mut xs: Vec<f32> = (1..0x7f80_0000u32)
@@ -98,13 +109,24 @@ fn exp_and_log_are_within_two_ulps_of_libm() {
         -103.97207,
         -87.33655,
         std::f32::consts::LN_2,
+        2.0,
+        1.999_999_9,
+        4.5,
+        4.499_999_5,
+        3.9,
+        -3.9,
     ];
     xs.extend(specials);
-    let (exps, logs) = compiled(&xs);
+    let [exps, logs, erfs] = compiled(&xs);
     let mut worst_exp = (0u64, 0.0f32);
     let mut worst_log = (0u64, 0.0f32);
-    for ((&x, &e), &l) in xs.iter().zip(&exps).zip(&logs) {
-        for (got, want, worst) in [(e, x.exp(), &mut worst_exp), (l, x.ln(), &mut worst_log)] {
+    let mut worst_erf = (0u64, 0.0f32);
+    for (k, &x) in xs.iter().enumerate() {
+        for (got, want, worst) in [
+            (exps[k], x.exp(), &mut worst_exp),
+            (logs[k], x.ln(), &mut worst_log),
+            (erfs[k], libm_erf(x), &mut worst_erf),
+        ] {
             if !want.is_finite() || want == 0.0 || !got.is_finite() || got == 0.0 {
                 // Overflow, underflow and special values: exactly libm's.
                 // (Results within 2 ulp of the underflow threshold may round
@@ -125,6 +147,7 @@ fn exp_and_log_are_within_two_ulps_of_libm() {
     }
     println!("exp: at most {} ulp (x = {:e})", worst_exp.0, worst_exp.1);
     println!("log: at most {} ulp (x = {:e})", worst_log.0, worst_log.1);
+    println!("erf: at most {} ulp (x = {:e})", worst_erf.0, worst_erf.1);
     assert!(
         worst_exp.0 <= 2,
         "exp is {} ulp off at {:e}",
@@ -136,5 +159,11 @@ fn exp_and_log_are_within_two_ulps_of_libm() {
         "log is {} ulp off at {:e}",
         worst_log.0,
         worst_log.1
+    );
+    assert!(
+        worst_erf.0 <= 2,
+        "erf is {} ulp off at {:e}",
+        worst_erf.0,
+        worst_erf.1
     );
 }

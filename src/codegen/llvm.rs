@@ -1365,6 +1365,7 @@ impl<'ctx> Gen<'ctx, '_> {
             // Straight-line f32 versions the vectoriser can widen (`vmath`).
             UnOp::Exp if t == ScalarType::F32 => self.exp_f32(x)?.into(),
             UnOp::Log if t == ScalarType::F32 => self.log_f32(x)?.into(),
+            UnOp::Erf if t == ScalarType::F32 => self.erf_f32(x)?.into(),
             UnOp::Exp => intr("llvm.exp")?,
             UnOp::Log => intr("llvm.log")?,
             UnOp::Log2 => intr("llvm.log2")?,
