@@ -52,7 +52,9 @@
 //! streamed the whole `j` side (4 MiB for 1024^2 `f32`, more than a
 //! core's L2) from L3. `G = clamp(nb_i / MIN_GROUPS, 1, GROUP)` keeps at
 //! least `MIN_GROUPS` iterations in the parallel nest when there are that
-//! many row blocks, and all of them when there are fewer.
+//! many row blocks, and all of them when there are fewer; with `G = 1`
+//! there is nothing to reuse, and `T = nb_j` (one tile, `J'` as long as
+//! without tiles, for the cores to share when `O''` is too narrow).
 //!
 //! Only nests that match exactly are rewritten: the iterations of `O` and
 //! `J` are independent (they are maps), so running them in another order
@@ -375,7 +377,7 @@ fn blocked(o: &LoopNest, fresh: &mut Fresh) -> Option<Vec<Stmt>> {
     let (blocks_i, start_i, rest_i) = split(&o.width, ROWS, fresh, &mut out);
     let (blocks_j, start_j, rest_j) = split(&j.width, COLS, fresh, &mut out);
     let (group, groups) = group_size(&blocks_i, fresh, &mut out);
-    let (tile, tiles) = tile_size(&shape, &blocks_j, fresh, &mut out);
+    let (tile, tiles) = tile_size(&shape, &group, &blocks_j, fresh, &mut out);
 
     // O'': the row blocks of group `t`.
     let t = fresh.var(&format!("{}_groups", o.index.name), I64);
@@ -420,19 +422,41 @@ fn group_size(blocks: &Var, fresh: &mut Fresh, out: &mut Block) -> (Var, Var) {
     (group, groups)
 }
 
-/// `tile`, the number of column blocks whose `j` rows fit in `TILE_BYTES`
-/// at the run-time width of the reduction (at least 1), and `tiles =
-/// ceil(blocks / tile)`.
-fn tile_size(shape: &Shape, blocks: &Var, fresh: &mut Fresh, out: &mut Block) -> (Var, Var) {
+/// `tile`, the number of column blocks per tile, and `tiles =
+/// ceil(blocks / tile)`. With more than one row block per group, as many
+/// column blocks as have `j` rows that fit in `TILE_BYTES` at the run-time
+/// width of the reduction (at least 1); with one, all of them: a tile
+/// read by one row block saves nothing, and a product with few row blocks
+/// leaves the cores to `J'`, which should not be cut short.
+fn tile_size(
+    shape: &Shape,
+    group: &Var,
+    blocks: &Var,
+    fresh: &mut Fresh,
+    out: &mut Block,
+) -> (Var, Var) {
     let per_k = COLS * j_bytes_per_step(shape).max(1);
     let bytes = fresh.var("tile_k_bytes", I64);
     let at_least = fresh.var("tile_k_bytes", I64);
     let fitting = fresh.var("tile_fit", I64);
+    let fitting_1 = fresh.var("tile_fit", I64);
+    let all = fresh.var("tile_all", I64);
+    let grouped = fresh.var("grouped", Type::Scalar(ScalarType::Bool));
     let tile = fresh.var("tile", I64);
     let_bin(out, &bytes, BinOp::Mul, shape.r.width, i64c(per_k));
     let_bin(out, &at_least, BinOp::Max, var(&bytes), i64c(1));
     let_bin(out, &fitting, BinOp::Quot, i64c(TILE_BYTES), var(&at_least));
-    let_bin(out, &tile, BinOp::Max, var(&fitting), i64c(1));
+    let_bin(out, &fitting_1, BinOp::Max, var(&fitting), i64c(1));
+    let_bin(out, &all, BinOp::Max, var(blocks), i64c(1));
+    let_bin(out, &grouped, BinOp::Gt, var(group), i64c(1));
+    out.push(Stmt::If {
+        results: vec![tile.clone()],
+        cond: var(&grouped),
+        then_block: Vec::new(),
+        then_results: vec![var(&fitting_1)],
+        else_block: Vec::new(),
+        else_results: vec![var(&all)],
+    });
     let tiles = ceil_quot(blocks, &tile, "tiles", fresh, out);
     (tile, tiles)
 }
@@ -1081,6 +1105,8 @@ mod tests {
         let budget = format!("quot {}i64 tile_k_bytes", super::TILE_BYTES);
         assert!(text.contains(&budget), "{text}");
         assert!(text.contains("min group_min_"), "{text}");
+        // With one row block per group, one tile of all columns.
+        assert!(text.contains("bool = gt group_"), "{text}");
     }
 
     #[test]

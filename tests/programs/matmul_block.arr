@@ -4,18 +4,15 @@
 -- nests, the remainder columns and the remainder rows all run.
 --
 -- The row blocks are also grouped (G = clamp(n/4 / 32, 1, 8) per
--- iteration of the parallel nest) and the column blocks tiled (T =
--- max(1, 256 KiB / (16 * k * element size)) per tile). The larger random
--- cases make several groups and tiles, and partial last ones:
+-- iteration of the parallel nest) and, when G > 1, the column blocks tiled
+-- (T = max(1, 256 KiB / (16 * k * element size)) per tile). The larger
+-- random cases make several groups and tiles, and partial last ones:
 --   mm_f32 [262][3] x [3][23]: 65 row blocks, G = 2, 33 groups (the last
 --     of one block), 2 rows and 3 columns left;
 --   mm_f32 [1030][2] x [2][9]: 257 row blocks, G = 8, 33 groups (the last
 --     of one block);
---   mm_f32 [9][4100] x [4100][31]: T = 3, 7 column blocks in tiles of 3, 3
---     and 1, 3 columns left;
---   mm_i32 [8][4096] x [4096][32]: T = 4, 8 column blocks in two full tiles;
 --   scaled_f64 [262][2800] x [13][2800]: G = 2 (33 groups) and T = 2 (3
---     column blocks in tiles of 2 and 1) together;
+--     column blocks in tiles of 2 and 1, 1 column left);
 --   batched 2 x [262][3] x [13][3]: groups in a nest inside another.
 
 -- ==
@@ -38,7 +35,6 @@
 -- random input { [3][64]f32 [64][3]f32 }
 -- random input { [262][3]f32 [3][23]f32 }
 -- random input { [1030][2]f32 [2][9]f32 }
--- random input { [9][4100]f32 [4100][31]f32 }
 
 entry mm_f32 [n] [k] [m] (a: [n][k]f32) (b: [k][m]f32) : [n][m]f32 =
   let bt = transpose b
@@ -59,7 +55,6 @@ entry mm_f32 [n] [k] [m] (a: [n][k]f32) (b: [k][m]f32) : [n][m]f32 =
 -- input { [[-9i32, 9i32, -2i32], [-7i32, -9i32, -8i32], [-5i32, 2i32, -6i32], [3i32, 5i32, 8i32], [-8i32, -9i32, 8i32], [-2i32, 6i32, -1i32], [-9i32, 5i32, -7i32], [7i32, 8i32, -7i32], [7i32, -7i32, 6i32]] [[-1i32, -7i32, -1i32, -2i32, -3i32], [-2i32, 5i32, 6i32, 3i32, -7i32], [6i32, 0i32, -8i32, -3i32, -7i32]] }
 -- output { [[-21i32, 108i32, 79i32, 51i32, -22i32], [-23i32, 4i32, 17i32, 11i32, 140i32], [-35i32, 45i32, 65i32, 34i32, 43i32], [35i32, 4i32, -37i32, -15i32, -100i32], [74i32, 11i32, -110i32, -35i32, 31i32], [-16i32, 44i32, 46i32, 25i32, -29i32], [-43i32, 88i32, 95i32, 54i32, 41i32], [-65i32, -9i32, 97i32, 31i32, -28i32], [43i32, -84i32, -97i32, -53i32, -14i32]] }
 -- random input { [23][17]i32 [17][30]i32 }
--- random input { [8][4096]i32 [4096][32]i32 }
 
 entry mm_i32 [n] [k] [m] (a: [n][k]i32) (b: [k][m]i32) : [n][m]i32 =
   let bt = transpose b
