@@ -17,28 +17,55 @@
 //!     S                      -- size assertions, `write row_of_P[j] = ..`
 //! ```
 //!
-//! Out: `O'` over `ii < wi / ROWS` with `P` copied for `i = ii * ROWS + v`
-//! (`v < ROWS`); in it `J'` over `jj < wj / COLS` with `Q` copied for
-//! `j = jj * COLS + u`, one reduce nest `R'` carrying a copy of every
-//! reduction of `R` per `(v, u)` whose body holds the copies of `R`'s
-//! body, and the copies of `S`; after `J'`, per `v`, `J` over the last
-//! `wj % COLS` values of `j`; after `O'`, `O` over the last `wi % ROWS`
-//! values of `i`. Copies that compute the same thing (a read of the same
-//! element, the same assertion) are emitted once.
+//! Out (`nb_i = wi / ROWS` blocks of rows, `nb_j = wj / COLS` blocks of
+//! columns; `G` and `T` below):
+//!
+//! ```text
+//! loop map t < ceil(nb_i / G)                  -- O'': a group of row blocks
+//!   for jt < ceil(nb_j / T)                    -- a tile of column blocks
+//!     for g < min(G, nb_i - t * G)             -- the group's row blocks
+//!       P per i = (t * G + g) * ROWS + v       -- (v < ROWS)
+//!       loop map jj < min(T, nb_j - jt * T)    -- J'
+//!         Q per j = (jt * T + jj) * COLS + u   -- (u < COLS)
+//!         loop reduce k < wk                   -- R': R's reductions and
+//!           copies of R's body                 --   body per (v, u)
+//!         S per (v, u)
+//!   for g < min(G, nb_i - t * G)
+//!     P per i as above
+//!     per v: J over the last wj % COLS values of j
+//! O over the last wi % ROWS values of i
+//! ```
+//!
+//! Copies that compute the same thing (a read of the same element, the
+//! same assertion) are emitted once.
 //!
 //! Why: in `R` each multiply-add loads two elements, and the whole of the
 //! `j` side is streamed from memory once per `i`. In `R'` a step loads
-//! `ROWS + COLS` elements for `ROWS * COLS` multiply-adds, and each `j` row
-//! is streamed once per `ROWS` values of `i`; the code generator vectorises
-//! the `k` loop, keeping the accumulators in registers (floating-point
-//! reductions are reassociable).
+//! `ROWS + COLS` elements for `ROWS * COLS` multiply-adds; the code
+//! generator vectorises the `k` loop, keeping the accumulators in
+//! registers (floating-point reductions are reassociable). A block's
+//! `ROWS` rows of the `i` side stay in the L1 cache while `J'` runs over a
+//! tile; the tile's `T * COLS` rows of the `j` side (about `TILE_BYTES`:
+//! `T` is computed at run time from `wk` and the element size) come from
+//! memory once per group and stay in the L2 cache for the group's other
+//! `G - 1` row blocks. Without groups and tiles, every block of rows
+//! streamed the whole `j` side (4 MiB for 1024^2 `f32`, more than a
+//! core's L2) from L3. `G = clamp(nb_i / MIN_GROUPS, 1, GROUP)` keeps at
+//! least `MIN_GROUPS` iterations in the parallel nest when there are that
+//! many row blocks, and all of them when there are fewer; with `G = 1`
+//! there is nothing to reuse, and `T = nb_j` (one tile, `J'` as long as
+//! without tiles, for the cores to share when `O''` is too narrow).
 //!
 //! Only nests that match exactly are rewritten: the iterations of `O` and
 //! `J` are independent (they are maps), so running them in another order
 //! and in groups is safe; the reduce nest's body can neither fail nor
 //! write, so merging `ROWS * COLS` copies of it only interleaves pure
-//! computations. Measured on 1024^3 `f32` (2 threads): 77 ms before, 27-35
-//! ms after.
+//! computations. Each result is still one reduction over all of `k` (the
+//! tiles split `j`, never `k`), so results do not change. Measured on
+//! 1024^3 `f32` (`benches/programs/matmul.arr`, 2 cores, 512-bit vectors,
+//! the best of interleaved runs): 4 x 4 blocks alone 44 ms with 1 thread
+//! and 21 ms with 2; with groups and tiles 34 ms and 17 ms, about 4.5 ms
+//! of the 34 being the program's transpose of `b`.
 
 use super::ir::{
     block_vars, Block, Carried, Compaction, Function, HistState, LoopNest, Operator, Parallelism,
@@ -52,6 +79,12 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 pub const ROWS: usize = 4;
 /// Values of the inner index per block.
 pub const COLS: usize = 4;
+/// Row blocks per iteration of the parallel nest, at most.
+pub const GROUP: usize = 8;
+/// Iterations of the parallel nest wanted before row blocks are grouped.
+pub const MIN_GROUPS: usize = 32;
+/// Bytes of `j` rows per tile (meant to stay in a core's L2 cache).
+pub const TILE_BYTES: usize = 256 * 1024;
 
 const I64: Type = Type::Scalar(ScalarType::I64);
 
@@ -136,6 +169,7 @@ fn block(stmts: &mut Block, fresh: &mut Fresh) {
 }
 
 /// The parts of a nest that matches (see the module comment).
+#[derive(Clone, Copy)]
 struct Shape<'a> {
     o: &'a LoopNest,
     p: &'a [Stmt],
@@ -259,6 +293,10 @@ fn loc0() -> SrcLoc {
     }
 }
 
+fn var(v: &Var) -> Atom {
+    Atom::Var(v.id)
+}
+
 fn i64c(x: usize) -> Atom {
     Atom::Const(Const::I64(x as i64))
 }
@@ -333,15 +371,180 @@ fn block_indices(
 
 /// The blocked form of `o`, if it matches (see the module comment).
 fn blocked(o: &LoopNest, fresh: &mut Fresh) -> Option<Vec<Stmt>> {
-    let Shape { o, p, j, q, r, s } = matches(o)?;
+    let shape = matches(o)?;
+    let (o, j) = (shape.o, shape.j);
     let mut out = Vec::new();
     let (blocks_i, start_i, rest_i) = split(&o.width, ROWS, fresh, &mut out);
     let (blocks_j, start_j, rest_j) = split(&j.width, COLS, fresh, &mut out);
+    let (group, groups) = group_size(&blocks_i, fresh, &mut out);
+    let (tile, tiles) = tile_size(&shape, &group, &blocks_j, fresh, &mut out);
 
-    // O': P per row of the block.
-    let ii = fresh.var(&format!("{}_blocks", o.index.name), I64);
+    // O'': the row blocks of group `t`.
+    let t = fresh.var(&format!("{}_groups", o.index.name), I64);
     let mut o_body = Vec::new();
-    let is = block_indices(&o.index, &ii, ROWS, fresh, &mut o_body);
+    let (first_i, count_i) = range_of(&t, &group, &blocks_i, fresh, &mut o_body);
+
+    // Per tile of column blocks, per row block of the group: P and J'.
+    let jt = fresh.var(&format!("{}_tiles", j.index.name), I64);
+    let mut tile_body = Vec::new();
+    let (first_j, count_j) = range_of(&jt, &tile, &blocks_j, fresh, &mut tile_body);
+    let (g, mut g_body, row_envs) = row_block(&shape, &first_i, fresh);
+    let columns = block_columns(&shape, row_envs, &first_j, &count_j, fresh);
+    g_body.push(Stmt::Loop(columns));
+    tile_body.push(for_loop(g, &count_i, g_body));
+    o_body.push(for_loop(jt, &tiles, tile_body));
+
+    // The last columns, per row block of the group and row of the block.
+    let (g, mut g_body, row_envs) = row_block(&shape, &first_i, fresh);
+    for env in row_envs {
+        g_body.push(remainder(j, &start_j, &rest_j, env, fresh));
+    }
+    o_body.push(for_loop(g, &count_i, g_body));
+    out.push(Stmt::Loop(LoopNest::map(o.origin, t, var(&groups), o_body)));
+
+    // The last rows.
+    out.push(remainder(o, &start_i, &rest_i, Renaming::default(), fresh));
+    Some(out)
+}
+
+/// `group`, the number of row blocks per iteration of the parallel nest,
+/// and `groups = ceil(blocks / group)`, the width of that nest: `group =
+/// clamp(blocks / MIN_GROUPS, 1, GROUP)`, so that small products keep
+/// their parallelism.
+fn group_size(blocks: &Var, fresh: &mut Fresh, out: &mut Block) -> (Var, Var) {
+    let wanted = fresh.var("group_want", I64);
+    let at_least = fresh.var("group_min", I64);
+    let group = fresh.var("group", I64);
+    let_bin(out, &wanted, BinOp::Quot, var(blocks), i64c(MIN_GROUPS));
+    let_bin(out, &at_least, BinOp::Max, var(&wanted), i64c(1));
+    let_bin(out, &group, BinOp::Min, var(&at_least), i64c(GROUP));
+    let groups = ceil_quot(blocks, &group, "groups", fresh, out);
+    (group, groups)
+}
+
+/// `tile`, the number of column blocks per tile, and `tiles =
+/// ceil(blocks / tile)`. With more than one row block per group, as many
+/// column blocks as have `j` rows that fit in `TILE_BYTES` at the run-time
+/// width of the reduction (at least 1); with one, all of them: a tile
+/// read by one row block saves nothing, and a product with few row blocks
+/// leaves the cores to `J'`, which should not be cut short.
+fn tile_size(
+    shape: &Shape,
+    group: &Var,
+    blocks: &Var,
+    fresh: &mut Fresh,
+    out: &mut Block,
+) -> (Var, Var) {
+    let per_k = COLS * j_bytes_per_step(shape).max(1);
+    let bytes = fresh.var("tile_k_bytes", I64);
+    let at_least = fresh.var("tile_k_bytes", I64);
+    let fitting = fresh.var("tile_fit", I64);
+    let fitting_1 = fresh.var("tile_fit", I64);
+    let all = fresh.var("tile_all", I64);
+    let grouped = fresh.var("grouped", Type::Scalar(ScalarType::Bool));
+    let tile = fresh.var("tile", I64);
+    let_bin(out, &bytes, BinOp::Mul, shape.r.width, i64c(per_k));
+    let_bin(out, &at_least, BinOp::Max, var(&bytes), i64c(1));
+    let_bin(out, &fitting, BinOp::Quot, i64c(TILE_BYTES), var(&at_least));
+    let_bin(out, &fitting_1, BinOp::Max, var(&fitting), i64c(1));
+    let_bin(out, &all, BinOp::Max, var(blocks), i64c(1));
+    let_bin(out, &grouped, BinOp::Gt, var(group), i64c(1));
+    out.push(Stmt::If {
+        results: vec![tile.clone()],
+        cond: var(&grouped),
+        then_block: Vec::new(),
+        then_results: vec![var(&fitting_1)],
+        else_block: Vec::new(),
+        else_results: vec![var(&all)],
+    });
+    let tiles = ceil_quot(blocks, &tile, "tiles", fresh, out);
+    (tile, tiles)
+}
+
+/// The bytes the reduction's body reads per step from arrays of `j` (rows
+/// defined by `Q`, or indexed by `j` or by values of `Q`): for a product,
+/// one element of a `j` row.
+fn j_bytes_per_step(shape: &Shape) -> usize {
+    let mut uses = BTreeSet::new();
+    let mut of_j = HashSet::new();
+    block_vars(shape.q, &mut uses, &mut of_j);
+    of_j.insert(shape.j.index.id);
+    let reads_j = |array: &VarId, index: &[Atom]| {
+        of_j.contains(array) || index.iter().any(|a| !outside(a, &of_j))
+    };
+    shape
+        .r
+        .body
+        .iter()
+        .map(|stmt| match stmt {
+            Stmt::Read {
+                var:
+                    Var {
+                        ty: Type::Scalar(t),
+                        ..
+                    },
+                array,
+                index,
+                ..
+            } if reads_j(array, index) => t.bytes(),
+            _ => 0,
+        })
+        .sum()
+}
+
+/// `ceil(a / b)` for `a >= 0`, `b >= 1`.
+fn ceil_quot(a: &Var, b: &Var, name: &str, fresh: &mut Fresh, out: &mut Block) -> Var {
+    let bumped = fresh.var(name, I64);
+    let less = fresh.var(name, I64);
+    let result = fresh.var(name, I64);
+    let_bin(out, &bumped, BinOp::Add, var(a), var(b));
+    let_bin(out, &less, BinOp::Sub, var(&bumped), i64c(1));
+    let_bin(out, &result, BinOp::Quot, var(&less), var(b));
+    result
+}
+
+/// The first block of part `index` of `blocks` cut into parts of `size`,
+/// and how many blocks that part has.
+fn range_of(
+    index: &Var,
+    size: &Var,
+    blocks: &Var,
+    fresh: &mut Fresh,
+    out: &mut Block,
+) -> (Var, Var) {
+    let first = fresh.var(&format!("{}_first", index.name), I64);
+    let left = fresh.var("blocks_left", I64);
+    let count = fresh.var(&format!("{}_count", index.name), I64);
+    let_bin(out, &first, BinOp::Mul, var(index), var(size));
+    let_bin(out, &left, BinOp::Sub, var(blocks), var(&first));
+    let_bin(out, &count, BinOp::Min, var(size), var(&left));
+    (first, count)
+}
+
+/// `for index < bound do body` (sequential, nothing carried).
+fn for_loop(index: Var, bound: &Var, body: Block) -> Stmt {
+    Stmt::SeqLoop(SeqLoop {
+        params: Vec::new(),
+        form: SeqForm::For {
+            index,
+            bound: var(bound),
+        },
+        body,
+        next: Vec::new(),
+        results: Vec::new(),
+    })
+}
+
+/// The index `g` of a loop over the row blocks of a group and the start of
+/// its body: the row block `first + g`, the values of `i` in it and `P`
+/// per value, whose renamings are returned.
+fn row_block(shape: &Shape, first: &Var, fresh: &mut Fresh) -> (Var, Block, Vec<Renaming>) {
+    let o = shape.o;
+    let g = fresh.var(&format!("{}_in_group", o.index.name), I64);
+    let ii = fresh.var(&format!("{}_blocks", o.index.name), I64);
+    let mut body = Vec::new();
+    let_bin(&mut body, &ii, BinOp::Add, var(first), var(&g));
+    let is = block_indices(&o.index, &ii, ROWS, fresh, &mut body);
     let mut row_envs: Vec<Renaming> = is
         .iter()
         .map(|i| {
@@ -350,12 +553,25 @@ fn blocked(o: &LoopNest, fresh: &mut Fresh) -> Option<Vec<Stmt>> {
             env
         })
         .collect();
-    emit_copies(p, &mut row_envs, fresh, &mut o_body, &mut Vec::new());
+    emit_copies(shape.p, &mut row_envs, fresh, &mut body, &mut Vec::new());
+    (g, body, row_envs)
+}
 
-    // J': Q, R' and S per element of the block.
+/// `J'` over the `count` column blocks from `first`: `Q`, `R'` and `S` per
+/// element of a block of the rows of `row_envs`.
+fn block_columns(
+    shape: &Shape,
+    row_envs: Vec<Renaming>,
+    first: &Var,
+    count: &Var,
+    fresh: &mut Fresh,
+) -> LoopNest {
+    let j = shape.j;
+    let local = fresh.var(&format!("{}_blocks", j.index.name), I64);
     let jj = fresh.var(&format!("{}_blocks", j.index.name), I64);
-    let mut j_body = Vec::new();
-    let js = block_indices(&j.index, &jj, COLS, fresh, &mut j_body);
+    let mut body = Vec::new();
+    let_bin(&mut body, &jj, BinOp::Add, var(first), var(&local));
+    let js = block_indices(&j.index, &jj, COLS, fresh, &mut body);
     let mut envs: Vec<Renaming> = row_envs
         .iter()
         .flat_map(|env| {
@@ -367,30 +583,10 @@ fn blocked(o: &LoopNest, fresh: &mut Fresh) -> Option<Vec<Stmt>> {
         })
         .collect();
     let mut seen = Vec::new();
-    emit_copies(q, &mut envs, fresh, &mut j_body, &mut seen);
-    j_body.push(Stmt::Loop(jammed_reduce(r, &mut envs, fresh)));
-    emit_copies(s, &mut envs, fresh, &mut j_body, &mut seen);
-    o_body.push(Stmt::Loop(LoopNest::map(
-        j.origin,
-        jj,
-        Atom::Var(blocks_j.id),
-        j_body,
-    )));
-
-    // The last columns, per row of the block.
-    for env in row_envs {
-        o_body.push(remainder(j, &start_j, &rest_j, env, fresh));
-    }
-    out.push(Stmt::Loop(LoopNest::map(
-        o.origin,
-        ii,
-        Atom::Var(blocks_i.id),
-        o_body,
-    )));
-
-    // The last rows.
-    out.push(remainder(o, &start_i, &rest_i, Renaming::default(), fresh));
-    Some(out)
+    emit_copies(shape.q, &mut envs, fresh, &mut body, &mut seen);
+    body.push(Stmt::Loop(jammed_reduce(shape.r, &mut envs, fresh)));
+    emit_copies(shape.s, &mut envs, fresh, &mut body, &mut seen);
+    LoopNest::map(j.origin, local, var(count), body)
 }
 
 /// One reduce nest with a copy of every reduction and of the body of `r`
@@ -868,14 +1064,49 @@ mod tests {
         // rows of a block, and the last rows.
         assert_eq!(text.matches("loop reduce").count(), 6, "{text}");
         let blocked = text.find("loop reduce").expect("a reduce nest");
+        let line = text[..blocked].rfind('\n').expect("a line") + 1;
+        let end = format!("\n{}end", &text[line..blocked]);
         let body = &text[blocked..];
-        let body = &body[..body.find("\n      end").expect("end of the nest")];
+        let body = &body[..body.find(&end).expect("end of the nest")];
         assert_eq!(body.matches(" reduce (acc").count(), 16, "{text}");
         // Each row of the block is read once per step: 4 + 4 reads, 16
         // multiplications.
         assert_eq!(body.matches(" read ").count(), 8, "{text}");
         assert_eq!(body.matches(" mul ").count(), 16, "{text}");
         assert!(text.contains("quot n_"), "{text}");
+    }
+
+    #[test]
+    fn blocks_are_grouped_and_columns_tiled() {
+        let program = lowered_fused(
+            "entry main [n] [k] [m] (a: [n][k]f32) (bt: [m][k]f32) : [n][m]f32 =\n  \
+             map (\\x -> map (\\y -> reduce (+) 0.0f32 (map2 (*) x y)) bt) a\n",
+        );
+        let text = print_program(&program);
+        // The parallel nest runs over groups of row blocks; in it a loop
+        // over the tiles of column blocks, then one over the group's row
+        // blocks for the last columns.
+        let outer = text
+            .find("loop map [chunked] (cluster")
+            .expect("the outer nest");
+        let tiles = text.find("seqloop () for i_tiles").expect("the tile loop");
+        let rows = text
+            .find("seqloop () for i_in_group")
+            .expect("the group loop");
+        assert!(outer < tiles && tiles < rows, "{text}");
+        assert_eq!(
+            text.matches("seqloop () for i_in_group").count(),
+            2,
+            "{text}"
+        );
+        // The tile is sized from the reduction's width: 4 columns of 4
+        // bytes per step.
+        assert!(text.contains("= mul k_1 16i64\n"), "{text}");
+        let budget = format!("quot {}i64 tile_k_bytes", super::TILE_BYTES);
+        assert!(text.contains(&budget), "{text}");
+        assert!(text.contains("min group_min_"), "{text}");
+        // With one row block per group, one tile of all columns.
+        assert!(text.contains("bool = gt group_"), "{text}");
     }
 
     #[test]

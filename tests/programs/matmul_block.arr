@@ -2,6 +2,18 @@
 -- register-blocks (4 x 4 results per step of the k loop), with sizes that
 -- are and are not multiples of the blocking factors, so that the blocked
 -- nests, the remainder columns and the remainder rows all run.
+--
+-- The row blocks are also grouped (G = clamp(n/4 / 32, 1, 8) per
+-- iteration of the parallel nest) and, when G > 1, the column blocks tiled
+-- (T = max(1, 256 KiB / (16 * k * element size)) per tile). The larger
+-- random cases make several groups and tiles, and partial last ones:
+--   mm_f32 [262][3] x [3][23]: 65 row blocks, G = 2, 33 groups (the last
+--     of one block), 2 rows and 3 columns left;
+--   mm_f32 [1030][2] x [2][9]: 257 row blocks, G = 8, 33 groups (the last
+--     of one block);
+--   scaled_f64 [262][2800] x [13][2800]: G = 2 (33 groups) and T = 2 (3
+--     column blocks in tiles of 2 and 1, 1 column left);
+--   batched 2 x [262][3] x [13][3]: groups in a nest inside another.
 
 -- ==
 -- entry: mm_f32
@@ -21,6 +33,8 @@
 -- random input { [37][29]f32 [29][41]f32 }
 -- random input { [16][1]f32 [1][13]f32 }
 -- random input { [3][64]f32 [64][3]f32 }
+-- random input { [262][3]f32 [3][23]f32 }
+-- random input { [1030][2]f32 [2][9]f32 }
 
 entry mm_f32 [n] [k] [m] (a: [n][k]f32) (b: [k][m]f32) : [n][m]f32 =
   let bt = transpose b
@@ -51,6 +65,7 @@ entry mm_i32 [n] [k] [m] (a: [n][k]i32) (b: [k][m]i32) : [n][m]i32 =
 -- input { [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]] [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, -1.0], [0.5, 0.5]] }
 -- output { [[2.5, 4.5, 6.5, 0.5, 3.5], [6.5, 8.5, 14.5, 4.5, 7.5], [10.5, 12.5, 22.5, 8.5, 11.5]] }
 -- random input { [21][18]f64 [11][18]f64 }
+-- random input { [262][2800]f64 [13][2800]f64 }
 
 -- The second matrix given by rows (no transpose), and the dot product
 -- scaled and shifted after the reduction.
@@ -87,6 +102,7 @@ entry sq_dist [n] [k] [m] (a: [n][k]f32) (bt: [m][k]f32) : [n][m]f32 =
 -- entry: batched
 -- random input { [3][6][5]f32 [3][7][5]f32 }
 -- random input { [2][1][4]f32 [2][9][4]f32 }
+-- random input { [2][262][3]f32 [2][13][3]f32 }
 
 -- A product per pair of matrices: the blocked nest inside another nest.
 entry batched [p] [n] [k] [m] (as: [p][n][k]f32) (bts: [p][m][k]f32) : [p][n][m]f32 =
