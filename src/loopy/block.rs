@@ -206,10 +206,13 @@ fn invariant_assert(stmt: &Stmt, inside: &HashSet<VarId>) -> bool {
     }
 }
 
+/// A statement of `P` or `Q` that cannot fail: blocking runs those of
+/// several rows and columns before any of their reductions, so a failing
+/// one could report another error than a sequential run's first.
 fn scalar_of_row(stmt: &Stmt) -> bool {
     match stmt {
         Stmt::Let { exp, .. } => !exp.may_fail(),
-        Stmt::Row { .. } | Stmt::Read { .. } => true,
+        Stmt::Row { check, .. } | Stmt::Read { check, .. } => check.is_none(),
         _ => false,
     }
 }
