@@ -62,6 +62,20 @@ enum Work<'a> {
     Totals,
 }
 
+/// What combining two sets of a nest's carried values does to each group.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Combine {
+    /// Reductions combine; scans and compactions are left alone (the
+    /// lanes of one chunk, whose scans continue from lane to lane).
+    Reductions,
+    /// Reductions combine and scans and compactions take the other's
+    /// values, so a left fold over the chunks ends with the last chunk's.
+    Chunks,
+    /// Scans and compactions combine and reductions stay as they are
+    /// (building a chunk's carry-in).
+    Prefix,
+}
+
 /// How a loop function treats histogram bins.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Bins {
@@ -348,9 +362,11 @@ impl<'ctx> Gen<'ctx, '_> {
             ParPlan::Sequential(_) => KIND_SEQUENTIAL,
         };
         if !layout.carry_slices.is_empty() {
-            let c = self.combine_function(nest, &layout, &format!("{name}.combine"), false)?;
+            let c =
+                self.combine_function(nest, &layout, &format!("{name}.combine"), Combine::Chunks)?;
             fns[1] = c.as_global_value().as_pointer_value();
-            let p = self.combine_function(nest, &layout, &format!("{name}.prefix"), true)?;
+            let p =
+                self.combine_function(nest, &layout, &format!("{name}.prefix"), Combine::Prefix)?;
             fns[2] = p.as_global_value().as_pointer_value();
         }
 
@@ -840,10 +856,9 @@ impl<'ctx> Gen<'ctx, '_> {
         // A reduction's accumulator may be reassociated, and so may a
         // scan's in its totals, which only sum up the chunk (the language
         // lets parallel scans reassociate): those loops then vectorise.
-        let scans_too = if run.totals_only { nest.scans.len() } else { 0 };
         let reassociable = nest.reductions.iter().map(|r| &r.carried);
-        let reassociable =
-            reassociable.chain(nest.scans.iter().take(scans_too).map(|s| &s.carried));
+        let scans = nest.scans.iter().filter(|_| run.totals_only);
+        let reassociable = reassociable.chain(scans.map(|s| &s.carried));
         let saved_chain = std::mem::replace(
             &mut self.reduction_chain,
             reassociable
@@ -1049,7 +1064,8 @@ impl<'ctx> Gen<'ctx, '_> {
 
         self.builder.position_at_end(combine);
         for lane in &lanes[1..] {
-            self.combine_reductions(inner, run.nest, layout, &lanes[0], lane)?;
+            let mode = Combine::Reductions;
+            self.combine_carried(inner, run.nest, layout, &lanes[0], lane, mode)?;
         }
         let combined = self.current_block()?;
         let scanned = layout
@@ -1076,47 +1092,6 @@ impl<'ctx> Gen<'ctx, '_> {
         self.builder.position_at_end(latch);
         block_start.add_incoming(&[(&bend, latch)]);
         self.builder.build_unconditional_branch(header)?;
-        Ok(())
-    }
-
-    /// `acc = acc op other` for every reduction of `nest`, on carried
-    /// values held in slots (one per field).
-    fn combine_reductions(
-        &mut self,
-        frame: &mut Frame<'ctx>,
-        nest: &LoopNest,
-        layout: &Layout<'ctx>,
-        acc: &[PointerValue<'ctx>],
-        other: &[PointerValue<'ctx>],
-    ) -> Res<()> {
-        let mut slices = layout.carry_slices.iter();
-        for r in &nest.reductions {
-            let mut args = Vec::new();
-            let mut mine = Vec::new();
-            for slots in [acc, other] {
-                for (c, &(first, len)) in r.carried.iter().zip(slices.clone()) {
-                    let mut loaded = Vec::new();
-                    let fields = layout.carry_fields.iter().zip(slots);
-                    for (ty, slot) in fields.skip(first).take(len) {
-                        loaded.push(self.builder.build_load(*ty, *slot, "")?);
-                    }
-                    args.push(self.val_of_fields(c.var.ty, &loaded)?);
-                }
-            }
-            for _ in &r.carried {
-                mine.extend(slices.next().copied());
-            }
-            for (p, v) in r.op.params.iter().zip(args) {
-                frame.vals.insert(p.id, v);
-            }
-            self.block(frame, &r.op.body)?;
-            for (a, &(first, _)) in r.op.results.iter().zip(&mine) {
-                let fields = self.fields(&self.val(frame, a)?);
-                for (k, v) in fields.iter().enumerate() {
-                    self.builder.build_store(acc[first + k], *v)?;
-                }
-            }
-        }
         Ok(())
     }
 
@@ -1156,22 +1131,46 @@ impl<'ctx> Gen<'ctx, '_> {
         Ok(ok)
     }
 
-    /// `void NAME(env, acc, other)`. Without `prefix`: reductions combine
-    /// (`acc = acc op other`) and scans and compactions take `other`'s
-    /// values, which makes a left fold over the chunks end with the last
-    /// chunk's. With `prefix`: scans and compactions combine and reductions
-    /// stay as they are (building a chunk's carry-in).
+    /// `void NAME(env, acc, other)`: [`Self::combine_carried`] on two carry
+    /// structs, in [`Combine::Chunks`] or [`Combine::Prefix`] mode.
     fn combine_function(
         &mut self,
         nest: &LoopNest,
         layout: &Layout<'ctx>,
         name: &str,
-        prefix: bool,
+        mode: Combine,
     ) -> Res<FunctionValue<'ctx>> {
         let ptr = self.ptr().into();
         let (func, mut frame) = self.outlined(layout, name, &[ptr, ptr, ptr])?;
-        let acc = param_ptr(func, 1)?;
-        let other = param_ptr(func, 2)?;
+        let field_slots = |param| -> Res<Vec<PointerValue<'ctx>>> {
+            let carry = param_ptr(func, param)?;
+            (0..layout.carry_fields.len())
+                .map(|k| {
+                    Ok(self
+                        .builder
+                        .build_struct_gep(layout.carry_ty, carry, k as u32, "")?)
+                })
+                .collect()
+        };
+        let acc = field_slots(1)?;
+        let other = field_slots(2)?;
+        self.combine_carried(&mut frame, nest, layout, &acc, &other, mode)?;
+        self.builder.build_return(None)?;
+        Ok(func)
+    }
+
+    /// Combines the carried values of `other` into `acc`, both given as one
+    /// slot per carry field. What happens to each group of carried values
+    /// depends on `mode` (see [`Combine`]).
+    fn combine_carried(
+        &mut self,
+        frame: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        layout: &Layout<'ctx>,
+        acc: &[PointerValue<'ctx>],
+        other: &[PointerValue<'ctx>],
+        mode: Combine,
+    ) -> Res<()> {
         let mut slices = layout.carry_slices.iter();
         let mut groups: Vec<(Vec<&Carried>, Option<&Operator>, bool)> = Vec::new();
         for r in &nest.reductions {
@@ -1188,27 +1187,35 @@ impl<'ctx> Gen<'ctx, '_> {
                 .iter()
                 .filter_map(|_| slices.next().copied())
                 .collect();
+            let combines = match mode {
+                Combine::Reductions | Combine::Chunks => !is_prefix,
+                Combine::Prefix => is_prefix,
+            };
+            if !combines && mode != Combine::Chunks {
+                continue;
+            }
             let mut lefts = Vec::new();
             let mut rights = Vec::new();
             for (c, &(first, len)) in carried.iter().zip(&my_slices) {
-                let l = self.load_fields(layout, acc, first, len)?;
-                let r = self.load_fields(layout, other, first, len)?;
-                lefts.push(self.val_of_fields(c.var.ty, &l)?);
-                rights.push(self.val_of_fields(c.var.ty, &r)?);
-            }
-            let results: Vec<Val<'ctx>> = if is_prefix != prefix {
-                if prefix {
-                    continue;
+                let fields = &layout.carry_fields[first..first + len];
+                for (slots, vals) in [(acc, &mut lefts), (other, &mut rights)] {
+                    let mut loaded = Vec::new();
+                    for (ty, slot) in fields.iter().zip(&slots[first..first + len]) {
+                        loaded.push(self.builder.build_load(*ty, *slot, "")?);
+                    }
+                    vals.push(self.val_of_fields(c.var.ty, &loaded)?);
                 }
+            }
+            let results: Vec<Val<'ctx>> = if !combines {
                 rights
             } else if let Some(op) = op {
                 for (p, v) in op.params.iter().zip(lefts.iter().chain(&rights)) {
                     frame.vals.insert(p.id, v.clone());
                 }
-                self.block(&mut frame, &op.body)?;
+                self.block(frame, &op.body)?;
                 op.results
                     .iter()
-                    .map(|a| self.val(&frame, a))
+                    .map(|a| self.val(frame, a))
                     .collect::<Res<_>>()?
             } else {
                 // A compaction count: kept elements add up.
@@ -1223,12 +1230,12 @@ impl<'ctx> Gen<'ctx, '_> {
                 vec![Val::Scalar(sum.into(), *t)]
             };
             for (v, &(first, _)) in results.iter().zip(&my_slices) {
-                let fields = self.fields(v);
-                self.store_fields(layout.carry_ty, acc, first, &fields)?;
+                for (k, field) in self.fields(v).iter().enumerate() {
+                    self.builder.build_store(acc[first + k], *field)?;
+                }
             }
         }
-        self.builder.build_return(None)?;
-        Ok(func)
+        Ok(())
     }
 
     /// `void NAME(env, op, a, b)` for private histogram bins (`ARR_HIST_*`).
