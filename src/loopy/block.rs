@@ -65,7 +65,8 @@
 //! 1024^3 `f32` (`benches/programs/matmul.arr`, 2 cores, 512-bit vectors,
 //! the best of interleaved runs): 4 x 4 blocks alone 44 ms with 1 thread
 //! and 21 ms with 2; with groups and tiles 34 ms and 17 ms, about 4.5 ms
-//! of the 34 being the program's transpose of `b`.
+//! of the 34 being the program's transpose of `b` (since tiled by
+//! `loopy::tile`).
 
 use super::ir::{
     block_vars, Block, Carried, Compaction, Function, HistState, LoopNest, Operator, Parallelism,
@@ -86,38 +87,42 @@ pub const MIN_GROUPS: usize = 32;
 /// Bytes of `j` rows per tile (meant to stay in a core's L2 cache).
 pub const TILE_BYTES: usize = 256 * 1024;
 
-const I64: Type = Type::Scalar(ScalarType::I64);
+pub(super) const I64: Type = Type::Scalar(ScalarType::I64);
 
 /// Register-blocks the map-map-reduce nests of `f`; see the module comment.
 pub fn register_block(f: &mut Function) {
-    let mut uses = BTreeSet::new();
-    let mut defs = HashSet::new();
-    block_vars(&f.body, &mut uses, &mut defs);
-    let mut max = 0;
-    for p in &f.params {
-        max = max.max(p.var.id.0);
-        max = p.shape.iter().fold(max, |m, d| m.max(d.id.0));
-    }
-    for sp in &f.size_params {
-        max = max.max(sp.var.id.0);
-    }
-    max = uses.iter().chain(defs.iter()).fold(max, |m, v| m.max(v.0));
-    for a in &f.results {
-        if let Atom::Var(v) = a {
-            max = max.max(v.0);
-        }
-    }
-    let mut fresh = Fresh { next: max + 1 };
-    block(&mut f.body, &mut fresh);
+    let mut fresh = Fresh::above(f);
+    rewrite_nests(&mut f.body, &mut fresh, blocked);
 }
 
 /// Fresh variables, numbered above every variable of the function.
-struct Fresh {
+pub(super) struct Fresh {
     next: u32,
 }
 
 impl Fresh {
-    fn var(&mut self, name: &str, ty: Type) -> Var {
+    pub(super) fn above(f: &Function) -> Fresh {
+        let mut uses = BTreeSet::new();
+        let mut defs = HashSet::new();
+        block_vars(&f.body, &mut uses, &mut defs);
+        let mut max = 0;
+        for p in &f.params {
+            max = max.max(p.var.id.0);
+            max = p.shape.iter().fold(max, |m, d| m.max(d.id.0));
+        }
+        for sp in &f.size_params {
+            max = max.max(sp.var.id.0);
+        }
+        max = uses.iter().chain(defs.iter()).fold(max, |m, v| m.max(v.0));
+        for a in &f.results {
+            if let Atom::Var(v) = a {
+                max = max.max(v.0);
+            }
+        }
+        Fresh { next: max + 1 }
+    }
+
+    pub(super) fn var(&mut self, name: &str, ty: Type) -> Var {
         let id = VarId(self.next);
         self.next += 1;
         Var {
@@ -128,7 +133,13 @@ impl Fresh {
     }
 }
 
-fn block(stmts: &mut Block, fresh: &mut Fresh) {
+/// Replaces every loop nest of `stmts`, at any depth, for which `rewrite`
+/// gives statements; the nests it leaves alone are searched inside.
+pub(super) fn rewrite_nests(
+    stmts: &mut Block,
+    fresh: &mut Fresh,
+    rewrite: fn(&LoopNest, &mut Fresh) -> Option<Vec<Stmt>>,
+) {
     let mut k = 0;
     while k < stmts.len() {
         let replacement = match &mut stmts[k] {
@@ -137,21 +148,21 @@ fn block(stmts: &mut Block, fresh: &mut Fresh) {
                 else_block,
                 ..
             } => {
-                block(then_block, fresh);
-                block(else_block, fresh);
+                rewrite_nests(then_block, fresh, rewrite);
+                rewrite_nests(else_block, fresh, rewrite);
                 None
             }
             Stmt::SeqLoop(lp) => {
                 if let SeqForm::While { cond, .. } = &mut lp.form {
-                    block(cond, fresh);
+                    rewrite_nests(cond, fresh, rewrite);
                 }
-                block(&mut lp.body, fresh);
+                rewrite_nests(&mut lp.body, fresh, rewrite);
                 None
             }
-            Stmt::Loop(nest) => match blocked(nest, fresh) {
+            Stmt::Loop(nest) => match rewrite(nest, fresh) {
                 Some(stmts) => Some(stmts),
                 None => {
-                    block(&mut nest.body, fresh);
+                    rewrite_nests(&mut nest.body, fresh, rewrite);
                     None
                 }
             },
@@ -179,7 +190,7 @@ struct Shape<'a> {
     s: &'a [Stmt],
 }
 
-fn only_maps(nest: &LoopNest) -> bool {
+pub(super) fn only_maps(nest: &LoopNest) -> bool {
     nest.par == Parallelism::Map
         && nest.reductions.is_empty()
         && nest.scans.is_empty()
@@ -188,7 +199,7 @@ fn only_maps(nest: &LoopNest) -> bool {
         && nest.scatters.is_empty()
 }
 
-fn outside(a: &Atom, inside: &HashSet<VarId>) -> bool {
+pub(super) fn outside(a: &Atom, inside: &HashSet<VarId>) -> bool {
     match a {
         Atom::Var(v) => !inside.contains(v),
         Atom::Const(_) => true,
@@ -296,15 +307,15 @@ fn loc0() -> SrcLoc {
     }
 }
 
-fn var(v: &Var) -> Atom {
+pub(super) fn var(v: &Var) -> Atom {
     Atom::Var(v.id)
 }
 
-fn i64c(x: usize) -> Atom {
+pub(super) fn i64c(x: usize) -> Atom {
     Atom::Const(Const::I64(x as i64))
 }
 
-fn let_bin(out: &mut Block, var: &Var, op: BinOp, a: Atom, b: Atom) {
+pub(super) fn let_bin(out: &mut Block, var: &Var, op: BinOp, a: Atom, b: Atom) {
     out.push(Stmt::Let {
         var: var.clone(),
         exp: ScalarExp::BinOp(op, a, b),
@@ -385,12 +396,12 @@ fn blocked(o: &LoopNest, fresh: &mut Fresh) -> Option<Vec<Stmt>> {
     // O'': the row blocks of group `t`.
     let t = fresh.var(&format!("{}_groups", o.index.name), I64);
     let mut o_body = Vec::new();
-    let (first_i, count_i) = range_of(&t, &group, &blocks_i, fresh, &mut o_body);
+    let (first_i, count_i) = range_of(&t, var(&group), var(&blocks_i), fresh, &mut o_body);
 
     // Per tile of column blocks, per row block of the group: P and J'.
     let jt = fresh.var(&format!("{}_tiles", j.index.name), I64);
     let mut tile_body = Vec::new();
-    let (first_j, count_j) = range_of(&jt, &tile, &blocks_j, fresh, &mut tile_body);
+    let (first_j, count_j) = range_of(&jt, var(&tile), var(&blocks_j), fresh, &mut tile_body);
     let (g, mut g_body, row_envs) = row_block(&shape, &first_i, fresh);
     let columns = block_columns(&shape, row_envs, &first_j, &count_j, fresh);
     g_body.push(Stmt::Loop(columns));
@@ -421,7 +432,7 @@ fn group_size(blocks: &Var, fresh: &mut Fresh, out: &mut Block) -> (Var, Var) {
     let_bin(out, &wanted, BinOp::Quot, var(blocks), i64c(MIN_GROUPS));
     let_bin(out, &at_least, BinOp::Max, var(&wanted), i64c(1));
     let_bin(out, &group, BinOp::Min, var(&at_least), i64c(GROUP));
-    let groups = ceil_quot(blocks, &group, "groups", fresh, out);
+    let groups = ceil_quot(var(blocks), var(&group), "groups", fresh, out);
     (group, groups)
 }
 
@@ -460,7 +471,7 @@ fn tile_size(
         else_block: Vec::new(),
         else_results: vec![var(&all)],
     });
-    let tiles = ceil_quot(blocks, &tile, "tiles", fresh, out);
+    let tiles = ceil_quot(var(blocks), var(&tile), "tiles", fresh, out);
     (tile, tiles)
 }
 
@@ -496,36 +507,36 @@ fn j_bytes_per_step(shape: &Shape) -> usize {
 }
 
 /// `ceil(a / b)` for `a >= 0`, `b >= 1`.
-fn ceil_quot(a: &Var, b: &Var, name: &str, fresh: &mut Fresh, out: &mut Block) -> Var {
+pub(super) fn ceil_quot(a: Atom, b: Atom, name: &str, fresh: &mut Fresh, out: &mut Block) -> Var {
     let bumped = fresh.var(name, I64);
     let less = fresh.var(name, I64);
     let result = fresh.var(name, I64);
-    let_bin(out, &bumped, BinOp::Add, var(a), var(b));
+    let_bin(out, &bumped, BinOp::Add, a, b);
     let_bin(out, &less, BinOp::Sub, var(&bumped), i64c(1));
-    let_bin(out, &result, BinOp::Quot, var(&less), var(b));
+    let_bin(out, &result, BinOp::Quot, var(&less), b);
     result
 }
 
-/// The first block of part `index` of `blocks` cut into parts of `size`,
-/// and how many blocks that part has.
-fn range_of(
+/// The first element of part `index` of `0..len` cut into parts of
+/// `size`, and how many elements that part has.
+pub(super) fn range_of(
     index: &Var,
-    size: &Var,
-    blocks: &Var,
+    size: Atom,
+    len: Atom,
     fresh: &mut Fresh,
     out: &mut Block,
 ) -> (Var, Var) {
     let first = fresh.var(&format!("{}_first", index.name), I64);
-    let left = fresh.var("blocks_left", I64);
+    let left = fresh.var("left", I64);
     let count = fresh.var(&format!("{}_count", index.name), I64);
-    let_bin(out, &first, BinOp::Mul, var(index), var(size));
-    let_bin(out, &left, BinOp::Sub, var(blocks), var(&first));
-    let_bin(out, &count, BinOp::Min, var(size), var(&left));
+    let_bin(out, &first, BinOp::Mul, var(index), size);
+    let_bin(out, &left, BinOp::Sub, len, var(&first));
+    let_bin(out, &count, BinOp::Min, size, var(&left));
     (first, count)
 }
 
 /// `for index < bound do body` (sequential, nothing carried).
-fn for_loop(index: Var, bound: &Var, body: Block) -> Stmt {
+pub(super) fn for_loop(index: Var, bound: &Var, body: Block) -> Stmt {
     Stmt::SeqLoop(SeqLoop {
         params: Vec::new(),
         form: SeqForm::For {

@@ -61,6 +61,7 @@ pub fn lower(program: &FusedProgram) -> Program {
                 super::rows::write_rows_in_place(&mut f);
                 super::hoist::hoist_invariants(&mut f);
                 super::block::register_block(&mut f);
+                super::tile::tile_transposes(&mut f);
                 f
             })
             .collect(),

@@ -11,6 +11,7 @@ pub mod lower;
 pub mod par;
 pub mod print;
 pub mod rows;
+pub mod tile;
 
 pub use check::check;
 pub use lower::lower;

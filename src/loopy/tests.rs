@@ -661,3 +661,21 @@ fn lint_rejects_use_of_a_view_after_update_in_place() {
     let e = check(&p).expect_err("use of a dead view");
     assert!(e.contains("outside the scope"), "{e}");
 }
+
+#[test]
+fn transposes_run_in_tiles_and_row_walks_do_not() {
+    let text = print_program(&lowered_source(
+        "entry main (m: [][]f32) : ([][]f32, [][]f32) =\n  \
+         (transpose m, map (map (\\x -> x + 1.0f32)) m)\n",
+    ));
+    // One nest over all tiles, in it a loop over the tile's rows and one
+    // over its columns; the map over rows is left as it was.
+    assert_eq!(text.matches("loop map").count(), 3, "{text}");
+    assert_eq!(text.matches("< tiles_").count(), 1, "{text}");
+    assert_eq!(text.matches("seqloop () for").count(), 2, "{text}");
+    let tiled = &text[text.find("< tiles_").expect("tiled nest")..];
+    let read = tiled.find("read ").expect("the transposing read");
+    let i_in_tile = tiled.find("_in_tile").expect("tile loop");
+    assert!(i_in_tile < read, "{text}");
+    assert!(text.contains("quot tile_index"), "{text}");
+}
