@@ -150,6 +150,40 @@ fn saxpy_loop_is_vectorised() {
 }
 
 #[test]
+fn vectorised_streams_are_prefetched_a_page_ahead() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("sumsq.arr");
+    std::fs::write(
+        &src,
+        "entry main (xs: []f32) : f64 =\n  reduce (+) 0.0 (map (\\x -> f64.f32 x * f64.f32 x) xs)\n",
+    )
+    .unwrap();
+    let out = arrc()
+        .args(["build", "-O3", "--cpu", "x86-64-v3", "--emit", "llvm"])
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let ir = String::from_utf8_lossy(&out.stdout);
+    // In every vectorised loop body, one prefetch 4096 bytes ahead per
+    // vector load.
+    let mut bodies = 0;
+    for body in ir.split("\nvector.body").skip(1) {
+        let body = &body[..body.find("\n\n").unwrap_or(body.len())];
+        let loads = body.lines().filter(|l| l.contains(" = load <")).count();
+        let ahead = body
+            .lines()
+            .filter(|l| l.contains("getelementptr i8") && l.contains("i64 4096"))
+            .count();
+        let prefetches = body.matches("call void @llvm.prefetch").count();
+        assert!(loads > 0, "{body}");
+        assert_eq!((ahead, prefetches), (loads, loads), "{body}");
+        bodies += 1;
+    }
+    assert!(bodies > 0, "no vectorised loop in:\n{ir}");
+}
+
+#[test]
 fn golden_stage_dumps() {
     let dir = root().join("tests/dumps");
     let mut failures = Vec::new();

@@ -4,6 +4,7 @@
 
 mod glue;
 mod llvm;
+mod prefetch;
 #[cfg(test)]
 mod tests;
 
@@ -295,6 +296,9 @@ fn with_module<T>(
     module
         .run_passes(&passes, &machine, PassBuilderOptions::create())
         .map_err(|e| CodegenError(format!("LLVM optimisation failed: {e}")))?;
+    if std::env::var_os("ARRC_NO_PREFETCH").is_none() {
+        prefetch::prefetch_streams(&context, &module)?;
+    }
     f(&module, &machine)
 }
 

@@ -1,0 +1,91 @@
+//! Software prefetching of the streams of vectorised loops: an optimised
+//! LLVM module in, the same module with a prefetch `PREFETCH_BYTES` ahead
+//! of every vector load of a vectorised loop body out.
+//!
+//! Why: the hardware prefetchers of this machine's cores stop at every
+//! 4 KiB page, so a loop that reads one or two streams and computes little
+//! (a sum of squares, a dot product) waits for memory at the start of
+//! every page. Measured in hand-written C on this machine (50M `f32`,
+//! 2 threads): a sum of squares took 13.3–15.4 ms without prefetches and
+//! 9.6–10.0 ms with one per cache line 4 KiB ahead (2 KiB ahead: 10.8 ms,
+//! 16 KiB: 11 ms). A vector load of a vectorised loop (LLVM names its body
+//! `vector.body`) reads consecutive elements, iteration after iteration,
+//! so it is a stream by construction; loads that are not (gathers,
+//! invariant scalars) are not vector loads there.
+//!
+//! Prefetches never fault, so running ahead of the end of an array is
+//! harmless; the address is computed without `inbounds` for that reason.
+
+use super::CodegenError;
+use inkwell::context::Context;
+use inkwell::intrinsics::Intrinsic;
+use inkwell::module::Module;
+use inkwell::types::BasicTypeEnum;
+use inkwell::values::{BasicMetadataValueEnum, InstructionOpcode, InstructionValue};
+
+/// How far ahead of a load its prefetch reads.
+pub const PREFETCH_BYTES: u64 = 4096;
+
+/// Adds the prefetches; see the module comment.
+pub fn prefetch_streams(context: &Context, module: &Module) -> Result<(), CodegenError> {
+    let fail = |what: &str| CodegenError(format!("prefetch: {what}"));
+    let ptr = context.ptr_type(Default::default());
+    let prefetch = Intrinsic::find("llvm.prefetch")
+        .and_then(|p| p.get_declaration(module, &[BasicTypeEnum::from(ptr)]))
+        .ok_or_else(|| fail("no llvm.prefetch"))?;
+    let i8t = context.i8_type();
+    let i32t = context.i32_type();
+    // read, keep in all cache levels, data cache
+    let flags = [
+        i32t.const_int(0, false),
+        i32t.const_int(3, false),
+        i32t.const_int(1, false),
+    ];
+    let ahead = context.i64_type().const_int(PREFETCH_BYTES, false);
+    let builder = context.create_builder();
+    let mut function = module.get_first_function();
+    while let Some(f) = function {
+        function = f.get_next_function();
+        for block in f.get_basic_blocks() {
+            let is_vector_body = block
+                .get_name()
+                .to_str()
+                .is_ok_and(|n| n.starts_with("vector.body"));
+            if !is_vector_body {
+                continue;
+            }
+            let loads: Vec<InstructionValue> = instructions(block.get_first_instruction())
+                .filter(|i| i.get_opcode() == InstructionOpcode::Load && loads_vector(i))
+                .collect();
+            for load in loads {
+                let Some(address) = load.get_operand(0).and_then(|o| o.value()) else {
+                    continue;
+                };
+                builder.position_before(&load);
+                // SAFETY: a plain (not `inbounds`) byte offset from a pointer
+                // is defined for any offset; it is only prefetched.
+                let target = unsafe {
+                    builder.build_gep(i8t, address.into_pointer_value(), &[ahead], "ahead")
+                }
+                .map_err(|e| fail(&e.to_string()))?;
+                let args: Vec<BasicMetadataValueEnum> = std::iter::once(target.into())
+                    .chain(flags.iter().map(|&f| f.into()))
+                    .collect();
+                builder
+                    .build_call(prefetch, &args, "")
+                    .map_err(|e| fail(&e.to_string()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn instructions<'ctx>(
+    first: Option<InstructionValue<'ctx>>,
+) -> impl Iterator<Item = InstructionValue<'ctx>> {
+    std::iter::successors(first, |i| i.get_next_instruction())
+}
+
+fn loads_vector(load: &InstructionValue) -> bool {
+    load.get_type().is_vector_type()
+}
