@@ -184,6 +184,46 @@ fn vectorised_streams_are_prefetched_a_page_ahead() {
 }
 
 #[test]
+fn fast_math_contracts_multiply_adds_and_keeps_nan_and_infinity() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("fm.arr");
+    std::fs::write(
+        &src,
+        "-- ==\n\
+         -- input { [1.0f32, 0.0f32, 2.0f32] [0.0f32, 0.0f32, 4.0f32] }\n\
+         -- output { [f32.inf, 0.0f32, 0.5f32] [false, true, false] 5.0f32 }\n\
+         entry main (xs: []f32) (ys: []f32) : ([]f32, []bool, f32) =\n  \
+         let q = map2 (/) xs ys\n  \
+         in (map (\\x -> if f32.isnan x then 0.0f32 else x) q, map f32.isnan q,\n      \
+         reduce (+) 0.0f32 (map2 (*) xs xs))\n",
+    )
+    .unwrap();
+    let asm = |fast: bool| {
+        let mut cmd = arrc();
+        cmd.args(["build", "-O3", "--cpu", "x86-64-v3", "--emit", "asm"]);
+        if fast {
+            cmd.arg("--fast-math");
+        }
+        let out = cmd.arg(&src).output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(asm(true).contains("vfmadd"), "no FMA with --fast-math");
+    assert!(!asm(false).contains("vfmadd"), "FMA without --fast-math");
+    let out = arrc()
+        .args(["test", "-O3", "--fast-math"])
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
 fn golden_stage_dumps() {
     let dir = root().join("tests/dumps");
     let mut failures = Vec::new();

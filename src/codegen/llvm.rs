@@ -26,7 +26,8 @@ use inkwell::intrinsics::Intrinsic;
 use inkwell::module::{Linkage, Module};
 use inkwell::types::{BasicMetadataTypeEnum, BasicTypeEnum, FloatType, IntType};
 use inkwell::values::{
-    BasicMetadataValueEnum, BasicValueEnum, FloatValue, FunctionValue, IntValue, PointerValue,
+    BasicMetadataValueEnum, BasicValueEnum, FastMathFlags, FloatValue, FunctionValue, IntValue,
+    PointerValue,
 };
 use inkwell::{AddressSpace, FloatPredicate, IntPredicate};
 use std::collections::{HashMap, HashSet};
@@ -96,6 +97,8 @@ pub(super) struct Gen<'ctx, 'p> {
     nests: usize,
     /// `--count-traffic`: instrument memory accesses (see `traffic`).
     count_traffic: bool,
+    /// `--fast-math` (see `allow_float_rewrites`).
+    fast_math: bool,
     /// The current entry's cluster reduction results, when counting.
     traffic_scalars: HashSet<VarId>,
     /// While generating a scan's totals function: no traffic counting.
@@ -122,6 +125,7 @@ pub(super) fn build<'ctx>(
     ctx: &'ctx Context,
     program: &Program,
     count_traffic: bool,
+    fast_math: bool,
 ) -> Res<Module<'ctx>> {
     let mut gen = Gen {
         ctx,
@@ -132,6 +136,7 @@ pub(super) fn build<'ctx>(
         prefix: String::new(),
         nests: 0,
         count_traffic,
+        fast_math,
         traffic_scalars: HashSet::new(),
         counting_suppressed: false,
         atomic_bin: None,
@@ -148,6 +153,30 @@ pub(super) fn build<'ctx>(
         .verify()
         .map_err(|e| CodegenError(format!("invalid LLVM module: {e}")))?;
     Ok(gen.module)
+}
+
+/// `--fast-math` on one of the program's own float operations: LLVM may
+/// reassociate it, contract a multiply and an add into a fused
+/// multiply-add, divide by a reciprocal and ignore the sign of zero. It
+/// may not assume away NaN or infinity, so `isnan`, `isinf` and `f32.inf`
+/// keep their meaning; the vectorised math functions (`vmath`) are built
+/// apart and keep their documented accuracy.
+fn allow_float_rewrites(value: BasicValueEnum) -> Res<()> {
+    let Some(inst) = inkwell::values::BasicValue::as_instruction_value(&value) else {
+        return Ok(());
+    };
+    if !inst.can_use_fast_math_flags() {
+        return Ok(());
+    }
+    let rewrites = FastMathFlags::AllowReassoc
+        | FastMathFlags::AllowContract
+        | FastMathFlags::AllowReciprocal
+        | FastMathFlags::NoSignedZeros;
+    let flags = inst
+        .get_fast_math_flags()
+        .map_err(|e| CodegenError(format!("fast-math flags: {e}")))?;
+    inst.set_fast_math_flags(flags | rewrites)
+        .map_err(|e| CodegenError(format!("fast-math flags: {e}")))
 }
 
 /// The symbol of entry point number `k`.
@@ -564,6 +593,9 @@ impl<'ctx> Gen<'ctx, '_> {
             Stmt::Let { var, exp, loc } => {
                 let (v, t) = self.exp(fr, exp, *loc)?;
                 self.reassociate_reduction_step(var.id, exp, v)?;
+                if self.fast_math {
+                    allow_float_rewrites(v)?;
+                }
                 fr.vals.insert(var.id, Val::Scalar(v, t));
             }
             Stmt::Alloc { var, shape } => {

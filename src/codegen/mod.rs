@@ -74,6 +74,10 @@ pub struct CodegenOptions {
     /// `traffic: reads=R writes=W` (language contract, section 9).
     pub count_traffic: bool,
     pub cpu: Cpu,
+    /// `--fast-math`: the program's float operations may be reassociated,
+    /// contracted into fused multiply-adds and divided by reciprocals, and
+    /// the sign of zero may be ignored (see `llvm::Gen::allow_float_rewrites`).
+    pub fast_math: bool,
 }
 
 impl Default for CodegenOptions {
@@ -83,6 +87,7 @@ impl Default for CodegenOptions {
             target: Target::X86_64,
             count_traffic: false,
             cpu: Cpu::Native,
+            fast_math: false,
         }
     }
 }
@@ -286,7 +291,7 @@ fn with_module<T>(
     loopy::check(program).map_err(CodegenError)?;
     let machine = host_machine(opts.opt_level, opts.cpu)?;
     let context = Context::create();
-    let module = llvm::build(&context, program, opts.count_traffic)?;
+    let module = llvm::build(&context, program, opts.count_traffic, opts.fast_math)?;
     if opts.cpu.has_avx512() {
         prefer_512_bit_vectors(&context, &module);
     }

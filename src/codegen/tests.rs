@@ -146,6 +146,7 @@ fn run_at(p: &crate::fusion::ast::FusedProgram, level: u8, args: &[&str]) -> Run
         target: Target::X86_64,
         count_traffic: false,
         cpu: super::Cpu::Native,
+        fast_math: false,
     };
     let h = crate::runtime::RUNTIME_H;
     let runtime = format!("{TEST_RUNTIME}{}", crate::runtime::RUNTIME_PARALLEL_C);
@@ -218,6 +219,7 @@ fn vertical_map_reduce_computes_the_sum() {
         target: Target::X86_64,
         count_traffic: false,
         cpu: super::Cpu::Native,
+        fast_math: false,
     };
     let ir = emit_llvm(&l, &opts).expect("llvm");
     let bodies = ir
@@ -480,6 +482,7 @@ fn f32_math_and_round_half_even() {
             target: Target::X86_64,
             count_traffic: false,
             cpu: super::Cpu::Native,
+            fast_math: false,
         },
     )
     .expect("llvm");
@@ -561,6 +564,7 @@ fn returned_parameter_is_copied_and_nvptx_is_refused() {
         target: Target::NvPtx,
         count_traffic: false,
         cpu: super::Cpu::Native,
+        fast_math: false,
     };
     assert!(emit_llvm(&lower(&p), &opts).is_err());
 }

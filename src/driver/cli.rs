@@ -72,7 +72,8 @@ pub struct CompileArgs {
     /// large body is solved in) before keeping the greedy clustering.
     #[arg(long = "fusion-time-limit", default_value_t = 2.0)]
     pub fusion_time_limit: f64,
-    /// Allow float rewrites that can change results (reassociation, `x*0`).
+    /// Allow float rewrites that can change results: reassociation,
+    /// `x*0`, fused multiply-adds, reciprocals (NaN and infinity still hold).
     #[arg(long = "fast-math")]
     pub fast_math: bool,
     /// ILP solver for `--fusion ilp` (`cbc` needs arrc built with the `cbc` feature).
@@ -207,6 +208,7 @@ impl CompileArgs {
                     CpuArg::X86_64V3 => Cpu::Level(3),
                     CpuArg::X86_64V4 => Cpu::Level(4),
                 },
+                fast_math: self.fast_math,
             },
         }
     }
