@@ -76,7 +76,7 @@ pub struct CodegenOptions {
     pub cpu: Cpu,
     /// `--fast-math`: the program's float operations may be reassociated,
     /// contracted into fused multiply-adds and divided by reciprocals, and
-    /// the sign of zero may be ignored (see `llvm::Gen::allow_float_rewrites`).
+    /// the sign of zero may be ignored (see `llvm::allow_float_rewrites`).
     pub fast_math: bool,
 }
 

@@ -7,8 +7,8 @@
 //! (a sum of squares, a dot product) waits for memory at the start of
 //! every page. Measured in hand-written C on this machine (50M `f32`,
 //! 2 threads): a sum of squares took 13.3–15.4 ms without prefetches and
-//! 9.6–10.0 ms with one per cache line 4 KiB ahead (2 KiB ahead: 10.8 ms,
-//! 16 KiB: 11 ms). A vector load of a vectorised loop (LLVM names its body
+//! 9.6–9.9 ms with one per cache line 4 KiB ahead (1 KiB ahead: 10.8–11.0
+//! ms, 8 KiB: 9.8–10.0, 32 KiB: 11.0–11.3). A vector load of a vectorised loop (LLVM names its body
 //! `vector.body`) reads consecutive elements, iteration after iteration,
 //! so it is a stream by construction; loads that are not (gathers,
 //! invariant scalars) are not vector loads there.
