@@ -2,6 +2,7 @@
 //! per fusion cluster, target-neutral.
 
 pub mod block;
+pub mod bounds;
 pub mod check;
 pub mod generators;
 pub mod hoist;

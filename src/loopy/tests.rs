@@ -679,3 +679,23 @@ fn transposes_run_in_tiles_and_row_walks_do_not() {
     assert!(i_in_tile < read, "{text}");
     assert!(text.contains("quot tile_index"), "{text}");
 }
+
+#[test]
+fn checks_proven_by_loop_bounds_are_dropped() {
+    let text = print_program(&lowered_source(
+        "entry main [r] [c] (m: [r][c]f32) (n: i64) : ([c][r]f32, []f32) =\n  \
+         (map (\\i -> map (\\j -> m[j][i]) (iota r)) (iota c),\n   \
+         map (\\j -> m[j][0]) (iota n))\n",
+    ));
+    let checked = |line: &str| line.contains(" @");
+    let accesses: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("row elem") || l.contains("read elem"))
+        .collect();
+    // m[j][i] over j < r and i < c: a row and a read, neither checked;
+    // m[j][0] over j < n: the row keeps its check, and the read of
+    // element 0 of a row of unknown length keeps its own.
+    assert_eq!(accesses.len(), 4, "{text}");
+    assert!(!checked(accesses[0]) && !checked(accesses[1]), "{text}");
+    assert!(checked(accesses[2]) && checked(accesses[3]), "{text}");
+}

@@ -1,15 +1,15 @@
 //! Cache tiling of transposing map nests: a pass over lowered functions
 //! that runs a parallel map `O` over `i` whose body is a map `J` over `j`
 //! in tiles of `TILE` x `TILE` iterations when the body walks an array
-//! across its rows, at `[.., j, .., i]`.
+//! across its rows, at `[.., j, .., i]` (directly, or through rows).
 //!
 //! In (the shape of `transpose`, `bt[i, j] = b[j, i]`):
 //!
 //! ```text
 //! loop map i < wi          -- O: nothing carried
-//!   P                      -- lets that cannot fail
+//!   P                      -- lets that cannot fail, unchecked rows
 //!   loop map j < wj        -- J: nothing carried, wj invariant in O
-//!     body                 -- lets that cannot fail, unchecked reads, writes
+//!     body                 -- P's kind, unchecked reads, writes
 //! ```
 //!
 //! Out (`ni = ceil(wi / TILE)`, `nj = ceil(wj / TILE)`):
@@ -45,7 +45,14 @@ use super::block::{
 };
 use super::ir::{Function, LoopNest, Stmt};
 use crate::core::ir::{Atom, BinOp, VarId};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+
+fn defined(stmt: &Stmt) -> Option<VarId> {
+    match stmt {
+        Stmt::Let { var, .. } | Stmt::Row { var, .. } => Some(var.id),
+        _ => None,
+    }
+}
 
 /// Iterations of `i` and of `j` per tile.
 pub const TILE: usize = 16;
@@ -64,34 +71,54 @@ fn matches(o: &LoopNest) -> Option<(&[Stmt], &LoopNest)> {
     let (Stmt::Loop(j), p) = o.body.split_last()? else {
         return None;
     };
-    let cheap_let = |s: &Stmt| matches!(s, Stmt::Let { exp, .. } if !exp.may_fail());
-    if !only_maps(j) || !p.iter().all(cheap_let) {
+    let cheap = |s: &Stmt| match s {
+        Stmt::Let { exp, .. } => !exp.may_fail(),
+        Stmt::Row { check, .. } => check.is_none(),
+        _ => false,
+    };
+    if !only_maps(j) || !p.iter().all(cheap) {
         return None;
     }
-    let mut defined_in_o: HashSet<VarId> = p
-        .iter()
-        .filter_map(|s| match s {
-            Stmt::Let { var, .. } => Some(var.id),
-            _ => None,
-        })
-        .collect();
+    let mut defined_in_o: HashSet<VarId> = p.iter().filter_map(defined).collect();
     defined_in_o.insert(o.index.id);
     if matches!(j.width, Atom::Var(w) if defined_in_o.contains(&w)) {
         return None;
     }
     let simple = j.body.iter().all(|s| match s {
-        Stmt::Let { exp, .. } => !exp.may_fail(),
         Stmt::Read { check, .. } => check.is_none(),
         Stmt::Write { .. } => true,
-        _ => false,
+        _ => cheap(s),
     });
+    // Rows of P and J, so that an access through a row is seen with the
+    // whole index into the array it is a row of.
+    let mut rows: HashMap<VarId, (VarId, Vec<Atom>)> = HashMap::new();
+    for s in p.iter().chain(&j.body) {
+        if let Stmt::Row {
+            var, array, index, ..
+        } = s
+        {
+            let (base, mut full) = rows.get(array).cloned().unwrap_or((*array, Vec::new()));
+            full.extend(index.iter().copied());
+            rows.insert(var.id, (base, full));
+        }
+    }
+    let whole_index = |array: &VarId, index: &[Atom]| {
+        let mut full = rows
+            .get(array)
+            .map(|(_, prefix)| prefix.clone())
+            .unwrap_or_default();
+        full.extend(index.iter().copied());
+        full
+    };
     let (i, jv) = (Atom::Var(o.index.id), Atom::Var(j.index.id));
     let across_rows = |index: &[Atom]| match index.split_last() {
         Some((last, before)) => *last == i && before.contains(&jv),
         None => false,
     };
     let transposing = j.body.iter().any(|s| match s {
-        Stmt::Read { index, .. } | Stmt::Write { index, .. } => across_rows(index),
+        Stmt::Read { array, index, .. } | Stmt::Write { array, index, .. } => {
+            across_rows(&whole_index(array, index))
+        }
         _ => false,
     });
     (simple && transposing).then_some((p, j))

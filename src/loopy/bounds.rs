@@ -1,0 +1,125 @@
+//! Bounds checks that loop bounds prove: a pass over lowered functions that
+//! drops the check of a read or row when every index is either the index
+//! of an enclosing loop (a nest, or a sequential `for`) whose bound is that
+//! very dimension of the array (the same size variable), or a constant
+//! inside a constant dimension.
+//!
+//! Why: indexing written in the source (`m[j][i]` in maps over `iota`) is
+//! lowered with checks, since the lowering does not relate the index to
+//! the loop. A checked read costs a compare per access, and it keeps
+//! `loopy::block` and `loopy::tile` away, which only reorder iterations
+//! that cannot fail. A loop index runs over `0..bound` and a size
+//! variable is defined once, so the same variable as bound and as
+//! dimension proves the index in range.
+
+use super::ir::{Block, Function, LoopNest, SeqForm, Stmt};
+use crate::core::ir::{Atom, VarId};
+use crate::types::Const;
+use std::collections::HashMap;
+
+/// Drops the checks that loop bounds prove; see the module comment.
+pub fn drop_proven_checks(f: &mut Function) {
+    let mut facts = Facts::default();
+    for p in &f.params {
+        let dims = p.shape.iter().map(|d| Atom::Var(d.id)).collect();
+        facts.shapes.insert(p.var.id, dims);
+    }
+    facts.block(&mut f.body);
+}
+
+#[derive(Default)]
+struct Facts {
+    /// The dimensions of the arrays whose shape is known.
+    shapes: HashMap<VarId, Vec<Atom>>,
+    /// Loop indices and the bound each runs below (from 0).
+    bounds: HashMap<VarId, Atom>,
+}
+
+impl Facts {
+    fn in_range(&self, array: VarId, index: &[Atom]) -> bool {
+        let Some(shape) = self.shapes.get(&array) else {
+            return false;
+        };
+        index.len() <= shape.len()
+            && index.iter().zip(shape).all(|(i, dim)| match (i, dim) {
+                (Atom::Var(v), _) => self.bounds.get(v) == Some(dim),
+                (Atom::Const(Const::I64(c)), Atom::Const(Const::I64(n))) => (0..*n).contains(c),
+                _ => false,
+            })
+    }
+
+    fn block(&mut self, stmts: &mut Block) {
+        for stmt in stmts {
+            match stmt {
+                Stmt::Read {
+                    array,
+                    index,
+                    check,
+                    ..
+                } if self.in_range(*array, index) => *check = None,
+                Stmt::Row {
+                    var,
+                    array,
+                    index,
+                    check,
+                } => {
+                    if self.in_range(*array, index) {
+                        *check = None;
+                    }
+                    if let Some(rest) = self.shapes.get(array).and_then(|s| s.get(index.len()..)) {
+                        self.shapes.insert(var.id, rest.to_vec());
+                    }
+                }
+                Stmt::Alloc { var, shape } | Stmt::View { var, shape, .. } => {
+                    self.shapes.insert(var.id, shape.clone());
+                }
+                Stmt::InPlace { var, array } => {
+                    if let Some(shape) = self.shapes.get(array).cloned() {
+                        self.shapes.insert(var.id, shape);
+                    }
+                }
+                Stmt::If {
+                    then_block,
+                    else_block,
+                    ..
+                } => {
+                    self.block(then_block);
+                    self.block(else_block);
+                }
+                Stmt::SeqLoop(lp) => {
+                    for p in &lp.params {
+                        let dims = p.shape.iter().map(|d| Atom::Var(d.id)).collect();
+                        self.shapes.insert(p.var.id, dims);
+                    }
+                    match &mut lp.form {
+                        SeqForm::For { index, bound } => {
+                            self.bounds.insert(index.id, *bound);
+                        }
+                        SeqForm::While { cond, .. } => self.block(cond),
+                    }
+                    self.block(&mut lp.body);
+                    for r in &lp.results {
+                        let dims = r.shape.iter().map(|d| Atom::Var(d.id)).collect();
+                        self.shapes.insert(r.var.id, dims);
+                    }
+                }
+                Stmt::Loop(nest) => self.nest(nest),
+                _ => {}
+            }
+        }
+    }
+
+    fn nest(&mut self, nest: &mut LoopNest) {
+        self.bounds.insert(nest.index.id, nest.width);
+        self.block(&mut nest.body);
+        for r in &mut nest.reductions {
+            self.block(&mut r.op.body);
+        }
+        for s in &mut nest.scans {
+            self.block(&mut s.op.body);
+        }
+        for h in &mut nest.hists {
+            self.block(&mut h.op.body);
+        }
+    }
+}
