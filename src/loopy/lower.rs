@@ -1237,6 +1237,16 @@ impl Lowerer {
             let n = self.binop("n", BinOp::Sub, end, start, out);
             return n;
         }
+        if let Atom::Const(Const::I64(s)) = stride {
+            if s != 0 {
+                // The same count with the stride's sign known: no select and
+                // no division that could fail, so the count can be copied
+                // out of a loop body (see `invariant_copy`).
+                let diff = self.binop("diff", BinOp::Sub, end, start, out);
+                let num = self.binop("num", BinOp::Add, diff, i64c(s - s.signum()), out);
+                return self.binop("n", BinOp::Quot, num, stride, out);
+            }
+        }
         let pos = self.binop("pos", BinOp::Gt, stride, i64c(0), out);
         let neg = self.binop("neg", BinOp::Lt, stride, i64c(0), out);
         let pos = self.let_(
