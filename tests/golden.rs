@@ -124,24 +124,29 @@ fn compiled_programs_are_valgrind_clean() {
     assert!(out.status.success(), "{stdout}");
 }
 
+/// `arrc build ARGS FILE` on `source` written to a temporary file: what it
+/// prints, after checking that it succeeded.
+fn emitted(source: &str, args: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("prog.arr");
+    std::fs::write(&src, source).unwrap();
+    let out = arrc().arg("build").args(args).arg(&src).output().unwrap();
+    assert!(
+        out.status.success(),
+        "arrc build {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// The loop of a saxpy-like map is vectorised (AVX2 vectors of 8 floats at
 /// `--cpu x86-64-v3`; the native CPU may use wider ones).
 #[test]
 fn saxpy_loop_is_vectorised() {
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("saxpy.arr");
-    std::fs::write(
-        &src,
+    let ir = emitted(
         "entry main (a: f32) (xs: []f32) (ys: []f32) : []f32 =\n  map2 (\\x y -> a * x + y) xs ys\n",
-    )
-    .unwrap();
-    let out = arrc()
-        .args(["build", "-O3", "--cpu", "x86-64-v3", "--emit", "llvm"])
-        .arg(&src)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let ir = String::from_utf8_lossy(&out.stdout);
+        &["-O3", "--cpu", "x86-64-v3", "--emit", "llvm"],
+    );
     let vector_ops = ir
         .lines()
         .filter(|l| l.contains("<8 x float>") && (l.contains("fmul") || l.contains("fma")))
@@ -151,20 +156,10 @@ fn saxpy_loop_is_vectorised() {
 
 #[test]
 fn vectorised_streams_are_prefetched_a_page_ahead() {
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("sumsq.arr");
-    std::fs::write(
-        &src,
+    let ir = emitted(
         "entry main (xs: []f32) : f64 =\n  reduce (+) 0.0 (map (\\x -> f64.f32 x * f64.f32 x) xs)\n",
-    )
-    .unwrap();
-    let out = arrc()
-        .args(["build", "-O3", "--cpu", "x86-64-v3", "--emit", "llvm"])
-        .arg(&src)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let ir = String::from_utf8_lossy(&out.stdout);
+        &["-O3", "--cpu", "x86-64-v3", "--emit", "llvm"],
+    );
     // In every vectorised loop body, one prefetch 4096 bytes ahead per
     // vector load.
     let mut bodies = 0;
@@ -185,31 +180,25 @@ fn vectorised_streams_are_prefetched_a_page_ahead() {
 
 #[test]
 fn fast_math_contracts_multiply_adds_and_keeps_nan_and_infinity() {
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("fm.arr");
-    std::fs::write(
-        &src,
-        "-- ==\n\
+    let source = "-- ==\n\
          -- input { [1.0f32, 0.0f32, 2.0f32] [0.0f32, 0.0f32, 4.0f32] }\n\
          -- output { [f32.inf, 0.0f32, 0.5f32] [false, true, false] 5.0f32 }\n\
          entry main (xs: []f32) (ys: []f32) : ([]f32, []bool, f32) =\n  \
          let q = map2 (/) xs ys\n  \
          in (map (\\x -> if f32.isnan x then 0.0f32 else x) q, map f32.isnan q,\n      \
-         reduce (+) 0.0f32 (map2 (*) xs xs))\n",
-    )
-    .unwrap();
+         reduce (+) 0.0f32 (map2 (*) xs xs))\n";
     let asm = |fast: bool| {
-        let mut cmd = arrc();
-        cmd.args(["build", "-O3", "--cpu", "x86-64-v3", "--emit", "asm"]);
+        let mut args = vec!["-O3", "--cpu", "x86-64-v3", "--emit", "asm"];
         if fast {
-            cmd.arg("--fast-math");
+            args.push("--fast-math");
         }
-        let out = cmd.arg(&src).output().unwrap();
-        assert!(out.status.success());
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        emitted(source, &args)
     };
     assert!(asm(true).contains("vfmadd"), "no FMA with --fast-math");
     assert!(!asm(false).contains("vfmadd"), "FMA without --fast-math");
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("fm.arr");
+    std::fs::write(&src, source).unwrap();
     let out = arrc()
         .args(["test", "-O3", "--fast-math"])
         .arg(&src)

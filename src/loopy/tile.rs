@@ -128,20 +128,10 @@ fn tiled(o: &LoopNest, fresh: &mut Fresh) -> Option<Vec<Stmt>> {
     let (p, j) = matches(o)?;
     let mut out = Vec::new();
     let tile = i64c(TILE);
-    let ni = ceil_quot(
-        o.width,
-        tile,
-        &format!("{}_tiles", o.index.name),
-        fresh,
-        &mut out,
-    );
-    let nj = ceil_quot(
-        j.width,
-        tile,
-        &format!("{}_tiles", j.index.name),
-        fresh,
-        &mut out,
-    );
+    let [ni, nj] = [o, j].map(|nest| {
+        let name = format!("{}_tiles", nest.index.name);
+        ceil_quot(nest.width, tile, &name, fresh, &mut out)
+    });
     let all = fresh.var("tiles", I64);
     let_bin(&mut out, &all, BinOp::Mul, var(&ni), var(&nj));
 
