@@ -13,7 +13,7 @@
 //! dimension proves the index in range.
 
 use super::ir::{Block, Function, LoopNest, SeqForm, Stmt};
-use crate::core::ir::{Atom, VarId};
+use crate::core::ir::{Atom, Var, VarId};
 use crate::types::Const;
 use std::collections::HashMap;
 
@@ -21,8 +21,7 @@ use std::collections::HashMap;
 pub fn drop_proven_checks(f: &mut Function) {
     let mut facts = Facts::default();
     for p in &f.params {
-        let dims = p.shape.iter().map(|d| Atom::Var(d.id)).collect();
-        facts.shapes.insert(p.var.id, dims);
+        facts.shape_of(&p.var, &p.shape);
     }
     facts.block(&mut f.body);
 }
@@ -36,6 +35,12 @@ struct Facts {
 }
 
 impl Facts {
+    /// `array` has one dimension per variable of `shape`.
+    fn shape_of(&mut self, array: &Var, shape: &[Var]) {
+        let dims = shape.iter().map(|d| Atom::Var(d.id)).collect();
+        self.shapes.insert(array.id, dims);
+    }
+
     fn in_range(&self, array: VarId, index: &[Atom]) -> bool {
         let Some(shape) = self.shapes.get(&array) else {
             return false;
@@ -88,8 +93,7 @@ impl Facts {
                 }
                 Stmt::SeqLoop(lp) => {
                     for p in &lp.params {
-                        let dims = p.shape.iter().map(|d| Atom::Var(d.id)).collect();
-                        self.shapes.insert(p.var.id, dims);
+                        self.shape_of(&p.var, &p.shape);
                     }
                     match &mut lp.form {
                         SeqForm::For { index, bound } => {
@@ -99,8 +103,7 @@ impl Facts {
                     }
                     self.block(&mut lp.body);
                     for r in &lp.results {
-                        let dims = r.shape.iter().map(|d| Atom::Var(d.id)).collect();
-                        self.shapes.insert(r.var.id, dims);
+                        self.shape_of(&r.var, &r.shape);
                     }
                 }
                 Stmt::Loop(nest) => self.nest(nest),

@@ -71,67 +71,6 @@ pub fn lower(program: &FusedProgram) -> Program {
 
 const I64: Type = Type::Scalar(ScalarType::I64);
 
-/// `atom` as seen from `out`, the block around the nest whose `body` is
-/// being built. A row's size computed in the body (`take k r`, `r[1:3]`:
-/// the slice's length) is needed outside, where the result array is
-/// allocated: when it is a chain of lets over values from outside that
-/// cannot fail, the chain is copied into `out` under fresh names (`copies`
-/// maps body variables to their copies). Anything else is returned as it
-/// is: a size that changes from row to row cannot be allocated in advance,
-/// and the lint reports its use outside the body.
-fn invariant_copy(
-    atom: Atom,
-    body: &Block,
-    copies: &mut HashMap<VarId, Atom>,
-    next_id: &mut u32,
-    out: &mut Block,
-) -> Atom {
-    let Atom::Var(v) = atom else { return atom };
-    if let Some(copy) = copies.get(&v) {
-        return *copy;
-    }
-    let mut uses = std::collections::BTreeSet::new();
-    let mut defs = HashSet::new();
-    super::ir::block_vars(body, &mut uses, &mut defs);
-    if !defs.contains(&v) {
-        return atom;
-    }
-    let Some((var, exp, loc)) = body.iter().find_map(|s| match s {
-        Stmt::Let { var, exp, loc } if var.id == v && !exp.may_fail() => Some((var, exp, *loc)),
-        _ => None,
-    }) else {
-        return atom;
-    };
-    let mut operand = |a: &Atom| {
-        let copied = invariant_copy(*a, body, copies, next_id, out);
-        let local = matches!(copied, Atom::Var(c) if defs.contains(&c));
-        (!local).then_some(copied)
-    };
-    let exp = match exp {
-        ScalarExp::Atom(a) => operand(a).map(ScalarExp::Atom),
-        ScalarExp::UnOp(op, a) => operand(a).map(|a| ScalarExp::UnOp(*op, a)),
-        ScalarExp::Convert(t, a) => operand(a).map(|a| ScalarExp::Convert(*t, a)),
-        ScalarExp::BinOp(op, a, b) => match (operand(a), operand(b)) {
-            (Some(a), Some(b)) => Some(ScalarExp::BinOp(*op, a, b)),
-            _ => None,
-        },
-    };
-    let Some(exp) = exp else { return atom };
-    let copy = Var {
-        id: VarId(*next_id),
-        name: var.name.clone(),
-        ty: var.ty,
-    };
-    *next_id += 1;
-    out.push(Stmt::Let {
-        var: copy.clone(),
-        exp,
-        loc,
-    });
-    copies.insert(v, Atom::Var(copy.id));
-    Atom::Var(copy.id)
-}
-
 fn i64c(v: i64) -> Atom {
     Atom::Const(Const::I64(v))
 }
@@ -2018,19 +1957,72 @@ impl Lowerer {
     ) -> VarId {
         let var = self.bind(p);
         let mut shape = vec![*width];
+        let mut uses = std::collections::BTreeSet::new();
+        let mut defined = HashSet::new();
+        super::ir::block_vars(body, &mut uses, &mut defined);
         let mut copies = HashMap::new();
         for dim in self.shape(&value) {
-            shape.push(invariant_copy(
-                dim,
-                body,
-                &mut copies,
-                &mut self.next_id,
-                out,
-            ));
+            shape.push(self.invariant_copy(dim, body, &defined, &mut copies, out));
         }
         self.alloc_outside(&var, shape, out);
         body.push(self.store(var.id, vec![at], value));
         var.id
+    }
+
+    /// `atom` as seen from `out`, the block around the nest whose `body`
+    /// (defining `defined`) is being built. A row's size computed in the
+    /// body (`take k r`, `r[1:3]`: the slice's length) is needed outside,
+    /// where the result array is allocated: when it is a chain of lets over
+    /// values from outside that cannot fail, the chain is copied into `out`
+    /// under fresh names (`copies` maps body variables to their copies).
+    /// Anything else is returned as it is: a size that changes from row to
+    /// row cannot be allocated in advance, and the lint reports its use
+    /// outside the body.
+    fn invariant_copy(
+        &mut self,
+        atom: Atom,
+        body: &Block,
+        defined: &HashSet<VarId>,
+        copies: &mut HashMap<VarId, Atom>,
+        out: &mut Block,
+    ) -> Atom {
+        let Atom::Var(v) = atom else { return atom };
+        if !defined.contains(&v) {
+            return atom;
+        }
+        if let Some(copy) = copies.get(&v) {
+            return *copy;
+        }
+        let Some((var, exp, loc)) = body.iter().find_map(|s| match s {
+            Stmt::Let { var, exp, loc } if var.id == v && !exp.may_fail() => Some((var, exp, *loc)),
+            _ => None,
+        }) else {
+            return atom;
+        };
+        let mut operand = |a: &Atom| {
+            let copied = self.invariant_copy(*a, body, defined, copies, out);
+            let local = matches!(copied, Atom::Var(c) if defined.contains(&c));
+            (!local).then_some(copied)
+        };
+        let exp = match exp {
+            ScalarExp::Atom(a) => operand(a).map(ScalarExp::Atom),
+            ScalarExp::UnOp(op, a) => operand(a).map(|a| ScalarExp::UnOp(*op, a)),
+            ScalarExp::Convert(t, a) => operand(a).map(|a| ScalarExp::Convert(*t, a)),
+            ScalarExp::BinOp(op, a, b) => match (operand(a), operand(b)) {
+                (Some(a), Some(b)) => Some(ScalarExp::BinOp(*op, a, b)),
+                _ => None,
+            },
+        };
+        let Some(exp) = exp else { return atom };
+        let copy = self.fresh(&var.name, var.ty);
+        let id = copy.id;
+        out.push(Stmt::Let {
+            var: copy,
+            exp,
+            loc,
+        });
+        copies.insert(v, Atom::Var(id));
+        Atom::Var(id)
     }
 
     /// Reads element (or row) `at` of each of `arrays` in a nest body, after

@@ -89,24 +89,21 @@ fn matches(o: &LoopNest) -> Option<(&[Stmt], &LoopNest)> {
         Stmt::Write { .. } => true,
         _ => cheap(s),
     });
-    // Rows of P and J, so that an access through a row is seen with the
-    // whole index into the array it is a row of.
-    let mut rows: HashMap<VarId, (VarId, Vec<Atom>)> = HashMap::new();
+    // The index of each row of P and J into the array it is a row of, so
+    // that an access through a row is seen with its whole index.
+    let mut row_prefix: HashMap<VarId, Vec<Atom>> = HashMap::new();
     for s in p.iter().chain(&j.body) {
         if let Stmt::Row {
             var, array, index, ..
         } = s
         {
-            let (base, mut full) = rows.get(array).cloned().unwrap_or((*array, Vec::new()));
-            full.extend(index.iter().copied());
-            rows.insert(var.id, (base, full));
+            let mut prefix = row_prefix.get(array).cloned().unwrap_or_default();
+            prefix.extend(index.iter().copied());
+            row_prefix.insert(var.id, prefix);
         }
     }
     let whole_index = |array: &VarId, index: &[Atom]| {
-        let mut full = rows
-            .get(array)
-            .map(|(_, prefix)| prefix.clone())
-            .unwrap_or_default();
+        let mut full = row_prefix.get(array).cloned().unwrap_or_default();
         full.extend(index.iter().copied());
         full
     };
