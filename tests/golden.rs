@@ -116,6 +116,7 @@ fn compiled_programs_are_valgrind_clean() {
             "tests/programs/scatter.arr",
             "tests/programs/runtime_errors.arr",
             "tests/programs/loops.arr",
+            "tests/programs/irregular_rows.arr",
         ])
         .output()
         .expect("run arrc test");
@@ -377,11 +378,28 @@ fn malformed_input_is_reported_with_exit_code_2() {
 
 #[test]
 fn missing_file_is_one_line_and_exit_1() {
-    let out = arrc().args(["check", "no/such/file.arr"]).output().unwrap();
+    for command in ["check", "build", "run", "test", "bench"] {
+        let out = arrc().args([command, "no/such/file.arr"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "arrc {command}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "arrc {command}: {stderr}");
+        assert!(stderr.contains("no/such/file.arr"), "arrc {command}");
+    }
+    // An output path in a directory that does not exist: one line too,
+    // not the linker's report.
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("prog.arr");
+    std::fs::write(&src, "entry main (x: i32) : i32 = x\n").unwrap();
+    let out = arrc()
+        .arg("build")
+        .arg(&src)
+        .args(["-o", "no/such/dir/prog"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.contains("no/such/file.arr"));
+    assert!(stderr.contains("no/such/dir"), "{stderr}");
 }
 
 #[test]

@@ -101,14 +101,18 @@ fn arr_type(t: Type) -> String {
     format!("{{{}, {}}}", prim(t.elem()), t.rank())
 }
 
-/// Pairs of parameter dimensions that must be equal: each further use of a
-/// size parameter against its first use.
-fn size_constraints(f: &Function) -> Vec<(usize, usize, usize, usize)> {
+/// Pairs of parameter dimensions that must be equal (each further use of a
+/// size parameter against its first use), and constant dimensions (the
+/// dimension against itself and its size); -1 stands for no size.
+fn size_constraints(f: &Function) -> Vec<(usize, usize, usize, usize, i64)> {
     let mut out = Vec::new();
     for sp in &f.size_params {
         if let Some((first, rest)) = sp.uses.split_first() {
+            if let Some(k) = sp.fixed {
+                out.push((first.0, first.1, first.0, first.1, k));
+            }
             for u in rest {
-                out.push((first.0, first.1, u.0, u.1));
+                out.push((first.0, first.1, u.0, u.1, -1));
             }
         }
     }
@@ -176,7 +180,7 @@ fn entry(out: &mut String, k: usize, f: &Function) {
     if !sizes.is_empty() {
         let items: Vec<String> = sizes
             .iter()
-            .map(|(pa, da, pb, db)| format!("{{{pa}, {da}, {pb}, {db}}}"))
+            .map(|(pa, da, pb, db, k)| format!("{{{pa}, {da}, {pb}, {db}, {k}}}"))
             .collect();
         let _ = writeln!(
             out,

@@ -755,6 +755,14 @@ impl<'ctx> Gen<'ctx, '_> {
                 let bad = self.builder.build_not(c, "")?;
                 self.trap_if(fr, bad, "arr_fail_assert", &[], *loc)?;
             }
+            Stmt::SizeCheck { size, loc } => {
+                let n = self.int(fr, size)?;
+                let zero = self.const_i64(0);
+                let bad = self
+                    .builder
+                    .build_int_compare(IntPredicate::SLT, n, zero, "")?;
+                self.trap_if(fr, bad, "arr_fail_negative_size", &[n.into()], *loc)?;
+            }
             Stmt::BoundsCheck { array, index, loc } => {
                 let (_, _, shape) = self.array(fr, *array)?;
                 self.checked_index(fr, &shape, index, Some(*loc))?;
@@ -815,12 +823,12 @@ impl<'ctx> Gen<'ctx, '_> {
         let (start, end, stride, count, len) = (start?, end?, stride?, count?, len?);
         let b = &self.builder;
         let zero = self.const_i64(0);
-        let one = self.const_i64(1);
         let minus_one = self.const_i64(-1);
         let cmp = |p, x, y| b.build_int_compare(p, x, y, "");
         let nonzero = cmp(IntPredicate::NE, stride, zero)?;
         let empty = cmp(IntPredicate::EQ, count, zero)?;
         let backwards = cmp(IntPredicate::SLT, stride, zero)?;
+        let one = self.const_i64(1);
         let m = b.build_int_sub(count, one, "")?;
         let steps = b.build_int_mul(m, stride, "")?;
         let last = b.build_int_add(start, steps, "")?;
@@ -832,7 +840,10 @@ impl<'ctx> Gen<'ctx, '_> {
         let fwd = b.build_and(b.build_and(f1, f2, "")?, last_ok, "")?;
         let b1 = cmp(IntPredicate::SLE, minus_one, end)?;
         let b2 = cmp(IntPredicate::SLE, end, start)?;
+        // Backwards, the first element is the largest index.
+        let b3 = cmp(IntPredicate::SLT, start, len)?;
         let bwd = b.build_and(b.build_and(b1, b2, "")?, last_ok, "")?;
+        let bwd = b.build_and(bwd, b3, "")?;
         let dir_ok = b.build_select(backwards, bwd, fwd, "")?.into_int_value();
         let fine = b.build_or(empty, dir_ok, "")?;
         let ok = b.build_and(nonzero, fine, "")?;

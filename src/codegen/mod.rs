@@ -192,6 +192,15 @@ fn link_object_with_runtime(
     runtime_c: &str,
     runtime_h: &str,
 ) -> Result<(), CodegenError> {
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        if !parent.is_dir() {
+            return Err(CodegenError(format!(
+                "cannot write `{}`: `{}` is not a directory",
+                out.display(),
+                parent.display()
+            )));
+        }
+    }
     let io = |e: std::io::Error| CodegenError(format!("cannot write build files: {e}"));
     let dir = tempfile::tempdir().map_err(io)?;
     let path = |name: &str| dir.path().join(name);

@@ -32,6 +32,10 @@ void arr_fail_division_by_zero(const char *loc) {
     fprintf(stderr, "Error: division by zero at %s\n", loc);
     exit(1);
 }
+void arr_fail_negative_size(int64_t n, const char *loc) {
+    fprintf(stderr, "Error: negative size %" PRId64 " at %s\n", n, loc);
+    exit(1);
+}
 void arr_fail_assert(const char *loc) {
     fprintf(stderr, "Error: assertion failed at %s\n", loc);
     exit(1);
@@ -585,6 +589,7 @@ fn glue_declares_entries_and_size_constraints() {
     p.entries[0].size_params = vec![crate::core::ir::SizeParam {
         var: n,
         uses: vec![(0, 0), (1, 0)],
+        fixed: None,
     }];
     let glue = super::glue_c(&lower(&p));
     assert!(
@@ -592,7 +597,7 @@ fn glue_declares_entries_and_size_constraints() {
         "{glue}"
     );
     assert!(
-        glue.contains("static const arr_size_constraint arr_sizes_0[] = {{0, 0, 1, 0}};"),
+        glue.contains("static const arr_size_constraint arr_sizes_0[] = {{0, 0, 1, 0, -1}};"),
         "{glue}"
     );
     assert!(glue.contains("const int arr_num_entries = 1;"));

@@ -94,12 +94,17 @@ pub struct Function {
     pub ret: Vec<Type>,
 }
 
-/// `[n]` on an entry point: `var` is bound to dimension `dim` of parameter
-/// `param`; every other dimension written `n` must be equal to it.
+/// `[n]` on an entry point: `var` is bound to the first of `uses`, a
+/// dimension of a parameter (parameter index, dimension index); every other
+/// dimension written `n` must be equal to it. A constant dimension (`[3]`)
+/// is one of these too, with one use and its `fixed` size: the caller
+/// checks it like any other (bad input, not an error of the program).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SizeParam {
     pub var: Var,
     pub uses: Vec<(usize, usize)>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fixed: Option<i64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -226,6 +226,8 @@ struct Lowerer<'s> {
     /// their uses, and the index of each parameter variable.
     entry_sizes: HashMap<LocalId, usize>,
     entry_uses: Vec<Vec<(usize, usize)>>,
+    /// Constant dimensions of the entry's parameters: checked by the caller.
+    entry_fixed: Vec<SizeParam>,
     param_index: HashMap<VarId, usize>,
 }
 
@@ -239,6 +241,7 @@ impl<'s> Lowerer<'s> {
             dims: HashMap::new(),
             entry_sizes: HashMap::new(),
             entry_uses: Vec::new(),
+            entry_fixed: Vec::new(),
             param_index: HashMap::new(),
         }
     }
@@ -405,7 +408,12 @@ impl<'s> Lowerer<'s> {
             size_params: size_vars
                 .into_iter()
                 .zip(uses)
-                .map(|(var, uses)| SizeParam { var, uses })
+                .map(|(var, uses)| SizeParam {
+                    var,
+                    uses,
+                    fixed: None,
+                })
+                .chain(std::mem::take(&mut self.entry_fixed))
                 .collect(),
             body: Body {
                 stms: std::mem::take(&mut self.stms),
@@ -502,6 +510,21 @@ impl<'s> Lowerer<'s> {
         match dim {
             Dim::Any => env.clone(),
             Dim::Const(k) => {
+                if let Some(&p) = self.param_index.get(&arr) {
+                    // An entry parameter's: the caller checks it.
+                    let var = self.fresh("fixed", CType::Scalar(ScalarType::I64));
+                    self.entry_fixed.push(SizeParam {
+                        var,
+                        uses: vec![(p, depth)],
+                        fixed: Some(*k as i64),
+                    });
+                    let known = self.dims.entry(arr).or_default();
+                    if known.len() <= depth {
+                        known.resize(depth + 1, None);
+                    }
+                    known[depth] = Some(Atom::Const(Const::I64(*k as i64)));
+                    return env.clone();
+                }
                 let actual = self.size_of(arr, depth, loc);
                 self.assert_same(actual, Atom::Const(Const::I64(*k as i64)), loc);
                 env.clone()

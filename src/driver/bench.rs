@@ -36,7 +36,7 @@ pub fn run_benchmarks(
     for path in paths {
         if let Err(err) = collect_programs(path, &mut files) {
             eprintln!("Error: cannot read `{}`: {err}", path.display());
-            return 2;
+            return 1;
         }
     }
     let mut measurements = Vec::new();

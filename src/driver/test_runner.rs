@@ -21,7 +21,7 @@ pub fn run_tests(paths: &[PathBuf], options: &Options, threads: &[u32]) -> i32 {
     for path in paths {
         if let Err(err) = collect_programs(path, &mut files) {
             eprintln!("Error: cannot read `{}`: {err}", path.display());
-            return 2;
+            return 1;
         }
     }
     let mut tally = Tally::default();

@@ -416,6 +416,18 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
             }
         }
     }
+    // `assert c e` checks `c` before anything of `e` runs, so what follows
+    // an assertion stays after it (an order, not data: nothing flows).
+    for (i, stm) in body.stms.iter().enumerate() {
+        if matches!(stm.exp, Exp::Assert(_)) {
+            for later in i + 1..body.stms.len() {
+                edges.entry((i, later)).or_insert(Edge {
+                    fusible: false,
+                    vars: Vec::new(),
+                });
+            }
+        }
+    }
     for ((producer, consumer), edge) in edges {
         graph.add_edge(NodeIndex::new(producer), NodeIndex::new(consumer), edge);
     }

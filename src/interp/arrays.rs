@@ -224,7 +224,7 @@ impl Interp<'_> {
         loc: SrcLoc,
     ) -> Result<Val, RunError> {
         let a = self.array_of_rank(array, 1, loc)?;
-        let (r, c) = (self.int(rows)?, self.int(cols)?);
+        let (r, c) = (self.size(rows, loc)? as i64, self.size(cols, loc)? as i64);
         let n = a.outer();
         let product = (r as i128) * (c as i128);
         if r < 0 || c < 0 || product != n as i128 {

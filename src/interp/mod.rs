@@ -456,6 +456,15 @@ impl Interp<'_> {
                 )));
             };
             let n = dim_of(self, first)?;
+            if let Some(k) = sp.fixed.filter(|k| *k != n as i64) {
+                return Err(RunError::Argument {
+                    arg: first.0 + 1,
+                    message: format!(
+                        "size mismatch: dimension {} is {n}, but the entry point's type says {k}",
+                        first.1 + 1
+                    ),
+                });
+            }
             for &(p, d) in &sp.uses[1..] {
                 let m = dim_of(self, (p, d))?;
                 if m != n {

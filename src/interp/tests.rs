@@ -405,6 +405,7 @@ fn size_parameters_are_checked_and_bound() {
         vec![SizeParam {
             var: n,
             uses: vec![(0, 0), (1, 0)],
+            fixed: None,
         }],
         body,
         vec![sc(ScalarType::I64)],
@@ -1063,7 +1064,7 @@ fn transpose_flatten_unflatten() {
     );
     assert_eq!(
         run_err(&u, "[1, 2, 3, 4] -2 -2"),
-        "size mismatch: 4 and 4 at prog.arr:2:4"
+        "negative size -2 at prog.arr:2:4"
     );
 }
 

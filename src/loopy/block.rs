@@ -69,12 +69,14 @@
 //! `loopy::tile`).
 
 use super::ir::{
-    block_vars, Block, Carried, Compaction, Function, HistState, LoopNest, Operator, Parallelism,
-    Param, Reduction, ScalarExp, ScanState, SeqForm, SeqLoop, SeqParam, Stmt,
+    block_vars, Block, Carried, Function, LoopNest, Operator, Parallelism, Reduction, ScalarExp,
+    SeqForm, SeqLoop, Stmt,
 };
+pub(super) use super::rename::Fresh;
+use super::rename::{NameSource, Renaming};
 use crate::core::ir::{Atom, BinOp, SrcLoc, Type, Var, VarId};
 use crate::types::{Const, ScalarType};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashSet};
 
 /// Values of the outer index per block.
 pub const ROWS: usize = 4;
@@ -93,44 +95,6 @@ pub(super) const I64: Type = Type::Scalar(ScalarType::I64);
 pub fn register_block(f: &mut Function) {
     let mut fresh = Fresh::above(f);
     rewrite_nests(&mut f.body, &mut fresh, blocked);
-}
-
-/// Fresh variables, numbered above every variable of the function.
-pub(super) struct Fresh {
-    next: u32,
-}
-
-impl Fresh {
-    pub(super) fn above(f: &Function) -> Fresh {
-        let mut uses = BTreeSet::new();
-        let mut defs = HashSet::new();
-        block_vars(&f.body, &mut uses, &mut defs);
-        let mut max = 0;
-        for p in &f.params {
-            max = max.max(p.var.id.0);
-            max = p.shape.iter().fold(max, |m, d| m.max(d.id.0));
-        }
-        for sp in &f.size_params {
-            max = max.max(sp.var.id.0);
-        }
-        max = uses.iter().chain(defs.iter()).fold(max, |m, v| m.max(v.0));
-        for a in &f.results {
-            if let Atom::Var(v) = a {
-                max = max.max(v.0);
-            }
-        }
-        Fresh { next: max + 1 }
-    }
-
-    pub(super) fn var(&mut self, name: &str, ty: Type) -> Var {
-        let id = VarId(self.next);
-        self.next += 1;
-        Var {
-            id,
-            name: name.to_string(),
-            ty,
-        }
-    }
 }
 
 /// Replaces every loop nest of `stmts`, at any depth, for which `rewrite`
@@ -326,9 +290,9 @@ pub(super) fn let_bin(out: &mut Block, var: &Var, op: BinOp, a: Atom, b: Atom) {
 /// `blocks = width / factor`, `start = blocks * factor` (the first index
 /// of the remainder) and `rest = width - start`.
 fn split(width: &Atom, factor: usize, fresh: &mut Fresh, out: &mut Block) -> (Var, Var, Var) {
-    let blocks = fresh.var("blocks", I64);
-    let start = fresh.var("rest_from", I64);
-    let rest = fresh.var("rest", I64);
+    let blocks = fresh.fresh_var("blocks", I64);
+    let start = fresh.fresh_var("rest_from", I64);
+    let rest = fresh.fresh_var("rest", I64);
     let_bin(out, &blocks, BinOp::Quot, *width, i64c(factor));
     let_bin(out, &start, BinOp::Mul, Atom::Var(blocks.id), i64c(factor));
     let_bin(out, &rest, BinOp::Sub, *width, Atom::Var(start.id));
@@ -344,7 +308,7 @@ fn remainder(
     mut env: Renaming,
     fresh: &mut Fresh,
 ) -> Stmt {
-    let offset = fresh.var(&original.index.name, I64);
+    let offset = fresh.fresh_var(&original.index.name, I64);
     let index = env.def(fresh, &original.index);
     let mut body = Vec::new();
     let_bin(
@@ -372,11 +336,11 @@ fn block_indices(
     fresh: &mut Fresh,
     out: &mut Block,
 ) -> Vec<Var> {
-    let base = fresh.var(&format!("{}_block", original.name), I64);
+    let base = fresh.fresh_var(&format!("{}_block", original.name), I64);
     let_bin(out, &base, BinOp::Mul, Atom::Var(blocked.id), i64c(factor));
     (0..factor)
         .map(|n| {
-            let index = fresh.var(&original.name, I64);
+            let index = fresh.fresh_var(&original.name, I64);
             let_bin(out, &index, BinOp::Add, Atom::Var(base.id), i64c(n));
             index
         })
@@ -394,12 +358,12 @@ fn blocked(o: &LoopNest, fresh: &mut Fresh) -> Option<Vec<Stmt>> {
     let (tile, tiles) = tile_size(&shape, &group, &blocks_j, fresh, &mut out);
 
     // O'': the row blocks of group `t`.
-    let t = fresh.var(&format!("{}_groups", o.index.name), I64);
+    let t = fresh.fresh_var(&format!("{}_groups", o.index.name), I64);
     let mut o_body = Vec::new();
     let (first_i, count_i) = range_of(&t, var(&group), var(&blocks_i), fresh, &mut o_body);
 
     // Per tile of column blocks, per row block of the group: P and J'.
-    let jt = fresh.var(&format!("{}_tiles", j.index.name), I64);
+    let jt = fresh.fresh_var(&format!("{}_tiles", j.index.name), I64);
     let mut tile_body = Vec::new();
     let (first_j, count_j) = range_of(&jt, var(&tile), var(&blocks_j), fresh, &mut tile_body);
     let (g, mut g_body, row_envs) = row_block(&shape, &first_i, fresh);
@@ -426,9 +390,9 @@ fn blocked(o: &LoopNest, fresh: &mut Fresh) -> Option<Vec<Stmt>> {
 /// clamp(blocks / MIN_GROUPS, 1, GROUP)`, so that small products keep
 /// their parallelism.
 fn group_size(blocks: &Var, fresh: &mut Fresh, out: &mut Block) -> (Var, Var) {
-    let wanted = fresh.var("group_want", I64);
-    let at_least = fresh.var("group_min", I64);
-    let group = fresh.var("group", I64);
+    let wanted = fresh.fresh_var("group_want", I64);
+    let at_least = fresh.fresh_var("group_min", I64);
+    let group = fresh.fresh_var("group", I64);
     let_bin(out, &wanted, BinOp::Quot, var(blocks), i64c(MIN_GROUPS));
     let_bin(out, &at_least, BinOp::Max, var(&wanted), i64c(1));
     let_bin(out, &group, BinOp::Min, var(&at_least), i64c(GROUP));
@@ -450,13 +414,13 @@ fn tile_size(
     out: &mut Block,
 ) -> (Var, Var) {
     let per_k = COLS * j_bytes_per_step(shape).max(1);
-    let bytes = fresh.var("tile_k_bytes", I64);
-    let at_least = fresh.var("tile_k_bytes", I64);
-    let fitting = fresh.var("tile_fit", I64);
-    let fitting_1 = fresh.var("tile_fit", I64);
-    let all = fresh.var("tile_all", I64);
-    let grouped = fresh.var("grouped", Type::Scalar(ScalarType::Bool));
-    let tile = fresh.var("tile", I64);
+    let bytes = fresh.fresh_var("tile_k_bytes", I64);
+    let at_least = fresh.fresh_var("tile_k_bytes", I64);
+    let fitting = fresh.fresh_var("tile_fit", I64);
+    let fitting_1 = fresh.fresh_var("tile_fit", I64);
+    let all = fresh.fresh_var("tile_all", I64);
+    let grouped = fresh.fresh_var("grouped", Type::Scalar(ScalarType::Bool));
+    let tile = fresh.fresh_var("tile", I64);
     let_bin(out, &bytes, BinOp::Mul, shape.r.width, i64c(per_k));
     let_bin(out, &at_least, BinOp::Max, var(&bytes), i64c(1));
     let_bin(out, &fitting, BinOp::Quot, i64c(TILE_BYTES), var(&at_least));
@@ -508,9 +472,9 @@ fn j_bytes_per_step(shape: &Shape) -> usize {
 
 /// `ceil(a / b)` for `a >= 0`, `b >= 1`.
 pub(super) fn ceil_quot(a: Atom, b: Atom, name: &str, fresh: &mut Fresh, out: &mut Block) -> Var {
-    let bumped = fresh.var(name, I64);
-    let less = fresh.var(name, I64);
-    let result = fresh.var(name, I64);
+    let bumped = fresh.fresh_var(name, I64);
+    let less = fresh.fresh_var(name, I64);
+    let result = fresh.fresh_var(name, I64);
     let_bin(out, &bumped, BinOp::Add, a, b);
     let_bin(out, &less, BinOp::Sub, var(&bumped), i64c(1));
     let_bin(out, &result, BinOp::Quot, var(&less), b);
@@ -526,9 +490,9 @@ pub(super) fn range_of(
     fresh: &mut Fresh,
     out: &mut Block,
 ) -> (Var, Var) {
-    let first = fresh.var(&format!("{}_first", index.name), I64);
-    let left = fresh.var("left", I64);
-    let count = fresh.var(&format!("{}_count", index.name), I64);
+    let first = fresh.fresh_var(&format!("{}_first", index.name), I64);
+    let left = fresh.fresh_var("left", I64);
+    let count = fresh.fresh_var(&format!("{}_count", index.name), I64);
     let_bin(out, &first, BinOp::Mul, var(index), size);
     let_bin(out, &left, BinOp::Sub, len, var(&first));
     let_bin(out, &count, BinOp::Min, size, var(&left));
@@ -554,8 +518,8 @@ pub(super) fn for_loop(index: Var, bound: &Var, body: Block) -> Stmt {
 /// per value, whose renamings are returned.
 fn row_block(shape: &Shape, first: &Var, fresh: &mut Fresh) -> (Var, Block, Vec<Renaming>) {
     let o = shape.o;
-    let g = fresh.var(&format!("{}_in_group", o.index.name), I64);
-    let ii = fresh.var(&format!("{}_blocks", o.index.name), I64);
+    let g = fresh.fresh_var(&format!("{}_in_group", o.index.name), I64);
+    let ii = fresh.fresh_var(&format!("{}_blocks", o.index.name), I64);
     let mut body = Vec::new();
     let_bin(&mut body, &ii, BinOp::Add, var(first), var(&g));
     let is = block_indices(&o.index, &ii, ROWS, fresh, &mut body);
@@ -581,8 +545,8 @@ fn block_columns(
     fresh: &mut Fresh,
 ) -> LoopNest {
     let j = shape.j;
-    let local = fresh.var(&format!("{}_blocks", j.index.name), I64);
-    let jj = fresh.var(&format!("{}_blocks", j.index.name), I64);
+    let local = fresh.fresh_var(&format!("{}_blocks", j.index.name), I64);
+    let jj = fresh.fresh_var(&format!("{}_blocks", j.index.name), I64);
     let mut body = Vec::new();
     let_bin(&mut body, &jj, BinOp::Add, var(first), var(&local));
     let js = block_indices(&j.index, &jj, COLS, fresh, &mut body);
@@ -606,7 +570,7 @@ fn block_columns(
 /// One reduce nest with a copy of every reduction and of the body of `r`
 /// per renaming in `envs`.
 fn jammed_reduce(r: &LoopNest, envs: &mut [Renaming], fresh: &mut Fresh) -> LoopNest {
-    let k = fresh.var(&r.index.name, r.index.ty);
+    let k = fresh.fresh_var(&r.index.name, r.index.ty);
     let width = envs[0].atom(&r.width);
     // Per renaming and reduction: its carried values (next still to be
     // renamed) and its operator.
@@ -668,6 +632,7 @@ fn merge_key(stmt: &Stmt) -> Option<(Stmt, Option<VarId>)> {
         }
         Stmt::AssertEq { .. }
         | Stmt::Assert { .. }
+        | Stmt::SizeCheck { .. }
         | Stmt::BoundsCheck { .. }
         | Stmt::SliceCheck { .. } => None,
         _ => return None,
@@ -712,338 +677,6 @@ fn defined_var(stmt: &Stmt) -> Option<VarId> {
     match stmt {
         Stmt::Let { var, .. } | Stmt::Read { var, .. } | Stmt::Row { var, .. } => Some(var.id),
         _ => None,
-    }
-}
-
-/// Copies of code with fresh variables for its definitions: `map` takes
-/// each variable defined so far (or substituted, like an index) to its
-/// replacement; variables not in it are used as they are.
-#[derive(Clone, Default)]
-struct Renaming {
-    map: HashMap<VarId, VarId>,
-}
-
-impl Renaming {
-    fn id(&self, v: VarId) -> VarId {
-        self.map.get(&v).copied().unwrap_or(v)
-    }
-
-    fn ids(&self, vs: &[VarId]) -> Vec<VarId> {
-        vs.iter().map(|v| self.id(*v)).collect()
-    }
-
-    fn atom(&self, a: &Atom) -> Atom {
-        match a {
-            Atom::Var(v) => Atom::Var(self.id(*v)),
-            Atom::Const(_) => *a,
-        }
-    }
-
-    fn atoms(&self, atoms: &[Atom]) -> Vec<Atom> {
-        atoms.iter().map(|a| self.atom(a)).collect()
-    }
-
-    fn def(&mut self, fresh: &mut Fresh, v: &Var) -> Var {
-        let new = fresh.var(&v.name, v.ty);
-        self.map.insert(v.id, new.id);
-        new
-    }
-
-    fn defs(&mut self, fresh: &mut Fresh, vs: &[Var]) -> Vec<Var> {
-        vs.iter().map(|v| self.def(fresh, v)).collect()
-    }
-
-    fn block(&mut self, fresh: &mut Fresh, stmts: &[Stmt]) -> Block {
-        stmts.iter().map(|s| self.stmt(fresh, s)).collect()
-    }
-
-    fn exp(&self, exp: &ScalarExp) -> ScalarExp {
-        match exp {
-            ScalarExp::Atom(a) => ScalarExp::Atom(self.atom(a)),
-            ScalarExp::BinOp(op, a, b) => ScalarExp::BinOp(*op, self.atom(a), self.atom(b)),
-            ScalarExp::UnOp(op, a) => ScalarExp::UnOp(*op, self.atom(a)),
-            ScalarExp::Convert(t, a) => ScalarExp::Convert(*t, self.atom(a)),
-        }
-    }
-
-    fn stmt(&mut self, fresh: &mut Fresh, stmt: &Stmt) -> Stmt {
-        match stmt {
-            Stmt::Let { var, exp, loc } => {
-                let exp = self.exp(exp);
-                Stmt::Let {
-                    var: self.def(fresh, var),
-                    exp,
-                    loc: *loc,
-                }
-            }
-            Stmt::Alloc { var, shape } => {
-                let shape = self.atoms(shape);
-                Stmt::Alloc {
-                    var: self.def(fresh, var),
-                    shape,
-                }
-            }
-            Stmt::Read {
-                var,
-                array,
-                index,
-                check,
-            } => {
-                let (array, index) = (self.id(*array), self.atoms(index));
-                Stmt::Read {
-                    var: self.def(fresh, var),
-                    array,
-                    index,
-                    check: *check,
-                }
-            }
-            Stmt::Write {
-                array,
-                index,
-                value,
-            } => Stmt::Write {
-                array: self.id(*array),
-                index: self.atoms(index),
-                value: self.atom(value),
-            },
-            Stmt::Row {
-                var,
-                array,
-                index,
-                check,
-            } => {
-                let (array, index) = (self.id(*array), self.atoms(index));
-                Stmt::Row {
-                    var: self.def(fresh, var),
-                    array,
-                    index,
-                    check: *check,
-                }
-            }
-            Stmt::Copy { array, index, src } => Stmt::Copy {
-                array: self.id(*array),
-                index: self.atoms(index),
-                src: self.id(*src),
-            },
-            Stmt::If {
-                results,
-                cond,
-                then_block,
-                then_results,
-                else_block,
-                else_results,
-            } => {
-                let cond = self.atom(cond);
-                let then_block = self.block(fresh, then_block);
-                let then_results = self.atoms(then_results);
-                let else_block = self.block(fresh, else_block);
-                let else_results = self.atoms(else_results);
-                Stmt::If {
-                    results: self.defs(fresh, results),
-                    cond,
-                    then_block,
-                    then_results,
-                    else_block,
-                    else_results,
-                }
-            }
-            Stmt::AssertEq {
-                expected,
-                found,
-                loc,
-            } => Stmt::AssertEq {
-                expected: self.atom(expected),
-                found: self.atom(found),
-                loc: *loc,
-            },
-            Stmt::Assert { cond, loc } => Stmt::Assert {
-                cond: self.atom(cond),
-                loc: *loc,
-            },
-            Stmt::BoundsCheck { array, index, loc } => Stmt::BoundsCheck {
-                array: self.id(*array),
-                index: self.atoms(index),
-                loc: *loc,
-            },
-            Stmt::SliceCheck {
-                start,
-                end,
-                stride,
-                count,
-                len,
-                loc,
-            } => Stmt::SliceCheck {
-                start: self.atom(start),
-                end: self.atom(end),
-                stride: self.atom(stride),
-                count: self.atom(count),
-                len: self.atom(len),
-                loc: *loc,
-            },
-            Stmt::View {
-                var,
-                array,
-                offset,
-                shape,
-            } => {
-                let (array, offset, shape) =
-                    (self.id(*array), self.atom(offset), self.atoms(shape));
-                Stmt::View {
-                    var: self.def(fresh, var),
-                    array,
-                    offset,
-                    shape,
-                }
-            }
-            Stmt::Free(array) => Stmt::Free(self.id(*array)),
-            Stmt::InPlace { var, array } => {
-                let array = self.id(*array);
-                Stmt::InPlace {
-                    var: self.def(fresh, var),
-                    array,
-                }
-            }
-            Stmt::SeqLoop(lp) => Stmt::SeqLoop(self.seq_loop(fresh, lp)),
-            Stmt::Loop(nest) => Stmt::Loop(self.nest(fresh, nest)),
-        }
-    }
-
-    fn param(&mut self, fresh: &mut Fresh, p: &Param) -> Param {
-        Param {
-            var: self.def(fresh, &p.var),
-            shape: self.defs(fresh, &p.shape),
-        }
-    }
-
-    fn seq_loop(&mut self, fresh: &mut Fresh, lp: &SeqLoop) -> SeqLoop {
-        let inits = self.atoms(&lp.params.iter().map(|p| p.init).collect::<Vec<_>>());
-        let params = lp
-            .params
-            .iter()
-            .zip(inits)
-            .map(|(p, init)| SeqParam {
-                var: self.def(fresh, &p.var),
-                shape: self.defs(fresh, &p.shape),
-                init,
-            })
-            .collect();
-        let form = match &lp.form {
-            SeqForm::For { index, bound } => {
-                let bound = self.atom(bound);
-                SeqForm::For {
-                    index: self.def(fresh, index),
-                    bound,
-                }
-            }
-            SeqForm::While { cond, result } => SeqForm::While {
-                cond: self.block(fresh, cond),
-                result: self.atom(result),
-            },
-        };
-        let body = self.block(fresh, &lp.body);
-        let next = self.atoms(&lp.next);
-        let results = lp.results.iter().map(|r| self.param(fresh, r)).collect();
-        SeqLoop {
-            params,
-            form,
-            body,
-            next,
-            results,
-        }
-    }
-
-    fn operator(&mut self, fresh: &mut Fresh, op: &Operator) -> Operator {
-        let params = self.defs(fresh, &op.params);
-        let body = self.block(fresh, &op.body);
-        Operator {
-            params,
-            body,
-            results: self.atoms(&op.results),
-        }
-    }
-
-    /// Carried values with `var` renamed and `init` substituted; `next`
-    /// is left for after the body.
-    fn carried(&mut self, fresh: &mut Fresh, c: &Carried) -> Carried {
-        let init = self.atom(&c.init);
-        Carried {
-            var: self.def(fresh, &c.var),
-            init,
-            next: c.next,
-        }
-    }
-
-    fn nest(&mut self, fresh: &mut Fresh, nest: &LoopNest) -> LoopNest {
-        let width = self.atom(&nest.width);
-        let index = self.def(fresh, &nest.index);
-        let mut reductions: Vec<Reduction> = nest
-            .reductions
-            .iter()
-            .map(|r| Reduction {
-                carried: r.carried.iter().map(|c| self.carried(fresh, c)).collect(),
-                results: r.results.clone(),
-                op: self.operator(fresh, &r.op),
-            })
-            .collect();
-        let mut scans: Vec<ScanState> = nest
-            .scans
-            .iter()
-            .map(|s| ScanState {
-                carried: s.carried.iter().map(|c| self.carried(fresh, c)).collect(),
-                outputs: self.ids(&s.outputs),
-                op: self.operator(fresh, &s.op),
-            })
-            .collect();
-        let mut compactions: Vec<Compaction> = nest
-            .compactions
-            .iter()
-            .map(|c| Compaction {
-                count: self.carried(fresh, &c.count),
-                flag: c.flag,
-                outputs: self.ids(&c.outputs),
-                result: c.result.clone(),
-            })
-            .collect();
-        let hists = nest
-            .hists
-            .iter()
-            .map(|h| HistState {
-                bins: self.ids(&h.bins),
-                neutral: self.atoms(&h.neutral),
-                op: self.operator(fresh, &h.op),
-            })
-            .collect();
-        let scatters = self.ids(&nest.scatters);
-        let body = self.block(fresh, &nest.body);
-        for c in reductions
-            .iter_mut()
-            .flat_map(|r| r.carried.iter_mut())
-            .chain(scans.iter_mut().flat_map(|s| s.carried.iter_mut()))
-            .chain(compactions.iter_mut().map(|c| &mut c.count))
-        {
-            c.next = self.atom(&c.next);
-        }
-        for c in &mut compactions {
-            c.flag = self.atom(&c.flag);
-        }
-        for r in &mut reductions {
-            r.results = self.defs(fresh, &r.results);
-        }
-        for c in &mut compactions {
-            c.result = self.def(fresh, &c.result);
-        }
-        LoopNest {
-            origin: nest.origin,
-            par: nest.par,
-            index,
-            width,
-            reductions,
-            scans,
-            compactions,
-            hists,
-            scatters,
-            body,
-        }
     }
 }
 

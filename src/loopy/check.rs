@@ -284,6 +284,7 @@ impl Checker {
                 expect(scope, found, I64, "size")
             }
             Stmt::Assert { cond, .. } => expect(scope, cond, BOOL, "assertion"),
+            Stmt::SizeCheck { size, .. } => expect(scope, size, I64, "size check"),
             Stmt::BoundsCheck { array, index, .. } => {
                 let (_, rank) = array_type(scope, *array)?;
                 if index.is_empty() || index.len() > rank {

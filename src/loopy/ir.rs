@@ -151,6 +151,12 @@ pub enum Stmt {
         cond: Atom,
         loc: SrcLoc,
     },
+    /// Stops with `negative size N` unless the `i64` is at least 0: a
+    /// size the program computed, before an array of that size is made.
+    SizeCheck {
+        size: Atom,
+        loc: SrcLoc,
+    },
     /// Stops with `index I out of bounds` unless every index is within its
     /// dimension of `array` (for writes, which are never checked).
     BoundsCheck {
@@ -161,8 +167,9 @@ pub enum Stmt {
     /// Stops with `index [start:end:stride] out of bounds` unless the slice
     /// of `count` elements is valid for a dimension of length `len` by
     /// Futhark's rules: the stride is not 0 and, unless `count` is 0,
-    /// `0 <= start <= end` (forwards) or `-1 <= end <= start` (backwards),
-    /// and the last element `start + (count - 1) * stride` is in range.
+    /// `0 <= start <= end` (forwards) or `-1 <= end <= start < len`
+    /// (backwards), and the last element `start + (count - 1) * stride` is
+    /// in range.
     SliceCheck {
         start: Atom,
         end: Atom,
@@ -562,6 +569,7 @@ pub(crate) fn block_vars(
                 atom_use(found, uses);
             }
             Stmt::Assert { cond, .. } => atom_use(cond, uses),
+            Stmt::SizeCheck { size, .. } => atom_use(size, uses),
             Stmt::BoundsCheck { array, index, .. } => {
                 uses.insert(*array);
                 index.iter().for_each(|a| atom_use(a, uses));

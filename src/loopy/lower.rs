@@ -121,6 +121,12 @@ enum Form<'a> {
     While(Branch<'a>),
 }
 
+impl super::rename::NameSource for Lowerer {
+    fn fresh_var(&mut self, name: &str, ty: Type) -> Var {
+        self.fresh(name, ty)
+    }
+}
+
 impl Lowerer {
     fn fresh(&mut self, name: &str, ty: Type) -> Var {
         let id = VarId(self.next_id);
@@ -859,6 +865,7 @@ impl Lowerer {
             Exp::Iota(n) => {
                 let Some(p) = first else { return };
                 let n = self.atom(n);
+                self.check_size(n, loc, out);
                 let var = self.bind(p);
                 self.alloc(&var, vec![n], out);
                 let index = self.fresh("i", I64);
@@ -881,6 +888,7 @@ impl Lowerer {
             Exp::Replicate { count, value } => {
                 let Some(p) = first else { return };
                 let count = self.atom(count);
+                self.check_size(count, loc, out);
                 let value = self.atom(value);
                 let var = self.bind(p);
                 let mut shape = vec![count];
@@ -974,6 +982,8 @@ impl Lowerer {
                 let Some(p) = first else { return };
                 let array = self.var(*array);
                 let (rows, cols) = (self.atom(rows), self.atom(cols));
+                self.check_size(rows, loc, out);
+                self.check_size(cols, loc, out);
                 let shape = self.array_shape(array);
                 let n = shape.first().copied().unwrap_or(i64c(0));
                 self.check_unflatten(n, rows, cols, loc, out);
@@ -1481,8 +1491,19 @@ impl Lowerer {
                     let results = self.inline(lam, &args, &mut body);
                     for (p, r) in leaf.pat.iter().zip(results) {
                         elems.insert(p.id, r);
-                        if !vertical.contains(&p.id) {
-                            self.output(p, &width, Atom::Var(index.id), r, out, &mut body);
+                        if vertical.contains(&p.id) {
+                            let at = (&width, &index);
+                            self.row_shape(at, &r, leaf.loc, false, out, &mut body);
+                        } else {
+                            self.output(
+                                p,
+                                (&width, &index),
+                                Atom::Var(index.id),
+                                r,
+                                leaf.loc,
+                                out,
+                                &mut body,
+                            );
                         }
                     }
                 }
@@ -1512,7 +1533,15 @@ impl Lowerer {
                         elems.insert(p.id, r);
                         if !vertical.contains(&p.id) {
                             let i = Atom::Var(index.id);
-                            outputs.push(self.output(p, &width, i, r, out, &mut body));
+                            outputs.push(self.output(
+                                p,
+                                (&width, &index),
+                                i,
+                                r,
+                                leaf.loc,
+                                out,
+                                &mut body,
+                            ));
                         }
                     }
                     let op = self.operator(op, false);
@@ -1944,29 +1973,119 @@ impl Lowerer {
         (carried, next)
     }
 
-    /// Allocates the array bound by `p` before the loop and stores this
-    /// iteration's element `value` into it at `at`; returns the array.
+    /// Stops the program unless `size`, which a new array is to have, is
+    /// at least 0; a constant or another array's dimension needs no check.
+    fn check_size(&mut self, size: Atom, loc: SrcLoc, out: &mut Block) {
+        let known = match size {
+            Atom::Const(c) => c.as_i128().is_some_and(|n| n >= 0),
+            Atom::Var(_) => self.shapes.values().any(|shape| shape.contains(&size)),
+        };
+        if !known {
+            out.push(Stmt::SizeCheck { size, loc });
+        }
+    }
+
+    /// Allocates the array bound by `p` before the nest over `index` and
+    /// stores this iteration's element `value` into it at `at`; returns the
+    /// array.
+    #[allow(clippy::too_many_arguments)]
     fn output(
         &mut self,
         p: &Var,
-        width: &Atom,
+        (width, index): (&Atom, &Var),
         at: Atom,
         value: Atom,
+        loc: SrcLoc,
         out: &mut Block,
         body: &mut Block,
     ) -> VarId {
         let var = self.bind(p);
         let mut shape = vec![*width];
-        let mut uses = std::collections::BTreeSet::new();
-        let mut defined = HashSet::new();
-        super::ir::block_vars(body, &mut uses, &mut defined);
-        let mut copies = HashMap::new();
-        for dim in self.shape(&value) {
-            shape.push(self.invariant_copy(dim, body, &defined, &mut copies, out));
-        }
+        shape.extend(self.row_shape((width, index), &value, loc, true, out, body));
         self.alloc_outside(&var, shape, out);
         body.push(self.store(var.id, vec![at], value));
         var.id
+    }
+
+    /// The shape of `value`, a row computed by the body of the nest over
+    /// `index`, as seen from `out`. A size the body computes in a way that
+    /// may change from row to row is taken from row 0, run ahead (see
+    /// `loopy::peel`), and every iteration checks its own against it, so
+    /// that irregular rows stop with a size mismatch at `loc` even when
+    /// the array they would form is fused away (not `materialised`: then
+    /// only the checks are made).
+    fn row_shape(
+        &mut self,
+        (width, index): (&Atom, &Var),
+        value: &Atom,
+        loc: SrcLoc,
+        materialised: bool,
+        out: &mut Block,
+        body: &mut Block,
+    ) -> Vec<Atom> {
+        let mut uses = std::collections::BTreeSet::new();
+        let mut defined = HashSet::new();
+        super::ir::block_vars(body, &mut uses, &mut defined);
+        // The index changes from row to row too.
+        defined.insert(index.id);
+        let mut copies = HashMap::new();
+        let mut copied = Vec::new();
+        let mut shape = Vec::new();
+        for dim in self.shape(value) {
+            shape.push(self.invariant_copy(dim, body, &defined, &mut copies, &mut copied));
+        }
+        if materialised {
+            out.append(&mut copied);
+        }
+        let varying: Vec<Atom> = shape
+            .iter()
+            .filter(|d| matches!(d, Atom::Var(v) if defined.contains(v)))
+            .copied()
+            .collect();
+        if varying.is_empty() {
+            return shape;
+        }
+        let owned: Vec<VarId> = self
+            .frames
+            .last()
+            .into_iter()
+            .flatten()
+            .filter(|v| self.owned.contains(v))
+            .copied()
+            .collect();
+        // Otherwise the lint reports the use of a body's size outside it.
+        let Some((then_block, firsts)) =
+            super::peel::first_iteration(body, index, &varying, &owned, self)
+        else {
+            return shape;
+        };
+        let (cond, test) = super::peel::has_rows(*width, self);
+        out.push(test);
+        let results: Vec<Var> = varying
+            .iter()
+            .map(|_| self.fresh("row_size", I64))
+            .collect();
+        for (found, expected) in varying.iter().zip(&results) {
+            body.push(Stmt::AssertEq {
+                expected: Atom::Var(expected.id),
+                found: *found,
+                loc,
+            });
+            for d in &mut shape {
+                if d == found {
+                    *d = Atom::Var(expected.id);
+                }
+            }
+        }
+        out.push(Stmt::If {
+            results,
+            cond: Atom::Var(cond.id),
+            then_block,
+            then_results: firsts,
+            else_block: Vec::new(),
+            else_results: vec![i64c(0); varying.len()],
+        });
+        shape
     }
 
     /// `atom` as seen from `out`, the block around the nest whose `body`
@@ -2059,7 +2178,7 @@ impl Lowerer {
         let width = self.atom(&soac.width);
         let index = self.fresh("i", I64);
         let i = Atom::Var(index.id);
-        let mut nest = LoopNest::map(origin, index, width, Vec::new());
+        let mut nest = LoopNest::map(origin, index.clone(), width, Vec::new());
         self.frames.push(Vec::new());
         let mut body = Vec::new();
         // Statements after the nest, and ownership moving to its results.
@@ -2074,7 +2193,7 @@ impl Lowerer {
                 let (carried, next) = self.combine(&accs, op, &elems, true, loc, &mut body);
                 let mut outputs = Vec::new();
                 for (p, r) in leaf.pat.iter().zip(next) {
-                    outputs.push(self.output(p, &width, at, r, out, &mut body));
+                    outputs.push(self.output(p, (&width, &index), at, r, loc, out, &mut body));
                 }
                 let op = self.operator(op, true);
                 nest.scans.push(ScanState {
@@ -2205,6 +2324,7 @@ impl Lowerer {
                 (None, Some((neutral, bins))) => {
                     let nb = self.atom(bins);
                     let nb = self.as_i64(nb, out);
+                    self.check_size(nb, leaf.loc, out);
                     let ne = neutral.get(j).map_or(i64c(0), |a| self.atom(a));
                     let mut shape = vec![nb];
                     shape.extend(self.shape(&ne));

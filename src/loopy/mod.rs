@@ -10,7 +10,9 @@ pub mod inplace;
 pub mod ir;
 pub mod lower;
 pub mod par;
+mod peel;
 pub mod print;
+mod rename;
 pub mod rows;
 pub mod tile;
 

@@ -212,7 +212,10 @@ fn slice(block: &Block, needed: &mut HashSet<VarId>, local: &HashSet<VarId>) -> 
             }
             Stmt::BoundsCheck { array, .. } => needed.contains(array),
             Stmt::Free(array) => needed.contains(array),
-            Stmt::Assert { .. } | Stmt::AssertEq { .. } | Stmt::SliceCheck { .. } => false,
+            Stmt::Assert { .. }
+            | Stmt::AssertEq { .. }
+            | Stmt::SizeCheck { .. }
+            | Stmt::SliceCheck { .. } => false,
             _ => {
                 let (_, defs) = stmt_vars(stmt);
                 defs.iter().any(|d| needed.contains(d))
@@ -284,6 +287,7 @@ fn can_fail(stmt: &Stmt) -> bool {
         Stmt::Alloc { .. }
         | Stmt::AssertEq { .. }
         | Stmt::Assert { .. }
+        | Stmt::SizeCheck { .. }
         | Stmt::BoundsCheck { .. }
         | Stmt::SliceCheck { .. } => true,
     }

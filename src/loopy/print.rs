@@ -104,6 +104,7 @@ impl Names {
                 | Stmt::Copy { .. }
                 | Stmt::AssertEq { .. }
                 | Stmt::Assert { .. }
+                | Stmt::SizeCheck { .. }
                 | Stmt::BoundsCheck { .. }
                 | Stmt::SliceCheck { .. }
                 | Stmt::Free(_) => {}
@@ -265,6 +266,10 @@ fn print_stmt(out: &mut String, stmt: &Stmt, depth: usize, names: &Names) {
         }
         Stmt::Assert { cond, loc } => {
             let _ = writeln!(out, "assert {} @{}:{}", names.atom(cond), loc.line, loc.col);
+        }
+        Stmt::SizeCheck { size, loc } => {
+            let size = names.atom(size);
+            let _ = writeln!(out, "check_size {size} @{}:{}", loc.line, loc.col);
         }
         Stmt::BoundsCheck { array, index, loc } => {
             let _ = writeln!(

@@ -108,9 +108,31 @@ fn rewrite_at(stmts: &mut Block, k: usize, results: &HashSet<VarId>) -> bool {
     if later.contains(&src) {
         return false;
     }
-    let Stmt::Alloc { var, .. } = stmts[alloc].clone() else {
+    let Stmt::Alloc { var, shape } = stmts[alloc].clone() else {
         return false;
     };
+    // A row whose sizes the body computes is checked against the output's
+    // (see `Lowerer::row_shape`) before the copy; writing into the
+    // output's row directly needs that check before the first write.
+    let checks: Vec<usize> = (alloc + 1..k)
+        .filter(|j| match &stmts[*j] {
+            Stmt::AssertEq {
+                expected, found, ..
+            } => shape.contains(expected) || shape.contains(found),
+            _ => false,
+        })
+        .collect();
+    let early = checks.iter().all(|j| match &stmts[*j] {
+        Stmt::AssertEq {
+            expected, found, ..
+        } => [expected, found]
+            .iter()
+            .all(|a| !matches!(a, Atom::Var(v) if defs.contains(v))),
+        _ => false,
+    });
+    if !early {
+        return false;
+    }
     stmts[alloc] = Stmt::Row {
         var,
         array: out,
@@ -119,6 +141,10 @@ fn rewrite_at(stmts: &mut Block, k: usize, results: &HashSet<VarId>) -> bool {
     };
     stmts.remove(free);
     stmts.remove(k);
+    for (moved, j) in checks.into_iter().enumerate() {
+        let check = stmts.remove(j);
+        stmts.insert(alloc + moved, check);
+    }
     true
 }
 

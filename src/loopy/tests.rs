@@ -699,3 +699,22 @@ fn checks_proven_by_loop_bounds_are_dropped() {
     assert!(!checked(accesses[0]) && !checked(accesses[1]), "{text}");
     assert!(checked(accesses[2]) && checked(accesses[3]), "{text}");
 }
+
+#[test]
+fn rows_sized_per_row_take_row_zeros_size_and_check_the_others() {
+    let text = print_program(&lowered_source(
+        "entry main (rows: [][]i32) : [][]i32 =\n  map (\\r -> filter (\\v -> v > 0) r) rows\n",
+    ));
+    // Row 0's filter runs once ahead, when there is a row, and frees what
+    // it kept; the result is allocated with its count, and every row is
+    // checked against that before it is copied.
+    let ahead = text.find("if has_rows_").expect("row 0 ahead");
+    let alloc = text.find("alloc m_").expect("result allocation");
+    let nest = text.find("loop map").expect("the map");
+    assert!(ahead < alloc && alloc < nest, "{text}");
+    assert!(text[..alloc].contains("free kept_"), "{text}");
+    assert_eq!(text.matches("loop compact").count(), 2, "{text}");
+    let check = text.find("assert_eq_sizes row_size_").expect("check");
+    let copy = text.find("copy m_").expect("copy into the result");
+    assert!(nest < check && check < copy, "{text}");
+}

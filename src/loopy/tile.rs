@@ -44,6 +44,7 @@ use super::block::{
     ceil_quot, for_loop, i64c, let_bin, only_maps, range_of, rewrite_nests, var, Fresh, I64,
 };
 use super::ir::{Function, LoopNest, Stmt};
+use super::rename::NameSource;
 use crate::core::ir::{Atom, BinOp, VarId};
 use std::collections::{HashMap, HashSet};
 
@@ -129,26 +130,26 @@ fn tiled(o: &LoopNest, fresh: &mut Fresh) -> Option<Vec<Stmt>> {
         let name = format!("{}_tiles", nest.index.name);
         ceil_quot(nest.width, tile, &name, fresh, &mut out)
     });
-    let all = fresh.var("tiles", I64);
+    let all = fresh.fresh_var("tiles", I64);
     let_bin(&mut out, &all, BinOp::Mul, var(&ni), var(&nj));
 
-    let t = fresh.var("tile_index", I64);
+    let t = fresh.fresh_var("tile_index", I64);
     let mut body = Vec::new();
-    let ti = fresh.var(&format!("{}_tile", o.index.name), I64);
-    let ti_nj = fresh.var("tile_row", I64);
-    let tj = fresh.var(&format!("{}_tile", j.index.name), I64);
+    let ti = fresh.fresh_var(&format!("{}_tile", o.index.name), I64);
+    let ti_nj = fresh.fresh_var("tile_row", I64);
+    let tj = fresh.fresh_var(&format!("{}_tile", j.index.name), I64);
     let_bin(&mut body, &ti, BinOp::Quot, var(&t), var(&nj));
     let_bin(&mut body, &ti_nj, BinOp::Mul, var(&ti), var(&nj));
     let_bin(&mut body, &tj, BinOp::Sub, var(&t), var(&ti_nj));
     let (i_first, i_count) = range_of(&ti, tile, o.width, fresh, &mut body);
     let (j_first, j_count) = range_of(&tj, tile, j.width, fresh, &mut body);
 
-    let jj = fresh.var(&format!("{}_in_tile", j.index.name), I64);
+    let jj = fresh.fresh_var(&format!("{}_in_tile", j.index.name), I64);
     let mut j_body = Vec::new();
     let_bin(&mut j_body, &j.index, BinOp::Add, var(&j_first), var(&jj));
     j_body.extend(j.body.iter().cloned());
 
-    let ii = fresh.var(&format!("{}_in_tile", o.index.name), I64);
+    let ii = fresh.fresh_var(&format!("{}_in_tile", o.index.name), I64);
     let mut i_body = Vec::new();
     let_bin(&mut i_body, &o.index, BinOp::Add, var(&i_first), var(&ii));
     i_body.extend(p.iter().cloned());

@@ -355,7 +355,7 @@ static void run_sized(const arr_value *args, arr_value *results) {
 }
 static const arr_type sized_params[] = {{ARR_F32, 1}, {ARR_F32, 2}};
 static const arr_type sized_results[] = {{ARR_F32, 0}};
-static const arr_size_constraint sized_constraints[] = {{0, 0, 1, 1}};
+static const arr_size_constraint sized_constraints[] = {{0, 0, 1, 1, -1}};
 
 /* (xs: []i32) (i: i64) : i32 = xs[i] */
 static void run_index(const arr_value *args, arr_value *results) {

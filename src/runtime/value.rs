@@ -1178,15 +1178,18 @@ fn round_digits(all: &[u8], p: usize, exp: i32) -> (Vec<u8>, i32) {
 }
 
 /// The canonical spelling of a finite float. The digits: print the value
-/// once with 17 (f32: 9) correctly rounded significant digits, which always
-/// read back to it, then binary-search the fewest leading digits that,
-/// rounded half up as a decimal string, still read back to the same value.
+/// once with 40 correctly rounded significant digits, then binary-search
+/// the fewest leading digits, at most 17 (f32: 9, which always read back),
+/// that, rounded half up from those 40, still read back to the same value.
+/// Rounding from 40 digits rather than from 17 (9) avoids rounding twice:
+/// `8/3` as `f32` is 2.66666674..., which is `2.6666667`, not `2.6666668`.
 /// The layout: positional when the decimal exponent is in [-5, 16],
 /// scientific otherwise, always with a `.`: `1.0`, `0.001`, `1.5e-7`,
 /// `1.0e20`. `arr_runtime.c` implements exactly the same algorithm.
 pub fn format_float(v: f64, single: bool) -> String {
+    const DIGITS_PRINTED: usize = 40;
     let max_digits = if single { 9 } else { 17 };
-    let s = format!("{:.*e}", max_digits - 1, v);
+    let s = format!("{:.*e}", DIGITS_PRINTED - 1, v);
     let neg = s.starts_with('-');
     let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
     let all: Vec<u8> = mantissa.bytes().filter(u8::is_ascii_digit).collect();
@@ -1207,7 +1210,7 @@ pub fn format_float(v: f64, single: bool) -> String {
             t.parse::<f64>() == Ok(v.abs())
         }
     };
-    let (mut lo, mut hi) = (1, all.len().max(1));
+    let (mut lo, mut hi) = (1, all.len().clamp(1, max_digits));
     while lo < hi {
         let mid = (lo + hi) / 2;
         let (digits, e) = round_digits(&all, mid, all_exp);

@@ -64,3 +64,17 @@ entry main (x: i32) : i32 = x * x
 
 -- ==
 -- input { 8 } output { 64 }
+
+-- ==
+-- entry: fixed_sizes
+-- input { [1.0, 2.0, 3.0] [[1.0, 2.0]] } output { 6.0 1i64 }
+-- input { [1.0, 2.0] [[1.0, 2.0]] } error: ^argument 1: size mismatch: dimension 1 is 2, but the entry point's type says 3$
+-- input { [1.0, 2.0, 3.0] [[1.0, 2.0, 3.0]] } error: ^argument 2: .*dimension 2 is 3
+-- input { [1.0, 2.0, 3.0] empty([0][2]f64) } output { 6.0 0i64 }
+
+-- Constant sizes in an entry's type are checked like size parameters: a
+-- value of another size is bad input (exit 2), not an error of the program.
+type vec3 = [3]f64
+
+entry fixed_sizes (v: vec3) (m: [][2]f64) : (f64, i64) =
+  (v[0] + v[1] + v[2], length m)

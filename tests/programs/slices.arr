@@ -59,3 +59,34 @@ entry three_d (t: [][][]i32) : ([]i32, []i32, [][]i32) =
 -- A slice outside the array is a run-time error.
 entry slice_oob (xs: []i32) (i: i64) (j: i64) : []i32 =
   xs[i:j]
+
+-- ==
+-- entry: backwards_from
+-- input { [1, 2, 3] 2i64 } output { [3, 2] }
+-- input { [1, 2, 3] 3i64 } error: ^index 3:0:-1 out of bounds for array of length 3 at .*slices\.arr:\d+:\d+$
+-- input { [1, 2, 3] 100000000i64 } error: out of bounds
+-- input { [1, 2, 3] 0i64 } output { empty([0]i32) }
+
+-- A backwards slice starts at its largest index, which must be in range.
+entry backwards_from (xs: []i32) (i: i64) : []i32 =
+  xs[i:0:-1]
+
+-- ==
+-- entry: backwards_columns
+-- input { [[1, 2, 3], [4, 5, 6]] 2i64 } output { [[3, 2, 1], [6, 5, 4]] }
+-- input { [[1, 2, 3], [4, 5, 6]] 4i64 } error: out of bounds
+
+entry backwards_columns (m: [][]i32) (i: i64) : [][]i32 =
+  m[:, i::-1]
+
+-- ==
+-- entry: strided_window
+-- input { [1, 2, 3, 4] 0i64 4i64 } output { [1, 3] }
+-- input { [1, 2, 3] 0i64 4i64 } output { [1, 3] }
+-- input { [1, 2, 3] 1i64 4i64 } error: ^index 1:4:2 out of bounds for array of length 3
+-- input { [1, 2, 3] 3i64 3i64 } output { empty([0]i32) }
+
+-- Futhark's rule: the elements a slice selects lie inside the array; its
+-- end may lie beyond the last of them.
+entry strided_window (xs: []i32) (i: i64) (j: i64) : []i32 =
+  xs[i:j:2]

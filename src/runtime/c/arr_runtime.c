@@ -77,6 +77,10 @@ void arr_fail_division_by_zero(const char *loc) {
 
 void arr_fail_assert(const char *loc) { fail("Error: assertion failed at %s\n", loc); }
 
+void arr_fail_negative_size(int64_t size, const char *loc) {
+    fail("Error: negative size %" PRId64 " at %s\n", size, loc);
+}
+
 static void usage_fail(const char *fmt, ...) ARR_PRINTF(1, 2) ARR_NORETURN;
 static void usage_fail(const char *fmt, ...) {
     va_list ap;
@@ -216,10 +220,10 @@ static void type_string(char *out, size_t n, arr_prim prim, int rank) {
 /* ---------------------------------------------------------------- floats */
 
 /* The canonical spelling of a finite float. The digits: print the value
- * once with 17 (f32: 9) correctly rounded significant digits, which always
- * read back to it, then binary-search the fewest leading digits that, rounded
- * half up as a decimal string, still read back to the same value (strtod or
- * strtof). The layout: positional when the decimal exponent is in [-5, 16],
+ * once with 40 correctly rounded significant digits, then binary-search the
+ * fewest leading digits, at most 17 (f32: 9, which always read back), that,
+ * rounded half up from those 40, still read back to the same value (strtod
+ * or strtof); rounding from 17 (9) digits would round twice. The layout: positional when the decimal exponent is in [-5, 16],
  * scientific otherwise, always with a `.`: `1.0`, `0.001`, `1.5e-7`,
  * `1.0e20`. `value.rs` implements exactly the same algorithm. */
 static int round_digits(const char *all, int n, int p, char *out, int *exp10) {
@@ -277,18 +281,18 @@ static int float_round_trips(const char *digits, int nd, int exp10, double v, in
 }
 
 static void format_float(char *out, size_t n, double v, int single) {
-    char buf[64], all[40], digits[40];
+    char buf[80], all[48], digits[48];
     int maxd = single ? 9 : 17, na = 0, nd, exp10, all_exp, neg, lo, hi;
     size_t k = 0;
     const char *s;
-    snprintf(buf, sizeof buf, "%.*e", maxd - 1, v);
+    snprintf(buf, sizeof buf, "%.*e", 39, v);
     s = buf;
     neg = *s == '-';
     if (neg) {
         s++;
     }
     while (*s && *s != 'e') {
-        if (*s >= '0' && *s <= '9' && na < 39) {
+        if (*s >= '0' && *s <= '9' && na < 47) {
             all[na++] = *s;
         }
         s++;
@@ -296,7 +300,7 @@ static void format_float(char *out, size_t n, double v, int single) {
     all[na] = '\0';
     all_exp = *s == 'e' ? atoi(s + 1) : 0;
     lo = 1;
-    hi = na;
+    hi = na < maxd ? na : maxd;
     while (lo < hi) {
         int mid = (lo + hi) / 2, e = all_exp;
         round_digits(all, na, mid, digits, &e);
@@ -1248,6 +1252,11 @@ int main(int argc, char **argv) {
     for (i = 0; i < e->num_size_constraints; i++) {
         const arr_size_constraint *c = &e->size_constraints[i];
         int64_t a = args[c->param_a].shape[c->dim_a], b = args[c->param_b].shape[c->dim_b];
+        if (c->fixed >= 0 && a != c->fixed) {
+            usage_fail("argument %d: size mismatch: dimension %d is %" PRId64
+                       ", but the entry point's type says %" PRId64,
+                       c->param_a + 1, c->dim_a + 1, a, c->fixed);
+        }
         if (a != b) {
             usage_fail("argument %d: size mismatch: dimension %d is %" PRId64
                        ", but dimension %d of argument %d is %" PRId64,

@@ -39,9 +39,11 @@ typedef struct {
 } arr_value;
 
 /* Dimension `dim_a` of parameter `param_a` must equal dimension `dim_b` of
- * parameter `param_b` (both written with the same size parameter). */
+ * parameter `param_b` (both written with the same size parameter), or,
+ * when `fixed` is not negative, `fixed` (a constant size in the type). */
 typedef struct {
     int param_a, dim_a, param_b, dim_b;
+    int64_t fixed;
 } arr_size_constraint;
 
 /* Runs the entry point: reads `args`, fills `results` (types and shapes set,
@@ -74,6 +76,7 @@ void arr_fail_slice(int64_t start, int64_t end, int64_t stride, int64_t length,
 void arr_fail_size_mismatch(int64_t expected, int64_t found, const char *loc);
 void arr_fail_division_by_zero(const char *loc);
 void arr_fail_assert(const char *loc);
+void arr_fail_negative_size(int64_t size, const char *loc);
 
 /* Memory for arrays: never returns NULL (running out of memory is an error
  * exit); `bytes` may be 0. */

@@ -1,0 +1,179 @@
+//! The first iteration of a nest, run ahead of it for the sizes of its rows.
+//!
+//! A map whose rows have sizes computed per row (`map (\x -> iota x) xs`,
+//! `map (\r -> filter p r) rows`, a slice with a variable stride) needs its
+//! result allocated before the nest, with sizes that only an iteration
+//! knows. The lowering therefore copies the statements those sizes depend
+//! on, under fresh names and with the nest's index set to 0, to run before
+//! the nest when it has an iteration at all; every iteration then checks
+//! that its own row has the same sizes, as the interpreter does. Only row
+//! 0 is computed twice, so this costs one row's work.
+
+use super::ir::{block_vars, Block, LoopNest, ScalarExp, SeqForm, Stmt};
+use super::rename::{NameSource, Renaming};
+use crate::core::ir::{Atom, BinOp, Type, Var, VarId};
+use crate::types::{Const, ScalarType};
+use std::collections::{BTreeSet, HashSet};
+
+/// The statements of `body` (the statements of one iteration of a nest
+/// over `index`, built so far) that compute `wanted`, copied for iteration
+/// 0, followed by frees of the arrays among them that the iteration owns
+/// (`owned`, whose ownership may have moved on to views in `body`); and
+/// `wanted` as computed by the copy. `None` when they depend on something
+/// the copy cannot have: an array written from outside the body.
+pub(super) fn first_iteration(
+    body: &[Stmt],
+    index: &Var,
+    wanted: &[Atom],
+    owned: &[VarId],
+    fresh: &mut impl NameSource,
+) -> Option<(Block, Vec<Atom>)> {
+    let mut uses_of = Vec::with_capacity(body.len());
+    let mut defs_of = Vec::with_capacity(body.len());
+    for stmt in body {
+        let (mut uses, mut defs) = (BTreeSet::new(), HashSet::new());
+        block_vars(std::slice::from_ref(stmt), &mut uses, &mut defs);
+        uses_of.push(uses);
+        defs_of.push(defs);
+    }
+    let local: HashSet<VarId> = defs_of.iter().flatten().copied().collect();
+    let mut needed: HashSet<VarId> = wanted
+        .iter()
+        .filter_map(|a| match a {
+            Atom::Var(v) => Some(*v),
+            Atom::Const(_) => None,
+        })
+        .collect();
+    let mut keep = vec![false; body.len()];
+    for (k, stmt) in body.iter().enumerate().rev() {
+        let mut written = HashSet::new();
+        writes(std::slice::from_ref(stmt), &mut written);
+        let relevant = defs_of[k]
+            .iter()
+            .chain(&written)
+            .any(|v| needed.contains(v));
+        if !relevant {
+            continue;
+        }
+        if written.iter().any(|a| !local.contains(a)) {
+            return None;
+        }
+        keep[k] = true;
+        needed.extend(uses_of[k].iter().copied());
+    }
+    // Checks on what the copy computes stay in front of it, so that row 0
+    // stops with the same message as it would in the nest (an assertion
+    // before a division by a stride, say).
+    let mut available: HashSet<VarId> = HashSet::new();
+    for (k, stmt) in body.iter().enumerate() {
+        let check = matches!(
+            stmt,
+            Stmt::Assert { .. }
+                | Stmt::AssertEq { .. }
+                | Stmt::SizeCheck { .. }
+                | Stmt::BoundsCheck { .. }
+                | Stmt::SliceCheck { .. }
+        );
+        if check {
+            keep[k] = uses_of[k]
+                .iter()
+                .all(|v| available.contains(v) || !local.contains(v));
+        }
+        if keep[k] {
+            available.extend(defs_of[k].iter().copied());
+        }
+    }
+    // What the iteration frees before it is done with the row, the copy
+    // frees as well.
+    let kept_defs: HashSet<VarId> = (0..body.len())
+        .filter(|k| keep[*k])
+        .flat_map(|k| defs_of[k].iter().copied())
+        .collect();
+    for (k, stmt) in body.iter().enumerate() {
+        if matches!(stmt, Stmt::Free(a) if kept_defs.contains(a)) {
+            keep[k] = true;
+        }
+    }
+    let mut env = Renaming::default();
+    let zero = fresh.fresh_var(&index.name, index.ty);
+    env.map.insert(index.id, zero.id);
+    let mut block = vec![Stmt::Let {
+        var: zero,
+        exp: ScalarExp::Atom(Atom::Const(Const::I64(0))),
+        loc: Default::default(),
+    }];
+    for (stmt, _) in body.iter().zip(&keep).filter(|(_, k)| **k) {
+        block.push(env.stmt(fresh, stmt));
+    }
+    // Frees of what the copy owns: for each array the iteration owns, the
+    // last array of its chain of ownership (a view at offset 0, an update
+    // in place) that the copy made.
+    for o in owned {
+        let mut current = *o;
+        loop {
+            if kept_defs.contains(&current) {
+                block.push(Stmt::Free(env.id(current)));
+                break;
+            }
+            let previous = body.iter().find_map(|s| match s {
+                Stmt::View {
+                    var,
+                    array,
+                    offset: Atom::Const(Const::I64(0)),
+                    ..
+                } if var.id == current => Some(*array),
+                Stmt::InPlace { var, array } if var.id == current => Some(*array),
+                _ => None,
+            });
+            match previous {
+                Some(p) => current = p,
+                None => break,
+            }
+        }
+    }
+    Some((block, env.atoms(wanted)))
+}
+
+/// The arrays `stmts` write, overwrite in place or consume, at any depth.
+fn writes(stmts: &[Stmt], out: &mut HashSet<VarId>) {
+    for stmt in stmts {
+        match stmt {
+            Stmt::Write { array, .. } | Stmt::Copy { array, .. } | Stmt::InPlace { array, .. } => {
+                out.insert(*array);
+            }
+            Stmt::If {
+                then_block,
+                else_block,
+                ..
+            } => {
+                writes(then_block, out);
+                writes(else_block, out);
+            }
+            Stmt::SeqLoop(lp) => {
+                if let SeqForm::While { cond, .. } = &lp.form {
+                    writes(cond, out);
+                }
+                writes(&lp.body, out);
+            }
+            Stmt::Loop(nest) => nest_writes(nest, out),
+            _ => {}
+        }
+    }
+}
+
+fn nest_writes(nest: &LoopNest, out: &mut HashSet<VarId>) {
+    out.extend(nest.scatters.iter().copied());
+    out.extend(nest.hists.iter().flat_map(|h| h.bins.iter().copied()));
+    writes(&nest.body, out);
+}
+
+/// `0 < width`, for running the copy only when the nest has an iteration.
+pub(super) fn has_rows(width: Atom, fresh: &mut impl NameSource) -> (Var, Stmt) {
+    let cond = fresh.fresh_var("has_rows", Type::Scalar(ScalarType::Bool));
+    let stmt = Stmt::Let {
+        var: cond.clone(),
+        exp: ScalarExp::BinOp(BinOp::Lt, Atom::Const(Const::I64(0)), width),
+        loc: Default::default(),
+    };
+    (cond, stmt)
+}

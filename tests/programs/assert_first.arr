@@ -1,0 +1,42 @@
+-- `assert c e` checks `c` before anything of `e` runs (LANGUAGE.md §10),
+-- also when fusion would otherwise schedule `e`'s work first: a failing
+-- assertion is reported, not the division or index it guards.
+
+-- ==
+-- entry: guarded_division
+-- input { 5 } output { 2 }
+-- input { 0 } error: ^assertion failed at .*assert_first\.arr:10:41$
+
+entry guarded_division (x: i32) : i32 = assert (x != 0) (10 / x)
+
+-- ==
+-- entry: guarded_index
+-- input { [1, 2] 1i64 } output { 3 }
+-- input { [1, 2] 5i64 } error: ^assertion failed
+
+entry guarded_index (xs: []i32) (i: i64) : i32 = assert (i < length xs) (xs[i] + 1)
+
+-- ==
+-- entry: guarded_map
+-- input { [1, 2] } output { [10, 5] }
+-- input { [1, 0] } error: ^assertion failed at .*assert_first\.arr:25:3$
+
+entry guarded_map (xs: []i32) : []i32 =
+  assert (all (\x -> x != 0) xs) (map (\x -> 10 / x) xs)
+
+-- ==
+-- entry: guarded_after_a_map
+-- input { [1, 5] } output { [5, 1] }
+-- input { [1, 0] } error: ^assertion failed
+
+entry guarded_after_a_map (xs: []i32) : []i32 =
+  let ys = map (\x -> x * 2) xs
+  in assert (all (\y -> y != 0) ys) (map (\y -> 10 / y) ys)
+
+-- ==
+-- entry: guarded_in_rows
+-- input { [[1, 2], [1, 5]] } output { [15, 12] }
+-- input { [[1, 2], [1, 0]] } error: ^assertion failed
+
+entry guarded_in_rows (xss: [][]i32) : []i32 =
+  map (\xs -> assert (all (\x -> x != 0) xs) (reduce (+) 0 (map (\x -> 10 / x) xs))) xss
