@@ -547,13 +547,14 @@ impl Folder {
         }
     }
 
-    /// An integer atom as `±base + k`, looking through one addition,
-    /// subtraction or negation by a constant.
-    fn split(&self, a: Atom, t: ScalarType) -> (Option<(bool, Atom)>, Const) {
+    /// An integer atom as a sum of `±x` terms and a constant `k`, looking
+    /// through one addition, subtraction or negation of variables and
+    /// constants.
+    fn split(&self, a: Atom, t: ScalarType) -> (Vec<(bool, Atom)>, Const) {
         let zero = Const::int_wrapping(t, 0);
         let Atom::Var(v) = a else {
             return (
-                None,
+                Vec::new(),
                 match a {
                     Atom::Const(c) => c,
                     Atom::Var(_) => zero,
@@ -562,25 +563,29 @@ impl Folder {
         };
         let neg = |c: Const| ops::binop(BinOp::Sub, zero, c).unwrap_or(zero);
         match self.defs.get(&v) {
-            Some(Def::Bin(BinOp::Add, y @ Atom::Var(_), Atom::Const(c))) => (Some((false, *y)), *c),
+            Some(Def::Bin(BinOp::Add, y @ Atom::Var(_), Atom::Const(c))) => (vec![(false, *y)], *c),
             Some(Def::Bin(BinOp::Sub, y @ Atom::Var(_), Atom::Const(c))) => {
-                (Some((false, *y)), neg(*c))
+                (vec![(false, *y)], neg(*c))
             }
-            Some(Def::Bin(BinOp::Sub, Atom::Const(c), y @ Atom::Var(_))) => (Some((true, *y)), *c),
-            Some(Def::Un(UnOp::Neg, y @ Atom::Var(_))) => (Some((true, *y)), zero),
-            _ => (Some((false, a)), zero),
+            Some(Def::Bin(BinOp::Sub, Atom::Const(c), y @ Atom::Var(_))) => (vec![(true, *y)], *c),
+            Some(Def::Un(UnOp::Neg, y @ Atom::Var(_))) => (vec![(true, *y)], zero),
+            Some(Def::Bin(op @ (BinOp::Add | BinOp::Sub), y @ Atom::Var(_), z @ Atom::Var(_))) => {
+                (vec![(false, *y), (*op == BinOp::Sub, *z)], zero)
+            }
+            _ => (vec![(false, a)], zero),
         }
     }
 
     /// Sums and differences of `±x + k` terms: constants combine, opposite
-    /// terms cancel (`(x + 1) - x = 1`, `(n - 1) + 1 = n`).
+    /// terms cancel (`(x + 1) - x = 1`, `(n - 1) + 1 = n`,
+    /// `(i + k) - i = k`).
     fn linear(&self, op: BinOp, a: Atom, b: Atom, t: ScalarType) -> Option<Exp> {
         let (ta, ka) = self.split(a, t);
         let (tb, kb) = self.split(b, t);
         let minus = op == BinOp::Sub;
         let k = ops::binop(op, ka, kb).ok()?;
-        let mut terms: Vec<(bool, Atom)> = ta.into_iter().collect();
-        if let Some((neg, x)) = tb {
+        let mut terms = ta;
+        for (neg, x) in tb {
             let neg = neg != minus;
             match terms
                 .iter()

@@ -830,6 +830,37 @@ fn index_arithmetic_cancels() {
 }
 
 #[test]
+fn sums_of_variables_cancel() {
+    // `(i + k) - i` is `k` and `(i - k) + k` is `i` (the length of the
+    // window `xs[i:i+k]`, so a map of windows has rows of one size).
+    let mut b = Build::new();
+    let (i, k) = (b.var("i", I64), b.var("k", I64));
+    let (a, n, d, m) = (
+        b.var("a", I64),
+        b.var("n", I64),
+        b.var("d", I64),
+        b.var("m", I64),
+    );
+    let p = program(
+        &[&i, &k],
+        vec![
+            s(&[&a], Exp::BinOp(BinOp::Add, v(&i), v(&k))),
+            s(&[&n], Exp::BinOp(BinOp::Sub, v(&a), v(&i))),
+            s(&[&d], Exp::BinOp(BinOp::Sub, v(&i), v(&k))),
+            s(&[&m], Exp::BinOp(BinOp::Add, v(&d), v(&k))),
+        ],
+        vec![v(&n), v(&m)],
+        vec![I64, I64],
+    );
+    let inputs = vec![
+        vec![scalar(Const::I64(3)), scalar(Const::I64(4))],
+        vec![scalar(Const::I64(i64::MAX)), scalar(Const::I64(2))],
+    ];
+    let out = check_same(&p, &SimplifyOptions::default(), &inputs);
+    assert_eq!(out.entries[0].body.result, vec![v(&k), v(&i)]);
+}
+
+#[test]
 fn fresh_ids_start_above_every_id() {
     let p = super::synth::program(200, 3);
     let mut fresh = Fresh::for_program(&p);
