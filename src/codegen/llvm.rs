@@ -755,6 +755,14 @@ impl<'ctx> Gen<'ctx, '_> {
                 let bad = self.builder.build_not(c, "")?;
                 self.trap_if(fr, bad, "arr_fail_assert", &[], *loc)?;
             }
+            Stmt::IndexCheck { index, len, loc } => {
+                let (i, n) = (self.int(fr, index)?, self.int(fr, len)?);
+                // Unsigned: a negative index is out of range too.
+                let bad = self
+                    .builder
+                    .build_int_compare(IntPredicate::UGE, i, n, "")?;
+                self.trap_if(fr, bad, "arr_fail_bounds", &[i.into(), n.into()], *loc)?;
+            }
             Stmt::SizeCheck { size, loc } => {
                 let n = self.int(fr, size)?;
                 let zero = self.const_i64(0);

@@ -91,6 +91,20 @@ fn unit<'a>() -> Value<'a> {
     Value::Tuple(Vec::new())
 }
 
+/// `record` with the component at `path` (positions, outermost first)
+/// replaced by `value`.
+fn replace_at<'a>(record: Value<'a>, path: &[usize], value: Value<'a>) -> Value<'a> {
+    match (record, path.split_first()) {
+        (Value::Tuple(mut parts), Some((&i, rest))) if i < parts.len() => {
+            let part = std::mem::replace(&mut parts[i], Value::Tuple(Vec::new()));
+            parts[i] = replace_at(part, rest, value);
+            Value::Tuple(parts)
+        }
+        (_, None) => value,
+        (record, Some(_)) => record,
+    }
+}
+
 fn leaves(v: &Value) -> Vec<(Atom, CType)> {
     fn go(v: &Value, out: &mut Vec<(Atom, CType)>) {
         match v {
@@ -683,6 +697,11 @@ impl<'s> Lowerer<'s> {
                     };
                     (t, exp, dims)
                 })
+            }
+            TExprKind::RecordUpdate(r, path, v) => {
+                let record = self.expr(env, r);
+                let value = self.expr(env, v);
+                replace_at(record, path, value)
             }
             // The checker resolves these; this keeps lowering total.
             TExprKind::TypeMember(..) => self.default_value(&e.ty, loc),

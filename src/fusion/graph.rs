@@ -417,9 +417,24 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
         }
     }
     // `assert c e` checks `c` before anything of `e` runs, so what follows
-    // an assertion stays after it (an order, not data: nothing flows).
+    // an assertion stays after it (an order, not data: nothing flows). So
+    // does what follows a size check, which reports the sizes in the order
+    // the program compares them, unless it checks what a SOAC made (a
+    // result's size against the return type): ordering that one would keep
+    // the SOACs around it from fusing.
+    let mut after_soac = vec![false; body.stms.len()];
+    for &(producer, consumer) in edges.keys() {
+        if graph[NodeIndex::new(producer)].soac.is_some() || after_soac[producer] {
+            after_soac[consumer] = true;
+        }
+    }
     for (i, stm) in body.stms.iter().enumerate() {
-        if matches!(stm.exp, Exp::Assert(_)) {
+        let ordered = match stm.exp {
+            Exp::Assert(_) => true,
+            Exp::AssertEqSizes(..) => !after_soac[i],
+            _ => false,
+        };
+        if ordered {
             for later in i + 1..body.stms.len() {
                 edges.entry((i, later)).or_insert(Edge {
                     fusible: false,

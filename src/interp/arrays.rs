@@ -8,6 +8,7 @@
 use super::{first_difference, Arr, Interp, RunError, Val};
 use crate::core::ir::{Atom, DimSlice, SrcLoc, Stm, VarId};
 use crate::runtime::value::ArrayData;
+use crate::types::Const;
 
 /// The elements at `base + sum(t_k * step_k)` for every `t_k < count_k`
 /// (the last dimension varying fastest) of `src`; `None` if one is outside it.
@@ -113,8 +114,22 @@ impl Interp<'_> {
                 }
                 Some(DimSlice::Range { start, end, stride }) => {
                     let (i, j, s) = (self.int(start)?, self.int(end)?, self.int(stride)?);
-                    let n = range_len(i, j, s, len)
-                        .ok_or_else(|| self.out_of_bounds(&format!("{i}:{j}:{s}"), len, loc))?;
+                    let n = match range_len(i, j, s, len) {
+                        Some(n) => n,
+                        // A trial run (see `soacs`) only wants the shape.
+                        None if self.trial() && s != 0 => {
+                            let count = (j as i128 - i as i128 + s as i128 - s.signum() as i128)
+                                / s as i128;
+                            let count = count.clamp(0, 1 << 28) as usize;
+                            let mut shape: Vec<usize> = runs.iter().map(|&(n, _)| n).collect();
+                            shape.push(count);
+                            shape.extend_from_slice(dims.get(k + 1..).unwrap_or(&[]));
+                            let zero = Const::zero(a.data.elem());
+                            let n = shape.iter().product();
+                            return Ok(Val::Array(Arr::whole(ArrayData::filled(zero, n), shape)));
+                        }
+                        None => return Err(self.out_of_bounds(&format!("{i}:{j}:{s}"), len, loc)),
+                    };
                     if n > 0 {
                         base += i * step[k];
                     }

@@ -297,6 +297,11 @@ impl Interp<'_> {
         RunError::Internal(format!("{what} at {}", self.loc(loc)))
     }
 
+    /// In a trial run (see `soacs::trial_rows`), which has fuel.
+    fn trial(&self) -> bool {
+        self.fuel.is_some()
+    }
+
     fn size_mismatch(&self, a: i64, b: i64, loc: SrcLoc) -> RunError {
         RunError::Program(format!("size mismatch: {a} and {b} at {}", self.loc(loc)))
     }
@@ -803,6 +808,19 @@ impl Interp<'_> {
         for (k, ix) in indices.iter().enumerate() {
             let i = self.int(ix)?;
             let len = dims[k];
+            if (i < 0 || i as u64 >= len as u64) && self.trial() {
+                // A trial run (the rows of a map over no rows) reads zeros
+                // where the rows of zeros it runs on leave an index out of
+                // range: only the shapes it makes count.
+                let zero = Const::zero(a.data.elem());
+                let rest = dims[indices.len().min(dims.len())..].to_vec();
+                return Ok(if rest.is_empty() {
+                    Val::Scalar(zero)
+                } else {
+                    let n = rest.iter().product();
+                    Val::Array(Arr::whole(ArrayData::filled(zero, n), rest))
+                });
+            }
             if i < 0 || i as u64 >= len as u64 {
                 return Err(RunError::Program(format!(
                     "index {i} out of bounds for array of length {len} at {}",

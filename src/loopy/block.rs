@@ -633,6 +633,7 @@ fn merge_key(stmt: &Stmt) -> Option<(Stmt, Option<VarId>)> {
         Stmt::AssertEq { .. }
         | Stmt::Assert { .. }
         | Stmt::SizeCheck { .. }
+        | Stmt::IndexCheck { .. }
         | Stmt::BoundsCheck { .. }
         | Stmt::SliceCheck { .. } => None,
         _ => return None,

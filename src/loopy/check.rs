@@ -285,6 +285,10 @@ impl Checker {
             }
             Stmt::Assert { cond, .. } => expect(scope, cond, BOOL, "assertion"),
             Stmt::SizeCheck { size, .. } => expect(scope, size, I64, "size check"),
+            Stmt::IndexCheck { index, len, .. } => {
+                expect(scope, index, I64, "index check")?;
+                expect(scope, len, I64, "index check")
+            }
             Stmt::BoundsCheck { array, index, .. } => {
                 let (_, rank) = array_type(scope, *array)?;
                 if index.is_empty() || index.len() > rank {

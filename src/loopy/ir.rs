@@ -157,6 +157,14 @@ pub enum Stmt {
         size: Atom,
         loc: SrcLoc,
     },
+    /// Stops with `index I out of bounds for array of length N` unless
+    /// `0 <= index < len`: an index into one dimension of a slice
+    /// (`m[:, j]`), where `BoundsCheck`'s leading dimensions do not fit.
+    IndexCheck {
+        index: Atom,
+        len: Atom,
+        loc: SrcLoc,
+    },
     /// Stops with `index I out of bounds` unless every index is within its
     /// dimension of `array` (for writes, which are never checked).
     BoundsCheck {
@@ -570,6 +578,10 @@ pub(crate) fn block_vars(
             }
             Stmt::Assert { cond, .. } => atom_use(cond, uses),
             Stmt::SizeCheck { size, .. } => atom_use(size, uses),
+            Stmt::IndexCheck { index, len, .. } => {
+                atom_use(index, uses);
+                atom_use(len, uses);
+            }
             Stmt::BoundsCheck { array, index, .. } => {
                 uses.insert(*array);
                 index.iter().for_each(|a| atom_use(a, uses));

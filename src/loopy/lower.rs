@@ -44,6 +44,7 @@ pub fn lower(program: &FusedProgram) -> Program {
         types: HashMap::new(),
         owned: HashSet::new(),
         frames: Vec::new(),
+        carried: HashSet::new(),
         renaming: 0,
         strategy: program.strategy,
         lambda_depth: 0,
@@ -86,6 +87,9 @@ struct Lowerer {
     owned: HashSet<VarId>,
     /// Per open block, the arrays it allocated (see the module comment).
     frames: Vec<Vec<VarId>>,
+    /// Values a nest carries from one iteration to the next: bound only in
+    /// its body, so a copy run before the nest cannot use them.
+    carried: HashSet<VarId>,
     /// Inside an inlined lambda, binders get fresh ids (a lambda may be
     /// inlined more than once: loop body and combine operator).
     renaming: usize,
@@ -137,6 +141,12 @@ impl Lowerer {
             name: name.to_string(),
             ty,
         }
+    }
+
+    fn carried_var(&mut self, name: &str, ty: Type) -> Var {
+        let var = self.fresh(name, ty);
+        self.carried.insert(var.id);
+        var
     }
 
     /// The loopy variable for a core binder.
@@ -768,15 +778,29 @@ impl Lowerer {
                 }
             }
         }
+        // A parameter whose next value always has the parameter's own shape
+        // ends with its initial value's shape (known before the loop, so a
+        // map of such loops can allocate its result).
+        let keeps_shape: Vec<bool> = seq_params
+            .iter()
+            .zip(&next)
+            .map(|(p, n)| {
+                let own: Vec<Atom> = p.shape.iter().map(|d| Atom::Var(d.id)).collect();
+                self.shape(n) == own
+            })
+            .collect();
         let mut results = Vec::new();
-        for (v, &varies) in pat.iter().zip(&varying) {
+        for (k, (v, &varies)) in pat.iter().zip(&varying).enumerate() {
             let var = self.bind(v);
             let shape: Vec<Var> = (0..v.ty.rank())
                 .map(|k| self.fresh(&format!("{}_d{k}", v.name), I64))
                 .collect();
             if v.ty.rank() > 0 {
-                self.shapes
-                    .insert(var.id, shape.iter().map(|d| Atom::Var(d.id)).collect());
+                let known = match (keeps_shape.get(k), inits.get(k)) {
+                    (Some(true), Some(init)) => self.shape(init),
+                    _ => shape.iter().map(|d| Atom::Var(d.id)).collect(),
+                };
+                self.shapes.insert(var.id, known);
                 if varies {
                     self.adopt(var.id);
                 }
@@ -1065,6 +1089,15 @@ impl Lowerer {
                     let i = self.as_i64(i, out);
                     fixed.push(i);
                     ds.push(D::Fixed(i));
+                    // Checked here, in order with the ranges, unless the
+                    // slice is only indices (checked as indexing below).
+                    if dims.iter().any(|d| matches!(d, DimSlice::Range { .. })) {
+                        out.push(Stmt::IndexCheck {
+                            index: i,
+                            len: shape[k],
+                            loc,
+                        });
+                    }
                 }
                 DimSlice::Range { start, end, stride } => {
                     let (start, end, stride) =
@@ -1103,13 +1136,6 @@ impl Lowerer {
                 });
             }
             return;
-        }
-        if !fixed.is_empty() {
-            out.push(Stmt::BoundsCheck {
-                array,
-                index: fixed.clone(),
-                loc,
-            });
         }
         let trailing = shape[ds.len()..].to_vec();
         let mut new_shape: Vec<Atom> = ds
@@ -1683,7 +1709,7 @@ impl Lowerer {
             self.sparse_compaction(filter, &args, flag, st, out, &mut inner, &mut routed);
         } else {
             // The kept count: what `size` of an output asks for.
-            let count = self.fresh("count", I64);
+            let count = self.carried_var("count", I64);
             let next = self.add(Atom::Var(count.id), i64c(1), &mut inner);
             routed.push((count.id, next, Atom::Var(count.id)));
             let result = self.fresh("kept_n", I64);
@@ -1786,7 +1812,7 @@ impl Lowerer {
         inner: &mut Block,
         routed: &mut Vec<(VarId, Atom, Atom)>,
     ) {
-        let count = self.fresh("count", I64);
+        let count = self.carried_var("count", I64);
         let mut outputs = Vec::new();
         let result = self.fresh("kept_n", I64);
         for (p, e) in filter.pat.iter().zip(args) {
@@ -1889,7 +1915,7 @@ impl Lowerer {
             .map(|(p, ne)| {
                 let ty = if is_scan { p.ty.row() } else { p.ty };
                 let ne = self.atom(ne);
-                let acc = self.fresh("acc", ty);
+                let acc = self.carried_var("acc", ty);
                 if let (Type::Array(..), Atom::Var(src)) = (ty, ne) {
                     let shape = self.shape(&ne);
                     let buf = self.fresh("acc_buf", ty);
@@ -2032,7 +2058,22 @@ impl Lowerer {
         let mut copied = Vec::new();
         let mut shape = Vec::new();
         for dim in self.shape(value) {
-            shape.push(self.invariant_copy(dim, body, &defined, &mut copies, &mut copied));
+            let copy = self.invariant_copy(dim, body, &defined, &mut copies, &mut copied);
+            // A copied size may be negative where the row's own checks
+            // (a slice's) would stop the program: allocate nothing then, and
+            // let row 0 report it (or no row, for an empty result).
+            let from_body = matches!(dim, Atom::Var(v) if defined.contains(&v));
+            if from_body && matches!(copy, Atom::Var(c) if !defined.contains(&c)) {
+                let clamped = self.fresh("row_size", I64);
+                copied.push(Stmt::Let {
+                    var: clamped.clone(),
+                    exp: ScalarExp::BinOp(BinOp::Max, copy, i64c(0)),
+                    loc: SrcLoc::default(),
+                });
+                shape.push(Atom::Var(clamped.id));
+            } else {
+                shape.push(copy);
+            }
         }
         if materialised {
             out.append(&mut copied);
@@ -2054,9 +2095,10 @@ impl Lowerer {
             .copied()
             .collect();
         // Otherwise the lint reports the use of a body's size outside it.
-        let Some((then_block, firsts)) =
-            super::peel::first_iteration(body, index, &varying, &owned, self)
-        else {
+        let carried = std::mem::take(&mut self.carried);
+        let peeled = super::peel::first_iteration(body, index, &varying, &owned, &carried, self);
+        self.carried = carried;
+        let Some((then_block, firsts)) = peeled else {
             return shape;
         };
         let (cond, test) = super::peel::has_rows(*width, self);
@@ -2219,7 +2261,7 @@ impl Lowerer {
                     flags.push(self.let_("rest", ScalarType::Bool, not, &mut body));
                 }
                 for (g, (block, flag)) in blocks.iter_mut().zip(&flags).take(groups).enumerate() {
-                    let count = self.fresh("count", I64);
+                    let count = self.carried_var("count", I64);
                     let mut outputs = Vec::new();
                     let pats = leaf.pat.get(g * k..(g + 1) * k).unwrap_or_default();
                     for (p, e) in pats.iter().zip(&elems) {

@@ -215,6 +215,7 @@ fn slice(block: &Block, needed: &mut HashSet<VarId>, local: &HashSet<VarId>) -> 
             Stmt::Assert { .. }
             | Stmt::AssertEq { .. }
             | Stmt::SizeCheck { .. }
+            | Stmt::IndexCheck { .. }
             | Stmt::SliceCheck { .. } => false,
             _ => {
                 let (_, defs) = stmt_vars(stmt);
@@ -265,7 +266,7 @@ fn taint_is_harmless(block: &Block, tainted: &mut HashSet<VarId>) -> bool {
     true
 }
 
-fn can_fail(stmt: &Stmt) -> bool {
+pub(super) fn can_fail(stmt: &Stmt) -> bool {
     match stmt {
         Stmt::Let { exp, .. } => exp.may_fail(),
         Stmt::Read { check, .. } | Stmt::Row { check, .. } => check.is_some(),
@@ -288,6 +289,7 @@ fn can_fail(stmt: &Stmt) -> bool {
         | Stmt::AssertEq { .. }
         | Stmt::Assert { .. }
         | Stmt::SizeCheck { .. }
+        | Stmt::IndexCheck { .. }
         | Stmt::BoundsCheck { .. }
         | Stmt::SliceCheck { .. } => true,
     }

@@ -26,6 +26,7 @@ pub(super) fn first_iteration(
     index: &Var,
     wanted: &[Atom],
     owned: &[VarId],
+    carried: &HashSet<VarId>,
     fresh: &mut impl NameSource,
 ) -> Option<(Block, Vec<Atom>)> {
     let mut uses_of = Vec::with_capacity(body.len());
@@ -37,52 +38,52 @@ pub(super) fn first_iteration(
         defs_of.push(defs);
     }
     let local: HashSet<VarId> = defs_of.iter().flatten().copied().collect();
-    let mut needed: HashSet<VarId> = wanted
+    let wanted_vars: HashSet<VarId> = wanted
         .iter()
         .filter_map(|a| match a {
             Atom::Var(v) => Some(*v),
             Atom::Const(_) => None,
         })
         .collect();
-    let mut keep = vec![false; body.len()];
-    for (k, stmt) in body.iter().enumerate().rev() {
-        let mut written = HashSet::new();
-        writes(std::slice::from_ref(stmt), &mut written);
-        let relevant = defs_of[k]
-            .iter()
-            .chain(&written)
-            .any(|v| needed.contains(v));
-        if !relevant {
-            continue;
-        }
-        if written.iter().any(|a| !local.contains(a)) {
-            return None;
-        }
-        keep[k] = true;
-        needed.extend(uses_of[k].iter().copied());
-    }
-    // Checks on what the copy computes stay in front of it, so that row 0
-    // stops with the same message as it would in the nest (an assertion
-    // before a division by a stride, say).
-    let mut available: HashSet<VarId> = HashSet::new();
-    for (k, stmt) in body.iter().enumerate() {
-        let check = matches!(
-            stmt,
-            Stmt::Assert { .. }
-                | Stmt::AssertEq { .. }
-                | Stmt::SizeCheck { .. }
-                | Stmt::BoundsCheck { .. }
-                | Stmt::SliceCheck { .. }
-        );
-        if check {
-            keep[k] = uses_of[k]
+    let last = (0..body.len())
+        .rev()
+        .find(|k| defs_of[*k].iter().any(|v| wanted_vars.contains(v)))
+        .unwrap_or(0);
+    // The statements `wanted` depends on; with `seeded`, also everything
+    // that can fail before the last size is known, so that row 0 stops
+    // with the error the nest would stop with first (what writes outside,
+    // as a scatter would, is left to the nest).
+    let slice = |seeded: bool| -> Option<(Vec<bool>, HashSet<VarId>)> {
+        let mut needed = wanted_vars.clone();
+        let mut keep = vec![false; body.len()];
+        for (k, stmt) in body.iter().enumerate().rev() {
+            let mut written = HashSet::new();
+            writes(std::slice::from_ref(stmt), &mut written);
+            let outside = written.iter().any(|a| !local.contains(a));
+            let relevant = defs_of[k]
                 .iter()
-                .all(|v| available.contains(v) || !local.contains(v));
+                .chain(&written)
+                .any(|v| needed.contains(v));
+            if relevant && outside {
+                return None;
+            }
+            let fails_first = seeded
+                && k < last
+                && !outside
+                && !matches!(stmt, Stmt::Alloc { .. })
+                && super::par::can_fail(stmt);
+            if relevant || fails_first {
+                keep[k] = true;
+                needed.extend(uses_of[k].iter().copied());
+            }
         }
-        if keep[k] {
-            available.extend(defs_of[k].iter().copied());
-        }
-    }
+        Some((keep, needed))
+    };
+    // A check on a value the nest carries (a scan's) cannot run ahead.
+    let (mut keep, _) = match slice(true) {
+        Some((keep, needed)) if !needed.iter().any(|v| carried.contains(v)) => (keep, needed),
+        _ => slice(false)?,
+    };
     // What the iteration frees before it is done with the row, the copy
     // frees as well.
     let kept_defs: HashSet<VarId> = (0..body.len())

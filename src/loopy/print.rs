@@ -105,6 +105,7 @@ impl Names {
                 | Stmt::AssertEq { .. }
                 | Stmt::Assert { .. }
                 | Stmt::SizeCheck { .. }
+                | Stmt::IndexCheck { .. }
                 | Stmt::BoundsCheck { .. }
                 | Stmt::SliceCheck { .. }
                 | Stmt::Free(_) => {}
@@ -266,6 +267,10 @@ fn print_stmt(out: &mut String, stmt: &Stmt, depth: usize, names: &Names) {
         }
         Stmt::Assert { cond, loc } => {
             let _ = writeln!(out, "assert {} @{}:{}", names.atom(cond), loc.line, loc.col);
+        }
+        Stmt::IndexCheck { index, len, loc } => {
+            let (index, len) = (names.atom(index), names.atom(len));
+            let _ = writeln!(out, "check_index {index} < {len} @{}:{}", loc.line, loc.col);
         }
         Stmt::SizeCheck { size, loc } => {
             let size = names.atom(size);

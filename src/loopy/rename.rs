@@ -200,6 +200,11 @@ impl Renaming {
                 cond: self.atom(cond),
                 loc: *loc,
             },
+            Stmt::IndexCheck { index, len, loc } => Stmt::IndexCheck {
+                index: self.atom(index),
+                len: self.atom(len),
+                loc: *loc,
+            },
             Stmt::SizeCheck { size, loc } => Stmt::SizeCheck {
                 size: self.atom(size),
                 loc: *loc,

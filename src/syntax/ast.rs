@@ -215,6 +215,9 @@ pub enum ExprKind {
     Index(Box<Expr>, Vec<IndexArg>),
     /// `a with [i, j] = v`
     Update(Box<Expr>, Vec<IndexArg>, Box<Expr>),
+    /// `r with a.b = v`: a copy of the record (or tuple) `r` with the field
+    /// at the path replaced (Futhark's record update).
+    RecordUpdate(Box<Expr>, Vec<Field>, Box<Expr>),
     Field(Box<Expr>, Field),
     Ascribe(Box<Expr>, TypeExpr),
     Assert(Box<Expr>, Box<Expr>),

@@ -326,7 +326,7 @@ fn resolve_expr(scope: &mut Vec<String>, e: &mut Expr) {
             resolve_expr(scope, f);
             args.iter_mut().for_each(|e| resolve_expr(scope, e));
         }
-        ExprKind::BinOp(_, a, b) | ExprKind::Assert(a, b) => {
+        ExprKind::BinOp(_, a, b) | ExprKind::Assert(a, b) | ExprKind::RecordUpdate(a, _, b) => {
             resolve_expr(scope, a);
             resolve_expr(scope, b);
         }

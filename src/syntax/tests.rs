@@ -146,6 +146,16 @@ fn sexp(e: &Expr) -> String {
         ExprKind::Field(a, Field::Index(i)) => format!("(field {} {i})", sexp(a)),
         ExprKind::Ascribe(e, t) => format!("(: {} {})", sexp(e), ty(t)),
         ExprKind::Assert(c, e) => format!("(assert {} {})", sexp(c), sexp(e)),
+        ExprKind::RecordUpdate(r, path, v) => {
+            let path: Vec<String> = path
+                .iter()
+                .map(|f| match f {
+                    Field::Name(n) => n.clone(),
+                    Field::Index(i) => i.to_string(),
+                })
+                .collect();
+            format!("(record-update {} {} {})", sexp(r), path.join("."), sexp(v))
+        }
     }
 }
 

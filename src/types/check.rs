@@ -1202,6 +1202,7 @@ impl<'a> Checker<'a> {
                     Ok(self.node(TExprKind::Ascribe(Box::new(x), shape), ty, span))
                 }
             }
+            ExprKind::RecordUpdate(r, path, v) => self.check_record_update(r, path, v, span),
             ExprKind::Assert(c, x) => {
                 let c = self.check_expr(c)?;
                 self.expect(&c.span, &bool_ty(), &c.ty)?;
@@ -1766,6 +1767,46 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// `r with a.b = v`: `r`'s type must be known here (as Futhark asks);
+    /// the field's type is `v`'s.
+    fn check_record_update(
+        &mut self,
+        r: &'a Expr,
+        path: &[Field],
+        v: &'a Expr,
+        span: &Span,
+    ) -> Result<TExpr> {
+        let r = self.check_expr(r)?;
+        let mut ty = r.ty.clone();
+        let mut positions = Vec::new();
+        for field in path {
+            let known = self.inf.shallow(&ty);
+            if let Type::Var(_) = known {
+                return Err(self.error(
+                    span,
+                    "the type of a record updated with `with` must be known here; \
+                     annotate it"
+                        .to_string(),
+                ));
+            }
+            ty = self.field_type(&known, field, self.ctx.file, span)?;
+            let position = match (&known, field) {
+                (Type::Record(fs), Field::Name(n)) => fs.iter().position(|(f, _)| f == n),
+                (_, Field::Index(i)) => Some(*i),
+                _ => None,
+            };
+            positions.push(position.unwrap_or(0));
+        }
+        let v = self.check_hint(v, Some(&ty))?;
+        self.expect(&v.span, &ty, &v.ty)?;
+        let result = r.ty.clone();
+        Ok(self.node(
+            TExprKind::RecordUpdate(Box::new(r), positions, Box::new(v)),
+            result,
+            span,
+        ))
+    }
+
     fn field_type(&self, ty: &Type, field: &Field, file: FileId, span: &Span) -> Result<Type> {
         let shown = self.inf.display(ty);
         let err = |msg: String| Diagnostic::new(file, span.clone(), msg);
@@ -2139,7 +2180,9 @@ impl<'a> Checker<'a> {
                     self.finalize_expr(x)?;
                 }
             }
-            TExprKind::BinOp(_, a, b) | TExprKind::Assert(a, b) => {
+            TExprKind::BinOp(_, a, b)
+            | TExprKind::Assert(a, b)
+            | TExprKind::RecordUpdate(a, _, b) => {
                 self.finalize_expr(a)?;
                 self.finalize_expr(b)?;
             }

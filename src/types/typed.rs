@@ -136,6 +136,9 @@ pub enum TExprKind {
     Slice(Box<TExpr>, Vec<TSlice>),
     /// `a with [i, j] = v`: one `i64` index per dimension indexed.
     Update(Box<TExpr>, Vec<TExpr>, Box<TExpr>),
+    /// `r with a.b = v`: the position of each field of the path among its
+    /// record's (sorted) fields or its tuple's components.
+    RecordUpdate(Box<TExpr>, Vec<usize>, Box<TExpr>),
     /// `t.lowest`, `t.max`, `t.i64` ... on a type parameter `t`. Replaced by
     /// a `Literal` or a `Builtin` once the definition's types are final, so
     /// lowering never sees it.

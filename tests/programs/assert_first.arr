@@ -40,3 +40,13 @@ entry guarded_after_a_map (xs: []i32) : []i32 =
 
 entry guarded_in_rows (xss: [][]i32) : []i32 =
   map (\xs -> assert (all (\x -> x != 0) xs) (reduce (+) 0 (map (\x -> 10 / x) xs))) xss
+
+-- ==
+-- entry: sizes_first
+-- input { [1, 2] [3, 4] } output { [11, 16] }
+-- input { [1, 2, 3] [1, 2] } error: ^size mismatch: 3 and 2 at .*assert_first\.arr:52:3$
+
+-- The size check of `map2` comes before the maps fused with it, and
+-- reports the sizes in the program's order.
+entry sizes_first (xs: []i32) (ys: []i32) : []i32 =
+  map2 (+) (map (* 2) xs) (map (* 3) ys)

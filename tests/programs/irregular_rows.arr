@@ -132,3 +132,45 @@ entry flattened (xs: []i64) : []i64 =
 -- A window's length, `(i + k) - i`, is computed from the row's index.
 entry sliding (xs: []i32) (k: i64) (n: i64) : [][]i32 =
   map (\i -> xs[i:i+k]) (iota n)
+
+-- ==
+-- entry: guarded_sizes
+-- input { [2i64, 2i64] } output { [[0i64, 1i64, 2i64, 3i64, 4i64], [0i64, 1i64, 2i64, 3i64, 4i64]] }
+-- input { [2i64, 3i64] } error: size mismatch: 5 and 3
+-- input { [0i64] } error: ^assertion failed at .*irregular_rows\.arr:\d+:14$
+-- input { [-1i64, 0i64] } error: ^assertion failed
+
+-- Row 0 runs ahead for its size, and stops with the error the loop would
+-- stop with first: the assertion, not the division or the negative size.
+entry guarded_sizes (xs: []i64) : [][]i64 =
+  map (\x -> assert (x > 0) (iota (10 / x))) xs
+
+-- ==
+-- entry: cut
+-- input { [[1, 2, 3]] 0i64 } error: ^index 1:0:1 out of bounds
+-- input { empty([0][3]i32) 0i64 } output { empty([0][0]i32) }
+-- input { [[1, 2, 3], [4, 5, 6]] 2i64 } output { [[2], [5]] }
+
+-- A slice's length, computed before the loop, may be negative where the
+-- slice is out of bounds: nothing is allocated, row 0 reports it.
+entry cut (m: [][]i32) (k: i64) : [][]i32 = map (\r -> r[1:k]) m
+
+-- ==
+-- entry: stepped
+-- input { empty([0][5]i32) } output { empty([0][5]i32) }
+-- input { [[1, 2], [3, 4]] } output { [[4, 5], [6, 7]] }
+
+-- A loop whose array keeps its shape: the rows' size is known before the
+-- map, also when there are no rows.
+entry stepped [n] [k] (m: [n][k]i32) : [n][k]i32 =
+  map (\r -> loop r' = r for _i < 3 do map (+1) r') m
+
+-- ==
+-- entry: transposed_by_index
+-- input { empty([5][0]i32) } output { empty([0][5]i32) }
+-- input { [[1, 2], [3, 4]] } output { [[1, 3], [2, 4]] }
+
+-- A map over no rows still has the rows' shape (the interpreter finds it
+-- by a trial run that reads zeros where an index is out of range).
+entry transposed_by_index [n] [k] (m: [n][k]i32) : [k][n]i32 =
+  map (\j -> map (\i -> m[i][j]) (iota n)) (iota k)

@@ -90,3 +90,22 @@ entry backwards_columns (m: [][]i32) (i: i64) : [][]i32 =
 -- end may lie beyond the last of them.
 entry strided_window (xs: []i32) (i: i64) (j: i64) : []i32 =
   xs[i:j:2]
+
+-- ==
+-- entry: column_of
+-- input { [[1, 2, 3, 4, 5], [6, 7, 8, 9, 10]] 3i64 } output { [4, 9] }
+-- input { [[1, 2], [3, 4], [5, 6]] 3i64 } error: ^index 3 out of bounds for array of length 2 at .*slices\.arr:\d+:\d+$
+-- input { empty([2][0]i32) 0i64 } error: index 0 out of bounds for array of length 0
+-- input { empty([0][2]i32) 1i64 } output { empty([0]i32) }
+
+-- An index after a range is checked against its own dimension.
+entry column_of (m: [][]i32) (j: i64) : []i32 = m[:, j]
+
+-- ==
+-- entry: middle_of
+-- input { [[[1, 2], [3, 4], [5, 6]], [[7, 8], [9, 10], [11, 12]]] 1i64 1i64 }
+-- output { [8, 10, 12] }
+-- input { [[[1, 2], [3, 4], [5, 6]], [[7, 8], [9, 10], [11, 12]]] 1i64 2i64 }
+-- error: index 2 out of bounds for array of length 2
+
+entry middle_of (t: [][][]i32) (i: i64) (j: i64) : []i32 = t[i, :, j]
