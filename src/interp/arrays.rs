@@ -118,9 +118,7 @@ impl Interp<'_> {
                         Some(n) => n,
                         // A trial run (see `soacs`) only wants the shape.
                         None if self.trial() && s != 0 => {
-                            let count = (j as i128 - i as i128 + s as i128 - s.signum() as i128)
-                                / s as i128;
-                            let count = count.clamp(0, 1 << 28) as usize;
+                            let count = slice_count(i, j, s).clamp(0, 1 << 28) as usize;
                             let mut shape: Vec<usize> = runs.iter().map(|&(n, _)| n).collect();
                             shape.push(count);
                             shape.extend_from_slice(dims.get(k + 1..).unwrap_or(&[]));
@@ -310,15 +308,22 @@ impl Interp<'_> {
     }
 }
 
+/// The number of elements of `i:j:s` (`s` not 0), negative when `j` lies
+/// before `i` in the stride's direction.
+fn slice_count(i: i64, j: i64, s: i64) -> i128 {
+    let (i, j, s) = (i as i128, j as i128, s as i128);
+    // Rust's `/` truncates: this rounds the quotient away from zero.
+    (j - i + s - s.signum()) / s
+}
+
 /// The number of elements of `i:j:s` on a dimension of `len`, or `None` if
 /// the range is invalid there (see `Interp::slice`).
 fn range_len(i: i64, j: i64, s: i64, len: usize) -> Option<usize> {
     if s == 0 {
         return None;
     }
+    let n = slice_count(i, j, s);
     let (i, j, s, len) = (i as i128, j as i128, s as i128, len as i128);
-    // Rust's `/` truncates: this rounds the quotient away from zero.
-    let n = (j - i + s - s.signum()) / s;
     if n == 0 {
         return Some(0);
     }
