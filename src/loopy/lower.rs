@@ -2064,13 +2064,8 @@ impl Lowerer {
             // let row 0 report it (or no row, for an empty result).
             let from_body = matches!(dim, Atom::Var(v) if defined.contains(&v));
             if from_body && matches!(copy, Atom::Var(c) if !defined.contains(&c)) {
-                let clamped = self.fresh("row_size", I64);
-                copied.push(Stmt::Let {
-                    var: clamped.clone(),
-                    exp: ScalarExp::BinOp(BinOp::Max, copy, i64c(0)),
-                    loc: SrcLoc::default(),
-                });
-                shape.push(Atom::Var(clamped.id));
+                let clamped = self.binop("row_size", BinOp::Max, copy, i64c(0), &mut copied);
+                shape.push(clamped);
             } else {
                 shape.push(copy);
             }
@@ -2101,8 +2096,7 @@ impl Lowerer {
         let Some((then_block, firsts)) = peeled else {
             return shape;
         };
-        let (cond, test) = super::peel::has_rows(*width, self);
-        out.push(test);
+        let has_rows = self.binop("has_rows", BinOp::Lt, i64c(0), *width, out);
         let results: Vec<Var> = varying
             .iter()
             .map(|_| self.fresh("row_size", I64))
@@ -2121,7 +2115,7 @@ impl Lowerer {
         }
         out.push(Stmt::If {
             results,
-            cond: Atom::Var(cond.id),
+            cond: has_rows,
             then_block,
             then_results: firsts,
             else_block: Vec::new(),

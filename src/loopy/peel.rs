@@ -11,8 +11,8 @@
 
 use super::ir::{block_vars, Block, LoopNest, ScalarExp, SeqForm, Stmt};
 use super::rename::{NameSource, Renaming};
-use crate::core::ir::{Atom, BinOp, Type, Var, VarId};
-use crate::types::{Const, ScalarType};
+use crate::core::ir::{Atom, Var, VarId};
+use crate::types::Const;
 use std::collections::{BTreeSet, HashSet};
 
 /// The statements of `body` (the statements of one iteration of a nest
@@ -166,15 +166,4 @@ fn nest_writes(nest: &LoopNest, out: &mut HashSet<VarId>) {
     out.extend(nest.scatters.iter().copied());
     out.extend(nest.hists.iter().flat_map(|h| h.bins.iter().copied()));
     writes(&nest.body, out);
-}
-
-/// `0 < width`, for running the copy only when the nest has an iteration.
-pub(super) fn has_rows(width: Atom, fresh: &mut impl NameSource) -> (Var, Stmt) {
-    let cond = fresh.fresh_var("has_rows", Type::Scalar(ScalarType::Bool));
-    let stmt = Stmt::Let {
-        var: cond.clone(),
-        exp: ScalarExp::BinOp(BinOp::Lt, Atom::Const(Const::I64(0)), width),
-        loc: Default::default(),
-    };
-    (cond, stmt)
 }
