@@ -108,3 +108,68 @@ def stencil_2d 'a 'b [n] [m] (r: i64) (f: [][]a -> b) (g: [n][m]a) : [n][m]b =
   let clamp (k: i64) (len: i64) = i64.min (len - 1) (i64.max 0 k)
   in tabulate_2d n m (\i j ->
        f (tabulate_2d w w (\di dj -> g[clamp (i + di - r) n, clamp (j + dj - r) m])))
+
+-- Futhark's prelude ----------------------------------------------------------
+-- Not in the contract's list; here so that Futhark programs read as they do
+-- there.
+
+def id 't (x: t) : t = x
+
+def const 'a 'b (x: a) (_: b) : a = x
+
+def flip 'a 'b 'c (f: a -> b -> c) (y: b) (x: a) : c = f x y
+
+def curry 'a 'b 'c (f: (a, b) -> c) (x: a) (y: b) : c = f (x, y)
+
+def uncurry 'a 'b 'c (f: a -> b -> c) (x: a, y: b) : c = f x y
+
+-- Arrays have value semantics, so a copy is the array itself.
+def copy 't (x: t) : t = x
+
+def not (x: bool) : bool = !x
+
+def and [n] (xs: [n]bool) : bool = all id xs
+
+def or [n] (xs: [n]bool) : bool = any id xs
+
+def indices 't [n] (xs: [n]t) : [n]i64 = iota n
+
+-- The first element (an error on an empty array).
+def head 't [n] (xs: [n]t) : t = xs[0]
+
+-- The last element (an error on an empty array).
+def last 't [n] (xs: [n]t) : t = xs[n - 1]
+
+-- All but the first element (an error on an empty array).
+def tail 't [n] (xs: [n]t) : []t = xs[1:]
+
+-- All but the last element (an error on an empty array).
+def init 't [n] (xs: [n]t) : []t = xs[:n - 1]
+
+-- The first `i` elements and the rest.
+def split 't [n] (i: i64) (xs: [n]t) : ([]t, []t) = (xs[:i], xs[i:])
+
+-- Left fold, sequential: `f (... (f acc xs[0]) ...) xs[n-1]`.
+def foldl 'a 'b [n] (f: a -> b -> a) (acc: a) (xs: [n]b) : a =
+  loop acc for x in xs do f acc x
+
+-- Right fold, sequential: `f xs[0] (... (f xs[n-1] acc))`.
+def foldr 'a 'b [n] (f: b -> a -> a) (acc: a) (xs: [n]b) : a =
+  loop acc for x in reverse xs do f x acc
+
+-- `f` applied `n` times.
+def iterate 'a (n: i32) (f: a -> a) (x: a) : a =
+  loop x for _i < n do f x
+
+-- `f` applied while `p` holds.
+def iterate_while 'a (p: a -> bool) (f: a -> a) (x: a) : a =
+  loop x while p x do f x
+
+-- `f` applied until `p` holds.
+def iterate_until 'a (p: a -> bool) (f: a -> a) (x: a) : a =
+  loop x while !(p x) do f x
+
+def flatten_3d 't [n] [m] [l] (xs: [n][m][l]t) : []t = flatten (flatten xs)
+
+def unflatten_3d 't (n: i64) (m: i64) (l: i64) (xs: []t) : [n][m][l]t =
+  unflatten n m (unflatten (n * m) l xs)

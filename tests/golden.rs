@@ -402,6 +402,135 @@ fn missing_file_is_one_line_and_exit_1() {
     assert!(stderr.contains("no/such/dir"), "{stderr}");
 }
 
+/// The output may be neither a directory nor the source itself (`arrc
+/// build prog` of a source without `.arr`).
+#[test]
+fn build_never_overwrites_its_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("prog");
+    let text = "entry main (x: i32) : i32 = x\n";
+    std::fs::write(&src, text).unwrap();
+    for args in [&[][..], &["-o", "."][..]] {
+        let out = arrc()
+            .current_dir(dir.path())
+            .args(["build", "prog"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
+    }
+    assert_eq!(std::fs::read_to_string(&src).unwrap(), text);
+}
+
+/// Compiled programs parse their options as Futhark's do (getopt_long), and
+/// end every result with a newline, binary ones too.
+#[test]
+fn compiled_programs_take_futharks_option_forms() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("opts.arr");
+    std::fs::write(
+        &src,
+        "entry main (x: i32) : i32 = x * 2\nentry inc (x: i32) : i32 = x + 1\n",
+    )
+    .unwrap();
+    assert!(arrc().arg("build").arg(&src).status().unwrap().success());
+    let exe = dir.path().join("opts");
+    let run = |args: &[&str]| {
+        let mut cmd = Command::new(&exe);
+        cmd.args(args);
+        run_with_stdin(cmd, b"20")
+    };
+    for (args, want) in [
+        (&["-einc"][..], "21i32\n"),
+        (&["--entry-point", "inc", "--threads=2"][..], "21i32\n"),
+        (&["--entry-point=inc", "-D", "-L"][..], "21i32\n"),
+        (&["-bn"][..], ""),
+        (&["--no-print-result", "--runs=3"][..], ""),
+    ] {
+        let out = run(args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{args:?}");
+    }
+    let binary = run(&["--binary-output"]).stdout;
+    let mut want = b"b\x02\x00 i32".to_vec();
+    want.extend_from_slice(&40i32.to_le_bytes());
+    want.push(b'\n');
+    assert_eq!(binary, want);
+    for args in [&["-x"][..], &["--bogus"][..], &["-e"][..], &["stray"][..]] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).starts_with("Error: "));
+    }
+}
+
+/// `arrc test` follows futhark-test: `entry:` applies to the cases after it,
+/// a case with no stated result must succeed, `error:` patterns see the
+/// whole message, and programs tagged `disable` are skipped.
+#[test]
+fn test_blocks_follow_futhark_test() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("cases.arr"),
+        "-- ==\n\
+         -- input { [1, 2, 3] 2i64 } output { 3 }\n\
+         -- input { [1, 2, 3] 5i64 } error: Error: index 5\n\
+         -- input { [1, 2, 3] 5i64 } error: ^index 5\n\
+         -- input { [1, 2, 3] 5i64 }\n\
+         -- entry: inc\n\
+         -- \"named\" nobench input { 4 } auto output\n\
+         -- compiled random input { i32 }\n\
+         def main (xs: []i32) (i: i64) : i32 = xs[i]\n\
+         entry inc (x: i32) : i32 = x + 1\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("disabled.arr"),
+        "-- ==\n-- input { 1 } output { 3 }\n-- tags { disable }\nentry main (x: i32) : i32 = x\n",
+    )
+    .unwrap();
+    let out = arrc().arg("test").arg(dir.path()).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.ends_with("5 passed, 1 failed\n"), "{stdout}");
+    assert!(
+        stdout.contains("cases.arr:5 (main): interpreter: unexpected error"),
+        "{stdout}"
+    );
+}
+
+/// `arrc bench --json` writes Futhark's layout, and a failing case does
+/// not stop the others.
+#[test]
+fn bench_json_has_futharks_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("b.arr");
+    std::fs::write(
+        &src,
+        "-- ==\n-- input { [1, 2] 5i64 }\n-- \"two\" input { [1, 2] 1i64 } output { 2 }\n\
+         entry main (xs: []i32) (i: i64) : i32 = xs[i]\n",
+    )
+    .unwrap();
+    let json = dir.path().join("b.json");
+    let out = arrc()
+        .arg("bench")
+        .arg(&src)
+        .args(["--runs", "2", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let key = format!("{}:main", src.display());
+    let runtimes = &report[key.as_str()]["datasets"]["two"]["runtimes"];
+    assert_eq!(runtimes.as_array().map(Vec::len), Some(2), "{report}");
+}
+
 #[test]
 fn bad_usage_exits_2() {
     let out = arrc().args(["build"]).output().unwrap();

@@ -312,12 +312,11 @@ fn check_every_golden_program() {
         for f in &original.entries {
             let types: Vec<Type> = f.params.iter().map(|p| p.ty).collect();
             let mut cases: Vec<Vec<Value>> = Vec::new();
-            for block in blocks.iter().filter(|b| b.entries.contains(&f.name)) {
-                for case in &block.cases {
-                    if let Input::Text(text) = &case.input {
-                        if let Ok(args) = read_values(text.as_bytes(), &types) {
-                            cases.push(args);
-                        }
+            let blocks_cases = blocks.iter().flat_map(|b| &b.cases);
+            for case in blocks_cases.filter(|c| c.entries.contains(&f.name)) {
+                if let Input::Text(text) = &case.input {
+                    if let Ok(args) = read_values(text.as_bytes(), &types) {
+                        cases.push(args);
                     }
                 }
             }

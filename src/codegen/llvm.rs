@@ -1207,7 +1207,7 @@ impl<'ctx> Gen<'ctx, '_> {
                     }
                 }
             }
-            BinOp::Atan2 => return err(format!("atan2 on {t}")),
+            BinOp::Atan2 | BinOp::Hypot => return err(format!("{} on {t}", op.name())),
         })
     }
 
@@ -1244,6 +1244,7 @@ impl<'ctx> Gen<'ctx, '_> {
             BinOp::Gt => cmp(FloatPredicate::OGT)?,
             BinOp::Ge => cmp(FloatPredicate::OGE)?,
             BinOp::Atan2 => self.call_libm("atan2", t, &[x, y])?,
+            BinOp::Hypot => self.call_libm("hypot", t, &[x, y])?,
             BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Shl | BinOp::Shr | BinOp::UShr => {
                 return err(format!("{} on {t}", op.name()))
             }
@@ -1401,6 +1402,11 @@ impl<'ctx> Gen<'ctx, '_> {
                 UnOp::IsNan | UnOp::IsInf => {
                     (self.ctx.bool_type().const_zero().into(), ScalarType::Bool)
                 }
+                UnOp::FromBits => {
+                    let to = op.result(t);
+                    let ft = self.float_type(to)?;
+                    (b.build_bit_cast(x, ft, "")?, to)
+                }
                 _ => return err(format!("{} on {t}", op.name())),
             });
         }
@@ -1435,6 +1441,16 @@ impl<'ctx> Gen<'ctx, '_> {
             UnOp::Cosh => self.call_libm("cosh", t, &[x])?,
             UnOp::Tanh => self.call_libm("tanh", t, &[x])?,
             UnOp::Erf => self.call_libm("erf", t, &[x])?,
+            UnOp::Cbrt => self.call_libm("cbrt", t, &[x])?,
+            UnOp::Log1p => self.call_libm("log1p", t, &[x])?,
+            UnOp::Expm1 => self.call_libm("expm1", t, &[x])?,
+            UnOp::Asinh => self.call_libm("asinh", t, &[x])?,
+            UnOp::Acosh => self.call_libm("acosh", t, &[x])?,
+            UnOp::Atanh => self.call_libm("atanh", t, &[x])?,
+            UnOp::ToBits => {
+                let to = op.result(t);
+                return Ok((b.build_bit_cast(x, self.reg_type(to), "")?, to));
+            }
             UnOp::IsNan => {
                 let c = b.build_float_compare(FloatPredicate::UNO, x, x, "")?;
                 return Ok((c.into(), ScalarType::Bool));
@@ -1445,7 +1461,9 @@ impl<'ctx> Gen<'ctx, '_> {
                 let c = b.build_float_compare(FloatPredicate::OEQ, a, inf, "")?;
                 return Ok((c.into(), ScalarType::Bool));
             }
-            UnOp::Not | UnOp::Popc | UnOp::Clz => return err(format!("{} on {t}", op.name())),
+            UnOp::Not | UnOp::Popc | UnOp::Clz | UnOp::FromBits => {
+                return err(format!("{} on {t}", op.name()))
+            }
         };
         Ok((v, t))
     }

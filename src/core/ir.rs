@@ -148,6 +148,7 @@ pub enum BinOp {
     Shr,
     UShr,
     Atan2,
+    Hypot,
 }
 
 impl BinOp {
@@ -202,6 +203,7 @@ impl BinOp {
             BinOp::Shr => "shr",
             BinOp::UShr => "ushr",
             BinOp::Atan2 => "atan2",
+            BinOp::Hypot => "hypot",
         }
     }
 }
@@ -238,9 +240,31 @@ pub enum UnOp {
     Popc,
     /// Result `i32`.
     Clz,
+    Cbrt,
+    Log1p,
+    Expm1,
+    Asinh,
+    Acosh,
+    Atanh,
+    /// A float's bits as the unsigned integer of its width.
+    ToBits,
+    /// An unsigned integer's bits as the float of its width.
+    FromBits,
 }
 
 impl UnOp {
+    /// The result type on an operand of type `t`.
+    pub fn result(self, t: ScalarType) -> ScalarType {
+        match self {
+            UnOp::Popc | UnOp::Clz => ScalarType::I32,
+            UnOp::IsNan | UnOp::IsInf => ScalarType::Bool,
+            UnOp::ToBits => t.bits_type(),
+            UnOp::FromBits if t.bits() == 32 => ScalarType::F32,
+            UnOp::FromBits => ScalarType::F64,
+            _ => t,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             UnOp::Neg => "neg",
@@ -269,6 +293,14 @@ impl UnOp {
             UnOp::IsInf => "isinf",
             UnOp::Popc => "popc",
             UnOp::Clz => "clz",
+            UnOp::Cbrt => "cbrt",
+            UnOp::Log1p => "log1p",
+            UnOp::Expm1 => "expm1",
+            UnOp::Asinh => "asinh",
+            UnOp::Acosh => "acosh",
+            UnOp::Atanh => "atanh",
+            UnOp::ToBits => "to_bits",
+            UnOp::FromBits => "from_bits",
         }
     }
 }

@@ -262,6 +262,18 @@ fn default_output(program: &Path) -> PathBuf {
     program.with_extension("")
 }
 
+/// Why the executable may not be written to `out`, if it may not.
+fn unusable_output(program: &Path, out: &Path) -> Option<&'static str> {
+    if out.is_dir() {
+        return Some("it is a directory");
+    }
+    let same = match (program.canonicalize(), out.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    same.then_some("it is the source file (name the output with -o)")
+}
+
 fn build(args: &BuildArgs) -> i32 {
     let mut options = args.compile.options();
     options.codegen.count_traffic = args.count_traffic;
@@ -270,6 +282,13 @@ fn build(args: &BuildArgs) -> i32 {
             .output
             .clone()
             .unwrap_or_else(|| default_output(&args.program));
+        if let Some(why) = unusable_output(&args.program, &out) {
+            eprintln!(
+                "Error: cannot write the executable to `{}`: {why}",
+                out.display()
+            );
+            return 1;
+        }
         let built = pipeline::build_timed(&args.program, &options, &out);
         if let (Ok(times), true) = (&built, args.time_passes) {
             let total: std::time::Duration = times.iter().map(|(_, t)| *t).sum();
@@ -374,6 +393,8 @@ fn run(args: &RunArgs) -> i32 {
                 if args.binary {
                     let mut bytes = Vec::new();
                     value::write_binary(v, &mut bytes);
+                    // Futhark ends every value with a newline, binary ones too.
+                    bytes.push(b'\n');
                     let _ = stdout.write_all(&bytes);
                 } else {
                     let _ = writeln!(stdout, "{}", value::write_text(v));

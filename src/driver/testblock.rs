@@ -5,8 +5,6 @@ use std::fmt;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct TestBlock {
-    /// Entry points the cases apply to (default `main`).
-    pub entries: Vec<String>,
     pub tags: Vec<String>,
     pub cases: Vec<TestCase>,
     /// 1-based line of the `-- ==` that opens the block.
@@ -15,6 +13,13 @@ pub struct TestBlock {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct TestCase {
+    /// Entry points the case applies to: those of the last `entry:` line
+    /// before it in its block (as in Futhark), `main` if none.
+    pub entries: Vec<String>,
+    /// `"name" input ...`: the dataset's name in benchmark reports.
+    pub name: Option<String>,
+    /// `nobench input ...`: tested but not timed.
+    pub nobench: bool,
     pub input: Input,
     pub expect: Expect,
     /// 1-based source line where the case starts.
@@ -47,7 +52,8 @@ pub enum Expect {
     Output(Input),
     /// `error: REGEX`: the run must fail with a message matching it.
     Error(String),
-    /// Nothing stated: the backends must agree with the interpreter.
+    /// Nothing stated, or `auto output`: the run must succeed, and the
+    /// compiled program's results must match the interpreter's.
     Agree,
 }
 
@@ -61,6 +67,12 @@ impl fmt::Display for BlockError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "test block, line {}: {}", self.line, self.message)
     }
+}
+
+/// Whether a program's blocks carry Futhark's `disable` tag: `arrc test`
+/// and `arrc bench` skip it.
+pub fn disabled(blocks: &[TestBlock]) -> bool {
+    blocks.iter().any(|b| b.tags.iter().any(|t| t == "disable"))
 }
 
 /// Finds and parses every test block of a source file.
@@ -193,6 +205,26 @@ impl Cursor<'_> {
         })
     }
 
+    /// The rest of a `"quoted name"` whose first word, after the opening
+    /// quote, is `first`.
+    fn quoted(&mut self, first: &str) -> Result<String, BlockError> {
+        let mut name = first.to_string();
+        if let Some(done) = name.strip_suffix('"') {
+            return Ok(done.to_string());
+        }
+        while let Some(&(_, c)) = self.chars.get(self.pos) {
+            self.pos += 1;
+            if c == '"' {
+                return Ok(name);
+            }
+            if c == '\n' {
+                break;
+            }
+            name.push(c);
+        }
+        Err(self.error("unclosed `\"` in a dataset name"))
+    }
+
     /// `{ ... }` or `@ path`.
     fn values(&mut self) -> Result<Input, BlockError> {
         match self.peek() {
@@ -212,56 +244,74 @@ impl Cursor<'_> {
 fn parse_block(line: usize, body: &[(usize, &str)]) -> Result<TestBlock, BlockError> {
     let mut cur = Cursor::new(body);
     let mut block = TestBlock {
-        entries: Vec::new(),
         tags: Vec::new(),
         cases: Vec::new(),
         line,
     };
+    let mut entries = vec!["main".to_string()];
     while !cur.at_end() {
         let case_line = cur.line();
-        let word = cur.word();
-        match word.as_str() {
-            "entry:" => block
-                .entries
-                .extend(cur.rest_of_line().split_whitespace().map(String::from)),
-            "tags" => block
-                .tags
-                .extend(cur.braced()?.split_whitespace().map(String::from)),
-            "input" | "random" | "compiled" => {
-                let input = match word.as_str() {
-                    "random" => {
-                        if cur.word() != "input" {
-                            return Err(cur.error("expected `input` after `random`"));
-                        }
-                        Input::Random(parse_random(&cur.braced()?).map_err(|m| cur.error(m))?)
-                    }
-                    "compiled" => {
-                        if cur.word() != "input" {
-                            return Err(cur.error("expected `input` after `compiled`"));
-                        }
-                        cur.values()?
-                    }
-                    _ => cur.values()?,
-                };
-                let expect = parse_expect(&mut cur)?;
-                block.cases.push(TestCase {
-                    input,
-                    expect,
-                    line: case_line,
-                });
-            }
-            other => {
-                return Err(BlockError {
-                    line: case_line,
-                    message: format!(
-                        "unexpected `{other}`; expected `entry:`, `tags`, `input`, `random input`"
-                    ),
-                })
-            }
+        let mut word = cur.word();
+        if word == "entry:" {
+            entries = cur
+                .rest_of_line()
+                .split_whitespace()
+                .map(String::from)
+                .collect();
+            continue;
         }
-    }
-    if block.entries.is_empty() {
-        block.entries.push("main".into());
+        if word == "tags" {
+            block
+                .tags
+                .extend(cur.braced()?.split_whitespace().map(String::from));
+            continue;
+        }
+        // Futhark's prefixes of a case: a dataset name, `nobench`, `compiled`
+        // (this runs every case on every backend), and `random`.
+        let name = match word.strip_prefix('"') {
+            Some(rest) => {
+                let name = cur.quoted(rest)?;
+                word = cur.word();
+                Some(name)
+            }
+            None => None,
+        };
+        let mut nobench = false;
+        let mut random = false;
+        loop {
+            match word.as_str() {
+                "nobench" => nobench = true,
+                "compiled" => {}
+                "random" => random = true,
+                _ => break,
+            }
+            word = cur.word();
+        }
+        if word != "input" {
+            let message = if name.is_some() || nobench || random {
+                format!("expected `input`, found `{word}`")
+            } else {
+                format!("unexpected `{word}`; expected `entry:`, `tags`, `input`, `random input`")
+            };
+            return Err(BlockError {
+                line: case_line,
+                message,
+            });
+        }
+        let input = if random {
+            Input::Random(parse_random(&cur.braced()?).map_err(|m| cur.error(m))?)
+        } else {
+            cur.values()?
+        };
+        let expect = parse_expect(&mut cur)?;
+        block.cases.push(TestCase {
+            entries: entries.clone(),
+            name,
+            nobench,
+            input,
+            expect,
+            line: case_line,
+        });
     }
     Ok(block)
 }
@@ -270,6 +320,10 @@ fn parse_expect(cur: &mut Cursor) -> Result<Expect, BlockError> {
     let save = cur.pos;
     match cur.word().as_str() {
         "output" => Ok(Expect::Output(cur.values()?)),
+        "auto" => match cur.word().as_str() {
+            "output" => Ok(Expect::Agree),
+            other => Err(cur.error(format!("expected `output` after `auto`, found `{other}`"))),
+        },
         "error:" => Ok(Expect::Error(cur.rest_of_line())),
         _ => {
             cur.pos = save;
@@ -350,7 +404,7 @@ entry main (xs: []i32) (ys: []i32) = 0
         assert_eq!(blocks.len(), 1);
         let b = &blocks[0];
         assert_eq!(b.line, 2);
-        assert_eq!(b.entries, vec!["main", "other"]);
+        assert!(b.cases.iter().all(|c| c.entries == ["main", "other"]));
         assert_eq!(b.tags, vec!["bench", "slow"]);
         assert_eq!(b.cases.len(), 4);
         assert_eq!(
@@ -390,9 +444,32 @@ entry main (xs: []i32) (ys: []i32) = 0
             "-- ==\n-- input { 1 } output { 2 }\ndef x = 1\n-- ==\n-- entry: f\n-- input { 3 }\n";
         let blocks = parse_blocks(src).unwrap();
         assert_eq!(blocks.len(), 2);
-        assert_eq!(blocks[0].entries, vec!["main"]);
-        assert_eq!(blocks[1].entries, vec!["f"]);
+        assert_eq!(blocks[0].cases[0].entries, vec!["main"]);
+        assert_eq!(blocks[1].cases[0].entries, vec!["f"]);
         assert_eq!(blocks[1].cases[0].expect, Expect::Agree);
+    }
+
+    #[test]
+    fn entry_lines_apply_to_the_cases_after_them() {
+        let src =
+            "-- ==\n-- input { 1 }\n-- entry: f g\n-- input { 2 }\n-- entry: h\n-- input { 3 }\n";
+        let cases = &parse_blocks(src).unwrap()[0].cases;
+        let entries: Vec<_> = cases.iter().map(|c| c.entries.join(" ")).collect();
+        assert_eq!(entries, ["main", "f g", "h"]);
+    }
+
+    #[test]
+    fn futhark_case_prefixes() {
+        let src = "-- ==\n-- \"small data\" nobench input { 1 } auto output\n\
+                   -- compiled random input { [3]i32 }\n-- nobench compiled input @ x.in\n";
+        let cases = &parse_blocks(src).unwrap()[0].cases;
+        assert_eq!(cases[0].name.as_deref(), Some("small data"));
+        assert!(cases[0].nobench && !cases[1].nobench && cases[2].nobench);
+        assert_eq!(cases[0].expect, Expect::Agree);
+        assert!(matches!(cases[1].input, Input::Random(_)));
+        assert_eq!(cases[2].input, Input::File("x.in".into()));
+        let err = parse_blocks("-- ==\n-- nobench output { 1 }\n").unwrap_err();
+        assert!(err.message.contains("expected `input`"), "{}", err.message);
     }
 
     #[test]

@@ -85,7 +85,7 @@ macro_rules! int_binop {
             BinOp::Shr | BinOp::UShr if out_of_range => Const::$variant(0),
             BinOp::Shr => Const::$variant(x >> shift),
             BinOp::UShr => Const::$variant(((x as $unsigned) >> shift) as _),
-            BinOp::Atan2 => return Err(OpError::Type),
+            BinOp::Atan2 | BinOp::Hypot => return Err(OpError::Type),
         })
     }};
 }
@@ -110,6 +110,7 @@ macro_rules! float_binop {
             BinOp::Gt => Const::Bool(x > y),
             BinOp::Ge => Const::Bool(x >= y),
             BinOp::Atan2 => Const::$variant(x.atan2(y)),
+            BinOp::Hypot => Const::$variant(x.hypot(y)),
             BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Shl | BinOp::Shr | BinOp::UShr => {
                 return Err(OpError::Type)
             }
@@ -207,14 +208,43 @@ macro_rules! float_unop {
             UnOp::Trunc => x.trunc(),
             // SAFETY: a pure C library function on a plain float.
             UnOp::Erf => unsafe { $erf(x) },
+            UnOp::Cbrt => x.cbrt(),
+            UnOp::Log1p => x.ln_1p(),
+            UnOp::Expm1 => x.exp_m1(),
+            UnOp::Asinh => x.asinh(),
+            UnOp::Acosh => x.acosh(),
+            UnOp::Atanh => x.atanh(),
             UnOp::IsNan => return Ok(Const::Bool(x.is_nan())),
             UnOp::IsInf => return Ok(Const::Bool(x.is_infinite())),
-            UnOp::Not | UnOp::Popc | UnOp::Clz => return Err(OpError::Type),
+            UnOp::ToBits => return Ok(x.to_bits().into_const()),
+            UnOp::Not | UnOp::Popc | UnOp::Clz | UnOp::FromBits => return Err(OpError::Type),
         }))
     }};
 }
 
+/// A float's bits as a constant of the unsigned type of its width.
+trait BitsConst {
+    fn into_const(self) -> Const;
+}
+
+impl BitsConst for u32 {
+    fn into_const(self) -> Const {
+        Const::U32(self)
+    }
+}
+
+impl BitsConst for u64 {
+    fn into_const(self) -> Const {
+        Const::U64(self)
+    }
+}
+
 pub fn unop(op: UnOp, a: Const) -> Result<Const, OpError> {
+    match (op, a) {
+        (UnOp::FromBits, Const::U32(x)) => return Ok(Const::F32(f32::from_bits(x))),
+        (UnOp::FromBits, Const::U64(x)) => return Ok(Const::F64(f64::from_bits(x))),
+        _ => {}
+    }
     match a {
         Const::I8(x) => int_unop!(op, x, I8),
         Const::I16(x) => int_unop!(op, x, I16),

@@ -9,6 +9,9 @@ use crate::types::Const;
 
 /// Statements a `map`'s trial run (see `trial_rows`) may execute.
 const TRIAL_STEPS: u64 = 100_000;
+/// Elements a reduction folds from the neutral element before combining
+/// with the running total (`REDUCE_BLOCK` in the C runtime).
+const REDUCE_BLOCK: usize = 16384;
 
 impl Interp<'_> {
     pub(super) fn soac(&mut self, soac: &Soac, stm: &Stm) -> Result<Vec<Val>, RunError> {
@@ -27,14 +30,25 @@ impl Interp<'_> {
         match &soac.kind {
             SoacKind::Map(lam) => self.map(lam, width, &arrays, loc),
             SoacKind::Reduce { op, neutral } => {
-                let acc = self.atoms(neutral)?;
-                self.fold(op, acc, width, &arrays, loc, None)
+                // In blocks folded from the neutral element, then combined in
+                // order, as compiled code does: a float sum stays accurate.
+                let ne = self.atoms(neutral)?;
+                let mut total: Option<Vec<Val>> = None;
+                for start in (0..width).step_by(REDUCE_BLOCK) {
+                    let end = (start + REDUCE_BLOCK).min(width);
+                    let part = self.fold(op, ne.clone(), start..end, &arrays, loc, None)?;
+                    total = Some(match total {
+                        None => part,
+                        Some(acc) => self.apply_op(op, acc, part)?,
+                    });
+                }
+                Ok(total.unwrap_or(ne))
             }
             SoacKind::Scan { op, neutral } => {
                 let acc = self.atoms(neutral)?;
                 let mut builders: Vec<Builder> =
                     op.ret.iter().map(|t| Builder::new(*t, width)).collect();
-                self.fold(op, acc.clone(), width, &arrays, loc, Some(&mut builders))?;
+                self.fold(op, acc.clone(), 0..width, &arrays, loc, Some(&mut builders))?;
                 Ok(builders
                     .into_iter()
                     .zip(&acc)
@@ -343,13 +357,27 @@ impl Interp<'_> {
         rows.ok()
     }
 
-    /// Reduce (and, with `rows`, inclusive scan): a left fold from the
-    /// neutral element.
+    /// `op` on two sets of values (accumulators, then elements).
+    fn apply_op(
+        &mut self,
+        op: &Lambda,
+        acc: Vec<Val>,
+        elems: Vec<Val>,
+    ) -> Result<Vec<Val>, RunError> {
+        for (p, v) in op.params.iter().zip(acc.into_iter().chain(elems)) {
+            self.set(p.id, v);
+        }
+        self.exec_body(&op.body)?;
+        op.body.result.iter().map(|r| self.atom(r)).collect()
+    }
+
+    /// Reduce (and, with `rows`, inclusive scan): a left fold of the rows
+    /// in `range` from `acc`.
     fn fold(
         &mut self,
         op: &Lambda,
         mut acc: Vec<Val>,
-        width: usize,
+        range: std::ops::Range<usize>,
         arrays: &[Arr],
         loc: SrcLoc,
         mut rows: Option<&mut Vec<Builder>>,
@@ -362,7 +390,7 @@ impl Interp<'_> {
                 self.loc(loc)
             )));
         }
-        for i in 0..width {
+        for i in range {
             for (p, v) in op.params[..k].iter().zip(acc.drain(..)) {
                 self.set(p.id, v);
             }

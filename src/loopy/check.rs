@@ -4,7 +4,7 @@
 //! every lowering; codegen runs it before trusting its input.
 
 use super::ir::*;
-use crate::core::ir::{Atom, BinOp, Type, UnOp, Var, VarId};
+use crate::core::ir::{Atom, BinOp, Type, Var, VarId};
 use crate::types::ScalarType;
 use std::collections::{HashMap, HashSet};
 
@@ -133,14 +133,7 @@ fn exp_type(scope: &Scope, exp: &ScalarExp) -> Result<ScalarType, String> {
                 ta
             }
         }
-        ScalarExp::UnOp(op, a) => {
-            let t = scalar(scope, a)?;
-            match op {
-                UnOp::Popc | UnOp::Clz => ScalarType::I32,
-                UnOp::IsNan | UnOp::IsInf => ScalarType::Bool,
-                _ => t,
-            }
-        }
+        ScalarExp::UnOp(op, a) => op.result(scalar(scope, a)?),
         ScalarExp::Convert(t, a) => {
             scalar(scope, a)?;
             *t

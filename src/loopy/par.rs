@@ -176,9 +176,37 @@ fn stmt_vars(stmt: &Stmt) -> (BTreeSet<VarId>, HashSet<VarId>) {
     (uses, defs)
 }
 
+/// Whether `block` (at any depth) stores into a needed array defined in
+/// the body: a nest or branch that fills one belongs to the slice even
+/// though it defines nothing the slice needs.
+fn fills_needed(block: &[Stmt], needed: &HashSet<VarId>, local: &HashSet<VarId>) -> bool {
+    let is_needed = |a: &VarId| needed.contains(a) && local.contains(a);
+    block.iter().any(|stmt| match stmt {
+        Stmt::Write { array, .. } | Stmt::Copy { array, .. } => is_needed(array),
+        Stmt::If {
+            then_block,
+            else_block,
+            ..
+        } => fills_needed(then_block, needed, local) || fills_needed(else_block, needed, local),
+        Stmt::SeqLoop(lp) => fills_needed(&lp.body, needed, local),
+        Stmt::Loop(inner) => {
+            let outputs = inner
+                .scatters
+                .iter()
+                .chain(inner.hists.iter().flat_map(|h| &h.bins));
+            let outputs = outputs
+                .chain(inner.scans.iter().flat_map(|s| &s.outputs))
+                .chain(inner.compactions.iter().flat_map(|c| &c.outputs));
+            outputs.into_iter().any(is_needed) || fills_needed(&inner.body, needed, local)
+        }
+        _ => false,
+    })
+}
+
 /// Keeps, in order, the statements of `block` that define something in
 /// `needed` (growing it with their uses), plus writes and checks on needed
-/// arrays defined in the body, and frees of needed arrays.
+/// arrays defined in the body (also inside nests and branches), and frees
+/// of needed arrays.
 fn slice(block: &Block, needed: &mut HashSet<VarId>, local: &HashSet<VarId>) -> Block {
     let mut kept = Vec::new();
     for stmt in block.iter().rev() {
@@ -191,7 +219,8 @@ fn slice(block: &Block, needed: &mut HashSet<VarId>, local: &HashSet<VarId>) -> 
                 else_block,
                 else_results,
             } => {
-                if results.iter().any(|r| needed.contains(&r.id)) {
+                let fills = fills_needed(std::slice::from_ref(stmt), needed, local);
+                if fills || results.iter().any(|r| needed.contains(&r.id)) {
                     needed.extend(then_results.iter().chain(else_results).filter_map(atom_var));
                     needed.extend(atom_var(cond));
                     let then_block = slice(then_block, needed, local);
@@ -217,6 +246,11 @@ fn slice(block: &Block, needed: &mut HashSet<VarId>, local: &HashSet<VarId>) -> 
             | Stmt::SizeCheck { .. }
             | Stmt::IndexCheck { .. }
             | Stmt::SliceCheck { .. } => false,
+            Stmt::SeqLoop(_) | Stmt::Loop(_) => {
+                let (_, defs) = stmt_vars(stmt);
+                defs.iter().any(|d| needed.contains(d))
+                    || fills_needed(std::slice::from_ref(stmt), needed, local)
+            }
             _ => {
                 let (_, defs) = stmt_vars(stmt);
                 defs.iter().any(|d| needed.contains(d))

@@ -486,7 +486,7 @@ fn c_runs_entries() {
     assert_eq!(stdout(&r), "empty([0][3]f32)\n");
     let r = run(&["--help"], b"");
     assert_eq!(r.code, 0);
-    assert!(stdout(&r).contains("-e NAME"));
+    assert!(stdout(&r).contains("--entry-point NAME"));
 }
 
 #[test]
@@ -544,6 +544,8 @@ fn c_and_rust_agree_on_binary_output() {
         let v = read_values(input.as_bytes(), &[ty]).unwrap();
         let mut want = Vec::new();
         write_binary(&v[0], &mut want);
+        // Each value ends with a newline, as Futhark's programs write it.
+        want.push(b'\n');
         assert_eq!(
             (r.code, &r.stdout),
             (0, &want),

@@ -508,7 +508,7 @@ impl Reader<'_> {
 
     fn skip_space(&mut self) {
         while let Some(&c) = self.buf.get(self.pos) {
-            if matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
+            if matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c) {
                 self.pos += 1;
             } else if c == b'-' && self.buf.get(self.pos + 1) == Some(&b'-') {
                 while self.pos < self.buf.len() && self.buf[self.pos] != b'\n' {

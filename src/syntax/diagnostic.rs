@@ -95,13 +95,18 @@ impl Diagnostic {
     pub fn render_with(&self, sources: &SourceMap, colour: bool) -> String {
         let file = &sources.files[self.file];
         let name = file.name.as_str();
+        // Spans are byte offsets (see the config below).
         let clamp = |s: &Span| {
             let end = s.end.min(file.text.len());
             s.start.min(end)..end
         };
         let primary = clamp(&self.span);
         let mut report = Report::build(ReportKind::Error, (name, primary.clone()))
-            .with_config(ariadne::Config::default().with_color(colour))
+            .with_config(
+                ariadne::Config::default()
+                    .with_color(colour)
+                    .with_index_type(ariadne::IndexType::Byte),
+            )
             .with_message(&self.message)
             .with_label(
                 Label::new((name, primary))

@@ -22,6 +22,10 @@ pub const ARRAY_BUILTINS: &[(&str, Builtin)] = &[
     ("zip3", Builtin::Zip(3)),
     ("unzip", Builtin::Unzip(2)),
     ("unzip3", Builtin::Unzip(3)),
+    ("zip4", Builtin::Zip(4)),
+    ("zip5", Builtin::Zip(5)),
+    ("unzip4", Builtin::Unzip(4)),
+    ("unzip5", Builtin::Unzip(5)),
     ("tabulate", Builtin::Tabulate(1)),
     ("tabulate_2d", Builtin::Tabulate(2)),
     ("tabulate_3d", Builtin::Tabulate(3)),
@@ -151,8 +155,7 @@ pub fn builtin_type(inf: &mut Infer, b: Builtin) -> Type {
             Type::func(Type::array(Type::Tuple(elems)), Type::Tuple(results))
         }
         Builtin::Scalar(t, f) => {
-            let arg = Type::Scalar(f.argument(t));
-            let params = vec![arg; f.arity()];
+            let params = f.params(t).into_iter().map(Type::Scalar).collect();
             Type::curried(params, Type::Scalar(f.result(t)))
         }
     }
@@ -188,15 +191,36 @@ const FLOAT_FNS: &[(&str, ScalarFn)] = &[
     ("erf", ScalarFn::Erf),
     ("isnan", ScalarFn::IsNan),
     ("isinf", ScalarFn::IsInf),
+    // Beyond the contract's list: Futhark's, for its users' programs.
+    ("isfinite", ScalarFn::IsFinite),
+    ("cbrt", ScalarFn::Cbrt),
+    ("log1p", ScalarFn::Log1p),
+    ("expm1", ScalarFn::Expm1),
+    ("asinh", ScalarFn::Asinh),
+    ("acosh", ScalarFn::Acosh),
+    ("atanh", ScalarFn::Atanh),
+    ("hypot", ScalarFn::Hypot),
+    ("mad", ScalarFn::Mad),
+    ("lerp", ScalarFn::Lerp),
+    ("to_bits", ScalarFn::ToBits),
+    ("from_bits", ScalarFn::FromBits),
 ];
 
 const NUM_FNS: &[(&str, ScalarFn)] = &[
     ("min", ScalarFn::Min),
     ("max", ScalarFn::Max),
     ("abs", ScalarFn::Abs),
+    ("sgn", ScalarFn::Sgn),
+    ("neg", ScalarFn::Neg),
+    ("get_bit", ScalarFn::GetBit),
 ];
 
-const INT_FNS: &[(&str, ScalarFn)] = &[("popc", ScalarFn::Popc), ("clz", ScalarFn::Clz)];
+const INT_FNS: &[(&str, ScalarFn)] = &[
+    ("popc", ScalarFn::Popc),
+    ("clz", ScalarFn::Clz),
+    ("ctz", ScalarFn::Ctz),
+    ("set_bit", ScalarFn::SetBit),
+];
 
 /// Looks up `module.name`, e.g. `f32.sqrt` or `i64.f32`.
 pub fn scalar_member(module: ScalarType, name: &str) -> Option<Member> {
@@ -234,6 +258,9 @@ fn scalar_constant(module: ScalarType, name: &str) -> Option<Literal> {
         (ScalarType::F64, "nan") => Const::F64(f64::NAN),
         (ScalarType::F64, "pi") => Const::F64(std::f64::consts::PI),
         (ScalarType::F64, "e") => Const::F64(std::f64::consts::E),
+        (ScalarType::F32, "epsilon") => Const::F32(f32::EPSILON),
+        (ScalarType::F64, "epsilon") => Const::F64(f64::EPSILON),
+        (t, "num_bits") if t != ScalarType::Bool => Const::I32(t.bits() as i32),
         (t, "highest") if t.is_int() => int_limit(t, true),
         (t, "lowest") if t.is_int() => int_limit(t, false),
         _ => return None,
@@ -258,7 +285,9 @@ pub fn scalar_member_names(module: ScalarType) -> Vec<String> {
     names.extend(NUM_FNS.iter().map(|(n, _)| *n));
     names.extend(FLOAT_FNS.iter().map(|(n, _)| *n));
     names.extend(INT_FNS.iter().map(|(n, _)| *n));
-    names.extend(["highest", "lowest", "inf", "nan", "pi", "e"]);
+    names.extend([
+        "highest", "lowest", "inf", "nan", "pi", "e", "epsilon", "num_bits",
+    ]);
     names
         .into_iter()
         .filter(|n| scalar_member(module, n).is_some())
@@ -271,6 +300,7 @@ pub fn scalar_member_names(module: ScalarType) -> Vec<String> {
 /// It is resolved to the scalar module's member once `t` is known.
 pub fn type_member(t: &Type, name: &str) -> Option<(Mask, Type)> {
     let bool_ = Type::Scalar(ScalarType::Bool);
+    let i32_ = Type::Scalar(ScalarType::I32);
     let un = |r: Type| Type::func(t.clone(), r);
     let bin = Type::curried(vec![t.clone(), t.clone()], t.clone());
     if let Some(from) = ScalarType::from_name(name) {
@@ -278,12 +308,21 @@ pub fn type_member(t: &Type, name: &str) -> Option<(Mask, Type)> {
     }
     Some(match name {
         "highest" | "lowest" => (NUM, t.clone()),
-        "inf" | "nan" | "pi" | "e" => (FLOAT, t.clone()),
+        "inf" | "nan" | "pi" | "e" | "epsilon" => (FLOAT, t.clone()),
+        "num_bits" => (NUM, i32_.clone()),
         "min" | "max" => (NUM, bin),
-        "abs" => (NUM, un(t.clone())),
-        "popc" | "clz" => (INT, un(Type::Scalar(ScalarType::I32))),
-        "isnan" | "isinf" => (FLOAT, un(bool_)),
-        "pow" | "atan2" => (FLOAT, bin),
+        "abs" | "sgn" | "neg" => (NUM, un(t.clone())),
+        "get_bit" => (NUM, Type::curried(vec![i32_.clone(), t.clone()], i32_)),
+        "popc" | "clz" | "ctz" => (INT, un(i32_)),
+        "set_bit" => (
+            INT,
+            Type::curried(vec![i32_.clone(), t.clone(), i32_], t.clone()),
+        ),
+        "isnan" | "isinf" | "isfinite" => (FLOAT, un(bool_)),
+        "pow" | "atan2" | "hypot" => (FLOAT, bin),
+        "mad" | "lerp" => (FLOAT, Type::curried(vec![t.clone(); 3], t.clone())),
+        // Their bits type depends on the width: only on a known float type.
+        "to_bits" | "from_bits" => return None,
         _ if FLOAT_FNS.iter().any(|(n, _)| *n == name) => (FLOAT, un(t.clone())),
         _ => return None,
     })

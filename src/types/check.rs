@@ -19,7 +19,8 @@ use super::infer::{Infer, Mask, INT, NUM, SCALAR};
 use super::scalar::ScalarType;
 use super::ty::{Dim, LocalId, Shape, Type};
 use super::typed::{
-    Builtin, CheckedProgram, Entry, Literal, TExpr, TExprKind, TLambda, TLoopForm, TPat, TSlice,
+    Builtin, CheckedProgram, Entry, Literal, ScalarFn, TExpr, TExprKind, TLambda, TLoopForm, TPat,
+    TSlice,
 };
 use crate::syntax::ast::{
     self, BinOp, Decl, Def, Expr, ExprKind, Field, FileId, Ident, IndexArg, Pattern, SizeExpr,
@@ -46,7 +47,9 @@ pub fn check(
     let mut entries = Vec::new();
     for d in 0..checker.defs.len() {
         let info = &checker.defs[d];
-        let result = if info.def.is_entry && info.program == main {
+        // As in Futhark, a top-level `def main` is an entry point too.
+        let is_entry = info.def.is_entry || info.def.name.name == "main";
+        let result = if is_entry && info.program == main {
             checker.check_entry(d).map(|e| entries.push(e))
         } else {
             checker.check_standalone(d)
@@ -821,8 +824,12 @@ impl<'a> Checker<'a> {
             ExprKind::Var {
                 qualifier: Some(q),
                 name,
-            } => match ScalarType::from_name(q).and_then(|t| scalar_member(t, &name.name)) {
-                Some(Member::Func(b)) => Head::Builtin(b),
+            } => match ScalarType::from_name(q).map(|t| (t, scalar_member(t, &name.name))) {
+                Some((_, Some(Member::Func(b)))) => Head::Builtin(b),
+                Some((t, None)) => match self.module_reduction(t, &name.name) {
+                    Some(d) => Head::Template(self.defs[d].template.clone()),
+                    None => Head::Other,
+                },
                 _ => Head::Other,
             },
             _ => Head::Other,
@@ -897,10 +904,34 @@ impl<'a> Checker<'a> {
         Ok(self.node(TExprKind::Apply(Box::new(head), targs), fty, whole))
     }
 
+    /// `i64.sum`, `f32.maximum` ...: Futhark's numeric modules carry the
+    /// standard reductions; here they are the standard library's, at the
+    /// module's type. The definition `name`, if it is one of them.
+    fn module_reduction(&self, module: ScalarType, name: &str) -> Option<usize> {
+        let reductions = ["sum", "product", "maximum", "minimum"];
+        if module == ScalarType::Bool || !reductions.contains(&name) {
+            return None;
+        }
+        self.lookup_global(name)
+    }
+
     fn check_apply(&mut self, e: &'a Expr) -> Result<TExpr> {
         let (head, args) = flatten_apply(e);
         match self.classify_head(head) {
-            Head::Template(t) => self.apply_template(t, &e.span, &head.span, &args),
+            Head::Template(t) => {
+                let te = self.apply_template(t, &e.span, &head.span, &args)?;
+                if let ExprKind::Var {
+                    qualifier: Some(q), ..
+                } = &head.kind
+                {
+                    // `i64.sum xs`: a reduction of the module's type.
+                    let module = ScalarType::from_name(q).map(Type::Scalar);
+                    if let (Some(m), 1) = (module, args.len()) {
+                        self.expect(&e.span, &m, &te.ty)?;
+                    }
+                }
+                Ok(te)
+            }
             Head::Builtin(b) => {
                 let targs = self.check_plain_args(&args)?;
                 let ty = builtin_type(&mut self.inf, b);
@@ -1220,6 +1251,25 @@ impl<'a> Checker<'a> {
         Ok(te)
     }
 
+    /// An index into one dimension: as in Futhark, any signed integer type,
+    /// widened to `i64`; a type still open (a literal) becomes `i64`.
+    fn check_index_value(&mut self, e: &'a Expr) -> Result<TExpr> {
+        let te = self.check_expr(e)?;
+        match self.inf.shallow(&te.ty) {
+            Type::Scalar(t) if t.is_signed() && t != ScalarType::I64 => {
+                let widen = Builtin::Scalar(ScalarType::I64, ScalarFn::Convert(t));
+                let f_ty = Type::func(te.ty.clone(), i64_ty());
+                let span = te.span.clone();
+                let f = self.node(TExprKind::Builtin(widen), f_ty, &span);
+                Ok(self.node(TExprKind::Apply(Box::new(f), vec![te]), i64_ty(), &span))
+            }
+            _ => {
+                self.expect(&te.span, &i64_ty(), &te.ty)?;
+                Ok(te)
+            }
+        }
+    }
+
     /// `Array` wrapped `k` times around `elem`.
     fn wrap_array(elem: Type, k: usize) -> Type {
         (0..k).fold(elem, |t, _| Type::array(t))
@@ -1254,7 +1304,7 @@ impl<'a> Checker<'a> {
         let mut ranges = 0;
         for arg in idx {
             match arg {
-                IndexArg::Index(i) => dims.push(TSlice::Index(self.check_i64(i)?)),
+                IndexArg::Index(i) => dims.push(TSlice::Index(self.check_index_value(i)?)),
                 IndexArg::Slice(start, end, stride) => {
                     ranges += 1;
                     let mut part = |e: &'a Option<Expr>| -> Result<Option<TExpr>> {
@@ -1298,7 +1348,7 @@ impl<'a> Checker<'a> {
         let mut indices = Vec::new();
         for arg in idx {
             match arg {
-                IndexArg::Index(i) => indices.push(self.check_i64(i)?),
+                IndexArg::Index(i) => indices.push(self.check_index_value(i)?),
                 IndexArg::Slice(..) => {
                     return Err(self
                         .error(span, "a slice in `with` is not supported")
@@ -1540,7 +1590,16 @@ impl<'a> Checker<'a> {
         if let Some(q) = qualifier {
             let module = ScalarType::from_name(q)
                 .ok_or_else(|| self.error(span, format!("unknown module `{q}`")))?;
-            return match scalar_member(module, &name.name) {
+            let member = scalar_member(module, &name.name);
+            if let (None, Some(d)) = (&member, self.module_reduction(module, &name.name)) {
+                let template = self.defs[d].template.clone();
+                let te = self.apply_template(template, span, span, &[])?;
+                let elem = Type::Scalar(module);
+                let want = Type::func(Type::array(elem.clone()), elem);
+                self.expect(span, &want, &te.ty)?;
+                return Ok(te);
+            }
+            return match member {
                 Some(Member::Func(b)) => {
                     let ty = builtin_type(&mut self.inf, b);
                     Ok(self.node(TExprKind::Builtin(b), ty, span))

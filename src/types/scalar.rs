@@ -57,6 +57,16 @@ impl ScalarType {
         matches!(self, ScalarType::F32 | ScalarType::F64)
     }
 
+    /// The unsigned integer type of the same width (`f32` to `u32`).
+    pub fn bits_type(self) -> ScalarType {
+        match self.bits() {
+            8 => ScalarType::U8,
+            16 => ScalarType::U16,
+            32 => ScalarType::U32,
+            _ => ScalarType::U64,
+        }
+    }
+
     pub fn is_int(self) -> bool {
         self.is_signed() || self.is_unsigned()
     }

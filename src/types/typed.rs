@@ -235,6 +235,30 @@ pub enum ScalarFn {
     Atan2,
     Popc,
     Clz,
+    /// Futhark's `get_bit bit x`: bit `bit` of `x` as an `i32` 0 or 1.
+    GetBit,
+    /// Futhark's `set_bit bit x b`: `x` with bit `bit` set to `b`'s lowest bit.
+    SetBit,
+    /// Trailing zeros, as an `i32` (the bit width for 0).
+    Ctz,
+    /// -1, 0 or 1 (floats: NaN for NaN).
+    Sgn,
+    Neg,
+    Cbrt,
+    Log1p,
+    Expm1,
+    Asinh,
+    Acosh,
+    Atanh,
+    Hypot,
+    /// `mad a b c = a * b + c`, rounded twice.
+    Mad,
+    /// `lerp v0 v1 t = v0 + (v1 - v0) * t`.
+    Lerp,
+    IsFinite,
+    /// The bits of a float as the unsigned integer of its width.
+    ToBits,
+    FromBits,
     /// Conversion from the given type into the module's type.
     Convert(ScalarType),
 }
@@ -272,7 +296,13 @@ impl Builtin {
 impl ScalarFn {
     pub fn arity(self) -> usize {
         match self {
-            ScalarFn::Min | ScalarFn::Max | ScalarFn::Pow | ScalarFn::Atan2 => 2,
+            ScalarFn::Min
+            | ScalarFn::Max
+            | ScalarFn::Pow
+            | ScalarFn::Atan2
+            | ScalarFn::Hypot
+            | ScalarFn::GetBit => 2,
+            ScalarFn::SetBit | ScalarFn::Mad | ScalarFn::Lerp => 3,
             _ => 1,
         }
     }
@@ -280,17 +310,21 @@ impl ScalarFn {
     /// Result type when the module's type is `t`.
     pub fn result(self, t: ScalarType) -> ScalarType {
         match self {
-            ScalarFn::IsNan | ScalarFn::IsInf => ScalarType::Bool,
-            ScalarFn::Popc | ScalarFn::Clz => ScalarType::I32,
+            ScalarFn::IsNan | ScalarFn::IsInf | ScalarFn::IsFinite => ScalarType::Bool,
+            ScalarFn::Popc | ScalarFn::Clz | ScalarFn::Ctz | ScalarFn::GetBit => ScalarType::I32,
+            ScalarFn::ToBits => t.bits_type(),
             _ => t,
         }
     }
 
-    /// Argument type when the module's type is `t`.
-    pub fn argument(self, t: ScalarType) -> ScalarType {
+    /// Argument types, in order, when the module's type is `t`.
+    pub fn params(self, t: ScalarType) -> Vec<ScalarType> {
         match self {
-            ScalarFn::Convert(from) => from,
-            _ => t,
+            ScalarFn::Convert(from) => vec![from],
+            ScalarFn::FromBits => vec![t.bits_type()],
+            ScalarFn::GetBit => vec![ScalarType::I32, t],
+            ScalarFn::SetBit => vec![ScalarType::I32, t, ScalarType::I32],
+            _ => vec![t; self.arity()],
         }
     }
 }

@@ -77,9 +77,12 @@ def write(d):
                 out.write(f"{futhark_data.dumps(v)} -- text\n".encode())
             else:
                 futhark_data.dump(v, out, binary=True)
+    # A Futhark program ends every printed value with a newline, binary
+    # ones too; futhark_data's reader skips it.
     with open(f"{d}/all.expected", "wb") as out:
         for v in all_expected(all_args()):
             futhark_data.dump(v, out, binary=True)
+            out.write(b"\n")
     with open(f"{d}/finite.in", "wb") as out:
         for v in finite_args():
             futhark_data.dump(v, out, binary=True)

@@ -5,3 +5,10 @@
 entry main (xs: []f64) : (f64, []f64, []f64) =
   let total = xs |> map (* 2) |> reduce (+) 0
   in (total, map (/ 2) xs, map (1 /) xs)
+
+-- A lambda may end a pipeline, as in Futhark.
+-- ==
+-- entry: into_lambda
+-- input { [1, 2, 3] } output { 14 }
+entry into_lambda (xs: []i32) : i32 =
+  xs |> map (+ 1) |> \ys -> reduce (+) 0 ys |> \s -> s + 5

@@ -10,6 +10,7 @@
 #include "arr_runtime.h"
 
 #include <ctype.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -439,7 +440,7 @@ static void describe(const reader *r, size_t at, char *out, size_t n) {
 static void skip_space(reader *r) {
     while (r->pos < r->len) {
         unsigned char c = r->buf[r->pos];
-        if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f') {
             r->pos++;
         } else if (c == '-' && r->pos + 1 < r->len && r->buf[r->pos + 1] == '-') {
             while (r->pos < r->len && r->buf[r->pos] != '\n') {
@@ -1070,13 +1071,14 @@ static void print_usage(const char *prog) {
     printf("Usage: %s [options] < input\n"
            "Reads the arguments of an entry point from standard input and prints\n"
            "its results, one per line.\n"
-           "  -e NAME        entry point to run (default: main)\n"
-           "  -b             write results in the binary value format\n"
-           "  -n             do not write results\n"
-           "  -t FILE        write the run time in microseconds to FILE\n"
-           "  -r N           run N times after one warm-up run\n"
-           "  --threads N    number of threads to use\n"
-           "  --help         show this message\n"
+           "  -e, --entry-point NAME     entry point to run (default: main)\n"
+           "  -b, --binary-output        write results in the binary value format\n"
+           "  -n, --no-print-result      do not write results\n"
+           "  -t, --write-runtime-to F   write the run time in microseconds to F\n"
+           "  -r, --runs N               run N times after one warm-up run\n"
+           "  --threads N                number of threads to use\n"
+           "  -D, --debugging, -L, --log accepted for Futhark's sake; no effect\n"
+           "  -h, --help                 show this message\n"
            "Entry points:",
            prog);
     for (i = 0; i < arr_num_entries; i++) {
@@ -1179,34 +1181,65 @@ int main(int argc, char **argv) {
     static char outbuf[1 << 16];
 
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-e") == 0 || strcmp(a, "--entry") == 0) {
-            if (i + 1 >= argc) {
-                usage_fail("option %s needs an argument", a);
-            }
-            entry_name = argv[++i];
-        } else if (strcmp(a, "-b") == 0 || strcmp(a, "--binary-output") == 0) {
+    /* Futhark's executables parse options with getopt_long, so its forms
+     * work here too: `-emain`, `-bn`, `--threads=2`, long names. */
+    static const struct option long_options[] = {
+        {"entry-point", required_argument, NULL, 'e'},
+        {"entry", required_argument, NULL, 'e'},
+        {"binary-output", no_argument, NULL, 'b'},
+        {"no-print-result", no_argument, NULL, 'n'},
+        {"write-runtime-to", required_argument, NULL, 't'},
+        {"runs", required_argument, NULL, 'r'},
+        {"threads", required_argument, NULL, 'T'},
+        {"num-threads", required_argument, NULL, 'T'},
+        {"debugging", no_argument, NULL, 'D'},
+        {"log", no_argument, NULL, 'L'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    opterr = 0;
+    for (;;) {
+        int c = getopt_long(argc, argv, ":e:bnt:r:DLh", long_options, NULL);
+        if (c == -1) {
+            break;
+        }
+        switch (c) {
+        case 'e':
+            entry_name = optarg;
+            break;
+        case 'b':
             binary = 1;
-        } else if (strcmp(a, "-n") == 0 || strcmp(a, "--no-print-result") == 0) {
+            break;
+        case 'n':
             quiet = 1;
-        } else if (strcmp(a, "-t") == 0 || strcmp(a, "--write-runtime-to") == 0) {
-            if (i + 1 >= argc) {
-                usage_fail("option %s needs an argument", a);
-            }
-            time_file = argv[++i];
-        } else if (strcmp(a, "-r") == 0 || strcmp(a, "--runs") == 0) {
-            runs = parse_count(a, i + 1 < argc ? argv[i + 1] : NULL, 1);
-            i++;
-        } else if (strcmp(a, "--threads") == 0) {
-            arr_num_threads = (int)parse_count(a, i + 1 < argc ? argv[i + 1] : NULL, 1);
-            i++;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            break;
+        case 't':
+            time_file = optarg;
+            break;
+        case 'r':
+            runs = parse_count("-r", optarg, 1);
+            break;
+        case 'T':
+            arr_num_threads = (int)parse_count("--threads", optarg, 1);
+            break;
+        case 'D':
+        case 'L':
+            break;
+        case 'h':
             print_usage(argv[0]);
             return 0;
-        } else {
-            usage_fail("unknown option '%s' (try --help)", a);
+        case ':':
+            usage_fail("option %s needs an argument", argv[optind - 1]);
+            break;
+        default:
+            if (optopt != 0) {
+                usage_fail("unknown option '-%c' (try --help)", optopt);
+            }
+            usage_fail("unknown option '%s' (try --help)", argv[optind - 1]);
         }
+    }
+    if (optind < argc) {
+        usage_fail("unexpected argument '%s' (the input comes from standard input)", argv[optind]);
     }
     for (i = 0; i < arr_num_entries; i++) {
         if (strcmp(arr_entries[i].name, entry_name) == 0) {
@@ -1291,12 +1324,13 @@ int main(int argc, char **argv) {
 
     if (!quiet) {
         for (i = 0; i < e->num_results; i++) {
+            /* Futhark ends every value with a newline, binary ones too. */
             if (binary) {
                 print_binary(stdout, &e->results[i], &results[i]);
             } else {
                 print_text(stdout, &e->results[i], &results[i]);
-                fputc('\n', stdout);
             }
+            fputc('\n', stdout);
         }
         fflush(stdout);
     }
