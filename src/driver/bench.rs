@@ -24,6 +24,19 @@ pub struct Measurement {
     pub runs_us: Vec<u64>,
 }
 
+impl Measurement {
+    /// Median, minimum and maximum of the runs (there is at least one).
+    fn stats(&self) -> (u64, u64, u64) {
+        let mut sorted = self.runs_us.clone();
+        sorted.sort_unstable();
+        (
+            sorted[sorted.len() / 2],
+            sorted[0],
+            sorted[sorted.len() - 1],
+        )
+    }
+}
+
 #[derive(Serialize)]
 struct DatasetReport {
     runtimes: Vec<u64>,
@@ -45,16 +58,15 @@ struct ProgramReport {
 fn report(measurements: Vec<Measurement>) -> BTreeMap<String, ProgramReport> {
     let mut programs: BTreeMap<String, ProgramReport> = BTreeMap::new();
     for m in measurements {
-        let mut sorted = m.runs_us.clone();
-        sorted.sort_unstable();
+        let (median_us, min_us, max_us) = m.stats();
         let name = match m.threads {
             Some(n) => format!("{} (--threads {n})", m.dataset),
             None => m.dataset,
         };
         let dataset = DatasetReport {
-            median_us: sorted[sorted.len() / 2],
-            min_us: sorted[0],
-            max_us: sorted[sorted.len() - 1],
+            median_us,
+            min_us,
+            max_us,
             runtimes: m.runs_us,
             stderr: String::new(),
             threads: m.threads,
@@ -164,16 +176,12 @@ fn bench_file(
                     threads: count,
                     runs_us,
                 };
-                let mut sorted = m.runs_us.clone();
-                sorted.sort_unstable();
+                let (median, min, max) = m.stats();
                 let on = count.map(|n| format!(", {n} threads")).unwrap_or_default();
                 println!(
-                    "{name}:{} ({entry}{on}): {} us median (min {}, max {}, {} runs)",
+                    "{name}:{} ({entry}{on}): {median} us median (min {min}, max {max}, {} runs)",
                     case.line,
-                    sorted[sorted.len() / 2],
-                    sorted[0],
-                    sorted[sorted.len() - 1],
-                    sorted.len()
+                    m.runs_us.len()
                 );
                 out.push(m);
             }
