@@ -2206,7 +2206,20 @@ impl<'a> Checker<'a> {
         match &mut e.kind {
             TExprKind::Literal(Literal::Int(v)) => {
                 if let Type::Scalar(s) = e.ty {
-                    if s.is_int() && *v > int_literal_limit(s, false) {
+                    // A hexadecimal or binary literal is a bit pattern: it may
+                    // fill a signed type's width (`0xFFi8` is -1, `0x9E3779B9`
+                    // an i32 hash constant), as Futhark's parser allows.
+                    let text = &self.sources.files[e.file].text;
+                    let digits = text.get(e.span.clone()).unwrap_or("");
+                    let pattern = ["0x", "0X", "0b", "0B"]
+                        .iter()
+                        .any(|p| digits.starts_with(p));
+                    let limit = if pattern && s.is_signed() {
+                        u128::MAX >> (128 - s.bits())
+                    } else {
+                        int_literal_limit(s, false)
+                    };
+                    if s.is_int() && *v > limit {
                         return Err(fail(format!("literal `{v}` does not fit in type `{s}`")));
                     }
                 }
