@@ -1615,7 +1615,6 @@ impl<'s> Lowerer<'s> {
             ScalarFn::Pow => Exp::BinOp(BinOp::Pow, x, xs[1]),
             ScalarFn::Atan2 => Exp::BinOp(BinOp::Atan2, x, xs[1]),
             ScalarFn::Hypot => Exp::BinOp(BinOp::Hypot, x, xs[1]),
-            ScalarFn::Neg => Exp::UnOp(UnOp::Neg, x),
             ScalarFn::GetBit => {
                 // Floats by their bits; the bit shifted down and masked.
                 let (vt, value) = if t.is_float() {
@@ -1650,11 +1649,7 @@ impl<'s> Lowerer<'s> {
                 Exp::UnOp(UnOp::Popc, below)
             }
             ScalarFn::Sgn => {
-                let zero = if t.is_float() {
-                    Atom::Const(Const::zero(t))
-                } else {
-                    int(0)
-                };
+                let zero = Atom::Const(Const::zero(t));
                 let gt = self.let1("t", bool_, Exp::BinOp(BinOp::Gt, x, zero), loc);
                 let lt = self.let1("t", bool_, Exp::BinOp(BinOp::Lt, x, zero), loc);
                 let up = self.let1("t", ty, Exp::Convert(t, gt), loc);

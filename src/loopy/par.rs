@@ -246,14 +246,11 @@ fn slice(block: &Block, needed: &mut HashSet<VarId>, local: &HashSet<VarId>) -> 
             | Stmt::SizeCheck { .. }
             | Stmt::IndexCheck { .. }
             | Stmt::SliceCheck { .. } => false,
-            Stmt::SeqLoop(_) | Stmt::Loop(_) => {
-                let (_, defs) = stmt_vars(stmt);
-                defs.iter().any(|d| needed.contains(d))
-                    || fills_needed(std::slice::from_ref(stmt), needed, local)
-            }
+            // Nests and sequential loops also when they fill a needed array.
             _ => {
                 let (_, defs) = stmt_vars(stmt);
                 defs.iter().any(|d| needed.contains(d))
+                    || fills_needed(std::slice::from_ref(stmt), needed, local)
             }
         };
         if keep {
