@@ -1,25 +1,34 @@
-//! `loopy::ir::Program` in, LLVM IR, assembly or an object file out (inkwell,
-//! LLVM 19), plus the C glue that connects entry points to the runtime and
-//! the link step that makes an executable with the system `cc`.
+//! `loopy::ir::Program` in, LLVM IR, assembly, an object file or an
+//! executable out (inkwell, LLVM 19).
+//!
+//! `emit` generates target-neutral code (entry points, statements, scalar
+//! expressions) and asks the target's `Backend` (`backend`) for what is its
+//! own: loop nests, run-time errors, allocation, the target machine and the
+//! attributes of a module. `cpu` is the multicore x86-64 target (thread
+//! pool nests, prefetching, the `cc` link); a GPU target goes in `gpu/`
+//! beside it, implementing the same trait. `runtime` is the typed table of
+//! the C runtime functions generated code calls; `glue` the C glue between
+//! the runtime's `main` and the entry points.
 
+mod backend;
+mod cpu;
+mod emit;
 mod glue;
-mod llvm;
-mod prefetch;
+mod runtime;
 #[cfg(test)]
 mod tests;
 
 pub use glue::glue_c;
 
 use crate::loopy;
+use backend::Backend;
+use cpu::link::RuntimeFiles;
+use cpu::CpuBackend;
 use inkwell::context::Context;
 use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
-use inkwell::targets::{
-    CodeModel, FileType, InitializationConfig, RelocMode, Target as LlvmTarget, TargetMachine,
-};
-use inkwell::OptimizationLevel;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use inkwell::targets::{FileType, TargetMachine};
+use std::path::Path;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Target {
@@ -35,34 +44,6 @@ pub enum Cpu {
     /// A microarchitecture level: 1 is baseline SSE2, 2 adds SSE4.2, 3 AVX2
     /// and FMA, 4 AVX-512.
     Level(u8),
-}
-
-impl Cpu {
-    fn llvm_name(self) -> String {
-        match self {
-            Cpu::Native => TargetMachine::get_host_cpu_name().to_string(),
-            Cpu::Level(1) => "x86-64".to_string(),
-            Cpu::Level(n) => format!("x86-64-v{n}"),
-        }
-    }
-
-    /// Whether the CPU has 512-bit vector registers.
-    fn has_avx512(self) -> bool {
-        match self {
-            Cpu::Native => TargetMachine::get_host_cpu_features()
-                .to_string()
-                .split(',')
-                .any(|f| f == "+avx512f"),
-            Cpu::Level(n) => n >= 4,
-        }
-    }
-
-    fn llvm_features(self) -> String {
-        match self {
-            Cpu::Native => TargetMachine::get_host_cpu_features().to_string(),
-            Cpu::Level(_) => String::new(),
-        }
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -146,13 +127,7 @@ pub fn link_executable(
     opts: &CodegenOptions,
     out: &Path,
 ) -> Result<(), CodegenError> {
-    link_with_runtime(
-        program,
-        opts,
-        out,
-        crate::runtime::RUNTIME_C,
-        crate::runtime::RUNTIME_H,
-    )
+    link_with_runtime(program, opts, out, RuntimeFiles::CPU)
 }
 
 /// `link_executable` with a given runtime (tests use a small one).
@@ -160,11 +135,11 @@ fn link_with_runtime(
     program: &loopy::ir::Program,
     opts: &CodegenOptions,
     out: &Path,
-    runtime_c: &str,
-    runtime_h: &str,
+    runtime: RuntimeFiles,
 ) -> Result<(), CodegenError> {
     let object = emit_object(program, opts)?;
-    link_object_with_runtime(program, opts, &object, out, runtime_c, runtime_h)
+    let machine = backend(opts)?.machine()?;
+    cpu::link::link(program, opts, &machine, &object, out, runtime)
 }
 
 /// Links an object file from `emit_object` with its glue and the runtime.
@@ -174,115 +149,21 @@ pub fn link_object(
     object: &[u8],
     out: &Path,
 ) -> Result<(), CodegenError> {
-    link_object_with_runtime(
-        program,
-        opts,
-        object,
-        out,
-        crate::runtime::RUNTIME_C,
-        crate::runtime::RUNTIME_H,
-    )
+    let machine = backend(opts)?.machine()?;
+    cpu::link::link(program, opts, &machine, object, out, RuntimeFiles::CPU)
 }
 
-fn link_object_with_runtime(
-    program: &loopy::ir::Program,
-    opts: &CodegenOptions,
-    object: &[u8],
-    out: &Path,
-    runtime_c: &str,
-    runtime_h: &str,
-) -> Result<(), CodegenError> {
-    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        if !parent.is_dir() {
-            return Err(CodegenError(format!(
-                "cannot write `{}`: `{}` is not a directory",
-                out.display(),
-                parent.display()
-            )));
-        }
+/// The backend of `opts.target`.
+fn backend(opts: &CodegenOptions) -> Result<Box<dyn Backend>, CodegenError> {
+    match opts.target {
+        Target::X86_64 => Ok(Box::new(CpuBackend {
+            opt_level: opts.opt_level,
+            cpu: opts.cpu,
+        })),
+        Target::NvPtx => Err(CodegenError(
+            "the nvptx target is not supported yet".to_string(),
+        )),
     }
-    let io = |e: std::io::Error| CodegenError(format!("cannot write build files: {e}"));
-    let dir = tempfile::tempdir().map_err(io)?;
-    let path = |name: &str| dir.path().join(name);
-    std::fs::write(path("program.o"), object).map_err(io)?;
-    let mut glue = glue_c(program);
-    if opts.count_traffic {
-        glue.push_str(glue::TRAFFIC_GLUE);
-    }
-    std::fs::write(path("glue.c"), glue).map_err(io)?;
-    std::fs::write(path("arr_runtime.h"), runtime_h).map_err(io)?;
-    let runtime = runtime_object(dir.path(), runtime_c, runtime_h)?;
-    let output = Command::new("cc")
-        .arg("-O2")
-        .arg("-std=gnu11")
-        .arg("-I")
-        .arg(dir.path())
-        .arg(path("glue.c"))
-        .arg(&runtime)
-        .arg(path("program.o"))
-        .arg("-lm")
-        .arg("-lpthread")
-        .arg("-o")
-        .arg(out)
-        .output()
-        .map_err(|e| CodegenError(format!("cannot run `cc`: {e}")))?;
-    check_cc(&output, "linking with `cc`")
-}
-
-fn check_cc(output: &std::process::Output, what: &str) -> Result<(), CodegenError> {
-    if output.status.success() {
-        Ok(())
-    } else {
-        Err(CodegenError(format!(
-            "{what} failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        )))
-    }
-}
-
-/// The runtime compiled to an object file. Compiling it takes longer than
-/// the rest of a build, so the object is kept in `$XDG_CACHE_HOME/arrc` (or
-/// `~/.cache/arrc`) under a hash of its source, written atomically; without
-/// a usable cache it is compiled into `dir`.
-fn runtime_object(dir: &Path, runtime_c: &str, runtime_h: &str) -> Result<PathBuf, CodegenError> {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    (runtime_c, runtime_h, env!("CARGO_PKG_VERSION")).hash(&mut hasher);
-    let name = format!("arr_runtime-{:016x}.o", hasher.finish());
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .map(|c| c.join("arrc"));
-    if let Some(cached) = cache.as_ref().map(|c| c.join(&name)) {
-        if cached.is_file() {
-            return Ok(cached);
-        }
-    }
-    let io = |e: std::io::Error| CodegenError(format!("cannot write build files: {e}"));
-    std::fs::write(dir.join("arr_runtime.c"), runtime_c).map_err(io)?;
-    std::fs::write(dir.join("arr_runtime.h"), runtime_h).map_err(io)?;
-    let object = dir.join("arr_runtime.o");
-    let output = Command::new("cc")
-        .args(["-O2", "-std=gnu11", "-c"])
-        .arg("-I")
-        .arg(dir)
-        .arg(dir.join("arr_runtime.c"))
-        .arg("-o")
-        .arg(&object)
-        .output()
-        .map_err(|e| CodegenError(format!("cannot run `cc`: {e}")))?;
-    check_cc(&output, "compiling the runtime with `cc`")?;
-    if let Some(cache) = cache {
-        // Best effort: a read-only home only costs the next build time.
-        let temp = cache.join(format!("{name}.{}.tmp", std::process::id()));
-        let stored = std::fs::create_dir_all(&cache)
-            .and_then(|_| std::fs::copy(&object, &temp))
-            .and_then(|_| std::fs::rename(&temp, cache.join(&name)));
-        if stored.is_err() {
-            let _ = std::fs::remove_file(&temp);
-        }
-    }
-    Ok(object)
 }
 
 /// Builds, verifies and optimises the module, then hands it to `f` with the
@@ -292,18 +173,18 @@ fn with_module<T>(
     opts: &CodegenOptions,
     f: impl FnOnce(&Module, &TargetMachine) -> Result<T, CodegenError>,
 ) -> Result<T, CodegenError> {
-    if opts.target == Target::NvPtx {
-        return Err(CodegenError(
-            "the nvptx target is not supported yet".to_string(),
-        ));
-    }
+    let backend = backend(opts)?;
     loopy::check(program).map_err(CodegenError)?;
-    let machine = host_machine(opts.opt_level, opts.cpu)?;
+    let machine = backend.machine()?;
     let context = Context::create();
-    let module = llvm::build(&context, program, opts.count_traffic, opts.fast_math)?;
-    if opts.cpu.has_avx512() {
-        prefer_512_bit_vectors(&context, &module);
-    }
+    let module = emit::build(
+        &context,
+        program,
+        backend.as_ref(),
+        opts.count_traffic,
+        opts.fast_math,
+    )?;
+    backend.prepare(&context, &module)?;
     module.set_triple(&machine.get_triple());
     module.set_data_layout(&machine.get_target_data().get_data_layout());
     let passes = format!("default<O{}>", opts.opt_level.min(3));
@@ -311,47 +192,7 @@ fn with_module<T>(
         .run_passes(&passes, &machine, PassBuilderOptions::create())
         .map_err(|e| CodegenError(format!("LLVM optimisation failed: {e}")))?;
     if std::env::var_os("ARRC_NO_PREFETCH").is_none() {
-        prefetch::prefetch_streams(&context, &module)?;
+        cpu::prefetch::prefetch_streams(&context, &module)?;
     }
     f(&module, &machine)
-}
-
-/// LLVM vectorises with 256-bit vectors even where 512-bit ones exist,
-/// because early AVX-512 cores lower their clock for wide code. Measured
-/// on this project's machine (2 threads), 512-bit loops run Black-Scholes
-/// in 64 ms instead of 97 and matmul in 22 ms instead of 24.5, and no
-/// benchmark got slower, so arrc asks for them.
-fn prefer_512_bit_vectors(context: &Context, module: &inkwell::module::Module) {
-    let attribute = context.create_string_attribute("prefer-vector-width", "512");
-    let mut function = module.get_first_function();
-    while let Some(f) = function {
-        f.add_attribute(inkwell::attributes::AttributeLoc::Function, attribute);
-        function = f.get_next_function();
-    }
-}
-
-/// A target machine for x86-64 tuned for `cpu`.
-fn host_machine(opt_level: u8, cpu: Cpu) -> Result<TargetMachine, CodegenError> {
-    LlvmTarget::initialize_x86(&InitializationConfig::default());
-    let triple = TargetMachine::get_default_triple();
-    let target = LlvmTarget::from_triple(&triple)
-        .map_err(|e| CodegenError(format!("unknown target {triple}: {e}")))?;
-    let level = match opt_level {
-        0 => OptimizationLevel::None,
-        1 => OptimizationLevel::Less,
-        2 => OptimizationLevel::Default,
-        _ => OptimizationLevel::Aggressive,
-    };
-    let features = cpu.llvm_features();
-    let cpu = cpu.llvm_name();
-    target
-        .create_target_machine(
-            &triple,
-            &cpu,
-            &features,
-            level,
-            RelocMode::PIC,
-            CodeModel::Default,
-        )
-        .ok_or_else(|| CodegenError(format!("LLVM has no target machine for {triple}")))
 }

@@ -20,6 +20,8 @@ const TEST_RUNTIME: &str = r#"
 #include <string.h>
 
 int arr_num_threads = 0;
+int (*arr_error_hook)(const char *message) = NULL;
+void (*arr_exit_hook)(void) = NULL;
 void arr_fail_bounds(int64_t i, int64_t n, const char *loc) {
     fprintf(stderr, "Error: index %" PRId64 " out of bounds for array of length %" PRId64 " at %s\n", i, n, loc);
     exit(1);
@@ -152,9 +154,14 @@ fn run_at(p: &crate::fusion::ast::FusedProgram, level: u8, args: &[&str]) -> Run
         cpu: super::Cpu::Native,
         fast_math: false,
     };
-    let h = crate::runtime::RUNTIME_H;
-    let runtime = format!("{TEST_RUNTIME}{}", crate::runtime::RUNTIME_PARALLEL_C);
-    if let Err(e) = link_with_runtime(&l, &opts, &exe, &runtime, h) {
+    let runtime = super::RuntimeFiles {
+        headers: crate::runtime::HEADERS,
+        sources: &[
+            ("test_runtime.c", TEST_RUNTIME),
+            ("arr_parallel.c", crate::runtime::PARALLEL_C),
+        ],
+    };
+    if let Err(e) = link_with_runtime(&l, &opts, &exe, runtime) {
         panic!("{e}\n{}", emit_llvm(&l, &opts).unwrap_or_default());
     }
     let out = Command::new(&exe).args(args).output().expect("run");

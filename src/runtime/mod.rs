@@ -1,19 +1,34 @@
 //! What compiled programs run on: the C runtime linked into every binary
-//! (value input and output, run-time errors, `main`) and the Rust side of the
-//! same value format, used by the interpreter and the test runner.
+//! and the Rust side of the same value format, used by the interpreter and
+//! the test runner.
+//!
+//! The C runtime is two translation units: the host-common `arr_runtime.c`
+//! (`main`, options, value input and output, run-time errors, memory;
+//! interface `arr_runtime.h`) and the multicore scheduler `arr_parallel.c`
+//! (the thread pool that runs loop nests; `arr_parallel.h`). The host part
+//! does not depend on the scheduler: the scheduler sets its hooks.
 
 pub mod value;
 
-/// The runtime linked into every compiled program (C11, with `-lm -lpthread`):
-/// values, errors and `main`, then the thread pool, as one translation unit.
-pub const RUNTIME_C: &str = concat!(
-    include_str!("c/arr_runtime.c"),
-    include_str!("c/arr_parallel.c")
-);
-/// The thread pool part of `RUNTIME_C` alone (for test runtimes).
-pub const RUNTIME_PARALLEL_C: &str = include_str!("c/arr_parallel.c");
-/// The contract between generated glue and code and `RUNTIME_C`.
+/// The host-common runtime (C11, with `-lm -lpthread`): `main`, options,
+/// value input and output, run-time errors and memory.
+pub const RUNTIME_C: &str = include_str!("c/arr_runtime.c");
+/// The host-common interface between generated glue and code and
+/// `RUNTIME_C`.
 pub const RUNTIME_H: &str = include_str!("c/arr_runtime.h");
+/// The multicore scheduler: the thread pool and the strategies that run
+/// loop nests on it.
+pub const PARALLEL_C: &str = include_str!("c/arr_parallel.c");
+/// The interface of `PARALLEL_C`, with the `arr_nest` descriptor.
+pub const PARALLEL_H: &str = include_str!("c/arr_parallel.h");
+
+/// The headers (file name, text) generated code and the runtime include.
+pub const HEADERS: &[(&str, &str)] =
+    &[("arr_runtime.h", RUNTIME_H), ("arr_parallel.h", PARALLEL_H)];
+
+/// The translation units (file name, text) a CPU binary links.
+pub const CPU_SOURCES: &[(&str, &str)] =
+    &[("arr_runtime.c", RUNTIME_C), ("arr_parallel.c", PARALLEL_C)];
 
 #[cfg(test)]
 mod tests;

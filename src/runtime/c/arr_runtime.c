@@ -1,11 +1,13 @@
-/* The runtime linked into every compiled Arr program. The generated glue
- * supplies `arr_entries`; this file supplies `main` (options, reading the
- * arguments from stdin in the text or binary value format, checking size
- * parameters, timing, printing the results) and the functions compiled code
- * calls (run-time errors, memory). Value input and output follow section 7
- * of the language contract and are kept byte-for-byte in step with the Rust
- * side in `src/runtime/value.rs`: same grammar, same messages, same float
- * spelling. */
+/* The host-common runtime linked into every compiled Arr program (see
+ * arr_runtime.h). The generated glue supplies `arr_entries`; this file
+ * supplies `main` (options, reading the arguments from stdin in the text or
+ * binary value format, checking size parameters, timing, printing the
+ * results) and the functions compiled code calls (run-time errors, memory).
+ * Value input and output follow section 7 of the language contract and are
+ * kept byte-for-byte in step with the Rust side in `src/runtime/value/`:
+ * same grammar, same messages, same float spelling. Nothing here runs loop
+ * nests: a backend's runtime does (arr_parallel.c on the CPU), reached
+ * through the hooks. */
 #define _POSIX_C_SOURCE 200809L
 #include "arr_runtime.h"
 
@@ -32,6 +34,8 @@ int arr_num_threads = 0;
 int64_t arr_traffic_reads = 0;
 int64_t arr_traffic_writes = 0;
 int arr_traffic_enabled = 0;
+int (*arr_error_hook)(const char *message) = NULL;
+void (*arr_exit_hook)(void) = NULL;
 
 /* ---------------------------------------------------------------- errors */
 
@@ -42,7 +46,7 @@ static void fail_exit(void) {
 }
 
 /* Reports a run-time error: at once, or, inside a parallel chunk, after the
- * chunks that run before it in sequential order (see arr_parallel.c). */
+ * chunks that run before it in sequential order (the error hook). */
 static void fail(const char *fmt, ...) ARR_PRINTF(1, 2) ARR_NORETURN;
 static void fail(const char *fmt, ...) {
     char message[512];
@@ -50,7 +54,9 @@ static void fail(const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(message, sizeof message, fmt, ap);
     va_end(ap);
-    arr_fail_in_chunk(message);
+    if (arr_error_hook != NULL) {
+        arr_error_hook(message);
+    }
     fflush(stdout);
     fputs(message, stderr);
     fail_exit();
@@ -1348,6 +1354,8 @@ int main(int argc, char **argv) {
     free(args);
     free(results);
     release_cache();
-    arr_pool_stop();
+    if (arr_exit_hook != NULL) {
+        arr_exit_hook();
+    }
     return 0;
 }

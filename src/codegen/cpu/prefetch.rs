@@ -16,7 +16,7 @@
 //! Prefetches never fault, so running ahead of the end of an array is
 //! harmless; the address is computed without `inbounds` for that reason.
 
-use super::CodegenError;
+use crate::codegen::CodegenError;
 use inkwell::context::Context;
 use inkwell::intrinsics::Intrinsic;
 use inkwell::module::Module;
