@@ -201,10 +201,7 @@ fn main() {
             let fused = fused.expect("at least one run");
             let best = times.iter().copied().fold(f64::INFINITY, f64::min);
             let mean = times.iter().sum::<f64>() / times.len() as f64;
-            let traffic = arrc::fusion::traffic::function_traffic(
-                &fused.program.entries[0],
-                fused.program.strategy,
-            );
+            let traffic = arrc::fusion::traffic::function_traffic(&fused.program.entries[0]);
             // Reads plus writes, in elements of the input's length.
             let n = std::collections::HashMap::from([("n_input".to_string(), 1)]);
             let elements = traffic.reads.eval(&n) + traffic.writes.eval(&n) - {

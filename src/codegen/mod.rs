@@ -24,7 +24,6 @@ use crate::loopy;
 use backend::Backend;
 use cpu::link::RuntimeFiles;
 use cpu::CpuBackend;
-use inkwell::context::Context;
 use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{FileType, TargetMachine};
@@ -57,7 +56,7 @@ pub struct CodegenOptions {
     pub cpu: Cpu,
     /// `--fast-math`: the program's float operations may be reassociated,
     /// contracted into fused multiply-adds and divided by reciprocals, and
-    /// the sign of zero may be ignored (see `llvm::allow_float_rewrites`).
+    /// the sign of zero may be ignored (see `emit::allow_float_rewrites`).
     pub fast_math: bool,
 }
 
@@ -73,84 +72,165 @@ impl Default for CodegenOptions {
     }
 }
 
+/// Why code generation stopped: a broken invariant of arrc's own
+/// (`Internal`, an internal compiler error), or what cannot be done here
+/// (`Refused`: a target not supported, `cc` missing or failing, an output
+/// that cannot be written).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CodegenError(pub String);
+pub enum CodegenError {
+    Internal(String),
+    Refused(String),
+}
 
 impl std::fmt::Display for CodegenError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            CodegenError::Internal(msg) | CodegenError::Refused(msg) => f.write_str(msg),
+        }
     }
 }
 
 impl std::error::Error for CodegenError {}
 
-/// Textual LLVM IR after optimisation.
-pub fn emit_llvm(
+/// The fields of a module being compiled for a target, and the passes
+/// over it the pass list runs (`driver::pipeline`): `emit` makes it,
+/// `set_attributes`, `optimise` and `prefetch` change it, `object` and
+/// `assembly` write it.
+pub struct LlvmModule<'ctx> {
+    context: &'ctx LlvmContext,
+    module: Module<'ctx>,
+    machine: TargetMachine,
+    backend: Box<dyn Backend>,
+    opt_level: u8,
+}
+
+pub use inkwell::context::Context as LlvmContext;
+
+/// What the pass list asks of a target.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TargetDesc {
+    /// What the loopy passes tune for (and which CPU-tuned ones run).
+    pub tuning: loopy::Tuning,
+    /// Software prefetching after LLVM's optimisation (`cpu::prefetch`).
+    pub prefetch: bool,
+}
+
+impl Target {
+    pub fn describe(self) -> TargetDesc {
+        match self {
+            Target::X86_64 => TargetDesc {
+                tuning: cpu::TUNING,
+                prefetch: true,
+            },
+            // A GPU wants none of the CPU's cache tiling or prefetching.
+            Target::NvPtx => TargetDesc {
+                tuning: loopy::Tuning {
+                    block_tile_bytes: None,
+                    transpose_tile: None,
+                    grain: None,
+                },
+                prefetch: false,
+            },
+        }
+    }
+}
+
+/// Loop nests (which must pass `loopy::check` and carry their plans) to an
+/// unoptimised module for `opts.target`.
+pub fn emit<'ctx>(
+    context: &'ctx LlvmContext,
     program: &loopy::ir::Program,
     opts: &CodegenOptions,
-) -> Result<String, CodegenError> {
-    with_module(program, opts, |module, _| {
-        Ok(module.print_to_string().to_string())
+) -> Result<LlvmModule<'ctx>, CodegenError> {
+    let backend = backend(opts)?;
+    let machine = backend.machine()?;
+    let module = emit::build(
+        context,
+        program,
+        backend.as_ref(),
+        opts.count_traffic,
+        opts.fast_math,
+    )?;
+    module.set_triple(&machine.get_triple());
+    module.set_data_layout(&machine.get_target_data().get_data_layout());
+    Ok(LlvmModule {
+        context,
+        module,
+        machine,
+        backend,
+        opt_level: opts.opt_level,
     })
 }
 
-/// Assembly for the target, after optimisation.
-pub fn emit_asm(
-    program: &loopy::ir::Program,
-    opts: &CodegenOptions,
-) -> Result<String, CodegenError> {
-    with_module(program, opts, |module, machine| {
-        let buf = machine
-            .write_to_memory_buffer(module, FileType::Assembly)
-            .map_err(|e| CodegenError(format!("LLVM could not emit assembly: {e}")))?;
+impl LlvmModule<'_> {
+    /// The target's attributes on every function (before optimising).
+    pub fn set_attributes(&mut self) -> Result<(), CodegenError> {
+        self.backend.prepare(self.context, &self.module)
+    }
+
+    /// LLVM's `default<On>` pipeline for the target machine.
+    pub fn optimise(&mut self) -> Result<(), CodegenError> {
+        let passes = format!("default<O{}>", self.opt_level.min(3));
+        self.module
+            .run_passes(&passes, &self.machine, PassBuilderOptions::create())
+            .map_err(|e| CodegenError::Internal(format!("LLVM optimisation failed: {e}")))
+    }
+
+    /// Prefetches ahead of the vector loads of vectorised loops (CPU).
+    pub fn prefetch(&mut self) -> Result<(), CodegenError> {
+        cpu::prefetch::prefetch_streams(self.context, &self.module)
+    }
+
+    pub fn print(&self) -> String {
+        self.module.print_to_string().to_string()
+    }
+
+    pub fn verify(&self) -> Result<(), String> {
+        self.module
+            .verify()
+            .map_err(|e| format!("invalid LLVM module: {e}"))
+    }
+
+    pub fn assembly(&self) -> Result<String, CodegenError> {
+        let buf = self
+            .machine
+            .write_to_memory_buffer(&self.module, FileType::Assembly)
+            .map_err(|e| CodegenError::Internal(format!("LLVM could not emit assembly: {e}")))?;
         Ok(String::from_utf8_lossy(buf.as_slice()).into_owned())
-    })
-}
+    }
 
-/// A relocatable object file for the target, after optimisation.
-pub fn emit_object(
-    program: &loopy::ir::Program,
-    opts: &CodegenOptions,
-) -> Result<Vec<u8>, CodegenError> {
-    with_module(program, opts, |module, machine| {
-        let buf = machine
-            .write_to_memory_buffer(module, FileType::Object)
-            .map_err(|e| CodegenError(format!("LLVM could not emit an object file: {e}")))?;
+    pub fn object(&self) -> Result<Vec<u8>, CodegenError> {
+        let buf = self
+            .machine
+            .write_to_memory_buffer(&self.module, FileType::Object)
+            .map_err(|e| {
+                CodegenError::Internal(format!("LLVM could not emit an object file: {e}"))
+            })?;
         Ok(buf.as_slice().to_vec())
-    })
+    }
 }
 
-/// Compiles `program`, writes it with its glue and the runtime into a
-/// temporary directory, and links `out` with the system `cc`.
-pub fn link_executable(
-    program: &loopy::ir::Program,
-    opts: &CodegenOptions,
-    out: &Path,
-) -> Result<(), CodegenError> {
-    link_with_runtime(program, opts, out, RuntimeFiles::CPU)
-}
-
-/// `link_executable` with a given runtime (tests use a small one).
-fn link_with_runtime(
-    program: &loopy::ir::Program,
-    opts: &CodegenOptions,
-    out: &Path,
-    runtime: RuntimeFiles,
-) -> Result<(), CodegenError> {
-    let object = emit_object(program, opts)?;
-    let machine = backend(opts)?.machine()?;
-    cpu::link::link(program, opts, &machine, &object, out, runtime)
-}
-
-/// Links an object file from `emit_object` with its glue and the runtime.
-pub fn link_object(
+/// Links an object file from `LlvmModule::object` with its glue and the
+/// runtime into the executable `out` (with the system `cc`).
+pub fn link(
     program: &loopy::ir::Program,
     opts: &CodegenOptions,
     object: &[u8],
     out: &Path,
 ) -> Result<(), CodegenError> {
+    link_with_runtime(program, opts, object, out, RuntimeFiles::CPU)
+}
+
+/// `link` with a given runtime (tests use a small one).
+fn link_with_runtime(
+    program: &loopy::ir::Program,
+    opts: &CodegenOptions,
+    object: &[u8],
+    out: &Path,
+    runtime: RuntimeFiles,
+) -> Result<(), CodegenError> {
     let machine = backend(opts)?.machine()?;
-    cpu::link::link(program, opts, &machine, object, out, RuntimeFiles::CPU)
+    cpu::link::link(program, opts, &machine, object, out, runtime)
 }
 
 /// The backend of `opts.target`.
@@ -160,39 +240,8 @@ fn backend(opts: &CodegenOptions) -> Result<Box<dyn Backend>, CodegenError> {
             opt_level: opts.opt_level,
             cpu: opts.cpu,
         })),
-        Target::NvPtx => Err(CodegenError(
+        Target::NvPtx => Err(CodegenError::Refused(
             "the nvptx target is not supported yet".to_string(),
         )),
     }
-}
-
-/// Builds, verifies and optimises the module, then hands it to `f` with the
-/// target machine it was optimised for.
-fn with_module<T>(
-    program: &loopy::ir::Program,
-    opts: &CodegenOptions,
-    f: impl FnOnce(&Module, &TargetMachine) -> Result<T, CodegenError>,
-) -> Result<T, CodegenError> {
-    let backend = backend(opts)?;
-    loopy::check(program).map_err(CodegenError)?;
-    let machine = backend.machine()?;
-    let context = Context::create();
-    let module = emit::build(
-        &context,
-        program,
-        backend.as_ref(),
-        opts.count_traffic,
-        opts.fast_math,
-    )?;
-    backend.prepare(&context, &module)?;
-    module.set_triple(&machine.get_triple());
-    module.set_data_layout(&machine.get_target_data().get_data_layout());
-    let passes = format!("default<O{}>", opts.opt_level.min(3));
-    module
-        .run_passes(&passes, &machine, PassBuilderOptions::create())
-        .map_err(|e| CodegenError(format!("LLVM optimisation failed: {e}")))?;
-    if std::env::var_os("ARRC_NO_PREFETCH").is_none() {
-        cpu::prefetch::prefetch_streams(&context, &module)?;
-    }
-    f(&module, &machine)
 }

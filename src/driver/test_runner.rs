@@ -92,7 +92,7 @@ fn test_file(file: &Path, options: &Options, threads: &[u32], tally: &mut Tally)
         Ok(blocks) => blocks,
         Err(err) => return tally.record(&name, Err(err.to_string())),
     };
-    let program = match pipeline::frontend(file) {
+    let program = match pipeline::lowered(file) {
         Ok(p) => p,
         Err(failure) => return tally.record(&name, Err(failure.render())),
     };

@@ -175,8 +175,13 @@ fn print_stmt(out: &mut String, stmt: &Stmt, depth: usize, names: &Names) {
                 ScalarExp::Convert(t, a) => writeln!(out, "{t}.convert {}", names.atom(a)),
             };
         }
-        Stmt::Alloc { var, shape } => {
-            let _ = writeln!(out, "alloc {} [{}]", binder(var), names.atoms(shape));
+        Stmt::Alloc { var, shape, space } => {
+            // Until `loopy::memory` runs, everything is on the host.
+            let space = match space {
+                MemSpace::Host => String::new(),
+                other => format!("{} ", other.name()),
+            };
+            let _ = writeln!(out, "alloc {space}{} [{}]", binder(var), names.atoms(shape));
         }
         Stmt::Read {
             var,
@@ -386,14 +391,26 @@ fn print_seq_loop(out: &mut String, lp: &SeqLoop, depth: usize, names: &Names) {
 
 fn print_nest(out: &mut String, nest: &LoopNest, depth: usize, names: &Names) {
     let origin = nest.origin.describe(" ");
+    // Launched by host code (where a GPU backend puts a kernel), once
+    // `loopy::memory` has drawn the boundary.
+    let launch = match (nest.launch, &nest.plan) {
+        (Launch::Host, Some(_)) => "launch ",
+        _ => "",
+    };
+    let strategy = match &nest.plan {
+        Some(plan) => format!(" [{}]", plan.strategy.describe(nest.par)),
+        None => String::new(),
+    };
     let _ = writeln!(
         out,
-        "loop {} [{}] ({origin}) {} < {}",
+        "{launch}loop {}{strategy} ({origin}) {} < {}",
         nest.par.name(),
-        super::par::plan(nest).describe(nest.par),
         var_name(&nest.index),
         names.atom(&nest.width)
     );
+    if let Some(plan) = &nest.plan {
+        print_plan(out, plan, depth + 1, names);
+    }
     for r in &nest.reductions {
         indent(out, depth + 1);
         let results: Vec<String> = r.results.iter().map(binder).collect();
@@ -449,6 +466,44 @@ fn print_nest(out: &mut String, nest: &LoopNest, depth: usize, names: &Names) {
     print_block(out, &nest.body, depth + 1, names);
     indent(out, depth);
     out.push_str("end\n");
+}
+
+/// The grain and the loop shapes of a plan (a plain loop says nothing).
+fn print_plan(out: &mut String, plan: &NestPlan, depth: usize, names: &Names) {
+    if let Some(grain) = plan.grain {
+        indent(out, depth);
+        let _ = writeln!(out, "grain {grain}");
+    }
+    let shapes = [("body", Some(&plan.body)), ("totals", plan.totals.as_ref())];
+    for (what, shape) in shapes {
+        let reads = |reads: &[ProvenRead]| {
+            let vars: Vec<String> = reads.iter().map(|r| names.var(r.var)).collect();
+            vars.join(", ")
+        };
+        let text = match shape {
+            None | Some(LoopShape::Plain) => continue,
+            Some(LoopShape::Lanes) => "in lanes".to_string(),
+            Some(LoopShape::Versioned(proven)) => format!("versioned ({})", reads(proven)),
+            Some(LoopShape::Peeled {
+                conditions,
+                reads: proven,
+                middle,
+            }) => {
+                let apart: Vec<String> = conditions
+                    .iter()
+                    .map(|c| format!("{} = {}", names.var(c.var), c.apart))
+                    .collect();
+                format!(
+                    "peeled ({}), versioned ({}), middle versioned ({})",
+                    apart.join(", "),
+                    reads(proven),
+                    reads(middle)
+                )
+            }
+        };
+        indent(out, depth);
+        let _ = writeln!(out, "{what} {text}");
+    }
 }
 
 fn carried_str(carried: &[Carried], names: &Names) -> String {

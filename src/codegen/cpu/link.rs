@@ -35,14 +35,14 @@ pub(crate) fn link(
 ) -> Result<(), CodegenError> {
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         if !parent.is_dir() {
-            return Err(CodegenError(format!(
+            return Err(CodegenError::Refused(format!(
                 "cannot write `{}`: `{}` is not a directory",
                 out.display(),
                 parent.display()
             )));
         }
     }
-    let io = |e: std::io::Error| CodegenError(format!("cannot write build files: {e}"));
+    let io = |e: std::io::Error| CodegenError::Refused(format!("cannot write build files: {e}"));
     let dir = tempfile::tempdir().map_err(io)?;
     let path = |name: &str| dir.path().join(name);
     std::fs::write(path("program.o"), object).map_err(io)?;
@@ -73,7 +73,7 @@ pub(crate) fn link(
         .arg("-o")
         .arg(out)
         .output()
-        .map_err(|e| CodegenError(format!("cannot run `cc`: {e}")))?;
+        .map_err(|e| CodegenError::Refused(format!("cannot run `cc`: {e}")))?;
     check_cc(&output, "linking with `cc`")
 }
 
@@ -81,7 +81,7 @@ fn check_cc(output: &std::process::Output, what: &str) -> Result<(), CodegenErro
     if output.status.success() {
         Ok(())
     } else {
-        Err(CodegenError(format!(
+        Err(CodegenError::Refused(format!(
             "{what} failed:\n{}",
             String::from_utf8_lossy(&output.stderr)
         )))
@@ -113,7 +113,7 @@ fn runtime_object(
             return Ok(cached);
         }
     }
-    let io = |e: std::io::Error| CodegenError(format!("cannot write build files: {e}"));
+    let io = |e: std::io::Error| CodegenError::Refused(format!("cannot write build files: {e}"));
     std::fs::write(dir.join(name), text).map_err(io)?;
     let object = dir.join(format!("{stem}.o"));
     let output = Command::new("cc")
@@ -124,7 +124,7 @@ fn runtime_object(
         .arg("-o")
         .arg(&object)
         .output()
-        .map_err(|e| CodegenError(format!("cannot run `cc`: {e}")))?;
+        .map_err(|e| CodegenError::Refused(format!("cannot run `cc`: {e}")))?;
     check_cc(&output, "compiling the runtime with `cc`")?;
     if let Some(cache) = cache {
         // Best effort: a read-only home only costs the next build time.

@@ -1,18 +1,20 @@
-//! The loop of an outlined loop function over `[start, end)`: versioned
-//! where a test before the loop proves its reads in range, peeled where
-//! its body tests the index against a loop-invariant value (a stencil's
-//! border), and in lanes for float scans.
+//! The loop of an outlined loop function over `[start, end)`, in the shape
+//! the nest's plan gives (`loopy::chunk`): versioned where a test before the
+//! loop proves its reads in range, peeled where its body tests the index
+//! against a loop-invariant value (a stencil's border), and in lanes for
+//! float scans.
 
 use super::combine::Combine;
 use super::nest::{carried_field_count, missing_param, param_ptr, Bins, Layout};
 use crate::codegen::emit::{Frame, Gen, Mode, Res, Val};
-use crate::core::ir::{Atom, BinOp, Type, VarId};
-use crate::loopy::ir::{Block, Carried, LoopNest, Stmt};
+use crate::codegen::CodegenError;
+use crate::core::ir::Type;
+use crate::loopy::chunk;
+use crate::loopy::ir::{Block, Carried, IndexCondition, LoopNest, LoopShape, ProvenRead, ReadDim};
 use crate::types::ScalarType;
 use inkwell::basic_block::BasicBlock;
 use inkwell::values::{FunctionValue, IntValue, PointerValue};
 use inkwell::IntPredicate;
-use std::collections::{HashMap, HashSet};
 
 /// Runs of iterations a look-back scan's body interleaves (see
 /// `emit_in_lanes`): a float add's latency over the loop's issue rate.
@@ -22,14 +24,18 @@ pub(super) const LANES: usize = 4;
 /// them in the cache for the body.
 pub(super) const LANE_BLOCK: i64 = 4096;
 
-/// What a loop function runs of a nest's body.
+/// What a loop function runs of a nest's body, and how.
 #[derive(Clone, Copy)]
 pub(super) enum Work<'a> {
-    /// All of it; for a look-back scan whose body runs in lanes
-    /// (`emit_in_lanes`), with the totals that start the lanes.
-    Body { lane_totals: Option<&'a Block> },
+    /// All of it, in the loop shape the plan gives; for a look-back scan
+    /// whose body runs in lanes (`emit_in_lanes`), with the totals that
+    /// start the lanes.
+    Body {
+        shape: &'a LoopShape,
+        lane_totals: Option<&'a Block>,
+    },
     /// Only what advances the scans and compactions (a totals function).
-    Totals,
+    Totals { shape: &'a LoopShape },
 }
 
 /// What `emit_loop` needs to emit one copy of a nest's loop.
@@ -45,193 +51,6 @@ pub(super) struct LoopRun<'a, 'ctx> {
     pub(super) totals_only: bool,
 }
 
-/// A checked read of an array from outside the nest whose every index is
-/// the nest's index plus a constant, or the same in every iteration: one
-/// test before the loop can prove it in range for a whole chunk.
-pub(super) struct ProvenRead {
-    pub(super) var: VarId,
-    pub(super) array: VarId,
-    pub(super) dims: Vec<Dim>,
-}
-
-pub(super) enum Dim {
-    Affine(i64),
-    Invariant(Atom),
-}
-
-/// The reads of `body` that `reads_in_range` can prove: those at its top
-/// level, and in the branches that `facts` (with the constants they fold
-/// into) decide.
-fn in_range_reads(
-    nest: &LoopNest,
-    body: &Block,
-    layout: &Layout,
-    facts: &HashMap<VarId, bool>,
-) -> Vec<ProvenRead> {
-    let mut walk = ReadWalk {
-        outside: layout.free.iter().map(|(v, _)| *v).collect(),
-        affine: HashMap::from([(nest.index.id, 0)]),
-        known: facts.clone(),
-        out: Vec::new(),
-    };
-    walk.block(body);
-    walk.out
-}
-
-pub(super) struct ReadWalk {
-    outside: HashSet<VarId>,
-    /// Variables equal to the nest's index plus a constant.
-    affine: HashMap<VarId, i64>,
-    /// Booleans known for every iteration.
-    known: HashMap<VarId, bool>,
-    out: Vec<ProvenRead>,
-}
-
-impl ReadWalk {
-    fn block(&mut self, body: &Block) {
-        for stmt in body {
-            match stmt {
-                Stmt::Let {
-                    var,
-                    exp: crate::loopy::ir::ScalarExp::BinOp(op, a, b),
-                    ..
-                } => self.offset(var.id, *op, a, b),
-                Stmt::Read {
-                    var,
-                    array,
-                    index,
-                    check: Some(_),
-                } if self.outside.contains(array) => self.read(var.id, *array, index),
-                Stmt::If {
-                    results,
-                    cond,
-                    then_block,
-                    then_results,
-                    else_block,
-                    else_results,
-                } => {
-                    let Some(taken) = self.truth(cond) else {
-                        continue;
-                    };
-                    let (block, res) = if taken {
-                        (then_block, then_results)
-                    } else {
-                        (else_block, else_results)
-                    };
-                    self.block(block);
-                    for (r, a) in results.iter().zip(res) {
-                        if let Some(t) = self.truth(a) {
-                            self.known.insert(r.id, t);
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-
-    fn truth(&self, a: &Atom) -> Option<bool> {
-        match a {
-            Atom::Const(crate::types::Const::Bool(b)) => Some(*b),
-            Atom::Var(v) => self.known.get(v).copied(),
-            Atom::Const(_) => None,
-        }
-    }
-
-    fn offset(&mut self, var: VarId, op: BinOp, a: &Atom, b: &Atom) {
-        let offset = |x: &Atom| match x {
-            Atom::Var(v) => self.affine.get(v).copied(),
-            Atom::Const(_) => None,
-        };
-        let constant = |x: &Atom| match x {
-            Atom::Const(c) => c.as_i128().and_then(|c| i64::try_from(c).ok()),
-            Atom::Var(_) => None,
-        };
-        let shifted = match (op, offset(a), offset(b), constant(a), constant(b)) {
-            (BinOp::Add, Some(o), _, _, Some(c)) | (BinOp::Add, _, Some(o), Some(c), _) => {
-                o.checked_add(c)
-            }
-            (BinOp::Sub, Some(o), _, _, Some(c)) => o.checked_sub(c),
-            _ => None,
-        };
-        // Offsets stay small, so `start + c` cannot overflow.
-        if let Some(o) = shifted.filter(|o| o.unsigned_abs() < 1 << 40) {
-            self.affine.insert(var, o);
-        }
-    }
-
-    fn read(&mut self, var: VarId, array: VarId, index: &[Atom]) {
-        let dims: Option<Vec<Dim>> = index
-            .iter()
-            .map(|a| match a {
-                Atom::Var(v) if self.affine.contains_key(v) => Some(Dim::Affine(self.affine[v])),
-                Atom::Var(v) if self.outside.contains(v) => Some(Dim::Invariant(*a)),
-                Atom::Const(_) => Some(Dim::Invariant(*a)),
-                Atom::Var(_) => None,
-            })
-            .collect();
-        if let Some(dims) = dims {
-            self.out.push(ProvenRead { var, array, dims });
-        }
-    }
-}
-
-/// Conditions `index == x` and `index != x` of the body (at any depth)
-/// with `x` the same in every iteration: `(condition, x, its value when
-/// index != x)`. They decide branches of stencil boundaries, which peeling
-/// takes out of the middle iterations of a chunk.
-fn index_conditions(nest: &LoopNest, body: &Block, layout: &Layout) -> Vec<(VarId, Atom, bool)> {
-    let outside: HashSet<VarId> = layout.free.iter().map(|(v, _)| *v).collect();
-    let index = Atom::Var(nest.index.id);
-    let mut found = Vec::new();
-    let mut visit = |stmt: &Stmt| {
-        if let Stmt::Let {
-            var,
-            exp: crate::loopy::ir::ScalarExp::BinOp(op @ (BinOp::Eq | BinOp::Neq), a, b),
-            ..
-        } = stmt
-        {
-            let other = if *a == index {
-                b
-            } else if *b == index {
-                a
-            } else {
-                return;
-            };
-            let invariant = match other {
-                Atom::Var(v) => outside.contains(v),
-                Atom::Const(c) => c.as_i128().is_some(),
-            };
-            if invariant {
-                found.push((var.id, *other, *op == BinOp::Neq));
-            }
-        }
-    };
-    for_each_stmt(body, &mut visit);
-    found
-}
-
-/// Calls `f` on every statement of `block`, at any depth (branches, loops
-/// and nests).
-fn for_each_stmt(block: &Block, f: &mut impl FnMut(&Stmt)) {
-    for stmt in block {
-        f(stmt);
-        match stmt {
-            Stmt::If {
-                then_block,
-                else_block,
-                ..
-            } => {
-                for_each_stmt(then_block, f);
-                for_each_stmt(else_block, f);
-            }
-            Stmt::SeqLoop(lp) => for_each_stmt(&lp.body, f),
-            Stmt::Loop(inner) => for_each_stmt(&inner.body, f),
-            _ => {}
-        }
-    }
-}
-
 impl<'ctx> Gen<'ctx, '_> {
     /// `void NAME(env, start, end, carry)` running `body` over the
     /// iterations `[start, end)`. With `totals_only`, only the scans' and
@@ -245,7 +64,7 @@ impl<'ctx> Gen<'ctx, '_> {
         bins: Bins,
         work: Work,
     ) -> Res<FunctionValue<'ctx>> {
-        let totals_only = matches!(work, Work::Totals);
+        let totals_only = matches!(work, Work::Totals { .. });
         let ptr = self.ptr().into();
         let i64t = self.i64().into();
         let (func, mut inner) = self.outlined(layout, name, &[ptr, i64t, i64t, ptr])?;
@@ -295,21 +114,29 @@ impl<'ctx> Gen<'ctx, '_> {
             bins,
             totals_only,
         };
-        let conditions = index_conditions(nest, body, layout);
-        let no_facts = HashMap::new();
-        let proven = in_range_reads(nest, body, layout, &no_facts);
-        if let (
-            true,
-            Work::Body {
-                lane_totals: Some(totals),
-            },
-        ) = (conditions.is_empty(), work)
-        {
-            self.emit_in_lanes(&mut inner, &run, totals, carry)?;
-        } else if conditions.is_empty() {
-            self.emit_versioned(&mut inner, &run, &proven)?;
-        } else {
-            self.emit_peeled(&mut inner, &run, &conditions, &proven)?;
+        let (shape, lane_totals) = match work {
+            Work::Body { shape, lane_totals } => (shape, lane_totals),
+            Work::Totals { shape } => (shape, None),
+        };
+        match (shape, lane_totals) {
+            (LoopShape::Lanes, Some(totals)) => {
+                self.emit_in_lanes(&mut inner, &run, totals, carry)?
+            }
+            (LoopShape::Lanes, None) => {
+                return Err(CodegenError::Internal(
+                    "a loop in lanes without the totals that start them".into(),
+                ))
+            }
+            (LoopShape::Plain, _) => self.emit_loop(&mut inner, &run)?,
+            (LoopShape::Versioned(reads), _) => self.emit_versioned(&mut inner, &run, reads)?,
+            (
+                LoopShape::Peeled {
+                    conditions,
+                    reads,
+                    middle,
+                },
+                _,
+            ) => self.emit_peeled(&mut inner, &run, conditions, reads, middle)?,
         }
         self.builder.position_at_end(exit);
         for (k, (slot, ty)) in slots.iter().zip(&layout.carry_fields).enumerate() {
@@ -361,8 +188,9 @@ impl<'ctx> Gen<'ctx, '_> {
         &mut self,
         inner: &mut Frame<'ctx>,
         run: &LoopRun<'_, 'ctx>,
-        conditions: &[(VarId, Atom, bool)],
+        conditions: &[IndexCondition],
         proven: &[ProvenRead],
+        middle_reads: &[ProvenRead],
     ) -> Res<()> {
         let b = &self.builder;
         let one = self.const_i64(1);
@@ -377,8 +205,8 @@ impl<'ctx> Gen<'ctx, '_> {
             .build_select(shorter, mid_start, run.end, "first.end")?
             .into_int_value();
         let mut apart = self.ctx.bool_type().const_all_ones();
-        for (_, x, _) in conditions {
-            let x = self.index(inner, x)?;
+        for c in conditions {
+            let x = self.index(inner, &c.value)?;
             let b = &self.builder;
             let below = b.build_int_compare(IntPredicate::SLT, x, mid_start, "")?;
             let above = b.build_int_compare(IntPredicate::SGE, x, mid_end, "")?;
@@ -401,10 +229,18 @@ impl<'ctx> Gen<'ctx, '_> {
         self.builder.position_at_end(peel);
         self.emit_loop(inner, &segment(run.start, first_end, middle))?;
         self.builder.position_at_end(middle);
-        let facts: HashMap<VarId, bool> = conditions.iter().map(|(v, _, t)| (*v, *t)).collect();
         let mut known = self.mode.clone();
-        known.facts.extend(facts.iter().map(|(v, t)| (*v, *t)));
-        let proven_middle = in_range_reads(run.nest, run.body, run.layout, &known.facts);
+        let outer_facts = !known.facts.is_empty();
+        known
+            .facts
+            .extend(conditions.iter().map(|c| (c.var, c.apart)));
+        // In the middle of an enclosing peeled loop, its facts may decide
+        // more branches: the plan's `middle` is this loop's own.
+        let proven_middle = if outer_facts {
+            chunk::in_range_reads(run.nest, run.body, &known.facts)
+        } else {
+            middle_reads.to_vec()
+        };
         let middle_run = segment(mid_start, mid_end, last);
         self.with_mode(known, |g| {
             g.emit_versioned(inner, &middle_run, &proven_middle)
@@ -692,7 +528,7 @@ impl<'ctx> Gen<'ctx, '_> {
             let (_, _, shape) = self.array(frame, read.array)?;
             for (dim, len) in read.dims.iter().zip(&shape) {
                 let in_range = match dim {
-                    Dim::Affine(c) => {
+                    ReadDim::Affine(c) => {
                         let c = self.const_i64(*c);
                         let lo = b.build_int_add(start, c, "")?;
                         let hi = b.build_int_add(last, c, "")?;
@@ -701,7 +537,7 @@ impl<'ctx> Gen<'ctx, '_> {
                         let hi_ok = b.build_int_compare(IntPredicate::SLT, hi, *len, "")?;
                         b.build_and(lo_ok, hi_ok, "")?
                     }
-                    Dim::Invariant(a) => {
+                    ReadDim::Invariant(a) => {
                         let v = self.index(frame, a)?;
                         b.build_int_compare(IntPredicate::ULT, v, *len, "")?
                     }
@@ -711,31 +547,4 @@ impl<'ctx> Gen<'ctx, '_> {
         }
         Ok(ok)
     }
-}
-
-/// Whether a look-back scan's body runs in lanes (`emit_in_lanes`): a scan
-/// carries a float, whose adds chain at several cycles each (an integer
-/// chain keeps up with the loop anyway), and no iteration can fail, since
-/// lanes run iterations out of order.
-pub(super) fn runs_in_lanes(nest: &LoopNest) -> bool {
-    let float_scan = nest
-        .scans
-        .iter()
-        .flat_map(|s| &s.carried)
-        .any(|c| matches!(c.var.ty, Type::Scalar(ScalarType::F32 | ScalarType::F64)));
-    float_scan && infallible(&nest.body)
-}
-
-fn infallible(body: &Block) -> bool {
-    body.iter().all(|stmt| match stmt {
-        Stmt::Let { exp, .. } => !exp.may_fail(),
-        Stmt::Read { check, .. } => check.is_none(),
-        Stmt::Write { .. } => true,
-        Stmt::If {
-            then_block,
-            else_block,
-            ..
-        } => infallible(then_block) && infallible(else_block),
-        _ => false,
-    })
 }

@@ -15,6 +15,8 @@ use super::emit::{err, Frame, Gen, Res};
 use super::runtime::RuntimeFn;
 use super::{CodegenError, Cpu};
 use crate::loopy::ir::LoopNest;
+use crate::loopy::par::Grain;
+use crate::loopy::Tuning;
 use inkwell::context::Context;
 use inkwell::module::Module;
 use inkwell::targets::{
@@ -22,6 +24,19 @@ use inkwell::targets::{
 };
 use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, IntValue, PointerValue};
 use inkwell::OptimizationLevel;
+
+/// What the loop-nest passes tune for on the CPU: 4 x 4 register blocks
+/// over tiles of 256 KiB of the `j` side (a core's L2 cache), transposes in
+/// 16 x 16 tiles (measured in `loopy::tile`), and tasks of at least 32,768
+/// statements and at most 4,096 iterations.
+pub(crate) const TUNING: Tuning = Tuning {
+    block_tile_bytes: Some(256 * 1024),
+    transpose_tile: Some(16),
+    grain: Some(Grain {
+        task_cost: 32_768,
+        max_iterations: 4096,
+    }),
+};
 
 /// The CPU backend for one build.
 pub(crate) struct CpuBackend {
@@ -143,7 +158,7 @@ fn host_machine(opt_level: u8, cpu: Cpu) -> Result<TargetMachine, CodegenError> 
     LlvmTarget::initialize_x86(&InitializationConfig::default());
     let triple = TargetMachine::get_default_triple();
     let target = LlvmTarget::from_triple(&triple)
-        .map_err(|e| CodegenError(format!("unknown target {triple}: {e}")))?;
+        .map_err(|e| CodegenError::Internal(format!("unknown target {triple}: {e}")))?;
     let level = match opt_level {
         0 => OptimizationLevel::None,
         1 => OptimizationLevel::Less,
@@ -161,5 +176,5 @@ fn host_machine(opt_level: u8, cpu: Cpu) -> Result<TargetMachine, CodegenError> 
             RelocMode::PIC,
             CodeModel::Default,
         )
-        .ok_or_else(|| CodegenError(format!("LLVM has no target machine for {triple}")))
+        .ok_or_else(|| CodegenError::Internal(format!("LLVM has no target machine for {triple}")))
 }

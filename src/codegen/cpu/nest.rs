@@ -15,13 +15,13 @@
 //! generated from the nest's operators.
 
 use super::combine::Combine;
-use super::loops::{runs_in_lanes, Work};
+use super::loops::Work;
 use crate::codegen::emit::{Frame, Gen, Res, Val};
 use crate::codegen::runtime::RuntimeFn;
 use crate::codegen::CodegenError;
 use crate::core::ir::{Atom, VarId};
-use crate::loopy::ir::{Carried, LoopNest, Stmt};
-use crate::loopy::par::{self, ParPlan};
+use crate::loopy::ir::{Carried, LoopNest, LoopShape, ParPlan, Stmt};
+
 use crate::types::ScalarType;
 use inkwell::context::Context;
 use inkwell::module::Linkage;
@@ -108,10 +108,10 @@ pub(super) fn descriptor_checks(machine: &TargetMachine) -> Result<String, Codeg
     for (k, (name, _)) in NEST_FIELDS.iter().enumerate() {
         let offset = data
             .offset_of_element(&ty, k as u32)
-            .ok_or_else(|| CodegenError(format!("arr_nest has no field {k}")))?;
+            .ok_or_else(|| CodegenError::Internal(format!("arr_nest has no field {k}")))?;
         let field = ty
             .get_field_type_at_index(k as u32)
-            .ok_or_else(|| CodegenError(format!("arr_nest has no field {k}")))?;
+            .ok_or_else(|| CodegenError::Internal(format!("arr_nest has no field {k}")))?;
         let field_size = data.get_abi_size(&field);
         out.push_str(&format!(
             "_Static_assert(offsetof(arr_nest, {name}) == {offset} && \
@@ -149,12 +149,11 @@ pub(super) enum Bins {
 
 impl<'ctx> Gen<'ctx, '_> {
     pub(super) fn cpu_nest(&mut self, fr: &mut Frame<'ctx>, nest: &LoopNest) -> Res<()> {
-        let mut plan = par::plan(nest);
+        let plan = nest
+            .plan
+            .as_ref()
+            .ok_or_else(|| CodegenError::Internal("a loop nest without its plan".into()))?;
         let layout = self.layout(fr, nest)?;
-        if layout.bins.len() != nest.hists.iter().map(|h| h.bins.len()).sum::<usize>() {
-            // Bins of rows: neither atomics nor private scalar bins apply.
-            plan = ParPlan::Sequential("histogram of rows");
-        }
         let caller_block = self.current_block()?;
         let name = format!(
             "{}.loop{}.{}",
@@ -163,12 +162,12 @@ impl<'ctx> Gen<'ctx, '_> {
             nest.origin.describe("")
         );
         self.nests += 1;
-        let bins_mode = match plan {
+        let bins_mode = match plan.strategy {
             ParPlan::Hist { atomic: true, .. } => Bins::Atomic,
             _ => Bins::Shared,
         };
-        let lane_totals = match &plan {
-            ParPlan::TwoPhase { totals } if runs_in_lanes(nest) => Some(totals),
+        let lane_totals = match &plan.strategy {
+            ParPlan::TwoPhase { totals } => Some(totals),
             _ => None,
         };
         let body = self.loop_function(
@@ -177,11 +176,14 @@ impl<'ctx> Gen<'ctx, '_> {
             &nest.body,
             &name,
             bins_mode,
-            Work::Body { lane_totals },
+            Work::Body {
+                shape: &plan.body,
+                lane_totals,
+            },
         )?;
         let null = self.ptr().const_null();
         let mut fns = [null; 5];
-        let kind = match &plan {
+        let kind = match &plan.strategy {
             ParPlan::Chunked => KIND_MAP,
             ParPlan::Partials => KIND_REDUCE,
             ParPlan::TwoPhase { totals } => {
@@ -191,7 +193,9 @@ impl<'ctx> Gen<'ctx, '_> {
                     totals,
                     &format!("{name}.totals"),
                     Bins::Shared,
-                    Work::Totals,
+                    Work::Totals {
+                        shape: plan.totals.as_ref().unwrap_or(&LoopShape::Plain),
+                    },
                 )?;
                 fns[0] = f.as_global_value().as_pointer_value();
                 KIND_TWO_PHASE
@@ -204,7 +208,10 @@ impl<'ctx> Gen<'ctx, '_> {
                         &nest.body,
                         &format!("{name}.private"),
                         Bins::Private,
-                        Work::Body { lane_totals: None },
+                        Work::Body {
+                            shape: &plan.body,
+                            lane_totals: None,
+                        },
                     )?;
                     fns[3] = f.as_global_value().as_pointer_value();
                     let h = self.hist_function(nest, &layout, &format!("{name}.hist"))?;
@@ -293,9 +300,9 @@ impl<'ctx> Gen<'ctx, '_> {
             layout
                 .carry_ty
                 .size_of()
-                .ok_or_else(|| CodegenError("a carry struct without a size".into()))?
+                .ok_or_else(|| CodegenError::Internal("a carry struct without a size".into()))?
                 .into(),
-            self.const_i64(par::grain(nest)).into(),
+            self.const_i64(plan.grain.unwrap_or(1)).into(),
             bins_count.unwrap_or(self.const_i64(0)).into(),
             self.ctx.i32_type().const_int(kind, false).into(),
             self.ctx
@@ -326,9 +333,9 @@ impl<'ctx> Gen<'ctx, '_> {
         let mut finals = finals.into_iter();
         for r in &nest.reductions {
             for v in &r.results {
-                let x = finals
-                    .next()
-                    .ok_or(CodegenError("reduction without a carried value".into()))?;
+                let x = finals.next().ok_or(CodegenError::Internal(
+                    "reduction without a carried value".into(),
+                ))?;
                 fr.vals.insert(v.id, x);
             }
         }
@@ -337,7 +344,7 @@ impl<'ctx> Gen<'ctx, '_> {
         for c in &nest.compactions {
             let x = finals
                 .next()
-                .ok_or(CodegenError("compaction without a count".into()))?;
+                .ok_or(CodegenError::Internal("compaction without a count".into()))?;
             fr.vals.insert(c.result.id, x);
         }
         Ok(())
@@ -350,7 +357,9 @@ impl<'ctx> Gen<'ctx, '_> {
         }
         let b = self.ctx.create_builder();
         let Some(entry) = fr.func.get_first_basic_block() else {
-            return Err(CodegenError("function without an entry block".into()));
+            return Err(CodegenError::Internal(
+                "function without an entry block".into(),
+            ));
         };
         match entry.get_first_instruction() {
             Some(i) => b.position_before(&i),
@@ -361,7 +370,7 @@ impl<'ctx> Gen<'ctx, '_> {
             .build_call(in_parallel, &[], "")?
             .try_as_basic_value()
             .basic()
-            .ok_or_else(|| CodegenError("arr_in_parallel returns nothing".into()))?
+            .ok_or_else(|| CodegenError::Internal("arr_in_parallel returns nothing".into()))?
             .into_int_value();
         let zero = self.ctx.i32_type().const_zero();
         let flag = b.build_int_compare(IntPredicate::NE, flag, zero, "in_parallel")?;
@@ -507,7 +516,7 @@ pub(super) fn carried_field_count(layout: &Layout) -> usize {
 }
 
 pub(super) fn missing_param() -> crate::codegen::CodegenError {
-    CodegenError("outlined function without its parameters".into())
+    CodegenError::Internal("outlined function without its parameters".into())
 }
 
 pub(super) fn param_ptr(func: FunctionValue, k: u32) -> Res<PointerValue> {

@@ -109,9 +109,9 @@ impl<'ctx> Gen<'ctx, '_> {
         let load = self.builder.build_load(bits_ty, p, "old")?;
         if let Some(inst) = load.as_instruction_value() {
             inst.set_alignment(elem.bytes() as u32)
-                .map_err(|e| CodegenError(format!("atomic load: {e}")))?;
+                .map_err(|e| CodegenError::Internal(format!("atomic load: {e}")))?;
             inst.set_atomic_ordering(AtomicOrdering::Monotonic)
-                .map_err(|e| CodegenError(format!("atomic load: {e}")))?;
+                .map_err(|e| CodegenError::Internal(format!("atomic load: {e}")))?;
         }
         let old_bits = load.into_int_value();
         let mem = self

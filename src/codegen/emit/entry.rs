@@ -36,7 +36,10 @@ impl<'ctx> Gen<'ctx, '_> {
             in_parallel: None,
         };
         let mut args = func.get_param_iter();
-        let mut next = || args.next().ok_or(CodegenError("missing parameter".into()));
+        let mut next = || {
+            args.next()
+                .ok_or(CodegenError::Internal("missing parameter".into()))
+        };
         for p in &f.params {
             match p.var.ty {
                 crate::core::ir::Type::Scalar(t) => {

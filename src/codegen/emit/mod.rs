@@ -46,7 +46,7 @@ use std::collections::{HashMap, HashSet};
 pub(crate) type Res<T> = Result<T, CodegenError>;
 
 pub(crate) fn err<T>(msg: impl Into<String>) -> Res<T> {
-    Err(CodegenError(msg.into()))
+    Err(CodegenError::Internal(msg.into()))
 }
 
 /// The value of a loopy variable.
@@ -162,7 +162,7 @@ pub(crate) fn build<'ctx>(
     }
     gen.module
         .verify()
-        .map_err(|e| CodegenError(format!("invalid LLVM module: {e}")))?;
+        .map_err(|e| CodegenError::Internal(format!("invalid LLVM module: {e}")))?;
     Ok(gen.module)
 }
 
@@ -185,9 +185,9 @@ fn allow_float_rewrites(value: BasicValueEnum) -> Res<()> {
         | FastMathFlags::NoSignedZeros;
     let flags = inst
         .get_fast_math_flags()
-        .map_err(|e| CodegenError(format!("fast-math flags: {e}")))?;
+        .map_err(|e| CodegenError::Internal(format!("fast-math flags: {e}")))?;
     inst.set_fast_math_flags(flags | rewrites)
-        .map_err(|e| CodegenError(format!("fast-math flags: {e}")))
+        .map_err(|e| CodegenError::Internal(format!("fast-math flags: {e}")))
 }
 
 /// The symbol of entry point number `k`.
@@ -197,7 +197,7 @@ pub(crate) fn entry_symbol(k: usize) -> String {
 
 impl From<inkwell::builder::BuilderError> for CodegenError {
     fn from(e: inkwell::builder::BuilderError) -> Self {
-        CodegenError(format!("LLVM builder: {e}"))
+        CodegenError::Internal(format!("LLVM builder: {e}"))
     }
 }
 
@@ -454,7 +454,7 @@ impl<'ctx> Gen<'ctx, '_> {
     pub(crate) fn current_block(&self) -> Res<BasicBlock<'ctx>> {
         self.builder
             .get_insert_block()
-            .ok_or(CodegenError("builder has no position".into()))
+            .ok_or(CodegenError::Internal("builder has no position".into()))
     }
 
     pub(crate) fn load_from_mem(
@@ -558,7 +558,7 @@ impl<'ctx> Gen<'ctx, '_> {
         if let Some(inst) = value.as_instruction_value() {
             if inst.can_use_fast_math_flags() {
                 inst.set_fast_math_flags(FastMathFlags::AllowReassoc)
-                    .map_err(|e| CodegenError(format!("fast-math flags: {e}")))?;
+                    .map_err(|e| CodegenError::Internal(format!("fast-math flags: {e}")))?;
             }
         }
         Ok(())

@@ -46,12 +46,12 @@ impl<'ctx> Gen<'ctx, '_> {
     ) -> Res<BasicValueEnum<'ctx>> {
         let decl = Intrinsic::find(name)
             .and_then(|i| i.get_declaration(&self.module, types))
-            .ok_or_else(|| CodegenError(format!("no LLVM intrinsic {name}")))?;
+            .ok_or_else(|| CodegenError::Internal(format!("no LLVM intrinsic {name}")))?;
         self.builder
             .build_call(decl, args, "")?
             .try_as_basic_value()
             .basic()
-            .ok_or_else(|| CodegenError(format!("{name} returns nothing")))
+            .ok_or_else(|| CodegenError::Internal(format!("{name} returns nothing")))
     }
 
     /// A libm function on `f32` (`expf`-style name) or `f64`.
@@ -80,7 +80,7 @@ impl<'ctx> Gen<'ctx, '_> {
             .build_call(f, &args, "")?
             .try_as_basic_value()
             .basic()
-            .ok_or_else(|| CodegenError(format!("{name} returns nothing")))
+            .ok_or_else(|| CodegenError::Internal(format!("{name} returns nothing")))
     }
 
     fn float_type(&self, t: ScalarType) -> Res<FloatType<'ctx>> {
@@ -122,7 +122,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 let r = self.builder.build_call(f, &[x.into(), y.into()], "")?;
                 r.try_as_basic_value()
                     .basic()
-                    .ok_or(CodegenError("pow returns nothing".into()))?
+                    .ok_or(CodegenError::Internal("pow returns nothing".into()))?
             }
             BinOp::Min | BinOp::Max => {
                 let p = if op == BinOp::Min {
@@ -291,7 +291,7 @@ impl<'ctx> Gen<'ctx, '_> {
         let header = self.ctx.append_basic_block(f, "loop");
         let body = self.ctx.append_basic_block(f, "step");
         let exit = self.ctx.append_basic_block(f, "done");
-        let missing = || CodegenError("pow without parameters".into());
+        let missing = || CodegenError::Internal("pow without parameters".into());
         let x = f.get_nth_param(0).ok_or_else(missing)?.into_int_value();
         let e = f.get_nth_param(1).ok_or_else(missing)?.into_int_value();
         b.position_at_end(entry);

@@ -34,7 +34,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 }
                 fr.vals.insert(var.id, Val::Scalar(v, t));
             }
-            Stmt::Alloc { var, shape } => {
+            Stmt::Alloc { var, shape, .. } => {
                 let dims = shape
                     .iter()
                     .map(|d| self.int(fr, d))

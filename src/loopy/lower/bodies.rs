@@ -7,6 +7,7 @@ impl Lowerer {
     // ---- functions and bodies ---------------------------------------------
 
     pub(super) fn function(&mut self, f: &FusedFunction) -> Function {
+        self.nested = f.nested.clone();
         let mut params = Vec::new();
         for (pi, p) in f.params.iter().enumerate() {
             let var = self.bind(p);
@@ -120,16 +121,14 @@ impl Lowerer {
         body.result.iter().map(|a| self.atom(a)).collect()
     }
 
+    /// A body inside a SOAC's function: as the fusion stage clustered it
+    /// (`FusedFunction::nested`), else statement by statement.
     pub(super) fn core_body(&mut self, body: &core::Body, out: &mut Block) -> Vec<Atom> {
-        let soacs = body
-            .stms
-            .iter()
-            .filter(|s| matches!(s.exp, Exp::Soac(_)))
-            .count();
-        if soacs >= 2 && self.strategy != Strategy::None {
-            // Nested SOACs fuse like top-level ones: n-body's inner map and
-            // its three reductions become one loop with no inner arrays.
-            let fused = crate::fusion::fuse_nested(body, self.strategy);
+        let first_soac = body.stms.iter().find_map(|s| match &s.exp {
+            Exp::Soac(soac) => Some(soac.label),
+            _ => None,
+        });
+        if let Some(fused) = first_soac.and_then(|label| self.nested.get(&label).cloned()) {
             return self.fused_body(&fused, out);
         }
         for stm in &body.stms {

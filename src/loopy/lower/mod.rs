@@ -39,18 +39,22 @@ mod sparse;
 mod special;
 
 use super::ir::*;
+use crate::core::fresh::Fresh;
 use crate::core::ir::{
-    self as core, Atom, BinOp, DimSlice, Exp, LoopForm, SoacKind, SrcLoc, Type, UnOp, Var, VarId,
+    self as core, Atom, BinOp, DimSlice, Exp, LoopForm, SoacId, SoacKind, SrcLoc, Type, UnOp, Var,
+    VarId,
 };
 use crate::fusion::ast::{
-    FusedBody, FusedFunction, FusedLoopForm, FusedProgram, FusionTree, Item, SoacStm, Strategy,
+    FusedBody, FusedFunction, FusedLoopForm, FusedProgram, FusionTree, Item, SoacStm,
 };
 use crate::types::{Const, ScalarType};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
+/// Lowers every entry; the loop-nest passes that follow are run by the pass
+/// list (`driver::pipeline`).
 pub fn lower(program: &FusedProgram) -> Program {
     let mut lowerer = Lowerer {
-        next_id: max_var_id(program) + 1,
+        names: Fresh::starting_at(max_var_id(program) + 1, 0),
         subst: HashMap::new(),
         shapes: HashMap::new(),
         types: HashMap::new(),
@@ -58,7 +62,7 @@ pub fn lower(program: &FusedProgram) -> Program {
         frames: Vec::new(),
         carried: HashSet::new(),
         renaming: 0,
-        strategy: program.strategy,
+        nested: BTreeMap::new(),
         lambda_depth: 0,
         generated: HashMap::new(),
     };
@@ -67,17 +71,7 @@ pub fn lower(program: &FusedProgram) -> Program {
         functions: program
             .entries
             .iter()
-            .map(|f| {
-                let mut f = lowerer.function(f);
-                super::generators::drop_unread(&mut f);
-                super::bounds::drop_proven_checks(&mut f);
-                super::inplace::reuse_dead_copies(&mut f);
-                super::rows::write_rows_in_place(&mut f);
-                super::hoist::hoist_invariants(&mut f);
-                super::block::register_block(&mut f);
-                super::tile::tile_transposes(&mut f);
-                f
-            })
+            .map(|f| lowerer.function(f))
             .collect(),
     }
 }
@@ -89,7 +83,8 @@ fn i64c(v: i64) -> Atom {
 }
 
 struct Lowerer {
-    next_id: u32,
+    /// New variables, above every variable of the fusion AST.
+    names: Fresh,
     /// Core variable to the loopy atom that holds its value.
     subst: HashMap<VarId, Atom>,
     /// Shape of every loopy array variable, outermost dimension first.
@@ -105,9 +100,9 @@ struct Lowerer {
     /// Inside an inlined lambda, binders get fresh ids (a lambda may be
     /// inlined more than once: loop body and combine operator).
     renaming: usize,
-    /// How the program was fused; lambda bodies with several SOACs are
-    /// clustered the same way when they are lowered.
-    strategy: Strategy,
+    /// The clustered bodies inside SOACs' functions of the entry being
+    /// lowered (`FusedFunction::nested`).
+    nested: BTreeMap<SoacId, FusedBody>,
     /// How many lambda bodies enclose the code being lowered: their
     /// clusters are nests inside another nest's body.
     lambda_depth: usize,
@@ -145,14 +140,9 @@ impl super::rename::NameSource for Lowerer {
 
 impl Lowerer {
     fn fresh(&mut self, name: &str, ty: Type) -> Var {
-        let id = VarId(self.next_id);
-        self.next_id += 1;
-        self.types.insert(id, ty);
-        Var {
-            id,
-            name: name.to_string(),
-            ty,
-        }
+        let var = self.names.var(name, ty);
+        self.types.insert(var.id, ty);
+        var
     }
 
     fn carried_var(&mut self, name: &str, ty: Type) -> Var {
@@ -239,6 +229,7 @@ impl Lowerer {
         out.push(Stmt::Alloc {
             var: var.clone(),
             shape,
+            space: MemSpace::Host,
         });
     }
 

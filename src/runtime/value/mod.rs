@@ -3,7 +3,7 @@
 //! binary format, mixed argument by argument), `Value`s out, and back to text
 //! or binary; plus the tolerant comparison the test runner uses.
 //!
-//! The reader, the text writer and their messages mirror `c/arr_runtime.c`
+//! The reader, the text writer and their messages mirror `c/arr_values.c`
 //! exactly (same grammar, same `argument N: ... at line L, column C`
 //! messages, same float spelling), because the test suite compares the
 //! interpreter's output with the compiled binaries' byte for byte.

@@ -1,5 +1,5 @@
 //! The value reader: text and binary arguments, typed by the entry's
-//! parameters or guessed, with the messages of `c/arr_runtime.c`.
+//! parameters or guessed, with the messages of `c/arr_values.c`.
 
 use super::literal::{lex_number, parse_scalar, ScalarError};
 use super::*;

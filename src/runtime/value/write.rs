@@ -33,7 +33,7 @@ fn round_digits(all: &[u8], p: usize, exp: i32) -> (Vec<u8>, i32) {
 /// `8/3` as `f32` is 2.66666674..., which is `2.6666667`, not `2.6666668`.
 /// The layout: positional when the decimal exponent is in [-5, 16],
 /// scientific otherwise, always with a `.`: `1.0`, `0.001`, `1.5e-7`,
-/// `1.0e20`. `arr_runtime.c` implements exactly the same algorithm.
+/// `1.0e20`. `arr_values.c` implements exactly the same algorithm.
 pub fn format_float(v: f64, single: bool) -> String {
     const DIGITS_PRINTED: usize = 40;
     let max_digits = if single { 9 } else { 17 };
