@@ -9,7 +9,7 @@
 //! trait.
 
 use super::emit::{Frame, Gen, Res};
-use crate::loopy::ir::LoopNest;
+use crate::loopy::ir::{LoopNest, MemSpace};
 use inkwell::context::Context;
 use inkwell::module::Module;
 use inkwell::targets::TargetMachine;
@@ -64,10 +64,17 @@ pub(crate) trait Backend {
         loc: PointerValue<'ctx>,
     ) -> Res<()>;
 
-    /// Memory for an array of `bytes` bytes, which the program owns until
-    /// `free`.
-    fn alloc<'ctx>(&self, gen: &Gen<'ctx, '_>, bytes: IntValue<'ctx>) -> Res<PointerValue<'ctx>>;
+    /// Memory for an array of `bytes` bytes in `space` (`loopy::memory`
+    /// decides it), which the program owns until `free`.
+    fn alloc<'ctx>(
+        &self,
+        gen: &Gen<'ctx, '_>,
+        space: MemSpace,
+        bytes: IntValue<'ctx>,
+    ) -> Res<PointerValue<'ctx>>;
 
+    /// Releases memory from `alloc`, whatever its space (a backend with
+    /// several tells them apart itself).
     fn free<'ctx>(&self, gen: &Gen<'ctx, '_>, ptr: PointerValue<'ctx>) -> Res<()>;
 
     /// The machine that modules are optimised and emitted for.

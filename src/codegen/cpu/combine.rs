@@ -5,7 +5,7 @@
 use super::nest::{carried_field_count, missing_param, param_ptr, Layout, HIST_ALLOC, HIST_MERGE};
 use crate::codegen::emit::{err, Frame, Gen, Res, Val};
 use crate::core::ir::Atom;
-use crate::loopy::ir::{Carried, LoopNest, Operator};
+use crate::loopy::ir::{Carried, LoopNest, MemSpace, Operator};
 use crate::types::ScalarType;
 use inkwell::values::{FunctionValue, IntValue, PointerValue};
 
@@ -175,7 +175,8 @@ impl<'ctx> Gen<'ctx, '_> {
             let bytes = self
                 .builder
                 .build_int_mul(n, self.const_i64(elem.bytes() as i64), "")?;
-            let p = self.alloc_bytes(bytes)?;
+            // A worker's private bins.
+            let p = self.alloc_bytes(MemSpace::Scratch, bytes)?;
             self.store_fields(layout.carry_ty, a, first + k, &[p.into()])?;
             let (ne, t) = match neutral.get(k) {
                 Some(atom) => self.scalar(&frame, atom)?,

@@ -14,7 +14,7 @@ use super::backend::{Backend, Trap};
 use super::emit::{err, Frame, Gen, Res};
 use super::runtime::RuntimeFn;
 use super::{CodegenError, Cpu};
-use crate::loopy::ir::LoopNest;
+use crate::loopy::ir::{LoopNest, MemSpace};
 use crate::loopy::par::Grain;
 use crate::loopy::Tuning;
 use inkwell::context::Context;
@@ -84,7 +84,13 @@ impl Backend for CpuBackend {
         Ok(())
     }
 
-    fn alloc<'ctx>(&self, gen: &Gen<'ctx, '_>, bytes: IntValue<'ctx>) -> Res<PointerValue<'ctx>> {
+    /// One memory for every space: the runtime's `arr_alloc`.
+    fn alloc<'ctx>(
+        &self,
+        gen: &Gen<'ctx, '_>,
+        _space: MemSpace,
+        bytes: IntValue<'ctx>,
+    ) -> Res<PointerValue<'ctx>> {
         let f = gen.runtime(RuntimeFn::Alloc);
         let call = gen.builder.build_call(f, &[bytes.into()], "arr")?;
         match call.try_as_basic_value().basic() {

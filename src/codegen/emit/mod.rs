@@ -348,9 +348,14 @@ impl<'ctx> Gen<'ctx, '_> {
         Ok(())
     }
 
-    /// Memory for an array of `bytes` bytes (see `Backend::alloc`).
-    pub(crate) fn alloc_bytes(&self, bytes: IntValue<'ctx>) -> Res<PointerValue<'ctx>> {
-        self.backend.alloc(self, bytes)
+    /// Memory for an array of `bytes` bytes in `space` (see
+    /// `Backend::alloc`).
+    pub(crate) fn alloc_bytes(
+        &self,
+        space: MemSpace,
+        bytes: IntValue<'ctx>,
+    ) -> Res<PointerValue<'ctx>> {
+        self.backend.alloc(self, space, bytes)
     }
 
     pub(crate) fn free(&self, ptr: PointerValue<'ctx>) -> Res<()> {

@@ -34,7 +34,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 }
                 fr.vals.insert(var.id, Val::Scalar(v, t));
             }
-            Stmt::Alloc { var, shape, .. } => {
+            Stmt::Alloc { var, shape, space } => {
                 let dims = shape
                     .iter()
                     .map(|d| self.int(fr, d))
@@ -43,7 +43,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 let count = self.product(&dims)?;
                 let size = self.const_i64(elem.bytes() as i64);
                 let bytes = self.builder.build_int_mul(count, size, "")?;
-                let ptr = self.alloc_bytes(bytes)?;
+                let ptr = self.alloc_bytes(*space, bytes)?;
                 fr.vals.insert(
                     var.id,
                     Val::Array {
