@@ -30,7 +30,15 @@ const RUNS: usize = 5;
 fn main() {
     println!(
         "{:>7} {:>6} {:>9} {:>10} {:>10} {:>6} {:>10} {:>28} {:>10}",
-        "mix", "soacs", "strategy", "best", "mean", "loops", "traffic", "ILP solves/vars/ints/rows/nodes", "note"
+        "mix",
+        "soacs",
+        "strategy",
+        "best",
+        "mean",
+        "loops",
+        "traffic",
+        "ILP solves/vars/ints/rows/nodes",
+        "note"
     );
     for (mix, kinds) in [("classic", &CLASSIC[..]), ("mixed", &MIXED[..])] {
         for soacs in [10, 100, 1000] {
@@ -59,7 +67,10 @@ fn main() {
                     mean,
                     loops_and_traffic(&fused).0,
                     loops_and_traffic(&fused).1,
-                    format!("{}/{}/{}/{}/{}", s.solves, s.variables, s.integers, s.constraints, s.nodes),
+                    format!(
+                        "{}/{}/{}/{}/{}",
+                        s.solves, s.variables, s.integers, s.constraints, s.nodes
+                    ),
                     match (strategy, fused.notes.is_empty()) {
                         (Strategy::Ilp, true) => "optimal",
                         (Strategy::Ilp, false) => "not proven",
@@ -89,7 +100,10 @@ fn loops_and_traffic(fused: &arrc::fusion::Fused) -> (usize, i64) {
 /// the whole body with a large node budget.
 fn windows_against_exact() {
     use arrc::fusion::{cluster, decompose, graph, greedy, objective};
-    println!("\n{:>7} {:>6} {:>14} {:>14} {:>10} {:>10}", "mix", "soacs", "windows", "exact", "exact ms", "proven");
+    println!(
+        "\n{:>7} {:>6} {:>14} {:>14} {:>10} {:>10}",
+        "mix", "soacs", "windows", "exact", "exact ms", "proven"
+    );
     for (mix, kinds) in [("classic", &CLASSIC[..]), ("mixed", &MIXED[..])] {
         for soacs in [45, 60] {
             let p = program(soacs, kinds, true, 8, 0x9e3779b97f4a7c15);
@@ -111,7 +125,9 @@ fn windows_against_exact() {
                 }
                 (0..n).map(|v| find(&mut sets, v)).collect::<Vec<_>>()
             };
-            let mut budget = decompose::Budget { nodes: arrc::fusion::NODE_LIMIT };
+            let mut budget = decompose::Budget {
+                nodes: arrc::fusion::NODE_LIMIT,
+            };
             let windowed = decompose::decide(&g, &start, &mut budget).unwrap();
             let timer = Instant::now();
             let mut big = decompose::Budget { nodes: 2_000_000 };

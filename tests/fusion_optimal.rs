@@ -48,11 +48,17 @@ fn check(graph: &FusionGraph, what: &str) -> usize {
     let n = graph.graph.node_count();
     let start = cluster::separate_conflicts(graph, greedy::decide(graph));
     let greedy_cost = objective::cost(graph, &clusters(n, &start.fused));
-    assert!(objective::legal(graph, &clusters(n, &start.fused)), "{what}: greedy is legal");
+    assert!(
+        objective::legal(graph, &clusters(n, &start.fused)),
+        "{what}: greedy is legal"
+    );
     let found = ilp::decide(graph, &start, u64::MAX).unwrap();
     assert!(found.proven_optimal, "{what}: not proven");
     let chosen = clusters(n, &found.decision.fused);
-    assert!(objective::legal(graph, &chosen), "{what}: the ILP's clustering is legal");
+    assert!(
+        objective::legal(graph, &chosen),
+        "{what}: the ILP's clustering is legal"
+    );
     let ilp_cost = objective::cost(graph, &chosen);
     let best = exhaustive::minimum(graph);
     assert!(
@@ -68,7 +74,10 @@ fn check(graph: &FusionGraph, what: &str) -> usize {
     let split = decompose::decide_with(graph, &start, &mut budget, 0).unwrap();
     let split_cost = objective::cost(graph, &clusters(n, &split.decision.fused));
     assert!(split.proven_optimal, "{what}: groups not proven");
-    assert!((split_cost - best.cost).abs() <= 1e-9 * best.cost.max(1.0), "{what}: groups {split_cost}");
+    assert!(
+        (split_cost - best.cost).abs() <= 1e-9 * best.cost.max(1.0),
+        "{what}: groups {split_cost}"
+    );
     best.legal
 }
 

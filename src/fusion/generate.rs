@@ -29,7 +29,13 @@ pub enum Kind {
 }
 
 /// The mix of `benches/fusion.rs` before histograms, scatters and filters.
-pub const CLASSIC: [Kind; 5] = [Kind::Map, Kind::Map2, Kind::Reduce, Kind::Scan, Kind::MapUsing];
+pub const CLASSIC: [Kind; 5] = [
+    Kind::Map,
+    Kind::Map2,
+    Kind::Reduce,
+    Kind::Scan,
+    Kind::MapUsing,
+];
 
 struct Gen {
     next_var: u32,
@@ -69,7 +75,14 @@ impl Gen {
     }
 
     /// A SOAC statement binding one new variable of type `ty`.
-    fn soac(&mut self, name: &str, ty: Type, width: Atom, kind: SoacKind, args: Vec<VarId>) -> VarId {
+    fn soac(
+        &mut self,
+        name: &str,
+        ty: Type,
+        width: Atom,
+        kind: SoacKind,
+        args: Vec<VarId>,
+    ) -> VarId {
         self.next_soac += 1;
         let label = SoacId(self.next_soac);
         let out = self.var(name, ty);
@@ -138,7 +151,13 @@ impl Gen {
     fn indices(&mut self, from: VarId) -> VarId {
         let lam = self.unary_lambda(I64, |x| Exp::Convert(ScalarType::I64, x));
         let width = self.width;
-        self.soac("idx", Type::Array(ScalarType::I64, 1), width, SoacKind::Map(lam), vec![from])
+        self.soac(
+            "idx",
+            Type::Array(ScalarType::I64, 1),
+            width,
+            SoacKind::Map(lam),
+            vec![from],
+        )
     }
 }
 
@@ -196,7 +215,13 @@ pub fn program(soacs: usize, kinds: &[Kind], cycle: bool, recent: usize, seed: u
                 let neutral = vec![Atom::Const(Const::F32(0.0))];
                 let a = recent_array(&mut g, &arrays);
                 if kind == Kind::Reduce {
-                    scalars.push(g.soac("r", F32, width, SoacKind::Reduce { op, neutral }, vec![a]));
+                    scalars.push(g.soac(
+                        "r",
+                        F32,
+                        width,
+                        SoacKind::Reduce { op, neutral },
+                        vec![a],
+                    ));
                 } else {
                     arrays.push(g.soac("r", arr, width, SoacKind::Scan { op, neutral }, vec![a]));
                 }
@@ -215,12 +240,24 @@ pub fn program(soacs: usize, kinds: &[Kind], cycle: bool, recent: usize, seed: u
                 let kept = g.soac("f", arr, width, SoacKind::Filter { pred }, vec![a]);
                 let m = g.var("m", I64);
                 let mid = m.id;
-                g.stm(vec![m], Exp::Size { array: kept, dim: 0 });
+                g.stm(
+                    vec![m],
+                    Exp::Size {
+                        array: kept,
+                        dim: 0,
+                    },
+                );
                 let lam = g.binop_lambda(BinOp::Mul, 1, None);
                 let doubled = g.soac("d", arr, Atom::Var(mid), SoacKind::Map(lam), vec![kept]);
                 let op = g.binop_lambda(BinOp::Add, 2, None);
                 let neutral = vec![Atom::Const(Const::F32(0.0))];
-                let sum = g.soac("s", F32, Atom::Var(mid), SoacKind::Reduce { op, neutral }, vec![doubled]);
+                let sum = g.soac(
+                    "s",
+                    F32,
+                    Atom::Var(mid),
+                    SoacKind::Reduce { op, neutral },
+                    vec![doubled],
+                );
                 scalars.push(sum);
             }
             Kind::Hist => {

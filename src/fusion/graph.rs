@@ -542,12 +542,12 @@ fn var_types(params: &[crate::core::ir::Var], body: &Body) -> HashMap<VarId, Typ
     for stm in &body.stms {
         let Exp::Soac(soac) = &stm.exp else { continue };
         let element_params = match &soac.kind {
-            SoacKind::Map(lam) | SoacKind::Filter { pred: lam } | SoacKind::Partition { pred: lam } => {
-                &lam.params[..]
-            }
-            SoacKind::Reduce { op, .. } | SoacKind::Scan { op, .. } | SoacKind::ScanRight { op, .. } => {
-                &op.params[op.params.len() / 2..]
-            }
+            SoacKind::Map(lam)
+            | SoacKind::Filter { pred: lam }
+            | SoacKind::Partition { pred: lam } => &lam.params[..],
+            SoacKind::Reduce { op, .. }
+            | SoacKind::Scan { op, .. }
+            | SoacKind::ScanRight { op, .. } => &op.params[op.params.len() / 2..],
             _ => &[],
         };
         for (a, p) in soac.args.iter().zip(element_params) {

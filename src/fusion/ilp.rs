@@ -171,7 +171,10 @@ pub(super) fn could_fuse(graph: &FusionGraph, s: &Structure, a: usize, b: usize)
 
 /// The candidate pairs (earlier statement first) and whether a fusible edge
 /// joins them: fusible edges and sibling pairs that `could_fuse`.
-pub(super) fn candidate_pairs(graph: &FusionGraph, s: &Structure) -> BTreeMap<(usize, usize), bool> {
+pub(super) fn candidate_pairs(
+    graph: &FusionGraph,
+    s: &Structure,
+) -> BTreeMap<(usize, usize), bool> {
     let position: Vec<usize> = {
         let mut at = vec![0; s.order.len()];
         for (i, &v) in s.order.iter().enumerate() {
@@ -279,7 +282,12 @@ pub(super) fn cluster_numbers(graph: &FusionGraph, fused: &[(usize, usize)]) -> 
                 changed = true;
             }
         }
-        for family in &graph.sparse_groups {
+        // An unfused family's member runs after the `size` giving its width.
+        for family in graph
+            .sparse_groups
+            .iter()
+            .filter(|f| f.edges.iter().any(|&(p, c)| cluster[p] != cluster[c]))
+        {
             for &(s, c) in &family.width_uses {
                 let (cs, cc) = (cluster[s], cluster[c]);
                 if cs != cc && level[cc] < level[cs] + 1 {
@@ -297,7 +305,11 @@ pub(super) fn cluster_numbers(graph: &FusionGraph, fused: &[(usize, usize)]) -> 
 
 /// Cluster numbers in which every cluster has a number of its own, in an
 /// order all edges follow.
-fn distinct_cluster_numbers(graph: &FusionGraph, cluster: &[usize], fused: &[(usize, usize)]) -> Vec<i64> {
+fn distinct_cluster_numbers(
+    graph: &FusionGraph,
+    cluster: &[usize],
+    fused: &[(usize, usize)],
+) -> Vec<i64> {
     let level = cluster_numbers(graph, fused);
     let n = level.len();
     let mut roots: Vec<(i64, usize)> = (0..n)
@@ -312,7 +324,11 @@ fn distinct_cluster_numbers(graph: &FusionGraph, cluster: &[usize], fused: &[(us
     (0..n).map(|v| number[cluster[v]]).collect()
 }
 
-pub fn decide(graph: &FusionGraph, start: &Decision, nodes: u64) -> Result<IlpDecision, IlpFailure> {
+pub fn decide(
+    graph: &FusionGraph,
+    start: &Decision,
+    nodes: u64,
+) -> Result<IlpDecision, IlpFailure> {
     let g = &graph.graph;
     let n = g.node_count();
     if n == 0 {
@@ -424,9 +440,15 @@ pub fn decide(graph: &FusionGraph, start: &Decision, nodes: u64) -> Result<IlpDe
                 continue;
             }
             let terms = match labels(graph, v)[dim] {
-                Some(l) => fixed.iter().map(|f| Term::Const(f64::from(*f == l))).collect(),
+                Some(l) => fixed
+                    .iter()
+                    .map(|f| Term::Const(f64::from(*f == l)))
+                    .collect(),
                 None => {
-                    let chosen = start_trait.get(&start_cluster[v]).copied().unwrap_or(fixed[0]);
+                    let chosen = start_trait
+                        .get(&start_cluster[v])
+                        .copied()
+                        .unwrap_or(fixed[0]);
                     let vars: Vec<Term> = fixed
                         .iter()
                         .map(|f| {
@@ -491,8 +513,10 @@ pub fn decide(graph: &FusionGraph, start: &Decision, nodes: u64) -> Result<IlpDe
         if graph.always_manifest.contains(array) || readers.is_empty() {
             continue;
         }
-        let edges: Option<Vec<(usize, Variable)>> =
-            readers.iter().map(|&r| x_of(p, r).map(|xv| (r, xv))).collect();
+        let edges: Option<Vec<(usize, Variable)>> = readers
+            .iter()
+            .map(|&r| x_of(p, r).map(|xv| (r, xv)))
+            .collect();
         let Some(edges) = edges else { continue };
         let write = m.var(info.bytes, (0.0, 1.0));
         for &(_, xv) in &edges {
@@ -532,7 +556,11 @@ pub fn decide(graph: &FusionGraph, start: &Decision, nodes: u64) -> Result<IlpDe
             match first.filter(|_| xs.iter().all(Option::is_some)) {
                 Some(first) => {
                     let big = (hi(sz) - lo(c)).max(0) as f64 + 1.0;
-                    m.constrain(&[d[0], d[1], (-big, Term::Var(first))], ComparisonOp::Ge, 1.0 - big);
+                    m.constrain(
+                        &[d[0], d[1], (-big, Term::Var(first))],
+                        ComparisonOp::Ge,
+                        1.0 - big,
+                    );
                 }
                 None => m.constrain(&d, ComparisonOp::Ge, 1.0),
             }

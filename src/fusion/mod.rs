@@ -9,9 +9,9 @@
 pub mod ast;
 pub mod cluster;
 pub mod decompose;
-pub mod graph;
 pub mod exhaustive;
 pub mod generate;
+pub mod graph;
 pub mod greedy;
 pub mod ilp;
 pub mod objective;

@@ -24,7 +24,8 @@ pub fn cost(graph: &FusionGraph, cluster: &[usize]) -> f64 {
             .filter(|&c| Some(c) != home)
             .collect();
         total += info.bytes * reading.len() as f64;
-        if info.producer.is_some() && (!reading.is_empty() || graph.always_manifest.contains(array)) {
+        if info.producer.is_some() && (!reading.is_empty() || graph.always_manifest.contains(array))
+        {
             total += info.bytes;
         }
     }
