@@ -3,7 +3,9 @@
  * interface (arr_gpu.h) the way generated code will: copy in, plan,
  * launch, copy out. Linked with the CPU runtime (main, value I/O, errors)
  * and the emulator; tests/gpu_runtime.rs runs it and checks the results
- * and the errors. */
+ * and the errors. Built with -DKERNELS_NVPTX the same entries are linked
+ * with the CUDA host runtime instead (no emulated kernels), to test it
+ * against tests/gpu/fake_cuda.c or a real driver's refusal. */
 #include "arr_gpu_device.h"
 
 #include <math.h>
@@ -26,6 +28,7 @@ enum { LOC_GATHER, LOC_DIV };
 static const char *const locations[] = {"kernels.arr:3:14", "kernels.arr:7:20"};
 
 /* ---------------------------------------------------------------- kernels */
+#ifndef KERNELS_NVPTX
 
 /* ys[i] = xs[i] * 2 + 1 */
 static void k_map(void **params) {
@@ -344,26 +347,36 @@ static void k_warp_op_exited(void **params) {
     }
 }
 
+#define EMU(k) k
+#else
+#define EMU(k) NULL
+#define SCAN_ITEMS 4
+enum { TILE_NONE = 0 };
+#endif
+
 enum {
     K_MAP, K_BLOCK_SUM, K_WARP_MAX, K_SCAN, K_HIST, K_HIST_F32, K_GATHER, K_DIV,
     K_WARP_SHARED, K_RACY, K_DIVERGENT, K_SHFL_MASK, K_WARP_EXITED
 };
 static const arr_gpu_kernel_def kernels[] = {
-    {"map", 3, k_map},
-    {"block_sum", 3, k_block_sum},
-    {"warp_max", 7, k_warp_max},
-    {"scan", 7, k_scan},
-    {"hist", 5, k_hist},
-    {"hist_f32", 6, k_hist_f32},
-    {"gather", 5, k_gather},
-    {"div", 4, k_div},
-    {"warp_shared", 4, k_warp_shared},
-    {"racy", 0, k_racy},
-    {"divergent_barrier", 0, k_divergent_barrier},
-    {"shuffle_outside_mask", 0, k_shuffle_outside_mask},
-    {"warp_op_exited", 0, k_warp_op_exited},
+    {"map", 3, EMU(k_map)},
+    {"block_sum", 3, EMU(k_block_sum)},
+    {"warp_max", 7, EMU(k_warp_max)},
+    {"scan", 7, EMU(k_scan)},
+    {"hist", 5, EMU(k_hist)},
+    {"hist_f32", 6, EMU(k_hist_f32)},
+    {"gather", 5, EMU(k_gather)},
+    {"div", 4, EMU(k_div)},
+    {"warp_shared", 4, EMU(k_warp_shared)},
+    {"racy", 0, EMU(k_racy)},
+    {"divergent_barrier", 0, EMU(k_divergent_barrier)},
+    {"shuffle_outside_mask", 0, EMU(k_shuffle_outside_mask)},
+    {"warp_op_exited", 0, EMU(k_warp_op_exited)},
 };
-static const arr_gpu_program program = {"", sizeof kernels / sizeof kernels[0], kernels, 2,
+/* A PTX header only: the CUDA runtime reads what it needs before loading
+ * (the fake driver accepts anything). */
+static const char ptx[] = ".version 7.8\n.target sm_70\n.address_size 64\n";
+static const arr_gpu_program program = {ptx, sizeof kernels / sizeof kernels[0], kernels, 2,
                                         locations};
 
 /* ---------------------------------------------------------------- entries */

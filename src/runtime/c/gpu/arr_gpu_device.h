@@ -16,10 +16,14 @@
  * emulator.) Every load and store of shared memory is preceded, on the
  * emulator only, by `arr_emu_shared_read` / `arr_emu_shared_write` for the
  * bytes it touches: that is how the emulator finds races. Global memory is
- * ordinary memory on both targets (addrspace(1) pointers on nvptx); LLVM
- * `load atomic`, `store atomic`, `atomicrmw`, `cmpxchg` and `fence` on
- * global memory may be emitted as instructions for both targets (x86-64 has
- * them), or through the functions below. */
+ * ordinary memory on both targets (addrspace(1) pointers on nvptx).
+ *
+ * Memory ordering on nvptx: LLVM 19's NVPTX back end selects `atomicrmw` and
+ * `cmpxchg` only as relaxed PTX `atom` (whatever ordering the IR asks for)
+ * and cannot select `fence` nor `load atomic` / `store atomic` with acquire
+ * or release ordering (checked in tests/ptx_toolchain.rs). Ordering comes
+ * from the membar intrinsics, as mapped below. The emulator's atomics are
+ * sequentially consistent, which is stronger. */
 #ifndef ARR_GPU_DEVICE_H
 #define ARR_GPU_DEVICE_H
 
@@ -87,10 +91,10 @@ uint32_t arr_emu_vote_ballot(uint32_t mask, int32_t pred);
 
 /* ------------------------------------------------------------- atomics
  * On global or shared memory (the emulator tells them apart by address).
- * Sequentially consistent. nvptx: `atomicrmw OP ptr addrspace(1|3) p, T v
- * seq_cst` with OP the LLVM operation named by the code below (integers:
- * add, min/max signed, umin/umax, and, or, xor, xchg; floats: fadd, xchg);
- * the result is the old value. */
+ * nvptx: `atomicrmw OP ptr addrspace(1|3) p, T v monotonic` with OP the
+ * LLVM operation named by the code below (integers: add, min/max signed,
+ * umin/umax, and, or, xor, xchg; floats: fadd, xchg); the result is the old
+ * value. */
 enum {
     ARR_ATOMIC_ADD = 0,
     ARR_ATOMIC_MIN = 1,
@@ -107,13 +111,15 @@ int64_t arr_emu_atomic_i64(void *p, int32_t op, int64_t v);
 /* ARR_ATOMIC_ADD (fadd) and ARR_ATOMIC_XCHG only. */
 float arr_emu_atomic_f32(void *p, int32_t op, float v);
 double arr_emu_atomic_f64(void *p, int32_t op, double v);
-/* nvptx: `cmpxchg ptr addrspace(1|3) p, T expected, T desired seq_cst
- * seq_cst`, field 0 (the old value). Compare-and-swap loops for operators
+/* nvptx: `cmpxchg ptr addrspace(1|3) p, T expected, T desired monotonic
+ * monotonic`, field 0 (the old value). Compare-and-swap loops for operators
  * without a native atomic compare bit patterns (NaN, -0.0). */
 int32_t arr_emu_cas_i32(void *p, int32_t expected, int32_t desired);
 int64_t arr_emu_cas_i64(void *p, int64_t expected, int64_t desired);
-/* nvptx: `load atomic T, ptr addrspace(1) p acquire, align N` and
- * `store atomic T v, ptr addrspace(1) p release, align N` (look-back flags). */
+/* Publishing and reading flags across blocks (look-back). nvptx: acquire
+ * is `load volatile T, ptr addrspace(1) p` then @llvm.nvvm.membar.gl();
+ * release is @llvm.nvvm.membar.gl() then `store volatile T v, ptr
+ * addrspace(1) p` (volatile: ld/st.volatile, never a stale L1 line). */
 int32_t arr_emu_load_acquire_i32(const void *p);
 void arr_emu_store_release_i32(void *p, int32_t v);
 int64_t arr_emu_load_acquire_i64(const void *p);
@@ -121,7 +127,7 @@ void arr_emu_store_release_i64(void *p, int64_t v);
 
 /* -------------------------------------------------------------- fences
  * nvptx: void @llvm.nvvm.membar.cta() (__threadfence_block) and
- * void @llvm.nvvm.membar.gl() (__threadfence). */
+ * void @llvm.nvvm.membar.gl() (__threadfence); not LLVM's `fence`. */
 void arr_emu_fence_block(void);
 void arr_emu_fence_gpu(void);
 /* nvptx: void @llvm.nvvm.nanosleep(i32 ns) (sm_70+): in a spin loop that
