@@ -3,6 +3,7 @@
 //! same value format, used by the interpreter and the test runner.
 
 pub mod gpu;
+pub mod ptx;
 pub mod value;
 
 /// The runtime linked into every compiled program (C11, with `-lm -lpthread`):
