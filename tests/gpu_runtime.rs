@@ -40,10 +40,11 @@ fn build(kind: GpuRuntime) -> (tempfile::TempDir, PathBuf) {
     sources.push(dir.path().join("arr_runtime.c"));
     sources.push(test_file("kernels.c"));
     let exe = dir.path().join("kernels");
-    let mut args: Vec<std::ffi::OsString> = ["-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Werror"]
-        .iter()
-        .map(Into::into)
-        .collect();
+    let mut args: Vec<std::ffi::OsString> =
+        ["-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Werror"]
+            .iter()
+            .map(Into::into)
+            .collect();
     if kind == GpuRuntime::Cuda {
         args.push("-DKERNELS_NVPTX".into());
     }
@@ -127,6 +128,9 @@ fn emu(entry: &str, input: &str, env: &[(&str, &str)]) -> Run {
     cmd.args(["-e", entry, "-b"]).envs(env.iter().copied());
     run_with(&mut cmd, input)
 }
+
+/// Environment variables of a run.
+type Env<'a> = &'a [(&'a str, &'a str)];
 
 /// The settings every emulator case runs under: the default launch sizes,
 /// tiny blocks and grids (multi-block, look-back and atomic paths), one and
@@ -236,7 +240,11 @@ fn reductions_by_shared_memory_tree_and_warp_shuffles() {
         let max = fs.iter().copied().fold(f32::NEG_INFINITY, f32::max);
         let positive = fs.iter().filter(|&&x| x > 0.0).count() as i32;
         for env in SETTINGS {
-            let r = emu("sum", &list(&xs.iter().map(|&x| x as i32).collect::<Vec<_>>()), env);
+            let r = emu(
+                "sum",
+                &list(&xs.iter().map(|&x| x as i32).collect::<Vec<_>>()),
+                env,
+            );
             ok(&r, "sum");
             assert_eq!(i32s(&values(&r.stdout)[0].1), [sum], "sum n = {n}, {env:?}");
             let r = emu("maxpos", &list(&fs), env);
@@ -251,7 +259,10 @@ fn reductions_by_shared_memory_tree_and_warp_shuffles() {
 #[test]
 fn decoupled_look_back_scan_across_blocks() {
     for n in [0usize, 1, 255, 256, 257, 3000, 20000] {
-        let xs: Vec<i64> = randoms(n, 1000, 3).iter().map(|&r| r as i64 - 400).collect();
+        let xs: Vec<i64> = randoms(n, 1000, 3)
+            .iter()
+            .map(|&r| r as i64 - 400)
+            .collect();
         let want: Vec<i64> = xs
             .iter()
             .scan(0i64, |s, &x| {
@@ -259,7 +270,10 @@ fn decoupled_look_back_scan_across_blocks() {
                 Some(*s)
             })
             .collect();
-        for env in SETTINGS.iter().chain([&[("ARRC_GPU_SHRINK", "1"), ("ARRC_THREADS", "3")][..]].iter()) {
+        for env in SETTINGS
+            .iter()
+            .chain([&[("ARRC_GPU_SHRINK", "1"), ("ARRC_THREADS", "3")][..]].iter())
+        {
             let r = emu("scan", &list(&xs), env);
             ok(&r, "scan");
             assert_eq!(i64s(&values(&r.stdout)[0].1), want, "n = {n}, {env:?}");
@@ -290,7 +304,11 @@ fn histograms_with_shared_and_global_atomics() {
         for env in SETTINGS {
             let r = emu("hist", &format!("{} {bins}", list(&xs)), env);
             ok(&r, "hist");
-            assert_eq!(i32s(&values(&r.stdout)[0].1), counts, "n = {n}, bins = {bins}");
+            assert_eq!(
+                i32s(&values(&r.stdout)[0].1),
+                counts,
+                "n = {n}, bins = {bins}"
+            );
             let r = emu("histf", &format!("{} {} {bins}", list(&xs), list(&ws)), env);
             ok(&r, "histf");
             let v = values(&r.stdout);
@@ -373,7 +391,8 @@ fn emulator_reports_races_divergent_barriers_and_broken_warp_operations() {
     let r = emu("warpsums", &format!("{} false", list(&xs)), &[]);
     assert_eq!(r.code, 70);
     assert!(
-        r.stderr.contains("shared-memory race: thread 1 writes byte 4, which thread 0 read"),
+        r.stderr
+            .contains("shared-memory race: thread 1 writes byte 4, which thread 0 read"),
         "{}",
         r.stderr
     );
@@ -437,10 +456,15 @@ fn runtimes_are_valgrind_clean() {
         return;
     }
     let scan: Vec<i64> = (0..700).collect();
-    let cases: [(&Path, &str, String, &[(&str, &str)]); 5] = [
+    let cases: [(&Path, &str, String, Env); 5] = [
         (emulator(), "scan", list(&scan), &[("ARRC_GPU_SHRINK", "1")]),
         (emulator(), "maxpos", "[1.0, -2.0, 3.5]".into(), &[]),
-        (emulator(), "hist", "[0, 1, 1, 7, 2] 3".into(), &[("ARRC_THREADS", "2")]),
+        (
+            emulator(),
+            "hist",
+            "[0, 1, 1, 7, 2] 3".into(),
+            &[("ARRC_THREADS", "2")],
+        ),
         (emulator(), "pool", "100 5".into(), &[]),
         (cuda(), "pool", "100 5".into(), &[]),
     ];
@@ -500,7 +524,10 @@ fn cuda_runtime_without_a_driver_exits_3() {
 #[test]
 fn cuda_runtime_names_what_is_missing() {
     let r = on_fake(false, "nodevice", "map", "[1.0]");
-    one_line_exit_3(&r, "Error: no CUDA GPU found (cuInit: CUDA_ERROR_NO_DEVICE 100");
+    one_line_exit_3(
+        &r,
+        "Error: no CUDA GPU found (cuInit: CUDA_ERROR_NO_DEVICE 100",
+    );
     let r = on_fake(false, "olddriver", "map", "[1.0]");
     one_line_exit_3(
         &r,
@@ -512,10 +539,7 @@ fn cuda_runtime_names_what_is_missing() {
         "Error: the GPU is too old: Fake GPU has compute capability 6.0, this program needs sm_70 or newer",
     );
     let r = on_fake(true, "", "map", "[1.0]");
-    one_line_exit_3(
-        &r,
-        "Error: the CUDA driver is too old: ",
-    );
+    one_line_exit_3(&r, "Error: the CUDA driver is too old: ");
     assert!(r.stderr.contains("has no cuOccupancyMaxPotentialBlockSize"));
     // PTX the driver rejects is arrc's fault: the JIT log's first line.
     let r = on_fake(false, "badptx", "map", "[1.0]");
@@ -530,7 +554,10 @@ fn cuda_runtime_names_what_is_missing() {
 fn cuda_runtime_moves_data_launches_and_reports_errors() {
     let r = on_fake(false, "", "map", "[1.0, 2.5, -4.0]");
     ok(&r, "map");
-    assert_eq!(String::from_utf8_lossy(&r.stdout), "[3.0f32, 6.0f32, -7.0f32]\n");
+    assert_eq!(
+        String::from_utf8_lossy(&r.stdout),
+        "[3.0f32, 6.0f32, -7.0f32]\n"
+    );
     let r = on_fake(false, "", "gather", "[1, 2, 3] [0, 2, 7, 1, -1]");
     assert_eq!(
         (r.code, r.stderr.as_str()),

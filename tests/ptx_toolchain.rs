@@ -215,7 +215,12 @@ fn reduce_module<'ctx>(ctx: &'ctx Context, tm: &TargetMachine) -> Module<'ctx> {
     let i = b.build_phi(i64t, "i").unwrap();
     let acc = b.build_phi(f32t, "acc").unwrap();
     let more = b
-        .build_int_compare(IntPredicate::SLT, i.as_basic_value().into_int_value(), n, "more")
+        .build_int_compare(
+            IntPredicate::SLT,
+            i.as_basic_value().into_int_value(),
+            n,
+            "more",
+        )
         .unwrap();
     b.build_conditional_branch(more, body, warps).unwrap();
 
@@ -324,7 +329,9 @@ fn reduce_module<'ctx>(ctx: &'ctx Context, tm: &TargetMachine) -> Module<'ctx> {
             "arr_gpu_device",
         ))
         .expect("arr_gpu_device.ll parses");
-    module.link_in_module(library).expect("the device library links");
+    module
+        .link_in_module(library)
+        .expect("the device library links");
     module
         .get_function("arr_gpu_fail")
         .unwrap()
@@ -392,7 +399,10 @@ fn hand_written_reduce_goes_through_llvm_and_ptxas() {
 fn libdevice_links_as_bitcode() {
     let Some(tools) = tools() else { return };
     let Some(libdevice) = tools.libdevice.clone() else {
-        panic!("ptxas found at {} but no libdevice.10.bc", tools.ptxas.display());
+        panic!(
+            "ptxas found at {} but no libdevice.10.bc",
+            tools.ptxas.display()
+        );
     };
     let tm = machine("sm_80");
     let ctx = Context::create();
@@ -474,7 +484,10 @@ fn libdevice_links_as_bitcode() {
     }
     let ptx = to_ptx(&module, &tm);
     assert!(ptx.contains(".entry exp_map"), "{ptx}");
-    assert!(!ptx.contains("__nvvm_reflect"), "reflect calls left:\n{ptx}");
+    assert!(
+        !ptx.contains("__nvvm_reflect"),
+        "reflect calls left:\n{ptx}"
+    );
     assert!(
         ptx.len() < 20_000,
         "unused libdevice functions kept ({} bytes of PTX)",
@@ -515,8 +528,7 @@ fn nvptx_back_end_limits_the_device_abi_works_around() {
             .output()
             .unwrap();
         assert!(
-            !out.status.success()
-                && String::from_utf8_lossy(&out.stderr).contains("Cannot select"),
+            !out.status.success() && String::from_utf8_lossy(&out.stderr).contains("Cannot select"),
             "LLVM now selects {what}: arr_gpu_device.h's workaround may go"
         );
     }

@@ -22,7 +22,10 @@ pub enum GpuRuntime {
 pub const HEADERS: &[(&str, &str)] = &[
     ("arr_gpu.h", include_str!("c/gpu/arr_gpu.h")),
     ("arr_gpu_device.h", include_str!("c/gpu/arr_gpu_device.h")),
-    ("arr_gpu_internal.h", include_str!("c/gpu/arr_gpu_internal.h")),
+    (
+        "arr_gpu_internal.h",
+        include_str!("c/gpu/arr_gpu_internal.h"),
+    ),
     ("arr_gpu_pool.h", include_str!("c/gpu/arr_gpu_pool.h")),
     ("arr_gpu_emu.h", include_str!("c/gpu/arr_gpu_emu.h")),
 ];
@@ -37,7 +40,10 @@ const CUDA: &[(&str, &str)] = &[("arr_gpu_cuda.c", include_str!("c/gpu/arr_gpu_c
 
 const EMULATOR: &[(&str, &str)] = &[
     ("arr_gpu_emu.c", include_str!("c/gpu/arr_gpu_emu.c")),
-    ("arr_gpu_emu_device.c", include_str!("c/gpu/arr_gpu_emu_device.c")),
+    (
+        "arr_gpu_emu_device.c",
+        include_str!("c/gpu/arr_gpu_emu_device.c"),
+    ),
 ];
 
 /// The nvptx device library (LLVM IR text, triple `nvptx64-nvidia-cuda`):

@@ -93,8 +93,8 @@ pub fn assemble(tools: &CudaTools, ptx: &str, arch: &str) -> Result<Vec<Function
         .arg(dir.path().join("module.cubin"))
         .output()
         .map_err(|e| format!("cannot run {}: {e}", tools.ptxas.display()))?;
-    let log = String::from_utf8_lossy(&out.stderr).into_owned()
-        + &String::from_utf8_lossy(&out.stdout);
+    let log =
+        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
         return Err(format!("ptxas -arch={arch} failed:\n{log}"));
     }

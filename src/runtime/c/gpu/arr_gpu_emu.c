@@ -23,7 +23,7 @@
 #endif
 
 /* A fiber's stack and the guard page below it. */
-#define EMU_STACK ((size_t)64 << 10)
+#define EMU_STACK ((size_t)256 << 10)
 #define EMU_GUARD ((size_t)4 << 10)
 
 static _Thread_local emu_worker *tls_worker;
