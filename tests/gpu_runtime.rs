@@ -365,6 +365,41 @@ fn kernel_errors_come_in_sequential_order_with_the_cpu_messages() {
     );
 }
 
+/// Shuffles (with clamps and segments), votes and reducing barriers give
+/// what CUDA defines, for each of 64 threads in two warps.
+#[test]
+fn warp_and_block_operations_follow_ptx() {
+    let mut want = Vec::new();
+    for t in 0..64i32 {
+        let (lane, base) = (t % 32, t - t % 32);
+        let warp: Vec<i32> = (base..base + 32).collect();
+        let ballot_mask: u32 = 0xffff << (t & 16);
+        let ballot = warp
+            .iter()
+            .filter(|&&u| ballot_mask >> (u % 32) & 1 == 1 && u % 4 == 1)
+            .fold(0u32, |b, &u| b | 1 << (u % 32));
+        want.extend([
+            if lane < 3 { t * 10 } else { (t - 3) * 10 },
+            base + (lane ^ 5),
+            base + 7,
+            t - t % 8 + 2,
+            if lane % 16 + 4 <= 15 { t + 4 } else { t },
+            0,
+            1,
+            // uni(t < 32) holds in each warp; uni(t odd) in neither.
+            1,
+            (0..64).filter(|u| u % 3 == 0).count() as i32,
+            2,
+            ballot as i32,
+        ]);
+    }
+    for env in SETTINGS {
+        let r = emu("warpops", "0", env);
+        ok(&r, "warpops");
+        assert_eq!(i32s(&values(&r.stdout)[0].1), want, "{env:?}");
+    }
+}
+
 #[test]
 fn emulator_reports_races_divergent_barriers_and_broken_warp_operations() {
     let cases = [

@@ -318,6 +318,27 @@ static void k_warp_shared(void **params) {
     }
 }
 
+/* Every warp and block operation once, per thread t of a 64-thread block:
+ * out[t * WARP_OPS + j] for the j-th. */
+#define WARP_OPS 11
+static void k_warp_ops(void **params) {
+    int32_t *out = PTR(int32_t, 2) + (int64_t)TID * WARP_OPS;
+    int32_t t = (int32_t)TID;
+    out[0] = arr_emu_shfl_up_i32(FULL, t * 10, 3, 0);
+    out[1] = arr_emu_shfl_bfly_i32(FULL, t, 5, 0x1f);
+    out[2] = arr_emu_shfl_idx_i32(FULL, t, 7, 0x1f);
+    /* Segments of 8 lanes (CUDA's width 8): lane 2 of each. */
+    out[3] = arr_emu_shfl_idx_i32(FULL, t, 2, 0x181f);
+    /* Down by 4 within segments of 16. */
+    out[4] = (int32_t)arr_emu_shfl_down_f32(FULL, (float)t, 4, 0x101f);
+    out[5] = arr_emu_vote_all(FULL, t % 2 == 0);
+    out[6] = arr_emu_vote_any(FULL, t % 2 == 0);
+    out[7] = arr_emu_vote_uni(FULL, t < 32) + 2 * arr_emu_vote_uni(FULL, t % 2);
+    out[8] = arr_emu_barrier_popc(t % 3 == 0);
+    out[9] = arr_emu_barrier_and(t < 63) + 2 * arr_emu_barrier_or(t == 63);
+    out[10] = (int32_t)arr_emu_vote_ballot(0x0000ffffu << (t & 16), t % 4 == 1);
+}
+
 /* Deliberate mistakes the emulator must report. */
 static void k_racy(void **params) {
     int32_t *sh = arr_emu_shared();
@@ -351,12 +372,13 @@ static void k_warp_op_exited(void **params) {
 #else
 #define EMU(k) NULL
 #define SCAN_ITEMS 4
+#define WARP_OPS 11
 enum { TILE_NONE = 0 };
 #endif
 
 enum {
     K_MAP, K_BLOCK_SUM, K_WARP_MAX, K_SCAN, K_HIST, K_HIST_F32, K_GATHER, K_DIV,
-    K_WARP_SHARED, K_RACY, K_DIVERGENT, K_SHFL_MASK, K_WARP_EXITED
+    K_WARP_SHARED, K_WARP_OPS, K_RACY, K_DIVERGENT, K_SHFL_MASK, K_WARP_EXITED
 };
 static const arr_gpu_kernel_def kernels[] = {
     {"map", 3, EMU(k_map)},
@@ -368,6 +390,7 @@ static const arr_gpu_kernel_def kernels[] = {
     {"gather", 5, EMU(k_gather)},
     {"div", 4, EMU(k_div)},
     {"warp_shared", 4, EMU(k_warp_shared)},
+    {"warp_ops", 1, EMU(k_warp_ops)},
     {"racy", 0, EMU(k_racy)},
     {"divergent_barrier", 0, EMU(k_divergent_barrier)},
     {"shuffle_outside_mask", 0, EMU(k_shuffle_outside_mask)},
@@ -589,6 +612,18 @@ static void run_warpsums(const arr_value *args, arr_value *results) {
     arr_gpu_free(sums);
 }
 
+/* warpops (k: i64): []i32, the results of k_warp_ops (k is ignored). */
+static void run_warpops(const arr_value *args, arr_value *results) {
+    arr_gpu_config c = {{1, 1, 1}, {64, 1, 1}, 0};
+    arr_dptr out;
+    (void)args;
+    arr_gpu_init(&program);
+    out = arr_gpu_alloc(64 * WARP_OPS * 4);
+    arr_gpu_launch(K_WARP_OPS, &c, (void *[]){&out});
+    array_result(&results[0], ARR_I32, 64 * WARP_OPS, out);
+    arr_gpu_free(out);
+}
+
 /* mistake (k: i64): i64 launches the k-th deliberately wrong kernel. */
 static void run_mistake(const arr_value *args, arr_value *results) {
     static const int wrong[] = {K_RACY, K_DIVERGENT, K_SHFL_MASK, K_WARP_EXITED};
@@ -658,6 +693,7 @@ const arr_entry arr_entries[] = {
     {"gather", 2, t_gather, 1, t_i32_1, 0, NULL, run_gather},
     {"twostep", 3, t_twostep, 1, t_i32_1, 1, same_n_12, run_twostep},
     {"warpsums", 2, t_warpsums, 1, t_i32_1, 0, NULL, run_warpsums},
+    {"warpops", 1, t_i64, 1, t_i32_1, 0, NULL, run_warpops},
     {"mistake", 1, t_i64, 1, t_i64, 0, NULL, run_mistake},
     {"pool", 2, t_pool, 2, t_f32_i64, 0, NULL, run_pool},
 };
