@@ -429,9 +429,9 @@ pub fn decide(
         }
         // The trait of a start cluster: that of any member that has one.
         let mut start_trait: BTreeMap<usize, &'static str> = BTreeMap::new();
-        for v in 0..n {
+        for (v, &c) in start_cluster.iter().enumerate() {
             if let Some(l) = labels(graph, v)[dim] {
-                start_trait.insert(start_cluster[v], l);
+                start_trait.insert(c, l);
             }
         }
         let mut indicator: BTreeMap<usize, Vec<Term>> = BTreeMap::new();
@@ -465,8 +465,7 @@ pub fn decide(
             indicator.insert(v, terms);
         }
         for (&(a, b), &xv) in &x {
-            for k in 0..fixed.len() {
-                let (ta, tb) = (indicator[&a][k], indicator[&b][k]);
+            for (&ta, &tb) in indicator[&a].iter().zip(&indicator[&b]) {
                 for (p, q) in [(ta, tb), (tb, ta)] {
                     m.constrain(
                         &[(1.0, p), (-1.0, q), (-1.0, Term::Var(xv))],

@@ -40,8 +40,8 @@ pub fn legal(graph: &FusionGraph, cluster: &[usize]) -> bool {
     let g = &graph.graph;
     let n = g.node_count();
     let mut members: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-    for v in 0..n {
-        members.entry(cluster[v]).or_default().push(v);
+    for (v, &c) in cluster.iter().enumerate().take(n) {
+        members.entry(c).or_default().push(v);
     }
     for list in members.values().filter(|l| l.len() > 1) {
         if list.iter().any(|&v| g[NodeIndex::new(v)].soac.is_none()) {
