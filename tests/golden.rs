@@ -27,7 +27,8 @@ fn run_with_stdin(mut cmd: Command, stdin: &[u8]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn");
-    // A program that stops before reading (bad usage) closes the pipe.
+    // A program that stops at a bad option exits before reading its input:
+    // the broken pipe that may cause is no failure.
     let _ = child.stdin.take().unwrap().write_all(stdin);
     child.wait_with_output().expect("wait")
 }

@@ -69,17 +69,14 @@ pub struct CompileArgs {
     pub target: TargetArg,
     #[arg(long, value_enum, default_value_t = FusionArg::Ilp)]
     pub fusion: FusionArg,
-    /// Seconds the ILP clusterer may spend per body (shared by the windows a
-    /// large body is solved in) before keeping the greedy clustering.
-    #[arg(long = "fusion-time-limit", default_value_t = 2.0)]
-    pub fusion_time_limit: f64,
+    /// Branch-and-bound nodes the ILP clusterer may use for the whole
+    /// program before keeping the best clustering found.
+    #[arg(long = "fusion-node-limit", default_value_t = crate::fusion::NODE_LIMIT)]
+    pub fusion_node_limit: u64,
     /// Allow float rewrites that can change results: reassociation,
     /// `x*0`, fused multiply-adds, reciprocals (NaN and infinity still hold).
     #[arg(long = "fast-math")]
     pub fast_math: bool,
-    /// ILP solver for `--fusion ilp` (`cbc` needs arrc built with the `cbc` feature).
-    #[arg(long, value_enum, default_value_t = SolverArg::Microlp)]
-    pub solver: SolverArg,
     /// x86-64 processor to compile for: `native` (this machine) or a
     /// microarchitecture level.
     #[arg(long, value_enum, default_value_t = CpuArg::Native)]
@@ -97,12 +94,6 @@ pub enum CpuArg {
     X86_64V3,
     #[value(name = "x86-64-v4")]
     X86_64V4,
-}
-
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SolverArg {
-    Microlp,
-    Cbc,
 }
 
 /// The options of a compiled program (section 7), for the interpreter.
@@ -186,13 +177,7 @@ impl CompileArgs {
             FusionArg::None => Strategy::None,
         };
         let mut fusion = FusionOptions::new(strategy);
-        fusion.solver = match self.solver {
-            SolverArg::Microlp => crate::fusion::ilp::Solver::Microlp,
-            SolverArg::Cbc => crate::fusion::ilp::Solver::Cbc,
-        };
-        if self.fusion_time_limit.is_finite() && self.fusion_time_limit > 0.0 {
-            fusion.time_limit = std::time::Duration::from_secs_f64(self.fusion_time_limit);
-        }
+        fusion.node_limit = self.fusion_node_limit;
         Options {
             simplify: (self.opt_level > 0).then(|| crate::simplify::SimplifyOptions {
                 fast_math: self.fast_math,

@@ -10,6 +10,8 @@
 //! The host part does not depend on the scheduler: the scheduler sets its
 //! hooks.
 
+pub mod gpu;
+pub mod ptx;
 pub mod value;
 
 /// The host-common runtime (C11, with `-lm -lpthread`): `main`, options,
@@ -33,6 +35,11 @@ pub const HEADERS: &[(&str, &str)] = &[
     ("arr_values.h", VALUES_H),
     ("arr_parallel.h", PARALLEL_H),
 ];
+
+/// The host-common translation units (file name, text): what every binary
+/// links, whatever runs its loop nests (the GPU runtimes link these too).
+pub const HOST_SOURCES: &[(&str, &str)] =
+    &[("arr_runtime.c", RUNTIME_C), ("arr_values.c", VALUES_C)];
 
 /// The translation units (file name, text) a CPU binary links: the
 /// host-common two and the scheduler.

@@ -198,37 +198,43 @@ impl<'ctx> Gen<'ctx, '_> {
         };
         let dst = pointers(self, a)?;
         let src = pointers(self, b)?;
-        let ops: Vec<&Operator> = nest.hists.iter().map(|h| &h.op).collect();
-        let n = shapes.first().map(|s| s.1).unwrap_or(self.const_i64(0));
-        self.counted_loop(func, n, |g, i| {
-            let mut k = 0;
-            for (h, op) in nest.hists.iter().zip(&ops) {
+        // Each histogram over its own bins: fused histograms may have
+        // different numbers of bins.
+        let mut k = 0;
+        for h in &nest.hists {
+            let first_bin = k;
+            k += h.bins.len();
+            let Some(&(_, n)) = shapes.get(first_bin) else {
+                continue;
+            };
+            self.counted_loop(func, n, |g, i| {
                 let mut lefts = Vec::new();
                 let mut rights = Vec::new();
                 let mut addrs = Vec::new();
-                for _ in &h.bins {
-                    let (elem, len) = shapes[k];
-                    let pd = g.offset_ptr(dst[k], elem, &[len], &[i])?;
-                    let ps = g.offset_ptr(src[k], elem, &[len], &[i])?;
+                for (&(elem, len), (&pd, &ps)) in shapes[first_bin..k]
+                    .iter()
+                    .zip(dst[first_bin..k].iter().zip(&src[first_bin..k]))
+                {
+                    let pd = g.offset_ptr(pd, elem, &[len], &[i])?;
+                    let ps = g.offset_ptr(ps, elem, &[len], &[i])?;
                     let x = g.builder.build_load(g.mem_type(elem), pd, "")?;
                     let y = g.builder.build_load(g.mem_type(elem), ps, "")?;
                     lefts.push(Val::Scalar(g.load_from_mem(x, elem)?, elem));
                     rights.push(Val::Scalar(g.load_from_mem(y, elem)?, elem));
                     addrs.push(pd);
-                    k += 1;
                 }
-                for (p, v) in op.params.iter().zip(lefts.iter().chain(&rights)) {
+                for (p, v) in h.op.params.iter().zip(lefts.iter().chain(&rights)) {
                     frame.vals.insert(p.id, v.clone());
                 }
-                g.block(&mut frame, &op.body)?;
-                for (r, pd) in op.results.iter().zip(addrs) {
+                g.block(&mut frame, &h.op.body)?;
+                for (r, pd) in h.op.results.iter().zip(addrs) {
                     let (v, t) = g.scalar(&frame, r)?;
                     let v = g.store_to_mem(v, t)?;
                     g.builder.build_store(pd, v)?;
                 }
-            }
-            Ok(())
-        })?;
+                Ok(())
+            })?;
+        }
         self.builder.build_return(None)?;
         self.builder.position_at_end(free);
         for p in pointers(self, a)? {

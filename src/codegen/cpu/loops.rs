@@ -279,9 +279,9 @@ impl<'ctx> Gen<'ctx, '_> {
             nest_depth: self.mode.nest_depth + 1,
             // The body re-reads what the totals read; traffic counts one pass.
             uncounted: self.mode.uncounted || run.totals_only,
-            atomic_bin: match run.bins {
-                Bins::Atomic => layout.bins.first().map(|(b, _)| *b),
-                Bins::Shared | Bins::Private => None,
+            atomic_bins: match run.bins {
+                Bins::Atomic => layout.bins.iter().map(|(b, _)| *b).collect(),
+                Bins::Shared | Bins::Private => Vec::new(),
             },
             reassociable: reassociable
                 .flatten()

@@ -282,16 +282,25 @@ impl<'ctx> Gen<'ctx, '_> {
         }
         self.store_fields(layout.env_ty, env_slot, 0, &env_values)?;
         self.store_fields(layout.carry_ty, carry_slot, 0, &inits)?;
-        let bins_count = match layout.bins.first() {
-            Some((b, _)) => match self.val(fr, &Atom::Var(*b))? {
-                Val::Array { shape, .. } => shape.first().copied(),
-                Val::Scalar(..) => None,
-            },
-            None => None,
+        // All bins of all histograms: the cost of a private copy.
+        let mut bins_count = self.const_i64(0);
+        for (b, _) in &layout.bins {
+            if let Val::Array { shape, .. } = self.val(fr, &Atom::Var(*b))? {
+                if let Some(&n) = shape.first() {
+                    bins_count = self.builder.build_int_add(bins_count, n, "")?;
+                }
+            }
+        }
+        // Without atomics the shared body may run in one thread only: a
+        // null body tells the runtime to run it sequentially when private
+        // bins do not pay.
+        let shared_body = match plan.strategy {
+            ParPlan::Hist { atomic: false, .. } => null,
+            _ => body.as_global_value().as_pointer_value(),
         };
         let has_inner = nest.body.iter().any(holds_nest);
         let descriptor: [BasicValueEnum<'ctx>; NEST_FIELDS.len()] = [
-            body.as_global_value().as_pointer_value().into(),
+            shared_body.into(),
             fns[0].into(),
             fns[1].into(),
             fns[2].into(),
@@ -303,7 +312,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 .ok_or_else(|| CodegenError::Internal("a carry struct without a size".into()))?
                 .into(),
             self.const_i64(plan.grain.unwrap_or(1)).into(),
-            bins_count.unwrap_or(self.const_i64(0)).into(),
+            bins_count.into(),
             self.ctx.i32_type().const_int(kind, false).into(),
             self.ctx
                 .i32_type()

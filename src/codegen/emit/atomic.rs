@@ -1,6 +1,6 @@
 //! Atomic histogram updates: one `atomicrmw` where the operator and type
 //! have one, else a compare-and-swap loop on the bin's bit pattern (opened
-//! by the bin's read, closed by its write). Used while `Mode::atomic_bin`
+//! by the bin's read, closed by its write). Used while `Mode::atomic_bins`
 //! names the bins of the body being generated.
 
 use super::*;
@@ -20,9 +20,6 @@ impl<'ctx> Gen<'ctx, '_> {
     /// processor has an atomic instruction for: one `atomicrmw`. Returns
     /// how many statements it covered (0: not this pattern).
     pub(crate) fn atomic_rmw(&mut self, fr: &mut Frame<'ctx>, stmts: &[Stmt]) -> Res<usize> {
-        let Some(bin) = self.mode.atomic_bin else {
-            return Ok(0);
-        };
         let [Stmt::Read {
             var: old,
             array,
@@ -40,7 +37,12 @@ impl<'ctx> Gen<'ctx, '_> {
         else {
             return Ok(0);
         };
-        if *array != bin || *written != bin || written_at != index || *value != result.id {
+        let bin = *array;
+        if !self.mode.atomic_bins.contains(&bin)
+            || *written != bin
+            || written_at != index
+            || *value != result.id
+        {
             return Ok(0);
         }
         let operand = match (x, y) {

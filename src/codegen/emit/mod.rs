@@ -120,8 +120,9 @@ pub(crate) struct Mode {
     /// No traffic counting (a scan's totals function, whose reads the
     /// body's pass counts).
     pub(crate) uncounted: bool,
-    /// The histogram bins every update of which is atomic (see `atomic`).
-    pub(crate) atomic_bin: Option<VarId>,
+    /// The histogram bins every update of which is atomic, one array per
+    /// histogram (see `atomic`).
+    pub(crate) atomic_bins: Vec<VarId>,
     /// The float reduction accumulators of the body and the values
     /// computed from them: their operations may be reassociated.
     pub(crate) reassociable: HashSet<VarId>,

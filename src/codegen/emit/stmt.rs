@@ -55,8 +55,8 @@ impl<'ctx> Gen<'ctx, '_> {
             }
             Stmt::Read {
                 var, array, index, ..
-            } if self.mode.atomic_bin == Some(*array) => self.cas_read(fr, var, *array, index)?,
-            Stmt::Write { array, value, .. } if self.mode.atomic_bin == Some(*array) => {
+            } if self.mode.atomic_bins.contains(array) => self.cas_read(fr, var, *array, index)?,
+            Stmt::Write { array, value, .. } if self.mode.atomic_bins.contains(array) => {
                 self.cas_write(fr, value)?
             }
             Stmt::Read {
