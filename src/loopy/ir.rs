@@ -787,3 +787,79 @@ pub(crate) fn block_vars(
         }
     }
 }
+
+/// Calls `f` on every variable `block` binds, at any depth: statements,
+/// branches' results, sequential loops' parameters, shapes, indices and
+/// results, nests' indices, carried values, results and operators'
+/// parameters.
+pub fn for_each_binder(block: &Block, f: &mut dyn FnMut(&Var)) {
+    for stmt in block {
+        match stmt {
+            Stmt::Let { var, .. }
+            | Stmt::Alloc { var, .. }
+            | Stmt::Read { var, .. }
+            | Stmt::Row { var, .. }
+            | Stmt::View { var, .. }
+            | Stmt::InPlace { var, .. } => f(var),
+            Stmt::SeqLoop(lp) => {
+                for p in &lp.params {
+                    f(&p.var);
+                    p.shape.iter().for_each(&mut *f);
+                }
+                match &lp.form {
+                    SeqForm::For { index, .. } => f(index),
+                    SeqForm::While { cond, .. } => for_each_binder(cond, f),
+                }
+                for_each_binder(&lp.body, f);
+                for r in &lp.results {
+                    f(&r.var);
+                    r.shape.iter().for_each(&mut *f);
+                }
+            }
+            Stmt::If {
+                results,
+                then_block,
+                else_block,
+                ..
+            } => {
+                results.iter().for_each(&mut *f);
+                for_each_binder(then_block, f);
+                for_each_binder(else_block, f);
+            }
+            Stmt::Loop(nest) => {
+                f(&nest.index);
+                for r in &nest.reductions {
+                    r.results.iter().for_each(&mut *f);
+                    operator_binders(&r.op, f);
+                }
+                for s in &nest.scans {
+                    operator_binders(&s.op, f);
+                }
+                for h in &nest.hists {
+                    operator_binders(&h.op, f);
+                }
+                for c in &nest.compactions {
+                    f(&c.result);
+                }
+                for c in nest.carried() {
+                    f(&c.var);
+                }
+                for_each_binder(&nest.body, f);
+            }
+            Stmt::Write { .. }
+            | Stmt::Copy { .. }
+            | Stmt::AssertEq { .. }
+            | Stmt::Assert { .. }
+            | Stmt::SizeCheck { .. }
+            | Stmt::IndexCheck { .. }
+            | Stmt::BoundsCheck { .. }
+            | Stmt::SliceCheck { .. }
+            | Stmt::Free(_) => {}
+        }
+    }
+}
+
+fn operator_binders(op: &Operator, f: &mut dyn FnMut(&Var)) {
+    op.params.iter().for_each(&mut *f);
+    for_each_binder(&op.body, f);
+}

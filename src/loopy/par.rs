@@ -19,10 +19,11 @@
 //!   inside it may still run in parallel.
 
 use super::ir::{
-    block_vars, Block, Function, LoopNest, NestPlan, ParPlan, Parallelism, SeqForm, Stmt,
+    block_vars, for_each_binder, Block, Function, LoopNest, NestPlan, ParPlan, Parallelism,
+    SeqForm, Stmt,
 };
 use super::Tuning;
-use crate::core::ir::{Atom, Type, Var, VarId};
+use crate::core::ir::{Atom, Type, VarId};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 impl ParPlan {
@@ -53,7 +54,9 @@ pub fn plan_nests(f: &mut Function, tuning: &Tuning) {
     for p in &f.params {
         types.insert(p.var.id, p.var.ty);
     }
-    defined_types(&f.body, &mut types);
+    for_each_binder(&f.body, &mut |v| {
+        types.insert(v.id, v.ty);
+    });
     plan_block(&mut f.body, &types, tuning);
 }
 
@@ -109,51 +112,6 @@ pub fn nest_plan(nest: &LoopNest, types: &HashMap<VarId, Type>, tuning: &Tuning)
         body: super::chunk::shape(nest, &nest.body, lanes),
         totals,
         strategy,
-    }
-}
-
-/// The types of the variables `block` defines, at any depth.
-fn defined_types(block: &Block, out: &mut HashMap<VarId, Type>) {
-    for stmt in block {
-        let mut defs: Vec<&Var> = Vec::new();
-        match stmt {
-            Stmt::Let { var, .. }
-            | Stmt::Alloc { var, .. }
-            | Stmt::Read { var, .. }
-            | Stmt::Row { var, .. }
-            | Stmt::View { var, .. }
-            | Stmt::InPlace { var, .. } => defs.push(var),
-            Stmt::If {
-                results,
-                then_block,
-                else_block,
-                ..
-            } => {
-                defs.extend(results);
-                defined_types(then_block, out);
-                defined_types(else_block, out);
-            }
-            Stmt::SeqLoop(lp) => {
-                defs.extend(lp.params.iter().map(|p| &p.var));
-                defs.extend(lp.results.iter().map(|r| &r.var));
-                if let SeqForm::While { cond, .. } = &lp.form {
-                    defined_types(cond, out);
-                }
-                defined_types(&lp.body, out);
-            }
-            Stmt::Loop(nest) => {
-                defs.extend(nest.carried().map(|c| &c.var));
-                defs.extend(nest.reductions.iter().flat_map(|r| &r.results));
-                defs.extend(nest.compactions.iter().map(|c| &c.result));
-                defined_types(&nest.body, out);
-                for op in nest.operators() {
-                    defs.extend(&op.params);
-                    defined_types(&op.body, out);
-                }
-            }
-            _ => {}
-        }
-        out.extend(defs.into_iter().map(|v| (v.id, v.ty)));
     }
 }
 

@@ -47,74 +47,7 @@ impl Names {
         self.0.insert(v.id, var_name(v));
     }
     fn collect(&mut self, block: &Block) {
-        for stmt in block {
-            match stmt {
-                Stmt::Let { var, .. }
-                | Stmt::Alloc { var, .. }
-                | Stmt::Read { var, .. }
-                | Stmt::Row { var, .. }
-                | Stmt::View { var, .. }
-                | Stmt::InPlace { var, .. } => self.add(var),
-                Stmt::SeqLoop(lp) => {
-                    for p in &lp.params {
-                        self.add(&p.var);
-                        p.shape.iter().for_each(|d| self.add(d));
-                    }
-                    match &lp.form {
-                        SeqForm::For { index, .. } => self.add(index),
-                        SeqForm::While { cond, .. } => self.collect(cond),
-                    }
-                    self.collect(&lp.body);
-                    for r in &lp.results {
-                        self.add(&r.var);
-                        r.shape.iter().for_each(|d| self.add(d));
-                    }
-                }
-                Stmt::If {
-                    results,
-                    then_block,
-                    else_block,
-                    ..
-                } => {
-                    results.iter().for_each(|v| self.add(v));
-                    self.collect(then_block);
-                    self.collect(else_block);
-                }
-                Stmt::Loop(nest) => {
-                    self.add(&nest.index);
-                    for r in &nest.reductions {
-                        r.results.iter().for_each(|v| self.add(v));
-                        self.operator(&r.op);
-                    }
-                    for s in &nest.scans {
-                        self.operator(&s.op);
-                    }
-                    for h in &nest.hists {
-                        self.operator(&h.op);
-                    }
-                    for c in &nest.compactions {
-                        self.add(&c.result);
-                    }
-                    for c in nest.carried() {
-                        self.add(&c.var);
-                    }
-                    self.collect(&nest.body);
-                }
-                Stmt::Write { .. }
-                | Stmt::Copy { .. }
-                | Stmt::AssertEq { .. }
-                | Stmt::Assert { .. }
-                | Stmt::SizeCheck { .. }
-                | Stmt::IndexCheck { .. }
-                | Stmt::BoundsCheck { .. }
-                | Stmt::SliceCheck { .. }
-                | Stmt::Free(_) => {}
-            }
-        }
-    }
-    fn operator(&mut self, op: &Operator) {
-        op.params.iter().for_each(|v| self.add(v));
-        self.collect(&op.body);
+        for_each_binder(block, &mut |v| self.add(v));
     }
 }
 
