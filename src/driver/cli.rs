@@ -57,6 +57,10 @@ enum Command {
         #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
         threads: Vec<u32>,
     },
+    /// Random differential testing: generated programs on the interpreter
+    /// and as binaries of every configuration (see src/testgen).
+    #[command(hide = true)]
+    Random(super::random::RandomArgs),
 }
 
 #[derive(clap::Args, Debug, Clone)]
@@ -244,6 +248,7 @@ pub fn main() -> i32 {
             &threads,
             json.as_deref(),
         ),
+        Command::Random(args) => super::random::random(&args),
     }
 }
 

@@ -4,5 +4,6 @@
 pub mod bench;
 pub mod cli;
 pub mod pipeline;
+pub mod random;
 pub mod test_runner;
 pub mod testblock;
