@@ -40,6 +40,10 @@ enum Command {
         /// (comma-separated; default: the binary's default, all cores).
         #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
         threads: Vec<u32>,
+        /// Skip the test blocks with one of these tags (comma-separated),
+        /// as `futhark test --exclude`.
+        #[arg(long, value_delimiter = ',')]
+        exclude: Vec<String>,
     },
     /// Time the compiled programs on the cases of their test blocks.
     Bench {
@@ -234,7 +238,8 @@ pub fn main() -> i32 {
             paths,
             compile,
             threads,
-        } => super::test_runner::run_tests(&paths, &compile.options(), &threads),
+            exclude,
+        } => super::test_runner::run_tests(&paths, &compile.options(), &threads, &exclude),
         Command::Bench {
             paths,
             compile,

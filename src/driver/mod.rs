@@ -3,6 +3,7 @@
 
 pub mod bench;
 pub mod cli;
+pub mod exactness;
 pub mod pipeline;
 pub mod random;
 pub mod test_runner;

@@ -109,12 +109,14 @@ fn candidates(node: &Expr, scope: &[super::ast::Var]) -> Vec<Expr> {
     let mut out: Vec<Expr> = Vec::new();
     let leaf = node.children().count() == 0;
     if let Ty::S(t) = node.ty {
-        let zero = match t {
-            crate::types::ScalarType::Bool => "false".to_string(),
-            _ => format!("0{}", t.name()),
+        let lits = match t {
+            crate::types::ScalarType::Bool => ["false".to_string(), "true".to_string()],
+            _ => [format!("0{}", t.name()), format!("1{}", t.name())],
         };
-        if !leaf || node.text() != zero {
-            out.push(Expr::leaf(node.ty.clone(), zero));
+        for lit in lits {
+            if !leaf || node.text() != lit {
+                out.push(Expr::leaf(node.ty.clone(), lit));
+            }
         }
     }
     if leaf {
