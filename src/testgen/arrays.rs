@@ -71,7 +71,8 @@ impl Gen {
             .filter(|v| v.size == size && v.ty == Ty::arr(Ty::S(t)))
             .collect();
         if !vars.is_empty() && self.rng.chance(0.6) {
-            return var_expr(*self.rng.pick(&vars));
+            let v = *self.rng.pick(&vars);
+            return var_expr(v);
         }
         let elem = like.ty.elem().cloned().unwrap_or(Ty::S(I64));
         let (inner, x) = self.bind(env, "w", elem, size);
@@ -771,7 +772,8 @@ impl Gen {
             .filter(|v| matches!(&v.ty, Ty::Arr(e) if matches!(**e, Ty::S(_))))
             .collect();
         if !outside.is_empty() && self.rng.chance(0.6) {
-            let src = var_expr(*self.rng.pick(&outside));
+            let v = *self.rng.pick(&outside);
+            let src = var_expr(v);
             let elem = src.ty.elem().cloned().unwrap_or(Ty::S(I64));
             let (inner2, y) = self.bind(inner, "y", elem, 0);
             let body = self.scalar(&inner2, t, d);

@@ -331,7 +331,7 @@ impl Gen {
             };
         }
         if t.is_int() && self.rng.chance(0.05) {
-            let v = self.rng.next() as u128;
+            let v = self.rng.next_u64() as u128;
             let bits = t.bits();
             let v = v & ((1u128 << bits) - 1);
             let v = if t.is_signed() && v >> (bits - 1) == 1 {
