@@ -45,6 +45,9 @@ pub struct RandomArgs {
     /// Print the programs that were skipped, and why.
     #[arg(long)]
     verbose: bool,
+    /// Seeds known to fail (comma-separated): counted as skipped.
+    #[arg(long, value_delimiter = ',')]
+    known: Vec<u64>,
     /// Print the program and inputs of the first seed and stop.
     #[arg(long)]
     print: bool,
@@ -98,5 +101,6 @@ pub fn random(args: &RandomArgs) -> i32 {
         shrink_seconds: args.shrink_seconds,
         save: args.save.clone(),
         verbose: args.verbose,
+        known: args.known.clone(),
     })
 }

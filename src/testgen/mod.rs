@@ -40,6 +40,9 @@ pub struct Campaign {
     /// Where failing programs are written (one folder each).
     pub save: Option<PathBuf>,
     pub verbose: bool,
+    /// Seeds known to fail (tests/random-found): their failures count as
+    /// skipped, and a pass is reported so that the list can shrink.
+    pub known: Vec<u64>,
 }
 
 #[derive(Default)]
@@ -73,15 +76,25 @@ pub fn campaign(c: &Campaign) -> i32 {
                     let seed = c.seed.wrapping_add(k);
                     let prog = stms::generate(seed);
                     match run::test(&c.settings, &prog, dir.path()) {
-                        Verdict::Pass => {
-                            tally.passed.fetch_add(1, Ordering::Relaxed);
-                        }
                         Verdict::Skipped(why) => {
                             tally.skipped.fetch_add(1, Ordering::Relaxed);
                             if c.verbose {
                                 let _g = print.lock();
                                 println!("skipped seed {seed}: {why}\n{}", prog.source());
                             }
+                        }
+                        Verdict::Fail(f) if c.known.contains(&seed) => {
+                            tally.skipped.fetch_add(1, Ordering::Relaxed);
+                            let _g = print.lock();
+                            println!("known failure, seed {seed}: {:?}: {}", f.kind, f.detail);
+                        }
+                        Verdict::Pass if c.known.contains(&seed) => {
+                            tally.passed.fetch_add(1, Ordering::Relaxed);
+                            let _g = print.lock();
+                            println!("seed {seed} passes now: drop it from the known failures");
+                        }
+                        Verdict::Pass => {
+                            tally.passed.fetch_add(1, Ordering::Relaxed);
                         }
                         Verdict::Fail(f) => {
                             tally.failed.fetch_add(1, Ordering::Relaxed);

@@ -285,7 +285,7 @@ impl Gen {
     /// length, all two-dimensional ones of one shape.
     fn inputs(&mut self, params: &[Var]) -> Vec<String> {
         let n = if self.rng.chance(0.03) {
-            3000
+            300
         } else {
             *self.rng.pick(&[0, 1, 2, 3, 4, 5, 7, 8, 16, 33, 40, 100])
         };
