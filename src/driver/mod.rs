@@ -3,6 +3,8 @@
 
 pub mod bench;
 pub mod cli;
+pub mod exactness;
 pub mod pipeline;
+pub mod random;
 pub mod test_runner;
 pub mod testblock;
