@@ -41,6 +41,10 @@ enum Command {
         /// (comma-separated; default: the binary's default, all cores).
         #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
         threads: Vec<u32>,
+        /// Skip the test blocks with one of these tags (comma-separated),
+        /// as `futhark test --exclude`.
+        #[arg(long, value_delimiter = ',')]
+        exclude: Vec<String>,
     },
     /// Time the compiled programs on the cases of their test blocks.
     Bench {
@@ -58,6 +62,10 @@ enum Command {
         #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
         threads: Vec<u32>,
     },
+    /// Random differential testing: generated programs on the interpreter
+    /// and as binaries of every configuration (see src/testgen).
+    #[command(hide = true)]
+    Random(super::random::RandomArgs),
 }
 
 #[derive(clap::Args, Debug, Clone)]
@@ -230,7 +238,8 @@ pub fn main() -> i32 {
             paths,
             compile,
             threads,
-        } => super::test_runner::run_tests(&paths, &compile.options(), &threads),
+            exclude,
+        } => super::test_runner::run_tests(&paths, &compile.options(), &threads, &exclude),
         Command::Bench {
             paths,
             compile,
@@ -244,6 +253,7 @@ pub fn main() -> i32 {
             &threads,
             json.as_deref(),
         ),
+        Command::Random(args) => super::random::random(&args),
     }
 }
 

@@ -4,8 +4,10 @@
 
 pub mod bench;
 pub mod cli;
+pub mod exactness;
 pub mod passes;
 pub mod pipeline;
+pub mod random;
 pub mod sources;
 pub mod test_runner;
 pub mod testblock;
