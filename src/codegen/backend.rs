@@ -9,11 +9,13 @@
 //! trait.
 
 use super::emit::{Frame, Gen, Res};
+use crate::core::ir::SrcLoc;
 use crate::loopy::ir::{LoopNest, MemSpace};
 use inkwell::context::Context;
 use inkwell::module::Module;
 use inkwell::targets::TargetMachine;
-use inkwell::values::{IntValue, PointerValue};
+use inkwell::types::BasicTypeEnum;
+use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
 
 /// A run-time error of the program (LANGUAGE.md section 6), with the
 /// `i64` operands its message shows.
@@ -53,15 +55,15 @@ pub(crate) trait Backend {
         -> Res<()>;
 
     /// In a block reached only when `trap` happened: reports it with its
-    /// `operands` and the source location `loc` (a C string
-    /// "FILE:LINE:COL") and ends the block; code after the block is not
-    /// reached on this path.
+    /// `operands` and the source location `loc` (`Gen::loc_string` gives
+    /// its C string "FILE:LINE:COL") and ends the block; code after the
+    /// block is not reached on this path.
     fn trap<'ctx>(
         &self,
         gen: &mut Gen<'ctx, '_>,
         trap: Trap,
         operands: &[IntValue<'ctx>],
-        loc: PointerValue<'ctx>,
+        loc: SrcLoc,
     ) -> Res<()>;
 
     /// Memory for an array of `bytes` bytes in `space` (`loopy::memory`
@@ -76,6 +78,80 @@ pub(crate) trait Backend {
     /// Releases memory from `alloc`, whatever its space (a backend with
     /// several tells them apart itself).
     fn free<'ctx>(&self, gen: &Gen<'ctx, '_>, ptr: PointerValue<'ctx>) -> Res<()>;
+
+    /// A load of `ty` at `ptr` in host code (outside every nest): a GPU's
+    /// host cannot dereference device memory and copies the element out.
+    fn host_load<'ctx>(
+        &self,
+        gen: &mut Gen<'ctx, '_>,
+        fr: &Frame<'ctx>,
+        ty: BasicTypeEnum<'ctx>,
+        ptr: PointerValue<'ctx>,
+    ) -> Res<BasicValueEnum<'ctx>> {
+        let _ = fr;
+        Ok(gen.builder.build_load(ty, ptr, "")?)
+    }
+
+    /// A store in host code (see `host_load`).
+    fn host_store<'ctx>(
+        &self,
+        gen: &mut Gen<'ctx, '_>,
+        fr: &Frame<'ctx>,
+        ptr: PointerValue<'ctx>,
+        value: BasicValueEnum<'ctx>,
+    ) -> Res<()> {
+        let _ = fr;
+        gen.builder.build_store(ptr, value)?;
+        Ok(())
+    }
+
+    /// A copy of `bytes` bytes between arrays in host code.
+    fn host_copy<'ctx>(
+        &self,
+        gen: &mut Gen<'ctx, '_>,
+        dst: PointerValue<'ctx>,
+        src: PointerValue<'ctx>,
+        bytes: IntValue<'ctx>,
+    ) -> Res<()> {
+        gen.builder.build_memmove(dst, 1, src, 1, bytes)?;
+        Ok(())
+    }
+
+    /// At the start of an entry point's body.
+    fn entry_start<'ctx>(&self, gen: &mut Gen<'ctx, '_>) -> Res<()> {
+        let _ = gen;
+        Ok(())
+    }
+
+    /// An entry's array argument of `bytes` bytes at `ptr` (caller's
+    /// memory) as the program's code addresses it.
+    fn entry_param<'ctx>(
+        &self,
+        gen: &mut Gen<'ctx, '_>,
+        ptr: PointerValue<'ctx>,
+        bytes: IntValue<'ctx>,
+    ) -> Res<PointerValue<'ctx>> {
+        let _ = (gen, bytes);
+        Ok(ptr)
+    }
+
+    /// An entry's array result, which the program owns, as memory the
+    /// caller owns and frees with `arr_free`.
+    fn entry_result<'ctx>(
+        &self,
+        gen: &mut Gen<'ctx, '_>,
+        ptr: PointerValue<'ctx>,
+        bytes: IntValue<'ctx>,
+    ) -> Res<PointerValue<'ctx>> {
+        let _ = (gen, bytes);
+        Ok(ptr)
+    }
+
+    /// At the end of an entry, with what `entry_param` gave.
+    fn entry_end<'ctx>(&self, gen: &mut Gen<'ctx, '_>, params: &[PointerValue<'ctx>]) -> Res<()> {
+        let _ = (gen, params);
+        Ok(())
+    }
 
     /// The machine that modules are optimised and emitted for.
     fn machine(&self) -> Res<TargetMachine>;

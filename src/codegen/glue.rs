@@ -206,7 +206,7 @@ fn entry(out: &mut String, k: usize, f: &Function) {
 }
 
 /// A C string literal; non-ASCII and special bytes are escaped in octal.
-fn c_string(s: &str) -> String {
+pub(crate) fn c_string(s: &str) -> String {
     let mut out = String::from("\"");
     for b in s.bytes() {
         match b {

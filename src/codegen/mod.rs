@@ -14,6 +14,7 @@ mod backend;
 mod cpu;
 mod emit;
 mod glue;
+pub(crate) mod gpu;
 mod runtime;
 #[cfg(test)]
 mod tests;
@@ -32,7 +33,16 @@ use std::path::Path;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Target {
     X86_64,
+    /// NVIDIA GPUs: host code for x86-64, kernels as PTX.
     NvPtx,
+    /// The same kernels compiled for x86-64 and run by the GPU emulator.
+    NvPtxEmu,
+}
+
+impl Target {
+    pub fn is_gpu(self) -> bool {
+        matches!(self, Target::NvPtx | Target::NvPtxEmu)
+    }
 }
 
 /// The x86-64 processor code is tuned and restricted to.
@@ -58,6 +68,9 @@ pub struct CodegenOptions {
     /// contracted into fused multiply-adds and divided by reciprocals, and
     /// the sign of zero may be ignored (see `emit::allow_float_rewrites`).
     pub fast_math: bool,
+    /// `--gpu sm_XX`: the compute capability PTX is generated for (70 is
+    /// sm_70).
+    pub gpu_arch: u32,
 }
 
 impl Default for CodegenOptions {
@@ -68,6 +81,7 @@ impl Default for CodegenOptions {
             count_traffic: false,
             cpu: Cpu::Native,
             fast_math: false,
+            gpu_arch: 70,
         }
     }
 }
@@ -102,6 +116,10 @@ pub struct LlvmModule<'ctx> {
     machine: TargetMachine,
     backend: Box<dyn Backend>,
     opt_level: u8,
+    /// GPU targets: what the link needs.
+    gpu: Option<gpu::Artifacts>,
+    /// nvptx: the device module (optimised, as the PTX was made from it).
+    device: Option<Module<'ctx>>,
 }
 
 pub use inkwell::context::Context as LlvmContext;
@@ -123,7 +141,7 @@ impl Target {
                 prefetch: true,
             },
             // A GPU wants none of the CPU's cache tiling or prefetching.
-            Target::NvPtx => TargetDesc {
+            Target::NvPtx | Target::NvPtxEmu => TargetDesc {
                 tuning: loopy::Tuning {
                     block_tile_bytes: None,
                     transpose_tile: None,
@@ -144,21 +162,41 @@ pub fn emit<'ctx>(
 ) -> Result<LlvmModule<'ctx>, CodegenError> {
     let backend = backend(opts)?;
     let machine = backend.machine()?;
-    let module = emit::build(
+    if opts.target.is_gpu() && opts.count_traffic {
+        return Err(CodegenError::Refused(
+            "--count-traffic is not supported with a GPU target".into(),
+        ));
+    }
+    let device = opts
+        .target
+        .is_gpu()
+        .then(|| gpu::Device::new(context, opts.target == Target::NvPtxEmu));
+    let (module, device) = emit::build(
         context,
         program,
         backend.as_ref(),
         opts.count_traffic,
         opts.fast_math,
+        device,
     )?;
     module.set_triple(&machine.get_triple());
     module.set_data_layout(&machine.get_target_data().get_data_layout());
+    let (gpu, device) = match device {
+        Some(d) => {
+            let (artifacts, device) =
+                gpu::device::finish(context, &module, d, opts.gpu_arch, opts.opt_level)?;
+            (Some(artifacts), device)
+        }
+        None => (None, None),
+    };
     Ok(LlvmModule {
         context,
         module,
         machine,
         backend,
         opt_level: opts.opt_level,
+        gpu,
+        device,
     })
 }
 
@@ -181,8 +219,17 @@ impl LlvmModule<'_> {
         cpu::prefetch::prefetch_streams(self.context, &self.module)
     }
 
+    /// The module's text (nvptx: the device module's).
     pub fn print(&self) -> String {
-        self.module.print_to_string().to_string()
+        match &self.device {
+            Some(device) => device.print_to_string().to_string(),
+            None => self.module.print_to_string().to_string(),
+        }
+    }
+
+    /// What a GPU build leaves for the link.
+    pub fn gpu_artifacts(&self) -> Option<&gpu::Artifacts> {
+        self.gpu.as_ref()
     }
 
     pub fn verify(&self) -> Result<(), String> {
@@ -191,7 +238,11 @@ impl LlvmModule<'_> {
             .map_err(|e| format!("invalid LLVM module: {e}"))
     }
 
+    /// Assembly (nvptx: the PTX).
     pub fn assembly(&self) -> Result<String, CodegenError> {
+        if let Some(ptx) = self.gpu.as_ref().and_then(|g| g.ptx.clone()) {
+            return Ok(ptx);
+        }
         let buf = self
             .machine
             .write_to_memory_buffer(&self.module, FileType::Assembly)
@@ -216,9 +267,13 @@ pub fn link(
     program: &loopy::ir::Program,
     opts: &CodegenOptions,
     object: &[u8],
+    gpu: Option<&gpu::Artifacts>,
     out: &Path,
 ) -> Result<(), CodegenError> {
-    link_with_runtime(program, opts, object, out, RuntimeFiles::CPU)
+    match gpu {
+        Some(artifacts) => gpu::link::link(program, artifacts, object, out),
+        None => link_with_runtime(program, opts, object, out, RuntimeFiles::CPU),
+    }
 }
 
 /// `link` with a given runtime (tests use a small one).
@@ -240,8 +295,10 @@ fn backend(opts: &CodegenOptions) -> Result<Box<dyn Backend>, CodegenError> {
             opt_level: opts.opt_level,
             cpu: opts.cpu,
         })),
-        Target::NvPtx => Err(CodegenError::Refused(
-            "the nvptx target is not supported yet".to_string(),
-        )),
+        Target::NvPtx | Target::NvPtxEmu => Ok(Box::new(gpu::GpuBackend {
+            emulated: opts.target == Target::NvPtxEmu,
+            opt_level: opts.opt_level,
+            cpu: opts.cpu,
+        })),
     }
 }

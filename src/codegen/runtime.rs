@@ -32,6 +32,26 @@ pub(crate) enum RuntimeFn {
     RunNest,
     /// `int arr_in_parallel(void)`
     InParallel,
+    /// `void arr_gpu_init(const arr_gpu_program *program)` (arr_gpu.h)
+    GpuInit,
+    /// `arr_dptr arr_gpu_alloc(int64_t bytes)`
+    GpuAlloc,
+    /// `void arr_gpu_free(arr_dptr ptr)`
+    GpuFree,
+    /// `void arr_gpu_copy_in(arr_dptr dst, const void *src, int64_t bytes)`
+    GpuCopyIn,
+    /// `void arr_gpu_copy_out(void *dst, arr_dptr src, int64_t bytes)`
+    GpuCopyOut,
+    /// `void arr_gpu_copy_within(arr_dptr dst, arr_dptr src, int64_t bytes)`
+    GpuCopyWithin,
+    /// `int64_t arr_gpu_threads(int kernel, int64_t work)`
+    GpuThreads,
+    /// `void arr_gpu_launch_work(int kernel, int64_t work, void **args)`
+    GpuLaunchWork,
+    /// `void arr_gpu_launch_one(int kernel, void **args)`
+    GpuLaunchOne,
+    /// `void arr_gpu_sync(void)`
+    GpuSync,
 }
 
 /// A parameter or result type of a runtime function.
@@ -55,6 +75,16 @@ impl RuntimeFn {
             RuntimeFn::FailNegativeSize => "arr_fail_negative_size",
             RuntimeFn::RunNest => "arr_run_nest",
             RuntimeFn::InParallel => "arr_in_parallel",
+            RuntimeFn::GpuInit => "arr_gpu_init",
+            RuntimeFn::GpuAlloc => "arr_gpu_alloc",
+            RuntimeFn::GpuFree => "arr_gpu_free",
+            RuntimeFn::GpuCopyIn => "arr_gpu_copy_in",
+            RuntimeFn::GpuCopyOut => "arr_gpu_copy_out",
+            RuntimeFn::GpuCopyWithin => "arr_gpu_copy_within",
+            RuntimeFn::GpuThreads => "arr_gpu_threads",
+            RuntimeFn::GpuLaunchWork => "arr_gpu_launch_work",
+            RuntimeFn::GpuLaunchOne => "arr_gpu_launch_one",
+            RuntimeFn::GpuSync => "arr_gpu_sync",
         }
     }
 
@@ -70,6 +100,16 @@ impl RuntimeFn {
             RuntimeFn::FailNegativeSize => (None, &[I64, Ptr]),
             RuntimeFn::RunNest => (None, &[Ptr, Ptr, I64, Ptr]),
             RuntimeFn::InParallel => (Some(I32), &[]),
+            RuntimeFn::GpuInit => (None, &[Ptr]),
+            RuntimeFn::GpuAlloc => (Some(I64), &[I64]),
+            RuntimeFn::GpuFree => (None, &[I64]),
+            RuntimeFn::GpuCopyIn => (None, &[I64, Ptr, I64]),
+            RuntimeFn::GpuCopyOut => (None, &[Ptr, I64, I64]),
+            RuntimeFn::GpuCopyWithin => (None, &[I64, I64, I64]),
+            RuntimeFn::GpuThreads => (Some(I64), &[I32, I64]),
+            RuntimeFn::GpuLaunchWork => (None, &[I32, I64, Ptr]),
+            RuntimeFn::GpuLaunchOne => (None, &[I32, Ptr]),
+            RuntimeFn::GpuSync => (None, &[]),
         }
     }
 

@@ -89,6 +89,26 @@ pub struct CompileArgs {
     /// microarchitecture level.
     #[arg(long, value_enum, default_value_t = CpuArg::Native)]
     pub cpu: CpuArg,
+    /// The NVIDIA GPU architecture PTX is generated for (`--target nvptx`):
+    /// sm_70 and newer.
+    #[arg(long, default_value = "sm_70", value_parser = parse_gpu)]
+    pub gpu: GpuArch,
+}
+
+/// `--gpu sm_XX`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GpuArch(pub u32);
+
+fn parse_gpu(text: &str) -> Result<GpuArch, String> {
+    let n = text
+        .strip_prefix("sm_")
+        .and_then(|n| n.parse::<u32>().ok())
+        .ok_or_else(|| format!("`{text}` is not a GPU architecture such as sm_70 or sm_80"))?;
+    if (70..=120).contains(&n) {
+        Ok(GpuArch(n))
+    } else {
+        Err(format!("`{text}`: arrc generates PTX for sm_70 to sm_120"))
+    }
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -155,6 +175,9 @@ pub enum TargetArg {
     X86_64,
     #[value(name = "nvptx")]
     NvPtx,
+    /// The nvptx kernels run on the CPU by the GPU emulator (testing).
+    #[value(name = "nvptx-emu")]
+    NvPtxEmu,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -197,6 +220,7 @@ impl CompileArgs {
                 target: match self.target {
                     TargetArg::X86_64 => Target::X86_64,
                     TargetArg::NvPtx => Target::NvPtx,
+                    TargetArg::NvPtxEmu => Target::NvPtxEmu,
                 },
                 count_traffic: false,
                 cpu: match self.cpu {
@@ -207,6 +231,7 @@ impl CompileArgs {
                     CpuArg::X86_64V4 => Cpu::Level(4),
                 },
                 fast_math: self.fast_math,
+                gpu_arch: self.gpu.0,
             },
             // For comparisons; read here, not inside the compiler.
             prefetch: std::env::var_os("ARRC_NO_PREFETCH").is_none(),

@@ -238,7 +238,13 @@ fn back_end(
         Goal::Executable(out) => {
             let object = session.step("object", || Ok(module.object()?))?;
             session.step("link", || {
-                Ok(codegen::link(loops, &options.codegen, &object, out)?)
+                Ok(codegen::link(
+                    loops,
+                    &options.codegen,
+                    &object,
+                    module.gpu_artifacts(),
+                    out,
+                )?)
             })?;
             Ok(Output::Done)
         }

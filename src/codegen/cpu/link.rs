@@ -77,7 +77,7 @@ pub(crate) fn link(
     check_cc(&output, "linking with `cc`")
 }
 
-fn check_cc(output: &std::process::Output, what: &str) -> Result<(), CodegenError> {
+pub(crate) fn check_cc(output: &std::process::Output, what: &str) -> Result<(), CodegenError> {
     if output.status.success() {
         Ok(())
     } else {
@@ -93,7 +93,7 @@ fn check_cc(output: &std::process::Output, what: &str) -> Result<(), CodegenErro
 /// object is kept in `$XDG_CACHE_HOME/arrc` (or `~/.cache/arrc`) under a
 /// hash of its source and the headers, written atomically; without a usable
 /// cache it is compiled into `dir` (where the headers are).
-fn runtime_object(
+pub(crate) fn runtime_object(
     dir: &Path,
     name: &str,
     text: &str,

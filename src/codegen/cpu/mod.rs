@@ -14,6 +14,7 @@ use super::backend::{Backend, Trap};
 use super::emit::{err, Frame, Gen, Res};
 use super::runtime::RuntimeFn;
 use super::{CodegenError, Cpu};
+use crate::core::ir::SrcLoc;
 use crate::loopy::ir::{LoopNest, MemSpace};
 use crate::loopy::par::Grain;
 use crate::loopy::Tuning;
@@ -61,27 +62,9 @@ impl Backend for CpuBackend {
         gen: &mut Gen<'ctx, '_>,
         trap: Trap,
         operands: &[IntValue<'ctx>],
-        loc: PointerValue<'ctx>,
+        loc: SrcLoc,
     ) -> Res<()> {
-        if operands.len() != trap.operands() {
-            return err(format!(
-                "{trap:?} reported with {} operands",
-                operands.len()
-            ));
-        }
-        let f = gen.runtime(match trap {
-            Trap::Bounds => RuntimeFn::FailBounds,
-            Trap::Slice => RuntimeFn::FailSlice,
-            Trap::SizeMismatch => RuntimeFn::FailSizeMismatch,
-            Trap::DivisionByZero => RuntimeFn::FailDivisionByZero,
-            Trap::Assert => RuntimeFn::FailAssert,
-            Trap::NegativeSize => RuntimeFn::FailNegativeSize,
-        });
-        let mut args: Vec<BasicMetadataValueEnum> = operands.iter().map(|v| (*v).into()).collect();
-        args.push(loc.into());
-        gen.builder.build_call(f, &args, "")?;
-        gen.builder.build_unreachable()?;
-        Ok(())
+        host_trap(gen, trap, operands, loc)
     }
 
     /// One memory for every space: the runtime's `arr_alloc`.
@@ -115,6 +98,36 @@ impl Backend for CpuBackend {
         }
         Ok(())
     }
+}
+
+/// Reports `trap` through the host runtime's `arr_fail_*` (see
+/// `Backend::trap`).
+pub(crate) fn host_trap<'ctx>(
+    gen: &mut Gen<'ctx, '_>,
+    trap: Trap,
+    operands: &[IntValue<'ctx>],
+    loc: SrcLoc,
+) -> Res<()> {
+    let loc = gen.loc_string(loc);
+    if operands.len() != trap.operands() {
+        return err(format!(
+            "{trap:?} reported with {} operands",
+            operands.len()
+        ));
+    }
+    let f = gen.runtime(match trap {
+        Trap::Bounds => RuntimeFn::FailBounds,
+        Trap::Slice => RuntimeFn::FailSlice,
+        Trap::SizeMismatch => RuntimeFn::FailSizeMismatch,
+        Trap::DivisionByZero => RuntimeFn::FailDivisionByZero,
+        Trap::Assert => RuntimeFn::FailAssert,
+        Trap::NegativeSize => RuntimeFn::FailNegativeSize,
+    });
+    let mut args: Vec<BasicMetadataValueEnum> = operands.iter().map(|v| (*v).into()).collect();
+    args.push(loc.into());
+    gen.builder.build_call(f, &args, "")?;
+    gen.builder.build_unreachable()?;
+    Ok(())
 }
 
 impl Cpu {
@@ -160,7 +173,7 @@ fn prefer_512_bit_vectors(context: &Context, module: &inkwell::module::Module) {
 }
 
 /// A target machine for x86-64 tuned for `cpu`.
-fn host_machine(opt_level: u8, cpu: Cpu) -> Result<TargetMachine, CodegenError> {
+pub(crate) fn host_machine(opt_level: u8, cpu: Cpu) -> Result<TargetMachine, CodegenError> {
     LlvmTarget::initialize_x86(&InitializationConfig::default());
     let triple = TargetMachine::get_default_triple();
     let target = LlvmTarget::from_triple(&triple)

@@ -35,6 +35,9 @@ impl<'ctx> Gen<'ctx, '_> {
             vals: HashMap::new(),
             in_parallel: None,
         };
+        let backend = self.backend;
+        backend.entry_start(self)?;
+        let mut device_params = Vec::new();
         let mut args = func.get_param_iter();
         let mut next = || {
             args.next()
@@ -55,6 +58,9 @@ impl<'ctx> Gen<'ctx, '_> {
                         fr.vals.insert(d.id, Val::Scalar(v.into(), ScalarType::I64));
                         shape.push(v);
                     }
+                    let bytes = self.array_bytes(elem, &shape)?;
+                    let ptr = backend.entry_param(self, ptr, bytes)?;
+                    device_params.push(ptr);
                     fr.vals.insert(p.var.id, Val::Array { ptr, elem, shape });
                 }
             }
@@ -67,9 +73,11 @@ impl<'ctx> Gen<'ctx, '_> {
                     let v = self.store_to_mem(v, t)?;
                     self.builder.build_store(out, v)?;
                 }
-                Val::Array { ptr, shape, .. } => {
+                Val::Array { ptr, shape, elem } => {
                     let data = next()?.into_pointer_value();
                     let dims = next()?.into_pointer_value();
+                    let bytes = self.array_bytes(elem, &shape)?;
+                    let ptr = backend.entry_result(self, ptr, bytes)?;
                     self.builder.build_store(data, ptr)?;
                     for (i, d) in shape.iter().enumerate() {
                         // Safety: the glue passes an `int64_t[ARR_MAX_RANK]`.
@@ -86,7 +94,19 @@ impl<'ctx> Gen<'ctx, '_> {
                 }
             }
         }
+        backend.entry_end(self, &device_params)?;
         self.builder.build_return(None)?;
         Ok(())
+    }
+
+    /// The bytes of an array of `elem` of `shape`.
+    pub(crate) fn array_bytes(
+        &self,
+        elem: ScalarType,
+        shape: &[inkwell::values::IntValue<'ctx>],
+    ) -> Res<inkwell::values::IntValue<'ctx>> {
+        let count = self.product(shape)?;
+        let size = self.const_i64(elem.bytes() as i64);
+        Ok(self.builder.build_int_mul(count, size, "")?)
     }
 }

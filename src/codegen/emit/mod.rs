@@ -91,7 +91,7 @@ pub(crate) struct Gen<'ctx, 'p> {
     pub(crate) module: Module<'ctx>,
     pub(crate) builder: Builder<'ctx>,
     /// What the target does its own way.
-    backend: &'p dyn Backend,
+    pub(crate) backend: &'p dyn Backend,
     files: &'p [String],
     locs: HashMap<SrcLoc, PointerValue<'ctx>>,
     /// Name prefix of the entry being generated and its count of nests.
@@ -108,6 +108,8 @@ pub(crate) struct Gen<'ctx, 'p> {
     /// The compare-and-swap update of an atomic bin that is open (see
     /// `atomic`).
     pub(crate) cas: Option<Cas<'ctx>>,
+    /// A GPU target's device module and kernels (`codegen::gpu`).
+    pub(crate) device: Option<crate::codegen::gpu::Device<'ctx>>,
 }
 
 /// How the statements being generated are emitted: the default outside loop
@@ -142,7 +144,8 @@ pub(crate) fn build<'ctx>(
     backend: &dyn Backend,
     count_traffic: bool,
     fast_math: bool,
-) -> Res<Module<'ctx>> {
+    device: Option<crate::codegen::gpu::Device<'ctx>>,
+) -> Res<(Module<'ctx>, Option<crate::codegen::gpu::Device<'ctx>>)> {
     let mut gen = Gen {
         ctx,
         module: ctx.create_module("arr"),
@@ -157,6 +160,7 @@ pub(crate) fn build<'ctx>(
         traffic_scalars: HashSet::new(),
         mode: Mode::default(),
         cas: None,
+        device,
     };
     for (k, f) in program.functions.iter().enumerate() {
         gen.entry(k, f)?;
@@ -164,7 +168,7 @@ pub(crate) fn build<'ctx>(
     gen.module
         .verify()
         .map_err(|e| CodegenError::Internal(format!("invalid LLVM module: {e}")))?;
-    Ok(gen.module)
+    Ok((gen.module, gen.device))
 }
 
 /// `--fast-math` on one of the program's own float operations: LLVM may
@@ -304,17 +308,22 @@ impl<'ctx> Gen<'ctx, '_> {
         })
     }
 
-    /// The private C string "FILE:LINE:COL" for `loc`.
-    fn loc_string(&mut self, loc: SrcLoc) -> PointerValue<'ctx> {
-        if let Some(p) = self.locs.get(&loc) {
-            return *p;
-        }
+    /// "FILE:LINE:COL" for `loc`, as run-time errors print it.
+    pub(crate) fn loc_text(&self, loc: SrcLoc) -> String {
         let file = self
             .files
             .get(loc.file as usize)
             .map(String::as_str)
             .unwrap_or("<unknown>");
-        let text = format!("{file}:{}:{}", loc.line, loc.col);
+        format!("{file}:{}:{}", loc.line, loc.col)
+    }
+
+    /// The private C string "FILE:LINE:COL" for `loc`.
+    pub(crate) fn loc_string(&mut self, loc: SrcLoc) -> PointerValue<'ctx> {
+        if let Some(p) = self.locs.get(&loc) {
+            return *p;
+        }
+        let text = self.loc_text(loc);
         let init = self.ctx.const_string(text.as_bytes(), true);
         let global =
             self.module
@@ -342,7 +351,6 @@ impl<'ctx> Gen<'ctx, '_> {
         let cont = self.ctx.append_basic_block(fr.func, "ok");
         self.builder.build_conditional_branch(cond, fail, cont)?;
         self.builder.position_at_end(fail);
-        let loc = self.loc_string(loc);
         let backend = self.backend;
         backend.trap(self, trap, operands, loc)?;
         self.builder.position_at_end(cont);

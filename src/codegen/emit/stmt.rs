@@ -69,7 +69,12 @@ impl<'ctx> Gen<'ctx, '_> {
                 let check = check.filter(|_| !self.mode.unchecked.contains(&var.id));
                 let index = self.checked_index(fr, &shape, index, check)?;
                 let p = self.offset_ptr(ptr, elem, &shape, &index)?;
-                let v = self.builder.build_load(self.mem_type(elem), p, "")?;
+                let v = if self.mode.nest_depth == 0 {
+                    let backend = self.backend;
+                    backend.host_load(self, fr, self.mem_type(elem), p)?
+                } else {
+                    self.builder.build_load(self.mem_type(elem), p, "")?
+                };
                 self.count_one(Counter::Reads)?;
                 let v = self.load_from_mem(v, elem)?;
                 fr.vals.insert(var.id, Val::Scalar(v, elem));
@@ -103,7 +108,12 @@ impl<'ctx> Gen<'ctx, '_> {
                 let p = self.offset_ptr(ptr, elem, &shape, &index)?;
                 let (v, t) = self.scalar(fr, value)?;
                 let v = self.store_to_mem(v, t)?;
-                self.builder.build_store(p, v)?;
+                if self.mode.nest_depth == 0 {
+                    let backend = self.backend;
+                    backend.host_store(self, fr, p, v)?;
+                } else {
+                    self.builder.build_store(p, v)?;
+                }
                 self.count_one(Counter::Writes)?;
             }
             Stmt::Copy { array, index, src } => {
@@ -114,7 +124,12 @@ impl<'ctx> Gen<'ctx, '_> {
                 let count = self.product(&src_shape)?;
                 let size = self.const_i64(elem.bytes() as i64);
                 let bytes = self.builder.build_int_mul(count, size, "")?;
-                self.builder.build_memmove(dst, 1, src, 1, bytes)?;
+                if self.mode.nest_depth == 0 {
+                    let backend = self.backend;
+                    backend.host_copy(self, dst, src, bytes)?;
+                } else {
+                    self.builder.build_memmove(dst, 1, src, 1, bytes)?;
+                }
                 self.count(Counter::Reads, count)?;
                 self.count(Counter::Writes, count)?;
             }

@@ -139,6 +139,12 @@ arr_gpu_config arr_gpu_plan(int kernel, int64_t work, uint32_t shared_per_block,
  * parameters after `err` and `seq` (`args[i]` points to parameter i).
  * Asynchronous on a GPU: errors appear at the next copy out or sync. */
 void arr_gpu_launch(int kernel, const arr_gpu_config *config, void **args);
+/* For generated host code, which passes only integers and pointers:
+ * the number of threads (grid times block) arr_gpu_plan(kernel, work, 0, 0)
+ * gives, a launch with that plan, and a launch of one thread. */
+int64_t arr_gpu_threads(int kernel, int64_t work);
+void arr_gpu_launch_work(int kernel, int64_t work, void **args);
+void arr_gpu_launch_one(int kernel, void **args);
 /* Waits for every launch; prints the first error in sequential order and
  * exits 1 if one failed. Host code calls it before reporting an error of
  * its own (a kernel launched before it may have failed first) and at the

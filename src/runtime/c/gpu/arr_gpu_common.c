@@ -179,3 +179,18 @@ arr_gpu_config arr_gpu_plan(int kernel, int64_t work, uint32_t shared_per_block,
     c.shared_bytes = (uint32_t)shared;
     return c;
 }
+
+int64_t arr_gpu_threads(int kernel, int64_t work) {
+    arr_gpu_config c = arr_gpu_plan(kernel, work, 0, 0);
+    return (int64_t)c.grid.x * c.grid.y * c.grid.z * c.block.x * c.block.y * c.block.z;
+}
+
+void arr_gpu_launch_work(int kernel, int64_t work, void **args) {
+    arr_gpu_config c = arr_gpu_plan(kernel, work, 0, 0);
+    arr_gpu_launch(kernel, &c, args);
+}
+
+void arr_gpu_launch_one(int kernel, void **args) {
+    arr_gpu_config c = {{1, 1, 1}, {1, 1, 1}, 0};
+    arr_gpu_launch(kernel, &c, args);
+}

@@ -1,0 +1,722 @@
+//! Kernels per nest, and their launch from host code.
+//!
+//! A nest that host code reaches becomes one kernel, or two, by its
+//! `Parallelism` (docs/gpu.md, "Kernels"):
+//!
+//! - map and scatter, and histograms whose every update is one atomic
+//!   operation: a grid-stride loop, one iteration per thread at a time;
+//! - reduce (scalar accumulators): each thread folds a contiguous slice
+//!   of the iterations from the neutral element and writes its partial
+//!   result; a second, one-thread kernel combines the partial results in
+//!   thread order with the operator, so non-commutative operators keep
+//!   their order;
+//! - everything else (scans, filters and partitions, histograms without
+//!   atomic updates, reductions of arrays): one thread runs the nest in
+//!   sequential order. Correct, not fast (docs/gpu.md, "What remains").
+//!
+//! Inside a kernel, a nest of an iteration runs sequentially in that
+//! iteration's thread (`sequential_nest`). A kernel's parameters after
+//! `err` and `seq` are its width, the device buffer its carried values'
+//! final values go to (one 8-byte cell a field), the buffer of per-thread
+//! partial results, the nest's free variables and the carried values'
+//! initial values. A check that fails records the error with the current
+//! iteration as its key and ends the thread.
+
+use super::device::nounwind;
+use crate::codegen::emit::{val_type, Frame, Gen, Mode, Res, Val};
+use crate::codegen::runtime::RuntimeFn;
+use crate::codegen::CodegenError;
+use crate::core::ir::{Atom, Type, VarId};
+use crate::loopy::ir::{Carried, LoopNest, ParPlan, Parallelism};
+use crate::types::ScalarType;
+use inkwell::types::BasicTypeEnum;
+use inkwell::values::{BasicValueEnum, FunctionValue, IntValue, PointerValue};
+use inkwell::IntPredicate;
+use std::collections::HashMap;
+
+/// How a launched nest's iterations are spread over threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Form {
+    GridStride,
+    Partials,
+    Single,
+}
+
+/// The parameters of a nest's kernels after `err` and `seq`, as values in
+/// host code and types at the kernel ABI (`bool` as `i8`).
+struct Params<'ctx> {
+    free: Vec<(VarId, Val<'ctx>)>,
+    /// Field values: width, out, partials, free variables, initial values.
+    values: Vec<BasicValueEnum<'ctx>>,
+    types: Vec<BasicTypeEnum<'ctx>>,
+    /// Carried values' types, in `LoopNest::carried` order.
+    carried: Vec<Type>,
+}
+
+const WIDTH: usize = 0;
+const OUT: usize = 1;
+const PARTIALS: usize = 2;
+const FIXED: usize = 3;
+
+impl<'ctx> Gen<'ctx, '_> {
+    fn form(&self, nest: &LoopNest) -> Form {
+        let scalar_carried = nest.carried().all(|c| matches!(c.var.ty, Type::Scalar(_)));
+        match nest.par {
+            Parallelism::Map | Parallelism::Scatter => Form::GridStride,
+            Parallelism::Reduce if scalar_carried => Form::Partials,
+            _ => Form::Single,
+        }
+    }
+
+    /// A nest host code reaches: its kernels, launched.
+    pub(crate) fn launch_nest(&mut self, fr: &mut Frame<'ctx>, nest: &LoopNest) -> Res<()> {
+        let form = match nest.par {
+            Parallelism::Hist => {
+                // Atomic updates on bins of 4 or 8 bytes, the widths every
+                // GPU has atomics of; otherwise one thread.
+                let atomic = matches!(
+                    nest.plan.as_ref().map(|p| &p.strategy),
+                    Some(ParPlan::Hist { atomic: true, .. })
+                );
+                let mut wide = true;
+                for h in &nest.hists {
+                    for b in &h.bins {
+                        match self.val(fr, &Atom::Var(*b))? {
+                            Val::Array { elem, shape, .. } => {
+                                wide &= shape.len() == 1 && elem.bytes() >= 4 && elem != ScalarType::Bool
+                            }
+                            Val::Scalar(..) => wide = false,
+                        }
+                    }
+                }
+                if atomic && wide {
+                    Form::GridStride
+                } else {
+                    Form::Single
+                }
+            }
+            _ => self.form(nest),
+        };
+        let name = format!(
+            "{}_k{}_{}",
+            self.prefix,
+            self.nests,
+            nest.origin.describe("")
+        );
+        self.nests += 1;
+        let params = self.params(fr, nest)?;
+        let fields: usize = params
+            .carried
+            .iter()
+            .map(|t| self.field_types(*t).len())
+            .sum();
+        let width = params.values[WIDTH].into_int_value();
+
+        // Host side: the result buffer and, for partials, one per thread.
+        let alloc = self.runtime(RuntimeFn::GpuAlloc);
+        let cells = self.const_i64((fields.max(1) * 8) as i64);
+        let out = self.call_int(alloc, &[cells.into()])?;
+        let mut values = params.values.clone();
+        values[OUT] = self.builder.build_int_to_ptr(out, self.ptr(), "")?.into();
+
+        let atomic_bins: Vec<VarId> = if nest.par == Parallelism::Hist && form == Form::GridStride {
+            nest.hists.iter().flat_map(|h| h.bins.iter().copied()).collect()
+        } else {
+            Vec::new()
+        };
+        let main = self.kernel(&name, &params, atomic_bins, |gen, kfr, kp| match form {
+            Form::GridStride => gen.grid_stride_body(kfr, nest, kp),
+            Form::Partials => gen.partials_body(kfr, nest, kp),
+            Form::Single => gen.single_body(kfr, nest, kp),
+        })?;
+        let mut partials = None;
+        match form {
+            Form::GridStride | Form::Single => {
+                self.launch(main, form == Form::Single, width, &params.types, &values, fr)?
+            }
+            Form::Partials => {
+                let threads_fn = self.runtime(RuntimeFn::GpuThreads);
+                let k = self.ctx.i32_type().const_int(main as u64, false);
+                let threads = self.call_int(threads_fn, &[k.into(), width.into()])?;
+                let cell = self.const_i64((fields.max(1) * 8) as i64);
+                let bytes = self.builder.build_int_mul(threads, cell, "")?;
+                let p = self.call_int(alloc, &[bytes.into()])?;
+                partials = Some(p);
+                values[PARTIALS] = self.builder.build_int_to_ptr(p, self.ptr(), "")?.into();
+                self.launch(main, false, width, &params.types, &values, fr)?;
+                let combine = self.kernel(
+                    &format!("{name}_combine"),
+                    &params,
+                    Vec::new(),
+                    |gen, kfr, kp| gen.combine_body(kfr, nest, kp),
+                )?;
+                let mut cvalues = values.clone();
+                cvalues[WIDTH] = threads.into();
+                self.launch(combine, true, threads, &params.types, &cvalues, fr)?;
+            }
+        }
+        let free = self.runtime(RuntimeFn::GpuFree);
+        if let Some(p) = partials {
+            self.builder.build_call(free, &[p.into()], "")?;
+        }
+        if fields > 0 {
+            // Final carried values: reductions' results, compaction counts.
+            let slot_ty = self.i64().array_type(fields as u32);
+            let slot = self.entry_alloca(fr.func, slot_ty.into())?;
+            let copy_out = self.runtime(RuntimeFn::GpuCopyOut);
+            let bytes = self.const_i64((fields * 8) as i64);
+            self.builder
+                .build_call(copy_out, &[slot.into(), out.into(), bytes.into()], "")?;
+            let finals = self.load_cells(slot, &params.carried)?;
+            self.bind_finals(fr, nest, finals)?;
+        }
+        self.builder.build_call(free, &[out.into()], "")?;
+        Ok(())
+    }
+
+    /// Launches kernel `kernel` over `width` items (or one thread).
+    fn launch(
+        &mut self,
+        kernel: usize,
+        single: bool,
+        width: IntValue<'ctx>,
+        types: &[BasicTypeEnum<'ctx>],
+        values: &[BasicValueEnum<'ctx>],
+        fr: &Frame<'ctx>,
+    ) -> Res<()> {
+        let n = values.len();
+        let array_ty = self.ptr().array_type(n.max(1) as u32);
+        let args = self.entry_alloca(fr.func, array_ty.into())?;
+        for (k, (v, ty)) in values.iter().zip(types).enumerate() {
+            let slot = self.entry_alloca(fr.func, *ty)?;
+            let v = self.to_abi(*v, *ty)?;
+            self.builder.build_store(slot, v)?;
+            // Safety: `k` is below the array's length.
+            let at = unsafe {
+                self.builder.build_in_bounds_gep(
+                    array_ty,
+                    args,
+                    &[self.const_i64(0), self.const_i64(k as i64)],
+                    "",
+                )?
+            };
+            self.builder.build_store(at, slot)?;
+        }
+        let k = self.ctx.i32_type().const_int(kernel as u64, false);
+        if single {
+            let f = self.runtime(RuntimeFn::GpuLaunchOne);
+            self.builder.build_call(f, &[k.into(), args.into()], "")?;
+        } else {
+            let f = self.runtime(RuntimeFn::GpuLaunchWork);
+            self.builder
+                .build_call(f, &[k.into(), width.into(), args.into()], "")?;
+        }
+        Ok(())
+    }
+
+    /// `bool` (`i1`) as `i8` where the kernel ABI has it.
+    fn to_abi(&self, v: BasicValueEnum<'ctx>, ty: BasicTypeEnum<'ctx>) -> Res<BasicValueEnum<'ctx>> {
+        match (v, ty) {
+            (BasicValueEnum::IntValue(i), BasicTypeEnum::IntType(t))
+                if i.get_type().get_bit_width() == 1 && t.get_bit_width() == 8 =>
+            {
+                Ok(self.builder.build_int_z_extend(i, t, "")?.into())
+            }
+            _ => Ok(v),
+        }
+    }
+
+    fn from_abi(&self, v: BasicValueEnum<'ctx>, ty: BasicTypeEnum<'ctx>) -> Res<BasicValueEnum<'ctx>> {
+        match (v, ty) {
+            (BasicValueEnum::IntValue(i), BasicTypeEnum::IntType(t))
+                if t.get_bit_width() == 1 && i.get_type().get_bit_width() != 1 =>
+            {
+                let zero = i.get_type().const_zero();
+                Ok(self
+                    .builder
+                    .build_int_compare(IntPredicate::NE, i, zero, "")?
+                    .into())
+            }
+            _ => Ok(v),
+        }
+    }
+
+    fn abi_type(&self, ty: BasicTypeEnum<'ctx>) -> BasicTypeEnum<'ctx> {
+        match ty {
+            BasicTypeEnum::IntType(t) if t.get_bit_width() == 1 => self.ctx.i8_type().into(),
+            t => t,
+        }
+    }
+
+    fn params(&self, fr: &Frame<'ctx>, nest: &LoopNest) -> Res<Params<'ctx>> {
+        let free: Vec<(VarId, Val<'ctx>)> = nest
+            .free_vars()
+            .into_iter()
+            .map(|v| Ok((v, self.val(fr, &Atom::Var(v))?)))
+            .collect::<Res<_>>()?;
+        let null = self.ptr().const_null();
+        let mut values: Vec<BasicValueEnum<'ctx>> =
+            vec![self.int(fr, &nest.width)?.into(), null.into(), null.into()];
+        for (_, val) in &free {
+            values.extend(self.fields(val));
+        }
+        let mut carried = Vec::new();
+        for c in nest.carried() {
+            let init = self.val(fr, &c.init)?;
+            values.extend(self.fields(&init));
+            carried.push(c.var.ty);
+        }
+        let types = values.iter().map(|v| self.abi_type(v.get_type())).collect();
+        Ok(Params {
+            free,
+            values,
+            types,
+            carried,
+        })
+    }
+
+    /// A kernel `name` over `params`, its body generated by `body` in a
+    /// frame holding the free variables, with the parameter values (ABI
+    /// conversions undone). Returns its index.
+    fn kernel(
+        &mut self,
+        name: &str,
+        params: &Params<'ctx>,
+        atomic_bins: Vec<VarId>,
+        body: impl FnOnce(&mut Self, &mut Frame<'ctx>, &[BasicValueEnum<'ctx>]) -> Res<()>,
+    ) -> Res<usize> {
+        let caller = self.current_block()?;
+        self.swap_modules()?;
+        let result = self.kernel_in_device(name, params, atomic_bins, body);
+        self.swap_modules()?;
+        self.builder.position_at_end(caller);
+        let f = result?;
+        let device = self
+            .device
+            .as_mut()
+            .ok_or_else(|| CodegenError::Internal("a kernel without a device".into()))?;
+        device.current = None;
+        device.kernels.push((name.to_string(), params.types.len()));
+        let _ = f;
+        Ok(device.kernels.len() - 1)
+    }
+
+    fn swap_modules(&mut self) -> Res<()> {
+        let device = self
+            .device
+            .as_mut()
+            .ok_or_else(|| CodegenError::Internal("GPU code without a device module".into()))?;
+        std::mem::swap(&mut self.module, &mut device.module);
+        Ok(())
+    }
+
+    fn kernel_in_device(
+        &mut self,
+        name: &str,
+        params: &Params<'ctx>,
+        atomic_bins: Vec<VarId>,
+        body: impl FnOnce(&mut Self, &mut Frame<'ctx>, &[BasicValueEnum<'ctx>]) -> Res<()>,
+    ) -> Res<FunctionValue<'ctx>> {
+        let emulated = self.emulated()?;
+        let mut all: Vec<BasicTypeEnum<'ctx>> = vec![self.ptr().into(), self.i64().into()];
+        all.extend(params.types.iter().copied());
+        let meta: Vec<_> = all.iter().map(|t| (*t).into()).collect();
+        let fn_ty = self.ctx.void_type().fn_type(&meta, false);
+        let (symbol, linkage) = if emulated {
+            (format!("{name}.body"), Some(inkwell::module::Linkage::Internal))
+        } else {
+            (name.to_string(), None)
+        };
+        let func = self.module.add_function(&symbol, fn_ty, linkage);
+        nounwind(self.ctx, func);
+        let entry = self.ctx.append_basic_block(func, "entry");
+        self.builder.position_at_end(entry);
+        let key = self.builder.build_alloca(self.i64(), "key")?;
+        self.builder.build_store(key, self.const_i64(0))?;
+        let param = |k: u32| {
+            func.get_nth_param(k)
+                .ok_or_else(|| CodegenError::Internal("kernel without its parameters".into()))
+        };
+        let state = super::device::KernelState {
+            err: param(0)?.into_pointer_value(),
+            seq: param(1)?.into_int_value(),
+            key,
+        };
+        if let Some(d) = self.device.as_mut() {
+            d.current = Some(state);
+        }
+        let mut values = Vec::new();
+        for (k, (ty, host)) in params.types.iter().zip(&params.values).enumerate() {
+            let v = param(k as u32 + 2)?;
+            values.push(self.from_abi(v, host.get_type())?);
+            let _ = ty;
+        }
+        let mut frame = Frame {
+            func,
+            vals: HashMap::new(),
+            in_parallel: None,
+        };
+        let mut at = FIXED;
+        for (v, val) in &params.free {
+            let ty = val_type(val);
+            let n = self.field_types(ty).len();
+            let fields = values.get(at..at + n).ok_or_else(|| {
+                CodegenError::Internal("kernel parameters do not fit the nest".into())
+            })?;
+            frame.vals.insert(*v, self.val_of_fields(ty, fields)?);
+            at += n;
+        }
+        let mode = Mode {
+            nest_depth: 1,
+            atomic_bins,
+            ..Mode::default()
+        };
+        self.with_mode(mode, |gen| body(gen, &mut frame, &values))?;
+        self.builder.build_return(None)?;
+        self.mark_kernel(func, name, &all[2..])?;
+        Ok(func)
+    }
+
+    /// The carried values' initial values among a kernel's parameters.
+    fn inits(&self, nest: &LoopNest, kp: &[BasicValueEnum<'ctx>]) -> Res<Vec<Vec<BasicValueEnum<'ctx>>>> {
+        let carried: Vec<&Carried> = nest.carried().collect();
+        let total: usize = carried.iter().map(|c| self.field_types(c.var.ty).len()).sum();
+        let mut at = kp.len().checked_sub(total).ok_or_else(|| {
+            CodegenError::Internal("kernel parameters without the initial values".into())
+        })?;
+        let mut out = Vec::new();
+        for c in carried {
+            let n = self.field_types(c.var.ty).len();
+            out.push(kp[at..at + n].to_vec());
+            at += n;
+        }
+        Ok(out)
+    }
+
+    fn key_slot(&self) -> Res<PointerValue<'ctx>> {
+        self.device
+            .as_ref()
+            .and_then(|d| d.current)
+            .map(|k| k.key)
+            .ok_or_else(|| CodegenError::Internal("no kernel is being generated".into()))
+    }
+
+    /// A loop `for i in lo..hi step` in `fr`'s function: `each` generates
+    /// an iteration with `i` (the builder is left after the loop).
+    fn kernel_loop(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        lo: IntValue<'ctx>,
+        hi: IntValue<'ctx>,
+        step: IntValue<'ctx>,
+        each: &mut dyn FnMut(&mut Self, &mut Frame<'ctx>, IntValue<'ctx>) -> Res<()>,
+    ) -> Res<()> {
+        let slot = self.entry_alloca(fr.func, self.i64().into())?;
+        self.builder.build_store(slot, lo)?;
+        let header = self.ctx.append_basic_block(fr.func, "k.loop");
+        let body = self.ctx.append_basic_block(fr.func, "k.body");
+        let exit = self.ctx.append_basic_block(fr.func, "k.exit");
+        self.builder.build_unconditional_branch(header)?;
+        self.builder.position_at_end(header);
+        let i = self.builder.build_load(self.i64(), slot, "i")?.into_int_value();
+        let more = self.builder.build_int_compare(IntPredicate::SLT, i, hi, "")?;
+        self.builder.build_conditional_branch(more, body, exit)?;
+        self.builder.position_at_end(body);
+        each(self, fr, i)?;
+        let next = self.builder.build_int_add(i, step, "")?;
+        self.builder.build_store(slot, next)?;
+        self.builder.build_unconditional_branch(header)?;
+        self.builder.position_at_end(exit);
+        Ok(())
+    }
+
+    fn thread_range(&self) -> Res<(IntValue<'ctx>, IntValue<'ctx>)> {
+        let tid = self.sreg("tid.x")?;
+        let ntid = self.sreg("ntid.x")?;
+        let ctaid = self.sreg("ctaid.x")?;
+        let nctaid = self.sreg("nctaid.x")?;
+        let base = self.builder.build_int_mul(ctaid, ntid, "")?;
+        let gid = self.builder.build_int_add(base, tid, "gid")?;
+        let threads = self.builder.build_int_mul(nctaid, ntid, "threads")?;
+        Ok((gid, threads))
+    }
+
+    /// One iteration of `nest` at `i` with no carried values.
+    fn iteration(&mut self, fr: &mut Frame<'ctx>, nest: &LoopNest, i: IntValue<'ctx>) -> Res<()> {
+        let key = self.key_slot()?;
+        self.builder.build_store(key, i)?;
+        fr.vals
+            .insert(nest.index.id, Val::Scalar(i.into(), ScalarType::I64));
+        self.block(fr, &nest.body)
+    }
+
+    fn grid_stride_body(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        kp: &[BasicValueEnum<'ctx>],
+    ) -> Res<()> {
+        let width = kp[WIDTH].into_int_value();
+        let (gid, threads) = self.thread_range()?;
+        self.kernel_loop(fr, gid, width, threads, &mut |gen, fr, i| {
+            gen.iteration(fr, nest, i)
+        })
+    }
+
+    /// The nest's carried values in slots, from `inits`; returns the slots.
+    fn carried_slots(
+        &mut self,
+        fr: &Frame<'ctx>,
+        inits: &[Vec<BasicValueEnum<'ctx>>],
+    ) -> Res<Vec<Vec<(PointerValue<'ctx>, BasicTypeEnum<'ctx>)>>> {
+        let mut slots = Vec::new();
+        for fields in inits {
+            let mut ps = Vec::new();
+            for v in fields {
+                let slot = self.entry_alloca(fr.func, v.get_type())?;
+                self.builder.build_store(slot, *v)?;
+                ps.push((slot, v.get_type()));
+            }
+            slots.push(ps);
+        }
+        Ok(slots)
+    }
+
+    /// Iterations `lo..hi` of `nest` in sequential order with its carried
+    /// values in `slots` (bound before each iteration, set from `next`
+    /// after it); `set_key` makes each iteration the error key.
+    fn carried_loop(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        slots: &[Vec<(PointerValue<'ctx>, BasicTypeEnum<'ctx>)>],
+        lo: IntValue<'ctx>,
+        hi: IntValue<'ctx>,
+        set_key: bool,
+    ) -> Res<()> {
+        let carried: Vec<&Carried> = nest.carried().collect();
+        let one = self.const_i64(1);
+        self.kernel_loop(fr, lo, hi, one, &mut |gen, fr, i| {
+            if set_key {
+                let key = gen.key_slot()?;
+                gen.builder.build_store(key, i)?;
+            }
+            fr.vals
+                .insert(nest.index.id, Val::Scalar(i.into(), ScalarType::I64));
+            for (c, ps) in carried.iter().zip(slots) {
+                let mut loaded = Vec::new();
+                for (slot, ty) in ps {
+                    loaded.push(gen.builder.build_load(*ty, *slot, "")?);
+                }
+                let v = gen.val_of_fields(c.var.ty, &loaded)?;
+                fr.vals.insert(c.var.id, v);
+            }
+            gen.block(fr, &nest.body)?;
+            let mut nexts = Vec::new();
+            for c in &carried {
+                nexts.push(gen.fields(&gen.val(fr, &c.next)?));
+            }
+            for (vals, ps) in nexts.iter().zip(slots) {
+                for (v, (slot, _)) in vals.iter().zip(ps) {
+                    gen.builder.build_store(*slot, *v)?;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    fn load_slots(
+        &self,
+        nest: &LoopNest,
+        slots: &[Vec<(PointerValue<'ctx>, BasicTypeEnum<'ctx>)>],
+    ) -> Res<Vec<Val<'ctx>>> {
+        let mut out = Vec::new();
+        for (c, ps) in nest.carried().zip(slots) {
+            let mut loaded = Vec::new();
+            for (slot, ty) in ps {
+                loaded.push(self.builder.build_load(*ty, *slot, "")?);
+            }
+            out.push(self.val_of_fields(c.var.ty, &loaded)?);
+        }
+        Ok(out)
+    }
+
+    /// Binds the results of reductions and compactions from the final
+    /// carried values (in `LoopNest::carried` order).
+    fn bind_finals(&self, fr: &mut Frame<'ctx>, nest: &LoopNest, finals: Vec<Val<'ctx>>) -> Res<()> {
+        let mut finals = finals.into_iter();
+        let missing = || CodegenError::Internal("a nest without its carried values".into());
+        for r in &nest.reductions {
+            for v in &r.results {
+                fr.vals.insert(v.id, finals.next().ok_or_else(missing)?);
+            }
+        }
+        let scans: usize = nest.scans.iter().map(|s| s.carried.len()).sum();
+        let mut finals = finals.skip(scans);
+        for c in &nest.compactions {
+            fr.vals
+                .insert(c.result.id, finals.next().ok_or_else(missing)?);
+        }
+        Ok(())
+    }
+
+    /// A nest run by one thread, in sequential order: inside a kernel's
+    /// iteration (`set_key` false: the enclosing iteration is the key), or
+    /// a whole launched nest.
+    pub(crate) fn sequential_nest(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        set_key: bool,
+    ) -> Res<()> {
+        let mut inits = Vec::new();
+        for c in nest.carried() {
+            inits.push(self.fields(&self.val(fr, &c.init)?));
+        }
+        let slots = self.carried_slots(fr, &inits)?;
+        let width = self.int(fr, &nest.width)?;
+        let zero = self.const_i64(0);
+        self.carried_loop(fr, nest, &slots, zero, width, set_key)?;
+        let finals = self.load_slots(nest, &slots)?;
+        self.bind_finals(fr, nest, finals)
+    }
+
+    fn single_body(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        kp: &[BasicValueEnum<'ctx>],
+    ) -> Res<()> {
+        let inits = self.inits(nest, kp)?;
+        let slots = self.carried_slots(fr, &inits)?;
+        let zero = self.const_i64(0);
+        let width = kp[WIDTH].into_int_value();
+        self.carried_loop(fr, nest, &slots, zero, width, true)?;
+        let finals = self.load_slots(nest, &slots)?;
+        let out = kp[OUT].into_pointer_value();
+        self.store_cells(out, zero, &finals)
+    }
+
+    fn partials_body(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        kp: &[BasicValueEnum<'ctx>],
+    ) -> Res<()> {
+        let inits = self.inits(nest, kp)?;
+        let slots = self.carried_slots(fr, &inits)?;
+        let width = kp[WIDTH].into_int_value();
+        let (gid, threads) = self.thread_range()?;
+        let one = self.const_i64(1);
+        let up = self.builder.build_int_add(width, threads, "")?;
+        let up = self.builder.build_int_sub(up, one, "")?;
+        let chunk = self.builder.build_int_signed_div(up, threads, "chunk")?;
+        let lo = self.builder.build_int_mul(gid, chunk, "")?;
+        let lo = self.min(lo, width)?;
+        let hi = self.builder.build_int_add(lo, chunk, "")?;
+        let hi = self.min(hi, width)?;
+        self.carried_loop(fr, nest, &slots, lo, hi, true)?;
+        let finals = self.load_slots(nest, &slots)?;
+        let fields: usize = finals.iter().map(|v| self.fields(v).len()).sum();
+        let cell = self.builder.build_int_mul(gid, self.const_i64(fields as i64), "")?;
+        self.store_cells(kp[PARTIALS].into_pointer_value(), cell, &finals)
+    }
+
+    /// One thread: the partial results in thread order, combined with
+    /// each reduction's operator.
+    fn combine_body(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        kp: &[BasicValueEnum<'ctx>],
+    ) -> Res<()> {
+        let types: Vec<Type> = nest.carried().map(|c| c.var.ty).collect();
+        let fields: usize = types.iter().map(|t| self.field_types(*t).len()).sum();
+        let threads = kp[WIDTH].into_int_value();
+        let partials = kp[PARTIALS].into_pointer_value();
+        let key = self.key_slot()?;
+        self.builder.build_store(key, threads)?;
+        let zero = self.const_i64(0);
+        let first = self.read_cells(partials, zero, &types)?;
+        let init: Vec<Vec<BasicValueEnum<'ctx>>> = first.iter().map(|v| self.fields(v)).collect();
+        let slots = self.carried_slots(fr, &init)?;
+        let one = self.const_i64(1);
+        let per = self.const_i64(fields as i64);
+        self.kernel_loop(fr, one, threads, one, &mut |gen, fr, j| {
+            let at = gen.builder.build_int_mul(j, per, "")?;
+            let other = gen.read_cells(partials, at, &types)?;
+            let acc = gen.load_slots(nest, &slots)?;
+            let mut k = 0;
+            for r in &nest.reductions {
+                let n = r.carried.len();
+                let (left, right) = r.op.params.split_at(n);
+                for (p, v) in left.iter().zip(&acc[k..k + n]) {
+                    fr.vals.insert(p.id, v.clone());
+                }
+                for (p, v) in right.iter().zip(&other[k..k + n]) {
+                    fr.vals.insert(p.id, v.clone());
+                }
+                gen.block(fr, &r.op.body)?;
+                for (res, ps) in r.op.results.iter().zip(&slots[k..k + n]) {
+                    let v = gen.val(fr, res)?;
+                    for (f, (slot, _)) in gen.fields(&v).iter().zip(ps) {
+                        gen.builder.build_store(*slot, *f)?;
+                    }
+                }
+                k += n;
+            }
+            Ok(())
+        })?;
+        let finals = self.load_slots(nest, &slots)?;
+        self.store_cells(kp[OUT].into_pointer_value(), zero, &finals)
+    }
+
+    fn min(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Res<IntValue<'ctx>> {
+        let lt = self.builder.build_int_compare(IntPredicate::SLT, a, b, "")?;
+        Ok(self.builder.build_select(lt, a, b, "")?.into_int_value())
+    }
+
+    fn cell_ptr(&self, base: PointerValue<'ctx>, k: IntValue<'ctx>) -> Res<PointerValue<'ctx>> {
+        // Safety: the buffers have a cell per field (and per thread).
+        Ok(unsafe { self.builder.build_in_bounds_gep(self.i64(), base, &[k], "")? })
+    }
+
+    /// Stores the fields of `vals` in consecutive 8-byte cells from cell
+    /// `first` (`bool` as a byte).
+    fn store_cells(&self, base: PointerValue<'ctx>, first: IntValue<'ctx>, vals: &[Val<'ctx>]) -> Res<()> {
+        let mut k = 0i64;
+        for v in vals {
+            for f in self.fields(v) {
+                let at = self.builder.build_int_add(first, self.const_i64(k), "")?;
+                let p = self.cell_ptr(base, at)?;
+                let f = self.to_abi(f, self.abi_type(f.get_type()))?;
+                self.builder.build_store(p, f)?;
+                k += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn read_cells(&self, base: PointerValue<'ctx>, first: IntValue<'ctx>, types: &[Type]) -> Res<Vec<Val<'ctx>>> {
+        let mut k = 0i64;
+        let mut out = Vec::new();
+        for t in types {
+            let mut fields = Vec::new();
+            for ft in self.field_types(*t) {
+                let at = self.builder.build_int_add(first, self.const_i64(k), "")?;
+                let p = self.cell_ptr(base, at)?;
+                let v = self.builder.build_load(self.abi_type(ft), p, "")?;
+                fields.push(self.from_abi(v, ft)?);
+                k += 1;
+            }
+            out.push(self.val_of_fields(*t, &fields)?);
+        }
+        Ok(out)
+    }
+
+    /// Host side: the final carried values copied into `slot`.
+    fn load_cells(&self, slot: PointerValue<'ctx>, types: &[Type]) -> Res<Vec<Val<'ctx>>> {
+        self.read_cells(slot, self.const_i64(0), types)
+    }
+}
+

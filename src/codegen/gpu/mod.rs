@@ -1,0 +1,277 @@
+//! The GPU targets, `--target nvptx` and `--target nvptx-emu`: host code
+//! for x86-64 that launches every nest host code reaches as a kernel of a
+//! device module, through the host interface of `arr_gpu.h`
+//! (src/runtime/c/gpu/). Loopy IR in; out, the host module (entry points,
+//! launches, copies) and the device module (kernels), which `device`
+//! turns into PTX (nvptx) or links into the host module with the device
+//! ABI lowered to the emulator's calls (nvptx-emu).
+//!
+//! `kernel` chooses and generates kernels per nest (see docs/gpu.md,
+//! "Kernels"); `device` holds the device module's target parts (special
+//! registers, run-time errors, libdevice, PTX); `link` writes the program
+//! descriptor and links the binary.
+//!
+//! Memory: every array host code allocates lives in device memory (the
+//! pool behind `arr_gpu_alloc`); entry arguments are copied in once and
+//! results out once. Host code reads, writes and copies device arrays
+//! through the runtime's copies (`host_load` and the others), which the
+//! emulator serves as the CUDA driver would, so the emulator runs the
+//! same host code as a GPU.
+
+pub(crate) mod device;
+mod kernel;
+pub(crate) mod link;
+
+use super::backend::{Backend, Trap};
+use super::emit::{Frame, Gen, Res};
+use super::runtime::RuntimeFn;
+use super::Cpu;
+use crate::core::ir::SrcLoc;
+use crate::loopy::ir::{LoopNest, MemSpace};
+use inkwell::context::Context;
+use inkwell::module::Module;
+use inkwell::targets::TargetMachine;
+use inkwell::types::BasicTypeEnum;
+use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
+use std::collections::HashMap;
+
+pub(crate) use device::Device;
+
+/// What a GPU build leaves for the link: the kernels' names and parameter
+/// counts, the locations of device run-time errors, and the PTX (nvptx).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Artifacts {
+    pub emulated: bool,
+    pub kernels: Vec<(String, usize)>,
+    pub locations: Vec<String>,
+    pub ptx: Option<String>,
+}
+
+/// The backend of both GPU targets.
+pub(crate) struct GpuBackend {
+    pub(crate) emulated: bool,
+    pub(crate) opt_level: u8,
+    pub(crate) cpu: Cpu,
+}
+
+/// The program descriptor the glue defines (`arr_gpu_program`).
+pub(crate) const DESCRIPTOR: &str = "arr_gpu_desc";
+
+impl Backend for GpuBackend {
+    fn nest<'ctx>(
+        &self,
+        gen: &mut Gen<'ctx, '_>,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+    ) -> Res<()> {
+        if gen.mode.nest_depth > 0 {
+            // Inside a kernel's iteration: that thread runs it.
+            gen.sequential_nest(fr, nest, false)
+        } else {
+            gen.launch_nest(fr, nest)
+        }
+    }
+
+    fn trap<'ctx>(
+        &self,
+        gen: &mut Gen<'ctx, '_>,
+        trap: Trap,
+        operands: &[IntValue<'ctx>],
+        loc: SrcLoc,
+    ) -> Res<()> {
+        if gen.mode.nest_depth > 0 {
+            return gen.kernel_trap(trap, operands, loc);
+        }
+        // A kernel launched before may have failed first: its error wins.
+        let sync = gen.runtime(RuntimeFn::GpuSync);
+        gen.builder.build_call(sync, &[], "")?;
+        super::cpu::host_trap(gen, trap, operands, loc)
+    }
+
+    fn alloc<'ctx>(
+        &self,
+        gen: &Gen<'ctx, '_>,
+        space: MemSpace,
+        bytes: IntValue<'ctx>,
+    ) -> Res<PointerValue<'ctx>> {
+        if gen.mode.nest_depth > 0 || space == MemSpace::Scratch {
+            return gen.device_malloc(bytes);
+        }
+        let f = gen.runtime(RuntimeFn::GpuAlloc);
+        let d = gen.call_int(f, &[bytes.into()])?;
+        Ok(gen.builder.build_int_to_ptr(d, gen.ptr(), "dev")?)
+    }
+
+    fn free<'ctx>(&self, gen: &Gen<'ctx, '_>, ptr: PointerValue<'ctx>) -> Res<()> {
+        if gen.mode.nest_depth > 0 {
+            return gen.device_free(ptr);
+        }
+        let f = gen.runtime(RuntimeFn::GpuFree);
+        let d = gen.builder.build_ptr_to_int(ptr, gen.i64(), "")?;
+        gen.builder.build_call(f, &[d.into()], "")?;
+        Ok(())
+    }
+
+    fn host_load<'ctx>(
+        &self,
+        gen: &mut Gen<'ctx, '_>,
+        fr: &Frame<'ctx>,
+        ty: BasicTypeEnum<'ctx>,
+        ptr: PointerValue<'ctx>,
+    ) -> Res<BasicValueEnum<'ctx>> {
+        let slot = gen.entry_alloca(fr.func, ty)?;
+        let bytes = gen.type_bytes(ty)?;
+        let f = gen.runtime(RuntimeFn::GpuCopyOut);
+        let src = gen.builder.build_ptr_to_int(ptr, gen.i64(), "")?;
+        gen.builder
+            .build_call(f, &[slot.into(), src.into(), bytes.into()], "")?;
+        Ok(gen.builder.build_load(ty, slot, "")?)
+    }
+
+    fn host_store<'ctx>(
+        &self,
+        gen: &mut Gen<'ctx, '_>,
+        fr: &Frame<'ctx>,
+        ptr: PointerValue<'ctx>,
+        value: BasicValueEnum<'ctx>,
+    ) -> Res<()> {
+        let ty = value.get_type();
+        let slot = gen.entry_alloca(fr.func, ty)?;
+        gen.builder.build_store(slot, value)?;
+        let bytes = gen.type_bytes(ty)?;
+        let f = gen.runtime(RuntimeFn::GpuCopyIn);
+        let dst = gen.builder.build_ptr_to_int(ptr, gen.i64(), "")?;
+        gen.builder
+            .build_call(f, &[dst.into(), slot.into(), bytes.into()], "")?;
+        Ok(())
+    }
+
+    fn host_copy<'ctx>(
+        &self,
+        gen: &mut Gen<'ctx, '_>,
+        dst: PointerValue<'ctx>,
+        src: PointerValue<'ctx>,
+        bytes: IntValue<'ctx>,
+    ) -> Res<()> {
+        let f = gen.runtime(RuntimeFn::GpuCopyWithin);
+        let d = gen.builder.build_ptr_to_int(dst, gen.i64(), "")?;
+        let s = gen.builder.build_ptr_to_int(src, gen.i64(), "")?;
+        gen.builder
+            .build_call(f, &[d.into(), s.into(), bytes.into()], "")?;
+        Ok(())
+    }
+
+    fn entry_start<'ctx>(&self, gen: &mut Gen<'ctx, '_>) -> Res<()> {
+        let desc = match gen.module.get_global(DESCRIPTOR) {
+            Some(g) => g,
+            None => gen
+                .module
+                .add_global(gen.ctx.i8_type(), None, DESCRIPTOR),
+        };
+        let f = gen.runtime(RuntimeFn::GpuInit);
+        gen.builder
+            .build_call(f, &[desc.as_pointer_value().into()], "")?;
+        Ok(())
+    }
+
+    fn entry_param<'ctx>(
+        &self,
+        gen: &mut Gen<'ctx, '_>,
+        ptr: PointerValue<'ctx>,
+        bytes: IntValue<'ctx>,
+    ) -> Res<PointerValue<'ctx>> {
+        let alloc = gen.runtime(RuntimeFn::GpuAlloc);
+        let d = gen.call_int(alloc, &[bytes.into()])?;
+        let f = gen.runtime(RuntimeFn::GpuCopyIn);
+        gen.builder
+            .build_call(f, &[d.into(), ptr.into(), bytes.into()], "")?;
+        Ok(gen.builder.build_int_to_ptr(d, gen.ptr(), "arg")?)
+    }
+
+    fn entry_result<'ctx>(
+        &self,
+        gen: &mut Gen<'ctx, '_>,
+        ptr: PointerValue<'ctx>,
+        bytes: IntValue<'ctx>,
+    ) -> Res<PointerValue<'ctx>> {
+        let alloc = gen.runtime(RuntimeFn::Alloc);
+        let host = gen
+            .builder
+            .build_call(alloc, &[bytes.into()], "result")?
+            .try_as_basic_value()
+            .basic()
+            .ok_or_else(|| super::CodegenError::Internal("arr_alloc returns nothing".into()))?
+            .into_pointer_value();
+        let d = gen.builder.build_ptr_to_int(ptr, gen.i64(), "")?;
+        let out = gen.runtime(RuntimeFn::GpuCopyOut);
+        gen.builder
+            .build_call(out, &[host.into(), d.into(), bytes.into()], "")?;
+        let free = gen.runtime(RuntimeFn::GpuFree);
+        gen.builder.build_call(free, &[d.into()], "")?;
+        Ok(host)
+    }
+
+    fn entry_end<'ctx>(&self, gen: &mut Gen<'ctx, '_>, params: &[PointerValue<'ctx>]) -> Res<()> {
+        let free = gen.runtime(RuntimeFn::GpuFree);
+        for p in params {
+            let d = gen.builder.build_ptr_to_int(*p, gen.i64(), "")?;
+            gen.builder.build_call(free, &[d.into()], "")?;
+        }
+        let sync = gen.runtime(RuntimeFn::GpuSync);
+        gen.builder.build_call(sync, &[], "")?;
+        Ok(())
+    }
+
+    fn machine(&self) -> Res<TargetMachine> {
+        super::cpu::host_machine(self.opt_level, self.cpu)
+    }
+
+    fn prepare(&self, _ctx: &Context, _module: &Module) -> Res<()> {
+        Ok(())
+    }
+}
+
+impl<'ctx> Gen<'ctx, '_> {
+    /// Calls `f`, which returns an integer.
+    pub(crate) fn call_int(
+        &self,
+        f: inkwell::values::FunctionValue<'ctx>,
+        args: &[inkwell::values::BasicMetadataValueEnum<'ctx>],
+    ) -> Res<IntValue<'ctx>> {
+        self.builder
+            .build_call(f, args, "")?
+            .try_as_basic_value()
+            .basic()
+            .map(|v| v.into_int_value())
+            .ok_or_else(|| super::CodegenError::Internal("a call returns nothing".into()))
+    }
+
+    /// The store size of `ty` in bytes, as an `i64`.
+    pub(crate) fn type_bytes(&self, ty: BasicTypeEnum<'ctx>) -> Res<IntValue<'ctx>> {
+        let bits = match ty {
+            BasicTypeEnum::IntType(t) => t.get_bit_width().div_ceil(8).max(1) as i64,
+            BasicTypeEnum::FloatType(t) if t == self.ctx.f32_type() => 4,
+            BasicTypeEnum::FloatType(_) | BasicTypeEnum::PointerType(_) => 8,
+            _ => return super::emit::err("a value of an unexpected type in device memory"),
+        };
+        Ok(self.const_i64(bits))
+    }
+}
+
+/// Device run-time error locations, numbered in order of first use.
+#[derive(Default)]
+pub(crate) struct Locations {
+    pub(crate) texts: Vec<String>,
+    index: HashMap<String, usize>,
+}
+
+impl Locations {
+    pub(crate) fn number(&mut self, text: String) -> usize {
+        if let Some(&k) = self.index.get(&text) {
+            return k;
+        }
+        self.texts.push(text.clone());
+        self.index.insert(text, self.texts.len() - 1);
+        self.texts.len() - 1
+    }
+}
