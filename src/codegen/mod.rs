@@ -296,7 +296,6 @@ fn backend(opts: &CodegenOptions) -> Result<Box<dyn Backend>, CodegenError> {
             cpu: opts.cpu,
         })),
         Target::NvPtx | Target::NvPtxEmu => Ok(Box::new(gpu::GpuBackend {
-            emulated: opts.target == Target::NvPtxEmu,
             opt_level: opts.opt_level,
             cpu: opts.cpu,
         })),

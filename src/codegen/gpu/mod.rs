@@ -49,7 +49,6 @@ pub struct Artifacts {
 
 /// The backend of both GPU targets.
 pub(crate) struct GpuBackend {
-    pub(crate) emulated: bool,
     pub(crate) opt_level: u8,
     pub(crate) cpu: Cpu,
 }

@@ -1,0 +1,200 @@
+//! The kernel generator (`--target nvptx` and `--target nvptx-emu`),
+//! checked without a GPU: the golden programs under the emulator with tiny
+//! launches (`ARRC_GPU_SHRINK=1`: 64-thread blocks, at most 3 blocks, so
+//! small inputs take the multi-block paths), every program's PTX through
+//! `ptxas` for sm_70, sm_80 and sm_90 (registers and spills reported),
+//! the first error in sequential order across blocks, and an nvptx binary
+//! on a machine without a CUDA driver.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn arrc() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_arrc"))
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn programs(dir: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join(dir))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "arr"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn run_with_stdin(mut cmd: Command, stdin: &str) -> Output {
+    use std::io::Write;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    child.wait_with_output().expect("wait")
+}
+
+/// `arrc test --target nvptx-emu` over `dirs`, with tiny launches and one
+/// and three emulator threads; benchmark-sized blocks are left to
+/// `arrc bench`.
+fn emulated_suite(dirs: &[&str]) {
+    let mut cmd = arrc();
+    cmd.current_dir(root())
+        .env("ARRC_GPU_SHRINK", "1")
+        .args(["test", "--target", "nvptx-emu", "--threads", "1,3"])
+        .args(["--exclude", "bench"])
+        .args(dirs);
+    let out = cmd.output().expect("arrc test");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned()
+        + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains(" passed, 0 failed"), "{text}");
+}
+
+#[test]
+fn golden_programs_pass_on_the_emulator() {
+    emulated_suite(&["tests/programs"]);
+}
+
+#[test]
+fn stdlib_benchmarks_and_examples_pass_on_the_emulator() {
+    emulated_suite(&["tests/stdlib", "benches/programs", "tests/fusion", "examples"]);
+}
+
+/// Registers and spills of every kernel of every program, per architecture.
+#[test]
+fn every_programs_ptx_assembles_for_sm_70_80_90() {
+    let Some(tools) = arrc::runtime::ptx::find() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "ptxas not found under CI: tests/deps.sh installs nvidia-cuda-nvcc-cu12"
+        );
+        eprintln!("ptxas not found (pip install nvidia-cuda-nvcc-cu12): PTX not assembled");
+        return;
+    };
+    let mut files = programs("tests/programs");
+    files.extend(programs("benches/programs"));
+    files.extend(programs("tests/stdlib"));
+    let mut report = String::new();
+    let mut failures = Vec::new();
+    for arch in ["sm_70", "sm_80", "sm_90"] {
+        let (mut kernels, mut max_regs, mut spilling) = (0, 0, Vec::new());
+        for file in &files {
+            let out = arrc()
+                .args(["build", "--emit", "ptx", "--gpu", arch])
+                .arg(file)
+                .output()
+                .unwrap();
+            if !out.status.success() {
+                failures.push(format!(
+                    "{} ({arch}): {}",
+                    file.display(),
+                    String::from_utf8_lossy(&out.stderr)
+                ));
+                continue;
+            }
+            let ptx = String::from_utf8_lossy(&out.stdout);
+            match arrc::runtime::ptx::assemble(&tools, &ptx, arch) {
+                Ok(stats) => {
+                    for s in stats.iter().filter(|s| s.is_kernel) {
+                        kernels += 1;
+                        max_regs = max_regs.max(s.registers);
+                        if s.spill_store_bytes + s.spill_load_bytes > 0 {
+                            spilling.push(format!("{}: {}", file.display(), s.name));
+                        }
+                    }
+                }
+                Err(e) => failures.push(format!("{} ({arch}): {e}", file.display())),
+            }
+        }
+        let is_bench = |s: &String| s.contains("benches/");
+        report.push_str(&format!(
+            "{arch}: {kernels} kernels, at most {max_regs} registers, {} spilling {:?}\n",
+            spilling.len(),
+            spilling
+        ));
+        assert!(
+            !spilling.iter().any(is_bench),
+            "benchmark kernels spill on {arch}: {spilling:?}"
+        );
+    }
+    println!("{report}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn build(source: &str, target: &str, dir: &Path) -> PathBuf {
+    let src = dir.join("prog.arr");
+    std::fs::write(&src, source).unwrap();
+    let exe = dir.join(format!("prog-{target}"));
+    let out = arrc()
+        .args(["build", "--target", target])
+        .arg(&src)
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    exe
+}
+
+/// Iterations 150 and 40 fail (different blocks under the shrunk launch,
+/// and the later one in an earlier block of the second kernel's slices):
+/// the error printed is iteration 40's, as on the CPU, in every kernel form.
+#[test]
+fn the_first_error_in_sequential_order_wins_across_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = "\
+entry gather (xs: []i32) (is: []i64) : []i32 = map (\\i -> xs[i]) is
+entry total (xs: []i32) (is: []i64) : i32 = reduce (+) 0 (map (\\i -> xs[i]) is)
+entry prefix (xs: []i32) (is: []i64) : []i32 = scan (+) 0 (map (\\i -> xs[i]) is)
+";
+    let cpu = build(source, "x86_64", dir.path());
+    let emu = build(source, "nvptx-emu", dir.path());
+    let is: Vec<String> = (0..200)
+        .map(|k| match k {
+            40 => "1000i64".to_string(),
+            150 => "2000i64".to_string(),
+            _ => format!("{}i64", k % 10),
+        })
+        .collect();
+    let input = format!("[0,1,2,3,4,5,6,7,8,9] [{}]", is.join(","));
+    for entry in ["gather", "total", "prefix"] {
+        let mut want = Command::new(&cpu);
+        want.args(["-e", entry]);
+        let want = run_with_stdin(want, &input);
+        let mut got = Command::new(&emu);
+        got.args(["-e", entry]).env("ARRC_GPU_SHRINK", "1");
+        let got = run_with_stdin(got, &input);
+        let message = String::from_utf8_lossy(&got.stderr).into_owned();
+        assert!(message.contains("index 1000 out of bounds"), "{entry}: {message}");
+        assert_eq!(message, String::from_utf8_lossy(&want.stderr), "{entry}");
+        assert_eq!(got.status.code(), Some(1), "{entry}");
+    }
+}
+
+#[test]
+fn an_nvptx_binary_without_a_cuda_driver_exits_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build(
+        "entry main (xs: []f32) : f32 = reduce (+) 0 (map (*2) xs)",
+        "nvptx",
+        dir.path(),
+    );
+    let mut cmd = Command::new(&exe);
+    cmd.env("ARRC_CUDA_LIBRARY", dir.path().join("no-libcuda.so.1"));
+    let out = run_with_stdin(cmd, "[1,2,3]");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("Error: no CUDA driver: cannot load"), "{err}");
+    assert!(out.stdout.is_empty());
+}
