@@ -36,7 +36,7 @@ pub struct RandomArgs {
     #[arg(long, value_delimiter = ',', default_value = "ilp,greedy,none")]
     fusion: Vec<String>,
     /// Thread counts to run every binary with (comma-separated); each also
-    /// runs with `ARRC_GRAIN=1`.
+    /// runs with `ARRC_GRAIN=1` (and `ARRC_GPU_SHRINK=1`: tiny launches).
     #[arg(long, value_delimiter = ',', default_value = "1,2,7")]
     threads: Vec<u32>,
     /// Seconds any one run may take.

@@ -45,7 +45,11 @@ pub struct RunConf {
 
 impl RunConf {
     pub fn describe(&self) -> String {
-        let grain = if self.tiny_grain { "ARRC_GRAIN=1 " } else { "" };
+        let grain = if self.tiny_grain {
+            "ARRC_GRAIN=1 ARRC_GPU_SHRINK=1 "
+        } else {
+            ""
+        };
         format!("{grain}./prog --threads {}", self.threads)
     }
 }
@@ -211,10 +215,12 @@ pub fn build(s: &Settings, b: &Build, src: &Path, exe: &Path) -> Result<(), Stri
 pub fn run_binary(s: &Settings, exe: &Path, r: &RunConf, input: &str) -> Outcome {
     let mut cmd = Command::new(exe);
     cmd.args(["--threads", &r.threads.to_string()]);
+    // Tiny grains on the CPU; tiny launches (many blocks for few
+    // elements) on the GPU emulator.
     if r.tiny_grain {
-        cmd.env("ARRC_GRAIN", "1");
+        cmd.env("ARRC_GRAIN", "1").env("ARRC_GPU_SHRINK", "1");
     } else {
-        cmd.env_remove("ARRC_GRAIN");
+        cmd.env_remove("ARRC_GRAIN").env_remove("ARRC_GPU_SHRINK");
     }
     let (code, t, out, err) = run_command(&mut cmd, input.as_bytes(), s.timeout);
     outcome(code, t, out, &err)

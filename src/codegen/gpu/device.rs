@@ -45,6 +45,10 @@ pub(crate) struct KernelState<'ctx> {
     /// The current iteration's position in sequential order (`key` of
     /// `arr_gpu_error`).
     pub(crate) key: PointerValue<'ctx>,
+    /// Where a check that fails only marks its thread's slice as failed
+    /// (an `i64` 1) instead of recording the error: the totals pass of a
+    /// scan, whose failing slice the body pass runs again to report it.
+    pub(crate) flag: Option<PointerValue<'ctx>>,
 }
 
 impl<'ctx> Device<'ctx> {
@@ -171,6 +175,11 @@ impl<'ctx> Gen<'ctx, '_> {
             return err("a device check outside a kernel");
         };
         let (i32t, i64t) = (self.ctx.i32_type(), self.i64());
+        if let Some(flag) = k.flag {
+            self.builder.build_store(flag, i64t.const_int(1, false))?;
+            self.builder.build_return(None)?;
+            return Ok(());
+        }
         let err_ty: BasicTypeEnum = if emulated {
             self.ptr().into()
         } else {

@@ -39,6 +39,9 @@ use std::collections::HashMap;
 enum Form {
     GridStride,
     Partials,
+    /// Scans and compactions: totals per thread slice, a one-thread
+    /// exclusive scan of them, the body from each slice's carry-in.
+    Scan,
     Single,
 }
 
@@ -64,6 +67,17 @@ impl<'ctx> Gen<'ctx, '_> {
         match nest.par {
             Parallelism::Map | Parallelism::Scatter => Form::GridStride,
             Parallelism::Reduce if scalar_carried => Form::Partials,
+            Parallelism::Scan | Parallelism::Compact
+                if scalar_carried
+                    && nest.reductions.is_empty()
+                    && nest.hists.is_empty()
+                    && matches!(
+                        nest.plan.as_ref().map(|p| &p.strategy),
+                        Some(ParPlan::TwoPhase { .. })
+                    ) =>
+            {
+                Form::Scan
+            }
             _ => Form::Single,
         }
     }
@@ -114,7 +128,8 @@ impl<'ctx> Gen<'ctx, '_> {
 
         // Host side: the result buffer and, for partials, one per thread.
         let alloc = self.runtime(RuntimeFn::GpuAlloc);
-        let cells = self.const_i64((fields.max(1) * 8) as i64);
+        // The final carried values, and a scan's first failed slice.
+        let cells = self.const_i64(((fields + 1) * 8) as i64);
         let out = self.call_int(alloc, &[cells.into()])?;
         let mut values = params.values.clone();
         values[OUT] = self.builder.build_int_to_ptr(out, self.ptr(), "")?.into();
@@ -127,12 +142,41 @@ impl<'ctx> Gen<'ctx, '_> {
         let main = self.kernel(&name, &params, atomic_bins, |gen, kfr, kp| match form {
             Form::GridStride => gen.grid_stride_body(kfr, nest, kp),
             Form::Partials => gen.partials_body(kfr, nest, kp),
+            Form::Scan => gen.totals_body(kfr, nest, kp),
             Form::Single => gen.single_body(kfr, nest, kp),
         })?;
         let mut partials = None;
         match form {
             Form::GridStride | Form::Single => {
                 self.launch(main, form == Form::Single, width, &params.types, &values, fr)?
+            }
+            Form::Scan => {
+                let threads_fn = self.runtime(RuntimeFn::GpuThreads);
+                let k = self.ctx.i32_type().const_int(main as u64, false);
+                let threads = self.call_int(threads_fn, &[k.into(), width.into()])?;
+                // A cell per field and the slice's failure flag.
+                let cell = self.const_i64(((fields + 1) * 8) as i64);
+                let bytes = self.builder.build_int_mul(threads, cell, "")?;
+                let p = self.call_int(alloc, &[bytes.into()])?;
+                partials = Some(p);
+                values[PARTIALS] = self.builder.build_int_to_ptr(p, self.ptr(), "")?.into();
+                self.launch(main, false, width, &params.types, &values, fr)?;
+                let prefix = self.kernel(
+                    &format!("{name}_prefix"),
+                    &params,
+                    Vec::new(),
+                    |gen, kfr, kp| gen.prefix_body(kfr, nest, kp),
+                )?;
+                let mut pvalues = values.clone();
+                pvalues[WIDTH] = threads.into();
+                self.launch(prefix, true, threads, &params.types, &pvalues, fr)?;
+                let body = self.kernel(
+                    &format!("{name}_body"),
+                    &params,
+                    Vec::new(),
+                    |gen, kfr, kp| gen.scan_body(kfr, nest, kp),
+                )?;
+                self.launch(body, false, width, &params.types, &values, fr)?;
             }
             Form::Partials => {
                 let threads_fn = self.runtime(RuntimeFn::GpuThreads);
@@ -341,6 +385,7 @@ impl<'ctx> Gen<'ctx, '_> {
             err: param(0)?.into_pointer_value(),
             seq: param(1)?.into_int_value(),
             key,
+            flag: None,
         };
         if let Some(d) = self.device.as_mut() {
             d.current = Some(state);
@@ -494,6 +539,21 @@ impl<'ctx> Gen<'ctx, '_> {
         hi: IntValue<'ctx>,
         set_key: bool,
     ) -> Res<()> {
+        self.carried_loop_over(fr, nest, &nest.body, slots, lo, hi, set_key)
+    }
+
+    /// `carried_loop` running `body` (the nest's, or its totals slice).
+    #[allow(clippy::too_many_arguments)]
+    fn carried_loop_over(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        body: &crate::loopy::ir::Block,
+        slots: &[Vec<(PointerValue<'ctx>, BasicTypeEnum<'ctx>)>],
+        lo: IntValue<'ctx>,
+        hi: IntValue<'ctx>,
+        set_key: bool,
+    ) -> Res<()> {
         let carried: Vec<&Carried> = nest.carried().collect();
         let one = self.const_i64(1);
         self.kernel_loop(fr, lo, hi, one, &mut |gen, fr, i| {
@@ -511,7 +571,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 let v = gen.val_of_fields(c.var.ty, &loaded)?;
                 fr.vals.insert(c.var.id, v);
             }
-            gen.block(fr, &nest.body)?;
+            gen.block(fr, body)?;
             let mut nexts = Vec::new();
             for c in &carried {
                 nexts.push(gen.fields(&gen.val(fr, &c.next)?));
@@ -606,15 +666,7 @@ impl<'ctx> Gen<'ctx, '_> {
         let inits = self.inits(nest, kp)?;
         let slots = self.carried_slots(fr, &inits)?;
         let width = kp[WIDTH].into_int_value();
-        let (gid, threads) = self.thread_range()?;
-        let one = self.const_i64(1);
-        let up = self.builder.build_int_add(width, threads, "")?;
-        let up = self.builder.build_int_sub(up, one, "")?;
-        let chunk = self.builder.build_int_signed_div(up, threads, "chunk")?;
-        let lo = self.builder.build_int_mul(gid, chunk, "")?;
-        let lo = self.min(lo, width)?;
-        let hi = self.builder.build_int_add(lo, chunk, "")?;
-        let hi = self.min(hi, width)?;
+        let (gid, lo, hi) = self.slice(width)?;
         self.carried_loop(fr, nest, &slots, lo, hi, true)?;
         let finals = self.load_slots(nest, &slots)?;
         let fields: usize = finals.iter().map(|v| self.fields(v).len()).sum();
@@ -630,6 +682,7 @@ impl<'ctx> Gen<'ctx, '_> {
         nest: &LoopNest,
         kp: &[BasicValueEnum<'ctx>],
     ) -> Res<()> {
+        self.return_if_failed(fr, kp)?;
         let types: Vec<Type> = nest.carried().map(|c| c.var.ty).collect();
         let fields: usize = types.iter().map(|t| self.field_types(*t).len()).sum();
         let threads = kp[WIDTH].into_int_value();
@@ -669,6 +722,211 @@ impl<'ctx> Gen<'ctx, '_> {
         })?;
         let finals = self.load_slots(nest, &slots)?;
         self.store_cells(kp[OUT].into_pointer_value(), zero, &finals)
+    }
+
+    /// This thread's slice `[lo, hi)` of `width` iterations: contiguous,
+    /// in thread order.
+    fn slice(&self, width: IntValue<'ctx>) -> Res<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)> {
+        let (gid, threads) = self.thread_range()?;
+        let one = self.const_i64(1);
+        let up = self.builder.build_int_add(width, threads, "")?;
+        let up = self.builder.build_int_sub(up, one, "")?;
+        let chunk = self.builder.build_int_signed_div(up, threads, "chunk")?;
+        let lo = self.builder.build_int_mul(gid, chunk, "")?;
+        let lo = self.min(lo, width)?;
+        let hi = self.builder.build_int_add(lo, chunk, "")?;
+        let hi = self.min(hi, width)?;
+        Ok((gid, lo, hi))
+    }
+
+    /// Scan pass 1: the totals slice of the body over this thread's slice
+    /// from the neutral elements; totals (and a failure flag, 0) to the
+    /// partials. A check that fails only sets the flag.
+    fn totals_body(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        kp: &[BasicValueEnum<'ctx>],
+    ) -> Res<()> {
+        let Some(ParPlan::TwoPhase { totals }) = nest.plan.as_ref().map(|p| &p.strategy) else {
+            return Err(CodegenError::Internal("a scan kernel without totals".into()));
+        };
+        let inits = self.inits(nest, kp)?;
+        let slots = self.carried_slots(fr, &inits)?;
+        let width = kp[WIDTH].into_int_value();
+        let (gid, lo, hi) = self.slice(width)?;
+        let per = self.fields_of(nest) + 1;
+        let base = self.builder.build_int_mul(gid, self.const_i64(per as i64), "")?;
+        let flag_at = self.builder.build_int_add(base, self.const_i64(per as i64 - 1), "")?;
+        let partials = kp[PARTIALS].into_pointer_value();
+        let flag = self.cell_ptr(partials, flag_at)?;
+        self.builder.build_store(flag, self.const_i64(0))?;
+        if let Some(k) = self.device.as_mut().and_then(|d| d.current.as_mut()) {
+            k.flag = Some(flag);
+        }
+        self.carried_loop_over(fr, nest, totals, &slots, lo, hi, true)?;
+        let finals = self.load_slots(nest, &slots)?;
+        self.store_cells(partials, base, &finals)
+    }
+
+    fn fields_of(&self, nest: &LoopNest) -> usize {
+        nest.carried()
+            .map(|c| self.field_types(c.var.ty).len())
+            .sum()
+    }
+
+    /// Scan pass 2, one thread: each slice's total replaced by its
+    /// carry-in (the operators over the slices before it, from the
+    /// initial values); the final values to `out`, and the first slice
+    /// whose totals failed after them (the number of slices if none).
+    fn prefix_body(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        kp: &[BasicValueEnum<'ctx>],
+    ) -> Res<()> {
+        self.return_if_failed(fr, kp)?;
+        let types: Vec<Type> = nest.carried().map(|c| c.var.ty).collect();
+        let per = self.fields_of(nest) + 1;
+        let threads = kp[WIDTH].into_int_value();
+        let partials = kp[PARTIALS].into_pointer_value();
+        let out = kp[OUT].into_pointer_value();
+        let key = self.key_slot()?;
+        self.builder.build_store(key, threads)?;
+        let inits = self.inits(nest, kp)?;
+        let slots = self.carried_slots(fr, &inits)?;
+        let limit = self.entry_alloca(fr.func, self.i64().into())?;
+        self.builder.build_store(limit, threads)?;
+        let zero = self.const_i64(0);
+        let one = self.const_i64(1);
+        let per_v = self.const_i64(per as i64);
+        self.kernel_loop(fr, zero, threads, one, &mut |gen, fr, t| {
+            let at = gen.builder.build_int_mul(t, per_v, "")?;
+            let total = gen.read_cells(partials, at, &types)?;
+            let acc = gen.load_slots(nest, &slots)?;
+            gen.store_cells(partials, at, &acc)?;
+            // The first failed slice.
+            let flag_at = gen.builder.build_int_add(at, gen.const_i64(per as i64 - 1), "")?;
+            let flag = gen
+                .builder
+                .build_load(gen.i64(), gen.cell_ptr(partials, flag_at)?, "")?
+                .into_int_value();
+            let failed = gen.builder.build_int_compare(IntPredicate::NE, flag, zero, "")?;
+            let current = gen.builder.build_load(gen.i64(), limit, "")?.into_int_value();
+            let first = gen.builder.build_int_compare(IntPredicate::EQ, current, threads, "")?;
+            let take = gen.builder.build_and(failed, first, "")?;
+            let new = gen.builder.build_select(take, t, current, "")?;
+            gen.builder.build_store(limit, new)?;
+            gen.apply_operators(fr, nest, &slots, &acc, &total)
+        })?;
+        let finals = self.load_slots(nest, &slots)?;
+        self.store_cells(out, zero, &finals)?;
+        let limit = self.builder.build_load(self.i64(), limit, "")?;
+        let at = self.const_i64((per - 1) as i64);
+        self.builder.build_store(self.cell_ptr(out, at)?, limit)?;
+        Ok(())
+    }
+
+    /// The scans' operators and the compactions' sums of `left` and
+    /// `right` (values in `LoopNest::carried` order) into `slots`.
+    fn apply_operators(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        slots: &[Vec<(PointerValue<'ctx>, BasicTypeEnum<'ctx>)>],
+        left: &[Val<'ctx>],
+        right: &[Val<'ctx>],
+    ) -> Res<()> {
+        let mut k = 0;
+        for s in &nest.scans {
+            let n = s.carried.len();
+            let (lp, rp) = s.op.params.split_at(n);
+            for (p, v) in lp.iter().zip(&left[k..k + n]) {
+                fr.vals.insert(p.id, v.clone());
+            }
+            for (p, v) in rp.iter().zip(&right[k..k + n]) {
+                fr.vals.insert(p.id, v.clone());
+            }
+            self.block(fr, &s.op.body)?;
+            for (res, ps) in s.op.results.iter().zip(&slots[k..k + n]) {
+                let v = self.val(fr, res)?;
+                for (f, (slot, _)) in self.fields(&v).iter().zip(ps) {
+                    self.builder.build_store(*slot, *f)?;
+                }
+            }
+            k += n;
+        }
+        for _ in &nest.compactions {
+            let (Val::Scalar(a, _), Val::Scalar(b, _)) = (&left[k], &right[k]) else {
+                return Err(CodegenError::Internal("a compaction count is not a scalar".into()));
+            };
+            let sum = self
+                .builder
+                .build_int_add(a.into_int_value(), b.into_int_value(), "")?;
+            self.builder.build_store(slots[k][0].0, sum)?;
+            k += 1;
+        }
+        Ok(())
+    }
+
+    /// Scan pass 3: the body over this thread's slice from its carry-in.
+    /// Slices after the first failed one stop (their carry-ins are not
+    /// known); the failed one runs and reports its error.
+    fn scan_body(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        kp: &[BasicValueEnum<'ctx>],
+    ) -> Res<()> {
+        self.return_if_failed(fr, kp)?;
+        let types: Vec<Type> = nest.carried().map(|c| c.var.ty).collect();
+        let per = self.fields_of(nest) + 1;
+        let width = kp[WIDTH].into_int_value();
+        let (gid, lo, hi) = self.slice(width)?;
+        let out = kp[OUT].into_pointer_value();
+        let limit = self
+            .builder
+            .build_load(self.i64(), self.cell_ptr(out, self.const_i64((per - 1) as i64))?, "limit")?
+            .into_int_value();
+        let after = self.builder.build_int_compare(IntPredicate::SGT, gid, limit, "")?;
+        let stop = self.ctx.append_basic_block(fr.func, "k.stop");
+        let go = self.ctx.append_basic_block(fr.func, "k.go");
+        self.builder.build_conditional_branch(after, stop, go)?;
+        self.builder.position_at_end(stop);
+        self.builder.build_return(None)?;
+        self.builder.position_at_end(go);
+        let at = self.builder.build_int_mul(gid, self.const_i64(per as i64), "")?;
+        let carry_in = self.read_cells(kp[PARTIALS].into_pointer_value(), at, &types)?;
+        let inits: Vec<Vec<BasicValueEnum<'ctx>>> = carry_in.iter().map(|v| self.fields(v)).collect();
+        let slots = self.carried_slots(fr, &inits)?;
+        self.carried_loop(fr, nest, &slots, lo, hi, true)
+    }
+
+    /// Returns from the kernel when an earlier launch recorded an error
+    /// (its results, which this kernel reads, are not all there).
+    fn return_if_failed(&mut self, fr: &Frame<'ctx>, kp: &[BasicValueEnum<'ctx>]) -> Res<()> {
+        let _ = kp;
+        let Some(k) = self.device.as_ref().and_then(|d| d.current) else {
+            return Err(CodegenError::Internal("no kernel is being generated".into()));
+        };
+        // `seq` is field 4 of arr_gpu_error (bytes 16..24).
+        let seq_ptr = self.cell_ptr(k.err, self.const_i64(2))?;
+        let load = self.builder.build_load(self.i64(), seq_ptr, "failed")?;
+        if let Some(inst) = load.as_instruction_value() {
+            inst.set_volatile(true)
+                .map_err(|e| CodegenError::Internal(format!("volatile load: {e}")))?;
+        }
+        let zero = self.const_i64(0);
+        let failed = self
+            .builder
+            .build_int_compare(IntPredicate::NE, load.into_int_value(), zero, "")?;
+        let stop = self.ctx.append_basic_block(fr.func, "k.failed");
+        let go = self.ctx.append_basic_block(fr.func, "k.run");
+        self.builder.build_conditional_branch(failed, stop, go)?;
+        self.builder.position_at_end(stop);
+        self.builder.build_return(None)?;
+        self.builder.position_at_end(go);
+        Ok(())
     }
 
     fn min(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Res<IntValue<'ctx>> {
