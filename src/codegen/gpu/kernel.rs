@@ -30,7 +30,7 @@ use crate::core::ir::{Atom, Type, VarId};
 use crate::loopy::ir::{Carried, LoopNest, ParPlan, Parallelism};
 use crate::types::ScalarType;
 use inkwell::types::BasicTypeEnum;
-use inkwell::values::{BasicValueEnum, FunctionValue, IntValue, PointerValue};
+use inkwell::values::{BasicValue, BasicValueEnum, FunctionValue, IntValue, PointerValue};
 use inkwell::IntPredicate;
 use std::collections::HashMap;
 
