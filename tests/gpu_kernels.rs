@@ -50,8 +50,8 @@ fn emulated_suite(dirs: &[&str]) {
         .args(["--exclude", "bench"])
         .args(dirs);
     let out = cmd.output().expect("arrc test");
-    let text = String::from_utf8_lossy(&out.stdout).into_owned()
-        + &String::from_utf8_lossy(&out.stderr);
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{text}");
     assert!(text.contains(" passed, 0 failed"), "{text}");
 }
@@ -63,7 +63,12 @@ fn golden_programs_pass_on_the_emulator() {
 
 #[test]
 fn stdlib_benchmarks_and_examples_pass_on_the_emulator() {
-    emulated_suite(&["tests/stdlib", "benches/programs", "tests/fusion", "examples"]);
+    emulated_suite(&[
+        "tests/stdlib",
+        "benches/programs",
+        "tests/fusion",
+        "examples",
+    ]);
 }
 
 /// Registers and spills of every kernel of every program, per architecture.
@@ -175,7 +180,10 @@ entry prefix (xs: []i32) (is: []i64) : []i32 = scan (+) 0 (map (\\i -> xs[i]) is
         got.args(["-e", entry]).env("ARRC_GPU_SHRINK", "1");
         let got = run_with_stdin(got, &input);
         let message = String::from_utf8_lossy(&got.stderr).into_owned();
-        assert!(message.contains("index 1000 out of bounds"), "{entry}: {message}");
+        assert!(
+            message.contains("index 1000 out of bounds"),
+            "{entry}: {message}"
+        );
         assert_eq!(message, String::from_utf8_lossy(&want.stderr), "{entry}");
         assert_eq!(got.status.code(), Some(1), "{entry}");
     }
@@ -195,6 +203,9 @@ fn an_nvptx_binary_without_a_cuda_driver_exits_3() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("Error: no CUDA driver: cannot load"), "{err}");
+    assert!(
+        err.starts_with("Error: no CUDA driver: cannot load"),
+        "{err}"
+    );
     assert!(out.stdout.is_empty());
 }

@@ -162,7 +162,10 @@ impl<'ctx> Gen<'ctx, '_> {
         loc: SrcLoc,
     ) -> Res<()> {
         if operands.len() != trap.operands() {
-            return err(format!("{trap:?} reported with {} operands", operands.len()));
+            return err(format!(
+                "{trap:?} reported with {} operands",
+                operands.len()
+            ));
         }
         let text = self.loc_text(loc);
         let device = self
@@ -276,9 +279,8 @@ impl<'ctx> Gen<'ctx, '_> {
         let mut args: Vec<BasicMetadataValueEnum> = Vec::new();
         for (k, ty) in all.iter().enumerate() {
             // Safety: the runtime passes one pointer per parameter.
-            let slot = unsafe {
-                b.build_in_bounds_gep(ptr, array, &[self.const_i64(k as i64)], "")?
-            };
+            let slot =
+                unsafe { b.build_in_bounds_gep(ptr, array, &[self.const_i64(k as i64)], "")? };
             let p = b.build_load(ptr, slot, "")?.into_pointer_value();
             args.push(b.build_load(*ty, p, "")?.into());
         }

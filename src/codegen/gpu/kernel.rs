@@ -30,7 +30,7 @@ use crate::core::ir::{Atom, Type, VarId};
 use crate::loopy::ir::{Carried, LoopNest, ParPlan, Parallelism};
 use crate::types::ScalarType;
 use inkwell::types::BasicTypeEnum;
-use inkwell::values::{BasicValue, BasicValueEnum, FunctionValue, IntValue, PointerValue};
+use inkwell::values::{BasicValueEnum, FunctionValue, IntValue, PointerValue};
 use inkwell::IntPredicate;
 use std::collections::HashMap;
 
@@ -56,9 +56,12 @@ struct Params<'ctx> {
     carried: Vec<Type>,
 }
 
-const WIDTH: usize = 0;
-const OUT: usize = 1;
-const PARTIALS: usize = 2;
+/// Partial results each thread of a reduction's combining level combines.
+const GROUP: i64 = 64;
+
+pub(super) const WIDTH: usize = 0;
+pub(super) const OUT: usize = 1;
+pub(super) const PARTIALS: usize = 2;
 const FIXED: usize = 3;
 
 impl<'ctx> Gen<'ctx, '_> {
@@ -97,7 +100,9 @@ impl<'ctx> Gen<'ctx, '_> {
                     for b in &h.bins {
                         match self.val(fr, &Atom::Var(*b))? {
                             Val::Array { elem, shape, .. } => {
-                                wide &= shape.len() == 1 && elem.bytes() >= 4 && elem != ScalarType::Bool
+                                wide &= shape.len() == 1
+                                    && elem.bytes() >= 4
+                                    && elem != ScalarType::Bool
                             }
                             Val::Scalar(..) => wide = false,
                         }
@@ -135,7 +140,10 @@ impl<'ctx> Gen<'ctx, '_> {
         values[OUT] = self.builder.build_int_to_ptr(out, self.ptr(), "")?.into();
 
         let atomic_bins: Vec<VarId> = if nest.par == Parallelism::Hist && form == Form::GridStride {
-            nest.hists.iter().flat_map(|h| h.bins.iter().copied()).collect()
+            nest.hists
+                .iter()
+                .flat_map(|h| h.bins.iter().copied())
+                .collect()
         } else {
             Vec::new()
         };
@@ -146,10 +154,18 @@ impl<'ctx> Gen<'ctx, '_> {
             Form::Single => gen.single_body(kfr, nest, kp),
         })?;
         let mut partials = None;
+        // Where the final carried values are (device address).
+        let mut finals_at = out;
+        let mut spare = None;
         match form {
-            Form::GridStride | Form::Single => {
-                self.launch(main, form == Form::Single, width, &params.types, &values, fr)?
-            }
+            Form::GridStride | Form::Single => self.launch(
+                main,
+                form == Form::Single,
+                width,
+                &params.types,
+                &values,
+                fr,
+            )?,
             Form::Scan => {
                 let threads_fn = self.runtime(RuntimeFn::GpuThreads);
                 let k = self.ctx.i32_type().const_int(main as u64, false);
@@ -194,27 +210,31 @@ impl<'ctx> Gen<'ctx, '_> {
                     Vec::new(),
                     |gen, kfr, kp| gen.combine_body(kfr, nest, kp),
                 )?;
-                let mut cvalues = values.clone();
-                cvalues[WIDTH] = threads.into();
-                self.launch(combine, true, threads, &params.types, &cvalues, fr)?;
+                let (result, other) =
+                    self.combine_levels(combine, threads, p, fields, &params, &values, fr)?;
+                finals_at = result;
+                spare = Some(other);
             }
         }
         let free = self.runtime(RuntimeFn::GpuFree);
-        if let Some(p) = partials {
-            self.builder.build_call(free, &[p.into()], "")?;
-        }
         if fields > 0 {
             // Final carried values: reductions' results, compaction counts.
             let slot_ty = self.i64().array_type(fields as u32);
             let slot = self.entry_alloca(fr.func, slot_ty.into())?;
             let copy_out = self.runtime(RuntimeFn::GpuCopyOut);
             let bytes = self.const_i64((fields * 8) as i64);
-            self.builder
-                .build_call(copy_out, &[slot.into(), out.into(), bytes.into()], "")?;
+            self.builder.build_call(
+                copy_out,
+                &[slot.into(), finals_at.into(), bytes.into()],
+                "",
+            )?;
             let finals = self.load_cells(slot, &params.carried)?;
             self.bind_finals(fr, nest, finals)?;
         }
         self.builder.build_call(free, &[out.into()], "")?;
+        for p in partials.into_iter().chain(spare) {
+            self.builder.build_call(free, &[p.into()], "")?;
+        }
         Ok(())
     }
 
@@ -259,7 +279,11 @@ impl<'ctx> Gen<'ctx, '_> {
     }
 
     /// `bool` (`i1`) as `i8` where the kernel ABI has it.
-    fn to_abi(&self, v: BasicValueEnum<'ctx>, ty: BasicTypeEnum<'ctx>) -> Res<BasicValueEnum<'ctx>> {
+    fn to_abi(
+        &self,
+        v: BasicValueEnum<'ctx>,
+        ty: BasicTypeEnum<'ctx>,
+    ) -> Res<BasicValueEnum<'ctx>> {
         match (v, ty) {
             (BasicValueEnum::IntValue(i), BasicTypeEnum::IntType(t))
                 if i.get_type().get_bit_width() == 1 && t.get_bit_width() == 8 =>
@@ -270,7 +294,11 @@ impl<'ctx> Gen<'ctx, '_> {
         }
     }
 
-    fn from_abi(&self, v: BasicValueEnum<'ctx>, ty: BasicTypeEnum<'ctx>) -> Res<BasicValueEnum<'ctx>> {
+    fn abi_to_reg(
+        &self,
+        v: BasicValueEnum<'ctx>,
+        ty: BasicTypeEnum<'ctx>,
+    ) -> Res<BasicValueEnum<'ctx>> {
         match (v, ty) {
             (BasicValueEnum::IntValue(i), BasicTypeEnum::IntType(t))
                 if t.get_bit_width() == 1 && i.get_type().get_bit_width() != 1 =>
@@ -367,7 +395,10 @@ impl<'ctx> Gen<'ctx, '_> {
         let meta: Vec<_> = all.iter().map(|t| (*t).into()).collect();
         let fn_ty = self.ctx.void_type().fn_type(&meta, false);
         let (symbol, linkage) = if emulated {
-            (format!("{name}.body"), Some(inkwell::module::Linkage::Internal))
+            (
+                format!("{name}.body"),
+                Some(inkwell::module::Linkage::Internal),
+            )
         } else {
             (name.to_string(), None)
         };
@@ -393,7 +424,7 @@ impl<'ctx> Gen<'ctx, '_> {
         let mut values = Vec::new();
         for (k, (ty, host)) in params.types.iter().zip(&params.values).enumerate() {
             let v = param(k as u32 + 2)?;
-            values.push(self.from_abi(v, host.get_type())?);
+            values.push(self.abi_to_reg(v, host.get_type())?);
             let _ = ty;
         }
         let mut frame = Frame {
@@ -423,9 +454,16 @@ impl<'ctx> Gen<'ctx, '_> {
     }
 
     /// The carried values' initial values among a kernel's parameters.
-    fn inits(&self, nest: &LoopNest, kp: &[BasicValueEnum<'ctx>]) -> Res<Vec<Vec<BasicValueEnum<'ctx>>>> {
+    pub(super) fn inits(
+        &self,
+        nest: &LoopNest,
+        kp: &[BasicValueEnum<'ctx>],
+    ) -> Res<Vec<Vec<BasicValueEnum<'ctx>>>> {
         let carried: Vec<&Carried> = nest.carried().collect();
-        let total: usize = carried.iter().map(|c| self.field_types(c.var.ty).len()).sum();
+        let total: usize = carried
+            .iter()
+            .map(|c| self.field_types(c.var.ty).len())
+            .sum();
         let mut at = kp.len().checked_sub(total).ok_or_else(|| {
             CodegenError::Internal("kernel parameters without the initial values".into())
         })?;
@@ -438,7 +476,7 @@ impl<'ctx> Gen<'ctx, '_> {
         Ok(out)
     }
 
-    fn key_slot(&self) -> Res<PointerValue<'ctx>> {
+    pub(super) fn key_slot(&self) -> Res<PointerValue<'ctx>> {
         self.device
             .as_ref()
             .and_then(|d| d.current)
@@ -448,7 +486,7 @@ impl<'ctx> Gen<'ctx, '_> {
 
     /// A loop `for i in lo..hi step` in `fr`'s function: `each` generates
     /// an iteration with `i` (the builder is left after the loop).
-    fn kernel_loop(
+    pub(super) fn kernel_loop(
         &mut self,
         fr: &mut Frame<'ctx>,
         lo: IntValue<'ctx>,
@@ -463,8 +501,13 @@ impl<'ctx> Gen<'ctx, '_> {
         let exit = self.ctx.append_basic_block(fr.func, "k.exit");
         self.builder.build_unconditional_branch(header)?;
         self.builder.position_at_end(header);
-        let i = self.builder.build_load(self.i64(), slot, "i")?.into_int_value();
-        let more = self.builder.build_int_compare(IntPredicate::SLT, i, hi, "")?;
+        let i = self
+            .builder
+            .build_load(self.i64(), slot, "i")?
+            .into_int_value();
+        let more = self
+            .builder
+            .build_int_compare(IntPredicate::SLT, i, hi, "")?;
         self.builder.build_conditional_branch(more, body, exit)?;
         self.builder.position_at_end(body);
         each(self, fr, i)?;
@@ -509,7 +552,7 @@ impl<'ctx> Gen<'ctx, '_> {
     }
 
     /// The nest's carried values in slots, from `inits`; returns the slots.
-    fn carried_slots(
+    pub(super) fn carried_slots(
         &mut self,
         fr: &Frame<'ctx>,
         inits: &[Vec<BasicValueEnum<'ctx>>],
@@ -530,7 +573,7 @@ impl<'ctx> Gen<'ctx, '_> {
     /// Iterations `lo..hi` of `nest` in sequential order with its carried
     /// values in `slots` (bound before each iteration, set from `next`
     /// after it); `set_key` makes each iteration the error key.
-    fn carried_loop(
+    pub(super) fn carried_loop(
         &mut self,
         fr: &mut Frame<'ctx>,
         nest: &LoopNest,
@@ -544,7 +587,7 @@ impl<'ctx> Gen<'ctx, '_> {
 
     /// `carried_loop` running `body` (the nest's, or its totals slice).
     #[allow(clippy::too_many_arguments)]
-    fn carried_loop_over(
+    pub(super) fn carried_loop_over(
         &mut self,
         fr: &mut Frame<'ctx>,
         nest: &LoopNest,
@@ -585,7 +628,7 @@ impl<'ctx> Gen<'ctx, '_> {
         })
     }
 
-    fn load_slots(
+    pub(super) fn load_slots(
         &self,
         nest: &LoopNest,
         slots: &[Vec<(PointerValue<'ctx>, BasicTypeEnum<'ctx>)>],
@@ -603,7 +646,12 @@ impl<'ctx> Gen<'ctx, '_> {
 
     /// Binds the results of reductions and compactions from the final
     /// carried values (in `LoopNest::carried` order).
-    fn bind_finals(&self, fr: &mut Frame<'ctx>, nest: &LoopNest, finals: Vec<Val<'ctx>>) -> Res<()> {
+    fn bind_finals(
+        &self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        finals: Vec<Val<'ctx>>,
+    ) -> Res<()> {
         let mut finals = finals.into_iter();
         let missing = || CodegenError::Internal("a nest without its carried values".into());
         for r in &nest.reductions {
@@ -670,12 +718,87 @@ impl<'ctx> Gen<'ctx, '_> {
         self.carried_loop(fr, nest, &slots, lo, hi, true)?;
         let finals = self.load_slots(nest, &slots)?;
         let fields: usize = finals.iter().map(|v| self.fields(v).len()).sum();
-        let cell = self.builder.build_int_mul(gid, self.const_i64(fields as i64), "")?;
+        let cell = self
+            .builder
+            .build_int_mul(gid, self.const_i64(fields as i64), "")?;
         self.store_cells(kp[PARTIALS].into_pointer_value(), cell, &finals)
     }
 
-    /// One thread: the partial results in thread order, combined with
-    /// each reduction's operator.
+    /// Host side: the `threads` partial results at `partials` combined in
+    /// levels, each thread of a level combining `GROUP` consecutive ones
+    /// in order, until one is left; returns its device address and the
+    /// second buffer, which takes turns with `partials` (the caller frees
+    /// both after reading the result).
+    #[allow(clippy::too_many_arguments)]
+    fn combine_levels(
+        &mut self,
+        combine: usize,
+        threads: IntValue<'ctx>,
+        partials: IntValue<'ctx>,
+        fields: usize,
+        params: &Params<'ctx>,
+        values: &[BasicValueEnum<'ctx>],
+        fr: &Frame<'ctx>,
+    ) -> Res<(IntValue<'ctx>, IntValue<'ctx>)> {
+        let i64t = self.i64();
+        let group = self.const_i64(GROUP);
+        let one = self.const_i64(1);
+        let groups_of = |gen: &Self, n: IntValue<'ctx>| -> Res<IntValue<'ctx>> {
+            let up = gen.builder.build_int_add(n, gen.const_i64(GROUP - 1), "")?;
+            Ok(gen.builder.build_int_signed_div(up, group, "groups")?)
+        };
+        let alloc = self.runtime(RuntimeFn::GpuAlloc);
+        let first = groups_of(self, threads)?;
+        let cell = self.const_i64((fields.max(1) * 8) as i64);
+        let bytes = self.builder.build_int_mul(first, cell, "")?;
+        let other = self.call_int(alloc, &[bytes.into()])?;
+        let n_slot = self.entry_alloca(fr.func, i64t.into())?;
+        let src_slot = self.entry_alloca(fr.func, i64t.into())?;
+        let dst_slot = self.entry_alloca(fr.func, i64t.into())?;
+        self.builder.build_store(n_slot, threads)?;
+        self.builder.build_store(src_slot, partials)?;
+        self.builder.build_store(dst_slot, other)?;
+        let header = self.ctx.append_basic_block(fr.func, "combine.level");
+        let body = self.ctx.append_basic_block(fr.func, "combine.run");
+        let exit = self.ctx.append_basic_block(fr.func, "combine.done");
+        self.builder.build_unconditional_branch(header)?;
+        self.builder.position_at_end(header);
+        let n = self.builder.build_load(i64t, n_slot, "n")?.into_int_value();
+        let more = self
+            .builder
+            .build_int_compare(IntPredicate::SGT, n, one, "")?;
+        self.builder.build_conditional_branch(more, body, exit)?;
+        self.builder.position_at_end(body);
+        let src = self
+            .builder
+            .build_load(i64t, src_slot, "")?
+            .into_int_value();
+        let dst = self
+            .builder
+            .build_load(i64t, dst_slot, "")?
+            .into_int_value();
+        let groups = groups_of(self, n)?;
+        let mut level = values.to_vec();
+        level[WIDTH] = n.into();
+        level[PARTIALS] = self.builder.build_int_to_ptr(src, self.ptr(), "")?.into();
+        level[OUT] = self.builder.build_int_to_ptr(dst, self.ptr(), "")?.into();
+        self.launch(combine, false, groups, &params.types, &level, fr)?;
+        self.builder.build_store(n_slot, groups)?;
+        self.builder.build_store(src_slot, dst)?;
+        self.builder.build_store(dst_slot, src)?;
+        self.builder.build_unconditional_branch(header)?;
+        self.builder.position_at_end(exit);
+        let result = self
+            .builder
+            .build_load(i64t, src_slot, "")?
+            .into_int_value();
+        Ok((result, other))
+    }
+
+    /// One level of a reduction's combination: thread `g` combines the
+    /// partial results `[g * GROUP, (g + 1) * GROUP)` of the `n` at
+    /// `partials` in order with each reduction's operator, into cell `g`
+    /// of `out`.
     fn combine_body(
         &mut self,
         fr: &mut Frame<'ctx>,
@@ -685,48 +808,78 @@ impl<'ctx> Gen<'ctx, '_> {
         self.return_if_failed(fr, kp)?;
         let types: Vec<Type> = nest.carried().map(|c| c.var.ty).collect();
         let fields: usize = types.iter().map(|t| self.field_types(*t).len()).sum();
-        let threads = kp[WIDTH].into_int_value();
+        let n = kp[WIDTH].into_int_value();
         let partials = kp[PARTIALS].into_pointer_value();
         let key = self.key_slot()?;
-        self.builder.build_store(key, threads)?;
-        let zero = self.const_i64(0);
-        let first = self.read_cells(partials, zero, &types)?;
-        let init: Vec<Vec<BasicValueEnum<'ctx>>> = first.iter().map(|v| self.fields(v)).collect();
-        let slots = self.carried_slots(fr, &init)?;
-        let one = self.const_i64(1);
+        self.builder.build_store(key, n)?;
+        let (gid, threads) = self.thread_range()?;
+        let group = self.const_i64(GROUP);
+        let up = self
+            .builder
+            .build_int_add(n, self.const_i64(GROUP - 1), "")?;
+        let groups = self.builder.build_int_signed_div(up, group, "groups")?;
         let per = self.const_i64(fields as i64);
-        self.kernel_loop(fr, one, threads, one, &mut |gen, fr, j| {
-            let at = gen.builder.build_int_mul(j, per, "")?;
-            let other = gen.read_cells(partials, at, &types)?;
-            let acc = gen.load_slots(nest, &slots)?;
-            let mut k = 0;
-            for r in &nest.reductions {
-                let n = r.carried.len();
-                let (left, right) = r.op.params.split_at(n);
-                for (p, v) in left.iter().zip(&acc[k..k + n]) {
-                    fr.vals.insert(p.id, v.clone());
-                }
-                for (p, v) in right.iter().zip(&other[k..k + n]) {
-                    fr.vals.insert(p.id, v.clone());
-                }
-                gen.block(fr, &r.op.body)?;
-                for (res, ps) in r.op.results.iter().zip(&slots[k..k + n]) {
-                    let v = gen.val(fr, res)?;
-                    for (f, (slot, _)) in gen.fields(&v).iter().zip(ps) {
-                        gen.builder.build_store(*slot, *f)?;
-                    }
-                }
-                k += n;
+        let one = self.const_i64(1);
+        self.kernel_loop(fr, gid, groups, threads, &mut |gen, fr, g| {
+            let lo = gen.builder.build_int_mul(g, group, "")?;
+            let hi = gen.builder.build_int_add(lo, group, "")?;
+            let hi = gen.min(hi, n)?;
+            let at = gen.builder.build_int_mul(lo, per, "")?;
+            let first = gen.read_cells(partials, at, &types)?;
+            let init: Vec<Vec<BasicValueEnum<'ctx>>> =
+                first.iter().map(|v| gen.fields(v)).collect();
+            let slots = gen.carried_slots(fr, &init)?;
+            let next = gen.builder.build_int_add(lo, one, "")?;
+            gen.kernel_loop(fr, next, hi, one, &mut |gen, fr, j| {
+                let at = gen.builder.build_int_mul(j, per, "")?;
+                let other = gen.read_cells(partials, at, &types)?;
+                let acc = gen.load_slots(nest, &slots)?;
+                gen.apply_reductions(fr, nest, &slots, &acc, &other)
+            })?;
+            let finals = gen.load_slots(nest, &slots)?;
+            let at = gen.builder.build_int_mul(g, per, "")?;
+            gen.store_cells(kp[OUT].into_pointer_value(), at, &finals)
+        })
+    }
+
+    /// The reductions' operators on `left` and `right` (values in
+    /// `LoopNest::carried` order) into `slots`.
+    fn apply_reductions(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        slots: &[Vec<(PointerValue<'ctx>, BasicTypeEnum<'ctx>)>],
+        left: &[Val<'ctx>],
+        right: &[Val<'ctx>],
+    ) -> Res<()> {
+        let mut k = 0;
+        for r in &nest.reductions {
+            let n = r.carried.len();
+            let (lp, rp) = r.op.params.split_at(n);
+            for (p, v) in lp.iter().zip(&left[k..k + n]) {
+                fr.vals.insert(p.id, v.clone());
             }
-            Ok(())
-        })?;
-        let finals = self.load_slots(nest, &slots)?;
-        self.store_cells(kp[OUT].into_pointer_value(), zero, &finals)
+            for (p, v) in rp.iter().zip(&right[k..k + n]) {
+                fr.vals.insert(p.id, v.clone());
+            }
+            self.block(fr, &r.op.body)?;
+            for (res, ps) in r.op.results.iter().zip(&slots[k..k + n]) {
+                let v = self.val(fr, res)?;
+                for (f, (slot, _)) in self.fields(&v).iter().zip(ps) {
+                    self.builder.build_store(*slot, *f)?;
+                }
+            }
+            k += n;
+        }
+        Ok(())
     }
 
     /// This thread's slice `[lo, hi)` of `width` iterations: contiguous,
     /// in thread order.
-    fn slice(&self, width: IntValue<'ctx>) -> Res<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)> {
+    pub(super) fn slice(
+        &self,
+        width: IntValue<'ctx>,
+    ) -> Res<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)> {
         let (gid, threads) = self.thread_range()?;
         let one = self.const_i64(1);
         let up = self.builder.build_int_add(width, threads, "")?;
@@ -739,209 +892,39 @@ impl<'ctx> Gen<'ctx, '_> {
         Ok((gid, lo, hi))
     }
 
-    /// Scan pass 1: the totals slice of the body over this thread's slice
-    /// from the neutral elements; totals (and a failure flag, 0) to the
-    /// partials. A check that fails only sets the flag.
-    fn totals_body(
-        &mut self,
-        fr: &mut Frame<'ctx>,
-        nest: &LoopNest,
-        kp: &[BasicValueEnum<'ctx>],
-    ) -> Res<()> {
-        let Some(ParPlan::TwoPhase { totals }) = nest.plan.as_ref().map(|p| &p.strategy) else {
-            return Err(CodegenError::Internal("a scan kernel without totals".into()));
-        };
-        let inits = self.inits(nest, kp)?;
-        let slots = self.carried_slots(fr, &inits)?;
-        let width = kp[WIDTH].into_int_value();
-        let (gid, lo, hi) = self.slice(width)?;
-        let per = self.fields_of(nest) + 1;
-        let base = self.builder.build_int_mul(gid, self.const_i64(per as i64), "")?;
-        let flag_at = self.builder.build_int_add(base, self.const_i64(per as i64 - 1), "")?;
-        let partials = kp[PARTIALS].into_pointer_value();
-        let flag = self.cell_ptr(partials, flag_at)?;
-        self.builder.build_store(flag, self.const_i64(0))?;
-        if let Some(k) = self.device.as_mut().and_then(|d| d.current.as_mut()) {
-            k.flag = Some(flag);
-        }
-        self.carried_loop_over(fr, nest, totals, &slots, lo, hi, true)?;
-        let finals = self.load_slots(nest, &slots)?;
-        self.store_cells(partials, base, &finals)
-    }
-
-    fn fields_of(&self, nest: &LoopNest) -> usize {
+    pub(super) fn fields_of(&self, nest: &LoopNest) -> usize {
         nest.carried()
             .map(|c| self.field_types(c.var.ty).len())
             .sum()
     }
 
-    /// Scan pass 2, one thread: each slice's total replaced by its
-    /// carry-in (the operators over the slices before it, from the
-    /// initial values); the final values to `out`, and the first slice
-    /// whose totals failed after them (the number of slices if none).
-    fn prefix_body(
-        &mut self,
-        fr: &mut Frame<'ctx>,
-        nest: &LoopNest,
-        kp: &[BasicValueEnum<'ctx>],
-    ) -> Res<()> {
-        self.return_if_failed(fr, kp)?;
-        let types: Vec<Type> = nest.carried().map(|c| c.var.ty).collect();
-        let per = self.fields_of(nest) + 1;
-        let threads = kp[WIDTH].into_int_value();
-        let partials = kp[PARTIALS].into_pointer_value();
-        let out = kp[OUT].into_pointer_value();
-        let key = self.key_slot()?;
-        self.builder.build_store(key, threads)?;
-        let inits = self.inits(nest, kp)?;
-        let slots = self.carried_slots(fr, &inits)?;
-        let limit = self.entry_alloca(fr.func, self.i64().into())?;
-        self.builder.build_store(limit, threads)?;
-        let zero = self.const_i64(0);
-        let one = self.const_i64(1);
-        let per_v = self.const_i64(per as i64);
-        self.kernel_loop(fr, zero, threads, one, &mut |gen, fr, t| {
-            let at = gen.builder.build_int_mul(t, per_v, "")?;
-            let total = gen.read_cells(partials, at, &types)?;
-            let acc = gen.load_slots(nest, &slots)?;
-            gen.store_cells(partials, at, &acc)?;
-            // The first failed slice.
-            let flag_at = gen.builder.build_int_add(at, gen.const_i64(per as i64 - 1), "")?;
-            let flag = gen
-                .builder
-                .build_load(gen.i64(), gen.cell_ptr(partials, flag_at)?, "")?
-                .into_int_value();
-            let failed = gen.builder.build_int_compare(IntPredicate::NE, flag, zero, "")?;
-            let current = gen.builder.build_load(gen.i64(), limit, "")?.into_int_value();
-            let first = gen.builder.build_int_compare(IntPredicate::EQ, current, threads, "")?;
-            let take = gen.builder.build_and(failed, first, "")?;
-            let new = gen.builder.build_select(take, t, current, "")?;
-            gen.builder.build_store(limit, new)?;
-            gen.apply_operators(fr, nest, &slots, &acc, &total)
-        })?;
-        let finals = self.load_slots(nest, &slots)?;
-        self.store_cells(out, zero, &finals)?;
-        let limit = self.builder.build_load(self.i64(), limit, "")?;
-        let at = self.const_i64((per - 1) as i64);
-        self.builder.build_store(self.cell_ptr(out, at)?, limit)?;
-        Ok(())
-    }
-
-    /// The scans' operators and the compactions' sums of `left` and
-    /// `right` (values in `LoopNest::carried` order) into `slots`.
-    fn apply_operators(
-        &mut self,
-        fr: &mut Frame<'ctx>,
-        nest: &LoopNest,
-        slots: &[Vec<(PointerValue<'ctx>, BasicTypeEnum<'ctx>)>],
-        left: &[Val<'ctx>],
-        right: &[Val<'ctx>],
-    ) -> Res<()> {
-        let mut k = 0;
-        for s in &nest.scans {
-            let n = s.carried.len();
-            let (lp, rp) = s.op.params.split_at(n);
-            for (p, v) in lp.iter().zip(&left[k..k + n]) {
-                fr.vals.insert(p.id, v.clone());
-            }
-            for (p, v) in rp.iter().zip(&right[k..k + n]) {
-                fr.vals.insert(p.id, v.clone());
-            }
-            self.block(fr, &s.op.body)?;
-            for (res, ps) in s.op.results.iter().zip(&slots[k..k + n]) {
-                let v = self.val(fr, res)?;
-                for (f, (slot, _)) in self.fields(&v).iter().zip(ps) {
-                    self.builder.build_store(*slot, *f)?;
-                }
-            }
-            k += n;
-        }
-        for _ in &nest.compactions {
-            let (Val::Scalar(a, _), Val::Scalar(b, _)) = (&left[k], &right[k]) else {
-                return Err(CodegenError::Internal("a compaction count is not a scalar".into()));
-            };
-            let sum = self
-                .builder
-                .build_int_add(a.into_int_value(), b.into_int_value(), "")?;
-            self.builder.build_store(slots[k][0].0, sum)?;
-            k += 1;
-        }
-        Ok(())
-    }
-
-    /// Scan pass 3: the body over this thread's slice from its carry-in.
-    /// Slices after the first failed one stop (their carry-ins are not
-    /// known); the failed one runs and reports its error.
-    fn scan_body(
-        &mut self,
-        fr: &mut Frame<'ctx>,
-        nest: &LoopNest,
-        kp: &[BasicValueEnum<'ctx>],
-    ) -> Res<()> {
-        self.return_if_failed(fr, kp)?;
-        let types: Vec<Type> = nest.carried().map(|c| c.var.ty).collect();
-        let per = self.fields_of(nest) + 1;
-        let width = kp[WIDTH].into_int_value();
-        let (gid, lo, hi) = self.slice(width)?;
-        let out = kp[OUT].into_pointer_value();
-        let limit = self
+    pub(super) fn min(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Res<IntValue<'ctx>> {
+        let lt = self
             .builder
-            .build_load(self.i64(), self.cell_ptr(out, self.const_i64((per - 1) as i64))?, "limit")?
-            .into_int_value();
-        let after = self.builder.build_int_compare(IntPredicate::SGT, gid, limit, "")?;
-        let stop = self.ctx.append_basic_block(fr.func, "k.stop");
-        let go = self.ctx.append_basic_block(fr.func, "k.go");
-        self.builder.build_conditional_branch(after, stop, go)?;
-        self.builder.position_at_end(stop);
-        self.builder.build_return(None)?;
-        self.builder.position_at_end(go);
-        let at = self.builder.build_int_mul(gid, self.const_i64(per as i64), "")?;
-        let carry_in = self.read_cells(kp[PARTIALS].into_pointer_value(), at, &types)?;
-        let inits: Vec<Vec<BasicValueEnum<'ctx>>> = carry_in.iter().map(|v| self.fields(v)).collect();
-        let slots = self.carried_slots(fr, &inits)?;
-        self.carried_loop(fr, nest, &slots, lo, hi, true)
-    }
-
-    /// Returns from the kernel when an earlier launch recorded an error
-    /// (its results, which this kernel reads, are not all there).
-    fn return_if_failed(&mut self, fr: &Frame<'ctx>, kp: &[BasicValueEnum<'ctx>]) -> Res<()> {
-        let _ = kp;
-        let Some(k) = self.device.as_ref().and_then(|d| d.current) else {
-            return Err(CodegenError::Internal("no kernel is being generated".into()));
-        };
-        // `seq` is field 4 of arr_gpu_error (bytes 16..24).
-        let seq_ptr = self.cell_ptr(k.err, self.const_i64(2))?;
-        let load = self.builder.build_load(self.i64(), seq_ptr, "failed")?;
-        if let Some(inst) = load.as_instruction_value() {
-            inst.set_volatile(true)
-                .map_err(|e| CodegenError::Internal(format!("volatile load: {e}")))?;
-        }
-        let zero = self.const_i64(0);
-        let failed = self
-            .builder
-            .build_int_compare(IntPredicate::NE, load.into_int_value(), zero, "")?;
-        let stop = self.ctx.append_basic_block(fr.func, "k.failed");
-        let go = self.ctx.append_basic_block(fr.func, "k.run");
-        self.builder.build_conditional_branch(failed, stop, go)?;
-        self.builder.position_at_end(stop);
-        self.builder.build_return(None)?;
-        self.builder.position_at_end(go);
-        Ok(())
-    }
-
-    fn min(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Res<IntValue<'ctx>> {
-        let lt = self.builder.build_int_compare(IntPredicate::SLT, a, b, "")?;
+            .build_int_compare(IntPredicate::SLT, a, b, "")?;
         Ok(self.builder.build_select(lt, a, b, "")?.into_int_value())
     }
 
-    fn cell_ptr(&self, base: PointerValue<'ctx>, k: IntValue<'ctx>) -> Res<PointerValue<'ctx>> {
+    pub(super) fn cell_ptr(
+        &self,
+        base: PointerValue<'ctx>,
+        k: IntValue<'ctx>,
+    ) -> Res<PointerValue<'ctx>> {
         // Safety: the buffers have a cell per field (and per thread).
-        Ok(unsafe { self.builder.build_in_bounds_gep(self.i64(), base, &[k], "")? })
+        Ok(unsafe {
+            self.builder
+                .build_in_bounds_gep(self.i64(), base, &[k], "")?
+        })
     }
 
     /// Stores the fields of `vals` in consecutive 8-byte cells from cell
     /// `first` (`bool` as a byte).
-    fn store_cells(&self, base: PointerValue<'ctx>, first: IntValue<'ctx>, vals: &[Val<'ctx>]) -> Res<()> {
+    pub(super) fn store_cells(
+        &self,
+        base: PointerValue<'ctx>,
+        first: IntValue<'ctx>,
+        vals: &[Val<'ctx>],
+    ) -> Res<()> {
         let mut k = 0i64;
         for v in vals {
             for f in self.fields(v) {
@@ -955,7 +938,12 @@ impl<'ctx> Gen<'ctx, '_> {
         Ok(())
     }
 
-    fn read_cells(&self, base: PointerValue<'ctx>, first: IntValue<'ctx>, types: &[Type]) -> Res<Vec<Val<'ctx>>> {
+    pub(super) fn read_cells(
+        &self,
+        base: PointerValue<'ctx>,
+        first: IntValue<'ctx>,
+        types: &[Type],
+    ) -> Res<Vec<Val<'ctx>>> {
         let mut k = 0i64;
         let mut out = Vec::new();
         for t in types {
@@ -964,7 +952,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 let at = self.builder.build_int_add(first, self.const_i64(k), "")?;
                 let p = self.cell_ptr(base, at)?;
                 let v = self.builder.build_load(self.abi_type(ft), p, "")?;
-                fields.push(self.from_abi(v, ft)?);
+                fields.push(self.abi_to_reg(v, ft)?);
                 k += 1;
             }
             out.push(self.val_of_fields(*t, &fields)?);
@@ -977,4 +965,3 @@ impl<'ctx> Gen<'ctx, '_> {
         self.read_cells(slot, self.const_i64(0), types)
     }
 }
-

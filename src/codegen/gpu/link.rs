@@ -31,7 +31,7 @@ pub(crate) fn descriptor_c(artifacts: &Artifacts) -> String {
         out.push_str("    \"\"");
     }
     for line in ptx.split_inclusive('\n') {
-        let _ = write!(out, "    {}\n", c_string(line));
+        let _ = writeln!(out, "    {}", c_string(line));
     }
     out.push_str(";\n");
     let _ = writeln!(

@@ -7,7 +7,7 @@
 //! ABI lowered to the emulator's calls (nvptx-emu).
 //!
 //! `kernel` chooses and generates kernels per nest (see docs/gpu.md,
-//! "Kernels"); `device` holds the device module's target parts (special
+//! "Kernels"), `scan` those of scans and compactions; `device` holds the device module's target parts (special
 //! registers, run-time errors, libdevice, PTX); `link` writes the program
 //! descriptor and links the binary.
 //!
@@ -21,6 +21,7 @@
 pub(crate) mod device;
 mod kernel;
 pub(crate) mod link;
+mod scan;
 
 use super::backend::{Backend, Trap};
 use super::emit::{Frame, Gen, Res};
@@ -163,9 +164,7 @@ impl Backend for GpuBackend {
     fn entry_start<'ctx>(&self, gen: &mut Gen<'ctx, '_>) -> Res<()> {
         let desc = match gen.module.get_global(DESCRIPTOR) {
             Some(g) => g,
-            None => gen
-                .module
-                .add_global(gen.ctx.i8_type(), None, DESCRIPTOR),
+            None => gen.module.add_global(gen.ctx.i8_type(), None, DESCRIPTOR),
         };
         let f = gen.runtime(RuntimeFn::GpuInit);
         gen.builder
