@@ -4,5 +4,7 @@
 pub mod bench;
 pub mod cli;
 pub mod pipeline;
+pub mod script;
+pub mod structure;
 pub mod test_runner;
 pub mod testblock;
