@@ -1069,6 +1069,14 @@ impl<'ctx> Gen<'ctx, '_> {
                 let (x, from) = self.scalar(fr, a)?;
                 Ok((self.convert(x, from, *to)?, *to))
             }
+            ScalarExp::Fma(a, b, c) => {
+                let (x, t) = self.scalar(fr, a)?;
+                let (y, _) = self.scalar(fr, b)?;
+                let (z, _) = self.scalar(fr, c)?;
+                let ty: BasicTypeEnum = self.float_type(t)?.into();
+                let r = self.call_intrinsic("llvm.fma", &[ty], &[x.into(), y.into(), z.into()])?;
+                Ok((r, t))
+            }
         }
     }
 
@@ -1207,7 +1215,25 @@ impl<'ctx> Gen<'ctx, '_> {
                     }
                 }
             }
-            BinOp::Atan2 | BinOp::Hypot => return err(format!("{} on {t}", op.name())),
+            BinOp::MulHi => {
+                // The product at twice the width, its upper half.
+                let ty = x.get_type();
+                let bits = ty.get_bit_width();
+                let wide = match bits {
+                    8 => self.ctx.i16_type(),
+                    16 => self.ctx.i32_type(),
+                    32 => self.ctx.i64_type(),
+                    _ => self.ctx.i128_type(),
+                };
+                let xw = b.build_int_cast_sign_flag(x, wide, signed, "")?;
+                let yw = b.build_int_cast_sign_flag(y, wide, signed, "")?;
+                let p = b.build_int_mul(xw, yw, "")?;
+                let hi = b.build_right_shift(p, wide.const_int(bits as u64, false), false, "")?;
+                b.build_int_truncate(hi, ty, "")?.into()
+            }
+            BinOp::Atan2 | BinOp::Hypot | BinOp::NextAfter | BinOp::CopySign => {
+                return err(format!("{} on {t}", op.name()))
+            }
         })
     }
 
@@ -1245,9 +1271,17 @@ impl<'ctx> Gen<'ctx, '_> {
             BinOp::Ge => cmp(FloatPredicate::OGE)?,
             BinOp::Atan2 => self.call_libm("atan2", t, &[x, y])?,
             BinOp::Hypot => self.call_libm("hypot", t, &[x, y])?,
-            BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Shl | BinOp::Shr | BinOp::UShr => {
-                return err(format!("{} on {t}", op.name()))
+            BinOp::NextAfter => self.call_libm("nextafter", t, &[x, y])?,
+            BinOp::CopySign => {
+                self.call_intrinsic("llvm.copysign", &[ty], &[x.into(), y.into()])?
             }
+            BinOp::And
+            | BinOp::Or
+            | BinOp::Xor
+            | BinOp::Shl
+            | BinOp::Shr
+            | BinOp::UShr
+            | BinOp::MulHi => return err(format!("{} on {t}", op.name())),
         })
     }
 
@@ -1447,6 +1481,9 @@ impl<'ctx> Gen<'ctx, '_> {
             UnOp::Asinh => self.call_libm("asinh", t, &[x])?,
             UnOp::Acosh => self.call_libm("acosh", t, &[x])?,
             UnOp::Atanh => self.call_libm("atanh", t, &[x])?,
+            UnOp::Gamma => self.call_libm("tgamma", t, &[x])?,
+            UnOp::Lgamma => self.call_libm("lgamma", t, &[x])?,
+            UnOp::Erfc => self.call_libm("erfc", t, &[x])?,
             UnOp::ToBits => {
                 let to = op.result(t);
                 return Ok((b.build_bit_cast(x, self.reg_type(to), "")?, to));

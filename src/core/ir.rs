@@ -149,6 +149,13 @@ pub enum BinOp {
     UShr,
     Atan2,
     Hypot,
+    /// The high half of the double-width product (signed or unsigned by
+    /// the type): Futhark's `mul_hi`.
+    MulHi,
+    /// The next float after the first operand in the second's direction.
+    NextAfter,
+    /// The first operand's magnitude with the second's sign.
+    CopySign,
 }
 
 impl BinOp {
@@ -169,6 +176,7 @@ impl BinOp {
             self,
             BinOp::Add
                 | BinOp::Mul
+                | BinOp::MulHi
                 | BinOp::Min
                 | BinOp::Max
                 | BinOp::Eq
@@ -204,6 +212,9 @@ impl BinOp {
             BinOp::UShr => "ushr",
             BinOp::Atan2 => "atan2",
             BinOp::Hypot => "hypot",
+            BinOp::MulHi => "mul_hi",
+            BinOp::NextAfter => "nextafter",
+            BinOp::CopySign => "copysign",
         }
     }
 }
@@ -250,6 +261,11 @@ pub enum UnOp {
     ToBits,
     /// An unsigned integer's bits as the float of its width.
     FromBits,
+    /// C's `tgamma`.
+    Gamma,
+    /// C's `lgamma`: the logarithm of the absolute value of gamma.
+    Lgamma,
+    Erfc,
 }
 
 impl UnOp {
@@ -301,6 +317,9 @@ impl UnOp {
             UnOp::Atanh => "atanh",
             UnOp::ToBits => "to_bits",
             UnOp::FromBits => "from_bits",
+            UnOp::Gamma => "gamma",
+            UnOp::Lgamma => "lgamma",
+            UnOp::Erfc => "erfc",
         }
     }
 }
@@ -400,6 +419,8 @@ pub enum Exp {
     UnOp(UnOp, Atom),
     /// Scalar conversion (section 10 of the language contract).
     Convert(ScalarType, Atom),
+    /// `a * b + c` on floats, rounded once (`f32.fma`).
+    Fma(Atom, Atom, Atom),
     If {
         cond: Atom,
         then_body: Body,

@@ -85,13 +85,43 @@ macro_rules! int_binop {
             BinOp::Shr | BinOp::UShr if out_of_range => Const::$variant(0),
             BinOp::Shr => Const::$variant(x >> shift),
             BinOp::UShr => Const::$variant(((x as $unsigned) >> shift) as _),
-            BinOp::Atan2 | BinOp::Hypot => return Err(OpError::Type),
+            BinOp::MulHi => {
+                // The exact product fits in 128 bits for every width.
+                let product = (x as i128).wrapping_mul(y as i128);
+                Const::$variant((product >> bits) as $t)
+            }
+            BinOp::Atan2 | BinOp::Hypot | BinOp::NextAfter | BinOp::CopySign => {
+                return Err(OpError::Type)
+            }
         })
     }};
 }
 
+/// C's `nextafter`: `y` if equal, NaN if either is, else one step of the
+/// bit pattern towards `y` (from zero: the smallest subnormal of `y`'s sign).
+macro_rules! next_after {
+    ($name:ident, $t:ty) => {
+        pub fn $name(x: $t, y: $t) -> $t {
+            if x.is_nan() || y.is_nan() {
+                x + y
+            } else if x == y {
+                y
+            } else if x == 0.0 {
+                <$t>::from_bits(1).copysign(y)
+            } else if (y > x) == (x > 0.0) {
+                <$t>::from_bits(x.to_bits() + 1)
+            } else {
+                <$t>::from_bits(x.to_bits() - 1)
+            }
+        }
+    };
+}
+
+next_after!(next_after_f32, f32);
+next_after!(next_after_f64, f64);
+
 macro_rules! float_binop {
-    ($op:expr, $x:expr, $y:expr, $variant:ident) => {{
+    ($op:expr, $x:expr, $y:expr, $variant:ident, $next:ident) => {{
         let (x, y) = ($x, $y);
         Ok(match $op {
             BinOp::Add => Const::$variant(x + y),
@@ -111,9 +141,15 @@ macro_rules! float_binop {
             BinOp::Ge => Const::Bool(x >= y),
             BinOp::Atan2 => Const::$variant(x.atan2(y)),
             BinOp::Hypot => Const::$variant(x.hypot(y)),
-            BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Shl | BinOp::Shr | BinOp::UShr => {
-                return Err(OpError::Type)
-            }
+            BinOp::CopySign => Const::$variant(x.copysign(y)),
+            BinOp::NextAfter => Const::$variant($next(x, y)),
+            BinOp::And
+            | BinOp::Or
+            | BinOp::Xor
+            | BinOp::Shl
+            | BinOp::Shr
+            | BinOp::UShr
+            | BinOp::MulHi => return Err(OpError::Type),
         })
     }};
 }
@@ -129,8 +165,8 @@ pub fn binop(op: BinOp, a: Const, b: Const) -> Result<Const, OpError> {
         (Const::U16(x), Const::U16(y)) => int_binop!(op, x, y, U16, u16, u16),
         (Const::U32(x), Const::U32(y)) => int_binop!(op, x, y, U32, u32, u32),
         (Const::U64(x), Const::U64(y)) => int_binop!(op, x, y, U64, u64, u64),
-        (Const::F32(x), Const::F32(y)) => float_binop!(op, x, y, F32),
-        (Const::F64(x), Const::F64(y)) => float_binop!(op, x, y, F64),
+        (Const::F32(x), Const::F32(y)) => float_binop!(op, x, y, F32, next_after_f32),
+        (Const::F64(x), Const::F64(y)) => float_binop!(op, x, y, F64, next_after_f64),
         (Const::Bool(x), Const::Bool(y)) => Ok(Const::Bool(match op {
             BinOp::Eq => x == y,
             BinOp::Neq => x != y,
@@ -148,9 +184,15 @@ pub fn binop(op: BinOp, a: Const, b: Const) -> Result<Const, OpError> {
 }
 
 extern "C" {
-    // The C library's, as compiled programs use: std has no `erf`.
+    // The C library's, as compiled programs use: std has none of these.
     fn erf(x: f64) -> f64;
     fn erff(x: f32) -> f32;
+    fn erfc(x: f64) -> f64;
+    fn erfcf(x: f32) -> f32;
+    fn tgamma(x: f64) -> f64;
+    fn tgammaf(x: f32) -> f32;
+    fn lgamma(x: f64) -> f64;
+    fn lgammaf(x: f32) -> f32;
 }
 
 /// Signed `abs` wraps (`abs MIN == MIN`); unsigned is the identity.
@@ -183,7 +225,7 @@ macro_rules! int_unop {
 }
 
 macro_rules! float_unop {
-    ($op:expr, $x:expr, $variant:ident, $erf:ident) => {{
+    ($op:expr, $x:expr, $variant:ident, $erf:ident, $erfc:ident, $tgamma:ident, $lgamma:ident) => {{
         let x = $x;
         Ok(Const::$variant(match $op {
             UnOp::Neg => -x,
@@ -208,6 +250,13 @@ macro_rules! float_unop {
             UnOp::Trunc => x.trunc(),
             // SAFETY: a pure C library function on a plain float.
             UnOp::Erf => unsafe { $erf(x) },
+            // SAFETY: as above.
+            UnOp::Erfc => unsafe { $erfc(x) },
+            // SAFETY: as above.
+            UnOp::Gamma => unsafe { $tgamma(x) },
+            // SAFETY: as above (it also sets the C library's `signgam`,
+            // which nothing reads).
+            UnOp::Lgamma => unsafe { $lgamma(x) },
             UnOp::Cbrt => x.cbrt(),
             UnOp::Log1p => x.ln_1p(),
             UnOp::Expm1 => x.exp_m1(),
@@ -254,12 +303,21 @@ pub fn unop(op: UnOp, a: Const) -> Result<Const, OpError> {
         Const::U16(x) => int_unop!(op, x, U16),
         Const::U32(x) => int_unop!(op, x, U32),
         Const::U64(x) => int_unop!(op, x, U64),
-        Const::F32(x) => float_unop!(op, x, F32, erff),
-        Const::F64(x) => float_unop!(op, x, F64, erf),
+        Const::F32(x) => float_unop!(op, x, F32, erff, erfcf, tgammaf, lgammaf),
+        Const::F64(x) => float_unop!(op, x, F64, erf, erfc, tgamma, lgamma),
         Const::Bool(x) => match op {
             UnOp::Not => Ok(Const::Bool(!x)),
             _ => Err(OpError::Type),
         },
+    }
+}
+
+/// `a * b + c` rounded once (`f32.fma`).
+pub fn fma(a: Const, b: Const, c: Const) -> Result<Const, OpError> {
+    match (a, b, c) {
+        (Const::F32(a), Const::F32(b), Const::F32(c)) => Ok(Const::F32(a.mul_add(b, c))),
+        (Const::F64(a), Const::F64(b), Const::F64(c)) => Ok(Const::F64(a.mul_add(b, c))),
+        _ => Err(OpError::Type),
     }
 }
 

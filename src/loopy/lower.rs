@@ -838,6 +838,10 @@ impl Lowerer {
                 let exp = ScalarExp::Convert(*t, self.atom(a));
                 self.let_stm(first, exp, loc, out);
             }
+            Exp::Fma(a, b, c) => {
+                let exp = ScalarExp::Fma(self.atom(a), self.atom(b), self.atom(c));
+                self.let_stm(first, exp, loc, out);
+            }
             Exp::If {
                 cond,
                 then_body,
@@ -2165,6 +2169,10 @@ impl Lowerer {
             ScalarExp::Convert(t, a) => operand(a).map(|a| ScalarExp::Convert(*t, a)),
             ScalarExp::BinOp(op, a, b) => match (operand(a), operand(b)) {
                 (Some(a), Some(b)) => Some(ScalarExp::BinOp(*op, a, b)),
+                _ => None,
+            },
+            ScalarExp::Fma(a, b, c) => match (operand(a), operand(b), operand(c)) {
+                (Some(a), Some(b), Some(c)) => Some(ScalarExp::Fma(a, b, c)),
                 _ => None,
             },
         };

@@ -208,7 +208,9 @@ impl Facts {
 
     fn exp_may_fail(&self, stm: &Stm, in_place: bool) -> bool {
         match &stm.exp {
-            Exp::Atom(_) | Exp::UnOp(..) | Exp::Convert(..) | Exp::Size { .. } => false,
+            Exp::Atom(_) | Exp::UnOp(..) | Exp::Convert(..) | Exp::Fma(..) | Exp::Size { .. } => {
+                false
+            }
             Exp::BinOp(op, a, b) => {
                 use crate::core::ir::BinOp::*;
                 if !matches!(op, Div | Mod | Quot | Rem) {

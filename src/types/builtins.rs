@@ -204,6 +204,24 @@ const FLOAT_FNS: &[(&str, ScalarFn)] = &[
     ("lerp", ScalarFn::Lerp),
     ("to_bits", ScalarFn::ToBits),
     ("from_bits", ScalarFn::FromBits),
+    ("to_f64", ScalarFn::ToF64),
+    ("from_fraction", ScalarFn::FromFraction),
+    ("recip", ScalarFn::Recip),
+    ("rsqrt", ScalarFn::Rsqrt),
+    ("sinpi", ScalarFn::SinPi),
+    ("cospi", ScalarFn::CosPi),
+    ("tanpi", ScalarFn::TanPi),
+    ("asinpi", ScalarFn::AsinPi),
+    ("acospi", ScalarFn::AcosPi),
+    ("atanpi", ScalarFn::AtanPi),
+    ("atan2pi", ScalarFn::Atan2Pi),
+    ("gamma", ScalarFn::Gamma),
+    ("lgamma", ScalarFn::Lgamma),
+    ("erfc", ScalarFn::Erfc),
+    ("fma", ScalarFn::Fma),
+    ("nextafter", ScalarFn::NextAfter),
+    ("ldexp", ScalarFn::Ldexp),
+    ("copysign", ScalarFn::CopySign),
 ];
 
 const NUM_FNS: &[(&str, ScalarFn)] = &[
@@ -213,6 +231,7 @@ const NUM_FNS: &[(&str, ScalarFn)] = &[
     ("sgn", ScalarFn::Sgn),
     ("neg", ScalarFn::Neg),
     ("get_bit", ScalarFn::GetBit),
+    ("to_i64", ScalarFn::ToI64),
 ];
 
 const INT_FNS: &[(&str, ScalarFn)] = &[
@@ -220,6 +239,12 @@ const INT_FNS: &[(&str, ScalarFn)] = &[
     ("clz", ScalarFn::Clz),
     ("ctz", ScalarFn::Ctz),
     ("set_bit", ScalarFn::SetBit),
+    ("not", ScalarFn::Not),
+    ("mul_hi", ScalarFn::MulHi),
+    ("mad_hi", ScalarFn::MadHi),
+    ("to_i32", ScalarFn::ToI32),
+    ("sign", ScalarFn::Sign),
+    ("unsign", ScalarFn::Unsign),
 ];
 
 /// Looks up `module.name`, e.g. `f32.sqrt` or `i64.f32`.
@@ -318,11 +343,22 @@ pub fn type_member(t: &Type, name: &str) -> Option<(Mask, Type)> {
             INT,
             Type::curried(vec![i32_.clone(), t.clone(), i32_], t.clone()),
         ),
+        "to_i64" => (NUM, un(Type::Scalar(ScalarType::I64))),
+        "not" => (INT, un(t.clone())),
+        "to_i32" => (INT, un(i32_)),
+        "mul_hi" => (INT, bin),
+        "mad_hi" => (INT, Type::curried(vec![t.clone(); 3], t.clone())),
         "isnan" | "isinf" | "isfinite" => (FLOAT, un(bool_)),
-        "pow" | "atan2" | "hypot" => (FLOAT, bin),
-        "mad" | "lerp" => (FLOAT, Type::curried(vec![t.clone(); 3], t.clone())),
-        // Their bits type depends on the width: only on a known float type.
-        "to_bits" | "from_bits" => return None,
+        "pow" | "atan2" | "hypot" | "atan2pi" | "nextafter" | "copysign" => (FLOAT, bin),
+        "mad" | "lerp" | "fma" => (FLOAT, Type::curried(vec![t.clone(); 3], t.clone())),
+        "to_f64" => (FLOAT, un(Type::Scalar(ScalarType::F64))),
+        "from_fraction" => (
+            FLOAT,
+            Type::curried(vec![Type::Scalar(ScalarType::I64); 2], t.clone()),
+        ),
+        "ldexp" => (FLOAT, Type::curried(vec![t.clone(), i32_], t.clone())),
+        // Their types depend on the width: only on a known type.
+        "to_bits" | "from_bits" | "sign" | "unsign" => return None,
         _ if FLOAT_FNS.iter().any(|(n, _)| *n == name) => (FLOAT, un(t.clone())),
         _ => return None,
     })

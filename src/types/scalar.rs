@@ -67,6 +67,16 @@ impl ScalarType {
         }
     }
 
+    /// The signed integer type of the same width (`u8` to `i8`).
+    pub fn signed_type(self) -> ScalarType {
+        match self.bits() {
+            8 => ScalarType::I8,
+            16 => ScalarType::I16,
+            32 => ScalarType::I32,
+            _ => ScalarType::I64,
+        }
+    }
+
     pub fn is_int(self) -> bool {
         self.is_signed() || self.is_unsigned()
     }
