@@ -232,7 +232,7 @@ def bench_file(args, path):
     directory = os.path.dirname(path)
     fd, tmp = tempfile.mkstemp(suffix=".fut", prefix="arrc-suite-", dir=directory)
     with os.fdopen(fd, "w") as f:
-        f.write("\n".join(block) + "\n" + source)
+        f.write("\n".join(block) + "\n\n" + source)
     try:
         rc, out, err = run([args.arrc, "test", "--threads", args.threads, tmp],
                            args.test_timeout)
