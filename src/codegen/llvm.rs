@@ -188,6 +188,7 @@ impl<'ctx> Gen<'ctx, '_> {
     fn reg_type(&self, t: ScalarType) -> BasicTypeEnum<'ctx> {
         match t {
             ScalarType::Bool => self.ctx.bool_type().into(),
+            ScalarType::F16 => self.ctx.f16_type().into(),
             ScalarType::F32 => self.ctx.f32_type().into(),
             ScalarType::F64 => self.ctx.f64_type().into(),
             ScalarType::I8 | ScalarType::U8 => self.ctx.i8_type().into(),
@@ -219,6 +220,8 @@ impl<'ctx> Gen<'ctx, '_> {
     fn constant(&self, c: Const) -> BasicValueEnum<'ctx> {
         let t = c.scalar_type();
         match c {
+            // Exact: every half is a double.
+            Const::F16(v) => self.ctx.f16_type().const_float(v.to_f64()).into(),
             Const::F32(v) => self.ctx.f32_type().const_float(v as f64).into(),
             Const::F64(v) => self.ctx.f64_type().const_float(v).into(),
             Const::Bool(b) => self.ctx.bool_type().const_int(b as u64, false).into(),
@@ -467,6 +470,10 @@ impl<'ctx> Gen<'ctx, '_> {
         let mut params: Vec<BasicMetadataTypeEnum> = Vec::new();
         for p in &f.params {
             match p.var.ty {
+                // An `f16` comes as its bits: C callers need no `_Float16`.
+                crate::core::ir::Type::Scalar(ScalarType::F16) => {
+                    params.push(self.ctx.i16_type().into())
+                }
                 crate::core::ir::Type::Scalar(t) => params.push(self.mem_type(t).into()),
                 crate::core::ir::Type::Array(_, rank) => {
                     params.push(self.ptr().into());
@@ -494,7 +501,10 @@ impl<'ctx> Gen<'ctx, '_> {
         for p in &f.params {
             match p.var.ty {
                 crate::core::ir::Type::Scalar(t) => {
-                    let v = next()?;
+                    let mut v = next()?;
+                    if t == ScalarType::F16 {
+                        v = self.builder.build_bit_cast(v, self.ctx.f16_type(), "")?;
+                    }
                     let v = self.load_from_mem(v, t)?;
                     fr.vals.insert(p.var.id, Val::Scalar(v, t));
                 }
@@ -1073,6 +1083,19 @@ impl<'ctx> Gen<'ctx, '_> {
                 let (x, t) = self.scalar(fr, a)?;
                 let (y, _) = self.scalar(fr, b)?;
                 let (z, _) = self.scalar(fr, c)?;
+                if t == ScalarType::F16 {
+                    // Exact in f64, then one rounding (as the interpreter).
+                    let f64t = self.ctx.f64_type();
+                    let b = &self.builder;
+                    let w =
+                        |v: BasicValueEnum<'ctx>| b.build_float_ext(v.into_float_value(), f64t, "");
+                    let (x, y, z) = (w(x)?, w(y)?, w(z)?);
+                    let ty: BasicTypeEnum = f64t.into();
+                    let r =
+                        self.call_intrinsic("llvm.fma", &[ty], &[x.into(), y.into(), z.into()])?;
+                    let r = b.build_float_trunc(r.into_float_value(), self.ctx.f16_type(), "")?;
+                    return Ok((r.into(), t));
+                }
                 let ty: BasicTypeEnum = self.float_type(t)?.into();
                 let r = self.call_intrinsic("llvm.fma", &[ty], &[x.into(), y.into(), z.into()])?;
                 Ok((r, t))
@@ -1127,6 +1150,7 @@ impl<'ctx> Gen<'ctx, '_> {
 
     fn float_type(&self, t: ScalarType) -> Res<FloatType<'ctx>> {
         match t {
+            ScalarType::F16 => Ok(self.ctx.f16_type()),
             ScalarType::F32 => Ok(self.ctx.f32_type()),
             ScalarType::F64 => Ok(self.ctx.f64_type()),
             _ => err(format!("{t} is not a float type")),
@@ -1142,6 +1166,24 @@ impl<'ctx> Gen<'ctx, '_> {
         t: ScalarType,
         loc: SrcLoc,
     ) -> Res<BasicValueEnum<'ctx>> {
+        if t == ScalarType::F16 && !Self::native_half(op) {
+            // Through f32 and rounded back once, as the interpreter does.
+            let f32t = self.ctx.f32_type();
+            let xw = self
+                .builder
+                .build_float_ext(x.into_float_value(), f32t, "")?;
+            let yw = self
+                .builder
+                .build_float_ext(y.into_float_value(), f32t, "")?;
+            let r = self.float_binop(op, xw, yw, ScalarType::F32)?;
+            return Ok(match r {
+                BasicValueEnum::FloatValue(r) => self
+                    .builder
+                    .build_float_trunc(r, self.ctx.f16_type(), "")?
+                    .into(),
+                other => other,
+            });
+        }
         if t.is_float() {
             return self.float_binop(op, x.into_float_value(), y.into_float_value(), t);
         }
@@ -1235,6 +1277,23 @@ impl<'ctx> Gen<'ctx, '_> {
                 return err(format!("{} on {t}", op.name()))
             }
         })
+    }
+
+    /// Half operations LLVM rounds exactly as IEEE half arithmetic.
+    fn native_half(op: BinOp) -> bool {
+        matches!(
+            op,
+            BinOp::Add
+                | BinOp::Sub
+                | BinOp::Mul
+                | BinOp::Div
+                | BinOp::Eq
+                | BinOp::Neq
+                | BinOp::Lt
+                | BinOp::Le
+                | BinOp::Gt
+                | BinOp::Ge
+        )
     }
 
     fn float_binop(
@@ -1447,6 +1506,17 @@ impl<'ctx> Gen<'ctx, '_> {
         let BasicValueEnum::FloatValue(x) = x else {
             return err(format!("{} on a non-scalar", op.name()));
         };
+        if t == ScalarType::F16 && !matches!(op, UnOp::Neg | UnOp::Abs | UnOp::ToBits) {
+            // Through f32 and rounded back once, as the interpreter does.
+            let wide = b.build_float_ext(x, self.ctx.f32_type(), "")?;
+            let (r, rt) = self.unop(op, wide.into(), ScalarType::F32)?;
+            return Ok(if rt == ScalarType::F32 {
+                let r = r.into_float_value();
+                (b.build_float_trunc(r, self.ctx.f16_type(), "")?.into(), t)
+            } else {
+                (r, rt)
+            });
+        }
         let ty: BasicTypeEnum = self.float_type(t)?.into();
         let intr = |name: &str| self.call_intrinsic(name, &[ty], &[x.into()]);
         let v = match op {
@@ -1524,6 +1594,16 @@ impl<'ctx> Gen<'ctx, '_> {
                     return Ok(b.build_int_compare(IntPredicate::NE, v, zero, "")?.into());
                 }
                 let signed = from.is_signed();
+                if to == ScalarType::F16 {
+                    // Through f64, as the interpreter rounds.
+                    let f64t = self.ctx.f64_type();
+                    let w = if signed {
+                        b.build_signed_int_to_float(v, f64t, "")?
+                    } else {
+                        b.build_unsigned_int_to_float(v, f64t, "")?
+                    };
+                    return Ok(b.build_float_trunc(w, self.ctx.f16_type(), "")?.into());
+                }
                 if to.is_float() {
                     let ft = target.into_float_type();
                     return Ok(if signed {

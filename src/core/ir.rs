@@ -275,6 +275,7 @@ impl UnOp {
             UnOp::Popc | UnOp::Clz => ScalarType::I32,
             UnOp::IsNan | UnOp::IsInf => ScalarType::Bool,
             UnOp::ToBits => t.bits_type(),
+            UnOp::FromBits if t.bits() == 16 => ScalarType::F16,
             UnOp::FromBits if t.bits() == 32 => ScalarType::F32,
             UnOp::FromBits => ScalarType::F64,
             _ => t,

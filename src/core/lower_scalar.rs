@@ -10,6 +10,7 @@ use crate::types::{Const, ScalarFn, ScalarType};
 /// A float constant of type `t`.
 fn float(t: ScalarType, v: f64) -> Atom {
     Atom::Const(match t {
+        ScalarType::F16 => Const::F16(crate::types::half::F16::from_f64(v)),
         ScalarType::F32 => Const::F32(v as f32),
         _ => Const::F64(v),
     })
@@ -74,6 +75,9 @@ impl Lowerer<'_> {
             ScalarFn::Lgamma => Exp::UnOp(UnOp::Lgamma, x),
             ScalarFn::Erfc => Exp::UnOp(UnOp::Erfc, x),
             ScalarFn::Fma => Exp::Fma(x, xs[1], xs[2]),
+            ScalarFn::NextAfter if t == ScalarType::F16 => {
+                return Some(Value::Leaf(self.next_after_half(x, xs[1], loc), ty))
+            }
             ScalarFn::NextAfter => Exp::BinOp(BinOp::NextAfter, x, xs[1]),
             ScalarFn::CopySign => Exp::BinOp(BinOp::CopySign, x, xs[1]),
             ScalarFn::Ldexp => return Some(Value::Leaf(self.ldexp(t, x, xs[1], loc), ty)),
@@ -82,15 +86,63 @@ impl Lowerer<'_> {
         Some(Value::Leaf(self.let1("t", rt, exp, loc), rt))
     }
 
+    /// `nextafter` on halves, from their bits (the compiled code has no C
+    /// library function for it): one step of the bit pattern towards `y`,
+    /// from zero the smallest subnormal of `y`'s sign; `y` when equal, NaN
+    /// when either is.
+    fn next_after_half(&mut self, x: Atom, y: Atom, loc: SrcLoc) -> Atom {
+        let h = CType::Scalar(ScalarType::F16);
+        let u = CType::Scalar(ScalarType::U16);
+        let b = CType::Scalar(ScalarType::Bool);
+        let zero = float(ScalarType::F16, 0.0);
+        let bits = self.let1("bits", u, Exp::UnOp(UnOp::ToBits, x), loc);
+        let ybits = self.let1("bits", u, Exp::UnOp(UnOp::ToBits, y), loc);
+        let up = self.let1("t", b, Exp::BinOp(BinOp::Gt, y, x), loc);
+        let pos = self.let1("t", b, Exp::BinOp(BinOp::Gt, x, zero), loc);
+        let away = self.let1("t", b, Exp::BinOp(BinOp::Eq, up, pos), loc);
+        let away = self.let1("t", u, Exp::Convert(ScalarType::U16, away), loc);
+        let twice = self.let1("t", u, Exp::BinOp(BinOp::Add, away, away), loc);
+        // bits + 1 when moving away from zero, bits - 1 towards it.
+        let stepped = self.let1("t", u, Exp::BinOp(BinOp::Add, bits, twice), loc);
+        let one = Atom::Const(Const::U16(1));
+        let stepped = self.let1("t", u, Exp::BinOp(BinOp::Sub, stepped, one), loc);
+        let sign = Atom::Const(Const::U16(0x8000));
+        let ysign = self.let1("t", u, Exp::BinOp(BinOp::And, ybits, sign), loc);
+        let tiny = self.let1("t", u, Exp::BinOp(BinOp::Or, ysign, one), loc);
+        let at_zero = self.let1("t", b, Exp::BinOp(BinOp::Eq, x, zero), loc);
+        let from_zero = self.if_(
+            at_zero,
+            loc,
+            |_| Value::Leaf(tiny, u),
+            |_| Value::Leaf(stepped, u),
+        );
+        let (moved, _) = Self::scalar(&from_zero);
+        let moved = self.let1("t", h, Exp::UnOp(UnOp::FromBits, moved), loc);
+        let same = self.let1("t", b, Exp::BinOp(BinOp::Eq, x, y), loc);
+        let xnan = self.let1("t", b, Exp::UnOp(UnOp::IsNan, x), loc);
+        let ynan = self.let1("t", b, Exp::UnOp(UnOp::IsNan, y), loc);
+        let nan = self.let1("t", b, Exp::BinOp(BinOp::Or, xnan, ynan), loc);
+        let settled = self.if_(same, loc, |_| Value::Leaf(y, h), |_| Value::Leaf(moved, h));
+        let settled = Self::scalar(&settled).0;
+        let sum = self.let1("t", h, Exp::BinOp(BinOp::Add, x, y), loc);
+        let result = self.if_(
+            nan,
+            loc,
+            |_| Value::Leaf(sum, h),
+            |_| Value::Leaf(settled, h),
+        );
+        Self::scalar(&result).0
+    }
+
     /// `x * 2**n` with one rounding, as C's `scalbn`: the factor is applied
     /// in up to three powers of two that are each representable; below the
     /// normal range the first steps keep a mantissa's width of headroom so
     /// that only the last multiplication rounds.
     fn ldexp(&mut self, t: ScalarType, x: Atom, n: Atom, loc: SrcLoc) -> Atom {
-        let (emax, mant) = if t == ScalarType::F32 {
-            (127i32, 23i32)
-        } else {
-            (1023, 52)
+        let (emax, mant) = match t {
+            ScalarType::F16 => (15i32, 10i32),
+            ScalarType::F32 => (127, 23),
+            _ => (1023, 52),
         };
         let emin = 1 - emax;
         let down = emin + mant + 1;

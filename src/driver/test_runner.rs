@@ -9,6 +9,7 @@ use super::testblock::{self, Expect, Input, RandomSpec, TestCase};
 use crate::core::ir::{Program, Type};
 use crate::interp;
 use crate::runtime::value::{self, Value};
+use crate::types::half::F16;
 use crate::types::ScalarType;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -330,19 +331,17 @@ fn check_case(
     compiled: Option<&Outcome>,
 ) -> Result<(), String> {
     let ran = [("interpreter", interpreted), ("compiled", compiled)];
-    let ran = ran.iter().filter_map(|(b, o)| o.map(|o| (*b, o)));
+    let mut ran = ran.iter().filter_map(|(b, o)| o.map(|o| (*b, o)));
     match &case.expect {
         Expect::Output(expected) => {
             let bytes = input_bytes(expected, base)?;
             let expected =
                 value::read_values(&bytes, ret).map_err(|e| format!("expected output: {e}"))?;
-            ran.map(|(backend, o)| check_values(backend, o, &expected))
-                .collect()
+            ran.try_for_each(|(backend, o)| check_values(backend, o, &expected))
         }
         Expect::Error(pattern) => {
             let re = regex::Regex::new(pattern).map_err(|e| format!("bad error pattern: {e}"))?;
-            ran.map(|(backend, o)| check_error(backend, o, &re))
-                .collect()
+            ran.try_for_each(|(backend, o)| check_error(backend, o, &re))
         }
         // As in Futhark, a case that states no result must run successfully;
         // both backends' results must agree.
@@ -350,12 +349,10 @@ fn check_case(
             (Some(Outcome::Values(expected)), Some(compiled)) => {
                 check_values("compiled", compiled, expected)
             }
-            _ => ran
-                .map(|(backend, o)| match o {
-                    Outcome::Values(_) => Ok(()),
-                    Outcome::Failed(why) => Err(format!("{backend}: unexpected error: {why}")),
-                })
-                .collect(),
+            _ => ran.try_for_each(|(backend, o)| match o {
+                Outcome::Values(_) => Ok(()),
+                Outcome::Failed(why) => Err(format!("{backend}: unexpected error: {why}")),
+            }),
         },
     }
 }
@@ -503,6 +500,10 @@ pub fn random_input(specs: &[RandomSpec]) -> Vec<u8> {
         for _ in 0..count {
             let bits = rng.next();
             match elem {
+                ScalarType::F16 => out.extend_from_slice(
+                    // k / 2048: every one is a half, all below 1.
+                    &F16::from_f64((bits >> 53) as f64 / 2048.0).0.to_le_bytes(),
+                ),
                 ScalarType::F32 => out
                     .extend_from_slice(&((bits >> 40) as f32 / (1u64 << 24) as f32).to_le_bytes()),
                 ScalarType::F64 => out

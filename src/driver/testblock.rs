@@ -429,7 +429,7 @@ fn parse_expect(cur: &mut Cursor) -> Result<Expect, BlockError> {
 /// `/Screma 1 Index 0 /If/True/Screma 2`: construct paths and counts.
 fn parse_structure(text: &str) -> Result<Vec<(String, usize)>, String> {
     let words: Vec<&str> = text.split_whitespace().collect();
-    if words.len() % 2 != 0 {
+    if !words.len().is_multiple_of(2) {
         return Err("`structure` needs a count after every construct".into());
     }
     words

@@ -12,6 +12,7 @@
 //! C's `fmin`/`fmax` (a NaN operand is ignored).
 
 use crate::core::ir::{BinOp, UnOp};
+use crate::types::half::F16;
 use crate::types::{Const, ScalarType};
 
 /// Why a scalar operation has no result.
@@ -154,6 +155,31 @@ macro_rules! float_binop {
     }};
 }
 
+/// `f16` through `f32`, rounded back once (exact IEEE half arithmetic for
+/// the basic operations); `nextafter` steps on the half's own grid.
+fn half_binop(op: BinOp, x: F16, y: F16) -> Result<Const, OpError> {
+    if op == BinOp::NextAfter {
+        let (a, b) = (x.to_f32(), y.to_f32());
+        return Ok(Const::F16(if a.is_nan() || b.is_nan() {
+            F16::NAN
+        } else if a == b {
+            y
+        } else if a == 0.0 {
+            F16(1 | (y.0 & 0x8000))
+        } else if (b > a) == (a > 0.0) {
+            F16(x.0 + 1)
+        } else {
+            F16(x.0 - 1)
+        }));
+    }
+    Ok(
+        match binop(op, Const::F32(x.to_f32()), Const::F32(y.to_f32()))? {
+            Const::F32(r) => Const::F16(F16::from_f32(r)),
+            other => other,
+        },
+    )
+}
+
 /// `a op b`; both operands have the same type (comparisons give `bool`).
 pub fn binop(op: BinOp, a: Const, b: Const) -> Result<Const, OpError> {
     match (a, b) {
@@ -165,6 +191,7 @@ pub fn binop(op: BinOp, a: Const, b: Const) -> Result<Const, OpError> {
         (Const::U16(x), Const::U16(y)) => int_binop!(op, x, y, U16, u16, u16),
         (Const::U32(x), Const::U32(y)) => int_binop!(op, x, y, U32, u32, u32),
         (Const::U64(x), Const::U64(y)) => int_binop!(op, x, y, U64, u64, u64),
+        (Const::F16(x), Const::F16(y)) => half_binop(op, x, y),
         (Const::F32(x), Const::F32(y)) => float_binop!(op, x, y, F32, next_after_f32),
         (Const::F64(x), Const::F64(y)) => float_binop!(op, x, y, F64, next_after_f64),
         (Const::Bool(x), Const::Bool(y)) => Ok(Const::Bool(match op {
@@ -290,6 +317,8 @@ impl BitsConst for u64 {
 
 pub fn unop(op: UnOp, a: Const) -> Result<Const, OpError> {
     match (op, a) {
+        (UnOp::FromBits, Const::U16(x)) => return Ok(Const::F16(F16(x))),
+        (UnOp::ToBits, Const::F16(x)) => return Ok(Const::U16(x.0)),
         (UnOp::FromBits, Const::U32(x)) => return Ok(Const::F32(f32::from_bits(x))),
         (UnOp::FromBits, Const::U64(x)) => return Ok(Const::F64(f64::from_bits(x))),
         _ => {}
@@ -303,6 +332,10 @@ pub fn unop(op: UnOp, a: Const) -> Result<Const, OpError> {
         Const::U16(x) => int_unop!(op, x, U16),
         Const::U32(x) => int_unop!(op, x, U32),
         Const::U64(x) => int_unop!(op, x, U64),
+        Const::F16(x) => Ok(match unop(op, Const::F32(x.to_f32()))? {
+            Const::F32(r) => Const::F16(F16::from_f32(r)),
+            other => other,
+        }),
         Const::F32(x) => float_unop!(op, x, F32, erff, erfcf, tgammaf, lgammaf),
         Const::F64(x) => float_unop!(op, x, F64, erf, erfc, tgamma, lgamma),
         Const::Bool(x) => match op {
@@ -317,6 +350,11 @@ pub fn fma(a: Const, b: Const, c: Const) -> Result<Const, OpError> {
     match (a, b, c) {
         (Const::F32(a), Const::F32(b), Const::F32(c)) => Ok(Const::F32(a.mul_add(b, c))),
         (Const::F64(a), Const::F64(b), Const::F64(c)) => Ok(Const::F64(a.mul_add(b, c))),
+        // Exact in f64 (a half's product has 22 bits and the exponents
+        // span less than f64's precision), so one rounding to half.
+        (Const::F16(a), Const::F16(b), Const::F16(c)) => Ok(Const::F16(F16::from_f64(
+            a.to_f64().mul_add(b.to_f64(), c.to_f64()),
+        ))),
         _ => Err(OpError::Type),
     }
 }
@@ -328,12 +366,14 @@ pub fn fma(a: Const, b: Const, c: Const) -> Result<Const, OpError> {
 pub fn convert(t: ScalarType, c: Const) -> Const {
     if t == ScalarType::Bool {
         return Const::Bool(match c {
+            Const::F16(x) => x.to_f32() != 0.0,
             Const::F32(x) => x != 0.0,
             Const::F64(x) => x != 0.0,
             other => other.as_i128().unwrap_or(0) != 0,
         });
     }
     match c {
+        Const::F16(x) => float_to(t, x.to_f64(), Some(x.to_f32())),
         Const::F32(x) => float_to(t, x as f64, Some(x)),
         Const::F64(x) => float_to(t, x, None),
         other => Const::int_wrapping(t, other.as_i128().unwrap_or(0)),
@@ -352,6 +392,7 @@ fn float_to(t: ScalarType, x: f64, single: Option<f32>) -> Const {
         ScalarType::U16 => Const::U16(x as u16),
         ScalarType::U32 => Const::U32(x as u32),
         ScalarType::U64 => Const::U64(x as u64),
+        ScalarType::F16 => Const::F16(F16::from_f64(x)),
         ScalarType::F32 => Const::F32(single.unwrap_or(x as f32)),
         ScalarType::F64 => Const::F64(x),
         ScalarType::Bool => Const::Bool(x != 0.0),

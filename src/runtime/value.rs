@@ -16,6 +16,7 @@
 //! numeric type with the same numbers.
 
 use crate::core::ir::Type;
+use crate::types::half::F16;
 use crate::types::{Const, ScalarType};
 use std::fmt;
 
@@ -46,6 +47,7 @@ pub enum ArrayData {
     U16(Vec<u16>),
     U32(Vec<u32>),
     U64(Vec<u64>),
+    F16(Vec<F16>),
     F32(Vec<f32>),
     F64(Vec<f64>),
     Bool(Vec<bool>),
@@ -63,6 +65,7 @@ macro_rules! with_vec {
             ArrayData::U16($v) => $body,
             ArrayData::U32($v) => $body,
             ArrayData::U64($v) => $body,
+            ArrayData::F16($v) => $body,
             ArrayData::F32($v) => $body,
             ArrayData::F64($v) => $body,
             ArrayData::Bool($v) => $body,
@@ -81,6 +84,7 @@ impl ArrayData {
             ScalarType::U16 => ArrayData::U16(Vec::with_capacity(n)),
             ScalarType::U32 => ArrayData::U32(Vec::with_capacity(n)),
             ScalarType::U64 => ArrayData::U64(Vec::with_capacity(n)),
+            ScalarType::F16 => ArrayData::F16(Vec::with_capacity(n)),
             ScalarType::F32 => ArrayData::F32(Vec::with_capacity(n)),
             ScalarType::F64 => ArrayData::F64(Vec::with_capacity(n)),
             ScalarType::Bool => ArrayData::Bool(Vec::with_capacity(n)),
@@ -98,6 +102,7 @@ impl ArrayData {
             Const::U16(x) => ArrayData::U16(vec![x; n]),
             Const::U32(x) => ArrayData::U32(vec![x; n]),
             Const::U64(x) => ArrayData::U64(vec![x; n]),
+            Const::F16(x) => ArrayData::F16(vec![x; n]),
             Const::F32(x) => ArrayData::F32(vec![x; n]),
             Const::F64(x) => ArrayData::F64(vec![x; n]),
             Const::Bool(x) => ArrayData::Bool(vec![x; n]),
@@ -114,6 +119,7 @@ impl ArrayData {
             ArrayData::U16(_) => ScalarType::U16,
             ArrayData::U32(_) => ScalarType::U32,
             ArrayData::U64(_) => ScalarType::U64,
+            ArrayData::F16(_) => ScalarType::F16,
             ArrayData::F32(_) => ScalarType::F32,
             ArrayData::F64(_) => ScalarType::F64,
             ArrayData::Bool(_) => ScalarType::Bool,
@@ -138,6 +144,7 @@ impl ArrayData {
             ArrayData::U16(v) => Const::U16(*v.get(i)?),
             ArrayData::U32(v) => Const::U32(*v.get(i)?),
             ArrayData::U64(v) => Const::U64(*v.get(i)?),
+            ArrayData::F16(v) => Const::F16(*v.get(i)?),
             ArrayData::F32(v) => Const::F32(*v.get(i)?),
             ArrayData::F64(v) => Const::F64(*v.get(i)?),
             ArrayData::Bool(v) => Const::Bool(*v.get(i)?),
@@ -155,6 +162,7 @@ impl ArrayData {
             (ArrayData::U16(v), Const::U16(x)) => v.push(x),
             (ArrayData::U32(v), Const::U32(x)) => v.push(x),
             (ArrayData::U64(v), Const::U64(x)) => v.push(x),
+            (ArrayData::F16(v), Const::F16(x)) => v.push(x),
             (ArrayData::F32(v), Const::F32(x)) => v.push(x),
             (ArrayData::F64(v), Const::F64(x)) => v.push(x),
             (ArrayData::Bool(v), Const::Bool(x)) => v.push(x),
@@ -184,6 +192,7 @@ impl ArrayData {
             (ArrayData::U16(d), ArrayData::U16(s)) => ext(d, s, start, n),
             (ArrayData::U32(d), ArrayData::U32(s)) => ext(d, s, start, n),
             (ArrayData::U64(d), ArrayData::U64(s)) => ext(d, s, start, n),
+            (ArrayData::F16(d), ArrayData::F16(s)) => ext(d, s, start, n),
             (ArrayData::F32(d), ArrayData::F32(s)) => ext(d, s, start, n),
             (ArrayData::F64(d), ArrayData::F64(s)) => ext(d, s, start, n),
             (ArrayData::Bool(d), ArrayData::Bool(s)) => ext(d, s, start, n),
@@ -225,6 +234,7 @@ impl ArrayData {
             (ArrayData::U16(d), ArrayData::U16(s)) => ext(d, s, start, n, step),
             (ArrayData::U32(d), ArrayData::U32(s)) => ext(d, s, start, n, step),
             (ArrayData::U64(d), ArrayData::U64(s)) => ext(d, s, start, n, step),
+            (ArrayData::F16(d), ArrayData::F16(s)) => ext(d, s, start, n, step),
             (ArrayData::F32(d), ArrayData::F32(s)) => ext(d, s, start, n, step),
             (ArrayData::F64(d), ArrayData::F64(s)) => ext(d, s, start, n, step),
             (ArrayData::Bool(d), ArrayData::Bool(s)) => ext(d, s, start, n, step),
@@ -255,6 +265,7 @@ impl ArrayData {
             (ArrayData::U16(d), ArrayData::U16(s)) => wr(d, at, s, start, n),
             (ArrayData::U32(d), ArrayData::U32(s)) => wr(d, at, s, start, n),
             (ArrayData::U64(d), ArrayData::U64(s)) => wr(d, at, s, start, n),
+            (ArrayData::F16(d), ArrayData::F16(s)) => wr(d, at, s, start, n),
             (ArrayData::F32(d), ArrayData::F32(s)) => wr(d, at, s, start, n),
             (ArrayData::F64(d), ArrayData::F64(s)) => wr(d, at, s, start, n),
             (ArrayData::Bool(d), ArrayData::Bool(s)) => wr(d, at, s, start, n),
@@ -284,6 +295,7 @@ impl ArrayData {
             (ArrayData::U16(v), Const::U16(x)) => put!(v, x),
             (ArrayData::U32(v), Const::U32(x)) => put!(v, x),
             (ArrayData::U64(v), Const::U64(x)) => put!(v, x),
+            (ArrayData::F16(v), Const::F16(x)) => put!(v, x),
             (ArrayData::F32(v), Const::F32(x)) => put!(v, x),
             (ArrayData::F64(v), Const::F64(x)) => put!(v, x),
             (ArrayData::Bool(v), Const::Bool(x)) => put!(v, x),
@@ -431,6 +443,7 @@ pub fn binary_name(t: ScalarType) -> &'static [u8; 4] {
         ScalarType::U16 => b" u16",
         ScalarType::U32 => b" u32",
         ScalarType::U64 => b" u64",
+        ScalarType::F16 => b" f16",
         ScalarType::F32 => b" f32",
         ScalarType::F64 => b" f64",
         ScalarType::Bool => b"bool",
@@ -932,6 +945,7 @@ fn word_type(w: &[u8]) -> WordType {
         return WordType::Fixed(t);
     }
     match body {
+        b"f16.inf" | b"f16.nan" => return WordType::Fixed(ScalarType::F16),
         b"f32.inf" | b"f32.nan" => return WordType::Fixed(ScalarType::F32),
         b"f64.inf" | b"f64.nan" => return WordType::Fixed(ScalarType::F64),
         _ => {}
@@ -973,6 +987,12 @@ fn decode_le(elem: ScalarType, bytes: &[u8]) -> ArrayData {
         ScalarType::U16 => dec!(U16, u16, 2),
         ScalarType::U32 => dec!(U32, u32, 4),
         ScalarType::U64 => dec!(U64, u64, 8),
+        ScalarType::F16 => ArrayData::F16(
+            bytes
+                .chunks_exact(2)
+                .map(|c| F16(u16::from_le_bytes([c[0], c[1]])))
+                .collect(),
+        ),
         ScalarType::F32 => dec!(F32, f32, 4),
         ScalarType::F64 => dec!(F64, f64, 8),
         ScalarType::Bool => ArrayData::Bool(bytes.iter().map(|&c| c != 0).collect()),
@@ -1073,7 +1093,8 @@ fn parse_scalar(t: ScalarType, w: &[u8]) -> Result<Const, ScalarError> {
             Err(Mismatch)
         };
     }
-    if b.len() == 7 && (b.starts_with(b"f32.") || b.starts_with(b"f64.")) {
+    if b.len() == 7 && (b.starts_with(b"f16.") || b.starts_with(b"f32.") || b.starts_with(b"f64."))
+    {
         let inf = &b[4..] == b"inf";
         if inf || &b[4..] == b"nan" {
             let v = if !inf {
@@ -1084,6 +1105,7 @@ fn parse_scalar(t: ScalarType, w: &[u8]) -> Result<Const, ScalarError> {
                 f64::INFINITY
             };
             return match (t, b[1]) {
+                (ScalarType::F16, b'1') => Ok(Const::F16(F16::from_f64(v))),
                 (ScalarType::F32, b'3') => Ok(Const::F32(v as f32)),
                 (ScalarType::F64, b'6') => Ok(Const::F64(v)),
                 _ => Err(Mismatch),
@@ -1119,6 +1141,10 @@ fn parse_scalar(t: ScalarType, w: &[u8]) -> Result<Const, ScalarError> {
                 .map(|&c| c as char),
         );
         return match t {
+            ScalarType::F16 => text
+                .parse::<f64>()
+                .map(|v| Const::F16(F16::from_f64(v)))
+                .map_err(|_| Mismatch),
             ScalarType::F32 => text.parse::<f32>().map(Const::F32).map_err(|_| Mismatch),
             _ => text.parse::<f64>().map(Const::F64).map_err(|_| Mismatch),
         };
@@ -1149,7 +1175,11 @@ fn parse_scalar(t: ScalarType, w: &[u8]) -> Result<Const, ScalarError> {
             mag <= limit
         }
     };
-    if !fits {
+    // With a suffix, as Futhark's reader does, the value wraps to the
+    // type's width (`255i8` is -1): test data written for Futhark relies on
+    // it. Without one, a value out of range is an error.
+    let suffixed = i < b.len();
+    if !fits && !suffixed {
         return Err(Range);
     }
     let v = if neg { -(mag as i128) } else { mag as i128 };
@@ -1187,8 +1217,17 @@ fn round_digits(all: &[u8], p: usize, exp: i32) -> (Vec<u8>, i32) {
 /// scientific otherwise, always with a `.`: `1.0`, `0.001`, `1.5e-7`,
 /// `1.0e20`. `arr_runtime.c` implements exactly the same algorithm.
 pub fn format_float(v: f64, single: bool) -> String {
+    format_float_bits(v, if single { 32 } else { 64 })
+}
+
+/// `format_float` for a float of `bits` bits (16: `f16`, at most 5 digits).
+pub fn format_float_bits(v: f64, bits: u32) -> String {
     const DIGITS_PRINTED: usize = 40;
-    let max_digits = if single { 9 } else { 17 };
+    let max_digits = match bits {
+        16 => 5,
+        32 => 9,
+        _ => 17,
+    };
     let s = format!("{:.*e}", DIGITS_PRINTED - 1, v);
     let neg = s.starts_with('-');
     let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
@@ -1204,7 +1243,9 @@ pub fn format_float(v: f64, single: bool) -> String {
         }
         t.push_str(&format!("e{exp}"));
         // The digits carry no sign: compare magnitudes.
-        if single {
+        if bits == 16 {
+            t.parse::<f64>().map(|d| F16::from_f64(d).0) == Ok(F16::from_f64(v.abs()).0)
+        } else if bits == 32 {
             t.parse::<f32>() == Ok(v.abs() as f32)
         } else {
             t.parse::<f64>() == Ok(v.abs())
@@ -1263,7 +1304,7 @@ pub fn format_float(v: f64, single: bool) -> String {
 /// One scalar in the text format, always with its type.
 pub fn write_scalar(out: &mut String, c: Const) {
     use std::fmt::Write;
-    let float = |out: &mut String, v: f64, single: bool, t: &str| {
+    let float = |out: &mut String, v: f64, bits: u32, t: &str| {
         if v.is_nan() {
             out.push_str(t);
             out.push_str(".nan");
@@ -1274,7 +1315,7 @@ pub fn write_scalar(out: &mut String, c: Const) {
             out.push_str(t);
             out.push_str(".inf");
         } else {
-            out.push_str(&format_float(v, single));
+            out.push_str(&format_float_bits(v, bits));
             out.push_str(t);
         }
     };
@@ -1288,12 +1329,16 @@ pub fn write_scalar(out: &mut String, c: Const) {
         Const::U16(v) => write!(out, "{v}u16"),
         Const::U32(v) => write!(out, "{v}u32"),
         Const::U64(v) => write!(out, "{v}u64"),
+        Const::F16(v) => {
+            float(out, v.to_f64(), 16, "f16");
+            Ok(())
+        }
         Const::F32(v) => {
-            float(out, v as f64, true, "f32");
+            float(out, v as f64, 32, "f32");
             Ok(())
         }
         Const::F64(v) => {
-            float(out, v, false, "f64");
+            float(out, v, 64, "f64");
             Ok(())
         }
         Const::Bool(v) => write!(out, "{v}"),
@@ -1378,6 +1423,7 @@ fn encode_le(data: &ArrayData, out: &mut Vec<u8>) {
         ArrayData::U16(v) => enc!(v),
         ArrayData::U32(v) => enc!(v),
         ArrayData::U64(v) => enc!(v),
+        ArrayData::F16(v) => enc!(v.iter().map(|h| h.0)),
         ArrayData::F32(v) => enc!(v),
         ArrayData::F64(v) => enc!(v),
         ArrayData::Bool(v) => out.extend(v.iter().map(|&b| b as u8)),

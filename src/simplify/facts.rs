@@ -29,6 +29,7 @@ pub fn atom_key(a: &Atom) -> AtomKey {
 
 pub fn const_bits(c: Const) -> u64 {
     match c {
+        Const::F16(x) => x.0 as u64,
         Const::F32(x) => x.to_bits() as u64,
         Const::F64(x) => x.to_bits(),
         other => other.as_i128().unwrap_or(0) as u64,

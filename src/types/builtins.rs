@@ -1,7 +1,7 @@
 //! Names and types of the built-in functions and scalar module members.
 
 use super::infer::{Infer, Mask, FLOAT, INT, NUM, SCALAR};
-use super::scalar::{Const, ScalarType};
+use super::scalar::{Const, ScalarType, F16};
 use super::ty::Type;
 use super::typed::{Builtin, Literal, ScalarFn};
 
@@ -284,6 +284,14 @@ fn scalar_constant(module: ScalarType, name: &str) -> Option<Literal> {
         (ScalarType::F64, "pi") => Const::F64(std::f64::consts::PI),
         (ScalarType::F64, "e") => Const::F64(std::f64::consts::E),
         (ScalarType::F32, "epsilon") => Const::F32(f32::EPSILON),
+        (ScalarType::F16, "highest" | "inf") => Const::F16(F16::INFINITY),
+        (ScalarType::F16, "lowest") => Const::F16(F16::NEG_INFINITY),
+        (ScalarType::F16, "nan") => Const::F16(F16::NAN),
+        (ScalarType::F16, "pi") => Const::F16(F16::from_f64(std::f64::consts::PI)),
+        (ScalarType::F16, "e") => Const::F16(F16::from_f64(std::f64::consts::E)),
+        // Futhark's value: f32's epsilon, which is 2^-23 (a subnormal half),
+        // not the half's own 2^-10.
+        (ScalarType::F16, "epsilon") => Const::F16(F16::from_f64(f32::EPSILON as f64)),
         (ScalarType::F64, "epsilon") => Const::F64(f64::EPSILON),
         (t, "num_bits") if t != ScalarType::Bool => Const::I32(t.bits() as i32),
         (t, "highest") if t.is_int() => int_limit(t, true),

@@ -76,11 +76,13 @@ impl Literal {
     pub fn to_const(self, t: ScalarType) -> Const {
         match self {
             Literal::Int(v) => match t {
+                ScalarType::F16 => Const::F16(super::half::F16::from_f64(v as f64)),
                 ScalarType::F32 => Const::F32(v as f32),
                 ScalarType::F64 => Const::F64(v as f64),
                 _ => Const::int_wrapping(t, v as i128),
             },
             Literal::Float(v) => match t {
+                ScalarType::F16 => Const::F16(super::half::F16::from_f64(v)),
                 ScalarType::F32 => Const::F32(v as f32),
                 _ => Const::F64(v),
             },
