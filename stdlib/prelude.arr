@@ -248,3 +248,20 @@ def flatmap 'a 'b 'c [n] (f: a -> ([]b, c)) (xs: [n]a) : ([n]i64, []bool, [n]i64
 def flatmap' 'a 'b [n] (f: a -> []b) (xs: [n]a) : ([n]i64, []bool, [n]i64, []b) =
   let (sizes, flags, offsets, items, _) = flatmap (\x -> (f x, 0i8)) xs
   in (sizes, flags, offsets, items)
+
+def r32 (x: i32) : f32 = f32.i32 x
+
+def t32 (x: f32) : i32 = i32.f32 x
+
+def r64 (x: i32) : f64 = f64.i32 x
+
+def t64 (x: f64) : i32 = i32.f64 x
+
+-- Futhark's optimisation barrier, its tracing and its break point for
+-- `futhark repl`: the identity here (arrc has no barrier to honour, and
+-- neither prints nor stops).
+def opaque 't (x: t) : t = x
+
+def trace 't (x: t) : t = x
+
+def break 't (x: t) : t = x

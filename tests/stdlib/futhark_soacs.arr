@@ -69,3 +69,9 @@ entry flatmaps [n] (ks: [n]i64) =
   in (s, f, o, d, c, d')
 
 def indexof (k: i64) : i64 = if k == 3 then 2 else if k == 1 then 3 else 0
+
+-- ==
+-- entry: rest
+-- input { 7 2.9f32 -3.5 } output { 7.0f32 2 7.0 -3 [7, 7] true }
+entry rest (x: i32) (y: f32) (z: f64) =
+  (r32 x, t32 y, r64 x, t64 z, trace (opaque [x, break x]), not false)
