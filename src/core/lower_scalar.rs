@@ -81,6 +81,14 @@ impl Lowerer<'_> {
             ScalarFn::NextAfter => Exp::BinOp(BinOp::NextAfter, x, xs[1]),
             ScalarFn::CopySign => Exp::BinOp(BinOp::CopySign, x, xs[1]),
             ScalarFn::Ldexp => return Some(Value::Leaf(self.ldexp(t, x, xs[1], loc), ty)),
+            // A float's bit is one of its representation's.
+            ScalarFn::SetBit if t.is_float() => {
+                let u = t.bits_type();
+                let bits = self.let1("bits", CType::Scalar(u), Exp::UnOp(UnOp::ToBits, xs[1]), loc);
+                let set = self.scalar_fn(u, ScalarFn::SetBit, &[x, bits, xs[2]], loc);
+                let (set, _) = Self::scalar(&set);
+                Exp::UnOp(UnOp::FromBits, set)
+            }
             _ => return None,
         };
         Some(Value::Leaf(self.let1("t", rt, exp, loc), rt))

@@ -222,6 +222,7 @@ const FLOAT_FNS: &[(&str, ScalarFn)] = &[
     ("nextafter", ScalarFn::NextAfter),
     ("ldexp", ScalarFn::Ldexp),
     ("copysign", ScalarFn::CopySign),
+    ("set_bit", ScalarFn::SetBit),
 ];
 
 const NUM_FNS: &[(&str, ScalarFn)] = &[
@@ -348,7 +349,7 @@ pub fn type_member(t: &Type, name: &str) -> Option<(Mask, Type)> {
         "get_bit" => (NUM, Type::curried(vec![i32_.clone(), t.clone()], i32_)),
         "popc" | "clz" | "ctz" => (INT, un(i32_)),
         "set_bit" => (
-            INT,
+            NUM,
             Type::curried(vec![i32_.clone(), t.clone(), i32_], t.clone()),
         ),
         "to_i64" => (NUM, un(Type::Scalar(ScalarType::I64))),

@@ -75,3 +75,10 @@ def indexof (k: i64) : i64 = if k == 3 then 2 else if k == 1 then 3 else 0
 -- input { 7 2.9f32 -3.5 } output { 7.0f32 2 7.0 -3 [7, 7] true }
 entry rest (x: i32) (y: f32) (z: f64) =
   (r32 x, t32 y, r64 x, t64 z, trace (opaque [x, break x]), not false)
+
+-- ==
+-- entry: float_bits
+-- input { 2.0f32 1.0 1.5f16 } output { -2.0f32 1.0000000000000002 1 8 -1.5f16 }
+entry float_bits (x: f32) (y: f64) (h: f16) =
+  (f32.set_bit 31 x 1, f64.set_bit 0 y 1, f32.get_bit 31 (f32.set_bit 31 x 1), i32.set_bit 3 0 1,
+   f16.set_bit 15 h 1)
