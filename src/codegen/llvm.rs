@@ -103,9 +103,10 @@ pub(super) struct Gen<'ctx, 'p> {
     traffic_scalars: HashSet<VarId>,
     /// While generating a scan's totals function: no traffic counting.
     counting_suppressed: bool,
-    /// The histogram bins updated atomically by the body being generated,
-    /// and the compare-and-swap update of it that is open (see `par`).
-    atomic_bin: Option<VarId>,
+    /// The histogram bins updated atomically by the body being generated
+    /// (one array per histogram), and the compare-and-swap update of one of
+    /// them that is open (see `par`).
+    atomic_bins: Vec<VarId>,
     cas: Option<par::Cas<'ctx>>,
     /// How many outlined loop functions enclose the code being generated.
     loop_depth: usize,
@@ -139,7 +140,7 @@ pub(super) fn build<'ctx>(
         fast_math,
         traffic_scalars: HashSet::new(),
         counting_suppressed: false,
-        atomic_bin: None,
+        atomic_bins: Vec::new(),
         cas: None,
         loop_depth: 0,
         reduction_chain: HashSet::new(),
@@ -629,8 +630,8 @@ impl<'ctx> Gen<'ctx, '_> {
             }
             Stmt::Read {
                 var, array, index, ..
-            } if self.atomic_bin == Some(*array) => self.cas_read(fr, var, *array, index)?,
-            Stmt::Write { array, value, .. } if self.atomic_bin == Some(*array) => {
+            } if self.atomic_bins.contains(array) => self.cas_read(fr, var, *array, index)?,
+            Stmt::Write { array, value, .. } if self.atomic_bins.contains(array) => {
                 self.cas_write(fr, value)?
             }
             Stmt::Read {

@@ -70,11 +70,13 @@ pub fn plan(nest: &LoopNest) -> ParPlan {
             Some(totals) => ParPlan::TwoPhase { totals },
             None => ParPlan::Sequential("a scan's totals depend on another carried value"),
         },
-        // One bins array can be updated by compare-and-swap; several must
-        // change together, so only private bins keep them consistent. Bins
-        // of rows are left to the code generator, which knows the ranks.
+        // A histogram's one bins array can be updated by an atomic
+        // instruction or compare-and-swap, each histogram's on its own; a
+        // histogram of tuples has several arrays that must change together,
+        // so only private bins keep them consistent. Bins of rows are left
+        // to the code generator, which knows the ranks.
         Parallelism::Hist => ParPlan::Hist {
-            atomic: nest.hists.len() == 1 && nest.hists[0].bins.len() == 1,
+            atomic: nest.hists.iter().all(|h| h.bins.len() == 1),
             private: true,
         },
     }

@@ -2,6 +2,8 @@
 //! (value input and output, run-time errors, `main`) and the Rust side of the
 //! same value format, used by the interpreter and the test runner.
 
+pub mod gpu;
+pub mod ptx;
 pub mod value;
 
 /// The runtime linked into every compiled program (C11, with `-lm -lpthread`):

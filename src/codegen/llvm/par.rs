@@ -422,16 +422,25 @@ impl<'ctx> Gen<'ctx, '_> {
         }
         self.store_fields(layout.env_ty, env_slot, 0, &env_values)?;
         self.store_fields(layout.carry_ty, carry_slot, 0, &inits)?;
-        let bins_count = match layout.bins.first() {
-            Some((b, _)) => match self.val(fr, &Atom::Var(*b))? {
-                Val::Array { shape, .. } => shape.first().copied(),
-                Val::Scalar(..) => None,
-            },
-            None => None,
+        // All bins of all histograms: the cost of a private copy.
+        let mut bins_count = self.const_i64(0);
+        for (b, _) in &layout.bins {
+            if let Val::Array { shape, .. } = self.val(fr, &Atom::Var(*b))? {
+                if let Some(&n) = shape.first() {
+                    bins_count = self.builder.build_int_add(bins_count, n, "")?;
+                }
+            }
+        }
+        // Without atomics the shared body may run in one thread only: a
+        // null body tells the runtime to run it sequentially when private
+        // bins do not pay.
+        let shared_body = match plan {
+            ParPlan::Hist { atomic: false, .. } => null,
+            _ => body.as_global_value().as_pointer_value(),
         };
         let has_inner = nest.body.iter().any(holds_nest);
         let descriptor: [BasicValueEnum<'ctx>; 11] = [
-            body.as_global_value().as_pointer_value().into(),
+            shared_body.into(),
             fns[0].into(),
             fns[1].into(),
             fns[2].into(),
@@ -443,7 +452,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 .ok_or_else(|| super::CodegenError("a carry struct without a size".into()))?
                 .into(),
             self.const_i64(par::grain(nest)).into(),
-            bins_count.unwrap_or(self.const_i64(0)).into(),
+            bins_count.into(),
             self.ctx.i32_type().const_int(kind, false).into(),
             self.ctx
                 .i32_type()
@@ -845,10 +854,10 @@ impl<'ctx> Gen<'ctx, '_> {
         let carried: Vec<&Carried> = nest.carried().collect();
         let (header, i) = self.loop_header(func, "loop", run.start, run.end, run.exit)?;
         let iv = i.as_basic_value().into_int_value();
-        let saved_bin = self.atomic_bin.take();
+        let saved_bins = std::mem::take(&mut self.atomic_bins);
         let saved_counting = self.counting_suppressed;
         if run.bins == Bins::Atomic {
-            self.atomic_bin = layout.bins.first().map(|(b, _)| *b);
+            self.atomic_bins = layout.bins.iter().map(|(b, _)| *b).collect();
         }
         // The body re-reads what the totals read; traffic counts one pass.
         self.counting_suppressed |= run.totals_only;
@@ -876,7 +885,7 @@ impl<'ctx> Gen<'ctx, '_> {
         }
         self.reduction_chain = saved_chain;
         self.loop_depth -= 1;
-        self.atomic_bin = saved_bin;
+        self.atomic_bins = saved_bins;
         self.counting_suppressed = saved_counting;
         generated?;
         let next = self.builder.build_int_add(iv, self.const_i64(1), "")?;
@@ -1304,37 +1313,43 @@ impl<'ctx> Gen<'ctx, '_> {
         };
         let dst = pointers(self, a)?;
         let src = pointers(self, b)?;
-        let ops: Vec<&Operator> = nest.hists.iter().map(|h| &h.op).collect();
-        let n = shapes.first().map(|s| s.1).unwrap_or(self.const_i64(0));
-        self.counted_loop(func, n, |g, i| {
-            let mut k = 0;
-            for (h, op) in nest.hists.iter().zip(&ops) {
+        // Each histogram over its own bins: fused histograms may have
+        // different numbers of bins.
+        let mut k = 0;
+        for h in &nest.hists {
+            let first_bin = k;
+            k += h.bins.len();
+            let Some(&(_, n)) = shapes.get(first_bin) else {
+                continue;
+            };
+            self.counted_loop(func, n, |g, i| {
                 let mut lefts = Vec::new();
                 let mut rights = Vec::new();
                 let mut addrs = Vec::new();
-                for _ in &h.bins {
-                    let (elem, len) = shapes[k];
-                    let pd = g.offset_ptr(dst[k], elem, &[len], &[i])?;
-                    let ps = g.offset_ptr(src[k], elem, &[len], &[i])?;
+                for (&(elem, len), (&pd, &ps)) in shapes[first_bin..k]
+                    .iter()
+                    .zip(dst[first_bin..k].iter().zip(&src[first_bin..k]))
+                {
+                    let pd = g.offset_ptr(pd, elem, &[len], &[i])?;
+                    let ps = g.offset_ptr(ps, elem, &[len], &[i])?;
                     let x = g.builder.build_load(g.mem_type(elem), pd, "")?;
                     let y = g.builder.build_load(g.mem_type(elem), ps, "")?;
                     lefts.push(Val::Scalar(g.load_from_mem(x, elem)?, elem));
                     rights.push(Val::Scalar(g.load_from_mem(y, elem)?, elem));
                     addrs.push(pd);
-                    k += 1;
                 }
-                for (p, v) in op.params.iter().zip(lefts.iter().chain(&rights)) {
+                for (p, v) in h.op.params.iter().zip(lefts.iter().chain(&rights)) {
                     frame.vals.insert(p.id, v.clone());
                 }
-                g.block(&mut frame, &op.body)?;
-                for (r, pd) in op.results.iter().zip(addrs) {
+                g.block(&mut frame, &h.op.body)?;
+                for (r, pd) in h.op.results.iter().zip(addrs) {
                     let (v, t) = g.scalar(&frame, r)?;
                     let v = g.store_to_mem(v, t)?;
                     g.builder.build_store(pd, v)?;
                 }
-            }
-            Ok(())
-        })?;
+                Ok(())
+            })?;
+        }
         self.builder.build_return(None)?;
         self.builder.position_at_end(free);
         let arr_free = self.runtime_fn("arr_free", &[self.ptr().into()]);
@@ -1398,9 +1413,6 @@ impl<'ctx> Gen<'ctx, '_> {
     /// processor has an atomic instruction for: one `atomicrmw`. Returns
     /// how many statements it covered (0: not this pattern).
     pub(super) fn atomic_rmw(&mut self, fr: &mut Frame<'ctx>, stmts: &[Stmt]) -> Res<usize> {
-        let Some(bin) = self.atomic_bin else {
-            return Ok(0);
-        };
         let [Stmt::Read {
             var: old,
             array,
@@ -1418,7 +1430,12 @@ impl<'ctx> Gen<'ctx, '_> {
         else {
             return Ok(0);
         };
-        if *array != bin || *written != bin || written_at != index || *value != result.id {
+        let bin = *array;
+        if !self.atomic_bins.contains(&bin)
+            || *written != bin
+            || written_at != index
+            || *value != result.id
+        {
             return Ok(0);
         }
         let operand = match (x, y) {

@@ -496,6 +496,12 @@ void arr_run_nest(const arr_nest *nest, void *env, int64_t width, void *carry) {
         run_private_hist(nest, env, width, carry, threads)) {
         return;
     }
+    if (nest->kind == ARR_NEST_HIST && nest->body == NULL) {
+        /* Bins updated without atomics (several arrays per histogram that
+         * must change together): one thread. */
+        run_sequential(nest, env, width, carry, threads);
+        return;
+    }
     /* A few chunks per thread balance uneven iterations; none smaller than
      * the grain, and multiples of 16 iterations so that neighbouring chunks
      * rarely write the same cache line. */

@@ -128,6 +128,8 @@ typedef enum {
 } arr_nest_kind;
 
 typedef struct {
+    /* NULL for a histogram whose bins only private copies or one thread
+     * may update (no atomic update of them exists). */
     arr_loop_fn body;
     /* ARR_NEST_TWO_PHASE: runs only what the scans' and compactions'
      * carried values need (no writes); NULL: run sequentially. */
@@ -141,7 +143,7 @@ typedef struct {
     int64_t carry_size;
     /* Iterations worth one parallel task: fewer than two grains run here. */
     int64_t grain;
-    /* ARR_NEST_HIST: the number of bins. */
+    /* ARR_NEST_HIST: the number of bins of all its histograms. */
     int64_t bins;
     int32_t kind;
     /* Whether the body holds loop nests of its own: fewer iterations than
