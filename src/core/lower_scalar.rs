@@ -84,7 +84,12 @@ impl Lowerer<'_> {
             // A float's bit is one of its representation's.
             ScalarFn::SetBit if t.is_float() => {
                 let u = t.bits_type();
-                let bits = self.let1("bits", CType::Scalar(u), Exp::UnOp(UnOp::ToBits, xs[1]), loc);
+                let bits = self.let1(
+                    "bits",
+                    CType::Scalar(u),
+                    Exp::UnOp(UnOp::ToBits, xs[1]),
+                    loc,
+                );
                 let set = self.scalar_fn(u, ScalarFn::SetBit, &[x, bits, xs[2]], loc);
                 let (set, _) = Self::scalar(&set);
                 Exp::UnOp(UnOp::FromBits, set)
