@@ -243,49 +243,46 @@ fn float_members_match_libm_bit_for_bit() {
             .collect(),
         xs32.iter().map(|&x| 1.0 / x).collect(),
     ];
-    let same64 = |a: f64, b: f64| (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits();
-    let same32 = |a: f32, b: f32| (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits();
     let args64 = [
         array(ScalarType::F64, xs.clone(), ArrayData::F64),
         array(ScalarType::F64, ys.clone(), ArrayData::F64),
         array(ScalarType::I32, ns.clone(), ArrayData::I32),
     ];
-    for (backend, results) in
-        ["interpreter", "compiled"]
-            .iter()
-            .zip(both(dir.path(), "f64s", &args64))
-    {
-        for (k, name) in NAMES.iter().enumerate() {
-            let got = f64s(&results[k]);
-            for (i, (&g, &w)) in got.iter().zip(&want64[k]).enumerate() {
-                assert!(
-                    same64(g, w),
-                    "{backend} f64.{name} at x = {:e}, y = {:e}, n = {}: {g:e}, libm {w:e}",
-                    xs[i],
-                    ys[i],
-                    ns[i]
-                );
-            }
-        }
-    }
+    let inputs = (&xs[..], &ys[..], &ns[..]);
+    check_floats(dir.path(), "f64", &args64, &want64, f64s, inputs);
     let args32 = [
         array(ScalarType::F32, xs32.clone(), ArrayData::F32),
         array(ScalarType::F32, ys32.clone(), ArrayData::F32),
         array(ScalarType::I32, ns.clone(), ArrayData::I32),
     ];
-    for (backend, results) in
-        ["interpreter", "compiled"]
-            .iter()
-            .zip(both(dir.path(), "f32s", &args32))
-    {
+    // Widened to f64, which keeps every f32 and its bits' identity.
+    let wide = |v: &Vec<f32>| v.iter().map(|&x| f64::from(x)).collect::<Vec<f64>>();
+    let want32: Vec<Vec<f64>> = want32.iter().map(wide).collect();
+    let (xs32, ys32) = (wide(&xs32), wide(&ys32));
+    let column32 = |v: &Value| wide(&f32s(v));
+    let inputs = (&xs32[..], &ys32[..], &ns[..]);
+    check_floats(dir.path(), "f32", &args32, &want32, column32, inputs);
+}
+
+/// Every result of entry `{width}s` on both backends, bit for bit.
+fn check_floats(
+    dir: &Path,
+    width: &str,
+    args: &[Value],
+    want: &[Vec<f64>],
+    column: impl Fn(&Value) -> Vec<f64>,
+    (xs, ys, ns): (&[f64], &[f64], &[i32]),
+) {
+    let same = |a: f64, b: f64| (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits();
+    let results = both(dir, &format!("{width}s"), args);
+    for (backend, results) in ["interpreter", "compiled"].iter().zip(results) {
         for (k, name) in NAMES.iter().enumerate() {
-            let got = f32s(&results[k]);
-            for (i, (&g, &w)) in got.iter().zip(&want32[k]).enumerate() {
+            for (i, (g, w)) in column(&results[k]).into_iter().zip(&want[k]).enumerate() {
                 assert!(
-                    same32(g, w),
-                    "{backend} f32.{name} at x = {:e}, y = {:e}, n = {}: {g:e}, libm {w:e}",
-                    xs32[i],
-                    ys32[i],
+                    same(g, *w),
+                    "{backend} {width}.{name} at x = {:e}, y = {:e}, n = {}: {g:e}, libm {w:e}",
+                    xs[i],
+                    ys[i],
                     ns[i]
                 );
             }
@@ -298,18 +295,16 @@ fn fma_rounds_once() {
     // x*x is 1 + 2^-22 + 2^-46: the unfused product loses the last term.
     let dir = tempfile::tempdir().unwrap();
     let x = 1.0f32 + f32::EPSILON;
+    let args = [
+        array(ScalarType::F32, vec![x], ArrayData::F32),
+        array(ScalarType::F32, vec![x * x], ArrayData::F32),
+    ];
     let src = dir.path().join("fma.arr");
     std::fs::write(
         &src,
-        "entry main (x: f32) (p: f32) : f32 = f32.fma x x (-p)\n",
+        "entry main (x: []f32) (p: []f32) : []f32 = map2 (\\a q -> f32.fma a a (-q)) x p\n",
     )
     .unwrap();
-    let product = x * x;
-    let input = format!("{x:?}f32 {product:?}f32");
-    let mut interp = Command::new(env!("CARGO_BIN_EXE_arrc"));
-    interp.arg("run").arg(&src);
-    let out = run_text(&mut interp, &input);
-    assert_eq!(out.trim(), format!("{:?}f32", 2f32.powi(-46)));
     let exe = dir.path().join("fma");
     let status = Command::new(env!("CARGO_BIN_EXE_arrc"))
         .arg("build")
@@ -319,24 +314,11 @@ fn fma_rounds_once() {
         .status()
         .unwrap();
     assert!(status.success());
-    assert_eq!(run_text(&mut Command::new(&exe), &input), out);
-}
-
-fn run_text(cmd: &mut Command, input: &str) -> String {
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap()
+    let mut interp = Command::new(env!("CARGO_BIN_EXE_arrc"));
+    interp.arg("run").arg(&src);
+    for results in [run(&mut interp, &args), run(&mut Command::new(&exe), &args)] {
+        assert_eq!(f32s(&results[0]), vec![2f32.powi(-46)]);
+    }
 }
 
 #[test]
