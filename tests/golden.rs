@@ -62,36 +62,119 @@ fn check_golden(expected: &Path, actual: &str) -> Result<(), String> {
     }
 }
 
-#[test]
-fn golden_programs_pass_on_interpreter_and_compiled() {
-    // Every compiled case runs on 1, 2 and 7 threads; a grain of 1 sends
-    // even the tests' tiny nests through the parallel strategies.
+/// Folders of programs whose test blocks make up the golden suite.
+const GOLDEN_DIRS: &[&str] = &[
+    "tests/programs",
+    "tests/stdlib",
+    "tests/fusion",
+    "tests/simplify",
+    "examples",
+    "benches/programs",
+];
+
+/// Files without a test block on purpose: modules the others import.
+const WITHOUT_BLOCK: &[&str] = &[
+    "tests/programs/lib/sub/scalar.arr",
+    "tests/programs/lib/vec3.arr",
+];
+
+/// The suite had this many cases when last counted; fewer means test
+/// blocks were lost (raise it when adding cases).
+const RECORDED_CASES: usize = 876;
+
+fn arr_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            arr_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "arr") {
+            out.push(p);
+        }
+    }
+}
+
+/// Cases (times entry points) the golden suite must run: those of every
+/// block that is neither disabled nor a benchmark's.
+fn expected_cases() -> usize {
+    use arrc::driver::testblock::{disabled, parse_blocks};
+    let mut files = Vec::new();
+    for dir in GOLDEN_DIRS {
+        arr_files(&root().join(dir), &mut files);
+    }
+    let mut cases = 0;
+    for f in files {
+        let blocks = parse_blocks(&std::fs::read_to_string(&f).unwrap())
+            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        assert!(!disabled(&blocks), "{} is tagged disable", f.display());
+        for b in blocks
+            .iter()
+            .filter(|b| !b.tags.iter().any(|t| t == "bench"))
+        {
+            cases += b.cases.iter().map(|c| c.entries.len()).sum::<usize>();
+        }
+    }
+    cases
+}
+
+/// Every case of the golden programs passes on the interpreter and
+/// compiled at `-O{level}` on 1, 2 and 7 threads, with a grain of 1 that
+/// sends even tiny nests through the parallel strategies; every case runs,
+/// and only the known files are skipped.
+fn golden_programs_at(level: &str) {
     let out = arrc()
         .current_dir(root())
         .env("ARRC_GRAIN", "1")
-        .args([
-            "test",
-            "--threads",
-            "1,2,7",
-            "tests/programs",
-            "tests/stdlib",
-            "tests/fusion",
-            "examples",
-        ])
+        .args(["test", level, "--threads", "1,2,7", "--exclude", "bench"])
+        .args(GOLDEN_DIRS)
         .output()
         .expect("run arrc test");
     let stdout = String::from_utf8_lossy(&out.stdout);
     print!("{stdout}");
     eprint!("{}", String::from_utf8_lossy(&out.stderr));
     let summary = stdout.lines().last().unwrap_or("");
+    assert!(out.status.success(), "arrc test {level} failed: {summary}");
     let passed: usize = summary
         .split(' ')
         .next()
-        .unwrap_or("0")
-        .parse()
-        .unwrap_or(0);
-    assert!(out.status.success(), "arrc test failed: {summary}");
-    assert!(passed >= 25, "only {passed} golden cases ran");
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no summary line: {summary}"));
+    let skipped: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("skipped: "))
+        .collect();
+    let allowed: Vec<String> = WITHOUT_BLOCK
+        .iter()
+        .map(|f| format!("{f}: no test block"))
+        .collect();
+    assert_eq!(skipped, allowed, "files skipped without a test");
+    let expected = expected_cases();
+    assert_eq!(
+        passed, expected,
+        "{passed} cases passed, the blocks hold {expected}"
+    );
+    assert!(
+        passed >= RECORDED_CASES,
+        "{passed} cases, fewer than the {RECORDED_CASES} recorded"
+    );
+}
+
+#[test]
+fn golden_programs_pass_at_o0() {
+    golden_programs_at("-O0");
+}
+
+#[test]
+fn golden_programs_pass_at_o2() {
+    golden_programs_at("-O2");
+}
+
+#[test]
+fn golden_programs_pass_at_o3() {
+    golden_programs_at("-O3");
 }
 
 /// Compiled programs neither touch memory they do not own nor leak, on one
@@ -498,7 +581,14 @@ fn test_blocks_follow_futhark_test() {
     let out = arrc().arg("test").arg(dir.path()).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
-    assert!(stdout.ends_with("5 passed, 1 failed\n"), "{stdout}");
+    assert!(
+        stdout.ends_with("5 passed, 1 failed, 1 skipped\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("skipped: ") && stdout.contains("disabled.arr: tagged disable"),
+        "{stdout}"
+    );
     assert!(
         stdout.contains("cases.arr:5 (main): interpreter: unexpected error"),
         "{stdout}"
@@ -553,12 +643,18 @@ fn test_backends_tags_scripts_and_fut_files() {
         stdout.lines().last().unwrap_or("").to_string()
     };
     assert_eq!(summary(&[]), "3 passed, 1 failed");
-    assert_eq!(summary(&["--exclude-tag", "slow"]), "3 passed, 0 failed");
+    assert_eq!(
+        summary(&["--exclude-tag", "slow"]),
+        "3 passed, 0 failed, 1 skipped"
+    );
     assert_eq!(
         summary(&["--backend", "interpreter", "--exclude", "slow"]),
-        "2 passed, 0 failed"
+        "2 passed, 0 failed, 2 skipped"
     );
-    assert_eq!(summary(&["-c", "--exclude-tag=slow"]), "3 passed, 0 failed");
+    assert_eq!(
+        summary(&["-c", "--exclude-tag=slow"]),
+        "3 passed, 0 failed, 1 skipped"
+    );
     assert_eq!(summary(&["-s"]), "1 passed, 0 failed");
     let out = arrc()
         .arg("check")

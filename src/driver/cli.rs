@@ -49,9 +49,14 @@ enum Command {
         /// Compiled only (`futhark test -c`).
         #[arg(short = 'c', conflicts_with = "backend")]
         compiled_only: bool,
-        /// Skip programs and cases with this tag (repeatable; `disable` and
-        /// `notest` always are).
-        #[arg(long = "exclude-tag", visible_alias = "exclude", value_name = "TAG")]
+        /// Skip programs and cases with these tags (repeatable or
+        /// comma-separated; `disable` and `notest` always are).
+        #[arg(
+            long = "exclude-tag",
+            visible_alias = "exclude",
+            value_name = "TAG",
+            value_delimiter = ','
+        )]
         exclude_tag: Vec<String>,
         /// Check the `structure { ... }` lines instead of running cases.
         #[arg(short = 's', long = "structure")]
@@ -74,9 +79,18 @@ enum Command {
         threads: Vec<u32>,
         /// Skip programs and cases with this tag (repeatable; `disable` and
         /// `nobench` always are).
-        #[arg(long = "exclude-tag", visible_alias = "exclude", value_name = "TAG")]
+        #[arg(
+            long = "exclude-tag",
+            visible_alias = "exclude",
+            value_name = "TAG",
+            value_delimiter = ','
+        )]
         exclude_tag: Vec<String>,
     },
+    /// Random differential testing: generated programs on the interpreter
+    /// and as binaries of every configuration (see src/testgen).
+    #[command(hide = true)]
+    Random(super::random::RandomArgs),
 }
 
 /// Where `arrc test` runs cases.
@@ -98,17 +112,14 @@ pub struct CompileArgs {
     pub target: TargetArg,
     #[arg(long, value_enum, default_value_t = FusionArg::Ilp)]
     pub fusion: FusionArg,
-    /// Seconds the ILP clusterer may spend per body (shared by the windows a
-    /// large body is solved in) before keeping the greedy clustering.
-    #[arg(long = "fusion-time-limit", default_value_t = 2.0)]
-    pub fusion_time_limit: f64,
+    /// Branch-and-bound nodes the ILP clusterer may use for the whole
+    /// program before keeping the best clustering found.
+    #[arg(long = "fusion-node-limit", default_value_t = crate::fusion::NODE_LIMIT)]
+    pub fusion_node_limit: u64,
     /// Allow float rewrites that can change results: reassociation,
     /// `x*0`, fused multiply-adds, reciprocals (NaN and infinity still hold).
     #[arg(long = "fast-math")]
     pub fast_math: bool,
-    /// ILP solver for `--fusion ilp` (`cbc` needs arrc built with the `cbc` feature).
-    #[arg(long, value_enum, default_value_t = SolverArg::Microlp)]
-    pub solver: SolverArg,
     /// x86-64 processor to compile for: `native` (this machine) or a
     /// microarchitecture level.
     #[arg(long, value_enum, default_value_t = CpuArg::Native)]
@@ -126,12 +137,6 @@ pub enum CpuArg {
     X86_64V3,
     #[value(name = "x86-64-v4")]
     X86_64V4,
-}
-
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SolverArg {
-    Microlp,
-    Cbc,
 }
 
 /// The options of a compiled program (section 7), for the interpreter.
@@ -211,13 +216,7 @@ impl CompileArgs {
             FusionArg::None => Strategy::None,
         };
         let mut fusion = FusionOptions::new(strategy);
-        fusion.solver = match self.solver {
-            SolverArg::Microlp => crate::fusion::ilp::Solver::Microlp,
-            SolverArg::Cbc => crate::fusion::ilp::Solver::Cbc,
-        };
-        if self.fusion_time_limit.is_finite() && self.fusion_time_limit > 0.0 {
-            fusion.time_limit = std::time::Duration::from_secs_f64(self.fusion_time_limit);
-        }
+        fusion.node_limit = self.fusion_node_limit;
         Options {
             simplify: (self.opt_level > 0).then(|| crate::simplify::SimplifyOptions {
                 fast_math: self.fast_math,
@@ -296,6 +295,7 @@ pub fn main() -> i32 {
             &exclude_tag,
             json.as_deref(),
         ),
+        Command::Random(args) => super::random::random(&args),
     }
 }
 

@@ -3,7 +3,9 @@
 
 pub mod bench;
 pub mod cli;
+pub mod exactness;
 pub mod pipeline;
+pub mod random;
 pub mod script;
 pub mod structure;
 pub mod test_runner;

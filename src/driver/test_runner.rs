@@ -3,6 +3,7 @@
 //! `--backend`), checked against the expected output or error (and against
 //! each other), with `futhark test`'s meaning for every line of a block.
 
+use super::exactness;
 use super::pipeline::{self, Options};
 use super::script;
 use super::testblock::{self, Expect, Input, RandomSpec, TestCase};
@@ -54,7 +55,8 @@ impl TestOptions {
 
 /// Runs the tests under `paths` (files or directories of `.arr` and `.fut`
 /// files) and prints one line per failure and a closing `N passed, N
-/// failed` line.
+/// failed` line (`, N skipped` when cases were excluded or disabled; files
+/// skipped whole are named on `skipped:` lines).
 pub fn run_tests(paths: &[PathBuf], options: &Options, test: &TestOptions) -> i32 {
     let mut files = Vec::new();
     for path in paths {
@@ -76,7 +78,14 @@ pub fn run_tests(paths: &[PathBuf], options: &Options, test: &TestOptions) -> i3
             );
         }
     }
-    println!("{} passed, {} failed", tally.passed, tally.failed);
+    if tally.skipped > 0 {
+        println!(
+            "{} passed, {} failed, {} skipped",
+            tally.passed, tally.failed, tally.skipped
+        );
+    } else {
+        println!("{} passed, {} failed", tally.passed, tally.failed);
+    }
     if tally.failed == 0 {
         0
     } else {
@@ -88,6 +97,9 @@ pub fn run_tests(paths: &[PathBuf], options: &Options, test: &TestOptions) -> i3
 struct Tally {
     passed: usize,
     failed: usize,
+    /// Cases of disabled files, excluded blocks and cases, and `compiled`
+    /// cases when only the interpreter runs.
+    skipped: usize,
 }
 
 impl Tally {
@@ -131,8 +143,26 @@ fn test_file(file: &Path, options: &Options, test: &TestOptions, tally: &mut Tal
         Ok(s) => s,
         Err(err) => return tally.record(&name, Err(format!("cannot read: {err}"))),
     };
+    let count = |blocks: &[testblock::TestBlock]| -> usize {
+        blocks
+            .iter()
+            .flat_map(|b| &b.cases)
+            .map(|c| c.entries.len())
+            .sum()
+    };
     let blocks = match testblock::parse_blocks(&source) {
-        Ok(blocks) if blocks.is_empty() || blocks.iter().any(|b| test.excluded(&b.tags)) => return,
+        Ok(blocks) if blocks.is_empty() => {
+            println!("skipped: {name}: no test block");
+            return;
+        }
+        Ok(blocks) if blocks.iter().any(|b| test.excluded(&b.tags)) => {
+            let tags = blocks.iter().flat_map(|b| &b.tags);
+            let why = tags.filter(|t| test.excluded(std::slice::from_ref(t)));
+            let why: Vec<&str> = why.map(String::as_str).collect();
+            println!("skipped: {name}: tagged {}", why.join(" "));
+            tally.skipped += count(&blocks);
+            return;
+        }
         Ok(blocks) => blocks,
         Err(err) => return tally.record(&name, Err(err.to_string())),
     };
@@ -149,11 +179,11 @@ fn test_file(file: &Path, options: &Options, test: &TestOptions, tally: &mut Tal
             tally.record(&what, check_compile_error(&program, pattern));
         }
     }
-    let cases: Vec<&TestCase> = blocks
+    let (cases, skipped): (Vec<&TestCase>, Vec<&TestCase>) = blocks
         .iter()
         .flat_map(|b| &b.cases)
-        .filter(|c| !test.excluded(&c.tags) && (test.compiled || !c.compiled))
-        .collect();
+        .partition(|c| !test.excluded(&c.tags) && (test.compiled || !c.compiled));
+    tally.skipped += skipped.iter().map(|c| c.entries.len()).sum::<usize>();
     if cases.is_empty() {
         return;
     }
@@ -175,10 +205,11 @@ fn test_file(file: &Path, options: &Options, test: &TestOptions, tally: &mut Tal
     for case in cases {
         for entry in &case.entries {
             let what = format!("{name}:{} ({entry})", case.line);
+            let exact = exactness::floats_exact(&program, entry, options.codegen.fast_math);
             let result = match &compiled {
                 Ok(()) => {
                     let exe = test.compiled.then_some(exe.as_path());
-                    run_case(&program, exe, entry, case, base, test)
+                    run_case(&program, exe, entry, case, base, test, exact)
                 }
                 Err(why) => Err(format!("compilation failed: {why}")),
             };
@@ -225,6 +256,7 @@ fn run_case(
     case: &TestCase,
     base: &Path,
     test: &TestOptions,
+    exact_floats: bool,
 ) -> Result<(), String> {
     let function = program
         .entries
@@ -260,6 +292,10 @@ fn run_case(
             interpreted.as_ref(),
             Some(&compiled),
         )
+        .and_then(|()| match &interpreted {
+            Some(interpreted) => agree(interpreted, &compiled, exact_floats),
+            None => Ok(()),
+        })
         .map_err(|why| match count {
             Some(n) => format!("--threads {n}: {why}"),
             None => why,
@@ -354,6 +390,30 @@ fn check_case(
                 Outcome::Failed(why) => Err(format!("{backend}: unexpected error: {why}")),
             }),
         },
+    }
+}
+
+/// The compiled program against the interpreter: the same error, or the
+/// same values, bit for bit where `exactness` says no backend may differ.
+fn agree(interpreted: &Outcome, compiled: &Outcome, exact_floats: bool) -> Result<(), String> {
+    match (interpreted, compiled) {
+        (Outcome::Failed(a), Outcome::Failed(b)) if a != b => {
+            Err(format!("compiled: error `{b}`, the interpreter's `{a}`"))
+        }
+        (Outcome::Values(want), Outcome::Values(got)) => {
+            for (i, (w, g)) in want.iter().zip(got).enumerate() {
+                let exact = exact_floats || !w.ty().elem().is_float();
+                let (w, g) = (value::write_text(w), value::write_text(g));
+                if exact && w != g {
+                    return Err(format!(
+                        "compiled: result {} is {g}, the interpreter's {w} (compared exactly)",
+                        i + 1
+                    ));
+                }
+            }
+            Ok(())
+        }
+        _ => Ok(()),
     }
 }
 

@@ -9,9 +9,12 @@
 pub mod ast;
 pub mod cluster;
 pub mod decompose;
+pub mod exhaustive;
+pub mod generate;
 pub mod graph;
 pub mod greedy;
 pub mod ilp;
+pub mod objective;
 pub mod print;
 pub mod recompute;
 pub mod report;
@@ -21,34 +24,55 @@ pub mod traffic;
 use crate::core::ir::{Body, Program, Var};
 use ast::{FusedBody, FusedFunction, FusedProgram, Strategy};
 use cluster::Decision;
-use std::time::Duration;
+use decompose::Budget;
+
+/// Branch-and-bound nodes one compilation's ILPs may use in all: a work
+/// limit, not a time, so a program always fuses the same way.
+pub const NODE_LIMIT: u64 = 20_000;
 
 #[derive(Clone, Debug)]
 pub struct FusionOptions {
     pub strategy: Strategy,
-    /// Per body; past it the ILP clusterer falls back to greedy.
-    pub time_limit: Duration,
-    pub solver: ilp::Solver,
+    /// Branch-and-bound nodes for the whole program; past them the ILP
+    /// clusterer keeps the best clustering found (at least greedy's).
+    pub node_limit: u64,
 }
 
 impl FusionOptions {
     pub fn new(strategy: Strategy) -> Self {
         FusionOptions {
             strategy,
-            time_limit: Duration::from_secs(2),
-            solver: ilp::Solver::Microlp,
+            node_limit: NODE_LIMIT,
         }
     }
 }
 
-/// The clustered program, and remarks for the user (a solver fallback).
+/// The clustered program, remarks for the user (a clustering not proven
+/// optimal), and the sizes of the ILPs solved.
 pub struct Fused {
     pub program: FusedProgram,
     pub notes: Vec<String>,
+    pub stats: ilp::SolveStats,
+}
+
+/// What clustering the bodies of one compilation shares: the solver's
+/// budget, its statistics and the remarks.
+struct Session<'a> {
+    options: &'a FusionOptions,
+    budget: Budget,
+    stats: ilp::SolveStats,
+    notes: Vec<String>,
 }
 
 pub fn fuse(program: &Program, options: &FusionOptions) -> Fused {
-    let mut notes = Vec::new();
+    let mut session = Session {
+        options,
+        budget: Budget {
+            nodes: options.node_limit,
+        },
+        stats: ilp::SolveStats::default(),
+        notes: Vec::new(),
+    };
     let mut next_cluster = 0;
     let mut fresh = crate::simplify::walk::Fresh::for_program(program);
     let entries = program
@@ -63,9 +87,8 @@ pub fn fuse(program: &Program, options: &FusionOptions) -> Fused {
                 body: fuse_body(
                     &f.params,
                     &body,
-                    options,
+                    &mut session,
                     &mut next_cluster,
-                    &mut notes,
                     Some(&mut fresh),
                 ),
                 ret: f.ret.clone(),
@@ -78,7 +101,8 @@ pub fn fuse(program: &Program, options: &FusionOptions) -> Fused {
             strategy: options.strategy,
             entries,
         },
-        notes,
+        notes: session.notes,
+        stats: session.stats,
     }
 }
 
@@ -93,20 +117,27 @@ pub fn unfused(program: &Program) -> FusedProgram {
 /// 0: the lowering names nested clusters by their first SOAC instead.
 pub fn fuse_nested(body: &Body, strategy: Strategy) -> FusedBody {
     let options = FusionOptions::new(strategy);
+    let mut session = Session {
+        options: &options,
+        budget: Budget {
+            nodes: options.node_limit,
+        },
+        stats: ilp::SolveStats::default(),
+        notes: Vec::new(),
+    };
     let body = sizes::forward_sizes(body);
     let mut next_cluster = 0;
-    let mut notes = Vec::new();
-    fuse_body(&[], &body, &options, &mut next_cluster, &mut notes, None)
+    fuse_body(&[], &body, &mut session, &mut next_cluster, None)
 }
 
 fn fuse_body(
     params: &[Var],
     body: &Body,
-    options: &FusionOptions,
+    session: &mut Session,
     next_cluster: &mut u32,
-    notes: &mut Vec<String>,
     mut fresh: Option<&mut crate::simplify::walk::Fresh>,
 ) -> FusedBody {
+    let options = session.options;
     let recomputed;
     let body = match (&mut fresh, options.strategy) {
         (Some(fresh), Strategy::Greedy | Strategy::Ilp) => {
@@ -124,10 +155,11 @@ fn fuse_body(
         Strategy::Greedy => cluster::separate_conflicts(&graph, greedy::decide(&graph)),
         Strategy::Ilp => {
             let start = cluster::separate_conflicts(&graph, greedy::decide(&graph));
-            match decompose::decide(&graph, &start, options.solver, options.time_limit) {
+            match decompose::decide(&graph, &start, &mut session.budget) {
                 Ok(found) => {
+                    session.stats.add(&found.stats);
                     if found.windowed {
-                        notes.push(format!(
+                        session.notes.push(format!(
                             "fusion: a body of {} statements was clustered by ILP in windows of \
                              {} SOACs; the clustering is at least as good as greedy but not \
                              proven optimal",
@@ -135,16 +167,18 @@ fn fuse_body(
                             decompose::WINDOW
                         ));
                     } else if !found.proven_optimal {
-                        notes.push(format!(
-                            "fusion: the ILP solver reached its time limit ({:.1} s) before \
-                             proving optimality; using the best clustering it found",
-                            options.time_limit.as_secs_f64()
+                        session.notes.push(format!(
+                            "fusion: the ILP solver used its {} branch-and-bound nodes before \
+                             proving a body of {} statements optimal; using the best clustering \
+                             it found",
+                            options.node_limit,
+                            body.stms.len()
                         ));
                     }
                     cluster::separate_conflicts(&graph, found.decision)
                 }
                 Err(ilp::IlpFailure::Solver(msg)) => {
-                    notes.push(format!(
+                    session.notes.push(format!(
                         "fusion: the ILP solver failed ({msg}); this body was clustered greedily"
                     ));
                     start
@@ -153,7 +187,7 @@ fn fuse_body(
         }
     };
     let mut nested = |inner: &Body, next: &mut u32| {
-        fuse_body(params, inner, options, next, notes, fresh.as_deref_mut())
+        fuse_body(params, inner, session, next, fresh.as_deref_mut())
     };
     cluster::build_items(body, &graph, &decision, next_cluster, &mut nested)
 }

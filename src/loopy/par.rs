@@ -19,7 +19,7 @@
 
 use super::ir::{block_vars, Block, LoopNest, Parallelism, SeqForm, Stmt};
 use crate::core::ir::{Atom, Type, VarId};
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// The execution strategy of one nest.
 #[derive(Clone, Debug, PartialEq)]
@@ -133,6 +133,12 @@ pub fn totals_body(nest: &LoopNest) -> Option<Block> {
     let mut local = BTreeSet::new();
     let mut local_defs = HashSet::new();
     block_vars(&nest.body, &mut local, &mut local_defs);
+    let mut aliases = HashMap::new();
+    views(&nest.body, &mut aliases);
+    let local_defs = Locals {
+        defs: local_defs,
+        aliases,
+    };
     let mut needed: HashSet<VarId> = groups
         .iter()
         .flat_map(|(_, nexts)| nexts.iter().filter_map(|a| atom_var(a)))
@@ -145,7 +151,7 @@ pub fn totals_body(nest: &LoopNest) -> Option<Block> {
             break sliced;
         }
     };
-    if writes_outside(&totals, &local_defs) {
+    if writes_outside(&totals, &local_defs.defs) {
         return None;
     }
     for (k, (vars, _)) in groups.iter().enumerate() {
@@ -178,11 +184,59 @@ fn stmt_vars(stmt: &Stmt) -> (BTreeSet<VarId>, HashSet<VarId>) {
     (uses, defs)
 }
 
+/// The variables defined in a nest's body, and the array each row or view
+/// among them shares memory with.
+struct Locals {
+    defs: HashSet<VarId>,
+    aliases: HashMap<VarId, VarId>,
+}
+
+impl Locals {
+    /// Whether writing to `array` stores into a needed array of the body:
+    /// itself, or the array it is a row or view of (a nest filling a local
+    /// two-dimensional array writes to its rows).
+    fn fills(&self, array: VarId, needed: &HashSet<VarId>) -> bool {
+        let mut a = array;
+        for _ in 0..=self.aliases.len() {
+            if needed.contains(&a) && self.defs.contains(&a) {
+                return true;
+            }
+            match self.aliases.get(&a) {
+                Some(base) => a = *base,
+                None => return false,
+            }
+        }
+        false
+    }
+}
+
+/// Records, at any depth, which array each `Row` and `View` shares memory with.
+fn views(block: &[Stmt], out: &mut HashMap<VarId, VarId>) {
+    for stmt in block {
+        match stmt {
+            Stmt::Row { var, array, .. } | Stmt::View { var, array, .. } => {
+                out.insert(var.id, *array);
+            }
+            Stmt::If {
+                then_block,
+                else_block,
+                ..
+            } => {
+                views(then_block, out);
+                views(else_block, out);
+            }
+            Stmt::SeqLoop(lp) => views(&lp.body, out),
+            Stmt::Loop(inner) => views(&inner.body, out),
+            _ => {}
+        }
+    }
+}
+
 /// Whether `block` (at any depth) stores into a needed array defined in
 /// the body: a nest or branch that fills one belongs to the slice even
 /// though it defines nothing the slice needs.
-fn fills_needed(block: &[Stmt], needed: &HashSet<VarId>, local: &HashSet<VarId>) -> bool {
-    let is_needed = |a: &VarId| needed.contains(a) && local.contains(a);
+fn fills_needed(block: &[Stmt], needed: &HashSet<VarId>, local: &Locals) -> bool {
+    let is_needed = |a: &VarId| local.fills(*a, needed);
     block.iter().any(|stmt| match stmt {
         Stmt::Write { array, .. } | Stmt::Copy { array, .. } => is_needed(array),
         Stmt::If {
@@ -209,7 +263,7 @@ fn fills_needed(block: &[Stmt], needed: &HashSet<VarId>, local: &HashSet<VarId>)
 /// `needed` (growing it with their uses), plus writes and checks on needed
 /// arrays defined in the body (also inside nests and branches), and frees
 /// of needed arrays.
-fn slice(block: &Block, needed: &mut HashSet<VarId>, local: &HashSet<VarId>) -> Block {
+fn slice(block: &Block, needed: &mut HashSet<VarId>, local: &Locals) -> Block {
     let mut kept = Vec::new();
     for stmt in block.iter().rev() {
         let keep = match stmt {
@@ -238,9 +292,7 @@ fn slice(block: &Block, needed: &mut HashSet<VarId>, local: &HashSet<VarId>) -> 
                 }
                 continue;
             }
-            Stmt::Write { array, .. } | Stmt::Copy { array, .. } => {
-                needed.contains(array) && local.contains(array)
-            }
+            Stmt::Write { array, .. } | Stmt::Copy { array, .. } => local.fills(*array, needed),
             Stmt::BoundsCheck { array, .. } => needed.contains(array),
             Stmt::Free(array) => needed.contains(array),
             Stmt::Assert { .. }
