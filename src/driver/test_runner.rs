@@ -155,17 +155,18 @@ fn test_file(file: &Path, options: &Options, test: &TestOptions, tally: &mut Tal
             println!("skipped: {name}: no test block");
             return;
         }
-        Ok(blocks) if blocks.iter().any(|b| test.excluded(&b.tags)) => {
-            let tags = blocks.iter().flat_map(|b| &b.tags);
-            let why = tags.filter(|t| test.excluded(std::slice::from_ref(t)));
-            let why: Vec<&str> = why.map(String::as_str).collect();
-            println!("skipped: {name}: tagged {}", why.join(" "));
+        Ok(blocks) if testblock::has_tag(&blocks, &["disable".into(), "notest".into()]) => {
+            println!("skipped: {name}: tagged disable or notest");
             tally.skipped += count(&blocks);
             return;
         }
         Ok(blocks) => blocks,
         Err(err) => return tally.record(&name, Err(err.to_string())),
     };
+    // Blocks with an excluded tag are left out, the others still run.
+    let (excluded, blocks): (Vec<_>, Vec<_>) =
+        blocks.into_iter().partition(|b| test.excluded(&b.tags));
+    tally.skipped += count(&excluded);
     if test.structure {
         return super::structure::test_structure(file, &blocks, options, |what, result| {
             tally.record(what, result)
