@@ -86,8 +86,7 @@ fn main() {
 /// Loops and traffic (reads plus writes, in elements of the input's length)
 /// of the model for a fused program.
 fn loops_and_traffic(fused: &arrc::fusion::Fused) -> (usize, i64) {
-    let traffic =
-        arrc::fusion::traffic::function_traffic(&fused.program.entries[0], fused.program.strategy);
+    let traffic = arrc::fusion::traffic::function_traffic(&fused.program.entries[0]);
     let n = std::collections::HashMap::from([("n_input".to_string(), 1)]);
     let zero = std::collections::HashMap::new();
     let elements = traffic.reads.eval(&n) + traffic.writes.eval(&n)

@@ -8,8 +8,11 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+/// `arrc`, verifying the IR after every pass (as debug builds do).
 fn arrc() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_arrc"))
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_arrc"));
+    cmd.env("ARRC_VERIFY", "1");
+    cmd
 }
 
 fn root() -> PathBuf {
@@ -698,4 +701,75 @@ fn bad_usage_exits_2() {
     assert_eq!(out.status.code(), Some(2));
     let out = arrc().args(["build", "x.arr", "-O9"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// `--time-passes` names every pass of the pass list in order, one line
+/// each; `--dump-after` prints the IR after the pass it names (any IR),
+/// and an unknown name is bad usage that lists the names.
+#[test]
+fn passes_are_timed_and_dumped_by_name() {
+    let src = root().join("tests/dumps/stencil_iota.arr");
+    let out = arrc()
+        .args(["build", "--emit", "llvm", "--time-passes"])
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let names: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.split(" ms  ").nth(1))
+        .map(|rest| rest.split(" (").next().unwrap_or(rest))
+        .collect();
+    let order = [
+        "parse",
+        "typecheck",
+        "lower-core",
+        "simplify-fold",
+        "simplify-hoist",
+        "fusion",
+        "lower-loopy",
+        "loopy-bounds",
+        "loopy-hoist",
+        "lint",
+        "emit",
+        "llvm-opt",
+        "total",
+    ];
+    let mut at = 0;
+    for name in order {
+        let found = names[at..].iter().position(|n| *n == name);
+        assert!(found.is_some(), "{name} missing or out of order:\n{stderr}");
+        at += found.unwrap_or(0) + 1;
+    }
+    for (pass, starts) in [
+        ("simplify-cse", "entry "),
+        ("fusion", "-- fusion strategy"),
+        ("loopy-hoist", "entry "),
+        ("llvm-opt", "; ModuleID"),
+    ] {
+        let out = arrc()
+            .args(["build", "--dump-after", pass])
+            .arg(&src)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{pass}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(stdout.starts_with(starts), "{pass}:\n{stdout}");
+    }
+    let out = arrc()
+        .args(["build", "--dump-after", "no-such-pass"])
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("loopy-hoist") && stderr.contains("simplify-fold"),
+        "{stderr}"
+    );
 }

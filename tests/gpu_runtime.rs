@@ -10,7 +10,7 @@
 //! pool has unit tests of its own (tests/gpu/pool_test.c).
 
 use arrc::runtime::gpu::{self, GpuRuntime};
-use arrc::runtime::RUNTIME_C;
+use arrc::runtime::HOST_SOURCES;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -36,8 +36,10 @@ fn cc(args: &[&std::ffi::OsStr]) {
 fn build(kind: GpuRuntime) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let mut sources = gpu::write_sources(dir.path(), kind).unwrap();
-    std::fs::write(dir.path().join("arr_runtime.c"), RUNTIME_C).unwrap();
-    sources.push(dir.path().join("arr_runtime.c"));
+    for (name, text) in HOST_SOURCES {
+        std::fs::write(dir.path().join(name), text).unwrap();
+        sources.push(dir.path().join(name));
+    }
     sources.push(test_file("kernels.c"));
     let exe = dir.path().join("kernels");
     let mut args: Vec<std::ffi::OsString> =

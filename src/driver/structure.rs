@@ -39,9 +39,10 @@ pub fn test_structure(
     if specs.is_empty() {
         return;
     }
-    let fused = pipeline::frontend(file).and_then(|p| pipeline::middle(p, options));
-    let fused = match fused {
-        Ok(f) => f,
+    let goal = pipeline::Goal::Fused;
+    let fused = match pipeline::compile(file, options, goal, &mut pipeline::Session::new(None)) {
+        Ok(pipeline::Output::Fused(f)) => f,
+        Ok(_) => return record(&name, Err("no fused program".into())),
         Err(failure) => return record(&name, Err(failure.render())),
     };
     let mut paths = Vec::new();

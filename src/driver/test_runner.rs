@@ -172,7 +172,7 @@ fn test_file(file: &Path, options: &Options, test: &TestOptions, tally: &mut Tal
             tally.record(what, result)
         });
     }
-    let program = pipeline::frontend(file);
+    let program = pipeline::lowered(file);
     // `error:` in place of cases: the program must not compile.
     for block in &blocks {
         if let Some(pattern) = &block.compile_error {

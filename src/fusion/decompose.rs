@@ -697,9 +697,10 @@ mod tests {
         std::thread::Builder::new()
             .stack_size(8 << 20)
             .spawn(move || {
-                let program = crate::driver::pipeline::frontend(&path)
+                let program = crate::driver::pipeline::lowered(&path)
                     .unwrap_or_else(|_| panic!("{} compiles", path.display()));
-                let program = crate::simplify::simplify_with(program, &Default::default());
+                let program = crate::driver::pipeline::simplify(program, &Default::default())
+                    .unwrap_or_else(|e| panic!("{}", e.render()));
                 program
                     .entries
                     .iter()

@@ -1,6 +1,7 @@
 //! Parallel plans: how a multicore backend runs each `LoopNest` (a
-//! `LoopNest` in, a `ParPlan` out), shared by the code generator and the
-//! `--emit loopy` printer.
+//! `LoopNest` in, a `NestPlan` out, stored in the nest by the `loopy-plan`
+//! pass), printed by `--emit loopy` and run as printed by the code
+//! generator.
 //!
 //! - Independent iterations (maps, scatters): chunks on all threads.
 //! - Reductions: per-chunk partial results combined in chunk order.
@@ -17,27 +18,13 @@
 //!   on a value that is only right with its carry-in) runs sequentially; nests
 //!   inside it may still run in parallel.
 
-use super::ir::{block_vars, Block, LoopNest, Parallelism, SeqForm, Stmt};
+use super::ir::{
+    block_vars, for_each_binder, Block, Function, LoopNest, NestPlan, ParPlan, Parallelism,
+    SeqForm, Stmt,
+};
+use super::Tuning;
 use crate::core::ir::{Atom, Type, VarId};
 use std::collections::{BTreeSet, HashMap, HashSet};
-
-/// The execution strategy of one nest.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ParPlan {
-    Chunked,
-    Partials,
-    /// Look-back scan or compaction, with the body's totals slice.
-    TwoPhase {
-        totals: Block,
-    },
-    /// Histogram updates; `atomic` when every update can be one atomic
-    /// operation on a scalar bin (otherwise only private bins are used).
-    Hist {
-        atomic: bool,
-        private: bool,
-    },
-    Sequential(&'static str),
-}
 
 impl ParPlan {
     /// How the plan reads in `--emit loopy`.
@@ -52,13 +39,83 @@ impl ParPlan {
             ParPlan::Hist { atomic, private } => match (atomic, private) {
                 (true, true) => "atomic or private bins by size".into(),
                 (true, false) => "atomic".into(),
-                _ => "private bins".into(),
+                (false, true) => "private bins or one thread by size".into(),
+                (false, false) => "one thread".into(),
             },
             ParPlan::Sequential(why) => format!("sequential: {why}"),
         }
     }
 }
 
+/// The `loopy-plan` pass: every nest of `f`, at any depth, gets the plan
+/// it runs by (`LoopNest::plan`).
+pub fn plan_nests(f: &mut Function, tuning: &Tuning) {
+    let mut types = HashMap::new();
+    for p in &f.params {
+        types.insert(p.var.id, p.var.ty);
+    }
+    for_each_binder(&f.body, &mut |v| {
+        types.insert(v.id, v.ty);
+    });
+    plan_block(&mut f.body, &types, tuning);
+}
+
+fn plan_block(block: &mut Block, types: &HashMap<VarId, Type>, tuning: &Tuning) {
+    for stmt in block {
+        match stmt {
+            Stmt::If {
+                then_block,
+                else_block,
+                ..
+            } => {
+                plan_block(then_block, types, tuning);
+                plan_block(else_block, types, tuning);
+            }
+            Stmt::SeqLoop(lp) => {
+                if let SeqForm::While { cond, .. } = &mut lp.form {
+                    plan_block(cond, types, tuning);
+                }
+                plan_block(&mut lp.body, types, tuning);
+            }
+            Stmt::Loop(nest) => {
+                plan_block(&mut nest.body, types, tuning);
+                for op in nest.operators_mut() {
+                    plan_block(&mut op.body, types, tuning);
+                }
+                nest.plan = Some(Box::new(nest_plan(nest, types, tuning)));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The plan of one nest: its strategy, grain and loop shapes.
+pub fn nest_plan(nest: &LoopNest, types: &HashMap<VarId, Type>, tuning: &Tuning) -> NestPlan {
+    let mut strategy = plan(nest);
+    let bins = nest.hists.iter().flat_map(|h| &h.bins);
+    if let (ParPlan::Hist { .. }, true) = (&strategy, bins.clone().count() > 0) {
+        // Bins of rows: neither atomics nor private scalar bins apply.
+        if bins
+            .clone()
+            .any(|b| types.get(b).map(|t| t.rank()) != Some(1))
+        {
+            strategy = ParPlan::Sequential("histogram of rows");
+        }
+    }
+    let lanes = matches!(strategy, ParPlan::TwoPhase { .. }) && super::chunk::runs_in_lanes(nest);
+    let totals = match &strategy {
+        ParPlan::TwoPhase { totals } => Some(super::chunk::shape(nest, totals, false)),
+        _ => None,
+    };
+    NestPlan {
+        grain: tuning.grain.map(|g| grain(nest, &g)),
+        body: super::chunk::shape(nest, &nest.body, lanes),
+        totals,
+        strategy,
+    }
+}
+
+/// The strategy a nest's carried state allows.
 pub fn plan(nest: &LoopNest) -> ParPlan {
     if nest.carried().any(|c| matches!(c.var.ty, Type::Array(..))) {
         return ParPlan::Sequential("carries an array");
@@ -73,8 +130,8 @@ pub fn plan(nest: &LoopNest) -> ParPlan {
         // A histogram's one bins array can be updated by an atomic
         // instruction or compare-and-swap, each histogram's on its own; a
         // histogram of tuples has several arrays that must change together,
-        // so only private bins keep them consistent. Bins of rows are left
-        // to the code generator, which knows the ranks.
+        // so only private bins (or one thread) keep them consistent. Bins of
+        // rows run sequentially (`nest_plan`, which knows the ranks).
         Parallelism::Hist => ParPlan::Hist {
             atomic: nest.hists.iter().all(|h| h.bins.len() == 1),
             private: true,
@@ -82,11 +139,20 @@ pub fn plan(nest: &LoopNest) -> ParPlan {
     }
 }
 
+/// How a target sizes the parallel tasks of a nest (`Tuning::grain`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Grain {
+    /// Statements a task should run at least (a few microseconds' work).
+    pub task_cost: u64,
+    /// Iterations a task holds at most.
+    pub max_iterations: u64,
+}
+
 /// Iterations worth handing to a thread: fewer for heavier bodies (an inner
-/// loop counts as heavy), so that a chunk costs at least a few microseconds.
-pub fn grain(nest: &LoopNest) -> i64 {
+/// loop counts as heavy), so that a chunk costs at least `task_cost`.
+pub fn grain(nest: &LoopNest, tuning: &Grain) -> i64 {
     let cost = block_cost(&nest.body).max(1);
-    (32_768 / cost).clamp(1, 4096) as i64
+    (tuning.task_cost / cost).clamp(1, tuning.max_iterations) as i64
 }
 
 fn block_cost(block: &Block) -> u64 {

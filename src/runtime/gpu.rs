@@ -1,7 +1,7 @@
 //! The GPU runtimes' C sources (`c/gpu/`), embedded like the CPU runtime so
 //! that an installed arrc needs no other files: what a `--target nvptx` or
-//! `--target nvptx-emu` binary links besides `RUNTIME_C` (which still
-//! supplies `main`, value input and output and the `arr_fail_*` messages),
+//! `--target nvptx-emu` binary links besides `HOST_SOURCES` (which still
+//! supply `main`, value input and output and the `arr_fail_*` messages),
 //! and the device library an nvptx module links. docs/gpu.md ("runtime and
 //! emulator") describes both sides of the interface.
 //!
@@ -69,14 +69,13 @@ pub fn link_libraries(kind: GpuRuntime) -> &'static [&'static str] {
     }
 }
 
-/// Writes the headers, `arr_runtime.h` and the sources of `kind` into `dir`;
-/// returns the paths of the `.c` files to compile.
+/// Writes the headers, the host-common runtime's headers and the sources of
+/// `kind` into `dir`; returns the paths of the `.c` files to compile.
 pub fn write_sources(
     dir: &std::path::Path,
     kind: GpuRuntime,
 ) -> std::io::Result<Vec<std::path::PathBuf>> {
-    std::fs::write(dir.join("arr_runtime.h"), super::RUNTIME_H)?;
-    for (name, text) in HEADERS {
+    for (name, text) in super::HEADERS.iter().chain(HEADERS) {
         std::fs::write(dir.join(name), text)?;
     }
     sources(kind)
