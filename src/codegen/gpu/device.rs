@@ -317,6 +317,8 @@ const MATH: &[(&str, &str, &str)] = &[
     ("acosh", "__nv_acoshf", "__nv_acosh"),
     ("atanh", "__nv_atanhf", "__nv_atanh"),
     ("erf", "__nv_erff", "__nv_erf"),
+    ("erfc", "__nv_erfcf", "__nv_erfc"),
+    ("nextafter", "__nv_nextafterf", "__nv_nextafter"),
     ("cbrt", "__nv_cbrtf", "__nv_cbrt"),
     ("log1p", "__nv_log1pf", "__nv_log1p"),
     ("expm1", "__nv_expm1f", "__nv_expm1"),

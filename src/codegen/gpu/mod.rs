@@ -248,6 +248,7 @@ impl<'ctx> Gen<'ctx, '_> {
     pub(crate) fn type_bytes(&self, ty: BasicTypeEnum<'ctx>) -> Res<IntValue<'ctx>> {
         let bits = match ty {
             BasicTypeEnum::IntType(t) => t.get_bit_width().div_ceil(8).max(1) as i64,
+            BasicTypeEnum::FloatType(t) if t == self.ctx.f16_type() => 2,
             BasicTypeEnum::FloatType(t) if t == self.ctx.f32_type() => 4,
             BasicTypeEnum::FloatType(_) | BasicTypeEnum::PointerType(_) => 8,
             _ => return super::emit::err("a value of an unexpected type in device memory"),
