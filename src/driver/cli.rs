@@ -225,7 +225,7 @@ pub fn main() -> i32 {
     match cli.command {
         Command::Build(args) => build(&args),
         Command::Run(args) => run(&args),
-        Command::Check { program } => report(pipeline::frontend(&program).map(|_| ())),
+        Command::Check { program } => report(pipeline::typecheck(&program).map(|_| ())),
         Command::Test {
             paths,
             compile,

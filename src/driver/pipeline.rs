@@ -134,10 +134,16 @@ impl Loader {
 
 /// Source to checked, lowered and simplified core IR.
 pub fn frontend(path: &Path) -> Result<core::ir::Program, Failure> {
+    let (sources, checked) = typecheck(path)?;
+    Ok(core::lower(&checked, &sources))
+}
+
+/// Source parsed (with its imports) and type-checked: what `arrc check` does.
+pub fn typecheck(path: &Path) -> Result<(SourceMap, types::CheckedProgram), Failure> {
     let (sources, programs) = parse_with_imports(path)?;
     let checked = types::check(&sources, &programs)
         .map_err(|diags| Failure::Diagnostics(Box::new(sources.clone()), diags))?;
-    Ok(core::lower(&checked, &sources))
+    Ok((sources, checked))
 }
 
 /// The simplified core IR (unchanged at -O0).

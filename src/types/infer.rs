@@ -52,12 +52,18 @@ impl Infer {
         self.fresh_with(Some(mask))
     }
 
-    fn fresh_with(&mut self, allowed: Option<Mask>) -> Type {
+    /// A fresh variable restricted to `allowed` (`None`: any type).
+    pub fn fresh_with(&mut self, allowed: Option<Mask>) -> Type {
         self.vars.push(VarState {
             link: None,
             allowed,
         });
         Type::Var(TyVar(self.vars.len() as u32 - 1))
+    }
+
+    /// The scalar types an unbound variable is restricted to.
+    pub fn allowed(&self, v: TyVar) -> Option<Mask> {
+        self.vars[v.0 as usize].allowed
     }
 
     /// Follows links until a non-variable or an unbound variable.
