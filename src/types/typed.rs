@@ -13,6 +13,7 @@
 
 use super::scalar::{Const, ScalarType};
 use super::ty::{LocalId, Shape, Type};
+pub use crate::syntax::ast::RangeKind;
 use crate::syntax::ast::{BinOp, Field, FileId, Span, UnOp};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -47,13 +48,21 @@ pub enum TPat {
     Tuple(Vec<TPat>, Type),
     /// A pattern with a type annotation whose sizes are bound or checked.
     Ascribed(Box<TPat>, Shape),
+    /// `#c p1 p2` on a value of sum type `ty`.
+    Ctor(String, Vec<TPat>, Type),
+    /// A literal, matched by equality (a `Literal`, possibly negated).
+    Lit(Box<TExpr>),
 }
 
 impl TPat {
     pub fn ty(&self) -> &Type {
         match self {
-            TPat::Var { ty, .. } | TPat::Wildcard(ty) | TPat::Tuple(_, ty) => ty,
+            TPat::Var { ty, .. }
+            | TPat::Wildcard(ty)
+            | TPat::Tuple(_, ty)
+            | TPat::Ctor(_, _, ty) => ty,
             TPat::Ascribed(p, _) => p.ty(),
+            TPat::Lit(e) => &e.ty,
         }
     }
 }
@@ -140,6 +149,18 @@ pub enum TExprKind {
         form: TLoopForm,
         body: Box<TExpr>,
     },
+    /// `#c a b`: a sum type's constructor and its payload.
+    Ctor(String, Vec<TExpr>),
+    /// `match e case p -> e ...`: the first case whose pattern matches.
+    Match(Box<TExpr>, Vec<(TPat, TExpr)>),
+    /// `start..second...end` and the other ranges: an array of the
+    /// integer type of `start`.
+    Range {
+        start: Box<TExpr>,
+        second: Option<Box<TExpr>>,
+        end: Box<TExpr>,
+        kind: RangeKind,
+    },
     /// Indexing with at least one range: one entry per dimension sliced.
     Slice(Box<TExpr>, Vec<TSlice>),
     /// `a with [i, j] = v`: one `i64` index per dimension indexed.
@@ -186,7 +207,22 @@ impl TExpr {
             | TExprKind::TypeMember(..)
             | TExprKind::Instance(_)
             | TExprKind::DefUse { .. } => {}
-            TExprKind::Tuple(es) | TExprKind::ArrayLit(es) => es.iter_mut().for_each(f),
+            TExprKind::Tuple(es) | TExprKind::ArrayLit(es) | TExprKind::Ctor(_, es) => {
+                es.iter_mut().for_each(f)
+            }
+            TExprKind::Match(e, cases) => {
+                f(e);
+                cases.iter_mut().for_each(|(_, b)| f(b));
+            }
+            TExprKind::Range {
+                start, second, end, ..
+            } => {
+                f(start);
+                if let Some(s) = second {
+                    f(s);
+                }
+                f(end);
+            }
             TExprKind::Record(fs) => fs.iter_mut().for_each(|(_, x)| f(x)),
             TExprKind::Apply(g, args) => {
                 f(g);

@@ -1,5 +1,6 @@
 //! Entry points, patterns and declared sizes.
 
+use super::sums::ctor_index;
 use super::*;
 
 impl<'a> Lowerer<'a> {
@@ -90,6 +91,25 @@ impl<'a> Lowerer<'a> {
                 let env = self.check_shape(env, shape, &v, 0, loc);
                 self.bind(&env, q, v, loc)
             }
+            // The payload of the constructor (a `match` has tested the tag).
+            TPat::Ctor(name, ps, ty) => {
+                let payload = match (ctor_index(ty, name), v) {
+                    (Some(i), Value::Tuple(mut parts)) if i + 1 < parts.len() => {
+                        std::mem::replace(&mut parts[i + 1], unit())
+                    }
+                    _ => unit(),
+                };
+                let vs = match payload {
+                    Value::Tuple(vs) if vs.len() == ps.len() => vs,
+                    _ => vec![unit(); ps.len()],
+                };
+                let mut env = env.clone();
+                for (q, w) in ps.iter().zip(vs) {
+                    env = self.bind(&env, q, w, loc);
+                }
+                env
+            }
+            TPat::Lit(_) => env.clone(),
         }
     }
 

@@ -152,6 +152,22 @@ impl<'a> Lowerer<'a> {
             },
             // The checker resolves these; this keeps lowering total.
             TExprKind::TypeMember(..) | TExprKind::DefUse { .. } => self.default_value(&e.ty, loc),
+            TExprKind::Ctor(name, args) => self.ctor(env, &e.ty, name, args, loc),
+            TExprKind::Match(x, cases) => {
+                let v = self.expr(env, x);
+                self.match_cases(env, &v, cases, loc)
+            }
+            TExprKind::Range {
+                start,
+                second,
+                end,
+                kind,
+            } => {
+                let (x, t) = Self::scalar(&self.expr(env, start));
+                let y = second.as_ref().map(|y| Self::scalar(&self.expr(env, y)).0);
+                let (z, _) = Self::scalar(&self.expr(env, end));
+                self.range(x, y, z, *kind, t.elem(), loc)
+            }
         }
     }
 
@@ -407,6 +423,12 @@ impl<'a> Lowerer<'a> {
             let x = self.expr(env, a);
             let y = self.expr(env, b);
             return self.concat(x, y, loc);
+        }
+        let compound = matches!(a.ty, Type::Tuple(_) | Type::Record(_) | Type::Sum(_));
+        if compound && matches!(op, ast::BinOp::Eq | ast::BinOp::Neq) {
+            let x = self.expr(env, a);
+            let y = self.expr(env, b);
+            return self.compound_eq(&x, &y, op == ast::BinOp::Neq, loc);
         }
         let (x, t) = Self::scalar(&self.expr(env, a));
         let bool_leaf =

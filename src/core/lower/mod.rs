@@ -17,6 +17,10 @@ mod bind;
 mod expr;
 mod scalar;
 mod soacs;
+mod sums;
+
+/// The type of a sum type's tag: the constructor's position in name order.
+const TAG: ScalarType = ScalarType::U8;
 
 use super::ir::{
     Atom, BinOp, Body, DimSlice, Exp, Function, Lambda, LoopForm, Program, SizeParam, Soac, SoacId,
@@ -139,6 +143,13 @@ fn type_leaves(t: &Type, depth: usize, out: &mut Vec<CType>) {
         Type::Array(e) => type_leaves(e, depth + 1, out),
         Type::Tuple(ts) => ts.iter().for_each(|t| type_leaves(t, depth, out)),
         Type::Record(fs) => fs.iter().for_each(|(_, t)| type_leaves(t, depth, out)),
+        // A sum type: its tag, then every constructor's payload.
+        Type::Sum(cs) => {
+            type_leaves(&Type::Scalar(TAG), depth, out);
+            cs.iter()
+                .flat_map(|(_, ts)| ts)
+                .for_each(|t| type_leaves(t, depth, out));
+        }
         Type::Func(..) | Type::Var(_) | Type::Param(_) => {}
     }
 }
@@ -147,15 +158,28 @@ fn type_leaves(t: &Type, depth: usize, out: &mut Vec<CType>) {
 fn build_value<'a>(t: &Type, atoms: &mut impl Iterator<Item = (Atom, CType)>) -> Value<'a> {
     match t {
         Type::Scalar(_) => atoms.next().map_or_else(unit, |(a, t)| Value::Leaf(a, t)),
-        Type::Array(e) => match &**e {
-            Type::Scalar(_) | Type::Array(_) => {
-                atoms.next().map_or_else(unit, |(a, t)| Value::Leaf(a, t))
+        Type::Array(e) => {
+            let mut inner = &**e;
+            while let Type::Array(x) = inner {
+                inner = x;
             }
-            // An array of tuples is a tuple of arrays.
-            other => build_value(other, atoms),
-        },
+            match inner {
+                Type::Scalar(_) => atoms.next().map_or_else(unit, |(a, t)| Value::Leaf(a, t)),
+                // An array of tuples is a tuple of arrays.
+                other => build_value(other, atoms),
+            }
+        }
         Type::Tuple(ts) => Value::Tuple(ts.iter().map(|t| build_value(t, atoms)).collect()),
         Type::Record(fs) => Value::Tuple(fs.iter().map(|(_, t)| build_value(t, atoms)).collect()),
+        Type::Sum(cs) => {
+            let mut parts = vec![build_value(&Type::Scalar(TAG), atoms)];
+            for (_, ts) in cs {
+                parts.push(Value::Tuple(
+                    ts.iter().map(|t| build_value(t, atoms)).collect(),
+                ));
+            }
+            Value::Tuple(parts)
+        }
         Type::Func(..) | Type::Var(_) | Type::Param(_) => unit(),
     }
 }
@@ -347,7 +371,8 @@ fn pat_leaf_names(p: &TPat) -> Vec<String> {
     };
     match p {
         TPat::Var { name, ty, .. } => vec![name.clone(); count(ty)],
-        TPat::Wildcard(ty) => vec!["p".to_string(); count(ty)],
+        TPat::Wildcard(ty) | TPat::Ctor(_, _, ty) => vec!["p".to_string(); count(ty)],
+        TPat::Lit(e) => vec!["p".to_string(); count(&e.ty)],
         TPat::Tuple(ps, _) => ps.iter().flat_map(pat_leaf_names).collect(),
         TPat::Ascribed(q, _) => pat_leaf_names(q),
     }

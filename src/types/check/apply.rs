@@ -1,9 +1,9 @@
 //! Applications: uses of definitions and builtins applied to arguments.
 
 use super::defs::top_shape;
+use super::qualified::Target;
 use super::*;
-use crate::types::builtins::{array_builtin, builtin_type, scalar_member_names};
-use crate::types::typed::Literal;
+use crate::types::builtins::{array_builtin, builtin_type};
 
 impl<'a> Checker<'a> {
     /// A use of a template applied to `args` (possibly none): a global's
@@ -143,32 +143,35 @@ impl<'a> Checker<'a> {
     }
 
     pub(super) fn classify_head(&self, head: &Expr) -> Head<'a> {
-        match &head.kind {
-            ExprKind::Var {
-                qualifier: None,
-                name,
-            } => match self.lookup_local(&name.name) {
+        if let ExprKind::Var {
+            qualifier: None,
+            name,
+        } = &head.kind
+        {
+            return match self.lookup_local(&name.name) {
                 Some(Binding::Local { .. }) => Head::Other,
                 Some(Binding::Fun(t)) => Head::Template(t.clone()),
                 None => match self.lookup_global(&name.name) {
-                    Some(d) => Head::Template(self.defs[d].template.clone()),
+                    Some(ValRef::Def(d)) => Head::Template(self.defs[d].template.clone()),
+                    Some(ValRef::Scalar(t)) => match scalar_member(t, &name.name) {
+                        Some(Member::Func(b)) => Head::Builtin(b),
+                        _ => Head::Other,
+                    },
                     None => match array_builtin(&name.name) {
                         Some(b) => Head::Builtin(b),
                         None => Head::Other,
                     },
                 },
-            },
-            ExprKind::Var {
-                qualifier: Some(q),
-                name,
-            } => match ScalarType::from_name(q).map(|t| (t, scalar_member(t, &name.name))) {
-                Some((_, Some(Member::Func(b)))) => Head::Builtin(b),
-                Some((t, None)) => match self.module_reduction(t, &name.name) {
-                    Some(d) => Head::Template(self.defs[d].template.clone()),
-                    None => Head::Other,
-                },
-                _ => Head::Other,
-            },
+            };
+        }
+        let Some((path, name)) = self.qual_ref(head) else {
+            return Head::Other;
+        };
+        match self.resolve_qual(&path, &name) {
+            Ok(Target::Def(d) | Target::Reduction(_, d)) => {
+                Head::Template(self.defs[d].template.clone())
+            }
+            Ok(Target::Member(_, Member::Func(b))) => Head::Builtin(b),
             _ => Head::Other,
         }
     }
@@ -249,7 +252,7 @@ impl<'a> Checker<'a> {
         if module == ScalarType::Bool || !reductions.contains(&name) {
             return None;
         }
-        self.lookup_global(name)
+        self.lookup_def(name)
     }
 
     pub(super) fn check_apply(&mut self, e: &'a Expr) -> Result<TExpr> {
@@ -257,15 +260,15 @@ impl<'a> Checker<'a> {
         match self.classify_head(head) {
             Head::Template(t) => {
                 let te = self.apply_template(t, &e.span, &head.span, &args)?;
-                if let ExprKind::Var {
-                    qualifier: Some(q), ..
-                } = &head.kind
-                {
-                    // `i64.sum xs`: a reduction of the module's type.
-                    let module = ScalarType::from_name(q).map(Type::Scalar);
-                    if let (Some(m), 1) = (module, args.len()) {
-                        self.expect(&e.span, &m, &te.ty)?;
+                // `i64.sum xs`: a reduction of the module's type.
+                let reduction = self.qual_ref(head).and_then(|(path, name)| {
+                    match self.resolve_qual(&path, &name) {
+                        Ok(Target::Reduction(m, _)) => Some(m),
+                        _ => None,
                     }
+                });
+                if let (Some(m), 1) = (reduction, args.len()) {
+                    self.expect(&e.span, &Type::Scalar(m), &te.ty)?;
                 }
                 Ok(te)
             }
@@ -285,63 +288,5 @@ impl<'a> Checker<'a> {
                 self.apply_generic(head_te, &e.span, &args, targs, None)
             }
         }
-    }
-
-    pub(super) fn check_var(
-        &mut self,
-        e: &'a Expr,
-        qualifier: Option<&str>,
-        name: &'a Ident,
-    ) -> Result<TExpr> {
-        let span = &e.span;
-        if let Some(q) = qualifier {
-            let module = ScalarType::from_name(q)
-                .ok_or_else(|| self.error(span, format!("unknown module `{q}`")))?;
-            let member = scalar_member(module, &name.name);
-            if let (None, Some(d)) = (&member, self.module_reduction(module, &name.name)) {
-                let template = self.defs[d].template.clone();
-                let te = self.apply_template(template, span, span, &[])?;
-                let elem = Type::Scalar(module);
-                let want = Type::func(Type::array(elem.clone()), elem);
-                self.expect(span, &want, &te.ty)?;
-                return Ok(te);
-            }
-            return match member {
-                Some(Member::Func(b)) => {
-                    let ty = builtin_type(&mut self.inf, b);
-                    Ok(self.node(TExprKind::Builtin(b), ty, span))
-                }
-                Some(Member::Const(lit)) => {
-                    let ty = match lit {
-                        Literal::Const(c) => Type::Scalar(c.scalar_type()),
-                        _ => Type::Scalar(module),
-                    };
-                    Ok(self.node(TExprKind::Literal(lit), ty, span))
-                }
-                None => {
-                    let names = scalar_member_names(module);
-                    let diag = self.error(span, format!("unknown name `{q}.{}`", name.name));
-                    Err(
-                        match closest(&name.name, names.iter().map(String::as_str)) {
-                            Some(c) => diag.with_note(format!("did you mean `{q}.{c}`?")),
-                            None => diag,
-                        },
-                    )
-                }
-            };
-        }
-        match self.classify_head(e) {
-            Head::Template(t) => return self.apply_template(t, span, span, &[]),
-            Head::Builtin(b) => {
-                let ty = builtin_type(&mut self.inf, b);
-                return Ok(self.node(TExprKind::Builtin(b), ty, span));
-            }
-            Head::Other => {}
-        }
-        if let Some(Binding::Local { id, ty }) = self.lookup_local(&name.name) {
-            let (id, ty) = (*id, ty.clone());
-            return Ok(self.node(TExprKind::Var(id), ty, span));
-        }
-        Err(self.unknown_name(span, &name.name))
     }
 }

@@ -79,7 +79,8 @@ impl<'a> Checker<'a> {
         let vars = open.into_iter().map(|(_, v)| v).collect::<Vec<TyVar>>();
         self.finalize_expr(&mut body)?;
         for p in &mut params {
-            self.finalize_pat(p);
+            self.finalize_pat(p)?;
+            self.irrefutable(p, template.ctx.file, &template.name.span)?;
         }
         let has_type_params = template
             .type_params
@@ -111,6 +112,11 @@ impl<'a> Checker<'a> {
     /// the scalar types an open variable allows.
     fn generalise(&mut self, t: &Type, open: &mut Vec<(Open, TyVar)>) -> Type {
         match self.inf.shallow(t) {
+            // A variable known by its constructors is their sum type.
+            Type::Var(v) if self.inf.has_ctors(&Type::Var(v)) => {
+                let sum = self.inf.close_sum(&Type::Var(v)).unwrap_or(Type::Var(v));
+                self.generalise(&sum, open)
+            }
             Type::Var(v) => self.scheme_var(Open::Var(v), self.inf.allowed(v), open),
             Type::Param(name) => self.scheme_var(Open::Param(name), None, open),
             Type::Array(e) => Type::array(self.generalise(&e, open)),
@@ -121,6 +127,16 @@ impl<'a> Checker<'a> {
                     .collect(),
             ),
             Type::Func(a, b) => Type::func(self.generalise(&a, open), self.generalise(&b, open)),
+            Type::Sum(cs) => Type::Sum(
+                cs.iter()
+                    .map(|(n, ts)| {
+                        (
+                            n.clone(),
+                            ts.iter().map(|t| self.generalise(t, open)).collect(),
+                        )
+                    })
+                    .collect(),
+            ),
             s @ Type::Scalar(_) => s,
         }
     }
@@ -155,6 +171,16 @@ impl<'a> Checker<'a> {
             Type::Func(a, b) => Type::func(
                 Self::substitute(vars, args, a),
                 Self::substitute(vars, args, b),
+            ),
+            Type::Sum(cs) => Type::Sum(
+                cs.iter()
+                    .map(|(n, ts)| {
+                        (
+                            n.clone(),
+                            ts.iter().map(|t| Self::substitute(vars, args, t)).collect(),
+                        )
+                    })
+                    .collect(),
             ),
             Type::Scalar(_) | Type::Param(_) => t.clone(),
         }
@@ -232,7 +258,7 @@ impl<'a> Checker<'a> {
                 self.finish_pending()?;
                 self.finalize_expr(&mut body)?;
                 for p in &mut params {
-                    self.finalize_pat(p);
+                    self.finalize_pat(p)?;
                 }
                 Ok((size_params, params, body))
             },
@@ -308,7 +334,8 @@ impl<'a> Checker<'a> {
         self.finish_pending()?;
         self.finalize_expr(&mut body)?;
         for p in &mut params {
-            self.finalize_pat(p);
+            self.finalize_pat(p)?;
+            self.irrefutable(p, template.ctx.file, &template.name.span)?;
         }
         let ret = self.inf.finalize(&ret);
         let first_order =

@@ -123,32 +123,7 @@ impl<'a> Checker<'a> {
                 let ty = x.ty.clone();
                 Ok(self.node(TExprKind::UnOp(*op, Box::new(x)), ty, span))
             }
-            ExprKind::OpSection(op) => {
-                let (xid, xty) = (self.fresh_local(), self.inf.fresh());
-                let (yid, yty) = (self.fresh_local(), self.inf.fresh());
-                let x = self.node(TExprKind::Var(xid), xty.clone(), span);
-                let y = self.node(TExprKind::Var(yid), yty.clone(), span);
-                let body = self.binop(*op, x, y, span)?;
-                let ty = Type::curried(vec![xty.clone(), yty.clone()], body.ty.clone());
-                let lam = TLambda {
-                    name: None,
-                    size_params: Vec::new(),
-                    params: vec![
-                        TPat::Var {
-                            id: xid,
-                            name: "x".into(),
-                            ty: xty,
-                        },
-                        TPat::Var {
-                            id: yid,
-                            name: "y".into(),
-                            ty: yty,
-                        },
-                    ],
-                    body,
-                };
-                Ok(self.node(TExprKind::Lambda(Box::new(lam)), ty, span))
-            }
+            ExprKind::OpSection(op) => self.op_section(*op, span),
             ExprKind::LeftSection(op, given) | ExprKind::RightSection(op, given) => {
                 let left_given = matches!(e.kind, ExprKind::LeftSection(..));
                 let given = self.check_expr(given)?;
@@ -245,6 +220,9 @@ impl<'a> Checker<'a> {
                 if let Some(member) = self.type_param_member(x, field, span) {
                     return member;
                 }
+                if let Some(qualified) = self.qualified_field(e) {
+                    return qualified;
+                }
                 let x = self.check_expr(x)?;
                 let ty = match self.inf.shallow(&x.ty) {
                     Type::Var(_) => {
@@ -262,7 +240,7 @@ impl<'a> Checker<'a> {
                 };
                 Ok(self.node(TExprKind::Field(Box::new(x), field.clone()), ty, span))
             }
-            ExprKind::Ascribe(x, te) => {
+            ExprKind::Ascribe(x, te) | ExprKind::Coerce(x, te) => {
                 let (ty, shape) = self.resolve_type(te)?;
                 let x = self.check_hint(x, Some(&ty))?;
                 self.expect(&x.span, &ty, &x.ty)?;
@@ -281,7 +259,50 @@ impl<'a> Checker<'a> {
                 let ty = x.ty.clone();
                 Ok(self.node(TExprKind::Assert(Box::new(c), Box::new(x)), ty, span))
             }
+            // Attributes change how code runs, never what it computes:
+            // arrc has no use for them (docs/language.md).
+            ExprKind::Attr(_, x) => self.check_hint(x, hint),
+            ExprKind::Constructor(name, args) => self.check_ctor(name, args, span),
+            ExprKind::Match(x, cases) => self.check_match(x, cases, hint, span),
+            ExprKind::Range {
+                start,
+                second,
+                end,
+                kind,
+            } => self.check_range(start, second.as_deref(), end, *kind, span),
+            ExprKind::OpenIn(m, x) => self.check_open_in(m, x, hint),
+            ExprKind::LetSizes(sizes, pat, rhs, body) => {
+                self.check_let_sizes(sizes, pat, rhs, body, hint, span)
+            }
         }
+    }
+
+    /// `(+)`: the operator as a function of two arguments.
+    pub(super) fn op_section(&mut self, op: BinOp, span: &Span) -> Result<TExpr> {
+        let (xid, xty) = (self.fresh_local(), self.inf.fresh());
+        let (yid, yty) = (self.fresh_local(), self.inf.fresh());
+        let x = self.node(TExprKind::Var(xid), xty.clone(), span);
+        let y = self.node(TExprKind::Var(yid), yty.clone(), span);
+        let body = self.binop(op, x, y, span)?;
+        let ty = Type::curried(vec![xty.clone(), yty.clone()], body.ty.clone());
+        let lam = TLambda {
+            name: None,
+            size_params: Vec::new(),
+            params: vec![
+                TPat::Var {
+                    id: xid,
+                    name: "x".into(),
+                    ty: xty,
+                },
+                TPat::Var {
+                    id: yid,
+                    name: "y".into(),
+                    ty: yty,
+                },
+            ],
+            body,
+        };
+        Ok(self.node(TExprKind::Lambda(Box::new(lam)), ty, span))
     }
 
     /// A chain of `let`s, checked in a loop rather than by recursion (long
@@ -335,6 +356,9 @@ impl<'a> Checker<'a> {
         if self.lookup_local(&name.name).is_some() || self.lookup_global(&name.name).is_some() {
             return None;
         }
+        if self.ctx.env.modules.contains_key(name.name.as_str()) {
+            return None;
+        }
         let (_, t) = self
             .ctx
             .type_params
@@ -383,7 +407,17 @@ impl<'a> Checker<'a> {
                 self.expect(&r.span, &bool_ty(), &r.ty)?;
                 bool_ty()
             }
+            BinOp::Eq | BinOp::Neq if self.is_compound(&l.ty) => {
+                self.expect(&r.span, &l.ty, &r.ty)?;
+                bool_ty()
+            }
             _ => {
+                // In `f32.(x + y)` the operators are the module's.
+                if let Some(t) = self.opened_scalar() {
+                    if self.scalar_has_op(t, op) {
+                        self.expect(&l.span, &Type::Scalar(t), &l.ty)?;
+                    }
+                }
                 // The operator's own requirement first: `b + x` on a bool `b`
                 // is an error about `+`, not about `x`.
                 let (mask, what) = match op {

@@ -6,14 +6,32 @@ use super::*;
 impl<'a> Checker<'a> {
     // ----- the end of a definition: defaults and final checks ---------------
 
-    pub(super) fn finalize_pat(&mut self, p: &mut TPat) {
+    pub(super) fn finalize_pat(&mut self, p: &mut TPat) -> Result<()> {
         match p {
             TPat::Var { ty, .. } | TPat::Wildcard(ty) => *ty = self.inf.finalize(ty),
-            TPat::Tuple(ps, ty) => {
+            TPat::Tuple(ps, ty) | TPat::Ctor(_, ps, ty) => {
                 *ty = self.inf.finalize(ty);
-                ps.iter_mut().for_each(|q| self.finalize_pat(q));
+                for q in ps {
+                    self.finalize_pat(q)?;
+                }
             }
-            TPat::Ascribed(q, _) => self.finalize_pat(q),
+            TPat::Ascribed(q, _) => self.finalize_pat(q)?,
+            TPat::Lit(e) => self.finalize_expr(e)?,
+        }
+        Ok(())
+    }
+
+    /// A pattern that binds (in `let`, a parameter, a loop) must match
+    /// every value of its type.
+    pub(super) fn irrefutable(&self, p: &TPat, file: FileId, span: &Span) -> Result<()> {
+        match exhaustive::unmatched(p.ty(), &[p]) {
+            None => Ok(()),
+            Some(w) => Err(Diagnostic::new(
+                file,
+                span.clone(),
+                format!("refutable pattern: it does not match `{w}`"),
+            )
+            .with_note("use `match` for patterns that may not match")),
         }
     }
 
@@ -25,7 +43,8 @@ impl<'a> Checker<'a> {
             let TExprKind::Let(p, a, b) = &mut e.kind else {
                 return Ok(());
             };
-            self.finalize_pat(p);
+            self.finalize_pat(p)?;
+            self.irrefutable(p, e.file, &e.span)?;
             self.finalize_expr(a)?;
             e = b;
         }
@@ -48,6 +67,13 @@ impl<'a> Checker<'a> {
         let fail = |msg: String| Diagnostic::new(e.file, e.span.clone(), msg);
         if e.ty.has_array_of_func() {
             return Err(fail("arrays of functions are not allowed".into()));
+        }
+        if let TExprKind::BinOp(BinOp::Eq | BinOp::Neq, a, _) = &e.kind {
+            if has_array(&self.inf.finalize(&a.ty)) {
+                return Err(fail(
+                    "comparing arrays with `==` or `!=` is not supported".into(),
+                ));
+            }
         }
         match &mut e.kind {
             TExprKind::Literal(Literal::Int(v)) => {
@@ -109,12 +135,13 @@ impl<'a> Checker<'a> {
             }
             TExprKind::Lambda(lam) => {
                 for p in &mut lam.params {
-                    self.finalize_pat(p);
+                    self.finalize_pat(p)?;
+                    self.irrefutable(p, e.file, &e.span)?;
                 }
                 self.finalize_expr(&mut lam.body)?;
             }
             TExprKind::Let(p, a, b) => {
-                self.finalize_pat(p);
+                self.finalize_pat(p)?;
                 self.finalize_expr(a)?;
                 self.finalize_expr(b)?;
             }
@@ -161,12 +188,14 @@ impl<'a> Checker<'a> {
                 if e.ty.contains_func() {
                     return Err(fail("the state of a loop cannot contain a function".into()));
                 }
-                self.finalize_pat(pat);
+                self.finalize_pat(pat)?;
+                self.irrefutable(pat, e.file, &e.span)?;
                 self.finalize_expr(init)?;
                 match form {
                     TLoopForm::For { bound, .. } => self.finalize_expr(bound)?,
                     TLoopForm::ForIn { pat, array } => {
-                        self.finalize_pat(pat);
+                        self.finalize_pat(pat)?;
+                        self.irrefutable(pat, e.file, &e.span)?;
                         self.finalize_expr(array)?;
                     }
                     TLoopForm::While(c) => self.finalize_expr(c)?,
@@ -179,6 +208,36 @@ impl<'a> Checker<'a> {
                 }
             }
             TExprKind::TypeMember(..) | TExprKind::Instance(_) => {}
+            TExprKind::Ctor(_, args) => {
+                for x in args {
+                    self.finalize_expr(x)?;
+                }
+            }
+            TExprKind::Range {
+                start, second, end, ..
+            } => {
+                self.finalize_expr(start)?;
+                if let Some(x) = second {
+                    self.finalize_expr(x)?;
+                }
+                self.finalize_expr(end)?;
+            }
+            TExprKind::Match(x, cases) => {
+                if e.ty.contains_func() {
+                    return Err(fail("a `match` cannot return a function".into()));
+                }
+                self.finalize_expr(x)?;
+                for (p, b) in cases.iter_mut() {
+                    self.finalize_pat(p)?;
+                    self.finalize_expr(b)?;
+                }
+                let pats: Vec<&TPat> = cases.iter().map(|(p, _)| p).collect();
+                if let Some(w) = exhaustive::unmatched(&x.ty, &pats) {
+                    return Err(fail(format!(
+                        "this `match` is not exhaustive: no case matches `{w}`"
+                    )));
+                }
+            }
         }
         Ok(())
     }
@@ -191,5 +250,16 @@ fn int_literal_limit(t: ScalarType, negated: bool) -> u128 {
         (1u128 << (bits - 1)) - u128::from(!negated)
     } else {
         u128::MAX >> (128 - bits)
+    }
+}
+
+/// Whether a value of type `t` holds an array (which `==` cannot compare).
+fn has_array(t: &Type) -> bool {
+    match t {
+        Type::Array(_) => true,
+        Type::Tuple(ts) => ts.iter().any(has_array),
+        Type::Record(fs) => fs.iter().any(|(_, t)| has_array(t)),
+        Type::Sum(cs) => cs.iter().flat_map(|(_, ts)| ts).any(has_array),
+        _ => false,
     }
 }

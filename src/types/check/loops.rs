@@ -46,6 +46,14 @@ impl<'a> Checker<'a> {
                 Ok(self.node(TExprKind::Record(items), ty, span))
             }
             Pattern::Ascribed(q, ..) => self.init_from_pattern(q),
+            Pattern::Constructor(_, _, span) => Err(self.error(
+                span,
+                "`loop` without `= init` needs names in its pattern, not a constructor",
+            )),
+            Pattern::Literal(e) => Err(self.error(
+                &e.span,
+                "`loop` without `= init` needs names in its pattern, not a literal",
+            )),
         }
     }
 

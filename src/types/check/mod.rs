@@ -21,11 +21,16 @@
 mod access;
 mod apply;
 mod defs;
+mod exhaustive;
 mod expr;
 mod finalize;
+mod forms;
 mod loops;
+mod modules;
 mod names;
 mod patterns;
+mod qualified;
+mod sums;
 
 use super::builtins::{scalar_member, type_member, Member, ARRAY_BUILTINS};
 use super::infer::{bit, Infer, Mask, FLOAT, INT, NUM, SCALAR};
@@ -36,11 +41,13 @@ use super::typed::{
     Builtin, CheckedProgram, Literal, ScalarFn, TExpr, TExprKind, TLambda, TLoopForm, TPat, TSlice,
 };
 use crate::syntax::ast::{
-    self, BinOp, Decl, Def, Expr, ExprKind, Field, FileId, Ident, IndexArg, Pattern, SizeExpr,
-    Span, TypeExpr, TypeParam, UnOp,
+    self, BinOp, Decl, Def, Expr, ExprKind, Field, FileId, Ident, IndexArg, ModExp, ModParam,
+    ModTypeExp, Pattern, QualIdent, SizeExpr, Span, Spec, TypeArg, TypeExpr, TypeParam, UnOp,
 };
 use crate::syntax::{Diagnostic, SourceMap};
+use modules::{ModEnv, ModValue, ValRef};
 use names::{binop_symbol, closest, plural};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -80,8 +87,7 @@ pub fn check_with_stats(
     CheckStats,
 ) {
     let mut checker = Checker::new(sources);
-    let duplicates = checker.collect(programs);
-    checker.errors.extend(duplicates);
+    checker.collect(programs);
     let main = programs.len().saturating_sub(1);
     let mut entries = Vec::new();
     for d in 0..checker.defs.len() {
@@ -90,7 +96,7 @@ pub fn check_with_stats(
         let info = &checker.defs[d];
         // As in Futhark, a top-level `def main` is an entry point too.
         let is_entry = info.def.is_entry || info.def.name.name == "main";
-        if scheme_ok && is_entry && info.program == main {
+        if scheme_ok && is_entry && info.program == Some(main) {
             match checker.check_entry(d) {
                 Ok(e) => entries.push(e),
                 Err(diag) => checker.report(diag),
@@ -136,7 +142,9 @@ fn unreachable_instance() -> TLambda {
 
 struct GlobalDef<'a> {
     def: &'a Def,
-    program: usize,
+    /// The program whose top level defines it (entry points are those of
+    /// the main program's top level).
+    program: Option<usize>,
     file: FileId,
     template: Rc<Template<'a>>,
     scheme: SchemeState,
@@ -164,19 +172,39 @@ struct Scheme {
 
 struct GlobalType<'a> {
     decl: &'a ast::TypeDecl,
-    program: usize,
-    file: FileId,
+    ctx: Ctx<'a>,
 }
 
-/// Where code is being checked: the file, which programs' names are visible,
-/// and the type parameters in scope.
+/// Where code is being checked: the file, the global names in scope, and
+/// the type parameters in scope.
 #[derive(Clone)]
-struct Ctx {
+struct Ctx<'a> {
     file: FileId,
-    program: usize,
+    env: ModEnv<'a>,
+    /// Names defined later in the same declaration list.
+    forward: Option<Rc<RefCell<ModEnv<'a>>>>,
     type_params: Vec<(String, Type)>,
-    /// Size parameters of a type abbreviation: they check nothing.
+    /// Size parameters of a type abbreviation, and sizes bound by `?[n].`
+    /// or a function type's named parameter: they check nothing.
     size_wildcards: Vec<String>,
+    /// Size parameters of a type abbreviation given an argument.
+    size_args: Vec<(String, Dim)>,
+    /// Modules opened by `M.(e)`, innermost last.
+    opened: Vec<ModValue<'a>>,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(file: FileId, env: ModEnv<'a>, forward: Option<Rc<RefCell<ModEnv<'a>>>>) -> Self {
+        Ctx {
+            file,
+            env,
+            forward,
+            type_params: Vec::new(),
+            size_wildcards: Vec::new(),
+            size_args: Vec::new(),
+            opened: Vec::new(),
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -192,7 +220,7 @@ struct Template<'a> {
     params: &'a [Pattern],
     ret: Option<&'a TypeExpr>,
     body: &'a Expr,
-    ctx: Ctx,
+    ctx: Ctx<'a>,
     /// For a local function: the locals in scope at its definition.
     scope: Option<Locals<'a>>,
     /// For a global: its index.
@@ -201,7 +229,7 @@ struct Template<'a> {
 
 /// A template's signature, instantiated, before its body is checked.
 struct Signature<'a> {
-    ctx: Ctx,
+    ctx: Ctx<'a>,
     locals: Locals<'a>,
     type_args: Vec<(String, Type)>,
     size_params: Vec<(LocalId, String)>,
@@ -229,11 +257,11 @@ enum Head<'a> {
 struct Checker<'a> {
     sources: &'a SourceMap,
     defs: Vec<GlobalDef<'a>>,
-    def_names: HashMap<&'a str, Vec<usize>>,
     types: Vec<GlobalType<'a>>,
-    type_names: HashMap<&'a str, Vec<usize>>,
+    /// The environment each `import` (by importing file and path) names.
+    imports: HashMap<(FileId, String), ModEnv<'a>>,
     inf: Infer,
-    ctx: Ctx,
+    ctx: Ctx<'a>,
     locals: Locals<'a>,
     next_local: u32,
     /// Definitions whose schemes are being computed, innermost last.
@@ -273,16 +301,10 @@ impl<'a> Checker<'a> {
         Checker {
             sources,
             defs: Vec::new(),
-            def_names: HashMap::new(),
             types: Vec::new(),
-            type_names: HashMap::new(),
+            imports: HashMap::new(),
             inf: Infer::default(),
-            ctx: Ctx {
-                file: 0,
-                program: 0,
-                type_params: Vec::new(),
-                size_wildcards: Vec::new(),
-            },
+            ctx: Ctx::new(0, ModEnv::default(), None),
             locals: PMap::new(),
             next_local: 0,
             scheme_stack: Vec::new(),
@@ -293,78 +315,6 @@ impl<'a> Checker<'a> {
             errors: Vec::new(),
             stats: CheckStats::default(),
         }
-    }
-
-    /// Registers every declaration; reports duplicates within one file.
-    fn collect(&mut self, programs: &'a [ast::Program]) -> Vec<Diagnostic> {
-        let mut errors = Vec::new();
-        for (p, program) in programs.iter().enumerate() {
-            let mut seen: HashMap<&str, &Span> = HashMap::new();
-            let mut seen_types: HashMap<&str, &Span> = HashMap::new();
-            for decl in &program.decls {
-                match decl {
-                    Decl::Def(def) => {
-                        if let Some(first) = seen.insert(&def.name.name, &def.name.span) {
-                            errors.push(
-                                Diagnostic::new(
-                                    program.file,
-                                    def.name.span.clone(),
-                                    format!("duplicate definition of `{}`", def.name.name),
-                                )
-                                .with_secondary(first.clone(), "first defined here"),
-                            );
-                            continue;
-                        }
-                        let d = self.defs.len();
-                        let template = Rc::new(Template {
-                            name: &def.name,
-                            type_params: &def.type_params,
-                            params: &def.params,
-                            ret: def.ret.as_ref(),
-                            body: &def.body,
-                            ctx: Ctx {
-                                file: program.file,
-                                program: p,
-                                type_params: Vec::new(),
-                                size_wildcards: Vec::new(),
-                            },
-                            scope: None,
-                            def_index: Some(d),
-                        });
-                        self.defs.push(GlobalDef {
-                            def,
-                            program: p,
-                            file: program.file,
-                            template,
-                            scheme: SchemeState::Todo,
-                        });
-                        self.def_names.entry(&def.name.name).or_default().push(d);
-                    }
-                    Decl::Type(t) => {
-                        if let Some(first) = seen_types.insert(&t.name.name, &t.name.span) {
-                            errors.push(
-                                Diagnostic::new(
-                                    program.file,
-                                    t.name.span.clone(),
-                                    format!("duplicate definition of type `{}`", t.name.name),
-                                )
-                                .with_secondary(first.clone(), "first defined here"),
-                            );
-                            continue;
-                        }
-                        let i = self.types.len();
-                        self.types.push(GlobalType {
-                            decl: t,
-                            program: p,
-                            file: program.file,
-                        });
-                        self.type_names.entry(&t.name.name).or_default().push(i);
-                    }
-                    Decl::Import(..) => {}
-                }
-            }
-        }
-        errors
     }
 
     // ----- small helpers -------------------------------------------------
@@ -437,27 +387,55 @@ impl<'a> Checker<'a> {
         self.locals = self.locals.insert(Rc::from(name), binding);
     }
 
-    fn lookup_global(&self, name: &str) -> Option<usize> {
-        let program = self.ctx.program;
-        self.def_names
-            .get(name)?
-            .iter()
-            .rev()
-            .copied()
-            .find(|&d| self.defs[d].program <= program)
+    /// A global value: in a module opened by `M.(e)`, in scope, or
+    /// defined later in the same declaration list.
+    fn lookup_global(&self, name: &str) -> Option<ValRef> {
+        for m in self.ctx.opened.iter().rev() {
+            match m {
+                ModValue::Env(e) => {
+                    if let Some(v) = e.values.get(name) {
+                        return Some(*v);
+                    }
+                }
+                ModValue::Scalar(t) => {
+                    if scalar_member(*t, name).is_some() {
+                        return Some(ValRef::Scalar(*t));
+                    }
+                }
+                ModValue::Functor(_) => {}
+            }
+        }
+        if let Some(v) = self.ctx.env.values.get(name) {
+            return Some(*v);
+        }
+        let forward = self.ctx.forward.as_ref()?.borrow();
+        forward.values.get(name).copied()
+    }
+
+    /// A global definition by name (not a scalar module's member).
+    fn lookup_def(&self, name: &str) -> Option<usize> {
+        match self.lookup_global(name)? {
+            ValRef::Def(d) => Some(d),
+            ValRef::Scalar(_) => None,
+        }
     }
 
     fn lookup_type(&self, name: &str) -> Option<usize> {
-        let program = self.ctx.program;
-        self.type_names
-            .get(name)?
-            .iter()
-            .rev()
-            .copied()
-            .find(|&t| self.types[t].program <= program)
+        for m in self.ctx.opened.iter().rev() {
+            if let ModValue::Env(e) = m {
+                if let Some(t) = e.types.get(name) {
+                    return Some(*t);
+                }
+            }
+        }
+        if let Some(t) = self.ctx.env.types.get(name) {
+            return Some(*t);
+        }
+        let forward = self.ctx.forward.as_ref()?.borrow();
+        forward.types.get(name).copied()
     }
 
-    fn swap_scope(&mut self, ctx: Ctx, locals: Locals<'a>) -> (Ctx, Locals<'a>) {
+    fn swap_scope(&mut self, ctx: Ctx<'a>, locals: Locals<'a>) -> (Ctx<'a>, Locals<'a>) {
         (
             std::mem::replace(&mut self.ctx, ctx),
             std::mem::replace(&mut self.locals, locals),
@@ -465,13 +443,11 @@ impl<'a> Checker<'a> {
     }
 
     fn unknown_name(&self, span: &Span, name: &str) -> Diagnostic {
-        let mut candidates: Vec<&str> = self.locals.iter().map(|(n, _)| &**n).collect();
-        let program = self.ctx.program;
-        for (name, ds) in &self.def_names {
-            if ds.iter().any(|&d| self.defs[d].program <= program) {
-                candidates.push(name);
-            }
+        if let Some(feature) = unsupported_feature(name) {
+            return self.error(span, format!("{feature} is not supported"));
         }
+        let mut candidates: Vec<&str> = self.locals.iter().map(|(n, _)| &**n).collect();
+        candidates.extend(self.ctx.env.values.iter().map(|(n, _)| &**n));
         candidates.extend(ARRAY_BUILTINS.iter().map(|(n, _)| *n));
         let diag = self.error(span, format!("unknown name `{name}`"));
         match closest(name, candidates) {
@@ -479,6 +455,23 @@ impl<'a> Checker<'a> {
             None => diag,
         }
     }
+}
+
+/// Futhark's features arrc does not have, by a name a program uses for
+/// them: the message says so rather than that the name is unknown.
+fn unsupported_feature(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "vjp" | "jvp" | "vjp2" | "jvp2" => "automatic differentiation (`vjp`, `jvp`)",
+        "trace" | "break" => "debugging with `trace` and `break`",
+        "manifest" => "`manifest`",
+        "hist_2d" | "reduce_by_index_2d" | "reduce_by_index_3d" => {
+            "multi-dimensional histograms (`reduce_by_index_2d`)"
+        }
+        "stream_map" | "stream_red" | "stream_map_per" | "stream_red_per" | "stream_seq" => {
+            "the `stream_*` operations"
+        }
+        _ => return None,
+    })
 }
 
 fn is_comparison(op: BinOp) -> bool {
@@ -519,8 +512,8 @@ fn flatten_apply(e: &Expr) -> (&Expr, Vec<&Expr>) {
 
 fn pat_size_vars(p: &TPat, out: &mut Vec<LocalId>) {
     match p {
-        TPat::Var { .. } | TPat::Wildcard(_) => {}
-        TPat::Tuple(ps, _) => ps.iter().for_each(|q| pat_size_vars(q, out)),
+        TPat::Var { .. } | TPat::Wildcard(_) | TPat::Lit(_) => {}
+        TPat::Tuple(ps, _) | TPat::Ctor(_, ps, _) => ps.iter().for_each(|q| pat_size_vars(q, out)),
         TPat::Ascribed(q, shape) => {
             shape.size_vars(out);
             pat_size_vars(q, out);

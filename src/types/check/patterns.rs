@@ -118,6 +118,10 @@ impl<'a> Checker<'a> {
                     Ok(TPat::Ascribed(Box::new(inner), shape))
                 }
             }
+            Pattern::Constructor(name, ps, span) => {
+                self.check_ctor_pattern(name, ps, hint.as_ref(), span, binds)
+            }
+            Pattern::Literal(e) => self.check_literal_pattern(e, hint.as_ref()),
         }
     }
 
@@ -126,6 +130,35 @@ impl<'a> Checker<'a> {
             TypeExpr::Scalar(s, _) => Ok((Type::Scalar(*s), Shape::Other)),
             TypeExpr::Named(id) => self.expand_abbrev(id, &[]),
             TypeExpr::Apply(id, args, _) => self.expand_abbrev(id, args),
+            // Uniqueness matters to the consumption check, not to types.
+            TypeExpr::Unique(t, _) => self.resolve_type(t),
+            TypeExpr::Exists(names, t, _) => {
+                let n = self.ctx.size_wildcards.len();
+                self.ctx
+                    .size_wildcards
+                    .extend(names.iter().map(|i| i.name.clone()));
+                let result = self.resolve_type(t);
+                self.ctx.size_wildcards.truncate(n);
+                result
+            }
+            TypeExpr::Sum(alts, _) => {
+                let mut ctors: Vec<(String, Vec<Type>)> = Vec::new();
+                for (name, ts) in alts {
+                    if ctors.iter().any(|(n, _)| *n == name.name) {
+                        return Err(self.error(
+                            &name.span,
+                            format!("duplicate constructor `#{}`", name.name),
+                        ));
+                    }
+                    let mut payload = Vec::new();
+                    for t in ts {
+                        payload.push(self.resolve_type(t)?.0);
+                    }
+                    ctors.push((name.name.clone(), payload));
+                }
+                ctors.sort_by(|a, b| a.0.cmp(&b.0));
+                Ok((Type::Sum(ctors), Shape::Other))
+            }
             TypeExpr::Var(id) => match self
                 .ctx
                 .type_params
@@ -173,21 +206,32 @@ impl<'a> Checker<'a> {
                 }
                 Ok((Type::Record(tys), Shape::Tuple(shapes)))
             }
-            TypeExpr::Func(a, b, _) => {
+            TypeExpr::Func(param, a, b, _) => {
                 let (a, _) = self.resolve_type(a)?;
-                let (b, _) = self.resolve_type(b)?;
-                Ok((Type::func(a, b), Shape::Other))
+                // `(n: i64) -> [n]t`: sizes in function types check nothing.
+                let n = self.ctx.size_wildcards.len();
+                if let Some(p) = param {
+                    self.ctx.size_wildcards.push(p.name.clone());
+                }
+                let b = self.resolve_type(b);
+                self.ctx.size_wildcards.truncate(n);
+                Ok((Type::func(a, b?.0), Shape::Other))
             }
         }
     }
 
-    pub(super) fn resolve_dim(&mut self, size: &SizeExpr) -> Result<Dim> {
+    pub(super) fn resolve_dim(&mut self, size: &'a SizeExpr) -> Result<Dim> {
         match size {
             SizeExpr::Any(_) => Ok(Dim::Any),
             SizeExpr::Const(k, _) => Ok(Dim::Const(*k)),
+            // `[n + 1]t`: accepted, not checked (docs/language.md).
+            SizeExpr::Expr(_) => Ok(Dim::Any),
             SizeExpr::Named(id) => {
                 if self.ctx.size_wildcards.contains(&id.name) {
                     return Ok(Dim::Any);
+                }
+                if let Some((_, d)) = self.ctx.size_args.iter().rev().find(|(n, _)| *n == id.name) {
+                    return Ok(d.clone());
                 }
                 match self.lookup_local(&id.name) {
                     Some(Binding::Local { id: lid, ty }) => {
@@ -219,21 +263,35 @@ impl<'a> Checker<'a> {
 
     pub(super) fn expand_abbrev(
         &mut self,
-        id: &'a Ident,
-        args: &'a [TypeExpr],
+        q: &'a QualIdent,
+        args: &'a [TypeArg],
     ) -> Result<(Type, Shape)> {
-        let Some(t) = self.lookup_type(&id.name) else {
-            let diag = self.error(&id.span, format!("unknown type `{}`", id.name));
-            let program = self.ctx.program;
-            let names = self
-                .type_names
-                .iter()
-                .filter(|(_, ts)| ts.iter().any(|&t| self.types[t].program <= program))
-                .map(|(n, _)| *n);
-            return Err(match closest(&id.name, names) {
-                Some(c) => diag.with_note(format!("did you mean `{c}`?")),
-                None => diag,
-            });
+        let id = &q.name;
+        let found = if q.quals.is_empty() {
+            self.lookup_type(&id.name).ok_or(None)
+        } else {
+            let path: Vec<String> = q.quals.iter().map(|i| i.name.clone()).collect();
+            match self.resolve_module(&path) {
+                Ok(ModValue::Env(e)) => e.types.get(id.name.as_str()).copied().ok_or(None),
+                // A scalar module's type `t` is the scalar type.
+                Ok(ModValue::Scalar(t)) if id.name == "t" => {
+                    return Ok((Type::Scalar(t), Shape::Other))
+                }
+                Ok(_) => Err(None),
+                Err(msg) => Err(Some(msg)),
+            }
+        };
+        let t = match found {
+            Ok(t) => t,
+            Err(Some(msg)) => return Err(self.error(&q.span(), msg)),
+            Err(None) => {
+                let diag = self.error(&q.span(), format!("unknown type `{}`", q.text()));
+                let names = self.ctx.env.types.iter().map(|(n, _)| &**n);
+                return Err(match closest(&id.name, names) {
+                    Some(c) if q.quals.is_empty() => diag.with_note(format!("did you mean `{c}`?")),
+                    _ => diag,
+                });
+            }
         };
         if self.abbrev_stack.contains(&t) {
             return Err(self.error(
@@ -242,43 +300,60 @@ impl<'a> Checker<'a> {
             ));
         }
         let decl = self.types[t].decl;
-        let type_params: Vec<&Ident> = decl
+        let n_type_args = args
+            .iter()
+            .filter(|a| matches!(a, TypeArg::Type(_)))
+            .count();
+        let n_type_params = decl
             .params
             .iter()
-            .filter_map(|p| match p {
-                TypeParam::Type(i) => Some(i),
-                TypeParam::Size(_) => None,
-            })
-            .collect();
-        if type_params.len() != args.len() {
+            .filter(|p| matches!(p, TypeParam::Type(_)))
+            .count();
+        if n_type_params != n_type_args || (!args.is_empty() && args.len() != decl.params.len()) {
             return Err(self.error(
                 &id.span,
                 format!(
                     "type `{}` takes {}, but {} were given",
                     id.name,
-                    plural(type_params.len(), "type argument"),
+                    plural(decl.params.len(), "argument"),
                     args.len()
                 ),
             ));
         }
         let mut bound = Vec::new();
-        for (p, a) in type_params.iter().zip(args) {
-            bound.push((p.name.clone(), self.resolve_type(a)?.0));
+        let mut size_args = Vec::new();
+        let mut size_wildcards = Vec::new();
+        for (i, p) in decl.params.iter().enumerate() {
+            match (p, args.get(i)) {
+                (TypeParam::Type(p), Some(TypeArg::Type(a))) => {
+                    bound.push((p.name.clone(), self.resolve_type(a)?.0));
+                }
+                (TypeParam::Size(p), Some(TypeArg::Size(s))) => {
+                    let d = self.resolve_dim(s)?;
+                    size_args.push((p.name.clone(), d));
+                }
+                (TypeParam::Size(p), None) => size_wildcards.push(p.name.clone()),
+                (_, Some(a)) => {
+                    let span = match a {
+                        TypeArg::Type(t) => t.span(),
+                        TypeArg::Size(s) => s.span(),
+                    };
+                    return Err(self.error(
+                        &span,
+                        format!(
+                            "this argument does not fit parameter {} of type `{}`",
+                            i + 1,
+                            id.name
+                        ),
+                    ));
+                }
+                (TypeParam::Type(_), None) => {}
+            }
         }
-        let size_wildcards = decl
-            .params
-            .iter()
-            .filter_map(|p| match p {
-                TypeParam::Size(i) => Some(i.name.clone()),
-                TypeParam::Type(_) => None,
-            })
-            .collect();
-        let ctx = Ctx {
-            file: self.types[t].file,
-            program: self.types[t].program,
-            type_params: bound,
-            size_wildcards,
-        };
+        let mut ctx = self.types[t].ctx.clone();
+        ctx.type_params = bound;
+        ctx.size_wildcards = size_wildcards;
+        ctx.size_args = size_args;
         self.abbrev_stack.push(t);
         let saved = self.swap_scope(ctx, PMap::new());
         let result = self.resolve_type(&decl.ty);
