@@ -2,7 +2,8 @@
 //! statements (`cargo bench --bench simplify`). The bound: below one
 //! second at 10,000.
 
-use arrc::simplify::{simplify_with, synth, walk::node_total, SimplifyOptions};
+use arrc::driver::pipeline;
+use arrc::simplify::{synth, walk::node_total, SimplifyOptions};
 use std::time::{Duration, Instant};
 
 fn main() {
@@ -18,7 +19,7 @@ fn main() {
         let mut after = 0;
         for p in &programs {
             let start = Instant::now();
-            let out = simplify_with(p.clone(), &options);
+            let out = pipeline::simplify(p.clone(), &options).expect("simplified");
             times.push(start.elapsed());
             after += node_total(&out);
         }

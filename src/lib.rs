@@ -10,4 +10,5 @@ pub mod loopy;
 pub mod runtime;
 pub mod simplify;
 pub mod syntax;
+pub mod testgen;
 pub mod types;

@@ -1,4 +1,24 @@
+use std::sync::{Arc, Mutex};
+
 fn main() {
+    // A panic is a bug in arrc: one line, exit 70 (LANGUAGE.md section 9).
+    let panic_message = Arc::new(Mutex::new(None));
+    let slot = Arc::clone(&panic_message);
+    std::panic::set_hook(Box::new(move |info| {
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".to_string());
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        if let Ok(mut slot) = slot.lock() {
+            *slot = Some(format!("{what}{at}"));
+        }
+    }));
     // The front end and the passes recurse over the program's nesting (a
     // chain of `let`s is nested too): a big stack keeps long programs from
     // overflowing it. Reserved, not touched, unless a program needs it.
@@ -8,7 +28,12 @@ fn main() {
     let code = match compiler.map(|t| t.join()) {
         Ok(Ok(code)) => code,
         _ => {
-            eprintln!("Error: the compiler failed unexpectedly");
+            let what = panic_message
+                .lock()
+                .ok()
+                .and_then(|m| m.clone())
+                .unwrap_or_else(|| "the compiler thread did not start".to_string());
+            eprintln!("internal compiler error: {what}");
             70
         }
     };

@@ -34,3 +34,11 @@ if ! python3 -c "import futhark_data, numpy" >/dev/null 2>&1; then
     python3 -m pip install -q futhark-data numpy 2>/dev/null \
         || python3 -m pip install -q --break-system-packages futhark-data numpy
 fi
+
+# nvidia-cuda-nvcc-cu12 (PyPI) carries NVIDIA's PTX assembler `ptxas` and the
+# math library libdevice: the tests assemble arrc's PTX for sm_70/80/90
+# (src/runtime/ptx.rs finds them). No CUDA toolkit or GPU is needed.
+if ! python3 -c "import nvidia.cuda_nvcc" >/dev/null 2>&1; then
+    python3 -m pip install -q nvidia-cuda-nvcc-cu12 2>/dev/null \
+        || python3 -m pip install -q --break-system-packages nvidia-cuda-nvcc-cu12
+fi

@@ -121,14 +121,19 @@ fn fusion_structure_goldens() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Every golden program gives the same results under every strategy.
+/// Every golden program gives the same results under every strategy, on
+/// 1, 2 and 7 threads with a grain of 1 (so small inputs take the parallel
+/// paths too).
 #[test]
 fn golden_programs_under_every_strategy() {
     for strategy in ["none", "greedy"] {
         let out = arrc()
             .current_dir(root())
+            .env("ARRC_GRAIN", "1")
             .args([
                 "test",
+                "--threads",
+                "1,2,7",
                 "--fusion",
                 strategy,
                 "tests/programs",

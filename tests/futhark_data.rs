@@ -6,7 +6,8 @@
 //! and compared with results numpy computed, in type, shape and bits; its
 //! text output is read back too (values futhark_data's text reader knows).
 //!
-//! Skips with a notice when `python3 -c "import futhark_data"` fails.
+//! Fails when `python3 -c "import futhark_data, numpy"` does: tests/deps.sh
+//! installs both, and a test that cannot run must not pass.
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -76,13 +77,11 @@ fn python(mode: &str, dir: &Path) {
 
 #[test]
 fn futhark_data_reads_and_writes_our_values() {
-    if !futhark_data_available() {
-        eprintln!(
-            "note: skipping the futhark_data compatibility test: \
-             `python3 -c 'import futhark_data, numpy'` fails (pip install futhark-data numpy)"
-        );
-        return;
-    }
+    assert!(
+        futhark_data_available(),
+        "`python3 -c 'import futhark_data, numpy'` fails: run tests/deps.sh \
+         (pip install futhark-data numpy)"
+    );
     let tmp = tempfile::tempdir().expect("temp dir");
     let dir = tmp.path();
     let prog = dir.join("compat.arr");

@@ -8,8 +8,11 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+/// `arrc`, verifying the IR after every pass (as debug builds do).
 fn arrc() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_arrc"))
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_arrc"));
+    cmd.env("ARRC_VERIFY", "1");
+    cmd
 }
 
 fn root() -> PathBuf {
@@ -24,7 +27,9 @@ fn run_with_stdin(mut cmd: Command, stdin: &[u8]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    // A program that stops at a bad option exits before reading its input:
+    // the broken pipe that may cause is no failure.
+    let _ = child.stdin.take().unwrap().write_all(stdin);
     child.wait_with_output().expect("wait")
 }
 
@@ -60,36 +65,119 @@ fn check_golden(expected: &Path, actual: &str) -> Result<(), String> {
     }
 }
 
-#[test]
-fn golden_programs_pass_on_interpreter_and_compiled() {
-    // Every compiled case runs on 1, 2 and 7 threads; a grain of 1 sends
-    // even the tests' tiny nests through the parallel strategies.
+/// Folders of programs whose test blocks make up the golden suite.
+const GOLDEN_DIRS: &[&str] = &[
+    "tests/programs",
+    "tests/stdlib",
+    "tests/fusion",
+    "tests/simplify",
+    "examples",
+    "benches/programs",
+];
+
+/// Files without a test block on purpose: modules the others import.
+const WITHOUT_BLOCK: &[&str] = &[
+    "tests/programs/lib/sub/scalar.arr",
+    "tests/programs/lib/vec3.arr",
+];
+
+/// The suite had this many cases when last counted; fewer means test
+/// blocks were lost (raise it when adding cases).
+const RECORDED_CASES: usize = 876;
+
+fn arr_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            arr_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "arr") {
+            out.push(p);
+        }
+    }
+}
+
+/// Cases (times entry points) the golden suite must run: those of every
+/// block that is neither disabled nor a benchmark's.
+fn expected_cases() -> usize {
+    use arrc::driver::testblock::{disabled, parse_blocks};
+    let mut files = Vec::new();
+    for dir in GOLDEN_DIRS {
+        arr_files(&root().join(dir), &mut files);
+    }
+    let mut cases = 0;
+    for f in files {
+        let blocks = parse_blocks(&std::fs::read_to_string(&f).unwrap())
+            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        assert!(!disabled(&blocks), "{} is tagged disable", f.display());
+        for b in blocks
+            .iter()
+            .filter(|b| !b.tags.iter().any(|t| t == "bench"))
+        {
+            cases += b.cases.iter().map(|c| c.entries.len()).sum::<usize>();
+        }
+    }
+    cases
+}
+
+/// Every case of the golden programs passes on the interpreter and
+/// compiled at `-O{level}` on 1, 2 and 7 threads, with a grain of 1 that
+/// sends even tiny nests through the parallel strategies; every case runs,
+/// and only the known files are skipped.
+fn golden_programs_at(level: &str) {
     let out = arrc()
         .current_dir(root())
         .env("ARRC_GRAIN", "1")
-        .args([
-            "test",
-            "--threads",
-            "1,2,7",
-            "tests/programs",
-            "tests/stdlib",
-            "tests/fusion",
-            "examples",
-        ])
+        .args(["test", level, "--threads", "1,2,7", "--exclude", "bench"])
+        .args(GOLDEN_DIRS)
         .output()
         .expect("run arrc test");
     let stdout = String::from_utf8_lossy(&out.stdout);
     print!("{stdout}");
     eprint!("{}", String::from_utf8_lossy(&out.stderr));
     let summary = stdout.lines().last().unwrap_or("");
+    assert!(out.status.success(), "arrc test {level} failed: {summary}");
     let passed: usize = summary
         .split(' ')
         .next()
-        .unwrap_or("0")
-        .parse()
-        .unwrap_or(0);
-    assert!(out.status.success(), "arrc test failed: {summary}");
-    assert!(passed >= 25, "only {passed} golden cases ran");
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no summary line: {summary}"));
+    let skipped: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("skipped: "))
+        .collect();
+    let allowed: Vec<String> = WITHOUT_BLOCK
+        .iter()
+        .map(|f| format!("{f}: no test block"))
+        .collect();
+    assert_eq!(skipped, allowed, "files skipped without a test");
+    let expected = expected_cases();
+    assert_eq!(
+        passed, expected,
+        "{passed} cases passed, the blocks hold {expected}"
+    );
+    assert!(
+        passed >= RECORDED_CASES,
+        "{passed} cases, fewer than the {RECORDED_CASES} recorded"
+    );
+}
+
+#[test]
+fn golden_programs_pass_at_o0() {
+    golden_programs_at("-O0");
+}
+
+#[test]
+fn golden_programs_pass_at_o2() {
+    golden_programs_at("-O2");
+}
+
+#[test]
+fn golden_programs_pass_at_o3() {
+    golden_programs_at("-O3");
 }
 
 /// Compiled programs neither touch memory they do not own nor leak, on one
@@ -496,7 +584,14 @@ fn test_blocks_follow_futhark_test() {
     let out = arrc().arg("test").arg(dir.path()).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
-    assert!(stdout.ends_with("5 passed, 1 failed\n"), "{stdout}");
+    assert!(
+        stdout.ends_with("5 passed, 1 failed, 1 skipped\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("skipped: ") && stdout.contains("disabled.arr: tagged disable"),
+        "{stdout}"
+    );
     assert!(
         stdout.contains("cases.arr:5 (main): interpreter: unexpected error"),
         "{stdout}"
@@ -537,4 +632,75 @@ fn bad_usage_exits_2() {
     assert_eq!(out.status.code(), Some(2));
     let out = arrc().args(["build", "x.arr", "-O9"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// `--time-passes` names every pass of the pass list in order, one line
+/// each; `--dump-after` prints the IR after the pass it names (any IR),
+/// and an unknown name is bad usage that lists the names.
+#[test]
+fn passes_are_timed_and_dumped_by_name() {
+    let src = root().join("tests/dumps/stencil_iota.arr");
+    let out = arrc()
+        .args(["build", "--emit", "llvm", "--time-passes"])
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let names: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.split(" ms  ").nth(1))
+        .map(|rest| rest.split(" (").next().unwrap_or(rest))
+        .collect();
+    let order = [
+        "parse",
+        "typecheck",
+        "lower-core",
+        "simplify-fold",
+        "simplify-hoist",
+        "fusion",
+        "lower-loopy",
+        "loopy-bounds",
+        "loopy-hoist",
+        "lint",
+        "emit",
+        "llvm-opt",
+        "total",
+    ];
+    let mut at = 0;
+    for name in order {
+        let found = names[at..].iter().position(|n| *n == name);
+        assert!(found.is_some(), "{name} missing or out of order:\n{stderr}");
+        at += found.unwrap_or(0) + 1;
+    }
+    for (pass, starts) in [
+        ("simplify-cse", "entry "),
+        ("fusion", "-- fusion strategy"),
+        ("loopy-hoist", "entry "),
+        ("llvm-opt", "; ModuleID"),
+    ] {
+        let out = arrc()
+            .args(["build", "--dump-after", pass])
+            .arg(&src)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{pass}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(stdout.starts_with(starts), "{pass}:\n{stdout}");
+    }
+    let out = arrc()
+        .args(["build", "--dump-after", "no-such-pass"])
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("loopy-hoist") && stderr.contains("simplify-fold"),
+        "{stderr}"
+    );
 }

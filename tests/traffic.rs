@@ -246,6 +246,23 @@ fn figure_12_by_counting() {
     }
 }
 
+/// The examples of issue 21 reach the traffic of their best clustering by
+/// counting, at n = 1000: three reads of an input where every strategy read
+/// four (a clustering with more levels than the longest path), and `p`
+/// written once and read once (reads per cluster, not per edge).
+#[test]
+fn issue_21_examples_by_counting() {
+    let cases = [
+        ("tests/fusion/horizontal_levels.arr", (3002, 2002)),
+        ("tests/fusion/shared_reads_any_order.arr", (2001, 3001)),
+    ];
+    for (program, want) in cases {
+        let (by_model, by_count) = model_and_count(program, "ilp", false);
+        assert_eq!(by_count, want, "{program}: counted");
+        assert_eq!(by_model, want, "{program}: model");
+    }
+}
+
 /// `-r N` reports one run (the last), not the sum of all runs.
 #[test]
 fn repeated_runs_report_one_run() {

@@ -1,5 +1,5 @@
 //! Compiled `f32.exp`, `f32.log` and `f32.erf` (the vectorisable versions
-//! in `codegen/llvm/vmath.rs`) against the system libm (Rust's `f32::exp`
+//! in `codegen/emit/vmath.rs`) against the system libm (Rust's `f32::exp`
 //! and `f32::ln` call it; `erff` is called directly), in ulps, over every 193rd `f32` of the ranges where
 //! the results are finite and nonzero, plus special values, which must
 //! match exactly.

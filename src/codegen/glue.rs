@@ -3,7 +3,7 @@
 //! arguments (see `llvm` for that ABI) and points its result arguments at
 //! the result `arr_value`s.
 
-use super::llvm::entry_symbol;
+use super::emit::entry_symbol;
 use crate::core::ir::Type;
 use crate::loopy::ir::{Function, Program};
 use crate::types::ScalarType;

@@ -2,11 +2,12 @@
 //! runtime (arguments from argv, one result per line) and checks their
 //! output, run-time errors and exit codes.
 
-use super::{emit_llvm, link_with_runtime, CodegenOptions, Target};
+use super::{link_with_runtime, CodegenOptions, Target};
 use crate::core::ir::{Atom, BinOp, Body, Exp, Lambda, SoacKind, Type, UnOp};
+use crate::driver::pipeline::{self, Goal, Options, Output};
 use crate::fusion::ast::{FusionTree, Item};
+use crate::loopy::ir::Program as Loops;
 use crate::loopy::tests::*;
-use crate::loopy::{check, lower};
 use crate::types::{Const, ScalarType};
 use std::process::Command;
 
@@ -20,6 +21,8 @@ const TEST_RUNTIME: &str = r#"
 #include <string.h>
 
 int arr_num_threads = 0;
+int (*arr_error_hook)(const char *message) = NULL;
+void (*arr_exit_hook)(void) = NULL;
 void arr_fail_bounds(int64_t i, int64_t n, const char *loc) {
     fprintf(stderr, "Error: index %" PRId64 " out of bounds for array of length %" PRId64 " at %s\n", i, n, loc);
     exit(1);
@@ -137,12 +140,26 @@ struct Run {
     code: Option<i32>,
 }
 
+/// The back end of the pass list on `l` with `opts`, up to `goal`.
+fn back_end(l: &Loops, opts: CodegenOptions, goal: Goal) -> Result<Output, String> {
+    let options = Options {
+        codegen: opts,
+        ..Options::default()
+    };
+    pipeline::emit_loop_nests(l, &options, goal).map_err(|e| e.render())
+}
+
+fn llvm_text(l: &Loops, opts: CodegenOptions) -> String {
+    match back_end(l, opts, Goal::Llvm) {
+        Ok(Output::Text(text)) => text,
+        Ok(_) => String::new(),
+        Err(e) => e,
+    }
+}
+
 /// Lowers, lints, compiles at `-O<level>`, links and runs with `args`.
 fn run_at(p: &crate::fusion::ast::FusedProgram, level: u8, args: &[&str]) -> Run {
-    let l = lower(p);
-    if let Err(e) = check(&l) {
-        panic!("lint: {e}");
-    }
+    let l = lowered(p);
     let dir = tempfile::tempdir().expect("temp dir");
     let exe = dir.path().join("prog");
     let opts = CodegenOptions {
@@ -152,10 +169,19 @@ fn run_at(p: &crate::fusion::ast::FusedProgram, level: u8, args: &[&str]) -> Run
         cpu: super::Cpu::Native,
         fast_math: false,
     };
-    let h = crate::runtime::RUNTIME_H;
-    let runtime = format!("{TEST_RUNTIME}{}", crate::runtime::RUNTIME_PARALLEL_C);
-    if let Err(e) = link_with_runtime(&l, &opts, &exe, &runtime, h) {
-        panic!("{e}\n{}", emit_llvm(&l, &opts).unwrap_or_default());
+    let runtime = super::RuntimeFiles {
+        headers: crate::runtime::HEADERS,
+        sources: &[
+            ("test_runtime.c", TEST_RUNTIME),
+            ("arr_parallel.c", crate::runtime::PARALLEL_C),
+        ],
+    };
+    let object = match back_end(&l, opts, Goal::Object) {
+        Ok(Output::Object(object)) => object,
+        _ => panic!("no object file\n{}", llvm_text(&l, opts)),
+    };
+    if let Err(e) = link_with_runtime(&l, &opts, &object, &exe, runtime) {
+        panic!("{e}\n{}", llvm_text(&l, opts));
     }
     let out = Command::new(&exe).args(args).output().expect("run");
     Run {
@@ -217,7 +243,7 @@ fn vertical_map_reduce_computes_the_sum() {
     );
     assert_eq!(ok(&p, &["1,2,3,4"]), "20f32\n");
     // One outlined loop function, no allocation.
-    let l = lower(&p);
+    let l = lowered(&p);
     let opts = CodegenOptions {
         opt_level: 0,
         target: Target::X86_64,
@@ -225,7 +251,7 @@ fn vertical_map_reduce_computes_the_sum() {
         cpu: super::Cpu::Native,
         fast_math: false,
     };
-    let ir = emit_llvm(&l, &opts).expect("llvm");
+    let ir = llvm_text(&l, opts);
     let bodies = ir
         .lines()
         .filter(|l| l.starts_with("define internal void @arr_entry_0.loop"))
@@ -478,18 +504,17 @@ fn f32_math_and_round_half_even() {
         ok(&p, &["2.5"]),
         "2f32\n1.58114f32\n12.1825f32\nfalse\n-2.5f32\n"
     );
-    let l = lower(&p);
-    let ir = emit_llvm(
+    let l = lowered(&p);
+    let ir = llvm_text(
         &l,
-        &CodegenOptions {
+        CodegenOptions {
             opt_level: 2,
             target: Target::X86_64,
             count_traffic: false,
             cpu: super::Cpu::Native,
             fast_math: false,
         },
-    )
-    .expect("llvm");
+    );
     assert!(!ir.contains("double"), "f32 math must stay in f32:\n{ir}");
 }
 
@@ -570,7 +595,11 @@ fn returned_parameter_is_copied_and_nvptx_is_refused() {
         cpu: super::Cpu::Native,
         fast_math: false,
     };
-    assert!(emit_llvm(&lower(&p), &opts).is_err());
+    let refused = back_end(&lowered(&p), opts, Goal::Llvm).err();
+    assert_eq!(
+        refused.as_deref(),
+        Some("Error: the nvptx target is not supported yet\n")
+    );
 }
 
 #[test]
@@ -591,7 +620,7 @@ fn glue_declares_entries_and_size_constraints() {
         uses: vec![(0, 0), (1, 0)],
         fixed: None,
     }];
-    let glue = super::glue_c(&lower(&p));
+    let glue = super::glue_c(&lowered(&p));
     assert!(
         glue.contains("{\"dot\", 2, arr_params_0, 1, arr_results_0, 1, arr_sizes_0, arr_run_0}"),
         "{glue}"
@@ -607,7 +636,8 @@ fn glue_declares_entries_and_size_constraints() {
 fn run_real(p: &crate::fusion::ast::FusedProgram, stdin: &str) -> String {
     let dir = tempfile::tempdir().expect("temp dir");
     let exe = dir.path().join("prog");
-    super::link_executable(&lower(p), &CodegenOptions::default(), &exe).expect("link");
+    pipeline::link_loop_nests(&lowered(p), &Options::default(), &exe)
+        .unwrap_or_else(|e| panic!("{}", e.render()));
     let mut child = Command::new(&exe)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -640,11 +670,14 @@ fn links_with_the_real_runtime() {
     );
     assert_eq!(run_real(&p, "[1, 2, 3.5]\n"), "13.0f32\n");
     let opts = CodegenOptions::default();
-    let asm = super::emit_asm(&lower(&p), &opts).expect("asm");
+    let Ok(Output::Text(asm)) = back_end(&lowered(&p), opts, Goal::Asm) else {
+        panic!("no assembly");
+    };
     assert!(asm.contains("arr_entry_0"));
-    assert!(!super::emit_object(&lower(&p), &opts)
-        .expect("object")
-        .is_empty());
+    let Ok(Output::Object(object)) = back_end(&lowered(&p), opts, Goal::Object) else {
+        panic!("no object file");
+    };
+    assert!(!object.is_empty());
 }
 
 #[test]
@@ -685,20 +718,14 @@ fn build_source(
 ) -> std::path::PathBuf {
     let path = dir.join("prog.arr");
     std::fs::write(&path, src).expect("write source");
-    let core = crate::driver::pipeline::frontend(&path)
+    let core = crate::driver::pipeline::lowered(&path)
         .unwrap_or_else(|e| panic!("front end: {}", e.render()));
     let options = crate::fusion::FusionOptions::new(strategy);
     let fused = crate::fusion::fuse(&core, &options).program;
-    let loops = lower(&fused);
-    if let Err(e) = check(&loops) {
-        panic!(
-            "lint ({}): {e}\n{}",
-            strategy.name(),
-            crate::loopy::print::print_program(&loops)
-        );
-    }
+    let loops = lowered(&fused);
     let exe = dir.join(format!("prog_{}", strategy.name()));
-    super::link_executable(&loops, &CodegenOptions::default(), &exe).expect("link");
+    pipeline::link_loop_nests(&loops, &Options::default(), &exe)
+        .unwrap_or_else(|e| panic!("{}", e.render()));
     exe
 }
 

@@ -6,18 +6,17 @@
 //! `def` has been inlined, so a program is a list of entry points.
 
 use crate::types::{Const, ScalarType};
-use serde::Serialize;
 
 /// Unique within a program.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct VarId(pub u32);
 
 /// Label of a SOAC node: the node identity the fusion graph is built on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct SoacId(pub u32);
 
 /// Arrays hold scalars only (struct of arrays); `rank >= 1`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Type {
     Scalar(ScalarType),
     Array(ScalarType, usize),
@@ -53,7 +52,7 @@ impl Type {
 }
 
 /// A binding occurrence: identity, a name for printing, and a type.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Var {
     pub id: VarId,
     /// Source name or a generated hint; printed as `name_id`.
@@ -61,14 +60,14 @@ pub struct Var {
     pub ty: Type,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Atom {
     Var(VarId),
     Const(Const),
 }
 
 /// Where in the source an expression came from: for run-time error messages.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct SrcLoc {
     /// Index into `Program::files`.
     pub file: u32,
@@ -76,14 +75,14 @@ pub struct SrcLoc {
     pub col: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Program {
     /// Source file names as given to the compiler (for error locations).
     pub files: Vec<String>,
     pub entries: Vec<Function>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Function {
     pub name: String,
     pub params: Vec<Var>,
@@ -99,21 +98,20 @@ pub struct Function {
 /// dimension written `n` must be equal to it. A constant dimension (`[3]`)
 /// is one of these too, with one use and its `fixed` size: the caller
 /// checks it like any other (bad input, not an error of the program).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SizeParam {
     pub var: Var,
     pub uses: Vec<(usize, usize)>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub fixed: Option<i64>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Body {
     pub stms: Vec<Stm>,
     pub result: Vec<Atom>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Stm {
     pub pat: Vec<Var>,
     pub exp: Exp,
@@ -122,7 +120,7 @@ pub struct Stm {
 
 /// Operators on scalars. Integer arithmetic wraps; `Div`/`Mod` round towards
 /// negative infinity and `Quot`/`Rem` towards zero (both trap on zero).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinOp {
     Add,
     Sub,
@@ -208,7 +206,7 @@ impl BinOp {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UnOp {
     Neg,
     /// Logical on bool, bitwise complement on integers.
@@ -307,14 +305,14 @@ impl UnOp {
 
 /// A function over scalars (and, through free variables, earlier arrays:
 /// indexing one inside a lambda is a gather).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Lambda {
     pub params: Vec<Var>,
     pub body: Body,
     pub ret: Vec<Type>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum SoacKind {
     /// `map f xs ys ...`: one result array per lambda result.
     Map(Lambda),
@@ -384,7 +382,7 @@ impl SoacKind {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Soac {
     pub label: SoacId,
     /// Iteration count: the outer size of every argument array (checked).
@@ -393,7 +391,7 @@ pub struct Soac {
     pub args: Vec<VarId>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Exp {
     Atom(Atom),
     BinOp(BinOp, Atom, Atom),
@@ -473,7 +471,7 @@ pub enum Exp {
     Concat(Vec<VarId>),
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum LoopForm {
     /// `for i < bound`: `index` runs from 0 to `bound - 1` (same type as `bound`).
     For { index: Var, bound: Atom },
@@ -483,7 +481,7 @@ pub enum LoopForm {
 }
 
 /// One dimension of a slice.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum DimSlice {
     /// A fixed index: the dimension disappears.
     Index(Atom),

@@ -136,7 +136,7 @@ fn bench_file(
         if blocks.is_empty() || testblock::disabled(&blocks) {
             return Ok(None);
         }
-        let program = pipeline::frontend(file).map_err(|f| f.render())?;
+        let program = pipeline::lowered(file).map_err(|f| f.render())?;
         let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
         let exe = dir.path().join("prog");
         pipeline::build_executable(file, options, &exe).map_err(|f| f.render())?;

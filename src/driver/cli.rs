@@ -1,8 +1,9 @@
-//! The `arrc` command line: parses arguments with clap and runs the pipeline.
-//! Exit codes: 0 success, 1 compile error or failed test, 2 bad usage or bad input.
+//! The `arrc` command line: parses arguments with clap and runs the pass
+//! list (`pipeline`). Exit codes: 0 success, 1 compile error or failed
+//! test, 2 bad usage or bad input, 70 internal compiler error.
 
-use super::pipeline::{self, Failure, Options};
-use crate::codegen::{self, CodegenOptions, Cpu, Target};
+use super::pipeline::{self, Failure, Goal, Options, Output, Session};
+use crate::codegen::{CodegenOptions, Cpu, Target};
 use crate::fusion::ast::Strategy;
 use crate::fusion::FusionOptions;
 use crate::runtime::value;
@@ -40,6 +41,10 @@ enum Command {
         /// (comma-separated; default: the binary's default, all cores).
         #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
         threads: Vec<u32>,
+        /// Skip the test blocks with one of these tags (comma-separated),
+        /// as `futhark test --exclude`.
+        #[arg(long, value_delimiter = ',')]
+        exclude: Vec<String>,
     },
     /// Time the compiled programs on the cases of their test blocks.
     Bench {
@@ -57,6 +62,10 @@ enum Command {
         #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
         threads: Vec<u32>,
     },
+    /// Random differential testing: generated programs on the interpreter
+    /// and as binaries of every configuration (see src/testgen).
+    #[command(hide = true)]
+    Random(super::random::RandomArgs),
 }
 
 #[derive(clap::Args, Debug, Clone)]
@@ -68,17 +77,14 @@ pub struct CompileArgs {
     pub target: TargetArg,
     #[arg(long, value_enum, default_value_t = FusionArg::Ilp)]
     pub fusion: FusionArg,
-    /// Seconds the ILP clusterer may spend per body (shared by the windows a
-    /// large body is solved in) before keeping the greedy clustering.
-    #[arg(long = "fusion-time-limit", default_value_t = 2.0)]
-    pub fusion_time_limit: f64,
+    /// Branch-and-bound nodes the ILP clusterer may use for the whole
+    /// program before keeping the best clustering found.
+    #[arg(long = "fusion-node-limit", default_value_t = crate::fusion::NODE_LIMIT)]
+    pub fusion_node_limit: u64,
     /// Allow float rewrites that can change results: reassociation,
     /// `x*0`, fused multiply-adds, reciprocals (NaN and infinity still hold).
     #[arg(long = "fast-math")]
     pub fast_math: bool,
-    /// ILP solver for `--fusion ilp` (`cbc` needs arrc built with the `cbc` feature).
-    #[arg(long, value_enum, default_value_t = SolverArg::Microlp)]
-    pub solver: SolverArg,
     /// x86-64 processor to compile for: `native` (this machine) or a
     /// microarchitecture level.
     #[arg(long, value_enum, default_value_t = CpuArg::Native)]
@@ -96,12 +102,6 @@ pub enum CpuArg {
     X86_64V3,
     #[value(name = "x86-64-v4")]
     X86_64V4,
-}
-
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SolverArg {
-    Microlp,
-    Cbc,
 }
 
 /// The options of a compiled program (section 7), for the interpreter.
@@ -140,9 +140,13 @@ struct BuildArgs {
     /// print `traffic: reads=R writes=W` on standard error after its results.
     #[arg(long = "count-traffic")]
     count_traffic: bool,
-    /// Print how long each compiler stage took (standard error).
+    /// Print how long each compiler pass took (standard error).
     #[arg(long = "time-passes")]
     time_passes: bool,
+    /// Print the IR after the last run of the pass PASS (as `--time-passes`
+    /// names them) to standard output instead of writing an executable.
+    #[arg(long = "dump-after", value_name = "PASS")]
+    dump_after: Option<String>,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -181,13 +185,7 @@ impl CompileArgs {
             FusionArg::None => Strategy::None,
         };
         let mut fusion = FusionOptions::new(strategy);
-        fusion.solver = match self.solver {
-            SolverArg::Microlp => crate::fusion::ilp::Solver::Microlp,
-            SolverArg::Cbc => crate::fusion::ilp::Solver::Cbc,
-        };
-        if self.fusion_time_limit.is_finite() && self.fusion_time_limit > 0.0 {
-            fusion.time_limit = std::time::Duration::from_secs_f64(self.fusion_time_limit);
-        }
+        fusion.node_limit = self.fusion_node_limit;
         Options {
             simplify: (self.opt_level > 0).then(|| crate::simplify::SimplifyOptions {
                 fast_math: self.fast_math,
@@ -210,6 +208,8 @@ impl CompileArgs {
                 },
                 fast_math: self.fast_math,
             },
+            // For comparisons; read here, not inside the compiler.
+            prefetch: std::env::var_os("ARRC_NO_PREFETCH").is_none(),
         }
     }
 }
@@ -225,12 +225,21 @@ pub fn main() -> i32 {
     match cli.command {
         Command::Build(args) => build(&args),
         Command::Run(args) => run(&args),
-        Command::Check { program } => report(pipeline::typecheck(&program).map(|_| ())),
+        Command::Check { program } => report(
+            pipeline::compile(
+                &program,
+                &Options::default(),
+                Goal::Check,
+                &mut Session::new(None),
+            )
+            .map(|_| ()),
+        ),
         Command::Test {
             paths,
             compile,
             threads,
-        } => super::test_runner::run_tests(&paths, &compile.options(), &threads),
+            exclude,
+        } => super::test_runner::run_tests(&paths, &compile.options(), &threads, &exclude),
         Command::Bench {
             paths,
             compile,
@@ -244,6 +253,7 @@ pub fn main() -> i32 {
             &threads,
             json.as_deref(),
         ),
+        Command::Random(args) => super::random::random(&args),
     }
 }
 
@@ -253,7 +263,7 @@ fn report(result: Result<(), Failure>) -> i32 {
         Ok(()) => 0,
         Err(failure) => {
             eprint!("{}", failure.render());
-            1
+            failure.exit_code()
         }
     }
 }
@@ -277,29 +287,43 @@ fn unusable_output(program: &Path, out: &Path) -> Option<&'static str> {
 fn build(args: &BuildArgs) -> i32 {
     let mut options = args.compile.options();
     options.codegen.count_traffic = args.count_traffic;
-    let Some(stage) = args.emit else {
-        let out = args
-            .output
-            .clone()
-            .unwrap_or_else(|| default_output(&args.program));
-        if let Some(why) = unusable_output(&args.program, &out) {
-            eprintln!(
-                "Error: cannot write the executable to `{}`: {why}",
-                out.display()
-            );
-            return 1;
-        }
-        let built = pipeline::build_timed(&args.program, &options, &out);
-        if let (Ok(times), true) = (&built, args.time_passes) {
-            let total: std::time::Duration = times.iter().map(|(_, t)| *t).sum();
-            for (stage, t) in times {
-                eprintln!("{:>9.1} ms  {stage}", t.as_secs_f64() * 1e3);
+    let mut session = Session::new(args.dump_after.clone());
+    let out;
+    let goal = match (args.dump_after.is_some(), args.emit) {
+        // Every pass that gives an IR runs, so that any can be named.
+        (true, _) => Goal::Llvm,
+        (false, Some(stage)) => {
+            if stage == Stage::Ptx {
+                options.codegen.target = Target::NvPtx;
             }
-            eprintln!("{:>9.1} ms  total", total.as_secs_f64() * 1e3);
+            stage.goal()
         }
-        return report(built.map(|_| ()));
+        (false, None) => {
+            out = args
+                .output
+                .clone()
+                .unwrap_or_else(|| default_output(&args.program));
+            if let Some(why) = unusable_output(&args.program, &out) {
+                eprintln!(
+                    "Error: cannot write the executable to `{}`: {why}",
+                    out.display()
+                );
+                return 1;
+            }
+            Goal::Executable(&out)
+        }
     };
-    match emit(&args.program, stage, &options) {
+    let compiled = pipeline::compile(&args.program, &options, goal, &mut session);
+    if args.time_passes {
+        eprint!("{}", session.times());
+    }
+    let text = match (compiled, args.dump_after.is_some(), args.emit) {
+        (Err(failure), ..) => return report(Err(failure)),
+        (Ok(_), true, _) => session.dumped(),
+        (Ok(output), false, Some(stage)) => stage.print(output),
+        (Ok(_), false, None) => return 0,
+    };
+    match text {
         Ok(text) => {
             let mut stdout = std::io::stdout().lock();
             let _ = stdout.write_all(text.as_bytes());
@@ -309,29 +333,30 @@ fn build(args: &BuildArgs) -> i32 {
     }
 }
 
-fn emit(program: &Path, stage: Stage, options: &Options) -> Result<String, Failure> {
-    let core_program = pipeline::frontend(program)?;
-    if stage == Stage::Core {
-        let simplified = pipeline::simplified(core_program, options);
-        return Ok(core::print::print_program(&simplified));
+impl Stage {
+    /// How far the pass list runs for this stage.
+    fn goal(self) -> Goal<'static> {
+        match self {
+            Stage::Core => Goal::Core,
+            Stage::Fused | Stage::Fusion | Stage::FusionDot => Goal::Fused,
+            Stage::Loopy => Goal::Loopy,
+            Stage::Llvm => Goal::Llvm,
+            Stage::Asm | Stage::Ptx => Goal::Asm,
+        }
     }
-    let fused = pipeline::middle(core_program, options)?;
-    let codegen_failure = |e: codegen::CodegenError| Failure::Message(e.to_string());
-    match stage {
-        Stage::Core => unreachable!("handled above"),
-        Stage::Fused => Ok(fusion::print::print_program(&fused)),
-        Stage::Fusion => Ok(fusion::report::print_report(&fused)),
-        Stage::FusionDot => Ok(fusion::report::print_dot(&fused)),
-        Stage::Loopy => Ok(loopy::print::print_program(&pipeline::loop_nests(&fused))),
-        Stage::Llvm => codegen::emit_llvm(&pipeline::loop_nests(&fused), &options.codegen)
-            .map_err(codegen_failure),
-        Stage::Asm | Stage::Ptx => {
-            let mut codegen_options = options.codegen;
-            if stage == Stage::Ptx {
-                codegen_options.target = Target::NvPtx;
-            }
-            codegen::emit_asm(&pipeline::loop_nests(&fused), &codegen_options)
-                .map_err(codegen_failure)
+
+    /// The stage's text, from what `goal` compiled to.
+    fn print(self, output: Output) -> Result<String, Failure> {
+        match (self, output) {
+            (Stage::Core, Output::Core(p)) => Ok(core::print::print_program(&p)),
+            (Stage::Fused, Output::Fused(p)) => Ok(fusion::print::print_program(&p)),
+            (Stage::Fusion, Output::Fused(p)) => Ok(fusion::report::print_report(&p)),
+            (Stage::FusionDot, Output::Fused(p)) => Ok(fusion::report::print_dot(&p)),
+            (Stage::Loopy, Output::Loopy(p)) => Ok(loopy::print::print_program(&p)),
+            (Stage::Llvm | Stage::Asm | Stage::Ptx, Output::Text(text)) => Ok(text),
+            (stage, _) => Err(Failure::Internal(format!(
+                "the pass list gave no output for --emit {stage:?}"
+            ))),
         }
     }
 }
@@ -339,7 +364,7 @@ fn emit(program: &Path, stage: Stage, options: &Options) -> Result<String, Failu
 /// `arrc run`: the reference interpreter on arguments read from stdin.
 fn run(args: &RunArgs) -> i32 {
     let (program, entry) = (&args.program, args.entry.as_str());
-    let core_program = match pipeline::frontend(program) {
+    let core_program = match pipeline::lowered(program) {
         Ok(p) => p,
         Err(failure) => return report(Err(failure)),
     };

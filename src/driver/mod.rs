@@ -1,8 +1,13 @@
 //! Command line in, files and exit codes out: `arrc build|run|check|test`,
-//! with the pipeline of stages in `pipeline` and test blocks in `testblock`.
+//! with the pass list in `pipeline` (run by `passes`), the sources a
+//! program reads in `sources`, and test blocks in `testblock`.
 
 pub mod bench;
 pub mod cli;
+pub mod exactness;
+pub mod passes;
 pub mod pipeline;
+pub mod random;
+pub mod sources;
 pub mod test_runner;
 pub mod testblock;

@@ -1,212 +1,314 @@
-//! Every stage of the compiler in order, with the IR type at each arrow:
+//! The pass list: every pass of the compiler, named and run in order from
+//! here (as Futhark's `Passes.hs` lists its pipelines). `--time-passes`
+//! prints one line per pass, `--dump-after PASS` the IR after the last run
+//! of the pass of that name, and the verifier of each IR runs after every
+//! pass over it in tests and debug builds (`passes`).
 //!
 //! ```text
-//! source files --syntax::parse_program--> syntax::ast::Program (per file)
-//!   --types::check--> types::CheckedProgram
-//!   --core::lower--> core::ir::Program
-//!   --simplify::simplify_with--> core::ir::Program
-//!   (skipped at -O0)
-//!   --fusion::fuse--> fusion::ast::FusedProgram
-//!   --loopy::lower--> loopy::ir::Program
-//!   --codegen::{emit_llvm, emit_asm, link_executable}--> LLVM IR / assembly / executable
+//! source files
+//!   parse                      syntax::parse_program, every import  -> syntax::ast::Program per file
+//!   typecheck                  types::check                         -> types::CheckedProgram
+//!   lower-core                 core::lower                          -> core::ir::Program
+//!   simplify-{fold, cse, columns, dce, inline, hoist}
+//!                              in rounds until none changes anything (not at -O0)
+//!   fusion                     fusion::fuse, nested clusters too   -> fusion::ast::FusedProgram
+//!   lower-loopy                loopy::lower                         -> loopy::ir::Program
+//!   loopy-{generators, bounds, inplace, rows, hoist}
+//!   loopy-{block, tile}        when the target's tuning asks for them (CPU)
+//!   loopy-memory               launched nests and memory spaces
+//!   loopy-plan                 how each nest runs in parallel
+//!   lint                       loopy::check (a failure is an internal error)
+//!   emit                       codegen::emit: emission + the target's backend -> LLVM module
+//!   target-attributes          the target's function attributes
+//!   llvm-opt                   LLVM's default<On> pipeline
+//!   prefetch                   software prefetches (CPU; not with ARRC_NO_PREFETCH)
+//!   object                     machine code
+//!   link                       cc with the glue and the runtime      -> executable
 //! ```
 //!
-//! Nothing else lives here: options come from `cli`, files are read here only
-//! to gather the sources.
+//! `compile` runs the list up to a `Goal` (what `--emit` and the other
+//! commands want); nothing else in the compiler calls the stages in order.
 
+pub use super::passes::{Failure, Session};
+
+use super::sources;
 use crate::codegen::{self, CodegenOptions};
 use crate::core;
 use crate::fusion::{self, ast::FusedProgram, FusionOptions};
 use crate::loopy;
-use crate::simplify;
-use crate::syntax::{self, ast, Diagnostic, SourceMap};
+use crate::simplify::{self, SimplifyOptions};
 use crate::types;
-use std::path::{Path, PathBuf};
-
-/// Why a compilation stopped.
-#[derive(Debug)]
-pub enum Failure {
-    /// User mistakes in the program, with their sources for rendering.
-    Diagnostics(Box<SourceMap>, Vec<Diagnostic>),
-    /// A file could not be read, or a stage refused the program: one line.
-    Message(String),
-}
-
-impl Failure {
-    /// The text to print on standard error.
-    pub fn render(&self) -> String {
-        match self {
-            Failure::Diagnostics(sources, diags) => {
-                diags.iter().map(|d| d.render(sources)).collect::<String>()
-            }
-            Failure::Message(msg) => format!("Error: {msg}\n"),
-        }
-    }
-}
+use std::path::Path;
 
 /// Options that choose what the middle and back end do.
 #[derive(Clone, Debug)]
 pub struct Options {
     /// `None` at `-O0`: the core IR goes to fusion as lowered.
-    pub simplify: Option<simplify::SimplifyOptions>,
+    pub simplify: Option<SimplifyOptions>,
     pub fusion: FusionOptions,
     pub codegen: CodegenOptions,
+    /// Run the `prefetch` pass where the target has it (`ARRC_NO_PREFETCH`
+    /// turns it off, for comparisons).
+    pub prefetch: bool,
 }
 
-/// The standard library, embedded so that an installed `arrc` needs no files.
-const STDLIB: &[(&str, &str)] = &[(
-    "stdlib/prelude.arr",
-    include_str!("../../stdlib/prelude.arr"),
-)];
-
-/// Parses the standard library, `path` and every file it imports
-/// (transitively), returning the programs in dependency order: the standard
-/// library first and the main file last.
-pub fn parse_with_imports(path: &Path) -> Result<(SourceMap, Vec<ast::Program>), Failure> {
-    let mut loader = Loader::default();
-    for (name, text) in STDLIB {
-        let file = loader.sources.add(name.to_string(), text.to_string());
-        let program = syntax::parse_program(&loader.sources, file)
-            .map_err(|diags| Failure::Diagnostics(Box::new(loader.sources.clone()), diags))?;
-        loader.programs.push(program);
-    }
-    loader.load(path, None)?;
-    Ok((loader.sources, loader.programs))
-}
-
-#[derive(Default)]
-struct Loader {
-    sources: SourceMap,
-    programs: Vec<ast::Program>,
-    /// Canonical paths of the files in `programs`.
-    loaded: Vec<PathBuf>,
-    /// The chain of files being loaded, to report import cycles.
-    visiting: Vec<PathBuf>,
-}
-
-impl Loader {
-    fn fail(&self, at: Option<(usize, ast::Span)>, msg: String) -> Failure {
-        match at {
-            Some((file, span)) => Failure::Diagnostics(
-                Box::new(self.sources.clone()),
-                vec![Diagnostic::new(file, span, msg)],
-            ),
-            None => Failure::Message(msg),
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            simplify: Some(SimplifyOptions::default()),
+            fusion: FusionOptions::new(fusion::ast::Strategy::Ilp),
+            codegen: CodegenOptions::default(),
+            prefetch: true,
         }
     }
+}
 
-    fn load(
-        &mut self,
-        path: &Path,
-        imported_at: Option<(usize, ast::Span)>,
-    ) -> Result<(), Failure> {
-        let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-        if self.loaded.contains(&canonical) {
-            return Ok(());
+/// How far to compile.
+#[derive(Clone, Copy, Debug)]
+pub enum Goal<'a> {
+    /// Parse and type-check.
+    Check,
+    /// The core IR as lowered (what the interpreter runs).
+    Lowered,
+    /// The core IR after the simplifier.
+    Core,
+    Fused,
+    Loopy,
+    /// The LLVM module after every module pass, as text.
+    Llvm,
+    Asm,
+    /// Machine code, not linked.
+    Object,
+    Executable(&'a Path),
+}
+
+/// What `compile` reached.
+pub enum Output {
+    /// Checked, or an executable written.
+    Done,
+    Core(core::ir::Program),
+    Fused(FusedProgram),
+    Loopy(loopy::ir::Program),
+    Text(String),
+    Object(Vec<u8>),
+}
+
+/// The simplifier's passes, in the order a round runs them over every
+/// entry; a pass returns whether it changed the function.
+pub const SIMPLIFY: [(&str, simplify::Pass); 6] = [
+    ("simplify-fold", simplify::fold),
+    ("simplify-cse", simplify::cse),
+    ("simplify-columns", simplify::columns),
+    ("simplify-dce", simplify::dce),
+    ("simplify-inline", simplify::inline),
+    ("simplify-hoist", simplify::hoist),
+];
+
+/// Compiles the program at `path` (with its imports and the standard
+/// library) up to `goal`.
+pub fn compile(
+    path: &Path,
+    options: &Options,
+    goal: Goal,
+    session: &mut Session,
+) -> Result<Output, Failure> {
+    let (sources, programs) = session.step("parse", || sources::parse_with_imports(path))?;
+    let checked = session.step("typecheck", || {
+        types::check(&sources, &programs)
+            .map_err(|diags| Failure::Diagnostics(Box::new(sources.clone()), diags))
+    })?;
+    if let Goal::Check = goal {
+        return Ok(Output::Done);
+    }
+    let mut core = session.pass("lower-core", || Ok(core::lower(&checked, &sources)))?;
+    if let Goal::Lowered = goal {
+        return Ok(Output::Core(core));
+    }
+    if let Some(simplify_options) = &options.simplify {
+        simplify_rounds(&mut core, simplify_options, session)?;
+    }
+    if let Goal::Core = goal {
+        return Ok(Output::Core(core));
+    }
+    let fused = session.pass("fusion", || {
+        let fused = fusion::fuse(&core, &options.fusion);
+        for note in &fused.notes {
+            eprintln!("warning: {note}");
         }
-        if self.visiting.contains(&canonical) {
-            let msg = format!("import cycle through `{}`", path.display());
-            return Err(self.fail(imported_at, msg));
+        Ok(fused.program)
+    })?;
+    if let Goal::Fused = goal {
+        return Ok(Output::Fused(fused));
+    }
+    let loops = loop_nests_in(&fused, options, session)?;
+    if let Goal::Loopy = goal {
+        return Ok(Output::Loopy(loops));
+    }
+    back_end(&loops, options, goal, session)
+}
+
+/// The simplifier: `SIMPLIFY` in rounds until a round changes nothing, at
+/// most `max_iterations` rounds.
+fn simplify_rounds(
+    program: &mut core::ir::Program,
+    options: &SimplifyOptions,
+    session: &mut Session,
+) -> Result<(), Failure> {
+    for _ in 0..options.max_iterations {
+        let mut changed = false;
+        for (name, pass) in SIMPLIFY {
+            changed |= session.rewrite(name, program, |p| {
+                Ok(p.entries
+                    .iter_mut()
+                    .fold(false, |changed, f| pass(f, options) | changed))
+            })?;
         }
-        let text = std::fs::read_to_string(path).map_err(|err| {
-            self.fail(
-                imported_at.clone(),
-                format!("cannot read `{}`: {err}", path.display()),
-            )
+        if !changed {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Fusion AST to planned loop nests: the lowering, then every loop-nest
+/// pass over each entry, then the lint.
+fn loop_nests_in(
+    fused: &FusedProgram,
+    options: &Options,
+    session: &mut Session,
+) -> Result<loopy::ir::Program, Failure> {
+    let tuning = options.codegen.target.describe().tuning;
+    let mut loops = session.pass("lower-loopy", || Ok(loopy::lower(fused)))?;
+    let mut each = |name, pass: &dyn Fn(&mut loopy::ir::Function)| {
+        session.rewrite(name, &mut loops, |p| {
+            p.functions.iter_mut().for_each(pass);
+            Ok(())
+        })
+    };
+    each("loopy-generators", &loopy::generators::drop_unread)?;
+    each("loopy-bounds", &loopy::bounds::drop_proven_checks)?;
+    each("loopy-inplace", &loopy::inplace::reuse_dead_copies)?;
+    each("loopy-rows", &loopy::rows::write_rows_in_place)?;
+    each("loopy-hoist", &loopy::hoist::hoist_invariants)?;
+    if let Some(tile_bytes) = tuning.block_tile_bytes {
+        each("loopy-block", &|f| {
+            loopy::block::register_block(f, tile_bytes)
         })?;
-        let file = self.sources.add(path.display().to_string(), text);
-        let program = syntax::parse_program(&self.sources, file)
-            .map_err(|diags| Failure::Diagnostics(Box::new(self.sources.clone()), diags))?;
-        self.visiting.push(canonical.clone());
-        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        for decl in &program.decls {
-            if let ast::Decl::Import(target, span) = decl {
-                let target = dir.join(format!("{target}.arr"));
-                self.load(&target, Some((file, span.clone())))?;
-            }
+    }
+    if let Some(side) = tuning.transpose_tile {
+        each("loopy-tile", &|f| loopy::tile::tile_transposes(f, side))?;
+    }
+    each("loopy-memory", &loopy::memory::assign_spaces)?;
+    each("loopy-plan", &|f| loopy::par::plan_nests(f, &tuning))?;
+    session.rewrite("lint", &mut loops, |p| {
+        loopy::check(p).map_err(Failure::Internal)
+    })?;
+    Ok(loops)
+}
+
+/// Loop nests to LLVM IR, assembly or an executable.
+fn back_end(
+    loops: &loopy::ir::Program,
+    options: &Options,
+    goal: Goal,
+    session: &mut Session,
+) -> Result<Output, Failure> {
+    let target = options.codegen.target.describe();
+    let context = codegen::LlvmContext::create();
+    let mut module = session.pass("emit", || {
+        Ok(codegen::emit(&context, loops, &options.codegen)?)
+    })?;
+    session.rewrite(
+        "target-attributes",
+        &mut module,
+        |m| Ok(m.set_attributes()?),
+    )?;
+    session.rewrite("llvm-opt", &mut module, |m| Ok(m.optimise()?))?;
+    if target.prefetch && options.prefetch {
+        session.rewrite("prefetch", &mut module, |m| Ok(m.prefetch()?))?;
+    }
+    match goal {
+        Goal::Llvm => Ok(Output::Text(module.print())),
+        Goal::Asm => Ok(Output::Text(
+            session.step("assembly", || Ok(module.assembly()?))?,
+        )),
+        Goal::Object => Ok(Output::Object(
+            session.step("object", || Ok(module.object()?))?,
+        )),
+        Goal::Executable(out) => {
+            let object = session.step("object", || Ok(module.object()?))?;
+            session.step("link", || {
+                Ok(codegen::link(loops, &options.codegen, &object, out)?)
+            })?;
+            Ok(Output::Done)
         }
-        self.visiting.pop();
-        self.loaded.push(canonical);
-        self.programs.push(program);
-        Ok(())
+        Goal::Check | Goal::Lowered | Goal::Core | Goal::Fused | Goal::Loopy => Err(
+            Failure::Internal("the back end was asked for a front-end goal".into()),
+        ),
     }
 }
 
-/// Source to checked, lowered and simplified core IR.
-pub fn frontend(path: &Path) -> Result<core::ir::Program, Failure> {
-    let (sources, checked) = typecheck(path)?;
-    Ok(core::lower(&checked, &sources))
-}
-
-/// Source parsed (with its imports) and type-checked: what `arrc check` does.
-pub fn typecheck(path: &Path) -> Result<(SourceMap, types::CheckedProgram), Failure> {
-    let (sources, programs) = parse_with_imports(path)?;
-    let checked = types::check(&sources, &programs)
-        .map_err(|diags| Failure::Diagnostics(Box::new(sources.clone()), diags))?;
-    Ok((sources, checked))
-}
-
-/// The simplified core IR (unchanged at -O0).
-pub fn simplified(program: core::ir::Program, options: &Options) -> core::ir::Program {
-    match &options.simplify {
-        Some(simplify_options) => simplify::simplify_with(program, simplify_options),
-        None => program,
+/// The core IR as lowered, before the simplifier: what the interpreter
+/// runs and the test runner compares against.
+pub fn lowered(path: &Path) -> Result<core::ir::Program, Failure> {
+    match compile(
+        path,
+        &Options::default(),
+        Goal::Lowered,
+        &mut Session::new(None),
+    )? {
+        Output::Core(program) => Ok(program),
+        _ => Err(Failure::Internal("no core IR from the front end".into())),
     }
-}
-
-/// Core IR to the explicit fusion AST. Remarks of the clusterer (a solver
-/// that stopped at its time limit) go to standard error.
-pub fn middle(program: core::ir::Program, options: &Options) -> Result<FusedProgram, Failure> {
-    let program = simplified(program, options);
-    let fused = fusion::fuse(&program, &options.fusion);
-    for note in &fused.notes {
-        eprintln!("warning: {note}");
-    }
-    Ok(fused.program)
-}
-
-/// Fusion AST to loop nests.
-pub fn loop_nests(fused: &FusedProgram) -> loopy::ir::Program {
-    loopy::lower(fused)
 }
 
 pub fn build_executable(path: &Path, options: &Options, out: &Path) -> Result<(), Failure> {
-    build_timed(path, options, out).map(|_| ())
+    compile(
+        path,
+        options,
+        Goal::Executable(out),
+        &mut Session::new(None),
+    )
+    .map(|_| ())
 }
 
-/// `build_executable`, returning how long each stage took.
-pub fn build_timed(
-    path: &Path,
+/// `SIMPLIFY` in rounds, outside a compilation (tests, benchmarks); fails
+/// only where the verifier finds a broken invariant (debug builds).
+pub fn simplify(
+    mut program: core::ir::Program,
+    options: &SimplifyOptions,
+) -> Result<core::ir::Program, Failure> {
+    simplify_rounds(&mut program, options, &mut Session::new(None))?;
+    Ok(program)
+}
+
+/// The fusion AST to planned loop nests, outside a compilation (tests).
+pub fn loop_nests(fused: &FusedProgram, options: &Options) -> Result<loopy::ir::Program, Failure> {
+    loop_nests_in(fused, options, &mut Session::new(None))
+}
+
+/// Planned loop nests to an executable linked with the real runtime,
+/// outside a compilation (tests).
+pub fn link_loop_nests(
+    loops: &loopy::ir::Program,
     options: &Options,
     out: &Path,
-) -> Result<Vec<(&'static str, std::time::Duration)>, Failure> {
-    let mut times = Vec::new();
-    let mut clock = std::time::Instant::now();
-    let mut lap = |name: &'static str, times: &mut Vec<_>| {
-        let now = std::time::Instant::now();
-        times.push((name, now - clock));
-        clock = now;
-    };
-    let (sources, programs) = parse_with_imports(path)?;
-    lap("parse", &mut times);
-    let checked = types::check(&sources, &programs)
-        .map_err(|diags| Failure::Diagnostics(Box::new(sources.clone()), diags))?;
-    lap("type check", &mut times);
-    let core = core::lower(&checked, &sources);
-    lap("core lowering", &mut times);
-    let core = simplified(core, options);
-    lap("simplify", &mut times);
-    let fused = fusion::fuse(&core, &options.fusion);
-    for note in &fused.notes {
-        eprintln!("warning: {note}");
-    }
-    lap("fusion", &mut times);
-    let loops = loop_nests(&fused.program);
-    lap("loop nests", &mut times);
-    let failure = |e: codegen::CodegenError| Failure::Message(e.to_string());
-    let object = codegen::emit_object(&loops, &options.codegen).map_err(failure)?;
-    lap("LLVM (build, optimise, emit)", &mut times);
-    codegen::link_object(&loops, &options.codegen, &object, out).map_err(failure)?;
-    lap("link (cc)", &mut times);
-    Ok(times)
+) -> Result<(), Failure> {
+    back_end(
+        loops,
+        options,
+        Goal::Executable(out),
+        &mut Session::new(None),
+    )
+    .map(|_| ())
+}
+
+/// Planned loop nests to LLVM IR or assembly text, or an object file
+/// (tests).
+pub fn emit_loop_nests(
+    loops: &loopy::ir::Program,
+    options: &Options,
+    goal: Goal,
+) -> Result<Output, Failure> {
+    back_end(loops, options, goal, &mut Session::new(None))
 }

@@ -2,6 +2,7 @@
 //! interpreter and on the compiled executable, checked against the expected
 //! output or error (and against each other).
 
+use super::exactness;
 use super::pipeline::{self, Options};
 use super::testblock::{self, Expect, Input, RandomSpec, TestCase};
 use crate::core::ir::{Program, Type};
@@ -15,8 +16,10 @@ use std::process::{Command, Stdio};
 /// Runs the tests under `paths` (files or directories of `.arr` files) and
 /// prints one line per failure and a closing `N passed, N failed` line.
 /// Compiled cases run once per thread count in `threads` (once with the
-/// binary's default when it is empty).
-pub fn run_tests(paths: &[PathBuf], options: &Options, threads: &[u32]) -> i32 {
+/// binary's default when it is empty). Blocks tagged with one of `exclude`
+/// are skipped; so are files without a block or tagged `disable`, each
+/// named on a `skipped:` line.
+pub fn run_tests(paths: &[PathBuf], options: &Options, threads: &[u32], exclude: &[String]) -> i32 {
     let mut files = Vec::new();
     for path in paths {
         if let Err(err) = collect_programs(path, &mut files) {
@@ -28,7 +31,7 @@ pub fn run_tests(paths: &[PathBuf], options: &Options, threads: &[u32]) -> i32 {
     for file in &files {
         // A compiler bug on one program must not hide the other results.
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            test_file(file, options, threads, &mut tally)
+            test_file(file, options, threads, exclude, &mut tally)
         }));
         if outcome.is_err() {
             tally.record(
@@ -37,7 +40,14 @@ pub fn run_tests(paths: &[PathBuf], options: &Options, threads: &[u32]) -> i32 {
             );
         }
     }
-    println!("{} passed, {} failed", tally.passed, tally.failed);
+    if tally.skipped > 0 {
+        println!(
+            "{} passed, {} failed, {} skipped",
+            tally.passed, tally.failed, tally.skipped
+        );
+    } else {
+        println!("{} passed, {} failed", tally.passed, tally.failed);
+    }
     if tally.failed == 0 {
         0
     } else {
@@ -49,6 +59,8 @@ pub fn run_tests(paths: &[PathBuf], options: &Options, threads: &[u32]) -> i32 {
 struct Tally {
     passed: usize,
     failed: usize,
+    /// Cases of disabled files and excluded blocks.
+    skipped: usize,
 }
 
 impl Tally {
@@ -81,18 +93,47 @@ pub(crate) fn collect_programs(path: &Path, out: &mut Vec<PathBuf>) -> std::io::
     Ok(())
 }
 
-fn test_file(file: &Path, options: &Options, threads: &[u32], tally: &mut Tally) {
+fn test_file(
+    file: &Path,
+    options: &Options,
+    threads: &[u32],
+    exclude: &[String],
+    tally: &mut Tally,
+) {
     let name = file.display().to_string();
     let source = match std::fs::read_to_string(file) {
         Ok(s) => s,
         Err(err) => return tally.record(&name, Err(format!("cannot read: {err}"))),
     };
-    let blocks = match testblock::parse_blocks(&source) {
-        Ok(blocks) if blocks.is_empty() || testblock::disabled(&blocks) => return,
+    let count = |blocks: &[testblock::TestBlock]| -> usize {
+        blocks
+            .iter()
+            .flat_map(|b| &b.cases)
+            .map(|c| c.entries.len())
+            .sum()
+    };
+    let mut blocks = match testblock::parse_blocks(&source) {
+        Ok(blocks) if blocks.is_empty() => {
+            println!("skipped: {name}: no test block");
+            return;
+        }
+        Ok(blocks) if testblock::disabled(&blocks) => {
+            println!("skipped: {name}: tagged disable");
+            tally.skipped += count(&blocks);
+            return;
+        }
         Ok(blocks) => blocks,
         Err(err) => return tally.record(&name, Err(err.to_string())),
     };
-    let program = match pipeline::frontend(file) {
+    let (excluded, kept): (Vec<_>, Vec<_>) = blocks
+        .drain(..)
+        .partition(|b| b.tags.iter().any(|t| exclude.contains(t)));
+    tally.skipped += count(&excluded);
+    let blocks = kept;
+    if blocks.is_empty() {
+        return;
+    }
+    let program = match pipeline::lowered(file) {
         Ok(p) => p,
         Err(failure) => return tally.record(&name, Err(failure.render())),
     };
@@ -107,8 +148,9 @@ fn test_file(file: &Path, options: &Options, threads: &[u32], tally: &mut Tally)
         for case in &block.cases {
             for entry in &case.entries {
                 let what = format!("{name}:{} ({entry})", case.line);
+                let exact = exactness::floats_exact(&program, entry, options.codegen.fast_math);
                 let result = match &compiled {
-                    Ok(()) => run_case(&program, &exe, entry, case, base, threads),
+                    Ok(()) => run_case(&program, &exe, entry, case, base, threads, exact),
                     Err(why) => Err(format!("compilation failed: {why}")),
                 };
                 tally.record(&what, result);
@@ -130,6 +172,7 @@ fn run_case(
     case: &TestCase,
     base: &Path,
     threads: &[u32],
+    exact_floats: bool,
 ) -> Result<(), String> {
     let function = program
         .entries
@@ -153,12 +196,12 @@ fn run_case(
     };
     for count in counts {
         let compiled = run_executable(exe, entry, &input, &function.ret, count)?;
-        check_case(case, base, &function.ret, &interpreted, &compiled).map_err(
-            |why| match count {
+        check_case(case, base, &function.ret, &interpreted, &compiled)
+            .and_then(|()| agree(&interpreted, &compiled, exact_floats))
+            .map_err(|why| match count {
                 Some(n) => format!("--threads {n}: {why}"),
                 None => why,
-            },
-        )?;
+            })?;
     }
     Ok(())
 }
@@ -189,6 +232,30 @@ fn check_case(
             Outcome::Values(expected) => check_values("compiled", compiled, expected),
             Outcome::Failed(a) => Err(format!("interpreter: unexpected error: {a}")),
         },
+    }
+}
+
+/// The compiled program against the interpreter: the same error, or the
+/// same values, bit for bit where `exactness` says no backend may differ.
+fn agree(interpreted: &Outcome, compiled: &Outcome, exact_floats: bool) -> Result<(), String> {
+    match (interpreted, compiled) {
+        (Outcome::Failed(a), Outcome::Failed(b)) if a != b => {
+            Err(format!("compiled: error `{b}`, the interpreter's `{a}`"))
+        }
+        (Outcome::Values(want), Outcome::Values(got)) => {
+            for (i, (w, g)) in want.iter().zip(got).enumerate() {
+                let exact = exact_floats || !w.ty().elem().is_float();
+                let (w, g) = (value::write_text(w), value::write_text(g));
+                if exact && w != g {
+                    return Err(format!(
+                        "compiled: result {} is {g}, the interpreter's {w} (compared exactly)",
+                        i + 1
+                    ));
+                }
+            }
+            Ok(())
+        }
+        _ => Ok(()),
     }
 }
 

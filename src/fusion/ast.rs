@@ -1,13 +1,15 @@
 //! The explicit fusion AST: what the clusterer decides, in a form the loop-nest
 //! lowering can follow without re-deriving anything.
 
-use crate::core::ir::{Atom, Body, Exp, LoopForm, SizeParam, Soac, SrcLoc, Stm, Type, Var, VarId};
-use serde::Serialize;
+use crate::core::ir::{
+    Atom, Body, Exp, LoopForm, SizeParam, Soac, SoacId, SrcLoc, Stm, Type, Var, VarId,
+};
+use std::collections::BTreeMap;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ClusterId(pub u32);
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Strategy {
     /// Every SOAC its own cluster.
     None,
@@ -27,31 +29,37 @@ impl Strategy {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct FusedProgram {
     pub files: Vec<String>,
     pub strategy: Strategy,
     pub entries: Vec<FusedFunction>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct FusedFunction {
     pub name: String,
     pub params: Vec<Var>,
     pub size_params: Vec<SizeParam>,
     pub body: FusedBody,
+    /// The bodies inside SOACs' functions (lambdas, and branches and loops
+    /// in them, at any depth) that hold two SOACs or more, clustered like
+    /// `body`, keyed by the label of their first SOAC: the loop-nest
+    /// lowering runs such a body's clusters as nests inside the outer
+    /// nest's iteration.
+    pub nested: BTreeMap<SoacId, FusedBody>,
     pub ret: Vec<Type>,
 }
 
 /// A body with its SOACs grouped into clusters, in execution order.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct FusedBody {
     pub items: Vec<Item>,
     pub result: Vec<Atom>,
 }
 
 /// The unfused structure between clusters.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Item {
     /// A statement that is not a SOAC and holds none (scalar code, indexing,
     /// iota, replicate, ...).
@@ -77,21 +85,21 @@ pub enum Item {
     Cluster(Cluster),
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum FusedLoopForm {
     For { index: Var, bound: Atom },
     While { cond: FusedBody },
 }
 
 /// One loop nest to be: a root over a fusion tree.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Cluster {
     pub id: ClusterId,
     pub tree: FusionTree,
 }
 
 /// A SOAC statement of the core IR, taken out of its body.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SoacStm {
     pub pat: Vec<Var>,
     pub soac: Soac,
@@ -110,7 +118,7 @@ impl SoacStm {
 
 // Most nodes of a tree are leaves, so boxing the leaf would only add a hop.
 #[allow(clippy::large_enum_variant)]
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum FusionTree {
     Leaf(SoacStm),
     /// `consumer` runs with `producer`'s results in scope, element by element;

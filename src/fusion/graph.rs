@@ -3,7 +3,7 @@
 //! read the same array. Built with petgraph; consumed by the clusterers.
 
 use crate::core::free::{free_in_exp, free_in_exp_except_soac_args};
-use crate::core::ir::{Atom, Body, Exp, SoacKind, VarId};
+use crate::core::ir::{Atom, Body, Exp, SoacKind, Type, VarId};
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -45,6 +45,15 @@ impl SoacNode {
     pub fn conflicts_with(&self, other: &SoacNode) -> bool {
         matches!((self.loop_class(), other.loop_class()), (Some(a), Some(b)) if a != b)
     }
+
+    /// The order the SOAC must walk its iteration space in, if any: SOACs
+    /// of two different orders never share a loop nest.
+    pub fn direction(&self) -> Option<&'static str> {
+        match (self.in_order, self.out_order) {
+            (Order::LeftToRight, _) | (_, Order::LeftToRight) => Some("left to right"),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -69,9 +78,21 @@ pub struct Sibling {
     pub a: NodeIndex,
     pub b: NodeIndex,
     pub shared: Vec<VarId>,
-    /// `b` is the next reader of a shared array after `a`: fusing them saves
-    /// a read (the model rewards only these, so k readers save k - 1 reads).
-    pub consecutive: bool,
+}
+
+/// What the traffic of one array depends on: a cluster that streams it from
+/// memory reads it once, however many of its members stream it, and it is
+/// written when its producer is a SOAC and a reader is in another cluster.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArrayUse {
+    /// Bytes of one pass over the array: every dimension times the
+    /// element's size (see `ilp::SYMBOLIC_SIZE` for sizes unknown here).
+    pub bytes: f64,
+    /// The SOAC statement that produces it, when a fusible edge can carry
+    /// it (then fusing all readers keeps it out of memory).
+    pub producer: Option<usize>,
+    /// The SOAC statements that stream it, in order, other than `producer`.
+    pub readers: Vec<usize>,
 }
 
 /// A size: canonicalised so that equal classes are equal at run time.
@@ -96,6 +117,8 @@ pub struct FusionGraph {
     pub definer: HashMap<VarId, usize>,
     /// Filter families: edges that fuse all together or not at all.
     pub sparse_groups: Vec<SparseGroup>,
+    /// Every array a SOAC of the body streams (the objective's terms).
+    pub arrays: BTreeMap<VarId, ArrayUse>,
 }
 
 /// A filter and the SOACs that read its outputs as a sparse stream: maps
@@ -296,6 +319,7 @@ fn classify_body(body: &Body, sizes: &mut HashMap<VarId, SizeClass>, rooted: &mu
 
 pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
     let sizes = size_classes(params, body);
+    let types = var_types(params, body);
     let mut definer = HashMap::new();
     for (i, stm) in body.stms.iter().enumerate() {
         for v in &stm.pat {
@@ -461,10 +485,15 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
             }
         }
     }
-    let mut pairs: BTreeMap<(usize, usize), (Vec<VarId>, bool)> = BTreeMap::new();
+    let mut pairs: BTreeMap<(usize, usize), Vec<VarId>> = BTreeMap::new();
     for (array, list) in &readers {
+        // A map over rows shares a matrix's read only if the lowering fused
+        // the functions' inner loops too, which it does not do yet.
+        if types.get(array).is_some_and(|t| t.rank() > 1) {
+            continue;
+        }
         for (k, &a) in list.iter().enumerate() {
-            for (step, &b) in list[k + 1..].iter().enumerate() {
+            for &b in &list[k + 1..] {
                 let wa = &graph[NodeIndex::new(a)]
                     .soac
                     .as_ref()
@@ -476,22 +505,20 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
                     .expect("reader is a SOAC")
                     .width;
                 if wa == wb {
-                    let pair = pairs.entry((a, b)).or_default();
-                    pair.0.push(*array);
-                    pair.1 |= step == 0;
+                    pairs.entry((a, b)).or_default().push(*array);
                 }
             }
         }
     }
     let siblings = pairs
         .into_iter()
-        .map(|((a, b), (shared, consecutive))| Sibling {
+        .map(|((a, b), shared)| Sibling {
             a: NodeIndex::new(a),
             b: NodeIndex::new(b),
             shared,
-            consecutive,
         })
         .collect();
+    let arrays = array_uses(body, &graph, &types, &sizes);
     FusionGraph {
         graph,
         siblings,
@@ -499,7 +526,86 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
         sizes,
         definer,
         sparse_groups: groups,
+        arrays,
     }
+}
+
+/// The types of the body's variables and parameters, and of the arrays its
+/// SOACs stream (from their functions' parameters, when defined outside).
+fn var_types(params: &[crate::core::ir::Var], body: &Body) -> HashMap<VarId, Type> {
+    let mut types: HashMap<VarId, Type> = params.iter().map(|p| (p.id, p.ty)).collect();
+    for stm in &body.stms {
+        for v in &stm.pat {
+            types.insert(v.id, v.ty);
+        }
+    }
+    for stm in &body.stms {
+        let Exp::Soac(soac) = &stm.exp else { continue };
+        let element_params = match &soac.kind {
+            SoacKind::Map(lam)
+            | SoacKind::Filter { pred: lam }
+            | SoacKind::Partition { pred: lam } => &lam.params[..],
+            SoacKind::Reduce { op, .. }
+            | SoacKind::Scan { op, .. }
+            | SoacKind::ScanRight { op, .. } => &op.params[op.params.len() / 2..],
+            _ => &[],
+        };
+        for (a, p) in soac.args.iter().zip(element_params) {
+            types
+                .entry(*a)
+                .or_insert(Type::Array(p.ty.elem(), p.ty.rank() + 1));
+        }
+    }
+    types
+}
+
+/// Bytes of one pass over an array of type `ty` whose outer size has class
+/// `outer`: inner dimensions are not tracked, so each counts as a symbol.
+pub fn array_bytes(ty: Option<&Type>, outer: Option<&SizeClass>) -> f64 {
+    let (elem, rank) = match ty {
+        Some(t) => (t.elem().bytes().max(1) as f64, t.rank().max(1)),
+        None => (4.0, 1),
+    };
+    let outer = match outer {
+        Some(SizeClass::Const(k)) => (*k).max(0) as f64,
+        _ => super::ilp::SYMBOLIC_SIZE,
+    };
+    elem * outer * super::ilp::SYMBOLIC_SIZE.powi(rank as i32 - 1)
+}
+
+/// The arrays the body's SOACs stream: see `ArrayUse`.
+fn array_uses(
+    body: &Body,
+    graph: &DiGraph<Node, Edge>,
+    types: &HashMap<VarId, Type>,
+    sizes: &HashMap<VarId, SizeClass>,
+) -> BTreeMap<VarId, ArrayUse> {
+    let mut arrays: BTreeMap<VarId, ArrayUse> = BTreeMap::new();
+    for (i, stm) in body.stms.iter().enumerate() {
+        let Exp::Soac(soac) = &stm.exp else { continue };
+        if graph[NodeIndex::new(i)].soac.is_none() {
+            continue;
+        }
+        let whole: HashSet<VarId> = free_in_exp_except_soac_args(&stm.exp).into_iter().collect();
+        for a in soac.args.iter().filter(|a| !whole.contains(a)) {
+            let entry = arrays.entry(*a).or_insert_with(|| ArrayUse {
+                bytes: array_bytes(types.get(a), sizes.get(a)),
+                producer: None,
+                readers: Vec::new(),
+            });
+            if !entry.readers.contains(&i) {
+                entry.readers.push(i);
+            }
+        }
+    }
+    for e in graph.edge_references().filter(|e| e.weight().fusible) {
+        for v in &e.weight().vars {
+            if let Some(entry) = arrays.get_mut(v) {
+                entry.producer = Some(e.source().index());
+            }
+        }
+    }
+    arrays
 }
 
 /// The families of the body's filters whose outputs only sparse consumers

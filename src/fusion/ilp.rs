@@ -1,120 +1,276 @@
 //! Optimal clustering by integer linear programming (van Balen's formulation
-//! over Megiddo and Sarkar's): a cluster number per statement, a 0/1 variable
-//! per fusible edge and sibling pair (0 = fused), an order code per SOAC and
-//! a manifest flag per array; minimise the element traffic.
+//! over Megiddo and Sarkar's), solved by microlp's branch and bound.
 //!
-//! Cluster numbers are bounded by longest paths, so the big-M constants are
-//! the graph's depth rather than its size, and the solver starts from the
-//! greedy clustering: the answer is never worse than greedy, even when the
-//! time limit stops the search before optimality is proven.
+//! Variables: a cluster number `pi` per statement; a 0/1 `x` per pair of
+//! SOACs that could share a loop (a fusible edge or two readers of one
+//! array; 0 = same cluster); per array, a read flag per reader (the reader
+//! is the first of its cluster to stream the array from memory) and a write
+//! flag; per SOAC of no fixed loop class (a map), which class its loop has
+//! when the body mixes classes. The objective is memory traffic in bytes
+//! (`objective::cost` is the same sum for a given clustering).
+//!
+//! Cluster numbers range over `0..n` (`n` statements): a clustering may need
+//! more levels than the graph's longest path, as horizontal fusion joins
+//! paths, but never more than one per statement. The solver stops after a
+//! number of branch-and-bound nodes, not after a time, so the same program
+//! always fuses the same way; it starts from the greedy clustering, so its
+//! answer is never worse than greedy.
 
-use super::cluster::Decision;
-use super::graph::{FusionGraph, Order, SizeClass};
-use crate::core::ir::VarId;
-use good_lp::{
-    constraint, microlp, variable, Expression, ProblemVariables, ResolutionError, Solution,
-    SolutionStatus, SolverModel, Variable, WithInitialSolution, WithTimeLimit,
-};
+use super::cluster::{Decision, UnionFind};
+use super::graph::FusionGraph;
+use microlp::{ComparisonOp, LinearExpr, OptimizationDirection, Problem, Variable};
+use petgraph::graph::NodeIndex;
 use petgraph::visit::EdgeRef;
 use petgraph::Direction;
 use std::collections::BTreeMap;
-use std::time::Duration;
 
-/// The weight of an array whose size is only known at run time: every such
-/// array counts the same, so the model minimises traffic in units of `n`.
+/// The value every size unknown at compile time takes in the objective: all
+/// such sizes count alike, and an inner dimension multiplies (a matrix of
+/// unknown shape weighs `SYMBOLIC_SIZE` times a vector).
 pub const SYMBOLIC_SIZE: f64 = 1000.0;
-
-/// Order codes: the only fixed orders so far are left to right (scans) and
-/// right to left; element-wise SOACs take whichever their partners need.
-const LEFT_TO_RIGHT: f64 = -2.0;
-const RIGHT_TO_LEFT: f64 = -1.0;
-
-pub fn weight(class: Option<&SizeClass>) -> f64 {
-    match class {
-        Some(SizeClass::Const(k)) => (*k).max(1) as f64,
-        _ => SYMBOLIC_SIZE,
-    }
-}
 
 #[derive(Debug)]
 pub enum IlpFailure {
     Solver(String),
 }
 
-/// Which ILP solver runs: `microlp` is embedded; CBC needs the `cbc` feature
-/// (and Debian's coinor-libcbc-dev).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Solver {
-    Microlp,
-    Cbc,
+/// The sizes of the ILPs solved for one body (or a whole compilation).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SolveStats {
+    pub solves: usize,
+    pub variables: usize,
+    pub integers: usize,
+    pub constraints: usize,
+    /// Branch-and-bound nodes used.
+    pub nodes: u64,
 }
 
-/// The solver's clustering, and whether it is proven optimal (false when the
-/// time limit stopped the search: then it is the best found, at least greedy).
+impl SolveStats {
+    pub fn add(&mut self, other: &SolveStats) {
+        self.solves += other.solves;
+        self.variables += other.variables;
+        self.integers += other.integers;
+        self.constraints += other.constraints;
+        self.nodes += other.nodes;
+    }
+}
+
+/// The solver's clustering, and whether it is proven optimal (false when
+/// the node budget ran out first: then it is the best found, at least greedy).
 pub struct IlpDecision {
     pub decision: Decision,
     pub proven_optimal: bool,
     /// Solved window by window (`decompose`): never proven optimal.
     pub windowed: bool,
+    pub stats: SolveStats,
 }
 
-/// Longest-path bounds on the cluster numbers. Statements are in program
-/// order, so every edge goes from a lower to a higher index.
-struct Levels {
-    /// Fewest clusters that must precede each statement (preventing edges).
-    earliest: Vec<i64>,
-    /// Fewest clusters that must follow it.
-    tail: Vec<i64>,
-    /// Enough cluster numbers for any clustering: the longest path.
-    depth: i64,
+/// Bit sets over the statements.
+#[derive(Clone)]
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(n: usize) -> Self {
+        Bits(vec![0; n.div_ceil(64)])
+    }
+    fn set(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+    fn get(&self, i: usize) -> bool {
+        self.0[i / 64] >> (i % 64) & 1 == 1
+    }
+    fn union(&mut self, other: &Bits) {
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            *a |= b;
+        }
+    }
 }
 
-fn levels(graph: &FusionGraph) -> Levels {
+/// What every clustering of the graph must respect: statement order, which
+/// statements can never share a cluster, and bounds on cluster numbers.
+pub(super) struct Structure {
+    /// Statements in an order every edge follows.
+    pub order: Vec<usize>,
+    /// `apart[u]`: statements reached from `u` by a path with a preventing
+    /// edge (never in `u`'s cluster).
+    apart: Vec<Bits>,
+    /// Fewest clusters before / after each statement (preventing chains).
+    pub earliest: Vec<i64>,
+    pub tail: Vec<i64>,
+}
+
+pub(super) fn structure(graph: &FusionGraph) -> Structure {
     let g = &graph.graph;
     let n = g.node_count();
-    let mut earliest = vec![0i64; n];
-    let mut any = vec![0i64; n];
-    for v in g.node_indices() {
-        for e in g.edges_directed(v, Direction::Incoming) {
-            let u = e.source().index();
-            let step = i64::from(!e.weight().fusible);
-            earliest[v.index()] = earliest[v.index()].max(earliest[u] + step);
-            any[v.index()] = any[v.index()].max(any[u] + 1);
-        }
-    }
+    let order: Vec<usize> = petgraph::algo::toposort(g, None)
+        .map(|o| o.into_iter().map(|v| v.index()).collect())
+        .unwrap_or_else(|_| (0..n).collect());
+    let mut reach = vec![Bits::new(n); n];
+    let mut apart = vec![Bits::new(n); n];
     let mut tail = vec![0i64; n];
-    for v in g.node_indices().rev() {
-        for e in g.edges_directed(v, Direction::Outgoing) {
+    for &u in order.iter().rev() {
+        for e in g.edges_directed(NodeIndex::new(u), Direction::Outgoing) {
             let w = e.target().index();
-            let step = i64::from(!e.weight().fusible);
-            tail[v.index()] = tail[v.index()].max(tail[w] + step);
+            let (rw, aw) = (reach[w].clone(), apart[w].clone());
+            reach[u].set(w);
+            reach[u].union(&rw);
+            if e.weight().fusible {
+                apart[u].union(&aw);
+            } else {
+                apart[u].set(w);
+                apart[u].union(&rw);
+            }
+            tail[u] = tail[u].max(tail[w] + i64::from(!e.weight().fusible));
         }
     }
-    let depth = any.iter().copied().max().unwrap_or(0).max(1);
-    Levels {
+    let mut earliest = vec![0i64; n];
+    for &v in &order {
+        for e in g.edges_directed(NodeIndex::new(v), Direction::Incoming) {
+            let u = e.source().index();
+            earliest[v] = earliest[v].max(earliest[u] + i64::from(!e.weight().fusible));
+        }
+    }
+    Structure {
+        order,
+        apart,
         earliest,
         tail,
-        depth,
     }
 }
 
-/// Cluster numbers for a given set of fused pairs: each cluster as early as
-/// its predecessors allow.
+impl Structure {
+    /// No clustering can put `a` and `b` in one cluster: a path between
+    /// them has a preventing edge.
+    pub fn apart(&self, a: usize, b: usize) -> bool {
+        self.apart[a].get(b) || self.apart[b].get(a)
+    }
+}
+
+/// Trait of a statement that all members of a cluster share: its loop
+/// class and its direction. `None`: takes its cluster's.
+fn labels(graph: &FusionGraph, v: usize) -> [Option<&'static str>; 2] {
+    match &graph.graph[graph.node(v)].soac {
+        Some(s) => [s.loop_class(), s.direction()],
+        None => [None, None],
+    }
+}
+
+/// Two SOACs that could share a loop: neither's fixed traits nor a
+/// preventing path keep them apart.
+pub(super) fn could_fuse(graph: &FusionGraph, s: &Structure, a: usize, b: usize) -> bool {
+    let (la, lb) = (labels(graph, a), labels(graph, b));
+    let traits_agree = la
+        .iter()
+        .zip(&lb)
+        .all(|(x, y)| x.is_none() || y.is_none() || x == y);
+    graph.graph[graph.node(a)].soac.is_some()
+        && graph.graph[graph.node(b)].soac.is_some()
+        && traits_agree
+        && !s.apart(a, b)
+}
+
+/// The candidate pairs (earlier statement first) and whether a fusible edge
+/// joins them: fusible edges and sibling pairs that `could_fuse`.
+pub(super) fn candidate_pairs(
+    graph: &FusionGraph,
+    s: &Structure,
+) -> BTreeMap<(usize, usize), bool> {
+    let position: Vec<usize> = {
+        let mut at = vec![0; s.order.len()];
+        for (i, &v) in s.order.iter().enumerate() {
+            at[v] = i;
+        }
+        at
+    };
+    let key = |a: usize, b: usize| {
+        if position[a] <= position[b] {
+            (a, b)
+        } else {
+            (b, a)
+        }
+    };
+    let mut pairs = BTreeMap::new();
+    for e in graph.graph.edge_references().filter(|e| e.weight().fusible) {
+        let (u, v) = (e.source().index(), e.target().index());
+        if could_fuse(graph, s, u, v) {
+            pairs.insert(key(u, v), true);
+        }
+    }
+    for sib in &graph.siblings {
+        let (a, b) = (sib.a.index(), sib.b.index());
+        if could_fuse(graph, s, a, b) {
+            pairs.entry(key(a, b)).or_insert(false);
+        }
+    }
+    pairs
+}
+
+/// Builds the constraints of the model as lists of terms, so that constant
+/// terms (of fixed traits) fold into the right-hand side.
+struct Model {
+    problem: Problem,
+    variables: usize,
+    integers: usize,
+    constraints: usize,
+}
+
+/// A term of a constraint: a variable, or a constant 0/1.
+#[derive(Clone, Copy)]
+enum Term {
+    Var(Variable),
+    Const(f64),
+}
+
+impl Model {
+    fn var(&mut self, cost: f64, range: (f64, f64)) -> Variable {
+        self.variables += 1;
+        self.problem.add_var(cost, range)
+    }
+    fn integer(&mut self, cost: f64, range: (i64, i64)) -> Variable {
+        self.variables += 1;
+        self.integers += 1;
+        let clamp = |v: i64| v.clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+        self.problem
+            .add_integer_var(cost, (clamp(range.0), clamp(range.1)))
+    }
+    fn binary(&mut self, cost: f64) -> Variable {
+        self.variables += 1;
+        self.integers += 1;
+        self.problem.add_binary_var(cost)
+    }
+    /// `sum(coeff * term) op rhs`; nothing when every term is constant.
+    fn constrain(&mut self, terms: &[(f64, Term)], op: ComparisonOp, mut rhs: f64) {
+        let mut expr: BTreeMap<Variable, f64> = BTreeMap::new();
+        for &(k, t) in terms {
+            match t {
+                Term::Var(v) => *expr.entry(v).or_insert(0.0) += k,
+                Term::Const(c) => rhs -= k * c,
+            }
+        }
+        expr.retain(|_, k| *k != 0.0);
+        if expr.is_empty() {
+            return;
+        }
+        self.constraints += 1;
+        self.problem
+            .add_constraint(expr.into_iter().collect::<LinearExpr>(), op, rhs);
+    }
+}
+
+/// A clustering as cluster representatives (`cluster[v]`).
+pub(super) fn clusters(n: usize, fused: &[(usize, usize)]) -> Vec<usize> {
+    let mut sets = UnionFind::new(n);
+    for &(a, b) in fused {
+        sets.union(a, b);
+    }
+    (0..n).map(|v| sets.find(v)).collect()
+}
+
+/// Cluster numbers for a given clustering: each cluster as early as its
+/// predecessors allow.
 pub(super) fn cluster_numbers(graph: &FusionGraph, fused: &[(usize, usize)]) -> Vec<i64> {
     let n = graph.graph.node_count();
-    let mut root: Vec<usize> = (0..n).collect();
-    fn find(root: &mut [usize], mut x: usize) -> usize {
-        while root[x] != x {
-            root[x] = root[root[x]];
-            x = root[x];
-        }
-        x
-    }
-    for &(a, b) in fused {
-        let (ra, rb) = (find(&mut root, a), find(&mut root, b));
-        root[ra.max(rb)] = ra.min(rb);
-    }
-    let cluster: Vec<usize> = (0..n).map(|v| find(&mut root, v)).collect();
+    let cluster = clusters(n, fused);
     let mut level = vec![0i64; n];
     // Relax to a fixed point; the cluster graph is acyclic, so at most n rounds.
     for _ in 0..=n {
@@ -126,6 +282,20 @@ pub(super) fn cluster_numbers(graph: &FusionGraph, fused: &[(usize, usize)]) -> 
                 changed = true;
             }
         }
+        // An unfused family's member runs after the `size` giving its width.
+        for family in graph
+            .sparse_groups
+            .iter()
+            .filter(|f| f.edges.iter().any(|&(p, c)| cluster[p] != cluster[c]))
+        {
+            for &(s, c) in &family.width_uses {
+                let (cs, cc) = (cluster[s], cluster[c]);
+                if cs != cc && level[cc] < level[cs] + 1 {
+                    level[cc] = level[cs] + 1;
+                    changed = true;
+                }
+            }
+        }
         if !changed {
             break;
         }
@@ -133,17 +303,17 @@ pub(super) fn cluster_numbers(graph: &FusionGraph, fused: &[(usize, usize)]) -> 
     (0..n).map(|v| level[cluster[v]]).collect()
 }
 
-/// Cluster numbers in which every cluster has a number of its own: the
-/// clusters of `cluster_numbers` in its order, numbered one after another.
-fn distinct_cluster_numbers(graph: &FusionGraph, fused: &[(usize, usize)]) -> Vec<i64> {
+/// Cluster numbers in which every cluster has a number of its own, in an
+/// order all edges follow.
+fn distinct_cluster_numbers(
+    graph: &FusionGraph,
+    cluster: &[usize],
+    fused: &[(usize, usize)],
+) -> Vec<i64> {
     let level = cluster_numbers(graph, fused);
     let n = level.len();
-    let mut sets = super::cluster::UnionFind::new(n);
-    for &(a, b) in fused {
-        sets.union(a, b);
-    }
     let mut roots: Vec<(i64, usize)> = (0..n)
-        .filter(|&v| sets.find(v) == v)
+        .filter(|&v| cluster[v] == v)
         .map(|v| (level[v], v))
         .collect();
     roots.sort_unstable();
@@ -151,14 +321,13 @@ fn distinct_cluster_numbers(graph: &FusionGraph, fused: &[(usize, usize)]) -> Ve
     for (k, &(_, root)) in roots.iter().enumerate() {
         number[root] = k as i64;
     }
-    (0..n).map(|v| number[sets.find(v)]).collect()
+    (0..n).map(|v| number[cluster[v]]).collect()
 }
 
 pub fn decide(
     graph: &FusionGraph,
     start: &Decision,
-    solver: Solver,
-    time_limit: Duration,
+    nodes: u64,
 ) -> Result<IlpDecision, IlpFailure> {
     let g = &graph.graph;
     let n = g.node_count();
@@ -170,293 +339,277 @@ pub fn decide(
             },
             proven_optimal: true,
             windowed: false,
+            stats: SolveStats::default(),
         });
     }
-    let mut bounds = levels(graph);
-    // SOACs of conflicting loop classes get different cluster numbers. When
-    // neither reaches the other, that is a disjunction, and the numbers need
-    // room for every cluster to have one of its own.
-    let conflicts = graph.conflicts();
-    let disjoint: Vec<(usize, usize)> = conflicts
-        .iter()
-        .copied()
-        .filter(|&(a, b)| !graph.reaches(a, b))
-        .collect();
-    if !disjoint.is_empty() {
-        bounds.depth = bounds.depth.max(n as i64);
-    }
-    let big = bounds.depth as f64;
-    let start_pi = if disjoint.is_empty() {
-        cluster_numbers(graph, &start.fused)
-    } else {
-        distinct_cluster_numbers(graph, &start.fused)
-    };
-    let start_fused: std::collections::HashSet<(usize, usize)> =
-        start.fused.iter().copied().collect();
-    let start_cluster_of = |a: usize, b: usize| {
-        start_pi[a] == start_pi[b] && {
-            // Same number is not enough: they must be connected by fused pairs.
-            let mut seen = vec![a];
-            let mut stack = vec![a];
-            while let Some(x) = stack.pop() {
-                for &(p, q) in &start.fused {
-                    for (from, to) in [(p, q), (q, p)] {
-                        if from == x && !seen.contains(&to) {
-                            seen.push(to);
-                            stack.push(to);
-                        }
-                    }
-                }
-            }
-            seen.contains(&b)
-        }
-    };
+    let s = structure(graph);
+    let pairs = candidate_pairs(graph, &s);
+    let top = (n - 1).max(1) as i64;
+    let lo = |v: usize| s.earliest[v];
+    let hi = |v: usize| (top - s.tail[v]).max(s.earliest[v]);
 
-    let mut vars = ProblemVariables::new();
+    // The greedy start, as values of the variables below.
+    let start_cluster = clusters(n, &start.fused);
+    let start_pi = distinct_cluster_numbers(graph, &start_cluster, &start.fused);
     let mut warm: Vec<(Variable, f64)> = Vec::new();
+
+    let mut m = Model {
+        problem: Problem::new(OptimizationDirection::Minimize),
+        variables: 0,
+        integers: 0,
+        constraints: 0,
+    };
+    // Among clusterings of equal traffic prefer fewer loops, then early
+    // cluster numbers (for stable output); both weigh less than a byte.
+    let tie_x = 1e-3 / (pairs.len() as f64 + 1.0);
+    let tie_pi = 1e-3 / ((n as f64 + 1.0) * (top as f64 + 1.0));
     let pi: Vec<Variable> = (0..n)
         .map(|v| {
-            let lo = bounds.earliest[v] as f64;
-            let hi = (bounds.depth - bounds.tail[v]) as f64;
-            let var = vars.add(variable().integer().min(lo).max(hi.max(lo)));
+            let var = m.integer(tie_pi, (lo(v), hi(v)));
             warm.push((var, start_pi[v] as f64));
             var
         })
         .collect();
-    let order: Vec<Option<Variable>> = g
-        .node_indices()
-        .map(|v| {
-            g[v].soac.as_ref().map(|_| {
-                let var = vars.add(variable().integer().min(LEFT_TO_RIGHT).max(RIGHT_TO_LEFT));
-                warm.push((var, LEFT_TO_RIGHT));
-                var
-            })
+    let x: BTreeMap<(usize, usize), Variable> = pairs
+        .keys()
+        .map(|&(a, b)| {
+            let var = m.binary(tie_x);
+            let apart = start_cluster[a] != start_cluster[b];
+            warm.push((var, if apart { 1.0 } else { 0.0 }));
+            ((a, b), var)
         })
         .collect();
-    let order_span = RIGHT_TO_LEFT - LEFT_TO_RIGHT;
+    let x_of = |a: usize, b: usize| x.get(&(a, b)).or_else(|| x.get(&(b, a))).copied();
+    let start_x = |a: usize, b: usize| f64::from(start_cluster[a] != start_cluster[b]);
 
-    let fusible: Vec<_> = g.edge_references().filter(|e| e.weight().fusible).collect();
-    let x_edge: Vec<Variable> = fusible
-        .iter()
-        .map(|e| {
-            let var = vars.add(variable().binary());
-            let fused = start_fused.contains(&(e.source().index(), e.target().index()));
-            warm.push((var, if fused { 0.0 } else { 1.0 }));
-            var
-        })
-        .collect();
-    let x_sibling: Vec<Variable> = graph
-        .siblings
-        .iter()
-        .map(|s| {
-            let var = vars.add(variable().binary());
-            let together = start_cluster_of(s.a.index(), s.b.index());
-            warm.push((var, if together { 0.0 } else { 1.0 }));
-            var
-        })
-        .collect();
-
-    // Manifest flags for arrays that a fused edge could keep out of memory.
-    let mut manifest: BTreeMap<VarId, Variable> = BTreeMap::new();
-    for (e, x) in fusible.iter().zip(&x_edge) {
-        let unfused = warm.iter().find(|(v, _)| v == x).map_or(1.0, |w| w.1);
-        for v in &e.weight().vars {
-            if graph.always_manifest.contains(v) {
-                continue;
-            }
-            let m = *manifest.entry(*v).or_insert_with(|| {
-                let var = vars.add(variable().binary());
-                warm.push((var, 0.0));
-                var
-            });
-            if unfused > 0.5 {
-                if let Some(w) = warm.iter_mut().find(|(var, _)| *var == m) {
-                    w.1 = 1.0;
-                }
-            }
-        }
-    }
-
-    let mut objective = Expression::from(0.0);
-    for (e, x) in fusible.iter().zip(&x_edge) {
-        let reread: f64 = e
-            .weight()
-            .vars
-            .iter()
-            .map(|v| weight(graph.sizes.get(v)))
-            .sum();
-        objective += reread * *x;
-    }
-    for (v, m) in &manifest {
-        objective += weight(graph.sizes.get(v)) * *m;
-    }
-    // Shared reads: fusing consecutive readers of an array saves one read
-    // each; other pairs may fuse too but earn nothing more.
-    for (s, x) in graph.siblings.iter().zip(&x_sibling) {
-        if s.consecutive {
-            let shared: f64 = s.shared.iter().map(|v| weight(graph.sizes.get(v))).sum();
-            objective += shared * *x;
-        }
-    }
-    // Among optimal solutions prefer early cluster numbers, for stable output.
-    let tie_break: Expression = pi.iter().map(|p| 1e-3 / (n as f64 + 1.0) * *p).sum();
-    objective += tie_break;
-
-    let mut constraints = Vec::new();
-    for e in g.edge_references().filter(|e| !e.weight().fusible) {
+    // Ordering: fusible edges join or order, preventing edges order.
+    for e in g.edge_references() {
         let (u, v) = (e.source().index(), e.target().index());
-        constraints.push(constraint!(pi[v] - pi[u] >= 1));
-    }
-    for (e, &x) in fusible.iter().zip(&x_edge) {
-        let (u, v) = (e.source().index(), e.target().index());
-        constraints.push(constraint!(pi[v] - pi[u] >= x));
-        constraints.push(constraint!(pi[v] - pi[u] <= big * x));
-        if let (Some(ou), Some(ov)) = (order[u], order[v]) {
-            constraints.push(constraint!(ou - ov <= order_span * x));
-            constraints.push(constraint!(ov - ou <= order_span * x));
-        }
-        for v in &e.weight().vars {
-            if let Some(&m) = manifest.get(v) {
-                constraints.push(constraint!(m >= x));
+        match x_of(u, v).filter(|_| e.weight().fusible) {
+            Some(xv) => {
+                let big = (hi(v) - lo(u)).max(1) as f64;
+                let d = [(1.0, Term::Var(pi[v])), (-1.0, Term::Var(pi[u]))];
+                m.constrain(&[d[0], d[1], (-1.0, Term::Var(xv))], ComparisonOp::Ge, 0.0);
+                m.constrain(&[d[0], d[1], (-big, Term::Var(xv))], ComparisonOp::Le, 0.0);
             }
+            None => m.constrain(
+                &[(1.0, Term::Var(pi[v])), (-1.0, Term::Var(pi[u]))],
+                ComparisonOp::Ge,
+                1.0,
+            ),
         }
     }
-    // A filter family fuses whole or not at all; fused, none of its arrays
-    // is in memory, and unfused, a member runs after the `size` giving its
-    // width (the graph has no edge for that use).
-    let x_of = |pair: (usize, usize)| {
-        fusible
-            .iter()
-            .position(|e| (e.source().index(), e.target().index()) == pair)
-            .map(|k| x_edge[k])
-    };
-    for group in &graph.sparse_groups {
-        let xs: Vec<Variable> = group.edges.iter().filter_map(|&e| x_of(e)).collect();
-        let Some(&first) = xs.first() else { continue };
-        for &x in &xs[1..] {
-            constraints.push(constraint!(x == first));
-        }
-        if xs.len() != group.edges.len() {
-            constraints.push(constraint!(first == 1));
-        }
-        for (e, &x) in fusible.iter().zip(&x_edge) {
-            if group
-                .edges
-                .contains(&(e.source().index(), e.target().index()))
-            {
-                for v in &e.weight().vars {
-                    if let Some(&m) = manifest.get(v) {
-                        constraints.push(constraint!(m <= x));
-                    }
-                }
-            }
-        }
-        for &(s, c) in &group.width_uses {
-            constraints.push(constraint!(pi[c] - pi[s] >= big * first - big));
-        }
-    }
-    for &(a, b) in &conflicts {
-        if !disjoint.contains(&(a, b)) {
-            constraints.push(constraint!(pi[b] - pi[a] >= 1));
+    // Readers of one array that share a loop have one cluster number.
+    for (&(a, b), &fusible) in &pairs {
+        if fusible {
             continue;
         }
-        let after = vars.add(variable().binary());
-        let b_after_a = if start_pi[b] > start_pi[a] { 1.0 } else { 0.0 };
-        warm.push((after, b_after_a));
-        constraints.push(constraint!(pi[b] - pi[a] >= 1 - (big + 1.0) * (1 - after)));
-        constraints.push(constraint!(pi[a] - pi[b] >= 1 - (big + 1.0) * after));
-    }
-    for (s, &x) in graph.siblings.iter().zip(&x_sibling) {
-        let (a, b) = (s.a.index(), s.b.index());
-        constraints.push(constraint!(pi[a] - pi[b] <= big * x));
-        constraints.push(constraint!(pi[b] - pi[a] <= big * x));
-        if let (Some(oa), Some(ob)) = (order[a], order[b]) {
-            constraints.push(constraint!(oa - ob <= order_span * x));
-            constraints.push(constraint!(ob - oa <= order_span * x));
+        let xv = x[&(a, b)];
+        let big = ((hi(a) - lo(b)).max(hi(b) - lo(a))).max(1) as f64;
+        for (p, q) in [(a, b), (b, a)] {
+            m.constrain(
+                &[
+                    (1.0, Term::Var(pi[p])),
+                    (-1.0, Term::Var(pi[q])),
+                    (-big, Term::Var(xv)),
+                ],
+                ComparisonOp::Le,
+                0.0,
+            );
         }
     }
-    for v in g.node_indices() {
-        if let (Some(soac), Some(o)) = (&g[v].soac, order[v.index()]) {
-            if soac.in_order == Order::LeftToRight || soac.out_order == Order::LeftToRight {
-                constraints.push(constraint!(o == LEFT_TO_RIGHT));
+
+    // Shared traits: one loop class and one direction per cluster.
+    for dim in 0..2 {
+        let mut fixed: Vec<&'static str> = (0..n).filter_map(|v| labels(graph, v)[dim]).collect();
+        fixed.sort_unstable();
+        fixed.dedup();
+        if fixed.len() < 2 {
+            continue;
+        }
+        // The trait of a start cluster: that of any member that has one.
+        let mut start_trait: BTreeMap<usize, &'static str> = BTreeMap::new();
+        for (v, &c) in start_cluster.iter().enumerate() {
+            if let Some(l) = labels(graph, v)[dim] {
+                start_trait.insert(c, l);
+            }
+        }
+        let mut indicator: BTreeMap<usize, Vec<Term>> = BTreeMap::new();
+        for v in 0..n {
+            if g[NodeIndex::new(v)].soac.is_none() {
+                continue;
+            }
+            let terms = match labels(graph, v)[dim] {
+                Some(l) => fixed
+                    .iter()
+                    .map(|f| Term::Const(f64::from(*f == l)))
+                    .collect(),
+                None => {
+                    let chosen = start_trait
+                        .get(&start_cluster[v])
+                        .copied()
+                        .unwrap_or(fixed[0]);
+                    let vars: Vec<Term> = fixed
+                        .iter()
+                        .map(|f| {
+                            let var = m.binary(0.0);
+                            warm.push((var, f64::from(*f == chosen)));
+                            Term::Var(var)
+                        })
+                        .collect();
+                    let sum: Vec<(f64, Term)> = vars.iter().map(|t| (1.0, *t)).collect();
+                    m.constrain(&sum, ComparisonOp::Eq, 1.0);
+                    vars
+                }
+            };
+            indicator.insert(v, terms);
+        }
+        for (&(a, b), &xv) in &x {
+            for (&ta, &tb) in indicator[&a].iter().zip(&indicator[&b]) {
+                for (p, q) in [(ta, tb), (tb, ta)] {
+                    m.constrain(
+                        &[(1.0, p), (-1.0, q), (-1.0, Term::Var(xv))],
+                        ComparisonOp::Le,
+                        0.0,
+                    );
+                }
             }
         }
     }
 
-    let problem = vars.minimise(objective);
-    let wanted: Vec<Variable> = x_edge
-        .iter()
-        .chain(&x_sibling)
-        .chain(&pi)
-        .copied()
-        .collect();
-    let (values, proven_optimal) = match solver {
-        Solver::Microlp => solve(
-            problem.using(microlp),
-            constraints,
-            warm,
-            time_limit,
-            &wanted,
-        )?,
-        #[cfg(feature = "cbc")]
-        Solver::Cbc => solve(
-            problem.using(good_lp::coin_cbc),
-            constraints,
-            warm,
-            time_limit,
-            &wanted,
-        )?,
-        #[cfg(not(feature = "cbc"))]
-        Solver::Cbc => {
-            return Err(IlpFailure::Solver(
-                "this arrc was built without the `cbc` feature".into(),
-            ))
+    // Traffic: a read per (array, cluster) streaming it from memory, a
+    // write per array some reader outside its producer's cluster needs.
+    for (array, info) in &graph.arrays {
+        let producer = info.producer.filter(|&p| p < n);
+        let readers: Vec<usize> = info
+            .readers
+            .iter()
+            .copied()
+            .filter(|&r| r < n && Some(r) != producer)
+            .collect();
+        for (i, &r) in readers.iter().enumerate() {
+            // `r` reads unless it shares a cluster with the producer or an
+            // earlier reader.
+            let mut sharing: Vec<(usize, Variable)> = readers[..i]
+                .iter()
+                .filter_map(|&q| x_of(q, r).map(|xv| (q, xv)))
+                .collect();
+            if let Some(xv) = producer.and_then(|p| x_of(p, r)) {
+                sharing.push((producer.unwrap_or(r), xv));
+            }
+            if sharing.is_empty() {
+                continue;
+            }
+            let read = m.var(info.bytes, (0.0, 1.0));
+            let k = sharing.len() as f64;
+            let mut terms = vec![(1.0, Term::Var(read))];
+            terms.extend(sharing.iter().map(|&(_, xv)| (-1.0, Term::Var(xv))));
+            m.constrain(&terms, ComparisonOp::Ge, 1.0 - k);
+            let together: f64 = sharing.iter().map(|&(q, _)| 1.0 - start_x(q, r)).sum();
+            warm.push((read, (1.0 - together).max(0.0)));
+        }
+        let Some(p) = producer else { continue };
+        if graph.always_manifest.contains(array) || readers.is_empty() {
+            continue;
+        }
+        let edges: Option<Vec<(usize, Variable)>> = readers
+            .iter()
+            .map(|&r| x_of(p, r).map(|xv| (r, xv)))
+            .collect();
+        let Some(edges) = edges else { continue };
+        let write = m.var(info.bytes, (0.0, 1.0));
+        for &(_, xv) in &edges {
+            m.constrain(
+                &[(1.0, Term::Var(write)), (-1.0, Term::Var(xv))],
+                ComparisonOp::Ge,
+                0.0,
+            );
+        }
+        let written = edges.iter().any(|&(r, _)| start_x(p, r) > 0.5);
+        warm.push((write, f64::from(written)));
+    }
+
+    // A filter family fuses whole or not at all; unfused, a member runs
+    // after the `size` giving its width (the graph has no edge for that use).
+    for family in &graph.sparse_groups {
+        let xs: Vec<Option<Variable>> = family.edges.iter().map(|&(a, b)| x_of(a, b)).collect();
+        let first = xs.first().copied().flatten();
+        match (first, xs.iter().all(Option::is_some)) {
+            (Some(first), true) => {
+                for xv in xs.iter().skip(1).flatten() {
+                    m.constrain(
+                        &[(1.0, Term::Var(*xv)), (-1.0, Term::Var(first))],
+                        ComparisonOp::Eq,
+                        0.0,
+                    );
+                }
+            }
+            _ => {
+                for xv in xs.iter().flatten() {
+                    m.constrain(&[(1.0, Term::Var(*xv))], ComparisonOp::Eq, 1.0);
+                }
+            }
+        }
+        for &(sz, c) in &family.width_uses {
+            let d = [(1.0, Term::Var(pi[c])), (-1.0, Term::Var(pi[sz]))];
+            match first.filter(|_| xs.iter().all(Option::is_some)) {
+                Some(first) => {
+                    let big = (hi(sz) - lo(c)).max(0) as f64 + 1.0;
+                    m.constrain(
+                        &[d[0], d[1], (-big, Term::Var(first))],
+                        ComparisonOp::Ge,
+                        1.0 - big,
+                    );
+                }
+                None => m.constrain(&d, ComparisonOp::Ge, 1.0),
+            }
+        }
+    }
+
+    let mut options = microlp::SolveOptions::default();
+    options.node_limit = Some(nodes);
+    options.warm_start = Some(warm);
+    let outcome = m
+        .problem
+        .solve_with(options)
+        .map_err(|e| IlpFailure::Solver(e.to_string()))?;
+    let mut stats = SolveStats {
+        solves: 1,
+        variables: m.variables,
+        integers: m.integers,
+        constraints: m.constraints,
+        nodes: 0,
+    };
+    let solution = match outcome.into_solution() {
+        Ok(solution) => solution,
+        Err(interrupted) => {
+            // No assignment at all (the start was not accepted): keep greedy.
+            stats.nodes = interrupted.stats().nodes_solved;
+            return Ok(IlpDecision {
+                decision: Decision {
+                    fused: start.fused.clone(),
+                    key: start_pi.iter().enumerate().map(|(v, &p)| (p, v)).collect(),
+                },
+                proven_optimal: false,
+                windowed: false,
+                stats,
+            });
         }
     };
-    let (x_edge_values, rest) = values.split_at(x_edge.len());
-    let (x_sibling_values, pi_values) = rest.split_at(x_sibling.len());
-
-    let mut fused = Vec::new();
-    for (e, x) in fusible.iter().zip(x_edge_values) {
-        if *x < 0.5 {
-            fused.push((e.source().index(), e.target().index()));
-        }
-    }
-    for (s, x) in graph.siblings.iter().zip(x_sibling_values) {
-        if *x < 0.5 {
-            fused.push((s.a.index(), s.b.index()));
-        }
-    }
-    let key = (0..n).map(|i| (pi_values[i].round() as i64, i)).collect();
+    stats.nodes = solution.stats().nodes_solved;
+    let proven_optimal = matches!(solution.status(), microlp::SolutionStatus::Optimal);
+    let fused = x
+        .iter()
+        .filter(|(_, &xv)| solution.var_value(xv) < 0.5)
+        .map(|(&pair, _)| pair)
+        .collect();
+    let key = (0..n)
+        .map(|v| (solution.var_value(pi[v]).round() as i64, v))
+        .collect();
     Ok(IlpDecision {
         decision: Decision { fused, key },
         proven_optimal,
         windowed: false,
+        stats,
     })
-}
-
-/// Solves with any good_lp backend from a warm start; returns the values of
-/// `wanted` and whether optimality was proven.
-fn solve<M>(
-    mut model: M,
-    constraints: Vec<good_lp::Constraint>,
-    warm: Vec<(Variable, f64)>,
-    time_limit: Duration,
-    wanted: &[Variable],
-) -> Result<(Vec<f64>, bool), IlpFailure>
-where
-    M: SolverModel + WithTimeLimit + WithInitialSolution,
-    M::Error: Into<ResolutionError>,
-{
-    model = model
-        .with_time_limit(time_limit.as_secs_f64())
-        .with_initial_solution(warm);
-    for c in constraints {
-        model = model.with(c);
-    }
-    let solution = model
-        .solve()
-        .map_err(|e| IlpFailure::Solver(e.into().to_string()))?;
-    let proven = matches!(solution.status(), SolutionStatus::Optimal);
-    Ok((wanted.iter().map(|v| solution.value(*v)).collect(), proven))
 }

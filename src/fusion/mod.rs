@@ -3,71 +3,117 @@
 //! diagonal) under a cluster root, with unfused structure between clusters.
 //!
 //! Each body (an entry's, or a branch of an `if`) is clustered on its own:
-//! nothing fuses across an `if`. Strategies: `none` (every SOAC alone),
+//! nothing fuses across an `if`. So is each body inside a SOAC's function
+//! (at any depth) that holds two SOACs or more: n-body's inner map and its
+//! three reductions become one loop inside the outer one
+//! (`FusedFunction::nested`). Strategies: `none` (every SOAC alone),
 //! `greedy` (vertical producer-into-consumer only) and `ilp` (optimal).
 
 pub mod ast;
+pub mod check;
 pub mod cluster;
 pub mod decompose;
+pub mod exhaustive;
+pub mod generate;
 pub mod graph;
 pub mod greedy;
 pub mod ilp;
+pub mod objective;
 pub mod print;
 pub mod recompute;
 pub mod report;
 mod sizes;
 pub mod traffic;
 
-use crate::core::ir::{Body, Program, Var};
-use ast::{FusedBody, FusedFunction, FusedProgram, Strategy};
+use crate::core::ir::{Body, Exp, LoopForm, Program, SoacId, Var};
+use ast::{FusedBody, FusedFunction, FusedProgram, Item, Strategy};
 use cluster::Decision;
-use std::time::Duration;
+use decompose::Budget;
+use std::collections::BTreeMap;
+
+/// Branch-and-bound nodes one compilation's ILPs may use in all: a work
+/// limit, not a time, so a program always fuses the same way.
+pub const NODE_LIMIT: u64 = 20_000;
 
 #[derive(Clone, Debug)]
 pub struct FusionOptions {
     pub strategy: Strategy,
-    /// Per body; past it the ILP clusterer falls back to greedy.
-    pub time_limit: Duration,
-    pub solver: ilp::Solver,
+    /// Branch-and-bound nodes for the whole program; past them the ILP
+    /// clusterer keeps the best clustering found (at least greedy's).
+    pub node_limit: u64,
 }
 
 impl FusionOptions {
     pub fn new(strategy: Strategy) -> Self {
         FusionOptions {
             strategy,
-            time_limit: Duration::from_secs(2),
-            solver: ilp::Solver::Microlp,
+            node_limit: NODE_LIMIT,
         }
     }
 }
 
-/// The clustered program, and remarks for the user (a solver fallback).
+/// The clustered program, remarks for the user (a clustering not proven
+/// optimal), and the sizes of the ILPs solved.
 pub struct Fused {
     pub program: FusedProgram,
     pub notes: Vec<String>,
+    pub stats: ilp::SolveStats,
+}
+
+/// What clustering the bodies of one compilation shares: the solver's
+/// budget, its statistics and the remarks.
+struct Session<'a> {
+    options: &'a FusionOptions,
+    budget: Budget,
+    stats: ilp::SolveStats,
+    notes: Vec<String>,
 }
 
 pub fn fuse(program: &Program, options: &FusionOptions) -> Fused {
-    let mut notes = Vec::new();
+    let mut session = Session {
+        options,
+        budget: Budget {
+            nodes: options.node_limit,
+        },
+        stats: ilp::SolveStats::default(),
+        notes: Vec::new(),
+    };
     let mut next_cluster = 0;
-    let mut fresh = crate::simplify::walk::Fresh::for_program(program);
-    let entries = program
+    let mut fresh = crate::core::fresh::Fresh::for_program(program);
+    let bodies: Vec<FusedBody> = program
         .entries
         .iter()
         .map(|f| {
             let body = sizes::forward_sizes(&f.body);
+            fuse_body(
+                &f.params,
+                &body,
+                &mut session,
+                &mut next_cluster,
+                Some(&mut fresh),
+            )
+        })
+        .collect();
+    // Nested clusters are numbered after every entry's own.
+    let entries = program
+        .entries
+        .iter()
+        .zip(bodies)
+        .map(|(f, body)| {
+            let mut nested = Nested {
+                session: &mut session,
+                next_cluster: &mut next_cluster,
+                bodies: BTreeMap::new(),
+            };
+            if options.strategy != Strategy::None {
+                nested.fused(&body);
+            }
             FusedFunction {
                 name: f.name.clone(),
                 params: f.params.clone(),
                 size_params: f.size_params.clone(),
-                body: fuse_body(
-                    &f.params,
-                    &body,
-                    options,
-                    &mut next_cluster,
-                    &mut notes,
-                    Some(&mut fresh),
-                ),
+                body,
+                nested: nested.bodies,
                 ret: f.ret.clone(),
             }
         })
@@ -78,7 +124,8 @@ pub fn fuse(program: &Program, options: &FusionOptions) -> Fused {
             strategy: options.strategy,
             entries,
         },
-        notes,
+        notes: session.notes,
+        stats: session.stats,
     }
 }
 
@@ -87,26 +134,97 @@ pub fn unfused(program: &Program) -> FusedProgram {
     fuse(program, &FusionOptions::new(Strategy::None)).program
 }
 
-/// Clusters a lambda body (the function of a SOAC, lowered inside another
-/// SOAC's loop) like a function body, but without recomputing cheap maps
-/// (which needs ids unique in the whole program). Cluster numbers start at
-/// 0: the lowering names nested clusters by their first SOAC instead.
-pub fn fuse_nested(body: &Body, strategy: Strategy) -> FusedBody {
-    let options = FusionOptions::new(strategy);
-    let body = sizes::forward_sizes(body);
-    let mut next_cluster = 0;
-    let mut notes = Vec::new();
-    fuse_body(&[], &body, &options, &mut next_cluster, &mut notes, None)
+/// Clusters the bodies inside SOACs' functions (see
+/// `FusedFunction::nested`), like function bodies but without recomputing
+/// cheap maps (which needs ids unique in the whole program), numbering
+/// their clusters after the entry's.
+struct Nested<'a, 's> {
+    session: &'a mut Session<'s>,
+    next_cluster: &'a mut u32,
+    bodies: BTreeMap<SoacId, FusedBody>,
+}
+
+impl Nested<'_, '_> {
+    /// The functions of the SOACs of a clustered body, and of those in its
+    /// branches and loops.
+    fn fused(&mut self, body: &FusedBody) {
+        for item in &body.items {
+            match item {
+                Item::Stm(_) => {}
+                Item::If {
+                    then_body,
+                    else_body,
+                    ..
+                } => {
+                    self.fused(then_body);
+                    self.fused(else_body);
+                }
+                Item::Loop { form, body, .. } => {
+                    if let ast::FusedLoopForm::While { cond } = form {
+                        self.fused(cond);
+                    }
+                    self.fused(body);
+                }
+                Item::Cluster(cluster) => {
+                    for leaf in cluster.tree.leaves() {
+                        if let Some(lam) = leaf.soac.kind.lambda() {
+                            self.core(&lam.body);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A body inside a function: clustered when it holds two SOACs or
+    /// more (one has nothing to fuse with), else searched for such bodies.
+    fn core(&mut self, body: &Body) {
+        let mut soacs = body.stms.iter().filter_map(|s| match &s.exp {
+            Exp::Soac(soac) => Some(soac.label),
+            _ => None,
+        });
+        if let (Some(first), Some(_)) = (soacs.next(), soacs.next()) {
+            let forwarded = sizes::forward_sizes(body);
+            let fused = fuse_body(&[], &forwarded, self.session, self.next_cluster, None);
+            self.fused(&fused);
+            self.bodies.insert(first, fused);
+            return;
+        }
+        for stm in &body.stms {
+            match &stm.exp {
+                Exp::Soac(soac) => {
+                    if let Some(lam) = soac.kind.lambda() {
+                        self.core(&lam.body);
+                    }
+                }
+                Exp::If {
+                    then_body,
+                    else_body,
+                    ..
+                } => {
+                    self.core(then_body);
+                    self.core(else_body);
+                }
+                Exp::Loop { form, body, .. } => {
+                    if let LoopForm::While { cond } = form {
+                        self.core(cond);
+                    }
+                    self.core(body);
+                }
+                _ => {}
+            }
+        }
+    }
 }
 
 fn fuse_body(
     params: &[Var],
     body: &Body,
-    options: &FusionOptions,
+    session: &mut Session,
     next_cluster: &mut u32,
-    notes: &mut Vec<String>,
-    mut fresh: Option<&mut crate::simplify::walk::Fresh>,
+    mut fresh: Option<&mut crate::core::fresh::Fresh>,
 ) -> FusedBody {
+    let options = session.options;
     let recomputed;
     let body = match (&mut fresh, options.strategy) {
         (Some(fresh), Strategy::Greedy | Strategy::Ilp) => {
@@ -124,10 +242,11 @@ fn fuse_body(
         Strategy::Greedy => cluster::separate_conflicts(&graph, greedy::decide(&graph)),
         Strategy::Ilp => {
             let start = cluster::separate_conflicts(&graph, greedy::decide(&graph));
-            match decompose::decide(&graph, &start, options.solver, options.time_limit) {
+            match decompose::decide(&graph, &start, &mut session.budget) {
                 Ok(found) => {
+                    session.stats.add(&found.stats);
                     if found.windowed {
-                        notes.push(format!(
+                        session.notes.push(format!(
                             "fusion: a body of {} statements was clustered by ILP in windows of \
                              {} SOACs; the clustering is at least as good as greedy but not \
                              proven optimal",
@@ -135,16 +254,18 @@ fn fuse_body(
                             decompose::WINDOW
                         ));
                     } else if !found.proven_optimal {
-                        notes.push(format!(
-                            "fusion: the ILP solver reached its time limit ({:.1} s) before \
-                             proving optimality; using the best clustering it found",
-                            options.time_limit.as_secs_f64()
+                        session.notes.push(format!(
+                            "fusion: the ILP solver used its {} branch-and-bound nodes before \
+                             proving a body of {} statements optimal; using the best clustering \
+                             it found",
+                            options.node_limit,
+                            body.stms.len()
                         ));
                     }
                     cluster::separate_conflicts(&graph, found.decision)
                 }
                 Err(ilp::IlpFailure::Solver(msg)) => {
-                    notes.push(format!(
+                    session.notes.push(format!(
                         "fusion: the ILP solver failed ({msg}); this body was clustered greedily"
                     ));
                     start
@@ -153,7 +274,7 @@ fn fuse_body(
         }
     };
     let mut nested = |inner: &Body, next: &mut u32| {
-        fuse_body(params, inner, options, next, notes, fresh.as_deref_mut())
+        fuse_body(params, inner, session, next, fresh.as_deref_mut())
     };
     cluster::build_items(body, &graph, &decision, next_cluster, &mut nested)
 }

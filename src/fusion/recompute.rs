@@ -11,8 +11,8 @@
 //! widens its elements (`f64.f32 x`).
 
 use crate::core::free::{free_in_exp, free_in_exp_except_soac_args};
+use crate::core::fresh::Fresh;
 use crate::core::ir::{Atom, Body, Exp, Lambda, Soac, SoacKind, Stm, VarId};
-use crate::simplify::walk::Fresh;
 use std::collections::{BTreeMap, HashMap};
 
 /// Scalar statements a lambda may have and still be cheap to recompute.
@@ -68,7 +68,7 @@ pub fn duplicate_cheap_maps(body: &Body, fresh: &mut Fresh) -> Body {
         for &j in readers {
             let mut pat = original.pat.clone();
             for p in &mut pat {
-                p.id = fresh.var();
+                p.id = fresh.id();
             }
             let copy = Stm {
                 pat,

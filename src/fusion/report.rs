@@ -44,7 +44,7 @@ pub fn print_report(program: &FusedProgram) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "fusion strategy: {}", program.strategy.name());
     for f in &program.entries {
-        let traffic = function_traffic(f, program.strategy);
+        let traffic = function_traffic(f);
         let _ = writeln!(out, "\nentry {}", f.name);
         let mut clusters = Vec::new();
         collect_clusters(&f.body, &mut clusters);

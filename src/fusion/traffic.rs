@@ -11,14 +11,13 @@
 use super::ast::{FusedBody, FusedFunction, FusionTree, Item};
 use super::graph::{size_classes, SizeClass};
 use crate::core::free::free_in_exp;
-use crate::core::ir::{Atom, Body, Exp, SoacKind, VarId};
-use serde::Serialize;
+use crate::core::ir::{Atom, Body, Exp, SoacId, SoacKind, VarId};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 
 /// A polynomial over size symbols: a constant plus coefficients of
 /// monomials, each a product of symbols written `a*b` (sorted).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Formula {
     pub constant: i64,
     pub terms: BTreeMap<String, i64>,
@@ -97,14 +96,14 @@ impl fmt::Display for Formula {
     }
 }
 
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default)]
 pub struct ClusterTraffic {
     pub cluster: u32,
     pub reads: Formula,
     pub writes: Formula,
 }
 
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default)]
 pub struct Traffic {
     pub loops: usize,
     pub reads: Formula,
@@ -112,7 +111,7 @@ pub struct Traffic {
     pub clusters: Vec<ClusterTraffic>,
 }
 
-pub fn function_traffic(f: &FusedFunction, strategy: super::ast::Strategy) -> Traffic {
+pub fn function_traffic(f: &FusedFunction) -> Traffic {
     let core = f.body.to_core();
     let classes = size_classes(&f.params, &core);
     // Outer sizes print as `n_xs` for parameter `xs`, or as the size parameter's name.
@@ -167,7 +166,7 @@ pub fn function_traffic(f: &FusedFunction, strategy: super::ast::Strategy) -> Tr
         size_name: &size_name,
         reduce_results: &reduce_results,
         ranks: &ranks,
-        strategy,
+        nested_bodies: &f.nested,
         nested: false,
     };
     let mut traffic = Traffic::default();
@@ -183,9 +182,9 @@ struct Model<'a> {
     /// The rank of every variable (parameters, statements, functions'
     /// parameters at any depth).
     ranks: &'a HashMap<VarId, usize>,
-    /// How the program is fused: a lambda body's SOACs are clustered the
-    /// same way by the lowering (`fuse_nested`).
-    strategy: super::ast::Strategy,
+    /// The clustered bodies inside SOACs' functions
+    /// (`FusedFunction::nested`), which the lowering runs as clustered.
+    nested_bodies: &'a BTreeMap<SoacId, FusedBody>,
     /// Inside a lambda body: a reduction's result stays in a register and a
     /// gather is one read per iteration.
     nested: bool,
@@ -497,20 +496,18 @@ fn per_iteration(kind: &SoacKind, model: &Model) -> (Formula, Formula) {
 }
 
 fn nested_traffic(body: &Body, model: &Model, reads: &mut Formula, writes: &mut Formula) {
-    let soacs = body
-        .stms
-        .iter()
-        .filter(|s| matches!(s.exp, Exp::Soac(_)))
-        .count();
-    if soacs >= 2 && model.strategy != super::ast::Strategy::None {
-        // Clustered as the lowering clusters it.
-        let fused = super::fuse_nested(body, model.strategy);
+    let first_soac = body.stms.iter().find_map(|s| match &s.exp {
+        Exp::Soac(soac) => Some(soac.label),
+        _ => None,
+    });
+    if let Some(fused) = first_soac.and_then(|label| model.nested_bodies.get(&label)) {
+        // Clustered by the fusion stage, run so by the lowering.
         let inner = Model {
             nested: true,
             ..*model
         };
         let mut traffic = Traffic::default();
-        body_traffic(&fused, &inner, &mut traffic);
+        body_traffic(fused, &inner, &mut traffic);
         reads.add(&traffic.reads);
         writes.add(&traffic.writes);
         return;

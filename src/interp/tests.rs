@@ -1,14 +1,23 @@
 //! The interpreter on hand-built core IR.
 
 use super::*;
+use crate::core::fresh::Fresh;
 use crate::core::ir::{BinOp, DimSlice, LoopForm, SizeParam, Soac, SoacId, SoacKind, UnOp, Var};
 use crate::runtime::value::read_values;
 
 /// Builds core IR with fresh variable ids.
-#[derive(Default)]
 struct Ir {
-    next: u32,
+    names: Fresh,
     stms: Vec<Stm>,
+}
+
+impl Default for Ir {
+    fn default() -> Self {
+        Ir {
+            names: Fresh::starting_at(1, 0),
+            stms: Vec::new(),
+        }
+    }
 }
 
 fn loc(line: u32, col: u32) -> SrcLoc {
@@ -33,12 +42,7 @@ fn i32c(x: i32) -> Atom {
 
 impl Ir {
     fn var(&mut self, name: &str, ty: Type) -> Var {
-        self.next += 1;
-        Var {
-            id: VarId(self.next),
-            name: name.to_string(),
-            ty,
-        }
+        self.names.var(name, ty)
     }
 
     fn let_(&mut self, ty: Type, exp: Exp, at: SrcLoc) -> Var {

@@ -45,7 +45,7 @@
 //! generator vectorises the `k` loop, keeping the accumulators in
 //! registers (floating-point reductions are reassociable). A block's
 //! `ROWS` rows of the `i` side stay in the L1 cache while `J'` runs over a
-//! tile; the tile's `T * COLS` rows of the `j` side (about `TILE_BYTES`:
+//! tile; the tile's `T * COLS` rows of the `j` side (about `tile_bytes`, the target's:
 //! `T` is computed at run time from `wk` and the element size) come from
 //! memory once per group and stay in the L2 cache for the group's other
 //! `G - 1` row blocks. Without groups and tiles, every block of rows
@@ -72,7 +72,7 @@ use super::ir::{
     block_vars, Block, Carried, Function, LoopNest, Operator, Parallelism, Reduction, ScalarExp,
     SeqForm, SeqLoop, Stmt,
 };
-pub(super) use super::rename::Fresh;
+pub(super) use super::rename::{fresh_above, Fresh};
 use super::rename::{NameSource, Renaming};
 use crate::core::ir::{Atom, BinOp, SrcLoc, Type, Var, VarId};
 use crate::types::{Const, ScalarType};
@@ -86,15 +86,17 @@ pub const COLS: usize = 4;
 pub const GROUP: usize = 8;
 /// Iterations of the parallel nest wanted before row blocks are grouped.
 pub const MIN_GROUPS: usize = 32;
-/// Bytes of `j` rows per tile (meant to stay in a core's L2 cache).
-pub const TILE_BYTES: usize = 256 * 1024;
 
 pub(super) const I64: Type = Type::Scalar(ScalarType::I64);
 
-/// Register-blocks the map-map-reduce nests of `f`; see the module comment.
-pub fn register_block(f: &mut Function) {
-    let mut fresh = Fresh::above(f);
-    rewrite_nests(&mut f.body, &mut fresh, blocked);
+/// Register-blocks the map-map-reduce nests of `f`, with tiles of about
+/// `tile_bytes` of `j` rows (meant to stay in a core's L2 cache); see the
+/// module comment.
+pub fn register_block(f: &mut Function, tile_bytes: usize) {
+    let mut fresh = fresh_above(f);
+    rewrite_nests(&mut f.body, &mut fresh, &|o, fresh| {
+        blocked(o, fresh, tile_bytes)
+    });
 }
 
 /// Replaces every loop nest of `stmts`, at any depth, for which `rewrite`
@@ -102,7 +104,7 @@ pub fn register_block(f: &mut Function) {
 pub(super) fn rewrite_nests(
     stmts: &mut Block,
     fresh: &mut Fresh,
-    rewrite: fn(&LoopNest, &mut Fresh) -> Option<Vec<Stmt>>,
+    rewrite: &dyn Fn(&LoopNest, &mut Fresh) -> Option<Vec<Stmt>>,
 ) {
     let mut k = 0;
     while k < stmts.len() {
@@ -348,14 +350,14 @@ fn block_indices(
 }
 
 /// The blocked form of `o`, if it matches (see the module comment).
-fn blocked(o: &LoopNest, fresh: &mut Fresh) -> Option<Vec<Stmt>> {
+fn blocked(o: &LoopNest, fresh: &mut Fresh, tile_bytes: usize) -> Option<Vec<Stmt>> {
     let shape = matches(o)?;
     let (o, j) = (shape.o, shape.j);
     let mut out = Vec::new();
     let (blocks_i, start_i, rest_i) = split(&o.width, ROWS, fresh, &mut out);
     let (blocks_j, start_j, rest_j) = split(&j.width, COLS, fresh, &mut out);
     let (group, groups) = group_size(&blocks_i, fresh, &mut out);
-    let (tile, tiles) = tile_size(&shape, &group, &blocks_j, fresh, &mut out);
+    let (tile, tiles) = tile_size(&shape, tile_bytes, &group, &blocks_j, fresh, &mut out);
 
     // O'': the row blocks of group `t`.
     let t = fresh.fresh_var(&format!("{}_groups", o.index.name), I64);
@@ -402,12 +404,13 @@ fn group_size(blocks: &Var, fresh: &mut Fresh, out: &mut Block) -> (Var, Var) {
 
 /// `tile`, the number of column blocks per tile, and `tiles =
 /// ceil(blocks / tile)`. With more than one row block per group, as many
-/// column blocks as have `j` rows that fit in `TILE_BYTES` at the run-time
+/// column blocks as have `j` rows that fit in `tile_bytes` at the run-time
 /// width of the reduction (at least 1); with one, all of them: a tile
 /// read by one row block saves nothing, and a product with few row blocks
 /// leaves the cores to `J'`, which should not be cut short.
 fn tile_size(
     shape: &Shape,
+    tile_bytes: usize,
     group: &Var,
     blocks: &Var,
     fresh: &mut Fresh,
@@ -423,7 +426,7 @@ fn tile_size(
     let tile = fresh.fresh_var("tile", I64);
     let_bin(out, &bytes, BinOp::Mul, shape.r.width, i64c(per_k));
     let_bin(out, &at_least, BinOp::Max, var(&bytes), i64c(1));
-    let_bin(out, &fitting, BinOp::Quot, i64c(TILE_BYTES), var(&at_least));
+    let_bin(out, &fitting, BinOp::Quot, i64c(tile_bytes), var(&at_least));
     let_bin(out, &fitting_1, BinOp::Max, var(&fitting), i64c(1));
     let_bin(out, &all, BinOp::Max, var(blocks), i64c(1));
     let_bin(out, &grouped, BinOp::Gt, var(group), i64c(1));
@@ -611,6 +614,8 @@ fn jammed_reduce(r: &LoopNest, envs: &mut [Renaming], fresh: &mut Fresh) -> Loop
         hists: Vec::new(),
         scatters: Vec::new(),
         body,
+        launch: r.launch,
+        plan: None,
     }
 }
 
@@ -683,21 +688,18 @@ fn defined_var(stmt: &Stmt) -> Option<VarId> {
 
 #[cfg(test)]
 mod tests {
+    use crate::driver::pipeline::{self, Options};
     use crate::fusion::{ast::Strategy, FusionOptions};
-    use crate::loopy::{check, lower, print::print_program};
+    use crate::loopy::print::print_program;
 
     fn lowered_fused(src: &str) -> crate::loopy::ir::Program {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join("prog.arr");
         std::fs::write(&path, src).expect("write source");
-        let core = crate::driver::pipeline::frontend(&path)
-            .unwrap_or_else(|e| panic!("front end: {}", e.render()));
+        let core = pipeline::lowered(&path).unwrap_or_else(|e| panic!("front end: {}", e.render()));
         let fused = crate::fusion::fuse(&core, &FusionOptions::new(Strategy::Greedy));
-        let program = lower(&fused.program);
-        if let Err(e) = check(&program) {
-            panic!("lint failed: {e}\n{}", print_program(&program));
-        }
-        program
+        pipeline::loop_nests(&fused.program, &Options::default())
+            .unwrap_or_else(|e| panic!("{}", e.render()))
     }
 
     #[test]
@@ -750,7 +752,9 @@ mod tests {
         // The tile is sized from the reduction's width: 4 columns of 4
         // bytes per step.
         assert!(text.contains("= mul k_1 16i64\n"), "{text}");
-        let budget = format!("quot {}i64 tile_k_bytes", super::TILE_BYTES);
+        let tuning = crate::codegen::Target::X86_64.describe().tuning;
+        let tile_bytes = tuning.block_tile_bytes.expect("the CPU blocks products");
+        let budget = format!("quot {tile_bytes}i64 tile_k_bytes");
         assert!(text.contains(&budget), "{text}");
         assert!(text.contains("min group_min_"), "{text}");
         // With one row block per group, one tile of all columns.

@@ -75,7 +75,7 @@ impl Facts {
                         self.shapes.insert(var.id, rest.to_vec());
                     }
                 }
-                Stmt::Alloc { var, shape } | Stmt::View { var, shape, .. } => {
+                Stmt::Alloc { var, shape, .. } | Stmt::View { var, shape, .. } => {
                     self.shapes.insert(var.id, shape.clone());
                 }
                 Stmt::InPlace { var, array } => {

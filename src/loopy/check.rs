@@ -182,7 +182,7 @@ impl Checker {
                 }
                 self.define(scope, var)
             }
-            Stmt::Alloc { var, shape } => {
+            Stmt::Alloc { var, shape, .. } => {
                 if var.ty.rank() != shape.len() || var.ty.rank() == 0 {
                     return Err(format!(
                         "allocation {} with a shape of wrong rank",

@@ -6,7 +6,7 @@
 //! The lowering computes `n - 1` or `i - 1` where the source wrote them,
 //! often inside the innermost loop and inside a branch. Hoisted, they are
 //! computed once, and an index built from them is loop-invariant for the
-//! code generator's loop versioning (`codegen::llvm::par`), which only
+//! code generator's loop versioning (`codegen::cpu::loops`), which only
 //! recognises variables from outside the loop.
 //!
 //! Only operations that cannot fail move (not `/`, `%`, `//`, `rem`): a

@@ -23,9 +23,8 @@
 use crate::core::ir::{Atom, BinOp, SizeParam, SrcLoc, Type, UnOp, Var, VarId};
 use crate::fusion::ast::ClusterId;
 use crate::types::{Const, ScalarType};
-use serde::Serialize;
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Program {
     /// Source file names, indexed by `SrcLoc::file`.
     pub files: Vec<String>,
@@ -33,7 +32,7 @@ pub struct Program {
     pub functions: Vec<Function>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Function {
     pub name: String,
     pub params: Vec<Param>,
@@ -48,7 +47,7 @@ pub struct Function {
 }
 
 /// A parameter; an array comes with one `i64` variable per dimension.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Param {
     pub var: Var,
     pub shape: Vec<Var>,
@@ -57,7 +56,7 @@ pub struct Param {
 pub type Block = Vec<Stmt>;
 
 /// Scalar computations.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum ScalarExp {
     Atom(Atom),
     BinOp(BinOp, Atom, Atom),
@@ -89,7 +88,7 @@ impl ScalarExp {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Stmt {
     /// A scalar; `loc` names the expression for traps (division by zero).
     Let {
@@ -97,10 +96,12 @@ pub enum Stmt {
         exp: ScalarExp,
         loc: SrcLoc,
     },
-    /// A fresh row-major array of the given shape, contents undefined.
+    /// A fresh row-major array of the given shape, contents undefined, in
+    /// memory `space`.
     Alloc {
         var: Var,
         shape: Vec<Atom>,
+        space: MemSpace,
     },
     /// One element; `index` has one atom per dimension. `check` is `Some`
     /// where the index may be out of range, `None` where the enclosing loop
@@ -218,7 +219,7 @@ pub enum Stmt {
 /// itself (loop-invariant): then it is just its initial value. Otherwise the
 /// lowering copies the initial value, and each iteration either keeps the
 /// array, or frees it after making `next` an array the body owns.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SeqLoop {
     pub params: Vec<SeqParam>,
     pub form: SeqForm,
@@ -230,14 +231,14 @@ pub struct SeqLoop {
 
 /// A loop-carried variable: an array comes with one `i64` variable per
 /// dimension, bound with it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SeqParam {
     pub var: Var,
     pub shape: Vec<Var>,
     pub init: Atom,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum SeqForm {
     /// `index` runs from 0 while below `bound` (both of `bound`'s type).
     For { index: Var, bound: Atom },
@@ -245,8 +246,43 @@ pub enum SeqForm {
     While { cond: Block, result: Atom },
 }
 
+/// Where an allocation's memory lives; `loopy::memory` decides (the
+/// lowering allocates everything in `Host`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemSpace {
+    /// Used by host code only.
+    Host,
+    /// Read or written by a nest that host code launches (on a GPU, device
+    /// memory, where arrays stay from one kernel to the next).
+    Device,
+    /// Allocated inside a nest's iteration, for that iteration alone (on a
+    /// GPU, a thread's scratch).
+    Scratch,
+}
+
+impl MemSpace {
+    pub fn name(self) -> &'static str {
+        match self {
+            MemSpace::Host => "host",
+            MemSpace::Device => "device",
+            MemSpace::Scratch => "scratch",
+        }
+    }
+}
+
+/// The boundary between host code and parallel code: who starts a nest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Launch {
+    /// Host code (a function's body, a branch, a sequential loop outside
+    /// any nest): the nest is launched, a kernel on a GPU, the thread pool
+    /// on the CPU.
+    Host,
+    /// An iteration of another nest, which runs it in its own thread.
+    Nested,
+}
+
 /// Why a loop nest exists (for dumps and, later, for profiling).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Origin {
     /// A fusion cluster.
     Cluster(ClusterId),
@@ -279,7 +315,7 @@ impl Origin {
 }
 
 /// How the iterations of a nest may be spread over threads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Parallelism {
     /// Iterations are independent.
     Map,
@@ -315,7 +351,7 @@ impl Parallelism {
 }
 
 /// One parallel loop `for index in 0..width`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct LoopNest {
     pub origin: Origin,
     pub par: Parallelism,
@@ -329,10 +365,99 @@ pub struct LoopNest {
     /// Arrays the body writes at data-dependent indices (scatter).
     pub scatters: Vec<VarId>,
     pub body: Block,
+    /// Who starts the nest (set by `loopy::memory`).
+    pub launch: Launch,
+    /// How a parallel backend runs it (set by `loopy::par::plan_nests`,
+    /// the last loop-nest pass; `None` before).
+    pub plan: Option<Box<NestPlan>>,
+}
+
+/// How a nest runs in parallel: printed by `--emit loopy`, and run by the
+/// code generator as printed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NestPlan {
+    pub strategy: ParPlan,
+    /// Iterations worth one parallel task (`None`: the target does not cut
+    /// nests into tasks).
+    pub grain: Option<i64>,
+    /// The loop over a task's iterations of the body.
+    pub body: LoopShape,
+    /// The same for the totals of a `TwoPhase` nest.
+    pub totals: Option<LoopShape>,
+}
+
+/// The execution strategy of one nest.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParPlan {
+    Chunked,
+    Partials,
+    /// Look-back scan or compaction, with the body's totals slice.
+    TwoPhase {
+        totals: Block,
+    },
+    /// Histogram updates; `atomic` when every update can be one atomic
+    /// operation on a scalar bin (otherwise only private bins are used).
+    Hist {
+        atomic: bool,
+        private: bool,
+    },
+    Sequential(&'static str),
+}
+
+/// How the loop over a range of a nest's iterations is generated (see
+/// `loopy::chunk`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum LoopShape {
+    /// One loop, every check in place.
+    Plain,
+    /// Two copies: one test before the loop proves these reads in range for
+    /// the whole range, and the copy without their checks runs; otherwise
+    /// the checked copy.
+    Versioned(Vec<ProvenRead>),
+    /// The first and the last iteration run apart: in the iterations
+    /// between, every condition holds its `apart` value (checked once), so
+    /// the branches they decide fold away and `middle` (more reads than
+    /// `reads`) are proven in range there. Otherwise the whole range runs
+    /// `Versioned(reads)`.
+    Peeled {
+        conditions: Vec<IndexCondition>,
+        reads: Vec<ProvenRead>,
+        middle: Vec<ProvenRead>,
+    },
+    /// A float scan's body in interleaved lanes (no iteration can fail).
+    Lanes,
+}
+
+/// A checked read of an array from outside the nest whose every index is
+/// the nest's index plus a constant, or the same in every iteration: one
+/// test before a loop proves it in range for the loop's range.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProvenRead {
+    /// The variable the read defines.
+    pub var: VarId,
+    pub array: VarId,
+    pub dims: Vec<ReadDim>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReadDim {
+    /// The nest's index plus this.
+    Affine(i64),
+    Invariant(Atom),
+}
+
+/// A condition `index == value` (or `index != value`) of a nest's body with
+/// `value` the same in every iteration; `apart` is what it is when the
+/// index differs from `value`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IndexCondition {
+    pub var: VarId,
+    pub value: Atom,
+    pub apart: bool,
 }
 
 /// A value carried from one iteration to the next.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Carried {
     /// The value at the start of an iteration (bound in the body).
     pub var: Var,
@@ -344,7 +469,7 @@ pub struct Carried {
 
 /// A reduction: initialised before the loop, combined inside, and its final
 /// value bound to `results` after the loop.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Reduction {
     pub carried: Vec<Carried>,
     /// Bound after the loop, one per carried value.
@@ -358,7 +483,7 @@ pub struct Reduction {
 /// A right-to-left scan (`scanr`) iterates from the end: its body reads and
 /// writes at `width - 1 - index`, and its `op` takes its operands in
 /// iteration order, so chunks combine exactly as for a forward scan.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ScanState {
     pub carried: Vec<Carried>,
     /// The arrays the body writes scan results to (those a parallel scan
@@ -372,7 +497,7 @@ pub struct ScanState {
 /// (an exclusive scan of the flags); when `flag` (defined in the body)
 /// holds, the body writes this iteration's elements to `outputs` at
 /// `count`. After the loop `result` holds the number kept.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Compaction {
     /// `i64`, from 0; `next` is `count + i64(flag)`.
     pub count: Carried,
@@ -385,7 +510,7 @@ pub struct Compaction {
 /// destination's copy); the body combines values into bins with `op`. A
 /// parallel backend may give each thread private bins starting at
 /// `neutral` and combine them with `op` afterwards.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct HistState {
     pub bins: Vec<VarId>,
     pub neutral: Vec<Atom>,
@@ -399,7 +524,7 @@ pub struct HistState {
 /// before the nest: the body copies the combined row into the carried
 /// variable itself, so `next` is the variable, and after the loop the
 /// reduction's result takes the buffer over.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Operator {
     pub params: Vec<Var>,
     pub body: Block,
@@ -421,7 +546,24 @@ impl LoopNest {
             hists: Vec::new(),
             scatters: Vec::new(),
             body,
+            launch: Launch::Host,
+            plan: None,
         }
+    }
+
+    /// The operators of its reductions, scans and histograms.
+    pub fn operators(&self) -> impl Iterator<Item = &Operator> {
+        let reductions = self.reductions.iter().map(|r| &r.op);
+        reductions
+            .chain(self.scans.iter().map(|s| &s.op))
+            .chain(self.hists.iter().map(|h| &h.op))
+    }
+
+    pub fn operators_mut(&mut self) -> impl Iterator<Item = &mut Operator> {
+        let reductions = self.reductions.iter_mut().map(|r| &mut r.op);
+        reductions
+            .chain(self.scans.iter_mut().map(|s| &mut s.op))
+            .chain(self.hists.iter_mut().map(|h| &mut h.op))
     }
 
     /// All carried values: reductions, scans, then compaction counts.
@@ -525,7 +667,7 @@ pub(crate) fn block_vars(
                 }
                 defs.insert(var.id);
             }
-            Stmt::Alloc { var, shape } => {
+            Stmt::Alloc { var, shape, .. } => {
                 shape.iter().for_each(|a| atom_use(a, uses));
                 defs.insert(var.id);
             }
@@ -644,4 +786,80 @@ pub(crate) fn block_vars(
             }
         }
     }
+}
+
+/// Calls `f` on every variable `block` binds, at any depth: statements,
+/// branches' results, sequential loops' parameters, shapes, indices and
+/// results, nests' indices, carried values, results and operators'
+/// parameters.
+pub fn for_each_binder(block: &Block, f: &mut dyn FnMut(&Var)) {
+    for stmt in block {
+        match stmt {
+            Stmt::Let { var, .. }
+            | Stmt::Alloc { var, .. }
+            | Stmt::Read { var, .. }
+            | Stmt::Row { var, .. }
+            | Stmt::View { var, .. }
+            | Stmt::InPlace { var, .. } => f(var),
+            Stmt::SeqLoop(lp) => {
+                for p in &lp.params {
+                    f(&p.var);
+                    p.shape.iter().for_each(&mut *f);
+                }
+                match &lp.form {
+                    SeqForm::For { index, .. } => f(index),
+                    SeqForm::While { cond, .. } => for_each_binder(cond, f),
+                }
+                for_each_binder(&lp.body, f);
+                for r in &lp.results {
+                    f(&r.var);
+                    r.shape.iter().for_each(&mut *f);
+                }
+            }
+            Stmt::If {
+                results,
+                then_block,
+                else_block,
+                ..
+            } => {
+                results.iter().for_each(&mut *f);
+                for_each_binder(then_block, f);
+                for_each_binder(else_block, f);
+            }
+            Stmt::Loop(nest) => {
+                f(&nest.index);
+                for r in &nest.reductions {
+                    r.results.iter().for_each(&mut *f);
+                    operator_binders(&r.op, f);
+                }
+                for s in &nest.scans {
+                    operator_binders(&s.op, f);
+                }
+                for h in &nest.hists {
+                    operator_binders(&h.op, f);
+                }
+                for c in &nest.compactions {
+                    f(&c.result);
+                }
+                for c in nest.carried() {
+                    f(&c.var);
+                }
+                for_each_binder(&nest.body, f);
+            }
+            Stmt::Write { .. }
+            | Stmt::Copy { .. }
+            | Stmt::AssertEq { .. }
+            | Stmt::Assert { .. }
+            | Stmt::SizeCheck { .. }
+            | Stmt::IndexCheck { .. }
+            | Stmt::BoundsCheck { .. }
+            | Stmt::SliceCheck { .. }
+            | Stmt::Free(_) => {}
+        }
+    }
+}
+
+fn operator_binders(op: &Operator, f: &mut dyn FnMut(&Var)) {
+    op.params.iter().for_each(&mut *f);
+    for_each_binder(&op.body, f);
 }

@@ -4,11 +4,13 @@
 pub mod block;
 pub mod bounds;
 pub mod check;
+pub mod chunk;
 pub mod generators;
 pub mod hoist;
 pub mod inplace;
 pub mod ir;
 pub mod lower;
+pub mod memory;
 pub mod par;
 mod peel;
 pub mod print;
@@ -18,6 +20,23 @@ pub mod tile;
 
 pub use check::check;
 pub use lower::lower;
+
+/// What a target tunes the loop-nest passes for (its description,
+/// `codegen::Target::describe`): which of the CPU-tuned passes run, and
+/// with what sizes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tuning {
+    /// `loopy::block`: register-block matrix products, with tiles of about
+    /// this many bytes of the `j` side (a core's L2 cache); `None`: no
+    /// blocking.
+    pub block_tile_bytes: Option<usize>,
+    /// `loopy::tile`: run transposing nests in tiles of this many
+    /// iterations a side; `None`: not tiled.
+    pub transpose_tile: Option<usize>,
+    /// `loopy::par::grain`: what makes a parallel task worth handing to a
+    /// thread; `None`: the target does not cut nests into tasks.
+    pub grain: Option<par::Grain>,
+}
 
 #[cfg(test)]
 pub(crate) mod tests;

@@ -1,6 +1,7 @@
 //! Parallel plans: how a multicore backend runs each `LoopNest` (a
-//! `LoopNest` in, a `ParPlan` out), shared by the code generator and the
-//! `--emit loopy` printer.
+//! `LoopNest` in, a `NestPlan` out, stored in the nest by the `loopy-plan`
+//! pass), printed by `--emit loopy` and run as printed by the code
+//! generator.
 //!
 //! - Independent iterations (maps, scatters): chunks on all threads.
 //! - Reductions: per-chunk partial results combined in chunk order.
@@ -17,27 +18,13 @@
 //!   on a value that is only right with its carry-in) runs sequentially; nests
 //!   inside it may still run in parallel.
 
-use super::ir::{block_vars, Block, LoopNest, Parallelism, SeqForm, Stmt};
+use super::ir::{
+    block_vars, for_each_binder, Block, Function, LoopNest, NestPlan, ParPlan, Parallelism,
+    SeqForm, Stmt,
+};
+use super::Tuning;
 use crate::core::ir::{Atom, Type, VarId};
-use std::collections::{BTreeSet, HashSet};
-
-/// The execution strategy of one nest.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ParPlan {
-    Chunked,
-    Partials,
-    /// Look-back scan or compaction, with the body's totals slice.
-    TwoPhase {
-        totals: Block,
-    },
-    /// Histogram updates; `atomic` when every update can be one atomic
-    /// operation on a scalar bin (otherwise only private bins are used).
-    Hist {
-        atomic: bool,
-        private: bool,
-    },
-    Sequential(&'static str),
-}
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 impl ParPlan {
     /// How the plan reads in `--emit loopy`.
@@ -52,13 +39,83 @@ impl ParPlan {
             ParPlan::Hist { atomic, private } => match (atomic, private) {
                 (true, true) => "atomic or private bins by size".into(),
                 (true, false) => "atomic".into(),
-                _ => "private bins".into(),
+                (false, true) => "private bins or one thread by size".into(),
+                (false, false) => "one thread".into(),
             },
             ParPlan::Sequential(why) => format!("sequential: {why}"),
         }
     }
 }
 
+/// The `loopy-plan` pass: every nest of `f`, at any depth, gets the plan
+/// it runs by (`LoopNest::plan`).
+pub fn plan_nests(f: &mut Function, tuning: &Tuning) {
+    let mut types = HashMap::new();
+    for p in &f.params {
+        types.insert(p.var.id, p.var.ty);
+    }
+    for_each_binder(&f.body, &mut |v| {
+        types.insert(v.id, v.ty);
+    });
+    plan_block(&mut f.body, &types, tuning);
+}
+
+fn plan_block(block: &mut Block, types: &HashMap<VarId, Type>, tuning: &Tuning) {
+    for stmt in block {
+        match stmt {
+            Stmt::If {
+                then_block,
+                else_block,
+                ..
+            } => {
+                plan_block(then_block, types, tuning);
+                plan_block(else_block, types, tuning);
+            }
+            Stmt::SeqLoop(lp) => {
+                if let SeqForm::While { cond, .. } = &mut lp.form {
+                    plan_block(cond, types, tuning);
+                }
+                plan_block(&mut lp.body, types, tuning);
+            }
+            Stmt::Loop(nest) => {
+                plan_block(&mut nest.body, types, tuning);
+                for op in nest.operators_mut() {
+                    plan_block(&mut op.body, types, tuning);
+                }
+                nest.plan = Some(Box::new(nest_plan(nest, types, tuning)));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The plan of one nest: its strategy, grain and loop shapes.
+pub fn nest_plan(nest: &LoopNest, types: &HashMap<VarId, Type>, tuning: &Tuning) -> NestPlan {
+    let mut strategy = plan(nest);
+    let bins = nest.hists.iter().flat_map(|h| &h.bins);
+    if let (ParPlan::Hist { .. }, true) = (&strategy, bins.clone().count() > 0) {
+        // Bins of rows: neither atomics nor private scalar bins apply.
+        if bins
+            .clone()
+            .any(|b| types.get(b).map(|t| t.rank()) != Some(1))
+        {
+            strategy = ParPlan::Sequential("histogram of rows");
+        }
+    }
+    let lanes = matches!(strategy, ParPlan::TwoPhase { .. }) && super::chunk::runs_in_lanes(nest);
+    let totals = match &strategy {
+        ParPlan::TwoPhase { totals } => Some(super::chunk::shape(nest, totals, false)),
+        _ => None,
+    };
+    NestPlan {
+        grain: tuning.grain.map(|g| grain(nest, &g)),
+        body: super::chunk::shape(nest, &nest.body, lanes),
+        totals,
+        strategy,
+    }
+}
+
+/// The strategy a nest's carried state allows.
 pub fn plan(nest: &LoopNest) -> ParPlan {
     if nest.carried().any(|c| matches!(c.var.ty, Type::Array(..))) {
         return ParPlan::Sequential("carries an array");
@@ -70,21 +127,32 @@ pub fn plan(nest: &LoopNest) -> ParPlan {
             Some(totals) => ParPlan::TwoPhase { totals },
             None => ParPlan::Sequential("a scan's totals depend on another carried value"),
         },
-        // One bins array can be updated by compare-and-swap; several must
-        // change together, so only private bins keep them consistent. Bins
-        // of rows are left to the code generator, which knows the ranks.
+        // A histogram's one bins array can be updated by an atomic
+        // instruction or compare-and-swap, each histogram's on its own; a
+        // histogram of tuples has several arrays that must change together,
+        // so only private bins (or one thread) keep them consistent. Bins of
+        // rows run sequentially (`nest_plan`, which knows the ranks).
         Parallelism::Hist => ParPlan::Hist {
-            atomic: nest.hists.len() == 1 && nest.hists[0].bins.len() == 1,
+            atomic: nest.hists.iter().all(|h| h.bins.len() == 1),
             private: true,
         },
     }
 }
 
+/// How a target sizes the parallel tasks of a nest (`Tuning::grain`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Grain {
+    /// Statements a task should run at least (a few microseconds' work).
+    pub task_cost: u64,
+    /// Iterations a task holds at most.
+    pub max_iterations: u64,
+}
+
 /// Iterations worth handing to a thread: fewer for heavier bodies (an inner
-/// loop counts as heavy), so that a chunk costs at least a few microseconds.
-pub fn grain(nest: &LoopNest) -> i64 {
+/// loop counts as heavy), so that a chunk costs at least `task_cost`.
+pub fn grain(nest: &LoopNest, tuning: &Grain) -> i64 {
     let cost = block_cost(&nest.body).max(1);
-    (32_768 / cost).clamp(1, 4096) as i64
+    (tuning.task_cost / cost).clamp(1, tuning.max_iterations) as i64
 }
 
 fn block_cost(block: &Block) -> u64 {
@@ -131,6 +199,12 @@ pub fn totals_body(nest: &LoopNest) -> Option<Block> {
     let mut local = BTreeSet::new();
     let mut local_defs = HashSet::new();
     block_vars(&nest.body, &mut local, &mut local_defs);
+    let mut aliases = HashMap::new();
+    views(&nest.body, &mut aliases);
+    let local_defs = Locals {
+        defs: local_defs,
+        aliases,
+    };
     let mut needed: HashSet<VarId> = groups
         .iter()
         .flat_map(|(_, nexts)| nexts.iter().filter_map(|a| atom_var(a)))
@@ -143,7 +217,7 @@ pub fn totals_body(nest: &LoopNest) -> Option<Block> {
             break sliced;
         }
     };
-    if writes_outside(&totals, &local_defs) {
+    if writes_outside(&totals, &local_defs.defs) {
         return None;
     }
     for (k, (vars, _)) in groups.iter().enumerate() {
@@ -176,11 +250,59 @@ fn stmt_vars(stmt: &Stmt) -> (BTreeSet<VarId>, HashSet<VarId>) {
     (uses, defs)
 }
 
+/// The variables defined in a nest's body, and the array each row or view
+/// among them shares memory with.
+struct Locals {
+    defs: HashSet<VarId>,
+    aliases: HashMap<VarId, VarId>,
+}
+
+impl Locals {
+    /// Whether writing to `array` stores into a needed array of the body:
+    /// itself, or the array it is a row or view of (a nest filling a local
+    /// two-dimensional array writes to its rows).
+    fn fills(&self, array: VarId, needed: &HashSet<VarId>) -> bool {
+        let mut a = array;
+        for _ in 0..=self.aliases.len() {
+            if needed.contains(&a) && self.defs.contains(&a) {
+                return true;
+            }
+            match self.aliases.get(&a) {
+                Some(base) => a = *base,
+                None => return false,
+            }
+        }
+        false
+    }
+}
+
+/// Records, at any depth, which array each `Row` and `View` shares memory with.
+fn views(block: &[Stmt], out: &mut HashMap<VarId, VarId>) {
+    for stmt in block {
+        match stmt {
+            Stmt::Row { var, array, .. } | Stmt::View { var, array, .. } => {
+                out.insert(var.id, *array);
+            }
+            Stmt::If {
+                then_block,
+                else_block,
+                ..
+            } => {
+                views(then_block, out);
+                views(else_block, out);
+            }
+            Stmt::SeqLoop(lp) => views(&lp.body, out),
+            Stmt::Loop(inner) => views(&inner.body, out),
+            _ => {}
+        }
+    }
+}
+
 /// Whether `block` (at any depth) stores into a needed array defined in
 /// the body: a nest or branch that fills one belongs to the slice even
 /// though it defines nothing the slice needs.
-fn fills_needed(block: &[Stmt], needed: &HashSet<VarId>, local: &HashSet<VarId>) -> bool {
-    let is_needed = |a: &VarId| needed.contains(a) && local.contains(a);
+fn fills_needed(block: &[Stmt], needed: &HashSet<VarId>, local: &Locals) -> bool {
+    let is_needed = |a: &VarId| local.fills(*a, needed);
     block.iter().any(|stmt| match stmt {
         Stmt::Write { array, .. } | Stmt::Copy { array, .. } => is_needed(array),
         Stmt::If {
@@ -207,7 +329,7 @@ fn fills_needed(block: &[Stmt], needed: &HashSet<VarId>, local: &HashSet<VarId>)
 /// `needed` (growing it with their uses), plus writes and checks on needed
 /// arrays defined in the body (also inside nests and branches), and frees
 /// of needed arrays.
-fn slice(block: &Block, needed: &mut HashSet<VarId>, local: &HashSet<VarId>) -> Block {
+fn slice(block: &Block, needed: &mut HashSet<VarId>, local: &Locals) -> Block {
     let mut kept = Vec::new();
     for stmt in block.iter().rev() {
         let keep = match stmt {
@@ -236,9 +358,7 @@ fn slice(block: &Block, needed: &mut HashSet<VarId>, local: &HashSet<VarId>) -> 
                 }
                 continue;
             }
-            Stmt::Write { array, .. } | Stmt::Copy { array, .. } => {
-                needed.contains(array) && local.contains(array)
-            }
+            Stmt::Write { array, .. } | Stmt::Copy { array, .. } => local.fills(*array, needed),
             Stmt::BoundsCheck { array, .. } => needed.contains(array),
             Stmt::Free(array) => needed.contains(array),
             Stmt::Assert { .. }

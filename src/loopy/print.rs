@@ -47,74 +47,7 @@ impl Names {
         self.0.insert(v.id, var_name(v));
     }
     fn collect(&mut self, block: &Block) {
-        for stmt in block {
-            match stmt {
-                Stmt::Let { var, .. }
-                | Stmt::Alloc { var, .. }
-                | Stmt::Read { var, .. }
-                | Stmt::Row { var, .. }
-                | Stmt::View { var, .. }
-                | Stmt::InPlace { var, .. } => self.add(var),
-                Stmt::SeqLoop(lp) => {
-                    for p in &lp.params {
-                        self.add(&p.var);
-                        p.shape.iter().for_each(|d| self.add(d));
-                    }
-                    match &lp.form {
-                        SeqForm::For { index, .. } => self.add(index),
-                        SeqForm::While { cond, .. } => self.collect(cond),
-                    }
-                    self.collect(&lp.body);
-                    for r in &lp.results {
-                        self.add(&r.var);
-                        r.shape.iter().for_each(|d| self.add(d));
-                    }
-                }
-                Stmt::If {
-                    results,
-                    then_block,
-                    else_block,
-                    ..
-                } => {
-                    results.iter().for_each(|v| self.add(v));
-                    self.collect(then_block);
-                    self.collect(else_block);
-                }
-                Stmt::Loop(nest) => {
-                    self.add(&nest.index);
-                    for r in &nest.reductions {
-                        r.results.iter().for_each(|v| self.add(v));
-                        self.operator(&r.op);
-                    }
-                    for s in &nest.scans {
-                        self.operator(&s.op);
-                    }
-                    for h in &nest.hists {
-                        self.operator(&h.op);
-                    }
-                    for c in &nest.compactions {
-                        self.add(&c.result);
-                    }
-                    for c in nest.carried() {
-                        self.add(&c.var);
-                    }
-                    self.collect(&nest.body);
-                }
-                Stmt::Write { .. }
-                | Stmt::Copy { .. }
-                | Stmt::AssertEq { .. }
-                | Stmt::Assert { .. }
-                | Stmt::SizeCheck { .. }
-                | Stmt::IndexCheck { .. }
-                | Stmt::BoundsCheck { .. }
-                | Stmt::SliceCheck { .. }
-                | Stmt::Free(_) => {}
-            }
-        }
-    }
-    fn operator(&mut self, op: &Operator) {
-        op.params.iter().for_each(|v| self.add(v));
-        self.collect(&op.body);
+        for_each_binder(block, &mut |v| self.add(v));
     }
 }
 
@@ -175,8 +108,13 @@ fn print_stmt(out: &mut String, stmt: &Stmt, depth: usize, names: &Names) {
                 ScalarExp::Convert(t, a) => writeln!(out, "{t}.convert {}", names.atom(a)),
             };
         }
-        Stmt::Alloc { var, shape } => {
-            let _ = writeln!(out, "alloc {} [{}]", binder(var), names.atoms(shape));
+        Stmt::Alloc { var, shape, space } => {
+            // Until `loopy::memory` runs, everything is on the host.
+            let space = match space {
+                MemSpace::Host => String::new(),
+                other => format!("{} ", other.name()),
+            };
+            let _ = writeln!(out, "alloc {space}{} [{}]", binder(var), names.atoms(shape));
         }
         Stmt::Read {
             var,
@@ -386,14 +324,26 @@ fn print_seq_loop(out: &mut String, lp: &SeqLoop, depth: usize, names: &Names) {
 
 fn print_nest(out: &mut String, nest: &LoopNest, depth: usize, names: &Names) {
     let origin = nest.origin.describe(" ");
+    // Launched by host code (where a GPU backend puts a kernel), once
+    // `loopy::memory` has drawn the boundary.
+    let launch = match (nest.launch, &nest.plan) {
+        (Launch::Host, Some(_)) => "launch ",
+        _ => "",
+    };
+    let strategy = match &nest.plan {
+        Some(plan) => format!(" [{}]", plan.strategy.describe(nest.par)),
+        None => String::new(),
+    };
     let _ = writeln!(
         out,
-        "loop {} [{}] ({origin}) {} < {}",
+        "{launch}loop {}{strategy} ({origin}) {} < {}",
         nest.par.name(),
-        super::par::plan(nest).describe(nest.par),
         var_name(&nest.index),
         names.atom(&nest.width)
     );
+    if let Some(plan) = &nest.plan {
+        print_plan(out, plan, depth + 1, names);
+    }
     for r in &nest.reductions {
         indent(out, depth + 1);
         let results: Vec<String> = r.results.iter().map(binder).collect();
@@ -449,6 +399,44 @@ fn print_nest(out: &mut String, nest: &LoopNest, depth: usize, names: &Names) {
     print_block(out, &nest.body, depth + 1, names);
     indent(out, depth);
     out.push_str("end\n");
+}
+
+/// The grain and the loop shapes of a plan (a plain loop says nothing).
+fn print_plan(out: &mut String, plan: &NestPlan, depth: usize, names: &Names) {
+    if let Some(grain) = plan.grain {
+        indent(out, depth);
+        let _ = writeln!(out, "grain {grain}");
+    }
+    let shapes = [("body", Some(&plan.body)), ("totals", plan.totals.as_ref())];
+    for (what, shape) in shapes {
+        let reads = |reads: &[ProvenRead]| {
+            let vars: Vec<String> = reads.iter().map(|r| names.var(r.var)).collect();
+            vars.join(", ")
+        };
+        let text = match shape {
+            None | Some(LoopShape::Plain) => continue,
+            Some(LoopShape::Lanes) => "in lanes".to_string(),
+            Some(LoopShape::Versioned(proven)) => format!("versioned ({})", reads(proven)),
+            Some(LoopShape::Peeled {
+                conditions,
+                reads: proven,
+                middle,
+            }) => {
+                let apart: Vec<String> = conditions
+                    .iter()
+                    .map(|c| format!("{} = {}", names.var(c.var), c.apart))
+                    .collect();
+                format!(
+                    "peeled ({}), versioned ({}), middle versioned ({})",
+                    apart.join(", "),
+                    reads(proven),
+                    reads(middle)
+                )
+            }
+        };
+        indent(out, depth);
+        let _ = writeln!(out, "{what} {text}");
+    }
 }
 
 fn carried_str(carried: &[Carried], names: &Names) -> String {

@@ -15,43 +15,33 @@ pub(super) trait NameSource {
     fn fresh_var(&mut self, name: &str, ty: Type) -> Var;
 }
 
-/// Fresh variables, numbered above every variable of the function.
-pub(super) struct Fresh {
-    next: u32,
-}
+pub(super) use crate::core::fresh::Fresh;
 
-impl Fresh {
-    pub(super) fn above(f: &Function) -> Fresh {
-        let mut uses = BTreeSet::new();
-        let mut defs = HashSet::new();
-        block_vars(&f.body, &mut uses, &mut defs);
-        let mut max = 0;
-        for p in &f.params {
-            max = max.max(p.var.id.0);
-            max = p.shape.iter().fold(max, |m, d| m.max(d.id.0));
-        }
-        for sp in &f.size_params {
-            max = max.max(sp.var.id.0);
-        }
-        max = uses.iter().chain(defs.iter()).fold(max, |m, v| m.max(v.0));
-        for a in &f.results {
-            if let Atom::Var(v) = a {
-                max = max.max(v.0);
-            }
-        }
-        Fresh { next: max + 1 }
+/// New variables numbered above every variable of `f`.
+pub(super) fn fresh_above(f: &Function) -> Fresh {
+    let mut uses = BTreeSet::new();
+    let mut defs = HashSet::new();
+    block_vars(&f.body, &mut uses, &mut defs);
+    let mut fresh = Fresh::starting_at(0, 0);
+    for p in &f.params {
+        fresh.see(p.var.id);
+        p.shape.iter().for_each(|d| fresh.see(d.id));
     }
+    for sp in &f.size_params {
+        fresh.see(sp.var.id);
+    }
+    uses.iter().chain(defs.iter()).for_each(|v| fresh.see(*v));
+    for a in &f.results {
+        if let Atom::Var(v) = a {
+            fresh.see(*v);
+        }
+    }
+    fresh
 }
 
 impl NameSource for Fresh {
     fn fresh_var(&mut self, name: &str, ty: Type) -> Var {
-        let id = VarId(self.next);
-        self.next += 1;
-        Var {
-            id,
-            name: name.to_string(),
-            ty,
-        }
+        self.var(name, ty)
     }
 }
 
@@ -116,11 +106,12 @@ impl Renaming {
                     loc: *loc,
                 }
             }
-            Stmt::Alloc { var, shape } => {
+            Stmt::Alloc { var, shape, space } => {
                 let shape = self.atoms(shape);
                 Stmt::Alloc {
                     var: self.def(fresh, var),
                     shape,
+                    space: *space,
                 }
             }
             Stmt::Read {
@@ -392,6 +383,8 @@ impl Renaming {
             hists,
             scatters,
             body,
+            launch: nest.launch,
+            plan: None,
         }
     }
 }

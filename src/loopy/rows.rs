@@ -108,7 +108,7 @@ fn rewrite_at(stmts: &mut Block, k: usize, results: &HashSet<VarId>) -> bool {
     if later.contains(&src) {
         return false;
     }
-    let Stmt::Alloc { var, shape } = stmts[alloc].clone() else {
+    let Stmt::Alloc { var, shape, .. } = stmts[alloc].clone() else {
         return false;
     };
     // A row whose sizes the body computes is checked against the output's

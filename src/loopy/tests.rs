@@ -3,8 +3,9 @@
 
 use super::ir::{Origin, Parallelism, Program, Stmt};
 use super::{check, lower, print::print_program};
+use crate::core::fresh::Fresh;
 use crate::core::ir::{
-    Atom, BinOp, Body, Exp, Lambda, Soac, SoacId, SoacKind, SrcLoc, Stm, Type, Var, VarId,
+    Atom, BinOp, Body, Exp, Lambda, Soac, SoacKind, SrcLoc, Stm, Type, Var, VarId,
 };
 use crate::fusion::ast::{
     Cluster, ClusterId, FusedBody, FusedFunction, FusedProgram, FusionTree, Item, SoacStm, Strategy,
@@ -28,21 +29,23 @@ pub(crate) fn c_i64(x: i64) -> Atom {
 }
 
 /// Makes variables, lambdas and SOACs with unique ids and labels.
-#[derive(Default)]
 pub(crate) struct Builder {
-    next_var: u32,
-    next_label: u32,
+    names: Fresh,
     next_cluster: u32,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Builder {
+            names: Fresh::starting_at(1, 1),
+            next_cluster: 0,
+        }
+    }
 }
 
 impl Builder {
     pub fn var(&mut self, name: &str, ty: Type) -> Var {
-        self.next_var += 1;
-        Var {
-            id: VarId(self.next_var),
-            name: name.to_string(),
-            ty,
-        }
+        self.names.var(name, ty)
     }
 
     pub fn scalar(&mut self, name: &str, t: ScalarType) -> Var {
@@ -89,11 +92,10 @@ impl Builder {
         kind: SoacKind,
         args: Vec<VarId>,
     ) -> SoacStm {
-        self.next_label += 1;
         SoacStm {
             pat,
             soac: Soac {
-                label: SoacId(self.next_label),
+                label: self.names.soac(),
                 width,
                 kind,
                 args,
@@ -138,6 +140,7 @@ pub(crate) fn program(
             params,
             size_params: Vec::new(),
             body: FusedBody { items, result },
+            nested: Default::default(),
             ret,
         }],
     }
@@ -194,12 +197,10 @@ pub(crate) fn size_item(n: &Var, xs: &Var) -> Item {
     ))
 }
 
-fn lowered(p: &FusedProgram) -> Program {
-    let lowered = lower(p);
-    if let Err(e) = check(&lowered) {
-        panic!("lint failed: {e}\n{}", print_program(&lowered));
-    }
-    lowered
+/// Lowered with every loop-nest pass and linted, as the pass list does.
+pub(crate) fn lowered(p: &FusedProgram) -> Program {
+    crate::driver::pipeline::loop_nests(p, &crate::driver::pipeline::Options::default())
+        .unwrap_or_else(|e| panic!("{}", e.render()))
 }
 
 fn nests(p: &Program) -> Vec<&super::ir::LoopNest> {
@@ -239,14 +240,16 @@ fn unfused_map_then_reduce_prints_two_loops() {
     let out = print_program(&lowered(&p));
     let expected = "\
 entry main (xs_1: []f32 [xs_d0_10]) : ([]f32, f32) =
-  alloc ys_3: []f32 [xs_d0_10]
-  loop map [chunked] (cluster 0) i_11 < xs_d0_10
+  alloc device ys_3: []f32 [xs_d0_10]
+  launch loop map [chunked] (cluster 0) i_11 < xs_d0_10
+    grain 4096
   do
     read x_12: f32 = xs_1[i_11]
     let y_13: f32 = mul x_12 2.0f32
     write ys_3[i_11] = y_13
   end
-  loop reduce [per-chunk partials] (cluster 1) i_14 < xs_d0_10
+  launch loop reduce [per-chunk partials] (cluster 1) i_14 < xs_d0_10
+    grain 4096
     reduce (acc_16: f32 = 0.0f32 -> r_17) into (s_4: f32)
       op (a_18: f32, b_19: f32) =
         let r_20: f32 = add a_18 b_19
@@ -380,6 +383,11 @@ fn lint_rejects_use_before_definition() {
         vec![m.ys.ty],
     );
     assert!(check(&lower(&p)).is_err());
+    let nests = crate::driver::pipeline::loop_nests(&p, &Default::default());
+    assert!(matches!(
+        nests,
+        Err(crate::driver::pipeline::Failure::Internal(_))
+    ));
 }
 
 #[test]
@@ -444,7 +452,7 @@ pub(crate) fn lowered_source(src: &str) -> Program {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("prog.arr");
     std::fs::write(&path, src).expect("write source");
-    let core = crate::driver::pipeline::frontend(&path)
+    let core = crate::driver::pipeline::lowered(&path)
         .unwrap_or_else(|e| panic!("front end: {}", e.render()));
     lowered(&crate::fusion::unfused(&core))
 }
@@ -534,6 +542,7 @@ fn lint_rejects_use_after_free() {
         Stmt::Alloc {
             var: a.clone(),
             shape: vec![v(&n)],
+            space: super::ir::MemSpace::Host,
         },
         Stmt::Free(a.id),
         Stmt::Read {
@@ -627,6 +636,7 @@ fn lint_rejects_use_of_a_view_after_update_in_place() {
         Stmt::Alloc {
             var: a.clone(),
             shape: vec![v(&n)],
+            space: super::ir::MemSpace::Host,
         },
         Stmt::View {
             var: w.clone(),
@@ -711,7 +721,7 @@ fn rows_sized_per_row_take_row_zeros_size_and_check_the_others() {
     // it kept; the result is allocated with its count, and every row is
     // checked against that before it is copied.
     let ahead = text.find("if has_rows_").expect("row 0 ahead");
-    let alloc = text.find("alloc m_").expect("result allocation");
+    let alloc = text.find("alloc device m_").expect("result allocation");
     let nest = text.find("loop map").expect("the map");
     assert!(ahead < alloc && alloc < nest, "{text}");
     assert!(text[..alloc].contains("free kept_"), "{text}");
@@ -719,4 +729,47 @@ fn rows_sized_per_row_take_row_zeros_size_and_check_the_others() {
     let check = text.find("assert_eq_sizes row_size_").expect("check");
     let copy = text.find("copy m_").expect("copy into the result");
     assert!(nest < check && check < copy, "{text}");
+}
+
+#[test]
+fn host_code_launches_the_outer_nests_and_allocations_get_their_spaces() {
+    let text = print_program(&lowered_source(
+        "entry main (xs: []i64) (n: i64) : ([]i64, i64) =\n  \
+         let a = [1i64, 2, 3]\n  \
+         let ys = map (\\x -> let s = scan (+) 0 (map (+x) xs) in s[n]) xs\n  \
+         in (ys, a[n])\n",
+    ));
+    // `a` is read by host code only, `ys` written by the launched nest,
+    // `s` made in each of its iterations.
+    assert!(text.contains("  alloc a_"), "{text}");
+    assert!(text.contains("  alloc device ys_"), "{text}");
+    assert!(text.contains("    alloc scratch s_"), "{text}");
+    assert_eq!(text.matches("launch loop").count(), 1, "{text}");
+    assert!(text.contains("  launch loop map"), "{text}");
+    assert!(text.contains("    loop scan"), "{text}");
+}
+
+#[test]
+fn the_plan_printed_is_the_one_run_for_histograms_of_rows() {
+    let text = print_program(&lowered_source(
+        "entry rows [k] (dest: [][k]i32) (is: []i64) (vs: [][k]i32) : [][k]i32 =\n  \
+         reduce_by_index dest (map2 (+)) (replicate k 0) is vs\n",
+    ));
+    assert!(
+        text.contains("loop hist [sequential: histogram of rows]"),
+        "{text}"
+    );
+}
+
+#[test]
+fn versioning_peeling_and_lanes_are_printed() {
+    let stencil = print_program(&lowered_source(
+        "entry main [n] (xs: [n]f32) : []f32 =\n  \
+         map (\\i -> if i == 0 || i == n - 1 then xs[i] else xs[i-1] + xs[i+1]) (iota n)\n",
+    ));
+    assert!(stencil.contains("body peeled ("), "{stencil}");
+    let scan = print_program(&lowered_source(
+        "entry main (xs: []f32) : []f32 = scan (+) 0 xs\n",
+    ));
+    assert!(scan.contains("body in lanes"), "{scan}");
 }

@@ -39,9 +39,13 @@
 //! can fail, so running them in another order changes nothing observable.
 //! The flat tile index keeps every tile in the parallel nest, so a tall and
 //! narrow (or short and wide) nest is not left with one parallel iteration.
+//!
+//! `TILE` is the target's (`loopy::Tuning::transpose_tile`: 16 on the CPU,
+//! from the measurements above); a target without it skips this pass.
 
 use super::block::{
-    ceil_quot, for_loop, i64c, let_bin, only_maps, range_of, rewrite_nests, var, Fresh, I64,
+    ceil_quot, for_loop, fresh_above, i64c, let_bin, only_maps, range_of, rewrite_nests, var,
+    Fresh, I64,
 };
 use super::ir::{Function, LoopNest, Stmt};
 use super::rename::NameSource;
@@ -55,13 +59,11 @@ fn defined(stmt: &Stmt) -> Option<VarId> {
     }
 }
 
-/// Iterations of `i` and of `j` per tile.
-pub const TILE: usize = 16;
-
-/// Tiles the transposing map nests of `f`; see the module comment.
-pub fn tile_transposes(f: &mut Function) {
-    let mut fresh = Fresh::above(f);
-    rewrite_nests(&mut f.body, &mut fresh, tiled);
+/// Tiles the transposing map nests of `f` in tiles of `side` iterations
+/// of `i` and of `j` (`TILE` in the module comment); see the module comment.
+pub fn tile_transposes(f: &mut Function, side: usize) {
+    let mut fresh = fresh_above(f);
+    rewrite_nests(&mut f.body, &mut fresh, &|o, fresh| tiled(o, fresh, side));
 }
 
 /// `O`'s `P` and `J` when `o` matches (see the module comment).
@@ -122,10 +124,10 @@ fn matches(o: &LoopNest) -> Option<(&[Stmt], &LoopNest)> {
     (simple && transposing).then_some((p, j))
 }
 
-fn tiled(o: &LoopNest, fresh: &mut Fresh) -> Option<Vec<Stmt>> {
+fn tiled(o: &LoopNest, fresh: &mut Fresh, side: usize) -> Option<Vec<Stmt>> {
     let (p, j) = matches(o)?;
     let mut out = Vec::new();
-    let tile = i64c(TILE);
+    let tile = i64c(side);
     let [ni, nj] = [o, j].map(|nest| {
         let name = format!("{}_tiles", nest.index.name);
         ceil_quot(nest.width, tile, &name, fresh, &mut out)

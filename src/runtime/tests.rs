@@ -1,9 +1,9 @@
 //! The Rust value format, and the C runtime against it: a hand-written glue
-//! file is compiled with `cc` together with `RUNTIME_C`, and its outputs and
-//! messages must be identical to `value.rs`'s.
+//! file is compiled with `cc` together with the runtime, and its outputs and
+//! messages must be identical to `value`'s.
 
 use super::value::*;
-use super::{RUNTIME_C, RUNTIME_H};
+use super::{CPU_SOURCES, HEADERS};
 use crate::core::ir::Type;
 use crate::types::{Const, ScalarType};
 use std::io::Write;
@@ -393,14 +393,15 @@ fn binary() -> &'static PathBuf {
     &BIN.get_or_init(|| {
         let dir = tempfile::tempdir().expect("temp dir");
         let p = dir.path();
-        std::fs::write(p.join("arr_runtime.h"), RUNTIME_H).unwrap();
-        std::fs::write(p.join("arr_runtime.c"), RUNTIME_C).unwrap();
+        for (name, text) in HEADERS.iter().chain(CPU_SOURCES) {
+            std::fs::write(p.join(name), text).unwrap();
+        }
         std::fs::write(p.join("glue.c"), GLUE).unwrap();
         let exe = p.join("prog");
         let out = Command::new("cc")
             .args(["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-I"])
             .arg(p)
-            .arg(p.join("arr_runtime.c"))
+            .args(CPU_SOURCES.iter().map(|(name, _)| p.join(name)))
             .arg(p.join("glue.c"))
             .arg("-o")
             .arg(&exe)
@@ -445,23 +446,27 @@ fn stdout(r: &Run) -> String {
     String::from_utf8_lossy(&r.stdout).into_owned()
 }
 
+/// Each translation unit compiles on its own, without a warning.
 #[test]
 fn c_runtime_compiles_warning_free() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("arr_runtime.h"), RUNTIME_H).unwrap();
-    std::fs::write(dir.path().join("arr_runtime.c"), RUNTIME_C).unwrap();
-    let out = Command::new("cc")
-        .args(["-O2", "-Wall", "-Wextra", "-Werror", "-c"])
-        .arg(dir.path().join("arr_runtime.c"))
-        .arg("-o")
-        .arg(dir.path().join("rt.o"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    for (name, text) in HEADERS.iter().chain(CPU_SOURCES) {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    for (name, _) in CPU_SOURCES {
+        let out = Command::new("cc")
+            .args(["-O2", "-Wall", "-Wextra", "-Werror", "-c"])
+            .arg(dir.path().join(name))
+            .arg("-o")
+            .arg(dir.path().join("rt.o"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
 
 #[test]

@@ -3,8 +3,9 @@
 //! the same run-time errors, A-normal form kept, ids still unique.
 //!
 //! Fusion only finds what this exposes, so it runs between lowering and
-//! fusion. Each pass is one near-linear walk in its own file; `simplify_with`
-//! runs them in turn until none changes anything (or the iteration cap):
+//! fusion. Each pass is one near-linear walk in its own file; the pass list
+//! (`driver::pipeline::SIMPLIFY`) runs them in turn until none changes
+//! anything (or the iteration cap):
 //!
 //! - `fold`: copy and constant propagation, constant folding, algebraic
 //!   identities, index arithmetic, branch pruning, size forwarding;
@@ -31,7 +32,7 @@ pub mod walk;
 #[cfg(test)]
 mod tests;
 
-use crate::core::ir::{Function, Program};
+use crate::core::ir::Function;
 use facts::Facts;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,28 +52,30 @@ impl Default for SimplifyOptions {
     }
 }
 
-pub fn simplify(program: Program) -> Program {
-    simplify_with(program, &SimplifyOptions::default())
+/// One simplifier pass over one function: true if it changed anything.
+/// The pass list (`driver::pipeline::SIMPLIFY`) runs them in rounds.
+pub type Pass = fn(&mut Function, &SimplifyOptions) -> bool;
+
+pub fn fold(f: &mut Function, options: &SimplifyOptions) -> bool {
+    fold::run(f, options.fast_math)
 }
 
-pub fn simplify_with(mut program: Program, options: &SimplifyOptions) -> Program {
-    for f in &mut program.entries {
-        for _ in 0..options.max_iterations {
-            if !round(f, options) {
-                break;
-            }
-        }
-    }
-    program
+pub fn cse(f: &mut Function, _: &SimplifyOptions) -> bool {
+    cse::run(f)
 }
 
-/// One round of every pass; true if any changed the function.
-fn round(f: &mut Function, options: &SimplifyOptions) -> bool {
-    let mut changed = fold::run(f, options.fast_math);
-    changed |= cse::run(f);
-    changed |= columns::run(f, &Facts::collect(f));
-    changed |= dce::run(f, &Facts::collect(f));
-    changed |= inline::run(f, &Facts::collect(f));
-    changed |= hoist::run(f, &Facts::collect(f));
-    changed
+pub fn columns(f: &mut Function, _: &SimplifyOptions) -> bool {
+    columns::run(f, &Facts::collect(f))
+}
+
+pub fn dce(f: &mut Function, _: &SimplifyOptions) -> bool {
+    dce::run(f, &Facts::collect(f))
+}
+
+pub fn inline(f: &mut Function, _: &SimplifyOptions) -> bool {
+    inline::run(f, &Facts::collect(f))
+}
+
+pub fn hoist(f: &mut Function, _: &SimplifyOptions) -> bool {
+    hoist::run(f, &Facts::collect(f))
 }

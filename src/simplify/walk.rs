@@ -1,16 +1,12 @@
-//! Whole-function traversals the passes share: use counts, the id supply,
-//! and the node census the tests and the benchmark measure.
+//! Whole-function traversals the passes share: use counts, rewrites, and
+//! the node census the tests and the benchmark measure.
 
 use crate::core::ir::{
-    Atom, Body, DimSlice, Exp, Function, Lambda, LoopForm, Program, SoacId, SoacKind, Var, VarId,
+    Atom, Body, DimSlice, Exp, Function, Lambda, LoopForm, Program, SoacKind, Var, VarId,
 };
 use std::collections::{BTreeMap, HashMap};
 
-/// The lambda of a SOAC, if its kind has one.
-pub fn soac_lambda(kind: &SoacKind) -> Option<&Lambda> {
-    kind.lambda()
-}
-
+/// The lambda of a SOAC, if its kind has one (`SoacKind::lambda`, mutable).
 pub fn soac_lambda_mut(kind: &mut SoacKind) -> Option<&mut Lambda> {
     match kind {
         SoacKind::Map(lam) => Some(lam),
@@ -344,64 +340,6 @@ fn count_body(body: &Body, weight: u32, lw: u32, counts: &mut HashMap<VarId, u32
         if let Atom::Var(v) = a {
             *counts.entry(*v).or_insert(0) += weight;
         }
-    }
-}
-
-/// Fresh `VarId`s and `SoacId`s, above every id already in the program.
-pub struct Fresh {
-    next_var: u32,
-    next_soac: u32,
-}
-
-impl Fresh {
-    pub fn for_program(p: &Program) -> Fresh {
-        let mut fresh = Fresh {
-            next_var: 0,
-            next_soac: 0,
-        };
-        for f in &p.entries {
-            for v in &f.params {
-                fresh.see_var(v.id);
-            }
-            for sp in &f.size_params {
-                fresh.see_var(sp.var.id);
-            }
-            fresh.see_body(&f.body);
-        }
-        fresh
-    }
-
-    fn see_var(&mut self, v: VarId) {
-        self.next_var = self.next_var.max(v.0.saturating_add(1));
-    }
-
-    fn see_body(&mut self, body: &Body) {
-        for stm in &body.stms {
-            for v in &stm.pat {
-                self.see_var(v.id);
-            }
-            if let Exp::Soac(soac) = &stm.exp {
-                self.next_soac = self.next_soac.max(soac.label.0.saturating_add(1));
-            }
-            for v in nested_binders(&stm.exp) {
-                self.see_var(v.id);
-            }
-            for b in nested_bodies(&stm.exp) {
-                self.see_body(b);
-            }
-        }
-    }
-
-    pub fn var(&mut self) -> VarId {
-        let v = VarId(self.next_var);
-        self.next_var = self.next_var.saturating_add(1);
-        v
-    }
-
-    pub fn soac(&mut self) -> SoacId {
-        let s = SoacId(self.next_soac);
-        self.next_soac = self.next_soac.saturating_add(1);
-        s
     }
 }
 

@@ -184,16 +184,6 @@ impl Const {
     pub fn zero(t: ScalarType) -> Const {
         Const::int_wrapping(t, 0)
     }
-
-    /// Bitwise identity (so `NaN == NaN` and `0.0 != -0.0`): what CSE and
-    /// golden dumps need.
-    pub fn same_bits(self, other: Const) -> bool {
-        match (self, other) {
-            (Const::F32(a), Const::F32(b)) => a.to_bits() == b.to_bits(),
-            (Const::F64(a), Const::F64(b)) => a.to_bits() == b.to_bits(),
-            (a, b) => a == b,
-        }
-    }
 }
 
 /// Prints the value in the textual value format (section 7 of the language

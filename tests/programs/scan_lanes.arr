@@ -1,5 +1,5 @@
 -- Float scans, whose parallel chunks run in interleaved lanes of 4096-
--- iteration blocks (codegen::llvm::par, `emit_in_lanes`). The values are
+-- iteration blocks (codegen::cpu::loops, `emit_in_lanes`). The values are
 -- small integers, exact in f64 under any association, so the results must
 -- match exactly. Sizes cover no lanes at all, lanes with leftover
 -- iterations and several blocks per chunk.

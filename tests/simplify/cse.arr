@@ -3,7 +3,7 @@
 -- of the two reads one array twice, which becomes a map over it once).
 -- nodes: add=3 mul=2 map=3 reduce=1
 -- ==
--- input { [1.0f64, 2.0f64, 3.0f64] 2.0f64 3.0f64 } output { 25.0f64 [2.0f64, 4.0f64, 6.0f64] [3.0f64, 5.0f64, 7.0f64] 12.0f64 }
+-- input { [1.0f64, 2.0f64, 3.0f64] 2.0f64 3.0f64 } output { 25.0f64 [2.0f64, 4.0f64, 6.0f64] [2.0f64, 5.0f64, 8.0f64] 12.0f64 }
 
 entry main (xs: []f64) (a: f64) (b: f64) : (f64, []f64, []f64, f64) =
   let s = a + b

@@ -3,7 +3,7 @@
 -- nodes: map=1 sub=2 mul=3 convert=1 index=1
 -- top: mul=2 sub=1 convert=1 index=0
 -- ==
--- input { [1i32, 2i32, 3i32] 2i32 } output { [8i32, 10i32, 12i32] }
+-- input { [1i32, 2i32, 3i32] 2i32 } output { [24i32, 20i32, 16i32] }
 -- input { empty([0]i32) 2i32 } output { empty([0]i32) }
 
 entry main (xs: []i32) (k: i32) : []i32 =

@@ -1,6 +1,8 @@
-/* The parallel half of the runtime: a thread pool started once per process
- * and the strategies that run a compiled loop nest on it (`arr_run_nest`,
- * see arr_runtime.h for the contract with compiled code).
+/* The multicore scheduler: a thread pool started once per process and the
+ * strategies that run a compiled loop nest on it (`arr_run_nest`, see
+ * arr_parallel.h for the contract with compiled code). A translation unit
+ * of its own beside the host-common arr_runtime.c, which it reaches through
+ * the hooks it sets when the pool starts.
  *
  * Work is cut into chunks of consecutive iterations that threads claim from
  * a shared counter, so uneven iterations (mandelbrot) balance themselves.
@@ -12,7 +14,7 @@
  * it and jumps back here, later chunks are skipped, and after the job the
  * error of the earliest chunk is reported, the one a sequential run meets
  * first. */
-#include "arr_runtime.h"
+#include "arr_parallel.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -119,6 +121,8 @@ static void pool_start(void) {
             grain_override = g;
         }
     }
+    arr_error_hook = arr_fail_in_chunk;
+    arr_exit_hook = arr_pool_stop;
     pool_size = arr_num_threads > 0 ? arr_num_threads : default_threads();
     /* Spinning only pays when every thread has a core of its own. */
     pool_spin = pool_size <= online_cores();
@@ -494,6 +498,12 @@ void arr_run_nest(const arr_nest *nest, void *env, int64_t width, void *carry) {
     if (nest->kind == ARR_NEST_HIST && nest->private_body != NULL &&
         nest->bins * threads <= width / 4 &&
         run_private_hist(nest, env, width, carry, threads)) {
+        return;
+    }
+    if (nest->kind == ARR_NEST_HIST && nest->body == NULL) {
+        /* Bins updated without atomics (several arrays per histogram that
+         * must change together): one thread. */
+        run_sequential(nest, env, width, carry, threads);
         return;
     }
     /* A few chunks per thread balance uneven iterations; none smaller than

@@ -1,7 +1,10 @@
-/* The interface between an Arr program's generated code and the runtime
- * linked into every binary. The compiler generates, per program, one C file
- * (the glue) that defines `arr_entries`; the runtime defines `main` and the
- * functions compiled code calls. */
+/* The host-common interface between an Arr program's generated code and
+ * the runtime linked into every binary (arr_runtime.c): the value ABI of
+ * entry points, run-time errors, memory, and the traffic counters. The
+ * compiler generates, per program, one C file (the glue) that defines
+ * `arr_entries`; the runtime defines `main` and the functions compiled code
+ * calls. What runs loop nests is a backend's own runtime: the multicore
+ * scheduler (arr_parallel.h) for the CPU. */
 #ifndef ARR_RUNTIME_H
 #define ARR_RUNTIME_H
 
@@ -95,70 +98,15 @@ extern int64_t arr_traffic_reads;
 extern int64_t arr_traffic_writes;
 extern int arr_traffic_enabled;
 
-/* ------------------------------------------------------------ parallel
- * Compiled code outlines every loop nest into a function over the
- * iterations [start, end): `env` holds what the nest reads, `carry` its
- * carried values (initial values in, final values out). */
-typedef void (*arr_loop_fn)(void *env, int64_t start, int64_t end, void *carry);
-/* Combines the carried values of a later chunk (`other`) into `acc`. */
-typedef void (*arr_combine_fn)(void *env, void *acc, const void *other);
-/* Private histogram bins held in a carry struct: ARR_HIST_ALLOC points
- * `a`'s bins at fresh arrays filled with the neutral element, ARR_HIST_MERGE
- * combines `b`'s bins into `a`'s with the operator, ARR_HIST_FREE frees
- * `a`'s. */
-typedef void (*arr_hist_fn)(void *env, int32_t op, void *a, const void *b);
-enum { ARR_HIST_ALLOC = 0, ARR_HIST_MERGE = 1, ARR_HIST_FREE = 2 };
-
-typedef enum {
-    /* Independent iterations (maps, scatters). */
-    ARR_NEST_MAP = 0,
-    /* Per-chunk partial reductions, combined in chunk order. */
-    ARR_NEST_REDUCE = 1,
-    /* Scans and compactions: per-chunk totals (`totals`), combined by
-     * look-back into each chunk's carry-in, then the body on the chunk. */
-    ARR_NEST_TWO_PHASE = 2,
-    /* Histograms: atomic updates (`body`) or per-thread private bins
-     * (`private_body`, `hist`), chosen by the number of bins. */
-    ARR_NEST_HIST = 3,
-    /* Must run in order (a carried array, an unsafe scan). */
-    ARR_NEST_SEQUENTIAL = 4
-} arr_nest_kind;
-
-typedef struct {
-    arr_loop_fn body;
-    /* ARR_NEST_TWO_PHASE: runs only what the scans' and compactions'
-     * carried values need (no writes); NULL: run sequentially. */
-    arr_loop_fn totals;
-    /* Reductions: acc = acc op other; scans and compactions: acc = other. */
-    arr_combine_fn combine;
-    /* Scans and compactions: acc = acc op other; reductions untouched. */
-    arr_combine_fn combine_prefix;
-    arr_loop_fn private_body;
-    arr_hist_fn hist;
-    int64_t carry_size;
-    /* Iterations worth one parallel task: fewer than two grains run here. */
-    int64_t grain;
-    /* ARR_NEST_HIST: the number of bins. */
-    int64_t bins;
-    int32_t kind;
-    /* Whether the body holds loop nests of its own: fewer iterations than
-     * threads then run here, leaving the cores to the inner nests. */
-    int32_t has_inner_nests;
-} arr_nest;
-
-/* Runs a nest over [0, width) on the thread pool (or inline when it is
- * small or already inside a parallel nest). */
-void arr_run_nest(const arr_nest *nest, void *env, int64_t width, void *carry);
-/* Stops and joins the pool's threads (at the end of `main`). */
-void arr_pool_stop(void);
-/* Whether the calling thread runs a chunk of a parallel nest (a nest
- * inside it then runs inline). */
-int arr_in_parallel(void);
-/* The pool's size (starting it on first use): `--threads`, else
- * `ARRC_THREADS`, else the number of cores. */
-int arr_threads(void);
-/* Inside a parallel chunk: records `message` (a whole `Error: ...` line)
- * and leaves the chunk, never returning. Outside: returns 0. */
-int arr_fail_in_chunk(const char *message);
+/* ------------------------------------------------------------ backend hooks
+ * Set by a backend's runtime that runs compiled code on threads of its own
+ * (the multicore scheduler sets them when it starts its pool); NULL when
+ * there is none. */
+/* Called with the whole `Error: ...` line of a run-time error before it is
+ * printed: inside a parallel chunk it records the error and leaves the
+ * chunk, never returning; elsewhere it returns and the error is printed. */
+extern int (*arr_error_hook)(const char *message);
+/* Called at the end of `main`, after the results are printed. */
+extern void (*arr_exit_hook)(void);
 
 #endif

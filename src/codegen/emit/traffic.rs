@@ -16,7 +16,7 @@ use inkwell::{AtomicOrdering, AtomicRMWBinOp};
 use std::collections::HashSet;
 
 #[derive(Clone, Copy)]
-pub(super) enum Counter {
+pub(crate) enum Counter {
     Reads,
     Writes,
 }
@@ -24,8 +24,8 @@ pub(super) enum Counter {
 impl<'ctx> Gen<'ctx, '_> {
     /// Adds `n` to a counter (nothing unless counting), atomically: pool
     /// threads share the counters.
-    pub(super) fn count(&self, counter: Counter, n: IntValue<'ctx>) -> Res<()> {
-        if !self.count_traffic || self.counting_suppressed {
+    pub(crate) fn count(&self, counter: Counter, n: IntValue<'ctx>) -> Res<()> {
+        if !self.count_traffic || self.mode.uncounted {
             return Ok(());
         }
         let name = match counter {
@@ -49,14 +49,14 @@ impl<'ctx> Gen<'ctx, '_> {
         Ok(())
     }
 
-    pub(super) fn count_one(&self, counter: Counter) -> Res<()> {
+    pub(crate) fn count_one(&self, counter: Counter) -> Res<()> {
         self.count(counter, self.const_i64(1))
     }
 
     /// Before a cluster nest runs: one read per distinct reduction result of
     /// another cluster it uses (in its body, operators, width or initial
     /// values), as the model counts a cluster's free variables.
-    pub(super) fn count_nest_scalar_reads(&self, nest: &LoopNest) -> Res<()> {
+    pub(crate) fn count_nest_scalar_reads(&self, nest: &LoopNest) -> Res<()> {
         if !self.count_traffic || !matches!(nest.origin, Origin::Cluster(_)) {
             return Ok(());
         }
@@ -77,7 +77,7 @@ impl<'ctx> Gen<'ctx, '_> {
     }
 
     /// After a cluster nest ran: one write per reduction result.
-    pub(super) fn count_nest_reduction_writes(&self, nest: &LoopNest) -> Res<()> {
+    pub(crate) fn count_nest_reduction_writes(&self, nest: &LoopNest) -> Res<()> {
         if !self.count_traffic || !matches!(nest.origin, Origin::Cluster(_)) {
             return Ok(());
         }
@@ -91,7 +91,7 @@ impl<'ctx> Gen<'ctx, '_> {
 
 /// The reduction results of the cluster nests of `block`, including those in
 /// branches and sequential loops (nested SOACs' reductions stay in registers).
-pub(super) fn cluster_reduction_results(block: &Block, out: &mut HashSet<VarId>) {
+pub(crate) fn cluster_reduction_results(block: &Block, out: &mut HashSet<VarId>) {
     for stmt in block {
         match stmt {
             Stmt::Loop(nest) if matches!(nest.origin, Origin::Cluster(_)) => {

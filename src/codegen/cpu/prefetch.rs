@@ -16,7 +16,7 @@
 //! Prefetches never fault, so running ahead of the end of an array is
 //! harmless; the address is computed without `inbounds` for that reason.
 
-use super::CodegenError;
+use crate::codegen::CodegenError;
 use inkwell::context::Context;
 use inkwell::intrinsics::Intrinsic;
 use inkwell::module::Module;
@@ -28,7 +28,7 @@ pub const PREFETCH_BYTES: u64 = 4096;
 
 /// Adds the prefetches; see the module comment.
 pub fn prefetch_streams(context: &Context, module: &Module) -> Result<(), CodegenError> {
-    let fail = |what: &str| CodegenError(format!("prefetch: {what}"));
+    let fail = |what: &str| CodegenError::Internal(format!("prefetch: {what}"));
     let ptr = context.ptr_type(Default::default());
     let prefetch = Intrinsic::find("llvm.prefetch")
         .and_then(|p| p.get_declaration(module, &[BasicTypeEnum::from(ptr)]))

@@ -72,7 +72,7 @@ impl<'ctx> Gen<'ctx, '_> {
             .into_float_value())
     }
 
-    pub(super) fn exp_f32(&self, x: FloatValue<'ctx>) -> Res<FloatValue<'ctx>> {
+    pub(crate) fn exp_f32(&self, x: FloatValue<'ctx>) -> Res<FloatValue<'ctx>> {
         let b = &self.builder;
         // Beyond these, the result overflows to infinity or underflows to 0.
         let hi = self.f32c(88.722_84);
@@ -134,7 +134,7 @@ impl<'ctx> Gen<'ctx, '_> {
         self.select_f(b.build_float_compare(FloatPredicate::UNO, x, x, "")?, x, e)
     }
 
-    pub(super) fn log_f32(&self, x: FloatValue<'ctx>) -> Res<FloatValue<'ctx>> {
+    pub(crate) fn log_f32(&self, x: FloatValue<'ctx>) -> Res<FloatValue<'ctx>> {
         let b = &self.builder;
         let i32t = self.ctx.i32_type();
         // Subnormals: scale into the normal range first (2^25), correct the
@@ -218,7 +218,7 @@ impl<'ctx> Gen<'ctx, '_> {
     /// on, where `erfc` is below half an ulp of 1, exactly 1. `exp` is the
     /// `f32` one above, corrected to first order for the part of `-x^2` it
     /// cannot take (`x^2` is exact in `f64`).
-    pub(super) fn erf_f32(&self, x: FloatValue<'ctx>) -> Res<FloatValue<'ctx>> {
+    pub(crate) fn erf_f32(&self, x: FloatValue<'ctx>) -> Res<FloatValue<'ctx>> {
         let b = &self.builder;
         let f32t = self.ctx.f32_type();
         let f64t = self.ctx.f64_type();

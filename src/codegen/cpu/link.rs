@@ -1,0 +1,183 @@
+//! The executable: the object file, the generated glue (with the checks of
+//! the `arr_nest` layout) and the runtime's translation units, linked with
+//! the system `cc`.
+
+use super::super::glue::{self, glue_c};
+use crate::codegen::{CodegenError, CodegenOptions};
+use crate::loopy;
+use inkwell::targets::TargetMachine;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The C runtime a binary links: headers and translation units, each a
+/// file name and its text.
+#[derive(Clone, Copy)]
+pub(crate) struct RuntimeFiles<'a> {
+    pub(crate) headers: &'a [(&'a str, &'a str)],
+    pub(crate) sources: &'a [(&'a str, &'a str)],
+}
+
+impl RuntimeFiles<'static> {
+    /// What every CPU binary links (`crate::runtime`).
+    pub(crate) const CPU: RuntimeFiles<'static> = RuntimeFiles {
+        headers: crate::runtime::HEADERS,
+        sources: crate::runtime::CPU_SOURCES,
+    };
+}
+
+pub(crate) fn link(
+    program: &loopy::ir::Program,
+    opts: &CodegenOptions,
+    machine: &TargetMachine,
+    object: &[u8],
+    out: &Path,
+    runtime: RuntimeFiles,
+) -> Result<(), CodegenError> {
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        if !parent.is_dir() {
+            return Err(CodegenError::Refused(format!(
+                "cannot write `{}`: `{}` is not a directory",
+                out.display(),
+                parent.display()
+            )));
+        }
+    }
+    let io = |e: std::io::Error| CodegenError::Refused(format!("cannot write build files: {e}"));
+    let dir = tempfile::tempdir().map_err(io)?;
+    let path = |name: &str| dir.path().join(name);
+    std::fs::write(path("program.o"), object).map_err(io)?;
+    let mut glue = glue_c(program);
+    glue.push_str(&super::nest::descriptor_checks(machine)?);
+    if opts.count_traffic {
+        glue.push_str(glue::TRAFFIC_GLUE);
+    }
+    std::fs::write(path("glue.c"), glue).map_err(io)?;
+    for (name, text) in runtime.headers {
+        std::fs::write(path(name), text).map_err(io)?;
+    }
+    let objects = runtime
+        .sources
+        .iter()
+        .map(|&(name, text)| runtime_object(dir.path(), name, text, runtime.headers))
+        .collect::<Result<Vec<_>, _>>()?;
+    let output = Command::new("cc")
+        .arg("-O2")
+        .arg("-std=gnu11")
+        .arg("-I")
+        .arg(dir.path())
+        .arg(path("glue.c"))
+        .args(&objects)
+        .arg(path("program.o"))
+        .arg("-lm")
+        .arg("-lpthread")
+        .arg("-o")
+        .arg(out)
+        .output()
+        .map_err(|e| CodegenError::Refused(format!("cannot run `cc`: {e}")))?;
+    check_cc(&output, "linking with `cc`")
+}
+
+fn check_cc(output: &std::process::Output, what: &str) -> Result<(), CodegenError> {
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(CodegenError::Refused(format!(
+            "{what} failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        )))
+    }
+}
+
+/// One translation unit of the runtime compiled to an object file.
+/// Compiling the runtime takes longer than the rest of a build, so the
+/// object is kept in `$XDG_CACHE_HOME/arrc` (or `~/.cache/arrc`) under a
+/// hash of its source and the headers, written atomically; without a usable
+/// cache it is compiled into `dir` (where the headers are).
+fn runtime_object(
+    dir: &Path,
+    name: &str,
+    text: &str,
+    headers: &[(&str, &str)],
+) -> Result<PathBuf, CodegenError> {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    (name, text, headers, env!("CARGO_PKG_VERSION")).hash(&mut hasher);
+    let stem = name.strip_suffix(".c").unwrap_or(name);
+    let cached_name = format!("{stem}-{:016x}.o", hasher.finish());
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .map(|c| c.join("arrc"));
+    if let Some(cached) = cache.as_ref().map(|c| c.join(&cached_name)) {
+        if cached.is_file() {
+            return Ok(cached);
+        }
+    }
+    let io = |e: std::io::Error| CodegenError::Refused(format!("cannot write build files: {e}"));
+    std::fs::write(dir.join(name), text).map_err(io)?;
+    let object = dir.join(format!("{stem}.o"));
+    let output = Command::new("cc")
+        .args(["-O2", "-std=gnu11", "-c"])
+        .arg("-I")
+        .arg(dir)
+        .arg(dir.join(name))
+        .arg("-o")
+        .arg(&object)
+        .output()
+        .map_err(|e| CodegenError::Refused(format!("cannot run `cc`: {e}")))?;
+    check_cc(&output, "compiling the runtime with `cc`")?;
+    if let Some(cache) = cache {
+        // Best effort: a read-only home only costs the next build time.
+        let temp = cache.join(format!("{cached_name}.{}.tmp", std::process::id()));
+        let stored = std::fs::create_dir_all(&cache)
+            .and_then(|_| std::fs::copy(&object, &temp))
+            .and_then(|_| std::fs::rename(&temp, cache.join(&cached_name)));
+        if stored.is_err() {
+            let _ = std::fs::remove_file(&temp);
+        }
+    }
+    Ok(object)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::nest::descriptor_checks;
+    use crate::codegen::backend::Backend;
+    use crate::codegen::cpu::CpuBackend;
+    use crate::codegen::Cpu;
+
+    /// Compiles `checks` against `arr_parallel.h` as given.
+    fn compiles(checks: &str, parallel_h: &str) -> bool {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("arr_runtime.h"), crate::runtime::RUNTIME_H).unwrap();
+        std::fs::write(dir.path().join("arr_parallel.h"), parallel_h).unwrap();
+        std::fs::write(dir.path().join("checks.c"), checks).unwrap();
+        std::process::Command::new("cc")
+            .args(["-std=gnu11", "-c", "-I"])
+            .arg(dir.path())
+            .arg(dir.path().join("checks.c"))
+            .arg("-o")
+            .arg(dir.path().join("checks.o"))
+            .output()
+            .unwrap()
+            .status
+            .success()
+    }
+
+    #[test]
+    fn the_glue_checks_the_nest_descriptor_against_the_header() {
+        let backend = CpuBackend {
+            opt_level: 2,
+            cpu: Cpu::Native,
+        };
+        let checks = descriptor_checks(&backend.machine().unwrap()).unwrap();
+        let header = crate::runtime::PARALLEL_H;
+        assert!(compiles(&checks, header), "{checks}");
+        let narrower = header.replace("int64_t grain;", "int32_t grain;");
+        assert_ne!(narrower, header);
+        assert!(!compiles(&checks, &narrower));
+        let renumbered = header.replace("ARR_NEST_HIST = 3", "ARR_NEST_HIST = 5");
+        assert_ne!(renumbered, header);
+        assert!(!compiles(&checks, &renumbered));
+    }
+}

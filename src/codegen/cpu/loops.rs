@@ -1,0 +1,550 @@
+//! The loop of an outlined loop function over `[start, end)`, in the shape
+//! the nest's plan gives (`loopy::chunk`): versioned where a test before the
+//! loop proves its reads in range, peeled where its body tests the index
+//! against a loop-invariant value (a stencil's border), and in lanes for
+//! float scans.
+
+use super::combine::Combine;
+use super::nest::{carried_field_count, missing_param, param_ptr, Bins, Layout};
+use crate::codegen::emit::{Frame, Gen, Mode, Res, Val};
+use crate::codegen::CodegenError;
+use crate::core::ir::Type;
+use crate::loopy::chunk;
+use crate::loopy::ir::{Block, Carried, IndexCondition, LoopNest, LoopShape, ProvenRead, ReadDim};
+use crate::types::ScalarType;
+use inkwell::basic_block::BasicBlock;
+use inkwell::values::{FunctionValue, IntValue, PointerValue};
+use inkwell::IntPredicate;
+
+/// Runs of iterations a look-back scan's body interleaves (see
+/// `emit_in_lanes`): a float add's latency over the loop's issue rate.
+pub(super) const LANES: usize = 4;
+
+/// Iterations per block of lanes: few enough that the lanes' totals leave
+/// them in the cache for the body.
+pub(super) const LANE_BLOCK: i64 = 4096;
+
+/// What a loop function runs of a nest's body, and how.
+#[derive(Clone, Copy)]
+pub(super) enum Work<'a> {
+    /// All of it, in the loop shape the plan gives; for a look-back scan
+    /// whose body runs in lanes (`emit_in_lanes`), with the totals that
+    /// start the lanes.
+    Body {
+        shape: &'a LoopShape,
+        lane_totals: Option<&'a Block>,
+    },
+    /// Only what advances the scans and compactions (a totals function).
+    Totals { shape: &'a LoopShape },
+}
+
+/// What `emit_loop` needs to emit one copy of a nest's loop.
+pub(super) struct LoopRun<'a, 'ctx> {
+    pub(super) nest: &'a LoopNest,
+    pub(super) layout: &'a Layout<'ctx>,
+    pub(super) body: &'a Block,
+    pub(super) slots: &'a [PointerValue<'ctx>],
+    pub(super) start: IntValue<'ctx>,
+    pub(super) end: IntValue<'ctx>,
+    pub(super) exit: BasicBlock<'ctx>,
+    pub(super) bins: Bins,
+    pub(super) totals_only: bool,
+}
+
+impl<'ctx> Gen<'ctx, '_> {
+    /// `void NAME(env, start, end, carry)` running `body` over the
+    /// iterations `[start, end)`. With `totals_only`, only the scans' and
+    /// compactions' carried values advance (a scan's totals function).
+    pub(super) fn loop_function(
+        &mut self,
+        nest: &LoopNest,
+        layout: &Layout<'ctx>,
+        body: &Block,
+        name: &str,
+        bins: Bins,
+        work: Work,
+    ) -> Res<FunctionValue<'ctx>> {
+        let totals_only = matches!(work, Work::Totals { .. });
+        let ptr = self.ptr().into();
+        let i64t = self.i64().into();
+        let (func, mut inner) = self.outlined(layout, name, &[ptr, i64t, i64t, ptr])?;
+        let start = func
+            .get_nth_param(1)
+            .ok_or_else(missing_param)?
+            .into_int_value();
+        let end = func
+            .get_nth_param(2)
+            .ok_or_else(missing_param)?
+            .into_int_value();
+        let carry = param_ptr(func, 3)?;
+        if bins == Bins::Private {
+            let first = layout.carry_slices.iter().map(|(_, n)| n).sum::<usize>();
+            for (k, (b, _)) in layout.bins.iter().enumerate() {
+                let loaded = self.load_fields(layout, carry, first + k, 1)?;
+                if let (Some(Val::Array { elem, shape, .. }), Some(p)) =
+                    (inner.vals.get(b).cloned(), loaded.first())
+                {
+                    let ptr = p.into_pointer_value();
+                    inner.vals.insert(*b, Val::Array { ptr, elem, shape });
+                }
+            }
+        }
+        let mut slots = Vec::new();
+        for (k, ty) in layout.carry_fields.iter().enumerate() {
+            if k >= carried_field_count(layout) {
+                break;
+            }
+            let slot = self.builder.build_alloca(*ty, "carried")?;
+            let p = self
+                .builder
+                .build_struct_gep(layout.carry_ty, carry, k as u32, "")?;
+            let init = self.builder.build_load(*ty, p, "")?;
+            self.builder.build_store(slot, init)?;
+            slots.push(slot);
+        }
+        let exit = self.ctx.append_basic_block(func, "exit");
+        let run = LoopRun {
+            nest,
+            layout,
+            body,
+            slots: &slots,
+            start,
+            end,
+            exit,
+            bins,
+            totals_only,
+        };
+        let (shape, lane_totals) = match work {
+            Work::Body { shape, lane_totals } => (shape, lane_totals),
+            Work::Totals { shape } => (shape, None),
+        };
+        match (shape, lane_totals) {
+            (LoopShape::Lanes, Some(totals)) => {
+                self.emit_in_lanes(&mut inner, &run, totals, carry)?
+            }
+            (LoopShape::Lanes, None) => {
+                return Err(CodegenError::Internal(
+                    "a loop in lanes without the totals that start them".into(),
+                ))
+            }
+            (LoopShape::Plain, _) => self.emit_loop(&mut inner, &run)?,
+            (LoopShape::Versioned(reads), _) => self.emit_versioned(&mut inner, &run, reads)?,
+            (
+                LoopShape::Peeled {
+                    conditions,
+                    reads,
+                    middle,
+                },
+                _,
+            ) => self.emit_peeled(&mut inner, &run, conditions, reads, middle)?,
+        }
+        self.builder.position_at_end(exit);
+        for (k, (slot, ty)) in slots.iter().zip(&layout.carry_fields).enumerate() {
+            let v = self.builder.build_load(*ty, *slot, "")?;
+            let p = self
+                .builder
+                .build_struct_gep(layout.carry_ty, carry, k as u32, "")?;
+            self.builder.build_store(p, v)?;
+        }
+        self.builder.build_return(None)?;
+        Ok(func)
+    }
+
+    /// The loop of `run`, versioned when `proven` lists reads: when every
+    /// listed read is in range for the whole chunk (checked once here), a
+    /// copy of the loop without their checks runs, which LLVM can
+    /// vectorise; otherwise the checked loop finds the first bad index as a
+    /// sequential run would.
+    fn emit_versioned(
+        &mut self,
+        inner: &mut Frame<'ctx>,
+        run: &LoopRun<'_, 'ctx>,
+        proven: &[ProvenRead],
+    ) -> Res<()> {
+        if proven.is_empty() {
+            return self.emit_loop(inner, run);
+        }
+        let safe = self.reads_in_range(inner, proven, run.start, run.end)?;
+        let fast = self.ctx.append_basic_block(inner.func, "unchecked");
+        let slow = self.ctx.append_basic_block(inner.func, "checked");
+        self.builder.build_conditional_branch(safe, fast, slow)?;
+        self.builder.position_at_end(fast);
+        let unchecked = Mode {
+            unchecked: proven.iter().map(|r| r.var).collect(),
+            ..self.mode.clone()
+        };
+        self.with_mode(unchecked, |g| g.emit_loop(inner, run))?;
+        self.builder.position_at_end(slow);
+        self.emit_loop(inner, run)
+    }
+
+    /// The loop of `run` with its first and last iterations peeled off: in
+    /// the iterations between, every condition `index == x` is false (and
+    /// `index != x` true) when no `x` falls among them, which is checked
+    /// once. The branches those conditions decide (a stencil's boundary)
+    /// then leave the middle loop, and its reads can be proven in range.
+    /// Otherwise the whole chunk runs as one loop.
+    fn emit_peeled(
+        &mut self,
+        inner: &mut Frame<'ctx>,
+        run: &LoopRun<'_, 'ctx>,
+        conditions: &[IndexCondition],
+        proven: &[ProvenRead],
+        middle_reads: &[ProvenRead],
+    ) -> Res<()> {
+        let b = &self.builder;
+        let one = self.const_i64(1);
+        let mid_start = b.build_int_add(run.start, one, "mid.start")?;
+        let before_last = b.build_int_sub(run.end, one, "")?;
+        let later = b.build_int_compare(IntPredicate::SGT, before_last, mid_start, "")?;
+        let mid_end = b
+            .build_select(later, before_last, mid_start, "mid.end")?
+            .into_int_value();
+        let shorter = b.build_int_compare(IntPredicate::SLT, mid_start, run.end, "")?;
+        let first_end = b
+            .build_select(shorter, mid_start, run.end, "first.end")?
+            .into_int_value();
+        let mut apart = self.ctx.bool_type().const_all_ones();
+        for c in conditions {
+            let x = self.index(inner, &c.value)?;
+            let b = &self.builder;
+            let below = b.build_int_compare(IntPredicate::SLT, x, mid_start, "")?;
+            let above = b.build_int_compare(IntPredicate::SGE, x, mid_end, "")?;
+            let outside = b.build_or(below, above, "")?;
+            apart = b.build_and(apart, outside, "")?;
+        }
+        let peel = self.ctx.append_basic_block(inner.func, "peel.first");
+        let whole = self.ctx.append_basic_block(inner.func, "whole");
+        let middle = self.ctx.append_basic_block(inner.func, "peel.middle");
+        let last = self.ctx.append_basic_block(inner.func, "peel.last");
+        self.builder.build_conditional_branch(apart, peel, whole)?;
+        self.builder.position_at_end(whole);
+        self.emit_versioned(inner, run, proven)?;
+        let segment = |start, end, exit| LoopRun {
+            start,
+            end,
+            exit,
+            ..*run
+        };
+        self.builder.position_at_end(peel);
+        self.emit_loop(inner, &segment(run.start, first_end, middle))?;
+        self.builder.position_at_end(middle);
+        let mut known = self.mode.clone();
+        let outer_facts = !known.facts.is_empty();
+        known
+            .facts
+            .extend(conditions.iter().map(|c| (c.var, c.apart)));
+        // In the middle of an enclosing peeled loop, its facts may decide
+        // more branches: the plan's `middle` is this loop's own.
+        let proven_middle = if outer_facts {
+            chunk::in_range_reads(run.nest, run.body, &known.facts)
+        } else {
+            middle_reads.to_vec()
+        };
+        let middle_run = segment(mid_start, mid_end, last);
+        self.with_mode(known, |g| {
+            g.emit_versioned(inner, &middle_run, &proven_middle)
+        })?;
+        self.builder.position_at_end(last);
+        self.emit_loop(inner, &segment(mid_end, run.end, run.exit))
+    }
+
+    /// One loop over `[start, end)` from the current block, leaving to
+    /// `run.exit`: the carried values live in `run.slots`.
+    fn emit_loop(&mut self, inner: &mut Frame<'ctx>, run: &LoopRun<'_, 'ctx>) -> Res<()> {
+        self.emit_lanes(inner, run, &[(None, run.slots)])
+    }
+
+    /// One loop over `[start, end)` whose iteration `i` runs the body once
+    /// per lane, at index `i + offset` with the lane's carried values.
+    fn emit_lanes(
+        &mut self,
+        inner: &mut Frame<'ctx>,
+        run: &LoopRun<'_, 'ctx>,
+        lanes: &[(Option<IntValue<'ctx>>, &[PointerValue<'ctx>])],
+    ) -> Res<()> {
+        let func = inner.func;
+        let nest = run.nest;
+        let layout = run.layout;
+        let carried: Vec<&Carried> = nest.carried().collect();
+        let (header, i) = self.loop_header(func, "loop", run.start, run.end, run.exit)?;
+        let iv = i.as_basic_value().into_int_value();
+        // A reduction's accumulator may be reassociated, and so may a
+        // scan's in its totals, which only sum up the chunk (the language
+        // lets parallel scans reassociate): those loops then vectorise.
+        let reassociable = nest.reductions.iter().map(|r| &r.carried);
+        let scans = nest.scans.iter().filter(|_| run.totals_only);
+        let reassociable = reassociable.chain(scans.map(|s| &s.carried));
+        let mode = Mode {
+            nest_depth: self.mode.nest_depth + 1,
+            // The body re-reads what the totals read; traffic counts one pass.
+            uncounted: self.mode.uncounted || run.totals_only,
+            atomic_bins: match run.bins {
+                Bins::Atomic => layout.bins.iter().map(|(b, _)| *b).collect(),
+                Bins::Shared | Bins::Private => Vec::new(),
+            },
+            reassociable: reassociable
+                .flatten()
+                .filter(|c| matches!(c.var.ty, Type::Scalar(ScalarType::F32 | ScalarType::F64)))
+                .map(|c| c.var.id)
+                .collect(),
+            ..self.mode.clone()
+        };
+        self.with_mode(mode, |g| {
+            for &(offset, slots) in lanes {
+                g.lane_iteration(inner, run, iv, offset, slots, &carried)?;
+            }
+            Ok(())
+        })?;
+        let next = self.builder.build_int_add(iv, self.const_i64(1), "")?;
+        let latch = self.current_block()?;
+        self.builder.build_unconditional_branch(header)?;
+        i.add_incoming(&[(&next, latch)]);
+        Ok(())
+    }
+
+    /// From the current block, the header of a loop counting from `start`
+    /// while below `end` (else leaving to `exit`), and its counter; the
+    /// builder is left at the start of the body.
+    pub(super) fn loop_header(
+        &self,
+        func: FunctionValue<'ctx>,
+        name: &str,
+        start: IntValue<'ctx>,
+        end: IntValue<'ctx>,
+        exit: BasicBlock<'ctx>,
+    ) -> Res<(BasicBlock<'ctx>, inkwell::values::PhiValue<'ctx>)> {
+        let before = self.current_block()?;
+        let header = self.ctx.append_basic_block(func, name);
+        let body = self.ctx.append_basic_block(func, "body");
+        self.builder.build_unconditional_branch(header)?;
+        self.builder.position_at_end(header);
+        let counter = self.builder.build_phi(self.i64(), "i")?;
+        counter.add_incoming(&[(&start, before)]);
+        let iv = counter.as_basic_value().into_int_value();
+        let more = self
+            .builder
+            .build_int_compare(IntPredicate::SLT, iv, end, "")?;
+        self.builder.build_conditional_branch(more, body, exit)?;
+        self.builder.position_at_end(body);
+        Ok((header, counter))
+    }
+
+    /// One iteration of `run`'s body at index `iv + offset`, with the
+    /// carried values in `slots`.
+    fn lane_iteration(
+        &mut self,
+        inner: &mut Frame<'ctx>,
+        run: &LoopRun<'_, 'ctx>,
+        iv: IntValue<'ctx>,
+        offset: Option<IntValue<'ctx>>,
+        slots: &[PointerValue<'ctx>],
+        carried: &[&Carried],
+    ) -> Res<()> {
+        let layout = run.layout;
+        let index = match offset {
+            Some(off) => self.builder.build_int_add(iv, off, "lane.i")?,
+            None => iv,
+        };
+        inner.vals.insert(
+            run.nest.index.id,
+            Val::Scalar(index.into(), ScalarType::I64),
+        );
+        for (c, &(first, len)) in carried.iter().zip(&layout.carry_slices) {
+            let mut loaded = Vec::new();
+            let fields = layout.carry_fields.iter().zip(slots);
+            for (ty, slot) in fields.skip(first).take(len) {
+                loaded.push(self.builder.build_load(*ty, *slot, "")?);
+            }
+            inner
+                .vals
+                .insert(c.var.id, self.val_of_fields(c.var.ty, &loaded)?);
+        }
+        self.block(inner, run.body)?;
+        let reduction_values: usize = run.nest.reductions.iter().map(|r| r.carried.len()).sum();
+        for (j, (c, &(first, _))) in carried.iter().zip(&layout.carry_slices).enumerate() {
+            if run.totals_only && j < reduction_values {
+                continue;
+            }
+            let fields = self.fields(&self.val(inner, &c.next)?);
+            for (k, v) in fields.iter().enumerate() {
+                self.builder.build_store(slots[first + k], *v)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A look-back scan's body over `[start, end)` in blocks of
+    /// `LANE_BLOCK` iterations, each cut into `LANES` runs of consecutive
+    /// iterations that one loop interleaves, so that the scans' float
+    /// chains (several cycles per add) overlap. A lane starts from the
+    /// scans' values after the runs before it, which the vectorised totals
+    /// compute, and from the reductions' initial values (`carry`, still
+    /// untouched); after the loop the lanes' reductions combine in order
+    /// and the last lane's scans carry on over the iterations left. Both
+    /// reassociate, as parallel scans and reductions may; the runs depend
+    /// only on the chunk, so results repeat.
+    fn emit_in_lanes(
+        &mut self,
+        inner: &mut Frame<'ctx>,
+        run: &LoopRun<'_, 'ctx>,
+        totals: &Block,
+        carry: PointerValue<'ctx>,
+    ) -> Res<()> {
+        let func = inner.func;
+        let layout = run.layout;
+        let fields = run.slots.len();
+        let reduction_fields: usize = {
+            let values: usize = run.nest.reductions.iter().map(|r| r.carried.len()).sum();
+            layout.carry_slices[..values].iter().map(|(_, n)| n).sum()
+        };
+        let mut lanes: Vec<Vec<PointerValue<'ctx>>> = vec![run.slots.to_vec()];
+        for _ in 1..LANES {
+            let slots = (0..fields)
+                .map(|k| self.entry_alloca(func, layout.carry_fields[k]))
+                .collect::<Res<Vec<_>>>()?;
+            lanes.push(slots);
+        }
+        let (header, block_start) =
+            self.loop_header(func, "lanes.block", run.start, run.end, run.exit)?;
+        let start_block = self.current_block()?;
+        let combine = self.ctx.append_basic_block(func, "lanes.combine");
+        let rest = self.ctx.append_basic_block(func, "lanes.rest");
+        let latch = self.ctx.append_basic_block(func, "lanes.next");
+        let bstart = block_start.as_basic_value().into_int_value();
+        let b = &self.builder;
+        let full = b.build_int_add(bstart, self.const_i64(LANE_BLOCK), "")?;
+        let short = b.build_int_compare(IntPredicate::SLT, run.end, full, "")?;
+        let bend = b
+            .build_select(short, run.end, full, "block.end")?
+            .into_int_value();
+        let len = b.build_int_sub(bend, bstart, "")?;
+        let lane_len = b.build_int_signed_div(len, self.const_i64(LANES as i64), "lane.len")?;
+        let none = b.build_int_compare(IntPredicate::EQ, lane_len, self.const_i64(0), "")?;
+        let lanes_block = self.ctx.append_basic_block(func, "lanes");
+        self.builder
+            .build_conditional_branch(none, rest, lanes_block)?;
+        self.builder.position_at_end(lanes_block);
+        let mut starts = vec![bstart];
+        for s in 1..LANES {
+            let b = &self.builder;
+            let lane_start = b.build_int_add(starts[s - 1], lane_len, "lane.start")?;
+            let (previous, this) = lanes.split_at(s);
+            let fields = layout
+                .carry_fields
+                .iter()
+                .zip(&previous[s - 1])
+                .zip(&this[0]);
+            for (k, ((ty, from), to)) in fields.enumerate() {
+                let v = if k < reduction_fields {
+                    let p = b.build_struct_gep(layout.carry_ty, carry, k as u32, "")?;
+                    b.build_load(*ty, p, "")?
+                } else {
+                    b.build_load(*ty, *from, "")?
+                };
+                b.build_store(*to, v)?;
+            }
+            let advanced = self.ctx.append_basic_block(func, "lane.totals.done");
+            let lane_run = LoopRun {
+                body: totals,
+                slots: &lanes[s],
+                start: starts[s - 1],
+                end: lane_start,
+                exit: advanced,
+                totals_only: true,
+                ..*run
+            };
+            self.emit_loop(inner, &lane_run)?;
+            self.builder.position_at_end(advanced);
+            starts.push(lane_start);
+        }
+        let lanes_end = self
+            .builder
+            .build_int_add(starts[LANES - 1], lane_len, "lanes.end")?;
+        let offsets = starts
+            .iter()
+            .map(|&st| Ok(Some(self.builder.build_int_sub(st, bstart, "")?)))
+            .collect::<Res<Vec<_>>>()?;
+        let lane_list: Vec<(Option<IntValue<'ctx>>, &[PointerValue<'ctx>])> = offsets
+            .iter()
+            .zip(&lanes)
+            .map(|(o, slots)| (*o, slots.as_slice()))
+            .collect();
+        let interleaved_end = self.builder.build_int_add(bstart, lane_len, "")?;
+        let interleaved = LoopRun {
+            start: bstart,
+            end: interleaved_end,
+            exit: combine,
+            ..*run
+        };
+        self.emit_lanes(inner, &interleaved, &lane_list)?;
+
+        self.builder.position_at_end(combine);
+        for lane in &lanes[1..] {
+            let mode = Combine::Reductions;
+            self.combine_carried(inner, run.nest, layout, &lanes[0], lane, mode)?;
+        }
+        let combined = self.current_block()?;
+        let scanned = layout
+            .carry_fields
+            .iter()
+            .zip(&lanes[LANES - 1])
+            .zip(&lanes[0]);
+        for ((ty, from), to) in scanned.skip(reduction_fields) {
+            let v = self.builder.build_load(*ty, *from, "")?;
+            self.builder.build_store(*to, v)?;
+        }
+        self.builder.build_unconditional_branch(rest)?;
+
+        self.builder.position_at_end(rest);
+        let rest_start = self.builder.build_phi(self.i64(), "rest.start")?;
+        rest_start.add_incoming(&[(&bstart, start_block), (&lanes_end, combined)]);
+        let leftover = LoopRun {
+            start: rest_start.as_basic_value().into_int_value(),
+            end: bend,
+            exit: latch,
+            ..*run
+        };
+        self.emit_loop(inner, &leftover)?;
+        self.builder.position_at_end(latch);
+        block_start.add_incoming(&[(&bend, latch)]);
+        self.builder.build_unconditional_branch(header)?;
+        Ok(())
+    }
+
+    /// Whether every read of `reads` is in range for all iterations of
+    /// `[start, end)` (an empty range included).
+    fn reads_in_range(
+        &self,
+        frame: &Frame<'ctx>,
+        reads: &[ProvenRead],
+        start: IntValue<'ctx>,
+        end: IntValue<'ctx>,
+    ) -> Res<IntValue<'ctx>> {
+        let b = &self.builder;
+        let last = b.build_int_sub(end, self.const_i64(1), "")?;
+        let mut ok = self.ctx.bool_type().const_all_ones();
+        for read in reads {
+            let (_, _, shape) = self.array(frame, read.array)?;
+            for (dim, len) in read.dims.iter().zip(&shape) {
+                let in_range = match dim {
+                    ReadDim::Affine(c) => {
+                        let c = self.const_i64(*c);
+                        let lo = b.build_int_add(start, c, "")?;
+                        let hi = b.build_int_add(last, c, "")?;
+                        let lo_ok =
+                            b.build_int_compare(IntPredicate::SGE, lo, self.const_i64(0), "")?;
+                        let hi_ok = b.build_int_compare(IntPredicate::SLT, hi, *len, "")?;
+                        b.build_and(lo_ok, hi_ok, "")?
+                    }
+                    ReadDim::Invariant(a) => {
+                        let v = self.index(frame, a)?;
+                        b.build_int_compare(IntPredicate::ULT, v, *len, "")?
+                    }
+                };
+                ok = b.build_and(ok, in_range, "")?;
+            }
+        }
+        Ok(ok)
+    }
+}

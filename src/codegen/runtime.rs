@@ -1,0 +1,128 @@
+//! The C runtime functions generated code calls (src/runtime/c:
+//! `arr_runtime.h` for the host-common ones, `arr_parallel.h` for the
+//! multicore scheduler's), each with its LLVM signature: one typed table,
+//! declared on first use.
+
+use super::emit::Gen;
+use inkwell::attributes::{Attribute, AttributeLoc};
+use inkwell::module::Linkage;
+use inkwell::types::{BasicMetadataTypeEnum, FunctionType};
+use inkwell::values::FunctionValue;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RuntimeFn {
+    /// `void *arr_alloc(int64_t bytes)`
+    Alloc,
+    /// `void arr_free(void *ptr)`
+    Free,
+    /// `void arr_fail_bounds(int64_t index, int64_t length, const char *loc)`
+    FailBounds,
+    /// `void arr_fail_slice(int64_t start, int64_t end, int64_t stride,
+    /// int64_t length, const char *loc)`
+    FailSlice,
+    /// `void arr_fail_size_mismatch(int64_t expected, int64_t found, const char *loc)`
+    FailSizeMismatch,
+    /// `void arr_fail_division_by_zero(const char *loc)`
+    FailDivisionByZero,
+    /// `void arr_fail_assert(const char *loc)`
+    FailAssert,
+    /// `void arr_fail_negative_size(int64_t size, const char *loc)`
+    FailNegativeSize,
+    /// `void arr_run_nest(const arr_nest *nest, void *env, int64_t width, void *carry)`
+    RunNest,
+    /// `int arr_in_parallel(void)`
+    InParallel,
+}
+
+/// A parameter or result type of a runtime function.
+#[derive(Clone, Copy)]
+enum Ty {
+    I32,
+    I64,
+    Ptr,
+}
+
+impl RuntimeFn {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            RuntimeFn::Alloc => "arr_alloc",
+            RuntimeFn::Free => "arr_free",
+            RuntimeFn::FailBounds => "arr_fail_bounds",
+            RuntimeFn::FailSlice => "arr_fail_slice",
+            RuntimeFn::FailSizeMismatch => "arr_fail_size_mismatch",
+            RuntimeFn::FailDivisionByZero => "arr_fail_division_by_zero",
+            RuntimeFn::FailAssert => "arr_fail_assert",
+            RuntimeFn::FailNegativeSize => "arr_fail_negative_size",
+            RuntimeFn::RunNest => "arr_run_nest",
+            RuntimeFn::InParallel => "arr_in_parallel",
+        }
+    }
+
+    /// The result (`None`: void) and the parameters.
+    fn signature(self) -> (Option<Ty>, &'static [Ty]) {
+        use Ty::*;
+        match self {
+            RuntimeFn::Alloc => (Some(Ptr), &[I64]),
+            RuntimeFn::Free => (None, &[Ptr]),
+            RuntimeFn::FailBounds | RuntimeFn::FailSizeMismatch => (None, &[I64, I64, Ptr]),
+            RuntimeFn::FailSlice => (None, &[I64, I64, I64, I64, Ptr]),
+            RuntimeFn::FailDivisionByZero | RuntimeFn::FailAssert => (None, &[Ptr]),
+            RuntimeFn::FailNegativeSize => (None, &[I64, Ptr]),
+            RuntimeFn::RunNest => (None, &[Ptr, Ptr, I64, Ptr]),
+            RuntimeFn::InParallel => (Some(I32), &[]),
+        }
+    }
+
+    /// The `arr_fail_*` functions print a message and exit.
+    fn never_returns(self) -> bool {
+        matches!(
+            self,
+            RuntimeFn::FailBounds
+                | RuntimeFn::FailSlice
+                | RuntimeFn::FailSizeMismatch
+                | RuntimeFn::FailDivisionByZero
+                | RuntimeFn::FailAssert
+                | RuntimeFn::FailNegativeSize
+        )
+    }
+}
+
+impl<'ctx> Gen<'ctx, '_> {
+    fn runtime_type(&self, f: RuntimeFn) -> FunctionType<'ctx> {
+        let (result, params) = f.signature();
+        let basic = |t: Ty| -> inkwell::types::BasicTypeEnum<'ctx> {
+            match t {
+                Ty::I32 => self.ctx.i32_type().into(),
+                Ty::I64 => self.i64().into(),
+                Ty::Ptr => self.ptr().into(),
+            }
+        };
+        let params: Vec<BasicMetadataTypeEnum> = params.iter().map(|t| basic(*t).into()).collect();
+        match result {
+            Some(Ty::I32) => self.ctx.i32_type().fn_type(&params, false),
+            Some(Ty::I64) => self.i64().fn_type(&params, false),
+            Some(Ty::Ptr) => self.ptr().fn_type(&params, false),
+            None => self.ctx.void_type().fn_type(&params, false),
+        }
+    }
+
+    /// The declaration of `f` in the module being generated.
+    pub(crate) fn runtime(&self, f: RuntimeFn) -> FunctionValue<'ctx> {
+        if let Some(declared) = self.module.get_function(f.name()) {
+            return declared;
+        }
+        let func =
+            self.module
+                .add_function(f.name(), self.runtime_type(f), Some(Linkage::External));
+        if f.never_returns() {
+            for attr in ["noreturn", "cold", "nounwind"] {
+                let kind = Attribute::get_named_enum_kind_id(attr);
+                func.add_attribute(
+                    AttributeLoc::Function,
+                    self.ctx.create_enum_attribute(kind, 0),
+                );
+            }
+        }
+        func
+    }
+}

@@ -1,0 +1,106 @@
+//! `arrc random` (hidden): the random differential tester of
+//! `crate::testgen` on the command line.
+
+use crate::testgen::run::{Build, RunConf, Settings};
+use crate::testgen::{campaign, Campaign};
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(clap::Args, Debug)]
+pub struct RandomArgs {
+    /// Seed of the first program; program k uses seed + k.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Number of programs (100 unless --seconds is given).
+    #[arg(long)]
+    count: Option<u64>,
+    /// Test programs until this many seconds have passed.
+    #[arg(long)]
+    seconds: Option<u64>,
+    /// Programs tested at once.
+    #[arg(long, default_value_t = 1)]
+    jobs: usize,
+    /// Seconds spent shrinking each failing program (0: no shrinking).
+    #[arg(long = "shrink-seconds", default_value_t = 120)]
+    shrink_seconds: u64,
+    /// Write each failing program, its input and the commands to a folder here.
+    #[arg(long)]
+    save: Option<PathBuf>,
+    /// Targets to build for (comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "x86_64")]
+    target: Vec<String>,
+    /// Optimisation levels (comma-separated).
+    #[arg(long = "opt", value_delimiter = ',', default_value = "0,3")]
+    opt: Vec<u8>,
+    /// Fusion strategies (comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "ilp,greedy,none")]
+    fusion: Vec<String>,
+    /// Thread counts to run every binary with (comma-separated); each also
+    /// runs with `ARRC_GRAIN=1`.
+    #[arg(long, value_delimiter = ',', default_value = "1,2,7")]
+    threads: Vec<u32>,
+    /// Seconds any one run may take.
+    #[arg(long, default_value_t = 20)]
+    timeout: u64,
+    /// Print the programs that were skipped, and why.
+    #[arg(long)]
+    verbose: bool,
+    /// Seeds known to fail (comma-separated): counted as skipped.
+    #[arg(long, value_delimiter = ',')]
+    known: Vec<u64>,
+    /// Print the program and inputs of the first seed and stop.
+    #[arg(long)]
+    print: bool,
+}
+
+pub fn random(args: &RandomArgs) -> i32 {
+    if args.print {
+        let p = crate::testgen::stms::generate(args.seed);
+        print!("{}", p.source());
+        for input in &p.inputs {
+            println!("-- input: {}", input.join(" "));
+        }
+        return 0;
+    }
+    let Ok(arrc) = std::env::current_exe() else {
+        eprintln!("Error: cannot find the arrc executable");
+        return 1;
+    };
+    let mut builds = Vec::new();
+    for target in &args.target {
+        for &opt in &args.opt {
+            for fusion in &args.fusion {
+                builds.push(Build {
+                    target: target.clone(),
+                    opt,
+                    fusion: fusion.clone(),
+                });
+            }
+        }
+    }
+    let mut runs = Vec::new();
+    for &threads in &args.threads {
+        for tiny_grain in [false, true] {
+            runs.push(RunConf {
+                threads,
+                tiny_grain,
+            });
+        }
+    }
+    campaign(&Campaign {
+        settings: Settings {
+            arrc,
+            builds,
+            runs,
+            timeout: Duration::from_secs(args.timeout),
+        },
+        seed: args.seed,
+        count: args.count,
+        seconds: args.seconds,
+        jobs: args.jobs,
+        shrink_seconds: args.shrink_seconds,
+        save: args.save.clone(),
+        verbose: args.verbose,
+        known: args.known.clone(),
+    })
+}

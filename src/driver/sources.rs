@@ -1,0 +1,85 @@
+//! Source files in, parsed programs out: the standard library (embedded),
+//! the main file and every file it imports, in dependency order.
+
+use super::passes::Failure;
+use crate::syntax::{self, ast, Diagnostic, SourceMap};
+use std::path::{Path, PathBuf};
+
+/// The standard library, embedded so that an installed `arrc` needs no files.
+const STDLIB: &[(&str, &str)] = &[(
+    "stdlib/prelude.arr",
+    include_str!("../../stdlib/prelude.arr"),
+)];
+
+/// Parses the standard library, `path` and every file it imports
+/// (transitively), returning the programs in dependency order: the standard
+/// library first and the main file last.
+pub fn parse_with_imports(path: &Path) -> Result<(SourceMap, Vec<ast::Program>), Failure> {
+    let mut loader = Loader::default();
+    for (name, text) in STDLIB {
+        let file = loader.sources.add(name.to_string(), text.to_string());
+        let program = syntax::parse_program(&loader.sources, file)
+            .map_err(|diags| Failure::Diagnostics(Box::new(loader.sources.clone()), diags))?;
+        loader.programs.push(program);
+    }
+    loader.load(path, None)?;
+    Ok((loader.sources, loader.programs))
+}
+
+#[derive(Default)]
+struct Loader {
+    sources: SourceMap,
+    programs: Vec<ast::Program>,
+    /// Canonical paths of the files in `programs`.
+    loaded: Vec<PathBuf>,
+    /// The chain of files being loaded, to report import cycles.
+    visiting: Vec<PathBuf>,
+}
+
+impl Loader {
+    fn fail(&self, at: Option<(usize, ast::Span)>, msg: String) -> Failure {
+        match at {
+            Some((file, span)) => Failure::Diagnostics(
+                Box::new(self.sources.clone()),
+                vec![Diagnostic::new(file, span, msg)],
+            ),
+            None => Failure::Message(msg),
+        }
+    }
+
+    fn load(
+        &mut self,
+        path: &Path,
+        imported_at: Option<(usize, ast::Span)>,
+    ) -> Result<(), Failure> {
+        let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        if self.loaded.contains(&canonical) {
+            return Ok(());
+        }
+        if self.visiting.contains(&canonical) {
+            let msg = format!("import cycle through `{}`", path.display());
+            return Err(self.fail(imported_at, msg));
+        }
+        let text = std::fs::read_to_string(path).map_err(|err| {
+            self.fail(
+                imported_at.clone(),
+                format!("cannot read `{}`: {err}", path.display()),
+            )
+        })?;
+        let file = self.sources.add(path.display().to_string(), text);
+        let program = syntax::parse_program(&self.sources, file)
+            .map_err(|diags| Failure::Diagnostics(Box::new(self.sources.clone()), diags))?;
+        self.visiting.push(canonical.clone());
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        for decl in &program.decls {
+            if let ast::Decl::Import(target, span) = decl {
+                let target = dir.join(format!("{target}.arr"));
+                self.load(&target, Some((file, span.clone())))?;
+            }
+        }
+        self.visiting.pop();
+        self.loaded.push(canonical);
+        self.programs.push(program);
+        Ok(())
+    }
+}

@@ -1,0 +1,252 @@
+//! How the loop over a range of a nest's iterations (a task's chunk) is
+//! generated, decided on the loopy IR for `loopy::par::plan_nests` (a nest's
+//! `NestPlan`), so that `--emit loopy` shows it and the code generator runs
+//! it:
+//!
+//! - versioned: a checked read whose indices are the nest's index plus a
+//!   constant, or the same in every iteration (a stencil's `xs[i+1]`, a row
+//!   `m[r, i]`), is proven in range for the whole range by one test before
+//!   the loop, which then runs a copy without its checks (which vectorises);
+//!   otherwise the checked copy runs and meets the first bad index as a
+//!   sequential run would;
+//! - peeled: a body that tests its index against a loop-invariant value
+//!   (`j == 0`, `j == m - 1`: a stencil's border) runs its first and last
+//!   iteration apart; between them those tests are known (checked once),
+//!   the branches they decide fold away and more reads are proven;
+//! - lanes: a float scan's body, whose adds form a chain of several cycles
+//!   each, runs several runs of consecutive iterations interleaved, when no
+//!   iteration can fail.
+
+use super::ir::{Block, IndexCondition, LoopNest, LoopShape, ProvenRead, ReadDim, ScalarExp, Stmt};
+use crate::core::ir::{Atom, BinOp, Type, VarId};
+use crate::types::ScalarType;
+use std::collections::{HashMap, HashSet};
+
+/// The shape of the loop over a range of `nest`'s iterations that runs
+/// `body` (its body, or its totals); `lanes` where a look-back scan's body
+/// may run in lanes.
+pub fn shape(nest: &LoopNest, body: &Block, lanes: bool) -> LoopShape {
+    let conditions = index_conditions(nest, body);
+    let reads = in_range_reads(nest, body, &HashMap::new());
+    if !conditions.is_empty() {
+        let facts = conditions.iter().map(|c| (c.var, c.apart)).collect();
+        let middle = in_range_reads(nest, body, &facts);
+        return LoopShape::Peeled {
+            conditions,
+            reads,
+            middle,
+        };
+    }
+    if lanes {
+        LoopShape::Lanes
+    } else if reads.is_empty() {
+        LoopShape::Plain
+    } else {
+        LoopShape::Versioned(reads)
+    }
+}
+
+/// The reads of `body` that one test before a loop can prove in range for
+/// the loop's range: those at its top level, and in the branches that
+/// `facts` (with the constants they fold into) decide.
+pub fn in_range_reads(
+    nest: &LoopNest,
+    body: &Block,
+    facts: &HashMap<VarId, bool>,
+) -> Vec<ProvenRead> {
+    let mut walk = ReadWalk {
+        outside: nest.free_vars().into_iter().collect(),
+        affine: HashMap::from([(nest.index.id, 0)]),
+        known: facts.clone(),
+        out: Vec::new(),
+    };
+    walk.block(body);
+    walk.out
+}
+
+struct ReadWalk {
+    outside: HashSet<VarId>,
+    /// Variables equal to the nest's index plus a constant.
+    affine: HashMap<VarId, i64>,
+    /// Booleans known for every iteration.
+    known: HashMap<VarId, bool>,
+    out: Vec<ProvenRead>,
+}
+
+impl ReadWalk {
+    fn block(&mut self, body: &Block) {
+        for stmt in body {
+            match stmt {
+                Stmt::Let {
+                    var,
+                    exp: ScalarExp::BinOp(op, a, b),
+                    ..
+                } => self.offset(var.id, *op, a, b),
+                Stmt::Read {
+                    var,
+                    array,
+                    index,
+                    check: Some(_),
+                } if self.outside.contains(array) => self.read(var.id, *array, index),
+                Stmt::If {
+                    results,
+                    cond,
+                    then_block,
+                    then_results,
+                    else_block,
+                    else_results,
+                } => {
+                    let Some(taken) = self.truth(cond) else {
+                        continue;
+                    };
+                    let (block, res) = if taken {
+                        (then_block, then_results)
+                    } else {
+                        (else_block, else_results)
+                    };
+                    self.block(block);
+                    for (r, a) in results.iter().zip(res) {
+                        if let Some(t) = self.truth(a) {
+                            self.known.insert(r.id, t);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn truth(&self, a: &Atom) -> Option<bool> {
+        match a {
+            Atom::Const(crate::types::Const::Bool(b)) => Some(*b),
+            Atom::Var(v) => self.known.get(v).copied(),
+            Atom::Const(_) => None,
+        }
+    }
+
+    fn offset(&mut self, var: VarId, op: BinOp, a: &Atom, b: &Atom) {
+        let offset = |x: &Atom| match x {
+            Atom::Var(v) => self.affine.get(v).copied(),
+            Atom::Const(_) => None,
+        };
+        let constant = |x: &Atom| match x {
+            Atom::Const(c) => c.as_i128().and_then(|c| i64::try_from(c).ok()),
+            Atom::Var(_) => None,
+        };
+        let shifted = match (op, offset(a), offset(b), constant(a), constant(b)) {
+            (BinOp::Add, Some(o), _, _, Some(c)) | (BinOp::Add, _, Some(o), Some(c), _) => {
+                o.checked_add(c)
+            }
+            (BinOp::Sub, Some(o), _, _, Some(c)) => o.checked_sub(c),
+            _ => None,
+        };
+        // Offsets stay small, so `start + c` cannot overflow.
+        if let Some(o) = shifted.filter(|o| o.unsigned_abs() < 1 << 40) {
+            self.affine.insert(var, o);
+        }
+    }
+
+    fn read(&mut self, var: VarId, array: VarId, index: &[Atom]) {
+        let dims: Option<Vec<ReadDim>> = index
+            .iter()
+            .map(|a| match a {
+                Atom::Var(v) if self.affine.contains_key(v) => {
+                    Some(ReadDim::Affine(self.affine[v]))
+                }
+                Atom::Var(v) if self.outside.contains(v) => Some(ReadDim::Invariant(*a)),
+                Atom::Const(_) => Some(ReadDim::Invariant(*a)),
+                Atom::Var(_) => None,
+            })
+            .collect();
+        if let Some(dims) = dims {
+            self.out.push(ProvenRead { var, array, dims });
+        }
+    }
+}
+
+/// Conditions `index == x` and `index != x` of the body (at any depth)
+/// with `x` the same in every iteration: `(condition, x, its value when
+/// index != x)`. They decide branches of stencil boundaries, which peeling
+/// takes out of the middle iterations of a chunk.
+fn index_conditions(nest: &LoopNest, body: &Block) -> Vec<IndexCondition> {
+    let outside: HashSet<VarId> = nest.free_vars().into_iter().collect();
+    let index = Atom::Var(nest.index.id);
+    let mut found = Vec::new();
+    let mut visit = |stmt: &Stmt| {
+        if let Stmt::Let {
+            var,
+            exp: ScalarExp::BinOp(op @ (BinOp::Eq | BinOp::Neq), a, b),
+            ..
+        } = stmt
+        {
+            let other = if *a == index {
+                b
+            } else if *b == index {
+                a
+            } else {
+                return;
+            };
+            let invariant = match other {
+                Atom::Var(v) => outside.contains(v),
+                Atom::Const(c) => c.as_i128().is_some(),
+            };
+            if invariant {
+                found.push(IndexCondition {
+                    var: var.id,
+                    value: *other,
+                    apart: *op == BinOp::Neq,
+                });
+            }
+        }
+    };
+    for_each_stmt(body, &mut visit);
+    found
+}
+
+/// Calls `f` on every statement of `block`, at any depth (branches, loops
+/// and nests).
+fn for_each_stmt(block: &Block, f: &mut impl FnMut(&Stmt)) {
+    for stmt in block {
+        f(stmt);
+        match stmt {
+            Stmt::If {
+                then_block,
+                else_block,
+                ..
+            } => {
+                for_each_stmt(then_block, f);
+                for_each_stmt(else_block, f);
+            }
+            Stmt::SeqLoop(lp) => for_each_stmt(&lp.body, f),
+            Stmt::Loop(inner) => for_each_stmt(&inner.body, f),
+            _ => {}
+        }
+    }
+}
+
+/// Whether a look-back scan's body runs in lanes (`emit_in_lanes`): a scan
+/// carries a float, whose adds chain at several cycles each (an integer
+/// chain keeps up with the loop anyway), and no iteration can fail, since
+/// lanes run iterations out of order.
+pub fn runs_in_lanes(nest: &LoopNest) -> bool {
+    let float_scan = nest
+        .scans
+        .iter()
+        .flat_map(|s| &s.carried)
+        .any(|c| matches!(c.var.ty, Type::Scalar(ScalarType::F32 | ScalarType::F64)));
+    float_scan && infallible(&nest.body)
+}
+
+fn infallible(body: &Block) -> bool {
+    body.iter().all(|stmt| match stmt {
+        Stmt::Let { exp, .. } => !exp.may_fail(),
+        Stmt::Read { check, .. } => check.is_none(),
+        Stmt::Write { .. } => true,
+        Stmt::If {
+            then_block,
+            else_block,
+            ..
+        } => infallible(then_block) && infallible(else_block),
+        _ => false,
+    })
+}

@@ -1,0 +1,181 @@
+/* The part of the GPU host runtime that does not depend on what runs the
+ * kernels: device memory through the pool, entry arguments and results,
+ * launch planning, and the report of a kernel's run-time error with the
+ * CPU runtime's own messages. */
+#include "arr_gpu_internal.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const arr_gpu_program *arr_gpu_prog;
+arr_pool arr_gpu_mem;
+uint64_t arr_gpu_seq;
+int64_t arr_gpu_launches;
+int64_t arr_gpu_driver_allocs;
+
+void arr_gpu_exit_no_device(const char *fmt, ...) {
+    va_list ap;
+    fflush(stdout);
+    fputs("Error: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(3);
+}
+
+void arr_gpu_exit_internal(const char *fmt, ...) {
+    va_list ap;
+    fflush(stdout);
+    fputs("internal compiler error: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(70);
+}
+
+void arr_gpu_report(const arr_gpu_error *rec) {
+    const char *loc;
+    const int64_t *a = rec->args;
+    if (rec->loc < 0 || rec->loc >= arr_gpu_prog->num_locations) {
+        arr_gpu_exit_internal("a kernel reported an error at unknown location %" PRId32, rec->loc);
+    }
+    loc = arr_gpu_prog->locations[rec->loc];
+    switch (rec->kind) {
+    case ARR_GPU_ERR_BOUNDS:
+        arr_fail_bounds(a[0], a[1], loc);
+        break;
+    case ARR_GPU_ERR_SLICE:
+        arr_fail_slice(a[0], a[1], a[2], a[3], loc);
+        break;
+    case ARR_GPU_ERR_SIZE_MISMATCH:
+        arr_fail_size_mismatch(a[0], a[1], loc);
+        break;
+    case ARR_GPU_ERR_DIVISION_BY_ZERO:
+        arr_fail_division_by_zero(loc);
+        break;
+    case ARR_GPU_ERR_ASSERT:
+        arr_fail_assert(loc);
+        break;
+    case ARR_GPU_ERR_NEGATIVE_SIZE:
+        arr_fail_negative_size(a[0], loc);
+        break;
+    default:
+        break;
+    }
+    arr_gpu_exit_internal("a kernel reported an error of unknown kind %" PRId32, rec->kind);
+}
+
+int arr_gpu_shrink(void) {
+    static int shrink = -1;
+    if (shrink < 0) {
+        const char *s = getenv("ARRC_GPU_SHRINK");
+        shrink = s != NULL && *s != '\0' && strcmp(s, "0") != 0;
+    }
+    return shrink;
+}
+
+const arr_gpu_kernel_def *arr_gpu_kernel(int index) {
+    if (arr_gpu_prog == NULL) {
+        arr_gpu_exit_internal("the GPU is used before arr_gpu_init");
+    }
+    if (index < 0 || index >= arr_gpu_prog->num_kernels) {
+        arr_gpu_exit_internal("no kernel number %d", index);
+    }
+    return &arr_gpu_prog->kernels[index];
+}
+
+/* ---------------------------------------------------------------- memory */
+
+arr_dptr arr_gpu_alloc(int64_t bytes) {
+    uint64_t ptr;
+    if (arr_gpu_prog == NULL) {
+        arr_gpu_exit_internal("the GPU is used before arr_gpu_init");
+    }
+    if (bytes < 0 || arr_pool_alloc(&arr_gpu_mem, (uint64_t)bytes, &ptr) != 0) {
+        /* A kernel before this may have failed, which comes first. */
+        arr_gpu_sync();
+        fflush(stdout);
+        fprintf(stderr, "Error: out of GPU memory (allocating %" PRId64 " bytes)\n", bytes);
+        exit(1);
+    }
+    arr_gpu_driver_allocs = arr_gpu_mem.driver_allocs;
+    return ptr;
+}
+
+void arr_gpu_free(arr_dptr ptr) {
+    if (arr_pool_free(&arr_gpu_mem, ptr) != 0) {
+        arr_gpu_exit_internal("freeing device address 0x%" PRIx64 " that was not allocated", ptr);
+    }
+}
+
+static const int value_sizes[] = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 1};
+
+static int64_t value_bytes(const arr_value *v) {
+    int64_t n = value_sizes[v->type.prim];
+    int d;
+    for (d = 0; d < v->type.rank; d++) {
+        n *= v->shape[d];
+    }
+    return n;
+}
+
+arr_dptr arr_gpu_arg_in(const arr_value *arg) {
+    int64_t bytes = value_bytes(arg);
+    arr_dptr d = arr_gpu_alloc(bytes);
+    if (bytes > 0) {
+        arr_gpu_copy_in(d, arg->data, bytes);
+    }
+    return d;
+}
+
+void arr_gpu_result_out(arr_value *result, arr_dptr src) {
+    int64_t bytes = value_bytes(result);
+    result->data = arr_alloc(bytes);
+    if (bytes > 0) {
+        arr_gpu_copy_out(result->data, src, bytes);
+    } else {
+        arr_gpu_sync();
+    }
+}
+
+/* ---------------------------------------------------------------- launches */
+
+arr_gpu_config arr_gpu_plan(int kernel, int64_t work, uint32_t shared_per_block,
+                            uint32_t shared_per_thread) {
+    arr_gpu_config c;
+    int block = 0, max_blocks = 0, pow2 = 32;
+    int64_t blocks, shared;
+    (void)arr_gpu_kernel(kernel);
+    if (arr_gpu_shrink()) {
+        block = 64;
+        max_blocks = 3;
+    } else {
+        arr_gpu_be_occupancy(kernel, shared_per_block, shared_per_thread, &block, &max_blocks);
+    }
+    while (pow2 * 2 <= block && pow2 < 1024) {
+        pow2 *= 2;
+    }
+    blocks = work <= 0 ? 1 : (work + pow2 - 1) / pow2;
+    if (max_blocks < 1) {
+        max_blocks = 1;
+    }
+    if (blocks > max_blocks) {
+        blocks = max_blocks;
+    }
+    shared = (int64_t)shared_per_block + (int64_t)shared_per_thread * pow2;
+    if (shared > ARR_GPU_SHARED_LIMIT) {
+        arr_gpu_exit_internal("kernel %s needs %" PRId64 " bytes of shared memory per block",
+                              arr_gpu_prog->kernels[kernel].name, shared);
+    }
+    c.grid.x = (uint32_t)blocks;
+    c.grid.y = c.grid.z = 1;
+    c.block.x = (uint32_t)pow2;
+    c.block.y = c.block.z = 1;
+    c.shared_bytes = (uint32_t)shared;
+    return c;
+}

@@ -1,0 +1,372 @@
+//! Whole programs: parameters, the chain of `let`s (tuple and record
+//! patterns included), the results, and the inputs to run them on.
+
+use super::arrays::var_expr;
+use super::ast::{Expr, Prog, Stm, Ty, Var};
+use super::gen::{Env, Gen, HELPERS};
+use crate::types::ScalarType;
+use ScalarType::*;
+
+/// Length class of the one-dimensional parameters, and of the outer and
+/// inner dimension of two-dimensional ones.
+const PARAM_SIZE: u32 = 0;
+const PARAM_ROWS: u32 = 1;
+
+/// The program for `seed`.
+pub fn generate(seed: u64) -> Prog {
+    let mut g = Gen::new(seed);
+    let mut params: Vec<Var> = Vec::new();
+    let count = g.rng.range(1, 4);
+    for k in 0..count {
+        let name = format!("in{k}");
+        let choice = if k == 0 {
+            0
+        } else {
+            g.rng.weighted(&[6, 2, 2])
+        };
+        let t = g.scalar_type();
+        let (ty, size) = match choice {
+            0 => (Ty::arr(Ty::S(t)), PARAM_SIZE),
+            1 => (Ty::S(t), 0),
+            _ => (Ty::arr(Ty::arr(Ty::S(t))), PARAM_ROWS),
+        };
+        params.push(Var {
+            name,
+            ty,
+            inexact: false,
+            size,
+        });
+    }
+    let mut env: Env = params.clone();
+    let mut stms = Vec::new();
+    for _ in 0..g.rng.range(2, 7) {
+        let st = g.stm(&env);
+        env.extend(st.vars.iter().cloned());
+        stms.push(st);
+    }
+    let candidates: Vec<&Var> = stms
+        .iter()
+        .flat_map(|s| &s.vars)
+        .filter(|v| v.ty.first_order())
+        .collect();
+    let mut results: Vec<Var> = Vec::new();
+    // The last results most often: they depend on the most.
+    for v in candidates.iter().rev() {
+        if results.len() < 3 && (results.is_empty() || g.rng.chance(0.4)) {
+            results.push((*v).clone());
+        }
+    }
+    if results.is_empty() {
+        results.push(params[0].clone());
+    }
+    results.reverse();
+    let inputs = (0..2).map(|_| g.inputs(&params)).collect();
+    Prog {
+        defs: HELPERS.iter().map(|s| s.to_string()).collect(),
+        params,
+        stms,
+        results,
+        inputs,
+    }
+}
+
+impl Gen {
+    fn stm(&mut self, env: &Env) -> Stm {
+        for _ in 0..8 {
+            if let Some(st) = self.stm_option(env) {
+                return st;
+            }
+        }
+        let t = self.scalar_type();
+        let e = self.scalar(env, t, 2);
+        self.single(e, 0)
+    }
+
+    fn single(&mut self, exp: Expr, size: u32) -> Stm {
+        let name = self.name("v");
+        Stm {
+            pattern: name.clone(),
+            vars: vec![Var {
+                name,
+                ty: exp.ty.clone(),
+                inexact: exp.inexact,
+                size,
+            }],
+            exp,
+        }
+    }
+
+    /// `let (a, b) = exp` binding `tys` of length class `sizes`.
+    fn pair(&mut self, exp: Expr, tys: [Ty; 2], sizes: [u32; 2]) -> Stm {
+        let names = [self.name("v"), self.name("v")];
+        let vars = (0..2)
+            .map(|i| Var {
+                name: names[i].clone(),
+                ty: tys[i].clone(),
+                inexact: exp.inexact,
+                size: sizes[i],
+            })
+            .collect();
+        Stm {
+            pattern: format!("({}, {})", names[0], names[1]),
+            vars,
+            exp,
+        }
+    }
+
+    fn stm_option(&mut self, env: &Env) -> Option<Stm> {
+        let depth = 3;
+        let k = self.rng.weighted(&[4, 8, 2, 1, 1, 1, 1, 1, 1, 1]);
+        let t = self.scalar_type();
+        match k {
+            0 => {
+                let e = self.scalar(env, t, depth);
+                Some(self.single(e, 0))
+            }
+            1 => {
+                let (e, size) = self.array1(env, t, depth, None);
+                Some(self.single(e, size))
+            }
+            2 => {
+                let (e, size) = self.array2(env, t, depth, None);
+                Some(self.single(e, size))
+            }
+            3 => {
+                let (src, _) = self.array1(env, t, depth - 1, None);
+                let (inner, x) = self.bind(env, "x", Ty::S(t), 0);
+                let p = self.exact(&inner, Bool, depth - 1);
+                let e = Expr::node(Ty::Tup(vec![]))
+                    .t(&format!("partition (\\{x} -> "))
+                    .e(p)
+                    .t(") ")
+                    .e(src);
+                let (a, b) = (self.new_size(), self.new_size());
+                Some(self.pair(e, [Ty::arr(Ty::S(t)), Ty::arr(Ty::S(t))], [a, b]))
+            }
+            4 => {
+                let (src, size) = self.any_array(env, depth - 1);
+                let elem = src.ty.elem()?.clone();
+                let (inner, x) = self.bind(env, "x", elem, size);
+                let t2 = self.scalar_type();
+                let a = self.scalar(&inner, t, depth - 1);
+                let b = self.scalar(&inner, t2, depth - 1);
+                let e = Expr::node(Ty::Tup(vec![]))
+                    .t(&format!("unzip (map (\\{x} -> ("))
+                    .e(a)
+                    .t(", ")
+                    .e(b)
+                    .t(")) ")
+                    .e(src)
+                    .t(")");
+                Some(self.pair(e, [Ty::arr(Ty::S(t)), Ty::arr(Ty::S(t2))], [size, size]))
+            }
+            5 => self.tuple_reduction(env, t, depth - 1),
+            6 => {
+                let t2 = self.scalar_type();
+                let a = self.scalar(env, t, depth - 1);
+                let b = self.scalar(env, t2, depth - 1);
+                let (c, dn) = (self.name("c"), self.name("d"));
+                let mut inner = env.clone();
+                for (n, ty) in [(&c, t), (&dn, t2)] {
+                    inner.push(Var {
+                        name: n.clone(),
+                        ty: Ty::S(ty),
+                        inexact: a.inexact || b.inexact,
+                        size: 0,
+                    });
+                }
+                let (inner, i) = self.bind(&inner, "i", Ty::S(I64), 0);
+                let a2 = self.scalar(&inner, t, depth - 1);
+                let b2 = self.scalar(&inner, t2, depth - 1);
+                let trips = self.rng.range(0, 4);
+                let e = Expr::node(Ty::Tup(vec![]))
+                    .t(&format!("loop ({c}, {dn}) = ("))
+                    .e(a)
+                    .t(", ")
+                    .e(b)
+                    .t(&format!(") for {i} < {trips}i64 do ("))
+                    .e(a2)
+                    .t(", ")
+                    .e(b2)
+                    .t(")");
+                Some(self.pair(e, [Ty::S(t), Ty::S(t2)], [0, 0]))
+            }
+            7 => {
+                let t2 = self.scalar_type();
+                let a = self.scalar(env, t, depth - 1);
+                let b = self.scalar(env, t2, depth - 1);
+                let ty = Ty::Rec(vec![("a".into(), Ty::S(t)), ("b".into(), Ty::S(t2))]);
+                let e = Expr::node(ty).t("{b = ").e(b).t(", a = ").e(a).t("}");
+                Some(self.single(e, 0))
+            }
+            8 => {
+                let (xs, size) = self.array1(env, t, depth - 1, None);
+                let t2 = self.scalar_type();
+                let ys = self.same_size(env, t2, depth - 1, size, &xs);
+                let ty = Ty::arr(Ty::Tup(vec![Ty::S(t), Ty::S(t2)]));
+                let e = Expr::node(ty).t("zip ").e(xs).t(" ").e(ys);
+                Some(self.single(e, size))
+            }
+            _ => {
+                let (src, size) = self.any_array(env, depth - 1);
+                let elem = src.ty.elem()?.clone();
+                let (inner, x) = self.bind(env, "x", elem, size);
+                let t2 = self.scalar_type();
+                let a = self.scalar(&inner, t, depth - 1);
+                let b = self.scalar(&inner, t2, depth - 1);
+                let ty = Ty::arr(Ty::Rec(vec![
+                    ("a".into(), Ty::S(t)),
+                    ("b".into(), Ty::S(t2)),
+                ]));
+                let e = Expr::node(ty)
+                    .t(&format!("map (\\{x} -> {{a = "))
+                    .e(a)
+                    .t(", b = ")
+                    .e(b)
+                    .t("}) ")
+                    .e(src);
+                Some(self.single(e, size))
+            }
+        }
+    }
+
+    /// A reduction or scan over pairs: two operators side by side, or the
+    /// composition of linear functions (associative, not commutative).
+    fn tuple_reduction(&mut self, env: &Env, t: ScalarType, d: u32) -> Option<Stm> {
+        let linear = t.is_int() && self.rng.chance(0.4);
+        let t2 = if linear { t } else { self.scalar_type() };
+        let (xs, size) = self.array1(env, t, d, None);
+        let ys = self.same_size(env, t2, d, size, &xs);
+        let (a1, b1, a2, b2) = (
+            self.name("a"),
+            self.name("b"),
+            self.name("a"),
+            self.name("b"),
+        );
+        let (op, ne) = if linear {
+            let n = t.name();
+            (
+                format!("(\\({a1}, {b1}) ({a2}, {b2}) -> ({a1} * {a2}, {b1} * {a2} + {b2}))"),
+                format!("(1{n}, 0{n})"),
+            )
+        } else {
+            let o1 = self.op(t, true);
+            let o2 = self.op(t2, true);
+            (
+                format!(
+                    "(\\({a1}, {b1}) ({a2}, {b2}) -> ({} {a1} {a2}, {} {b1} {b2}))",
+                    o1.text, o2.text
+                ),
+                format!("({}, {})", o1.ne, o2.ne),
+            )
+        };
+        let inexact = t.is_float() || t2.is_float();
+        let scan = self.rng.chance(0.5);
+        let (f, tys, sizes) = if scan {
+            (
+                "unzip (scan",
+                [Ty::arr(Ty::S(t)), Ty::arr(Ty::S(t2))],
+                [size, size],
+            )
+        } else {
+            ("(reduce", [Ty::S(t), Ty::S(t2)], [0, 0])
+        };
+        let e = Expr::node(Ty::Tup(vec![]))
+            .t(&format!("{f} {op} {ne} (zip "))
+            .e(xs)
+            .t(" ")
+            .e(ys)
+            .t("))")
+            .inexact(inexact);
+        Some(self.pair(e, tys, sizes))
+    }
+
+    /// One line of text per parameter: all one-dimensional arrays of one
+    /// length, all two-dimensional ones of one shape.
+    fn inputs(&mut self, params: &[Var]) -> Vec<String> {
+        let n = if self.rng.chance(0.03) {
+            300
+        } else {
+            *self.rng.pick(&[0, 1, 2, 3, 4, 5, 7, 8, 16, 33, 40, 100])
+        };
+        let rows = *self.rng.pick(&[0, 1, 2, 3, 5]);
+        let cols = *self.rng.pick(&[0, 1, 2, 3, 4]);
+        params
+            .iter()
+            .map(|p| match p.ty.scalar_rank() {
+                Some((t, 0)) => self.value(t),
+                Some((t, 1)) => self.array_text(t, &[n]),
+                Some((t, _)) => self.array_text(t, &[rows, cols]),
+                None => unreachable!("parameters are first-order"),
+            })
+            .collect()
+    }
+
+    fn array_text(&mut self, t: ScalarType, shape: &[usize]) -> String {
+        if shape.contains(&0) {
+            let dims: String = shape.iter().map(|d| format!("[{d}]")).collect();
+            return format!("empty({dims}{})", t.name());
+        }
+        if shape.len() == 1 {
+            let items: Vec<String> = (0..shape[0]).map(|_| self.value(t)).collect();
+            return format!("[{}]", items.join(", "));
+        }
+        let rows: Vec<String> = (0..shape[0])
+            .map(|_| self.array_text(t, &shape[1..]))
+            .collect();
+        format!("[{}]", rows.join(", "))
+    }
+
+    /// An input value: small numbers mostly, extremes and special floats
+    /// sometimes.
+    fn value(&mut self, t: ScalarType) -> String {
+        let n = t.name();
+        if t.is_float() && self.rng.chance(0.02) {
+            let special = *self.rng.pick(&["", "-", ""]);
+            let what = *self.rng.pick(&["inf", "inf", "nan"]);
+            return if what == "nan" {
+                format!("{n}.nan")
+            } else {
+                format!("{special}{n}.inf")
+            };
+        }
+        if t.is_int() && self.rng.chance(0.05) {
+            let v = self.rng.next_u64() as u128;
+            let bits = t.bits();
+            let v = v & ((1u128 << bits) - 1);
+            let v = if t.is_signed() && v >> (bits - 1) == 1 {
+                v as i128 - (1i128 << bits)
+            } else {
+                v as i128
+            };
+            return format!("{v}{n}");
+        }
+        let text = self.lit_text(t);
+        if text.contains('.') && !t.is_float() {
+            // `i8.lowest` is a program's spelling, not an input's.
+            let c = crate::types::Const::int_wrapping(
+                t,
+                if text.ends_with("lowest") {
+                    if t.is_signed() {
+                        -(1i128 << (t.bits() - 1))
+                    } else {
+                        0
+                    }
+                } else if t.is_signed() {
+                    (1i128 << (t.bits() - 1)) - 1
+                } else {
+                    (1i128 << t.bits()) - 1
+                },
+            );
+            return format!("{c}");
+        }
+        text.trim_start_matches('(')
+            .trim_end_matches(')')
+            .to_string()
+    }
+}
+
+/// A variable as an expression (for the shrinker).
+pub fn var(v: &Var) -> Expr {
+    var_expr(v)
+}

@@ -1,0 +1,121 @@
+//! "Optimal" is true: on hundreds of generated bodies of up to 10 SOACs of
+//! every kind (maps, reductions, scans, maps using reductions, filter
+//! families, histograms, scatters), the ILP's clustering is legal, proven
+//! optimal, and moves exactly as many bytes as the best of all legal
+//! clusterings found by enumerating them (`fusion::exhaustive`); the same
+//! program always fuses the same way.
+
+use arrc::fusion::ast::Strategy;
+use arrc::fusion::generate::{program, Kind};
+use arrc::fusion::graph::{self, FusionGraph};
+use arrc::fusion::{cluster, decompose, exhaustive, fuse, greedy, ilp, objective, FusionOptions};
+
+const ALL: [Kind; 8] = [
+    Kind::Map,
+    Kind::Map2,
+    Kind::Reduce,
+    Kind::Scan,
+    Kind::MapUsing,
+    Kind::Filter,
+    Kind::Hist,
+    Kind::Scatter,
+];
+
+fn graph_of(soacs: usize, kinds: &[Kind], recent: usize, seed: u64) -> FusionGraph {
+    let p = program(soacs, kinds, false, recent, seed);
+    let f = &p.entries[0];
+    graph::build(&f.params, &f.body)
+}
+
+fn clusters(n: usize, fused: &[(usize, usize)]) -> Vec<usize> {
+    let mut root: Vec<usize> = (0..n).collect();
+    fn find(root: &mut [usize], mut x: usize) -> usize {
+        while root[x] != x {
+            x = root[x];
+        }
+        x
+    }
+    for &(a, b) in fused {
+        let (ra, rb) = (find(&mut root, a), find(&mut root, b));
+        root[ra.max(rb)] = ra.min(rb);
+    }
+    (0..n).map(|v| find(&mut root, v)).collect()
+}
+
+/// The ILP against the enumeration on one graph; returns the number of
+/// legal clusterings.
+fn check(graph: &FusionGraph, what: &str) -> usize {
+    let n = graph.graph.node_count();
+    let start = cluster::separate_conflicts(graph, greedy::decide(graph));
+    let greedy_cost = objective::cost(graph, &clusters(n, &start.fused));
+    assert!(
+        objective::legal(graph, &clusters(n, &start.fused)),
+        "{what}: greedy is legal"
+    );
+    let found = ilp::decide(graph, &start, u64::MAX).unwrap();
+    assert!(found.proven_optimal, "{what}: not proven");
+    let chosen = clusters(n, &found.decision.fused);
+    assert!(
+        objective::legal(graph, &chosen),
+        "{what}: the ILP's clustering is legal"
+    );
+    let ilp_cost = objective::cost(graph, &chosen);
+    let best = exhaustive::minimum(graph);
+    assert!(
+        (ilp_cost - best.cost).abs() <= 1e-9 * best.cost.max(1.0),
+        "{what}: ILP {ilp_cost} bytes, best of {} legal clusterings {} ({:?})",
+        best.legal,
+        best.cost,
+        best.cluster
+    );
+    assert!(ilp_cost <= greedy_cost + 1e-9, "{what}: worse than greedy");
+    // Splitting into independent groups loses nothing either.
+    let mut budget = decompose::Budget { nodes: u64::MAX };
+    let split = decompose::decide_with(graph, &start, &mut budget, 0).unwrap();
+    let split_cost = objective::cost(graph, &clusters(n, &split.decision.fused));
+    assert!(split.proven_optimal, "{what}: groups not proven");
+    assert!(
+        (split_cost - best.cost).abs() <= 1e-9 * best.cost.max(1.0),
+        "{what}: groups {split_cost}"
+    );
+    best.legal
+}
+
+#[test]
+fn ilp_equals_enumerated_minimum() {
+    let mut bodies = 0;
+    let mut clusterings = 0;
+    for seed in 1..=300u64 {
+        // 4 to 10 SOACs, reading from the 2 to 5 latest arrays.
+        let soacs = 4 + (seed % 7) as usize;
+        let recent = 2 + (seed % 4) as usize;
+        let graph = graph_of(soacs, &ALL, recent, seed * 7919);
+        let count = graph
+            .graph
+            .node_indices()
+            .filter(|&v| graph.graph[v].soac.is_some())
+            .count();
+        if count > 10 {
+            continue;
+        }
+        clusterings += check(&graph, &format!("seed {seed} ({count} SOACs)"));
+        bodies += 1;
+    }
+    assert!(bodies >= 250, "{bodies} bodies checked");
+    assert!(clusterings > bodies * 5, "the bodies have choices");
+}
+
+/// The same program always fuses the same way (the solver has a node
+/// budget, not a clock), also when the budget stops it early.
+#[test]
+fn same_program_same_fusion() {
+    for (soacs, limit) in [(30, arrc::fusion::NODE_LIMIT), (60, 50)] {
+        let p = program(soacs, &ALL, true, 6, 42);
+        let mut options = FusionOptions::new(Strategy::Ilp);
+        options.node_limit = limit;
+        let a = fuse(&p, &options);
+        let b = fuse(&p, &options);
+        assert_eq!(a.program, b.program);
+        assert_eq!(a.stats, b.stats);
+    }
+}

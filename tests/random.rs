@@ -1,0 +1,74 @@
+//! The random differential tester (`arrc random`, src/testgen) on a fixed
+//! range of seeds: each generated program runs on the interpreter and as
+//! binaries at `-O0` and `-O3` under every fusion strategy, on 1, 2 and 7
+//! threads, with and without `ARRC_GRAIN=1`, and every outcome must agree.
+//! A failure prints the shrunk program and the commands that show it.
+//! `arrc random --seconds N` runs longer by hand.
+
+use std::process::Command;
+
+#[test]
+fn random_programs_agree_across_backends() {
+    // Seeds 1..=COUNT; the count keeps this test to a few minutes.
+    const COUNT: usize = 40;
+    let out = Command::new(env!("CARGO_BIN_EXE_arrc"))
+        .args([
+            "random",
+            "--seed",
+            "1",
+            "--jobs",
+            "2",
+            "--shrink-seconds",
+            "60",
+        ])
+        .args(["--count", &COUNT.to_string()])
+        .output()
+        .expect("run arrc random");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    print!("{stdout}");
+    eprint!("{}", String::from_utf8_lossy(&out.stderr));
+    let summary = stdout.lines().last().unwrap_or("");
+    let numbers: Vec<usize> = summary
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    assert!(out.status.success(), "random testing failed: {summary}");
+    let [passed, failed, skipped] = numbers[..] else {
+        panic!("no summary line: {summary}");
+    };
+    assert_eq!(failed, 0);
+    assert_eq!(passed + skipped, COUNT, "{summary}");
+    // The generator makes well-typed programs: a few skipped (an
+    // interpreter time-out) at most.
+    assert!(
+        skipped * 10 <= COUNT,
+        "{skipped} of {COUNT} programs skipped"
+    );
+}
+
+/// The generator is deterministic and its programs type-check.
+#[test]
+fn generated_programs_type_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bad = Vec::new();
+    for seed in 1000..1100u64 {
+        let prog = arrc::testgen::stms::generate(seed);
+        let again = arrc::testgen::stms::generate(seed);
+        assert_eq!(prog.source(), again.source(), "seed {seed}");
+        let path = dir.path().join(format!("p{seed}.arr"));
+        std::fs::write(&path, prog.source()).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_arrc"))
+            .arg("check")
+            .arg(&path)
+            .output()
+            .unwrap();
+        if !out.status.success() {
+            bad.push(format!(
+                "seed {seed}:\n{}{}",
+                prog.source(),
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
