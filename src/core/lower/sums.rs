@@ -185,7 +185,12 @@ impl<'a> Lowerer<'a> {
             None => int(1),
         };
         let op = |s: &mut Self, op: BinOp, a: Atom, b: Atom| {
-            let ty = if op.is_comparison() { bool_ } else { it };
+            let logical = matches!(op, And | Or);
+            let ty = if op.is_comparison() || logical {
+                bool_
+            } else {
+                it
+            };
             s.let1("t", ty, Exp::BinOp(op, a, b), loc)
         };
         // Futhark's conditions: the stride points towards the end, which is

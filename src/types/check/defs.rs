@@ -337,7 +337,8 @@ impl<'a> Checker<'a> {
             self.finalize_pat(p)?;
             self.irrefutable(p, template.ctx.file, &template.name.span)?;
         }
-        let ret = self.inf.finalize(&ret);
+        let mut ret = self.inf.finalize(&ret);
+        self.eta_expand(&mut params, &mut ret, &mut body);
         let first_order =
             "entry points take and return only scalars, arrays of scalars, and tuples of those";
         for (p, pat) in def.params.iter().zip(&params) {
@@ -376,6 +377,43 @@ impl<'a> Checker<'a> {
             ret,
             body,
         })
+    }
+
+    /// A point-free entry point (`def main = map f32.atanh`) takes the
+    /// parameters of the function it returns, as long as they are
+    /// first-order: its body is applied to them.
+    fn eta_expand(&mut self, params: &mut Vec<TPat>, ret: &mut Type, body: &mut TExpr) {
+        let mut args = Vec::new();
+        while let Type::Func(a, b) = ret {
+            if !a.is_first_order_entry_type() {
+                break;
+            }
+            let id = self.fresh_local();
+            let name = format!("arg{}", params.len());
+            let arg = TExpr {
+                kind: TExprKind::Var(id),
+                ty: (**a).clone(),
+                file: body.file,
+                span: body.span.clone(),
+            };
+            args.push(arg);
+            params.push(TPat::Var {
+                id,
+                name,
+                ty: (**a).clone(),
+            });
+            *ret = (**b).clone();
+        }
+        if !args.is_empty() {
+            let (file, span) = (body.file, body.span.clone());
+            let inner = std::mem::replace(body, unreachable_instance().body);
+            *body = TExpr {
+                kind: TExprKind::Apply(Box::new(inner), args),
+                ty: ret.clone(),
+                file,
+                span,
+            };
+        }
     }
 
     /// Instantiates a template's type and size parameters and checks its

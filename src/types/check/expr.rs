@@ -407,7 +407,7 @@ impl<'a> Checker<'a> {
                 self.expect(&r.span, &bool_ty(), &r.ty)?;
                 bool_ty()
             }
-            BinOp::Eq | BinOp::Neq if self.is_compound(&l.ty) => {
+            BinOp::Eq | BinOp::Neq if self.is_compound(&l.ty) || self.is_compound(&r.ty) => {
                 self.expect(&r.span, &l.ty, &r.ty)?;
                 bool_ty()
             }

@@ -20,6 +20,7 @@
 
 mod access;
 mod apply;
+mod consume;
 mod defs;
 mod exhaustive;
 mod expr;
@@ -111,7 +112,11 @@ pub fn check_with_stats(
             .into_iter()
             .map(|i| i.unwrap_or_else(unreachable_instance))
             .collect();
-        return (Ok(CheckedProgram { entries, instances }), stats);
+        let program = CheckedProgram { entries, instances };
+        errors = consume::check_consumption(checker.sources, &program, &checker.unique);
+        if errors.is_empty() {
+            return (Ok(program), stats);
+        }
     }
     // The same mistake can surface in a definition and in its uses.
     let mut seen = Vec::new();
@@ -276,6 +281,8 @@ struct Checker<'a> {
     /// Errors reported out of line (schemes and instances, each once).
     errors: Vec<Diagnostic>,
     stats: CheckStats,
+    /// Locals declared unique (`*t`), for the consumption check.
+    unique: std::collections::HashSet<LocalId>,
 }
 
 fn i64_ty() -> Type {
@@ -314,6 +321,7 @@ impl<'a> Checker<'a> {
             instance_keys: HashMap::new(),
             errors: Vec::new(),
             stats: CheckStats::default(),
+            unique: Default::default(),
         }
     }
 

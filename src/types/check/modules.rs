@@ -370,6 +370,21 @@ impl<'a> Checker<'a> {
         if !self.sig_names(sig, env, file, &mut names, 0)? {
             return Ok(ModValue::Env(menv));
         }
+        // Every name the module type lists must be there (types of values
+        // are not compared: a wrong one fails where it is used).
+        let missing = |kind: &str, wanted: &[String], has: &dyn Fn(&str) -> bool| {
+            wanted.iter().find(|n| !has(n)).map(|n| {
+                format!("the module does not define {kind} `{n}`, which its module type requires")
+            })
+        };
+        let lacks = missing("value", &names.values, &|n| menv.values.get(n).is_some())
+            .or_else(|| missing("type", &names.types, &|n| menv.types.get(n).is_some()))
+            .or_else(|| missing("module", &names.modules, &|n| menv.modules.get(n).is_some()));
+        if let Some(msg) = lacks {
+            return Err(
+                Diagnostic::new(file, sig.span(), msg).with_label("this module type lists it")
+            );
+        }
         let mut out = ModEnv::default();
         for (k, v) in menv.values.iter() {
             if names.values.iter().any(|n| **n == **k) {

@@ -110,7 +110,11 @@ impl<'a> Checker<'a> {
             }
             Pattern::Ascribed(q, te, span) => {
                 let (ty, shape) = self.resolve_type(te)?;
+                let first = binds.len();
                 let inner = self.check_pattern(q, Some(&ty), binds)?;
+                if matches!(te, TypeExpr::Unique(..)) {
+                    self.unique.extend(binds[first..].iter().map(|b| b.2));
+                }
                 self.expect(span, &ty, inner.ty())?;
                 if shape.is_trivial() {
                     Ok(inner)
