@@ -6,6 +6,7 @@
 
 mod builtins;
 mod check;
+pub mod half;
 mod infer;
 pub mod pmap;
 pub mod scalar;

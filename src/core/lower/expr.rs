@@ -39,6 +39,7 @@ impl<'a> Lowerer<'a> {
                 // A negative literal stays a constant (slice strides need it).
                 if let (ast::UnOp::Neg, Atom::Const(c)) = (op, a) {
                     let negated = match c {
+                        Const::F16(v) => Some(Const::F16(crate::types::half::F16(v.0 ^ 0x8000))),
                         Const::F32(v) => Some(Const::F32(-v)),
                         Const::F64(v) => Some(Const::F64(-v)),
                         Const::Bool(_) => None,

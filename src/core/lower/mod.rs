@@ -15,6 +15,8 @@
 
 mod bind;
 mod expr;
+// Futhark's scalar-module members beyond the contract's list.
+mod futhark_scalar;
 mod scalar;
 mod soacs;
 mod sums;

@@ -12,6 +12,9 @@ impl<'a> Lowerer<'a> {
         xs: &[Atom],
         loc: SrcLoc,
     ) -> Value<'a> {
+        if let Some(v) = self.futhark_scalar_fn(t, f, xs, loc) {
+            return v;
+        }
         let ty = CType::Scalar(t);
         let rt = CType::Scalar(f.result(t));
         let bool_ = CType::Scalar(ScalarType::Bool);
