@@ -14,10 +14,54 @@ pub struct Ident {
     pub span: Span,
 }
 
+/// A name, possibly qualified by modules: `M.N.x` has `quals` `[M, N]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QualIdent {
+    pub quals: Vec<Ident>,
+    pub name: Ident,
+}
+
+impl QualIdent {
+    pub fn plain(name: Ident) -> Self {
+        QualIdent {
+            quals: Vec::new(),
+            name,
+        }
+    }
+
+    pub fn span(&self) -> Span {
+        match self.quals.first() {
+            Some(q) => q.span.start..self.name.span.end,
+            None => self.name.span.clone(),
+        }
+    }
+
+    /// As written: `M.N.x`.
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        for q in &self.quals {
+            s += &q.name;
+            s.push('.');
+        }
+        s + &self.name.name
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Program {
     pub file: FileId,
     pub decls: Vec<Decl>,
+    /// Each `import` path as written, and the file it names (filled in by
+    /// whoever loads the imports).
+    pub imports: Vec<(String, FileId)>,
+}
+
+/// An attribute `#[name]` or `#[name(args, ...)]` (numbers are names too).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attr {
+    pub name: String,
+    pub args: Vec<Attr>,
+    pub span: Span,
 }
 
 // Few declarations per program; boxing `Def` would only burden its users.
@@ -28,6 +72,97 @@ pub enum Decl {
     Type(TypeDecl),
     /// `import "path"`: path as written, without `.arr`.
     Import(String, Span),
+    /// `module m (p: mt) : mt = e`
+    Module(ModBind),
+    /// `module type mt = e`
+    ModType(ModTypeBind),
+    /// `open e`
+    Open(ModExp, Span),
+    /// `local d`: `d`'s names are not visible outside the module.
+    Local(Box<Decl>, Span),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModBind {
+    pub name: Ident,
+    /// A parametric module's parameters.
+    pub params: Vec<ModParam>,
+    pub sig: Option<ModTypeExp>,
+    pub body: ModExp,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModParam {
+    pub name: Ident,
+    pub sig: ModTypeExp,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModTypeBind {
+    pub name: Ident,
+    pub sig: ModTypeExp,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModExp {
+    Var(QualIdent),
+    /// `{ decls }`
+    Struct(Vec<Decl>, Span),
+    /// `e : mt`
+    Ascribe(Box<ModExp>, ModTypeExp, Span),
+    /// `\(p: mt) ... : mt -> e`
+    Lambda(Vec<ModParam>, Option<ModTypeExp>, Box<ModExp>, Span),
+    /// `f e`
+    Apply(Box<ModExp>, Box<ModExp>, Span),
+    /// `import "path"`
+    Import(String, Span),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModTypeExp {
+    Var(QualIdent),
+    /// `{ specs }`
+    Specs(Vec<Spec>, Span),
+    /// `mt with t 'a = t'`
+    With(Box<ModTypeExp>, QualIdent, Vec<TypeParam>, TypeExpr, Span),
+    /// `(p: mt) -> mt` or `mt -> mt`
+    Arrow(Option<Ident>, Box<ModTypeExp>, Box<ModTypeExp>, Span),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Spec {
+    /// `val f 't : t -> t`
+    Val(Ident, Vec<TypeParam>, TypeExpr, Span),
+    /// `type t 'a` (abstract) or `type t 'a = ...`
+    Type(Ident, Vec<TypeParam>, Option<TypeExpr>, Span),
+    Module(Ident, ModTypeExp, Span),
+    Include(ModTypeExp, Span),
+}
+
+impl ModExp {
+    pub fn span(&self) -> Span {
+        match self {
+            ModExp::Var(q) => q.span(),
+            ModExp::Struct(_, s)
+            | ModExp::Ascribe(_, _, s)
+            | ModExp::Lambda(_, _, _, s)
+            | ModExp::Apply(_, _, s)
+            | ModExp::Import(_, s) => s.clone(),
+        }
+    }
+}
+
+impl ModTypeExp {
+    pub fn span(&self) -> Span {
+        match self {
+            ModTypeExp::Var(q) => q.span(),
+            ModTypeExp::Specs(_, s) | ModTypeExp::With(.., s) | ModTypeExp::Arrow(.., s) => {
+                s.clone()
+            }
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -60,7 +195,7 @@ pub struct TypeDecl {
 pub enum TypeExpr {
     Scalar(ScalarType, Span),
     /// A type abbreviation's name.
-    Named(Ident),
+    Named(QualIdent),
     /// `'t`
     Var(Ident),
     /// `[size]elem`
@@ -68,10 +203,24 @@ pub enum TypeExpr {
     /// `()` is the empty tuple.
     Tuple(Vec<TypeExpr>, Span),
     Record(Vec<(Ident, TypeExpr)>, Span),
-    Func(Box<TypeExpr>, Box<TypeExpr>, Span),
-    /// A parametric abbreviation applied to type arguments: `vec f32` for
-    /// `type vec 't = [3]t`.
-    Apply(Ident, Vec<TypeExpr>, Span),
+    /// `a -> b`, or `(n: a) -> b` where `b` may name `n` in its sizes.
+    Func(Option<Ident>, Box<TypeExpr>, Box<TypeExpr>, Span),
+    /// A parametric abbreviation applied to arguments: `vec f32` for
+    /// `type vec 't = [3]t`, `vec [n]` for `type vec [n] = [n]f32`.
+    Apply(QualIdent, Vec<TypeArg>, Span),
+    /// `*t`: a unique (consumable) value.
+    Unique(Box<TypeExpr>, Span),
+    /// `#a t | #b`: constructors and their payloads.
+    Sum(Vec<(Ident, Vec<TypeExpr>)>, Span),
+    /// `?[n][m].t`: sizes known only at run time.
+    Exists(Vec<Ident>, Box<TypeExpr>, Span),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TypeArg {
+    Type(TypeExpr),
+    /// `[n]`, `[3]`, `[]`
+    Size(SizeExpr),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -80,6 +229,8 @@ pub enum SizeExpr {
     Const(u64, Span),
     /// `[]`
     Any(Span),
+    /// `[n + 1]`: any `i64` expression.
+    Expr(Box<Expr>),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -91,6 +242,11 @@ pub enum Pattern {
     /// `{x = p, y}`; a punned field has `Pattern::Id` with the field's name.
     Record(Vec<(Ident, Pattern)>, Span),
     Ascribed(Box<Pattern>, TypeExpr, Span),
+    /// `#c p1 p2`
+    Constructor(Ident, Vec<Pattern>, Span),
+    /// A literal (in `case`): an `IntLit`, `FloatLit` or `BoolLit`
+    /// expression, possibly negated.
+    Literal(Box<Expr>),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -221,18 +377,51 @@ pub enum ExprKind {
     Field(Box<Expr>, Field),
     Ascribe(Box<Expr>, TypeExpr),
     Assert(Box<Expr>, Box<Expr>),
+    /// `e :> t`: `e` with the sizes of `t`, checked at run time.
+    Coerce(Box<Expr>, TypeExpr),
+    /// `#c a b`: a sum type's constructor applied to its payload.
+    Constructor(Ident, Vec<Expr>),
+    /// `match e case p -> e ...`
+    Match(Box<Expr>, Vec<(Pattern, Expr)>),
+    /// `start..end` ranges: `start .. second ... end` and its kinds.
+    Range {
+        start: Box<Expr>,
+        second: Option<Box<Expr>>,
+        end: Box<Expr>,
+        kind: RangeKind,
+    },
+    /// `#[attr] e`
+    Attr(Attr, Box<Expr>),
+    /// `M.(e)`: `e` with the module `M` opened.
+    OpenIn(QualIdent, Box<Expr>),
+    /// `let [n] p = e in body`: `n` is bound to a size in `p`'s type.
+    LetSizes(Vec<Ident>, Pattern, Box<Expr>, Box<Expr>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RangeKind {
+    /// `a...b`: up to and including `b`.
+    Inclusive,
+    /// `a..<b`
+    UpTo,
+    /// `a..>b`
+    DownTo,
 }
 
 impl TypeExpr {
     pub fn span(&self) -> Span {
         match self {
-            TypeExpr::Named(id) | TypeExpr::Var(id) => id.span.clone(),
+            TypeExpr::Named(q) => q.span(),
+            TypeExpr::Var(id) => id.span.clone(),
             TypeExpr::Scalar(_, s)
             | TypeExpr::Array(_, _, s)
             | TypeExpr::Tuple(_, s)
             | TypeExpr::Record(_, s)
-            | TypeExpr::Func(_, _, s)
-            | TypeExpr::Apply(_, _, s) => s.clone(),
+            | TypeExpr::Func(_, _, _, s)
+            | TypeExpr::Apply(_, _, s)
+            | TypeExpr::Unique(_, s)
+            | TypeExpr::Sum(_, s)
+            | TypeExpr::Exists(_, _, s) => s.clone(),
         }
     }
 }
@@ -242,6 +431,7 @@ impl SizeExpr {
         match self {
             SizeExpr::Named(id) => id.span.clone(),
             SizeExpr::Const(_, s) | SizeExpr::Any(s) => s.clone(),
+            SizeExpr::Expr(e) => e.span.clone(),
         }
     }
 }
@@ -253,7 +443,9 @@ impl Pattern {
             Pattern::Wildcard(s)
             | Pattern::Tuple(_, s)
             | Pattern::Record(_, s)
-            | Pattern::Ascribed(_, _, s) => s.clone(),
+            | Pattern::Ascribed(_, _, s)
+            | Pattern::Constructor(_, _, s) => s.clone(),
+            Pattern::Literal(e) => e.span.clone(),
         }
     }
 }
@@ -263,7 +455,9 @@ impl Decl {
         match self {
             Decl::Def(d) => d.span.clone(),
             Decl::Type(t) => t.span.clone(),
-            Decl::Import(_, s) => s.clone(),
+            Decl::Import(_, s) | Decl::Open(_, s) | Decl::Local(_, s) => s.clone(),
+            Decl::Module(m) => m.span.clone(),
+            Decl::ModType(m) => m.span.clone(),
         }
     }
 }

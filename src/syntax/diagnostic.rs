@@ -14,11 +14,20 @@ pub struct SourceFile {
     /// The path as given by the user (or derived from an import).
     pub name: String,
     pub text: String,
+    /// Byte offset of the start of every line, for `line_col`.
+    line_starts: Vec<usize>,
 }
 
 impl SourceMap {
     pub fn add(&mut self, name: String, text: String) -> FileId {
-        self.files.push(SourceFile { name, text });
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        self.files.push(SourceFile {
+            name,
+            text,
+            line_starts,
+        });
         self.files.len() - 1
     }
 
@@ -26,15 +35,15 @@ impl SourceMap {
         &self.files[file].name
     }
 
-    /// 1-based line and column (in characters) of a byte offset.
+    /// 1-based line and column (in characters) of a byte offset; a binary
+    /// search over the line starts, as every statement asks for its location.
     pub fn line_col(&self, file: FileId, offset: usize) -> (u32, u32) {
-        let text = &self.files[file].text;
-        let offset = offset.min(text.len());
-        let before = &text[..floor_char_boundary(text, offset)];
-        let line = before.matches('\n').count() as u32 + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let col = before[line_start..].chars().count() as u32 + 1;
-        (line, col)
+        let f = &self.files[file];
+        let offset = floor_char_boundary(&f.text, offset.min(f.text.len()));
+        let line = f.line_starts.partition_point(|&s| s <= offset).max(1);
+        let line_start = f.line_starts[line - 1];
+        let col = f.text[line_start..offset].chars().count() as u32 + 1;
+        (line as u32, col)
     }
 }
 
@@ -129,5 +138,24 @@ impl Diagnostic {
             .write((name, Source::from(file.text.as_str())), &mut out)
             .expect("writing to a Vec cannot fail");
         String::from_utf8_lossy(&out).into_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SourceMap;
+
+    #[test]
+    fn line_and_column_of_offsets() {
+        let mut sources = SourceMap::default();
+        let f = sources.add("t.arr".into(), "ab\n\nxé z\n".into());
+        assert_eq!(sources.line_col(f, 0), (1, 1));
+        assert_eq!(sources.line_col(f, 2), (1, 3));
+        assert_eq!(sources.line_col(f, 3), (2, 1));
+        assert_eq!(sources.line_col(f, 4), (3, 1));
+        // Columns count characters; an offset inside one rounds down.
+        assert_eq!(sources.line_col(f, 7), (3, 3));
+        assert_eq!(sources.line_col(f, 6), (3, 2));
+        assert_eq!(sources.line_col(f, 100), (4, 1));
     }
 }

@@ -22,6 +22,8 @@ pub enum Token {
     #[token("entry")]
     Entry,
     #[token("type")]
+    #[token("type^")]
+    #[token("type~")]
     Type,
     #[token("let")]
     Let,
@@ -51,14 +53,38 @@ pub enum Token {
     Import,
     #[token("assert")]
     Assert,
+    #[token("module")]
+    Module,
+    #[token("open")]
+    Open,
+    #[token("include")]
+    Include,
+    #[token("local")]
+    Local,
+    #[token("val")]
+    Val,
+    #[token("match")]
+    Match,
+    #[token("case")]
+    Case,
 
     #[regex(r"[A-Za-z_][A-Za-z0-9_']*", |lex| lex.slice().to_string())]
     Ident(String),
     /// `f32.sqrt`: (module, name). Made by the pass after logos.
     QualName((String, String)),
-    /// `'t`, without the quote.
-    #[regex(r"'[A-Za-z_][A-Za-z0-9_']*", |lex| lex.slice()[1..].to_string())]
+    /// `'t`, without the quote; `'^t` and `'~t` (lifted type parameters)
+    /// too, which arrc treats as `'t`.
+    #[regex(r"'[\^~]?[A-Za-z_][A-Za-z0-9_']*", |lex| lex.slice()[1..].trim_start_matches(['^', '~']).to_string())]
     TyVar(String),
+    /// `'a'`, `'\n'`: the character's code point.
+    #[regex(r"'([^'\\\n]|\\[^\n])'", char_literal, priority = 10)]
+    Char(u32),
+    /// `#foo`: a sum type constructor, without the `#`.
+    #[regex(r"#[A-Za-z_][A-Za-z0-9_']*", |lex| lex.slice()[1..].to_string())]
+    Constructor(String),
+    /// `#[`, which starts an attribute.
+    #[token("#[")]
+    AttrOpen,
     /// Where logos starts a numeric literal; `lex_number` always replaces
     /// it by `Int` or `Float`, so the parser never sees it.
     #[regex(r"[0-9]", lex_number)]
@@ -67,7 +93,7 @@ pub enum Token {
     Int((u128, Option<ScalarType>)),
     Float((f64, Option<ScalarType>)),
     /// String contents, without the quotes.
-    #[regex(r#""[^"\n]*""#, |lex| { let s = lex.slice(); s[1..s.len() - 1].to_string() })]
+    #[regex(r#""([^"\\\n]|\\[^\n])*""#, string_literal)]
     Str(String),
     /// A `"` with no closing one on its line; always reported as an error.
     #[regex(r#""[^"\n]*"#, unterminated_string)]
@@ -95,6 +121,20 @@ pub enum Token {
     Comma,
     #[token(":")]
     Colon,
+    #[token(":>")]
+    ColonGt,
+    #[token("..")]
+    DotDot,
+    #[token("...")]
+    DotDotDot,
+    #[token("..<")]
+    DotDotLt,
+    #[token("..>")]
+    DotDotGt,
+    #[token("?")]
+    Question,
+    #[token("`")]
+    Backtick,
     #[token(".")]
     Dot,
     #[token("\\")]
@@ -158,6 +198,106 @@ pub enum Token {
     Bang,
     #[token("**")]
     StarStar,
+
+    /// An operator the program defines (`+^`, `>>=`): the longest run of
+    /// operator characters that is not a built-in operator. Its precedence
+    /// is that of the longest built-in operator it starts with, which is
+    /// what the token says.
+    #[regex(r"[-+*/%=!<>&^|]+", user_operator, priority = 1)]
+    UserOp((OpLevel, String)),
+}
+
+/// The precedence level of an operator the program defines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpLevel {
+    PipeRight,
+    PipeLeft,
+    Or,
+    And,
+    Cmp,
+    BitOr,
+    BitXor,
+    BitAnd,
+    Shift,
+    Add,
+    Mul,
+    Pow,
+}
+
+/// A run of operator characters that no fixed token matched: an operator
+/// the program defines, at the level of its longest built-in prefix.
+fn user_operator(lex: &mut logos::Lexer<'_, Token>) -> Result<(OpLevel, String), LexErrorKind> {
+    let text = lex.slice();
+    let level = [
+        ("|>", OpLevel::PipeRight),
+        ("<|", OpLevel::PipeLeft),
+        ("||", OpLevel::Or),
+        ("&&", OpLevel::And),
+        ("**", OpLevel::Pow),
+        ("<<", OpLevel::Shift),
+        (">>", OpLevel::Shift),
+        ("==", OpLevel::Cmp),
+        ("!=", OpLevel::Cmp),
+        ("<=", OpLevel::Cmp),
+        (">=", OpLevel::Cmp),
+        ("//", OpLevel::Mul),
+        ("%%", OpLevel::Mul),
+        ("<", OpLevel::Cmp),
+        (">", OpLevel::Cmp),
+        ("=", OpLevel::Cmp),
+        ("!", OpLevel::Cmp),
+        ("|", OpLevel::BitOr),
+        ("^", OpLevel::BitXor),
+        ("&", OpLevel::BitAnd),
+        ("+", OpLevel::Add),
+        ("-", OpLevel::Add),
+        ("*", OpLevel::Mul),
+        ("/", OpLevel::Mul),
+        ("%", OpLevel::Mul),
+    ]
+    .into_iter()
+    .find(|(prefix, _)| text.starts_with(prefix))
+    .map_or(OpLevel::Cmp, |(_, level)| level);
+    Ok((level, text.to_string()))
+}
+
+/// The character of a literal `'c'` (with `\n`, `\t`, `\\`, `\'`, `\"`,
+/// `\0`, `\r` escapes).
+fn char_literal(lex: &mut logos::Lexer<'_, Token>) -> Result<u32, LexErrorKind> {
+    let s = lex.slice();
+    let inner = &s[1..s.len() - 1];
+    let text = unescape(inner).ok_or(LexErrorKind::InvalidCharacter)?;
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) => Ok(c as u32),
+        _ => Err(LexErrorKind::InvalidCharacter),
+    }
+}
+
+fn string_literal(lex: &mut logos::Lexer<'_, Token>) -> Result<String, LexErrorKind> {
+    let s = lex.slice();
+    unescape(&s[1..s.len() - 1]).ok_or(LexErrorKind::InvalidCharacter)
+}
+
+/// Text with its backslash escapes replaced; `None` for an unknown escape.
+fn unescape(s: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        out.push(match chars.next()? {
+            'n' => '\n',
+            't' => '\t',
+            'r' => '\r',
+            '0' => '\0',
+            c @ ('\\' | '\'' | '"') => c,
+            _ => return None,
+        });
+    }
+    Some(out)
 }
 
 impl Token {
@@ -175,6 +315,8 @@ impl Token {
                 | Token::RBracket
                 | Token::FieldName(_)
                 | Token::FieldIndex(_)
+                | Token::Str(_)
+                | Token::Char(_)
         )
     }
 
@@ -190,6 +332,9 @@ impl Token {
             Token::FieldName(s) => format!("`.{s}`"),
             Token::FieldIndex(i) => format!("`.{i}`"),
             Token::IndexLBracket => "`[`".into(),
+            Token::Char(_) => "character literal".into(),
+            Token::Constructor(c) => format!("`#{c}`"),
+            Token::UserOp((_, op)) => format!("`{op}`"),
             other => format!("`{}`", other.fixed_text().unwrap_or("?")),
         }
     }
@@ -214,6 +359,21 @@ impl Token {
             Token::False => "false",
             Token::Import => "import",
             Token::Assert => "assert",
+            Token::Module => "module",
+            Token::Open => "open",
+            Token::Include => "include",
+            Token::Local => "local",
+            Token::Val => "val",
+            Token::Match => "match",
+            Token::Case => "case",
+            Token::AttrOpen => "#[",
+            Token::ColonGt => ":>",
+            Token::DotDot => "..",
+            Token::DotDotDot => "...",
+            Token::DotDotLt => "..<",
+            Token::DotDotGt => "..>",
+            Token::Question => "?",
+            Token::Backtick => "`",
             Token::LParen => "(",
             Token::RParen => ")",
             Token::LBracket | Token::IndexLBracket => "[",

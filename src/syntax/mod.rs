@@ -2,9 +2,11 @@
 //! grammar (`grammar/arr.lalrpop`) and ariadne diagnostics for syntax errors.
 
 pub mod ast;
+pub(crate) mod build;
 pub mod diagnostic;
 pub mod lexer;
 mod parser;
+mod typeparams;
 
 #[cfg(test)]
 mod tests;

@@ -7,6 +7,7 @@
 use super::ast::*;
 use super::diagnostic::{Diagnostic, SourceMap};
 use super::lexer::{self, LexError, Spanned, Token};
+use super::typeparams;
 use lalrpop_util::ParseError;
 
 lalrpop_util::lalrpop_mod!(
@@ -23,7 +24,7 @@ pub struct ActionError {
     pub message: String,
 }
 
-type GrammarError = ParseError<usize, Token, ActionError>;
+pub(crate) type GrammarError = ParseError<usize, Token, ActionError>;
 
 /// Parses one file of `sources`. Returns every lexical error, or else the
 /// first syntax error.
@@ -44,9 +45,13 @@ pub fn parse_program(sources: &SourceMap, file: FileId) -> Result<Program, Vec<D
     match grammar::ProgramParser::new().parse(stream) {
         Ok(mut decls) => {
             for decl in &mut decls {
-                resolve_type_params(decl);
+                typeparams::resolve_decl(decl);
             }
-            Ok(Program { file, decls })
+            Ok(Program {
+                file,
+                decls,
+                imports: Vec::new(),
+            })
         }
         Err(error) => {
             let diagnostic = parse_diagnostic(file, text.len(), error);
@@ -111,7 +116,11 @@ fn describe_expected(expected: &[String]) -> Option<String> {
         summaries.push("an operator");
         drop.extend(BINARY_OPERATORS);
     }
-    if has_all(&["Ident", "Int", "("]) {
+    if has_all(&["Ident", "_", "("]) && !has("[") {
+        // Patterns start with names, literals and constructors too.
+        summaries.push("a pattern");
+        drop.extend(PATTERN_STARTS);
+    } else if has_all(&["Ident", "Int", "("]) {
         summaries.push("an expression");
         drop.extend(ATOM_STARTS);
         drop.extend(["!", "assert", "-"]);
@@ -121,9 +130,6 @@ fn describe_expected(expected: &[String]) -> Option<String> {
     } else if has_all(&["Ident", "TyVar", "("]) {
         summaries.push("a type");
         drop.extend(["Ident", "TyVar", "(", "[", "{"]);
-    } else if has_all(&["Ident", "_", "("]) {
-        summaries.push("a pattern");
-        drop.extend(["Ident", "_", "(", "{"]);
     }
     let mut items: Vec<String> = Vec::new();
     for n in &names {
@@ -147,10 +153,35 @@ const BINARY_OPERATORS: [&str; 25] = [
     "|>", "<|", "||", "&&", "==", "!=", "<", "<=", ">", ">=", "|", "^", "&", "<<", ">>", ">>>",
     "+", "-", "++", "*", "/", "%", "//", "%%", "**",
 ];
-const ATOM_STARTS: [&str; 9] = [
-    "Ident", "QualName", "Int", "Float", "(", "[", "{", "true", "false",
+const ATOM_STARTS: [&str; 12] = [
+    "Ident",
+    "QualName",
+    "Int",
+    "Float",
+    "Char",
+    "Str",
+    "Constructor",
+    "(",
+    "[",
+    "{",
+    "true",
+    "false",
 ];
-const OPEN_STARTS: [&str; 4] = ["let", "if", "loop", "\\"];
+const PATTERN_STARTS: [&str; 12] = [
+    "Ident",
+    "_",
+    "(",
+    "{",
+    "Int",
+    "Float",
+    "Char",
+    "Constructor",
+    "true",
+    "false",
+    "-",
+    "#[",
+];
+const OPEN_STARTS: [&str; 6] = ["let", "if", "loop", "\\", "match", "#["];
 
 /// LALRPOP spells quoted terminals with their quotes and escapes: `"\"in\""`.
 fn terminal_name(t: &str) -> String {
@@ -244,285 +275,4 @@ fn check_brackets(file: FileId, tokens: &[Spanned]) -> Option<(usize, Diagnostic
             .with_note(format!("expected {}", closer_of(o).describe()));
         (*l, d)
     })
-}
-
-// ---------------------------------------------------------------- type parameters
-
-/// A type parameter `'t` is written `t` where it is used, which the grammar
-/// cannot tell from an abbreviation's name. Within the scope of a type
-/// parameter, this turns `TypeExpr::Named(t)` into `TypeExpr::Var(t)`, so that
-/// `Var` always means a type parameter (which shadows an abbreviation).
-fn resolve_type_params(decl: &mut Decl) {
-    let mut scope = Vec::new();
-    match decl {
-        Decl::Def(d) => {
-            push_type_params(&mut scope, &d.type_params);
-            for p in &mut d.params {
-                resolve_pattern(&scope, p);
-            }
-            if let Some(t) = &mut d.ret {
-                resolve_type(&scope, t);
-            }
-            resolve_expr(&mut scope, &mut d.body);
-        }
-        Decl::Type(t) => {
-            push_type_params(&mut scope, &t.params);
-            resolve_type(&scope, &mut t.ty);
-        }
-        Decl::Import(..) => {}
-    }
-}
-
-fn push_type_params(scope: &mut Vec<String>, params: &[TypeParam]) {
-    for p in params {
-        if let TypeParam::Type(id) = p {
-            scope.push(id.name.clone());
-        }
-    }
-}
-
-fn resolve_type(scope: &[String], t: &mut TypeExpr) {
-    match t {
-        TypeExpr::Named(id) if scope.contains(&id.name) => *t = TypeExpr::Var(id.clone()),
-        TypeExpr::Scalar(..) | TypeExpr::Named(_) | TypeExpr::Var(_) => {}
-        TypeExpr::Array(_, elem, _) => resolve_type(scope, elem),
-        TypeExpr::Tuple(ts, _) | TypeExpr::Apply(_, ts, _) => {
-            ts.iter_mut().for_each(|t| resolve_type(scope, t))
-        }
-        TypeExpr::Record(fields, _) => fields.iter_mut().for_each(|(_, t)| resolve_type(scope, t)),
-        TypeExpr::Func(a, b, _) => {
-            resolve_type(scope, a);
-            resolve_type(scope, b);
-        }
-    }
-}
-
-fn resolve_pattern(scope: &[String], p: &mut Pattern) {
-    match p {
-        Pattern::Id(_) | Pattern::Wildcard(_) => {}
-        Pattern::Tuple(ps, _) => ps.iter_mut().for_each(|p| resolve_pattern(scope, p)),
-        Pattern::Record(fields, _) => fields
-            .iter_mut()
-            .for_each(|(_, p)| resolve_pattern(scope, p)),
-        Pattern::Ascribed(p, t, _) => {
-            resolve_pattern(scope, p);
-            resolve_type(scope, t);
-        }
-    }
-}
-
-fn resolve_expr(scope: &mut Vec<String>, e: &mut Expr) {
-    match &mut e.kind {
-        ExprKind::IntLit(..)
-        | ExprKind::FloatLit(..)
-        | ExprKind::BoolLit(_)
-        | ExprKind::Var { .. }
-        | ExprKind::OpSection(_) => {}
-        ExprKind::Tuple(es) | ExprKind::ArrayLit(es) => {
-            es.iter_mut().for_each(|e| resolve_expr(scope, e))
-        }
-        ExprKind::Record(fields) => fields.iter_mut().for_each(|(_, e)| resolve_expr(scope, e)),
-        ExprKind::Apply(f, args) => {
-            resolve_expr(scope, f);
-            args.iter_mut().for_each(|e| resolve_expr(scope, e));
-        }
-        ExprKind::BinOp(_, a, b) | ExprKind::Assert(a, b) | ExprKind::RecordUpdate(a, _, b) => {
-            resolve_expr(scope, a);
-            resolve_expr(scope, b);
-        }
-        ExprKind::UnOp(_, a)
-        | ExprKind::LeftSection(_, a)
-        | ExprKind::RightSection(_, a)
-        | ExprKind::Field(a, _) => resolve_expr(scope, a),
-        ExprKind::Lambda(params, ret, body) => {
-            params.iter_mut().for_each(|p| resolve_pattern(scope, p));
-            if let Some(t) = ret {
-                resolve_type(scope, t);
-            }
-            resolve_expr(scope, body);
-        }
-        ExprKind::Let(p, rhs, body) => {
-            resolve_pattern(scope, p);
-            resolve_expr(scope, rhs);
-            resolve_expr(scope, body);
-        }
-        ExprKind::LetFun {
-            type_params,
-            params,
-            ret,
-            rhs,
-            body,
-            ..
-        } => {
-            let outer = scope.len();
-            push_type_params(scope, type_params);
-            params.iter_mut().for_each(|p| resolve_pattern(scope, p));
-            if let Some(t) = ret {
-                resolve_type(scope, t);
-            }
-            resolve_expr(scope, rhs);
-            scope.truncate(outer);
-            resolve_expr(scope, body);
-        }
-        ExprKind::If(c, t, f) => {
-            resolve_expr(scope, c);
-            resolve_expr(scope, t);
-            resolve_expr(scope, f);
-        }
-        ExprKind::Loop {
-            pat,
-            init,
-            form,
-            body,
-        } => {
-            resolve_pattern(scope, pat);
-            if let Some(init) = init {
-                resolve_expr(scope, init);
-            }
-            match form {
-                LoopForm::For(_, n) => resolve_expr(scope, n),
-                LoopForm::ForIn(p, xs) => {
-                    resolve_pattern(scope, p);
-                    resolve_expr(scope, xs);
-                }
-                LoopForm::While(c) => resolve_expr(scope, c),
-            }
-            resolve_expr(scope, body);
-        }
-        ExprKind::Index(a, idx) => {
-            resolve_expr(scope, a);
-            resolve_indices(scope, idx);
-        }
-        ExprKind::Update(a, idx, v) => {
-            resolve_expr(scope, a);
-            resolve_indices(scope, idx);
-            resolve_expr(scope, v);
-        }
-        ExprKind::Ascribe(e, t) => {
-            resolve_expr(scope, e);
-            resolve_type(scope, t);
-        }
-    }
-}
-
-fn resolve_indices(scope: &mut Vec<String>, idx: &mut [IndexArg]) {
-    for i in idx {
-        match i {
-            IndexArg::Index(e) => resolve_expr(scope, e),
-            IndexArg::Slice(a, b, c) => {
-                for e in [a, b, c].into_iter().flatten() {
-                    resolve_expr(scope, e);
-                }
-            }
-        }
-    }
-}
-
-// ---------------------------------------------------------------- tree building
-
-pub(crate) fn expr(kind: ExprKind, l: usize, r: usize) -> Expr {
-    Expr { kind, span: l..r }
-}
-
-pub(crate) fn ident(name: String, l: usize, r: usize) -> Ident {
-    Ident { name, span: l..r }
-}
-
-pub(crate) fn binop(op: BinOp, a: Expr, b: Expr, l: usize, r: usize) -> Expr {
-    expr(ExprKind::BinOp(op, Box::new(a), Box::new(b)), l, r)
-}
-
-pub(crate) fn apply(f: Expr, args: Vec<Expr>, l: usize, r: usize) -> Expr {
-    expr(ExprKind::Apply(Box::new(f), args), l, r)
-}
-
-/// `x |> f` and `f <| x` are `f x`; `x |> f a` becomes the single
-/// application `f a x`, as if written so.
-pub(crate) fn pipe(f: Expr, x: Expr, l: usize, r: usize) -> Expr {
-    match f.kind {
-        ExprKind::Apply(g, mut args) => {
-            args.push(x);
-            apply(*g, args, l, r)
-        }
-        _ => apply(f, vec![x], l, r),
-    }
-}
-
-/// `(.x.0)` is `\r -> r.x.0`, with a parameter name no program can write.
-pub(crate) fn field_section(fields: Vec<(Field, Span)>, l: usize, r: usize) -> Expr {
-    let param = ident("#r".into(), l, r);
-    let mut body = expr(
-        ExprKind::Var {
-            qualifier: None,
-            name: param.clone(),
-        },
-        l,
-        r,
-    );
-    for (field, span) in fields {
-        body = expr(ExprKind::Field(Box::new(body), field), l, span.end);
-    }
-    expr(
-        ExprKind::Lambda(vec![Pattern::Id(param)], None, Box::new(body)),
-        l,
-        r,
-    )
-}
-
-pub(crate) fn left_section(op: BinOp, a: Expr, l: usize, r: usize) -> Expr {
-    expr(ExprKind::LeftSection(op, Box::new(a)), l, r)
-}
-
-pub(crate) fn right_section(op: BinOp, b: Expr, l: usize, r: usize) -> Expr {
-    expr(ExprKind::RightSection(op, Box::new(b)), l, r)
-}
-
-/// `let a[i] = v in body` is `let a = a with [i] = v in body`.
-pub(crate) fn let_update(
-    name: Ident,
-    idx: Vec<IndexArg>,
-    rhs: Expr,
-    body: Expr,
-    l: usize,
-    r: usize,
-) -> Expr {
-    let array = Expr {
-        span: name.span.clone(),
-        kind: ExprKind::Var {
-            qualifier: None,
-            name: name.clone(),
-        },
-    };
-    let update_span = name.span.start..rhs.span.end;
-    let update = Expr {
-        kind: ExprKind::Update(Box::new(array), idx, Box::new(rhs)),
-        span: update_span,
-    };
-    expr(
-        ExprKind::Let(Pattern::Id(name), Box::new(update), Box::new(body)),
-        l,
-        r,
-    )
-}
-
-pub(crate) fn array_type(
-    size: Option<SizeExpr>,
-    brackets: Span,
-    elem: TypeExpr,
-    span: Span,
-) -> TypeExpr {
-    let size = size.unwrap_or(SizeExpr::Any(brackets));
-    TypeExpr::Array(size, Box::new(elem), span)
-}
-
-pub(crate) fn int_size(v: u128, l: usize, r: usize) -> Result<SizeExpr, GrammarError> {
-    match u64::try_from(v) {
-        Ok(n) => Ok(SizeExpr::Const(n, l..r)),
-        Err(_) => Err(ParseError::User {
-            error: ActionError {
-                span: l..r,
-                message: "array size too large".into(),
-            },
-        }),
-    }
 }

@@ -156,6 +156,45 @@ fn sexp(e: &Expr) -> String {
                 .collect();
             format!("(record-update {} {} {})", sexp(r), path.join("."), sexp(v))
         }
+        ExprKind::Coerce(e, t) => format!("(:> {} {})", sexp(e), ty(t)),
+        ExprKind::Constructor(c, args) if args.is_empty() => format!("#{}", c.name),
+        ExprKind::Constructor(c, args) => {
+            format!("(#{} {})", c.name, list(args.iter().map(sexp)))
+        }
+        ExprKind::Match(e, cases) => format!(
+            "(match {} {})",
+            sexp(e),
+            list(
+                cases
+                    .iter()
+                    .map(|(p, b)| format!("(case {} {})", pat(p), sexp(b)))
+            )
+        ),
+        ExprKind::Range {
+            start,
+            second,
+            end,
+            kind,
+        } => {
+            let k = match kind {
+                RangeKind::Inclusive => "...",
+                RangeKind::UpTo => "..<",
+                RangeKind::DownTo => "..>",
+            };
+            match second {
+                Some(s) => format!("(range {} {} {k} {})", sexp(start), sexp(s), sexp(end)),
+                None => format!("(range {} {k} {})", sexp(start), sexp(end)),
+            }
+        }
+        ExprKind::Attr(a, e) => format!("(#[{}] {})", a.name, sexp(e)),
+        ExprKind::OpenIn(m, e) => format!("(open {} {})", m.text(), sexp(e)),
+        ExprKind::LetSizes(ns, p, rhs, body) => format!(
+            "(let [{}] {} {} {})",
+            list(ns.iter().map(|n| n.name.clone())),
+            pat(p),
+            sexp(rhs),
+            sexp(body)
+        ),
     }
 }
 
@@ -179,6 +218,9 @@ fn pat(p: &Pattern) -> String {
             list(fs.iter().map(|(n, p)| format!("{}={}", n.name, pat(p))))
         ),
         Pattern::Ascribed(p, t, _) => format!("(: {} {})", pat(p), ty(t)),
+        Pattern::Constructor(c, ps, _) if ps.is_empty() => format!("#{}", c.name),
+        Pattern::Constructor(c, ps, _) => format!("(#{} {})", c.name, list(ps.iter().map(pat))),
+        Pattern::Literal(e) => sexp(e),
     }
 }
 
@@ -192,13 +234,14 @@ fn type_param(tp: &TypeParam) -> String {
 fn ty(t: &TypeExpr) -> String {
     match t {
         TypeExpr::Scalar(s, _) => s.name().to_string(),
-        TypeExpr::Named(n) => format!("@{}", n.name),
+        TypeExpr::Named(n) => format!("@{}", n.text()),
         TypeExpr::Var(n) => format!("'{}", n.name),
         TypeExpr::Array(s, elem, _) => {
             let size = match s {
                 SizeExpr::Named(n) => n.name.clone(),
                 SizeExpr::Const(c, _) => c.to_string(),
                 SizeExpr::Any(_) => String::new(),
+                SizeExpr::Expr(e) => sexp(e),
             };
             format!("[{size}]{}", ty(elem))
         }
@@ -210,10 +253,36 @@ fn ty(t: &TypeExpr) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
-        TypeExpr::Func(a, b, _) => format!("({} -> {})", ty(a), ty(b)),
+        TypeExpr::Func(_, a, b, _) => format!("({} -> {})", ty(a), ty(b)),
         TypeExpr::Apply(n, args, _) => {
-            format!("(@{} {})", n.name, list(args.iter().map(ty)))
+            let args = args.iter().map(|a| match a {
+                TypeArg::Type(t) => ty(t),
+                TypeArg::Size(SizeExpr::Named(n)) => format!("[{}]", n.name),
+                TypeArg::Size(SizeExpr::Const(c, _)) => format!("[{c}]"),
+                TypeArg::Size(SizeExpr::Any(_)) => "[]".into(),
+                TypeArg::Size(SizeExpr::Expr(e)) => format!("[{}]", sexp(e)),
+            });
+            format!("(@{} {})", n.text(), list(args))
         }
+        TypeExpr::Unique(t, _) => format!("*{}", ty(t)),
+        TypeExpr::Sum(alts, _) => alts
+            .iter()
+            .map(|(c, ts)| {
+                let mut s = format!("#{}", c.name);
+                for t in ts {
+                    s += &format!(" {}", ty(t));
+                }
+                s
+            })
+            .collect::<Vec<_>>()
+            .join(" | "),
+        TypeExpr::Exists(ns, t, _) => format!(
+            "?{}.{}",
+            ns.iter()
+                .map(|n| format!("[{}]", n.name))
+                .collect::<String>(),
+            ty(t)
+        ),
     }
 }
 
@@ -827,14 +896,17 @@ fn unexpected_tokens() {
 
     let d = parse_err("def = 1");
     assert_eq!(d.message, "unexpected `=`");
-    assert_eq!(d.notes, ["expected an identifier"]);
+    assert_eq!(d.notes, ["expected a pattern"]);
 
     let d = parse_err("def f (x: ) = 1");
     assert_eq!(d.message, "unexpected `)`");
     assert!(d.notes[0].contains("a type"), "{:?}", d.notes);
 
+    // `a.` may start a qualified name or a field access.
     let d = parse_err("def x = a.");
-    assert_eq!(d.message, "unexpected `.`");
+    assert_eq!(d.message, "unexpected end of file");
+    let d = parse_err("def x = a.)");
+    assert_eq!(d.message, "unexpected `)`");
 }
 
 #[test]

@@ -5,6 +5,10 @@
 //! literal to `f32`/`f64`, the operand of `&` to the integers. Unifying two
 //! restricted variables intersects their sets; defaults (`i32`, then `f64`)
 //! are applied only when a whole definition has been checked.
+//!
+//! A variable may also be known to be a sum type with at least some
+//! constructors (`#some x` was built or matched on it); once nothing else
+//! says which sum type, it is the one with exactly those constructors.
 
 use super::scalar::ScalarType;
 use super::ty::{TyVar, Type};
@@ -32,6 +36,8 @@ struct VarState {
     link: Option<Type>,
     /// `None`: any type; `Some(mask)`: one of these scalar types.
     allowed: Option<Mask>,
+    /// Constructors a sum type must have, with their payloads.
+    ctors: Vec<(String, Vec<Type>)>,
 }
 
 #[derive(Default)]
@@ -52,12 +58,88 @@ impl Infer {
         self.fresh_with(Some(mask))
     }
 
-    fn fresh_with(&mut self, allowed: Option<Mask>) -> Type {
+    /// A fresh variable restricted to `allowed` (`None`: any type).
+    pub fn fresh_with(&mut self, allowed: Option<Mask>) -> Type {
         self.vars.push(VarState {
             link: None,
             allowed,
+            ctors: Vec::new(),
         });
         Type::Var(TyVar(self.vars.len() as u32 - 1))
+    }
+
+    /// The scalar types an unbound variable is restricted to.
+    pub fn allowed(&self, v: TyVar) -> Option<Mask> {
+        self.vars[v.0 as usize].allowed
+    }
+
+    /// Requires `t` to be a sum type with constructor `name` and payload
+    /// `payload`.
+    pub fn constrain_ctor(
+        &mut self,
+        t: &Type,
+        name: &str,
+        payload: &[Type],
+    ) -> Result<(), Mismatch> {
+        match self.shallow(t) {
+            Type::Var(v) => {
+                if self.vars[v.0 as usize].allowed.is_some() {
+                    return Err(Mismatch);
+                }
+                let known = self.vars[v.0 as usize]
+                    .ctors
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, ts)| ts.clone());
+                match known {
+                    Some(ts) => self.unify_all(&ts, payload),
+                    None => {
+                        let ctors = &mut self.vars[v.0 as usize].ctors;
+                        ctors.push((name.to_string(), payload.to_vec()));
+                        ctors.sort_by(|a, b| a.0.cmp(&b.0));
+                        Ok(())
+                    }
+                }
+            }
+            Type::Sum(cs) => match cs.iter().find(|(n, _)| n == name) {
+                Some((_, ts)) => self.unify_all(ts, payload),
+                None => Err(Mismatch),
+            },
+            _ => Err(Mismatch),
+        }
+    }
+
+    fn unify_all(&mut self, a: &[Type], b: &[Type]) -> Result<(), Mismatch> {
+        if a.len() != b.len() {
+            return Err(Mismatch);
+        }
+        for (x, y) in a.iter().zip(b) {
+            self.unify(x, y)?;
+        }
+        Ok(())
+    }
+
+    /// Whether `t` is (so far) a variable known to be a sum type.
+    pub fn has_ctors(&self, t: &Type) -> bool {
+        match self.shallow(t) {
+            Type::Var(v) => !self.vars[v.0 as usize].ctors.is_empty(),
+            _ => false,
+        }
+    }
+
+    /// An unbound variable known only by its constructors becomes the sum
+    /// type of exactly those; `None` if `t` is no such variable.
+    pub fn close_sum(&mut self, t: &Type) -> Option<Type> {
+        let Type::Var(v) = self.shallow(t) else {
+            return None;
+        };
+        let ctors = self.vars[v.0 as usize].ctors.clone();
+        if ctors.is_empty() {
+            return None;
+        }
+        let sum = Type::Sum(ctors);
+        self.vars[v.0 as usize].link = Some(sum.clone());
+        Some(sum)
     }
 
     /// Follows links until a non-variable or an unbound variable.
@@ -83,6 +165,13 @@ impl Infer {
     pub fn display_all(&self, ts: &[&Type]) -> Vec<String> {
         fn go(inf: &Infer, t: &Type, names: &mut Vec<TyVar>) -> Type {
             match inf.shallow(t) {
+                Type::Var(v) if !inf.vars[v.0 as usize].ctors.is_empty() => Type::Sum(
+                    inf.vars[v.0 as usize]
+                        .ctors
+                        .iter()
+                        .map(|(n, ts)| (n.clone(), ts.iter().map(|t| go(inf, t, names)).collect()))
+                        .collect(),
+                ),
                 Type::Var(v) => match inf.vars[v.0 as usize].allowed.and_then(default_of) {
                     Some(s) => Type::Scalar(s),
                     None => {
@@ -104,6 +193,11 @@ impl Infer {
                         .collect(),
                 ),
                 Type::Func(a, b) => Type::func(go(inf, &a, names), go(inf, &b, names)),
+                Type::Sum(cs) => Type::Sum(
+                    cs.iter()
+                        .map(|(n, ts)| (n.clone(), ts.iter().map(|t| go(inf, t, names)).collect()))
+                        .collect(),
+                ),
                 other => other,
             }
         }
@@ -117,6 +211,9 @@ impl Infer {
     /// (`i32` for integer literals, `f64` for float literals, `i32` when
     /// nothing constrains it).
     pub fn finalize(&mut self, t: &Type) -> Type {
+        if let Some(sum) = self.close_sum(t) {
+            return self.finalize(&sum);
+        }
         match self.shallow(t) {
             Type::Var(v) => {
                 let s = self.vars[v.0 as usize]
@@ -134,6 +231,11 @@ impl Infer {
                     .collect(),
             ),
             Type::Func(a, b) => Type::func(self.finalize(&a), self.finalize(&b)),
+            Type::Sum(cs) => Type::Sum(
+                cs.iter()
+                    .map(|(n, ts)| (n.clone(), ts.iter().map(|t| self.finalize(t)).collect()))
+                    .collect(),
+            ),
             other => other,
         }
     }
@@ -144,6 +246,9 @@ impl Infer {
         match self.shallow(t) {
             Type::Var(v) => {
                 let state = &mut self.vars[v.0 as usize];
+                if !state.ctors.is_empty() {
+                    return Err(Mismatch);
+                }
                 let allowed = state.allowed.unwrap_or(SCALAR) & mask;
                 if allowed == 0 {
                     return Err(Mismatch);
@@ -173,8 +278,17 @@ impl Infer {
                     }
                     (p, q) => p.or(q),
                 };
+                let ctors = std::mem::take(&mut self.vars[x.0 as usize].ctors);
+                if allowed.is_some()
+                    && !(ctors.is_empty() && self.vars[y.0 as usize].ctors.is_empty())
+                {
+                    return Err(Mismatch);
+                }
                 self.vars[y.0 as usize].allowed = allowed;
                 self.vars[x.0 as usize].link = Some(Type::Var(y));
+                for (name, payload) in ctors {
+                    self.constrain_ctor(&Type::Var(y), &name, &payload)?;
+                }
                 Ok(())
             }
             (Type::Var(x), t) | (t, Type::Var(x)) => self.bind(x, t),
@@ -199,6 +313,14 @@ impl Infer {
                 self.unify(&pa, &qa)?;
                 self.unify(&pr, &qr)
             }
+            (Type::Sum(ps), Type::Sum(qs))
+                if ps.len() == qs.len() && ps.iter().zip(&qs).all(|(p, q)| p.0 == q.0) =>
+            {
+                for (p, q) in ps.iter().zip(&qs) {
+                    self.unify_all(&p.1, &q.1)?;
+                }
+                Ok(())
+            }
             _ => Err(Mismatch),
         }
     }
@@ -214,7 +336,11 @@ impl Infer {
                 _ => return Err(Mismatch),
             }
         }
-        self.vars[x.0 as usize].link = Some(t);
+        let ctors = std::mem::take(&mut self.vars[x.0 as usize].ctors);
+        self.vars[x.0 as usize].link = Some(t.clone());
+        for (name, payload) in ctors {
+            self.constrain_ctor(&t, &name, &payload)?;
+        }
         Ok(())
     }
 
@@ -225,6 +351,7 @@ impl Infer {
             Type::Tuple(ts) => ts.iter().any(|t| self.occurs(x, t)),
             Type::Record(fs) => fs.iter().any(|(_, t)| self.occurs(x, t)),
             Type::Func(a, b) => self.occurs(x, &a) || self.occurs(x, &b),
+            Type::Sum(cs) => cs.iter().flat_map(|(_, ts)| ts).any(|t| self.occurs(x, t)),
             Type::Scalar(_) | Type::Param(_) => false,
         }
     }

@@ -168,8 +168,16 @@ fn entry_points_must_be_first_order() {
     let (d, text) = err("entry main (f: i32 -> i32) = f 1");
     assert!(d.message.contains("non-first-order"), "{d:?}");
     assert_eq!(text, "f: i32 -> i32");
-    let (d, _) = err("entry main (x: i32) = \\y -> x + y");
+    // A returned function taking a function cannot be eta-expanded.
+    let (d, _) = err("entry main (x: i32) = \\(f: i32 -> i32) -> f x");
     assert!(d.message.contains("non-first-order"), "{d:?}");
+    // One taking first-order values is: `y` becomes a parameter.
+    assert_eq!(
+        ok("entry main (x: i32) = \\y -> x + y").entries[0]
+            .params
+            .len(),
+        2
+    );
 }
 
 #[test]
@@ -461,4 +469,98 @@ fn static_sizes_arity_and_literal_range() {
     // Unbound type variables read as 'a, 'b in messages.
     let (d, _) = err("entry main (x: i32) = map (+ 1) x");
     assert!(d.message.contains("expected `[]'a`, found `i32`"), "{d:?}");
+}
+
+// ----- consumption (uniqueness types) -----------------------------------
+
+const FILL: &str = "def fill (xs: *[]i32) : *[]i32 = map (\\_ -> 0) xs\n\
+                    def cp (xs: []i32) : *[]i32 = map (\\x -> x) xs\n";
+
+#[test]
+fn consumed_argument_used_later_is_an_error() {
+    let src =
+        format!("{FILL}entry main (xs: *[]i32) : (i32, []i32) = let ys = fill xs in (xs[0], ys)");
+    let (d, text) = err(&src);
+    assert!(
+        d.message.contains("`xs` is used after it was consumed"),
+        "{}",
+        d.message
+    );
+    assert_eq!(text, "xs");
+    // The consumption is the second location.
+    let (span, _) = &d.secondary[0];
+    assert_eq!(&src[span.clone()], "xs");
+    assert!(span.start < d.span.start);
+}
+
+#[test]
+fn alias_of_consumed_array_is_an_error() {
+    let src = format!(
+        "{FILL}entry main (xs: *[]i32) : []i32 = let v = xs[1:] let ys = fill xs in map2 (+) ys (v ++ [0])"
+    );
+    let (d, text) = err(&src);
+    assert!(
+        d.message.contains("`v` is used after `xs`"),
+        "{}",
+        d.message
+    );
+    assert_eq!(text, "v");
+}
+
+#[test]
+fn consumption_in_a_branch_counts_after_the_if() {
+    let src = format!(
+        "{FILL}entry main (b: bool) (xs: *[]i32) : []i32 = let ys = if b then fill xs else cp xs in map2 (+) ys xs"
+    );
+    assert!(err(&src).0.message.contains("consumed"));
+}
+
+#[test]
+fn loop_consuming_an_outer_array_is_an_error() {
+    let src = format!(
+        "{FILL}entry main (xs: *[]i32) (n: i64) : i32 = loop acc = 0 for _i < n do acc + (fill xs)[0]"
+    );
+    let msg = err(&src).0.message;
+    assert!(msg.contains("`xs` is consumed in a loop body"), "{msg}");
+}
+
+#[test]
+fn programs_without_consumption_errors_pass() {
+    // A copy, a fresh result, a loop threading its own state, and `with`
+    // (value semantics) consume nothing that is used again.
+    ok(&format!(
+        "{FILL}entry a (xs: []i32) : ([]i32, []i32) = (fill (cp xs), xs)\n\
+         entry b (xs: *[]i32) : []i32 = let ys = fill xs in fill ys\n\
+         entry c (xs: *[]i32) (n: i64) : []i32 = loop ys = xs for _i < n do fill ys\n\
+         entry d (xs: []i32) : ([]i32, []i32) = (xs with [0] = 1, xs)\n\
+         entry e (xs: *[]i32) : []i32 = let f (ys: *[]i32) = fill ys in f xs"
+    ));
+}
+
+#[test]
+fn module_ascription_requires_listed_names() {
+    let (d, _) = err("module type z = { type t val zero : t }\n\
+         module M : z = { type t = i32 }\n\
+         entry main (x: i32) : i32 = x");
+    assert!(
+        d.message.contains("does not define value `zero`"),
+        "{}",
+        d.message
+    );
+}
+
+#[test]
+fn point_free_entry_takes_its_function_parameters() {
+    let p = ok("def main = map (\\(x: f32) -> x + 1)");
+    assert_eq!(p.entries[0].params.len(), 1);
+    assert_eq!(p.entries[0].ret.to_string(), "[]f32");
+}
+
+#[test]
+fn name_bound_after_a_consumption_is_usable() {
+    // Futhark's uniqueness14: `x` aliases `a` only where `a` is not consumed.
+    ok(&format!(
+        "{FILL}entry main (n: i64) : []i32 = let a = map i32.i64 (iota n) \
+         let x = if n == 0 then a else fill a in x"
+    ));
 }

@@ -16,7 +16,7 @@ pub struct TyVar(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct LocalId(pub u32);
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Type {
     Scalar(ScalarType),
     Array(Box<Type>),
@@ -24,6 +24,8 @@ pub enum Type {
     Tuple(Vec<Type>),
     /// Fields sorted by name.
     Record(Vec<(String, Type)>),
+    /// Constructors sorted by name, each with its payload.
+    Sum(Vec<(String, Vec<Type>)>),
     Func(Box<Type>, Box<Type>),
     Var(TyVar),
     /// A rigid type parameter `'t`: only while a polymorphic definition is
@@ -58,6 +60,7 @@ impl Type {
             Type::Array(t) => t.contains_func(),
             Type::Tuple(ts) => ts.iter().any(Type::contains_func),
             Type::Record(fs) => fs.iter().any(|(_, t)| t.contains_func()),
+            Type::Sum(cs) => cs.iter().flat_map(|(_, ts)| ts).any(Type::contains_func),
             Type::Scalar(_) | Type::Var(_) | Type::Param(_) => false,
         }
     }
@@ -69,6 +72,10 @@ impl Type {
             Type::Func(a, b) => a.has_array_of_func() || b.has_array_of_func(),
             Type::Tuple(ts) => ts.iter().any(Type::has_array_of_func),
             Type::Record(fs) => fs.iter().any(|(_, t)| t.has_array_of_func()),
+            Type::Sum(cs) => cs
+                .iter()
+                .flat_map(|(_, ts)| ts)
+                .any(Type::has_array_of_func),
             Type::Scalar(_) | Type::Var(_) | Type::Param(_) => false,
         }
     }
@@ -96,7 +103,7 @@ impl fmt::Display for Type {
         match self {
             Type::Scalar(s) => write!(f, "{s}"),
             // `[](a -> b)`: without parentheses it would read as `[]a -> b`.
-            Type::Array(t) if matches!(**t, Type::Func(..)) => write!(f, "[]({t})"),
+            Type::Array(t) if matches!(**t, Type::Func(..) | Type::Sum(_)) => write!(f, "[]({t})"),
             Type::Array(t) => write!(f, "[]{t}"),
             Type::Tuple(ts) => {
                 f.write_str("(")?;
@@ -117,6 +124,23 @@ impl fmt::Display for Type {
                     write!(f, "{name}: {t}")?;
                 }
                 f.write_str("}")
+            }
+            Type::Sum(cs) => {
+                for (i, (name, ts)) in cs.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(" | ")?;
+                    }
+                    write!(f, "#{name}")?;
+                    for t in ts {
+                        match t {
+                            Type::Scalar(_) | Type::Tuple(_) | Type::Record(_) | Type::Var(_) => {
+                                write!(f, " {t}")?
+                            }
+                            _ => write!(f, " ({t})")?,
+                        }
+                    }
+                }
+                Ok(())
             }
             Type::Func(a, b) => {
                 if matches!(**a, Type::Func(..)) {

@@ -1,18 +1,27 @@
-//! The checked program: one fully typed expression tree per entry point.
+//! The checked program: one fully typed expression tree per entry point, and
+//! one typed body per instance of a `def`.
 //!
-//! Every use of a `def` (or local function) has been replaced by a typed copy
-//! of its body, checked at that use (`TExprKind::Lambda`), so the tree is
-//! monomorphic and closed; function values remain only as lambdas and
-//! builtins, which lowering applies by inlining. Records are kept with fields
-//! in name order. Every type is resolved: no `Type::Var` or `Type::Param`.
+//! A use of a global `def` refers to its instance at the types of that use
+//! (`TExprKind::Instance`): each definition is elaborated once per distinct
+//! instantiation, and instances are closed (they use no locals of their
+//! callers), so lowering may inline one body at many calls. A local function
+//! is replaced by a typed copy of its body, checked at each use
+//! (`TExprKind::Lambda`). Function values remain only as lambdas, instances
+//! and builtins, which lowering applies by inlining. Records are kept with
+//! fields in name order. Every type is resolved: no `Type::Var` or
+//! `Type::Param`.
 
 use super::scalar::{Const, ScalarType};
 use super::ty::{LocalId, Shape, Type};
+pub use crate::syntax::ast::RangeKind;
 use crate::syntax::ast::{BinOp, Field, FileId, Span, UnOp};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct CheckedProgram {
     pub entries: Vec<Entry>,
+    /// Instances of global definitions, indexed by `TExprKind::Instance`.
+    /// One without parameters is a constant, lowered at each use.
+    pub instances: Vec<TLambda>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -39,13 +48,21 @@ pub enum TPat {
     Tuple(Vec<TPat>, Type),
     /// A pattern with a type annotation whose sizes are bound or checked.
     Ascribed(Box<TPat>, Shape),
+    /// `#c p1 p2` on a value of sum type `ty`.
+    Ctor(String, Vec<TPat>, Type),
+    /// A literal, matched by equality (a `Literal`, possibly negated).
+    Lit(Box<TExpr>),
 }
 
 impl TPat {
     pub fn ty(&self) -> &Type {
         match self {
-            TPat::Var { ty, .. } | TPat::Wildcard(ty) | TPat::Tuple(_, ty) => ty,
+            TPat::Var { ty, .. }
+            | TPat::Wildcard(ty)
+            | TPat::Tuple(_, ty)
+            | TPat::Ctor(_, _, ty) => ty,
             TPat::Ascribed(p, _) => p.ty(),
+            TPat::Lit(e) => &e.ty,
         }
     }
 }
@@ -134,6 +151,18 @@ pub enum TExprKind {
         form: TLoopForm,
         body: Box<TExpr>,
     },
+    /// `#c a b`: a sum type's constructor and its payload.
+    Ctor(String, Vec<TExpr>),
+    /// `match e case p -> e ...`: the first case whose pattern matches.
+    Match(Box<TExpr>, Vec<(TPat, TExpr)>),
+    /// `start..second...end` and the other ranges: an array of the
+    /// integer type of `start`.
+    Range {
+        start: Box<TExpr>,
+        second: Option<Box<TExpr>>,
+        end: Box<TExpr>,
+        kind: RangeKind,
+    },
     /// Indexing with at least one range: one entry per dimension sliced.
     Slice(Box<TExpr>, Vec<TSlice>),
     /// `a with [i, j] = v`: one `i64` index per dimension indexed.
@@ -145,6 +174,109 @@ pub enum TExprKind {
     /// a `Literal` or a `Builtin` once the definition's types are final, so
     /// lowering never sees it.
     TypeMember(Type, String),
+    /// A global definition at one instantiation: an index into
+    /// `CheckedProgram::instances`.
+    Instance(usize),
+    /// A use of global definition `def` while types are inferred: the types
+    /// of its scheme's variables at this use. Replaced by an `Instance` once
+    /// they are final, so lowering never sees it.
+    DefUse {
+        def: usize,
+        vars: Vec<Type>,
+    },
+}
+
+impl TExpr {
+    /// Calls `f` on this expression and then on every expression inside it
+    /// (also inside lambdas), outermost first.
+    pub fn walk_mut(&mut self, f: &mut impl FnMut(&mut TExpr)) {
+        // An explicit stack: chains of `let`s nest as deep as they are long.
+        let mut stack = vec![self];
+        let mut children = Vec::new();
+        while let Some(e) = stack.pop() {
+            f(e);
+            e.children_mut(&mut |c| children.push(c));
+            stack.extend(children.drain(..).rev());
+        }
+    }
+
+    /// Calls `f` on each direct subexpression, in evaluation order.
+    pub fn children_mut<'s>(&'s mut self, f: &mut impl FnMut(&'s mut TExpr)) {
+        match &mut self.kind {
+            TExprKind::Literal(_)
+            | TExprKind::Var(_)
+            | TExprKind::Builtin(_)
+            | TExprKind::TypeMember(..)
+            | TExprKind::Instance(_)
+            | TExprKind::DefUse { .. } => {}
+            TExprKind::Tuple(es) | TExprKind::ArrayLit(es) | TExprKind::Ctor(_, es) => {
+                es.iter_mut().for_each(f)
+            }
+            TExprKind::Match(e, cases) => {
+                f(e);
+                cases.iter_mut().for_each(|(_, b)| f(b));
+            }
+            TExprKind::Range {
+                start, second, end, ..
+            } => {
+                f(start);
+                if let Some(s) = second {
+                    f(s);
+                }
+                f(end);
+            }
+            TExprKind::Record(fs) => fs.iter_mut().for_each(|(_, x)| f(x)),
+            TExprKind::Apply(g, args) => {
+                f(g);
+                args.iter_mut().for_each(f);
+            }
+            TExprKind::BinOp(_, a, b)
+            | TExprKind::Assert(a, b)
+            | TExprKind::RecordUpdate(a, _, b)
+            | TExprKind::Let(_, a, b) => {
+                f(a);
+                f(b);
+            }
+            TExprKind::UnOp(_, a) | TExprKind::Field(a, _) | TExprKind::Ascribe(a, _) => f(a),
+            TExprKind::Lambda(lam) => f(&mut lam.body),
+            TExprKind::If(c, a, b) => {
+                f(c);
+                f(a);
+                f(b);
+            }
+            TExprKind::Index(a, idx) => {
+                f(a);
+                idx.iter_mut().for_each(f);
+            }
+            TExprKind::Update(a, idx, v) => {
+                f(a);
+                idx.iter_mut().for_each(&mut *f);
+                f(v);
+            }
+            TExprKind::Slice(a, dims) => {
+                f(a);
+                for d in dims {
+                    match d {
+                        TSlice::Index(x) => f(x),
+                        TSlice::Range { start, end, stride } => {
+                            [start, end, stride].into_iter().flatten().for_each(&mut *f)
+                        }
+                    }
+                }
+            }
+            TExprKind::Loop {
+                init, form, body, ..
+            } => {
+                f(init);
+                match form {
+                    TLoopForm::For { bound, .. } => f(bound),
+                    TLoopForm::ForIn { array, .. } => f(array),
+                    TLoopForm::While(c) => f(c),
+                }
+                f(body);
+            }
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

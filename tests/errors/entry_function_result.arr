@@ -1,1 +1,1 @@
-entry main (x: i32) : i32 -> i32 = \y -> x + y
+entry main (x: i32) : (i32 -> i32) -> i32 = \f -> f x

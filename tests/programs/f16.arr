@@ -19,10 +19,10 @@ entry conversions (y: f32) (x: f16) =
    f16.from_bits 0x3c00u16, bool.f16 x)
 
 -- ==
--- entry: module
+-- entry: members
 -- input { 1.5f16 }
 -- output { 1.501f16 -6.0e-8f16 1.43e-6f16 3.14f16 f16.inf -f16.inf 1.5f16 2.0f16 false true 2.0f16 1.0e-7f16 }
-entry module (x: f16) =
+entry members (x: f16) =
   (f16.nextafter x 10, f16.nextafter 0 (-1), f16.ldexp x (-20), f16.pi, f16.highest,
    f16.lowest, f16.min x 2, f16.max x 2, f16.isnan x, f16.isinf (x / 0), f16.round 2.5,
    f16.epsilon)

@@ -12,7 +12,7 @@ fn lower_src(src: &str) -> Program {
 
 /// Lowers `src` after the standard library, as the driver does.
 fn lower_with_stdlib(src: &str) -> Program {
-    let prelude = include_str!("../../stdlib/prelude.arr");
+    let prelude = include_str!("../../../stdlib/prelude.arr");
     lower_programs(&[("stdlib/prelude.arr", prelude), ("test.arr", src)])
 }
 

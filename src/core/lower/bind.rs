@@ -1,0 +1,223 @@
+//! Entry points, patterns and declared sizes.
+
+use super::sums::ctor_index;
+use super::*;
+
+impl<'a> Lowerer<'a> {
+    pub(super) fn entry(&mut self, e: &'a Entry) -> Function {
+        self.stms.clear();
+        self.dims.clear();
+        let loc = self.loc(e.file, &e.span);
+        let mut env = Env::default();
+        let mut size_vars = Vec::new();
+        for (i, (id, name)) in e.size_params.iter().enumerate() {
+            let v = self.fresh(name, CType::Scalar(ScalarType::I64));
+            env = env.bind(*id, Value::Leaf(Atom::Var(v.id), v.ty));
+            self.entry_sizes.insert(*id, i);
+            size_vars.push(v);
+        }
+        self.entry_uses = vec![Vec::new(); size_vars.len()];
+        let mut params = Vec::new();
+        let mut values = Vec::new();
+        for p in &e.params {
+            let mut tys = Vec::new();
+            type_leaves(p.ty(), 0, &mut tys);
+            let names = pat_leaf_names(p);
+            let mut atoms = Vec::new();
+            for (i, ty) in tys.into_iter().enumerate() {
+                let name = names.get(i).map_or("p", String::as_str);
+                let v = self.fresh(name, ty);
+                self.param_index.insert(v.id, params.len());
+                atoms.push((Atom::Var(v.id), ty));
+                params.push(v);
+            }
+            values.push(build_value(p.ty(), &mut atoms.into_iter()));
+        }
+        for (p, v) in e.params.iter().zip(values) {
+            env = self.bind(&env, p, v, loc);
+        }
+        self.entry_sizes.clear();
+        self.param_index.clear();
+        let uses = std::mem::take(&mut self.entry_uses);
+        let result = self.expr(&env, &e.body);
+        let mut ret = Vec::new();
+        type_leaves(&e.ret, 0, &mut ret);
+        Function {
+            name: e.name.clone(),
+            params,
+            size_params: size_vars
+                .into_iter()
+                .zip(uses)
+                .map(|(var, uses)| SizeParam {
+                    var,
+                    uses,
+                    fixed: None,
+                })
+                .chain(std::mem::take(&mut self.entry_fixed))
+                .collect(),
+            body: Body {
+                stms: std::mem::take(&mut self.stms),
+                result: leaves(&result).into_iter().map(|(a, _)| a).collect(),
+            },
+            ret,
+        }
+    }
+
+    pub(super) fn bind(
+        &mut self,
+        env: &Env<'a>,
+        p: &'a TPat,
+        v: Value<'a>,
+        loc: SrcLoc,
+    ) -> Env<'a> {
+        match p {
+            TPat::Var { id, name, .. } => {
+                self.name_results(&v, name);
+                env.bind(*id, v)
+            }
+            TPat::Wildcard(_) => env.clone(),
+            TPat::Tuple(ps, _) => {
+                let vs = match v {
+                    Value::Tuple(vs) if vs.len() == ps.len() => vs,
+                    _ => vec![unit(); ps.len()],
+                };
+                let mut env = env.clone();
+                for (q, w) in ps.iter().zip(vs) {
+                    env = self.bind(&env, q, w, loc);
+                }
+                env
+            }
+            TPat::Ascribed(q, shape) => {
+                let env = self.check_shape(env, shape, &v, 0, loc);
+                self.bind(&env, q, v, loc)
+            }
+            // The payload of the constructor (a `match` has tested the tag).
+            TPat::Ctor(name, ps, ty) => {
+                let payload = match (ctor_index(ty, name), v) {
+                    (Some(i), Value::Tuple(mut parts)) if i + 1 < parts.len() => {
+                        std::mem::replace(&mut parts[i + 1], unit())
+                    }
+                    _ => unit(),
+                };
+                let vs = match payload {
+                    Value::Tuple(vs) if vs.len() == ps.len() => vs,
+                    _ => vec![unit(); ps.len()],
+                };
+                let mut env = env.clone();
+                for (q, w) in ps.iter().zip(vs) {
+                    env = self.bind(&env, q, w, loc);
+                }
+                env
+            }
+            TPat::Lit(_) => env.clone(),
+        }
+    }
+
+    /// Gives the variables just computed for a `let` the name it binds.
+    pub(super) fn name_results(&mut self, v: &Value, name: &str) {
+        let ids: Vec<VarId> = leaves(v)
+            .into_iter()
+            .filter_map(|(a, _)| match a {
+                Atom::Var(id) => Some(id),
+                Atom::Const(_) => None,
+            })
+            .collect();
+        if let Some(stm) = self.stms.last_mut() {
+            for var in &mut stm.pat {
+                if ids.contains(&var.id) {
+                    var.name = name.to_string();
+                }
+            }
+        }
+    }
+
+    /// Binds the size variables of `shape` not yet bound, and checks the others.
+    pub(super) fn check_shape(
+        &mut self,
+        env: &Env<'a>,
+        shape: &Shape,
+        v: &Value<'a>,
+        depth: usize,
+        loc: SrcLoc,
+    ) -> Env<'a> {
+        match shape {
+            Shape::Other => env.clone(),
+            Shape::Tuple(shapes) => match v {
+                Value::Tuple(vs) if vs.len() == shapes.len() => {
+                    let mut env = env.clone();
+                    for (s, w) in shapes.iter().zip(vs) {
+                        env = self.check_shape(&env, s, w, depth, loc);
+                    }
+                    env
+                }
+                _ => env.clone(),
+            },
+            Shape::Array(dim, inner) => {
+                let env = match first_array(v) {
+                    Some(arr) => self.check_dim(env, dim, arr, depth, loc),
+                    None => env.clone(),
+                };
+                self.check_shape(&env, inner, v, depth + 1, loc)
+            }
+        }
+    }
+
+    pub(super) fn check_dim(
+        &mut self,
+        env: &Env<'a>,
+        dim: &Dim,
+        arr: VarId,
+        depth: usize,
+        loc: SrcLoc,
+    ) -> Env<'a> {
+        match dim {
+            Dim::Any => env.clone(),
+            Dim::Const(k) => {
+                if let Some(&p) = self.param_index.get(&arr) {
+                    // An entry parameter's: the caller checks it.
+                    let var = self.fresh("fixed", CType::Scalar(ScalarType::I64));
+                    self.entry_fixed.push(SizeParam {
+                        var,
+                        uses: vec![(p, depth)],
+                        fixed: Some(*k as i64),
+                    });
+                    let known = self.dims.entry(arr).or_default();
+                    if known.len() <= depth {
+                        known.resize(depth + 1, None);
+                    }
+                    known[depth] = Some(Atom::Const(Const::I64(*k as i64)));
+                    return env.clone();
+                }
+                let actual = self.size_of(arr, depth, loc);
+                self.assert_same(actual, Atom::Const(Const::I64(*k as i64)), loc);
+                env.clone()
+            }
+            Dim::Var(id) => {
+                let entry_size = self.entry_sizes.get(id).copied();
+                let param = self.param_index.get(&arr).copied();
+                if let (Some(s), Some(p), Some(Value::Leaf(n, _))) =
+                    (entry_size, param, env.get(*id))
+                {
+                    // The entry's caller checks these; the body may rely on them.
+                    let n = *n;
+                    self.entry_uses[s].push((p, depth));
+                    let known = self.dims.entry(arr).or_default();
+                    if known.len() <= depth {
+                        known.resize(depth + 1, None);
+                    }
+                    known[depth] = Some(n);
+                    return env.clone();
+                }
+                let actual = self.size_of(arr, depth, loc);
+                match env.get(*id) {
+                    Some(Value::Leaf(n, _)) => {
+                        let n = *n;
+                        self.assert_same(n, actual, loc);
+                        env.clone()
+                    }
+                    _ => env.bind(*id, Value::Leaf(actual, CType::Scalar(ScalarType::I64))),
+                }
+            }
+        }
+    }
+}

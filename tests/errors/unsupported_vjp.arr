@@ -1,0 +1,1 @@
+entry main (x: f64) : f64 = vjp (\y -> y * y) x 1

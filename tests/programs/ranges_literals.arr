@@ -1,0 +1,39 @@
+-- Ranges, character and string literals, size coercions `:>`,
+-- existential sizes and size expressions in types.
+
+-- ==
+-- entry: ranges
+-- input { 5 }
+-- output { [0, 1, 2, 3, 4] [1, 2, 3, 4, 5] [5, 4, 3, 2, 1] [0, 2, 4] [5, 3, 1] [0i64, 3i64] }
+entry ranges (n: i32) : ([]i32, []i32, []i32, []i32, []i32, []i64) =
+  (0..<n, 1...n, n..>0, 0..2...n, n..n-2..>0, 0..3..<5)
+
+-- ==
+-- entry: ranges
+-- input { -1 }
+-- error: Error
+
+-- ==
+-- entry: chars
+-- input { }
+-- output { [104u8, 105u8, 10u8, 34u8] 97 [0u8] }
+entry chars : ([]u8, i32, []u8) = ("hi\n\"", 'a', "\0")
+
+def grow [n] (xs: [n]i32) : [n+1]i32 = xs ++ [0] :> [n+1]i32
+
+def positives (xs: []i32) : ?[m].[m]i32 = filter (> 0) xs
+
+-- ==
+-- entry: sizes
+-- input { [3, -1, 4] }
+-- output { [3, -1, 4, 0] [3, 4] 2i64 }
+entry sizes (xs: []i32) : ([]i32, []i32, i64) =
+  let ys = positives xs
+  let [m] (zs: [m]i32) = ys
+  in (grow xs, zs, m)
+
+-- ==
+-- entry: coerce_fails
+-- input { [1, 2] 3i64 }
+-- error: Error
+entry coerce_fails (xs: []i32) (n: i64) : []i32 = xs :> [n]i32

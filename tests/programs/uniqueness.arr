@@ -1,0 +1,38 @@
+-- Uniqueness types: parameters declared `*` may be updated in place, and
+-- `let a[i] = v` updates one element.
+
+def set_first (xs: *[]i32) (v: i32) : *[]i32 =
+  let xs[0] = v
+  in xs
+
+def swap (i: i64) (j: i64) (xs: *[]f32) : *[]f32 =
+  let (a, b) = (xs[i], xs[j])
+  let xs[i] = b
+  let xs[j] = a
+  in xs
+
+-- ==
+-- entry: updates
+-- input { [1, 2, 3] }
+-- output { [9, 2, 3] [[0, 7], [0, 0]] }
+entry updates (xs: *[]i32) : ([]i32, [][]i32) =
+  let m = replicate 2 (replicate 2 0)
+  let m[0, 1] = 7
+  in (set_first xs 9, m)
+
+-- ==
+-- entry: loops
+-- input { [1f32, 2f32, 3f32, 4f32] }
+-- output { [4f32, 3f32, 2f32, 1f32] }
+entry loops (xs: *[]f32) : []f32 =
+  let n = length xs
+  in loop xs for i < n / 2 do swap i (n - 1 - i) xs
+
+-- A copy keeps the original usable.
+-- ==
+-- entry: copies
+-- input { [1, 2] }
+-- output { [5, 2] [1, 2] }
+entry copies (xs: []i32) : ([]i32, []i32) =
+  let ys = set_first (copy xs) 5
+  in (ys, xs)
