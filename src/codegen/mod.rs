@@ -58,6 +58,10 @@ pub struct CodegenOptions {
     /// contracted into fused multiply-adds and divided by reciprocals, and
     /// the sign of zero may be ignored (see `emit::allow_float_rewrites`).
     pub fast_math: bool,
+    /// `--strict-fp`: no fused multiply-adds. Without it a float multiply
+    /// feeding an add or subtract may be contracted (LANGUAGE.md section
+    /// 6; see `emit::allow_contraction`).
+    pub strict_fp: bool,
 }
 
 impl Default for CodegenOptions {
@@ -68,6 +72,7 @@ impl Default for CodegenOptions {
             count_traffic: false,
             cpu: Cpu::Native,
             fast_math: false,
+            strict_fp: false,
         }
     }
 }
@@ -150,6 +155,7 @@ pub fn emit<'ctx>(
         backend.as_ref(),
         opts.count_traffic,
         opts.fast_math,
+        opts.strict_fp,
     )?;
     module.set_triple(&machine.get_triple());
     module.set_data_layout(&machine.get_target_data().get_data_layout());

@@ -168,6 +168,7 @@ fn run_at(p: &crate::fusion::ast::FusedProgram, level: u8, args: &[&str]) -> Run
         count_traffic: false,
         cpu: super::Cpu::Native,
         fast_math: false,
+        strict_fp: false,
     };
     let runtime = super::RuntimeFiles {
         headers: crate::runtime::HEADERS,
@@ -250,6 +251,7 @@ fn vertical_map_reduce_computes_the_sum() {
         count_traffic: false,
         cpu: super::Cpu::Native,
         fast_math: false,
+        strict_fp: false,
     };
     let ir = llvm_text(&l, opts);
     let bodies = ir
@@ -513,6 +515,7 @@ fn f32_math_and_round_half_even() {
             count_traffic: false,
             cpu: super::Cpu::Native,
             fast_math: false,
+            strict_fp: false,
         },
     );
     assert!(!ir.contains("double"), "f32 math must stay in f32:\n{ir}");
@@ -594,6 +597,7 @@ fn returned_parameter_is_copied_and_nvptx_is_refused() {
         count_traffic: false,
         cpu: super::Cpu::Native,
         fast_math: false,
+        strict_fp: false,
     };
     let refused = back_end(&lowered(&p), opts, Goal::Llvm).err();
     assert_eq!(

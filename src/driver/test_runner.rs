@@ -148,7 +148,12 @@ fn test_file(
         for case in &block.cases {
             for entry in &case.entries {
                 let what = format!("{name}:{} ({entry})", case.line);
-                let exact = exactness::floats_exact(&program, entry, options.codegen.fast_math);
+                let exact = exactness::floats_exact(
+                    &program,
+                    entry,
+                    options.codegen.fast_math,
+                    !options.codegen.strict_fp,
+                );
                 let result = match &compiled {
                     Ok(()) => run_case(&program, &exe, entry, case, base, threads, exact),
                     Err(why) => Err(format!("compilation failed: {why}")),
