@@ -21,23 +21,23 @@ def mean 't [n] (xs: [n]t) : t = sum xs / t.i64 n
 
 -- The index of the first largest element; -1 for an empty array. The
 -- index -1 marks the neutral element, so that a `map` producing `xs` fuses
--- into the reduction (no test of `n` ahead of it).
+-- into the reduction (no test of `n` ahead of it); one condition picks
+-- the pair, which becomes a select rather than a branch.
 def argmax 't [n] (xs: [n]t) : i64 =
   let best (a: t, i: i64) (b: t, j: i64) =
-    if j < 0 then (a, i)
-    else if i < 0 then (b, j)
-    else if b > a || (b == a && j < i) then (b, j) else (a, i)
+    let pick = j >= 0 && (i < 0 || b > a || (b == a && j < i))
+    in if pick then (b, j) else (a, i)
   let (_, i) = reduce best (t.lowest, -1) (zip xs (iota n))
   in i
 
 -- The index of the first smallest element; -1 for an empty array. The
 -- index -1 marks the neutral element, so that a `map` producing `xs` fuses
--- into the reduction (no test of `n` ahead of it).
+-- into the reduction (no test of `n` ahead of it); one condition picks
+-- the pair, which becomes a select rather than a branch.
 def argmin 't [n] (xs: [n]t) : i64 =
   let best (a: t, i: i64) (b: t, j: i64) =
-    if j < 0 then (a, i)
-    else if i < 0 then (b, j)
-    else if b < a || (b == a && j < i) then (b, j) else (a, i)
+    let pick = j >= 0 && (i < 0 || b < a || (b == a && j < i))
+    in if pick then (b, j) else (a, i)
   let (_, i) = reduce best (t.highest, -1) (zip xs (iota n))
   in i
 
