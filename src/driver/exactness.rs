@@ -28,12 +28,21 @@ pub fn floats_exact(program: &Program, entry: &str, fast_math: bool, contract: b
         .entries
         .iter()
         .find(|f| f.name == entry)
-        .is_some_and(|f| {
-            body_exact(&f.body)
-                && !(contract
-                    && float_ops(&f.body, &[BinOp::Mul])
-                    && float_ops(&f.body, &[BinOp::Add, BinOp::Sub]))
-        })
+        .is_some_and(|f| body_exact(&f.body) && !(contract && contracts(&f.body)))
+}
+
+/// Whether `entry` has a float multiplication and a float addition or
+/// subtraction, which a binary built without `--strict-fp` may fuse.
+pub fn may_contract(program: &Program, entry: &str) -> bool {
+    program
+        .entries
+        .iter()
+        .find(|f| f.name == entry)
+        .is_some_and(|f| contracts(&f.body))
+}
+
+fn contracts(body: &Body) -> bool {
+    float_ops(body, &[BinOp::Mul]) && float_ops(body, &[BinOp::Add, BinOp::Sub])
 }
 
 /// Whether `body` or a body nested in it has a float operation in `ops`.
