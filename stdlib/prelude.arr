@@ -179,3 +179,95 @@ def flatten_3d 't [n] [m] [l] (xs: [n][m][l]t) : []t = flatten (flatten xs)
 
 def unflatten_3d 't (n: i64) (m: i64) (l: i64) (xs: []t) : [n][m][l]t =
   unflatten n m (unflatten (n * m) l xs)
+
+-- More of Futhark's prelude ----------------------------------------------------
+
+def map1 'a 'b [n] (f: a -> b) (xs: [n]a) : [n]b = map f xs
+
+def zip2 'a 'b [n] (xs: [n]a) (ys: [n]b) : [n](a, b) = zip xs ys
+
+def unzip2 'a 'b [n] (xys: [n](a, b)) : ([n]a, [n]b) = unzip xys
+
+def null 't [n] (_: [n]t) : bool = n == 0
+
+-- Arrays have value semantics: what Futhark makes manifest already is.
+def manifest 't (x: t) : t = x
+
+-- `xs` with its size stated as `n`: a size mismatch unless it is.
+def sized 't [m] (n: i64) (xs: [m]t) : [n]t = (unflatten 1 n xs)[0]
+
+def flatten_4d 't [n] [m] [l] [k] (xs: [n][m][l][k]t) : []t = flatten (flatten_3d xs)
+
+def unflatten_4d 't (n: i64) (m: i64) (l: i64) (k: i64) (xs: []t) : [n][m][l][k]t =
+  unflatten n m (unflatten_3d (n * m) l k xs)
+
+-- A `k`-element array of `x` with `vs[j]` written at `is[j]` (indices out
+-- of range ignored).
+def spread 't [n] (k: i64) (x: t) (is: [n]i64) (vs: [n]t) : [k]t =
+  scatter (replicate k x) is vs
+
+-- `scatter` on a 2-D array: `vs[j]` at row `is[j].0`, column `is[j].1`.
+def scatter_2d 't [k] [m] [n] (dest: [k][m]t) (is: [n](i64, i64)) (vs: [n]t) : [k][m]t =
+  let flat (i: i64, j: i64) = if i >= 0 && i < k && j >= 0 && j < m then i * m + j else -1
+  in unflatten k m (scatter (flatten dest) (map flat is) vs)
+
+def scatter_3d 't [k] [m] [l] [n] (dest: [k][m][l]t) (is: [n](i64, i64, i64)) (vs: [n]t) : [k][m][l]t =
+  let flat (i: i64, j: i64, h: i64) =
+    if i >= 0 && i < k && j >= 0 && j < m && h >= 0 && h < l then (i * m + j) * l + h else -1
+  in unflatten_3d k m l (scatter (flatten_3d dest) (map flat is) vs)
+
+-- `reduce_by_index` on a 2-D array of bins.
+def reduce_by_index_2d 'a [k] [m] [n] (dest: [k][m]a) (f: a -> a -> a) (ne: a)
+                       (is: [n](i64, i64)) (vs: [n]a) : [k][m]a =
+  let flat (i: i64, j: i64) = if i >= 0 && i < k && j >= 0 && j < m then i * m + j else -1
+  in unflatten k m (reduce_by_index (flatten dest) f ne (map flat is) vs)
+
+def reduce_by_index_3d 'a [k] [m] [l] [n] (dest: [k][m][l]a) (f: a -> a -> a) (ne: a)
+                       (is: [n](i64, i64, i64)) (vs: [n]a) : [k][m][l]a =
+  let flat (i: i64, j: i64, h: i64) =
+    if i >= 0 && i < k && j >= 0 && j < m && h >= 0 && h < l then (i * m + j) * l + h else -1
+  in unflatten_3d k m l (reduce_by_index (flatten_3d dest) f ne (map flat is) vs)
+
+-- The elements where `p1` holds, then those where only `p2` does, then
+-- the rest, each in order.
+def partition2 'a [n] (p1: a -> bool) (p2: a -> bool) (xs: [n]a) : ([]a, []a, []a) =
+  let (ones, rest) = partition p1 xs
+  let (twos, others) = partition p2 rest
+  in (ones, twos, others)
+
+-- The concatenation of the arrays `f` gives for the elements, with the
+-- segments' sizes, a flag at the start of each non-empty segment, the
+-- segments' offsets, and `f`'s other results. `f` runs once per element
+-- for the sizes and once per element of the result.
+def flatmap 'a 'b 'c [n] (f: a -> ([]b, c)) (xs: [n]a) : ([n]i64, []bool, [n]i64, []b, [n]c) =
+  let sizes = map (\x -> length (f x).0) xs
+  let offsets = exscan (+) 0 sizes
+  let m = reduce (+) 0 sizes
+  let at = map2 (\o s -> if s > 0 then o else -1) offsets sizes
+  let starts = hist i64.max (-1) m at (iota n)
+  let segment = scan i64.max (-1) starts
+  let flags = map (\s -> s >= 0) starts
+  let items = map2 (\j i -> (f xs[i]).0[j - offsets[i]]) (iota m) segment
+  in (sizes, flags, offsets, items, map (\x -> (f x).1) xs)
+
+-- `flatmap` without the other results.
+def flatmap' 'a 'b [n] (f: a -> []b) (xs: [n]a) : ([n]i64, []bool, [n]i64, []b) =
+  let (sizes, flags, offsets, items, _) = flatmap (\x -> (f x, 0i8)) xs
+  in (sizes, flags, offsets, items)
+
+def r32 (x: i32) : f32 = f32.i32 x
+
+def t32 (x: f32) : i32 = i32.f32 x
+
+def r64 (x: i32) : f64 = f64.i32 x
+
+def t64 (x: f64) : i32 = i32.f64 x
+
+-- Futhark's optimisation barrier, its tracing and its break point for
+-- `futhark repl`: the identity here (arrc has no barrier to honour, and
+-- neither prints nor stops).
+def opaque 't (x: t) : t = x
+
+def trace 't (x: t) : t = x
+
+def break 't (x: t) : t = x

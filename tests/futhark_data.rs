@@ -16,15 +16,15 @@ const PROGRAM: &str = "\
 -- Every element type, ranks 0 to 3, empty arrays; see compat.py.
 entry all (a: [][]f32) (b: []i64) (c: bool) (d: [][][]u8) (e: i16) (f: []f64)
           (g: [][]i8) (h: []u64) (k: [][][]i32) (l: u16) (m: []u32) (n: [][]bool)
-          (x: f32) (y: u8)
+          (x: f32) (y: u8) (z: []f16) (w: f16)
         : ([][]f32, []i64, bool, [][][]u8, i16, []f64, [][]i8, []u64, [][][]i32,
-           u16, []u32, [][]bool, f32, u8) =
+           u16, []u32, [][]bool, f32, u8, []f16, f16) =
   ( map (\\r -> map (\\v -> v * 2) r) a, map (+ 1) b, !c, d, e + 1, f, g
-  , map (* 3) h, k, l, m, n, x * 2, y + 100 )
+  , map (* 3) h, k, l, m, n, x * 2, y + 100, map (* 2) z, w + 1 )
 
-entry finite (a: [][]f32) (b: []i64) (k: [][][]i32) (x: f64) (t: [][]bool)
-           : ([][]f32, []i64, [][][]i32, f64, [][]bool) =
-  (a, b, k, x, t)
+entry finite (a: [][]f32) (b: []i64) (k: [][][]i32) (x: f64) (t: [][]bool) (h: []f16)
+           : ([][]f32, []i64, [][][]i32, f64, [][]bool, []f16) =
+  (a, b, k, x, t, h)
 ";
 
 fn script() -> String {

@@ -83,7 +83,7 @@ const WITHOUT_BLOCK: &[&str] = &[
 
 /// The suite had this many cases when last counted; fewer means test
 /// blocks were lost (raise it when adding cases).
-const RECORDED_CASES: usize = 876;
+const RECORDED_CASES: usize = 906;
 
 fn arr_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -603,6 +603,75 @@ fn test_blocks_follow_futhark_test() {
         stdout.contains("cases.arr:5 (main): interpreter: unexpected error"),
         "{stdout}"
     );
+}
+
+/// `arrc test` runs `compiled` cases only compiled, `--backend` and `-c`
+/// pick one backend, `--exclude-tag` skips tagged cases, `script input`
+/// calls entry points, a block's lone `error:` expects a compile error, `-s`
+/// checks `structure`, and `.fut` files work as programs and imports.
+#[test]
+fn test_backends_tags_scripts_and_fut_files() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("lib")).unwrap();
+    std::fs::write(
+        dir.path().join("lib/helper.fut"),
+        "def inc (x: i32) : i32 = x + 1\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("heavy.fut"),
+        "-- ==\n\
+         -- compiled input { 3 } output { 4 }\n\
+         -- slow input { 1 } output { 99 }\n\
+         -- entry: twice\n\
+         -- script input { mk 2i64 } output { 6i64 }\n\
+         import \"lib/helper\"\n\
+         entry main (x: i32) : i32 = inc x\n\
+         entry mk (n: i64) : i64 = n + 1\n\
+         entry twice (n: i64) : i64 = 2 * n\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("bad.fut"),
+        "-- ==\n-- error: unknown name\nentry main (x: i32) : i32 = nosuch x\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("fused.fut"),
+        "-- ==\n-- structure { /Screma 1 Index 0 }\n-- structure gpu { SegRed 1 }\n\
+         entry main (xs: []f32) : f32 = reduce (+) 0 (map (\\x -> x * 2) xs)\n",
+    )
+    .unwrap();
+    let summary = |args: &[&str]| {
+        let out = arrc()
+            .arg("test")
+            .arg(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        stdout.lines().last().unwrap_or("").to_string()
+    };
+    assert_eq!(summary(&[]), "3 passed, 1 failed");
+    assert_eq!(
+        summary(&["--exclude-tag", "slow"]),
+        "3 passed, 0 failed, 1 skipped"
+    );
+    assert_eq!(
+        summary(&["--backend", "interpreter", "--exclude", "slow"]),
+        "2 passed, 0 failed, 2 skipped"
+    );
+    assert_eq!(
+        summary(&["-c", "--exclude-tag=slow"]),
+        "3 passed, 0 failed, 1 skipped"
+    );
+    assert_eq!(summary(&["-s"]), "1 passed, 0 failed");
+    let out = arrc()
+        .arg("check")
+        .arg(dir.path().join("heavy.fut"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
 }
 
 /// `arrc bench --json` writes Futhark's layout, and a failing case does

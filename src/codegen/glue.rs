@@ -74,6 +74,7 @@ fn prim(t: ScalarType) -> &'static str {
         ScalarType::U16 => "ARR_U16",
         ScalarType::U32 => "ARR_U32",
         ScalarType::U64 => "ARR_U64",
+        ScalarType::F16 => "ARR_F16",
         ScalarType::F32 => "ARR_F32",
         ScalarType::F64 => "ARR_F64",
         ScalarType::Bool => "ARR_BOOL",
@@ -91,6 +92,8 @@ fn c_scalar(t: ScalarType) -> (&'static str, &'static str) {
         ScalarType::U16 => ("uint16_t", "u16"),
         ScalarType::U32 => ("uint32_t", "u32"),
         ScalarType::U64 => ("uint64_t", "u64"),
+        // An `f16` travels as its bits (see the entry's LLVM signature).
+        ScalarType::F16 => ("uint16_t", "f16"),
         ScalarType::F32 => ("float", "f32"),
         ScalarType::F64 => ("double", "f64"),
         ScalarType::Bool => ("uint8_t", "b"),

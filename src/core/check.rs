@@ -131,6 +131,7 @@ impl Checker {
             | Exp::BinOp(..)
             | Exp::UnOp(..)
             | Exp::Convert(..)
+            | Exp::Fma(..)
             | Exp::Index { .. }
             | Exp::Size { .. }
             | Exp::Iota(_)

@@ -174,6 +174,11 @@ impl Acc {
                 self.atom(a);
                 self.atom(b);
             }
+            Exp::Fma(a, b, c) => {
+                self.atom(a);
+                self.atom(b);
+                self.atom(c);
+            }
             Exp::Replicate { count, value } => {
                 self.atom(count);
                 self.atom(value);

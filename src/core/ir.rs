@@ -147,6 +147,13 @@ pub enum BinOp {
     UShr,
     Atan2,
     Hypot,
+    /// The high half of the double-width product (signed or unsigned by
+    /// the type): Futhark's `mul_hi`.
+    MulHi,
+    /// The next float after the first operand in the second's direction.
+    NextAfter,
+    /// The first operand's magnitude with the second's sign.
+    CopySign,
 }
 
 impl BinOp {
@@ -167,6 +174,7 @@ impl BinOp {
             self,
             BinOp::Add
                 | BinOp::Mul
+                | BinOp::MulHi
                 | BinOp::Min
                 | BinOp::Max
                 | BinOp::Eq
@@ -202,6 +210,9 @@ impl BinOp {
             BinOp::UShr => "ushr",
             BinOp::Atan2 => "atan2",
             BinOp::Hypot => "hypot",
+            BinOp::MulHi => "mul_hi",
+            BinOp::NextAfter => "nextafter",
+            BinOp::CopySign => "copysign",
         }
     }
 }
@@ -248,6 +259,11 @@ pub enum UnOp {
     ToBits,
     /// An unsigned integer's bits as the float of its width.
     FromBits,
+    /// C's `tgamma`.
+    Gamma,
+    /// C's `lgamma`: the logarithm of the absolute value of gamma.
+    Lgamma,
+    Erfc,
 }
 
 impl UnOp {
@@ -257,6 +273,7 @@ impl UnOp {
             UnOp::Popc | UnOp::Clz => ScalarType::I32,
             UnOp::IsNan | UnOp::IsInf => ScalarType::Bool,
             UnOp::ToBits => t.bits_type(),
+            UnOp::FromBits if t.bits() == 16 => ScalarType::F16,
             UnOp::FromBits if t.bits() == 32 => ScalarType::F32,
             UnOp::FromBits => ScalarType::F64,
             _ => t,
@@ -299,6 +316,9 @@ impl UnOp {
             UnOp::Atanh => "atanh",
             UnOp::ToBits => "to_bits",
             UnOp::FromBits => "from_bits",
+            UnOp::Gamma => "gamma",
+            UnOp::Lgamma => "lgamma",
+            UnOp::Erfc => "erfc",
         }
     }
 }
@@ -398,6 +418,8 @@ pub enum Exp {
     UnOp(UnOp, Atom),
     /// Scalar conversion (section 10 of the language contract).
     Convert(ScalarType, Atom),
+    /// `a * b + c` on floats, rounded once (`f32.fma`).
+    Fma(Atom, Atom, Atom),
     If {
         cond: Atom,
         then_body: Body,

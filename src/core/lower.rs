@@ -616,6 +616,7 @@ impl<'s> Lowerer<'s> {
                 // A negative literal stays a constant (slice strides need it).
                 if let (ast::UnOp::Neg, Atom::Const(c)) = (op, a) {
                     let negated = match c {
+                        Const::F16(v) => Some(Const::F16(crate::types::half::F16(v.0 ^ 0x8000))),
                         Const::F32(v) => Some(Const::F32(-v)),
                         Const::F64(v) => Some(Const::F64(-v)),
                         Const::Bool(_) => None,
@@ -1601,6 +1602,9 @@ impl<'s> Lowerer<'s> {
     /// A member `f` of scalar module `t` applied to `xs`; the members
     /// beyond single operations are built from them here.
     fn scalar_fn<'a>(&mut self, t: ScalarType, f: ScalarFn, xs: &[Atom], loc: SrcLoc) -> Value<'a> {
+        if let Some(v) = self.futhark_scalar_fn(t, f, xs, loc) {
+            return v;
+        }
         let ty = CType::Scalar(t);
         let rt = CType::Scalar(f.result(t));
         let bool_ = CType::Scalar(ScalarType::Bool);
@@ -1699,6 +1703,10 @@ fn pat_leaf_names(p: &TPat) -> Vec<String> {
         TPat::Ascribed(q, _) => pat_leaf_names(q),
     }
 }
+
+// Futhark's scalar-module members beyond the contract's list.
+#[path = "lower_scalar.rs"]
+mod scalar;
 
 #[cfg(test)]
 #[path = "lower_tests.rs"]

@@ -178,6 +178,15 @@ fn print_exp(out: &mut String, exp: &Exp, depth: usize, names: &Names) {
         Exp::Convert(t, a) => {
             let _ = write!(out, "{t}.convert {}", names.atom(a));
         }
+        Exp::Fma(a, b, c) => {
+            let _ = write!(
+                out,
+                "fma {} {} {}",
+                names.atom(a),
+                names.atom(b),
+                names.atom(c)
+            );
+        }
         Exp::If {
             cond,
             then_body,

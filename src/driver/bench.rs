@@ -3,7 +3,7 @@
 //! process (`-r`), which reports each run's time without input and output.
 
 use super::pipeline::{self, Options};
-use super::test_runner::{check_values, collect_programs, input_bytes, Outcome};
+use super::test_runner::{check_values, collect_programs, executable_input, input_bytes, Outcome};
 use super::testblock::{self, Expect, Input, RandomSpec, TestCase};
 use crate::runtime::value;
 use serde::Serialize;
@@ -87,6 +87,7 @@ pub fn run_benchmarks(
     options: &Options,
     runs: usize,
     threads: &[u32],
+    exclude: &[String],
     json: Option<&Path>,
 ) -> i32 {
     let mut files = Vec::new();
@@ -99,7 +100,7 @@ pub fn run_benchmarks(
     let mut measurements = Vec::new();
     let mut failures = 0;
     for file in &files {
-        failures += bench_file(file, options, runs, threads, &mut measurements);
+        failures += bench_file(file, options, runs, threads, exclude, &mut measurements);
     }
     if let Some(path) = json {
         let text =
@@ -123,8 +124,13 @@ fn bench_file(
     options: &Options,
     runs: usize,
     threads: &[u32],
+    exclude: &[String],
     out: &mut Vec<Measurement>,
 ) -> usize {
+    let excluded = |tags: &[String]| {
+        tags.iter()
+            .any(|t| t == "disable" || t == "nobench" || exclude.contains(t))
+    };
     let fail = |what: String, why: String| {
         println!("FAIL {what}: {why}");
         1
@@ -133,7 +139,8 @@ fn bench_file(
     let prepared = (|| {
         let source = std::fs::read_to_string(file).map_err(|e| e.to_string())?;
         let blocks = testblock::parse_blocks(&source).map_err(|e| e.to_string())?;
-        if blocks.is_empty() || testblock::disabled(&blocks) {
+        let runnable = blocks.iter().flat_map(|b| &b.cases).next().is_some();
+        if !runnable || blocks.iter().any(|b| excluded(&b.tags)) {
             return Ok(None);
         }
         let program = pipeline::lowered(file).map_err(|f| f.render())?;
@@ -156,7 +163,7 @@ fn bench_file(
     let mut failures = 0;
     let cases = blocks.iter().flat_map(|b| &b.cases);
     for (position, case) in cases.enumerate() {
-        if case.nobench || matches!(case.expect, Expect::Error(_)) {
+        if case.nobench || excluded(&case.tags) || matches!(case.expect, Expect::Error(_)) {
             continue;
         }
         for entry in &case.entries {
@@ -195,7 +202,8 @@ fn dataset_name(case: &TestCase, position: usize) -> String {
         return name.clone();
     }
     let summary = match &case.input {
-        Input::File(path) => return path.clone(),
+        Input::File(path) | Input::ScriptFile(path) => return path.clone(),
+        Input::Script(expr) => expr.split_whitespace().collect::<Vec<_>>().join(" "),
         Input::Text(text) => text.split_whitespace().collect::<Vec<_>>().join(" "),
         Input::Random(specs) => specs
             .iter()
@@ -236,7 +244,7 @@ fn time_case(
         .iter()
         .find(|f| f.name == *entry)
         .ok_or_else(|| format!("no entry point `{entry}`"))?;
-    let input = input_bytes(&case.input, base)?;
+    let input = executable_input(program, exe, &case.input, base, threads)?;
     let output = run_timed(exe, entry, &input, runs, threads, times)?;
     if let Expect::Output(expected) = &case.expect {
         let expected = value::read_values(&input_bytes(expected, base)?, &function.ret)

@@ -41,10 +41,27 @@ enum Command {
         /// (comma-separated; default: the binary's default, all cores).
         #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
         threads: Vec<u32>,
-        /// Skip the test blocks with one of these tags (comma-separated),
-        /// as `futhark test --exclude`.
-        #[arg(long, value_delimiter = ',')]
-        exclude: Vec<String>,
+        /// Run the cases on this backend only (default: both).
+        #[arg(long, value_enum)]
+        backend: Option<BackendArg>,
+        /// Interpreter only (`futhark test -i`).
+        #[arg(short = 'i', conflicts_with_all = ["backend", "compiled_only"])]
+        interpreted_only: bool,
+        /// Compiled only (`futhark test -c`).
+        #[arg(short = 'c', conflicts_with = "backend")]
+        compiled_only: bool,
+        /// Skip programs and cases with these tags (repeatable or
+        /// comma-separated; `disable` and `notest` always are).
+        #[arg(
+            long = "exclude-tag",
+            visible_alias = "exclude",
+            value_name = "TAG",
+            value_delimiter = ','
+        )]
+        exclude_tag: Vec<String>,
+        /// Check the `structure { ... }` lines instead of running cases.
+        #[arg(short = 's', long = "structure")]
+        structure: bool,
     },
     /// Time the compiled programs on the cases of their test blocks.
     Bench {
@@ -61,11 +78,30 @@ enum Command {
         /// Time every case with each of these thread counts (comma-separated).
         #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
         threads: Vec<u32>,
+        /// Skip programs and cases with this tag (repeatable; `disable` and
+        /// `nobench` always are).
+        #[arg(
+            long = "exclude-tag",
+            visible_alias = "exclude",
+            value_name = "TAG",
+            value_delimiter = ','
+        )]
+        exclude_tag: Vec<String>,
     },
     /// Random differential testing: generated programs on the interpreter
     /// and as binaries of every configuration (see src/testgen).
     #[command(hide = true)]
     Random(super::random::RandomArgs),
+}
+
+/// Where `arrc test` runs cases.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum BackendArg {
+    Interpreter,
+    /// The native executable (`c` and `multicore`, Futhark's names for its
+    /// CPU backends, mean it too).
+    #[value(alias = "c", alias = "multicore")]
+    Compiled,
 }
 
 #[derive(clap::Args, Debug, Clone)]
@@ -243,19 +279,40 @@ pub fn main() -> i32 {
             paths,
             compile,
             threads,
-            exclude,
-        } => super::test_runner::run_tests(&paths, &compile.options(), &threads, &exclude),
+            backend,
+            interpreted_only,
+            compiled_only,
+            exclude_tag,
+            structure,
+        } => {
+            let backend = match (backend, interpreted_only, compiled_only) {
+                (Some(b), _, _) => Some(b),
+                (None, true, _) => Some(BackendArg::Interpreter),
+                (None, _, true) => Some(BackendArg::Compiled),
+                (None, false, false) => None,
+            };
+            let test = super::test_runner::TestOptions {
+                interpreter: backend != Some(BackendArg::Compiled),
+                compiled: backend != Some(BackendArg::Interpreter),
+                threads,
+                exclude: exclude_tag,
+                structure,
+            };
+            super::test_runner::run_tests(&paths, &compile.options(), &test)
+        }
         Command::Bench {
             paths,
             compile,
             runs,
             json,
             threads,
+            exclude_tag,
         } => super::bench::run_benchmarks(
             &paths,
             &compile.options(),
             runs as usize,
             &threads,
+            &exclude_tag,
             json.as_deref(),
         ),
         Command::Random(args) => super::random::random(&args),

@@ -8,6 +8,8 @@ pub mod exactness;
 pub mod passes;
 pub mod pipeline;
 pub mod random;
+pub mod script;
 pub mod sources;
+pub mod structure;
 pub mod test_runner;
 pub mod testblock;

@@ -73,7 +73,7 @@ impl Loader {
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         for decl in &program.decls {
             if let ast::Decl::Import(target, span) = decl {
-                let target = dir.join(format!("{target}.arr"));
+                let target = import_path(&dir, target);
                 self.load(&target, Some((file, span.clone())))?;
             }
         }
@@ -81,5 +81,17 @@ impl Loader {
         self.loaded.push(canonical);
         self.programs.push(program);
         Ok(())
+    }
+}
+
+/// The file `import "target"` names from a file in `dir`: `target.arr`, or
+/// Futhark's `target.fut` when only that exists.
+pub fn import_path(dir: &Path, target: &str) -> PathBuf {
+    let arr = dir.join(format!("{target}.arr"));
+    let fut = dir.join(format!("{target}.fut"));
+    if !arr.exists() && fut.exists() {
+        fut
+    } else {
+        arr
     }
 }

@@ -1,25 +1,63 @@
 //! `arrc test`: every case of every test block, run on the reference
-//! interpreter and on the compiled executable, checked against the expected
-//! output or error (and against each other).
+//! interpreter and on the compiled executable (or on one of them, with
+//! `--backend`), checked against the expected output or error (and against
+//! each other), with `futhark test`'s meaning for every line of a block.
 
 use super::exactness;
 use super::pipeline::{self, Options};
+use super::script;
 use super::testblock::{self, Expect, Input, RandomSpec, TestCase};
 use crate::core::ir::{Program, Type};
 use crate::interp;
 use crate::runtime::value::{self, Value};
+use crate::types::half::F16;
 use crate::types::ScalarType;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// Runs the tests under `paths` (files or directories of `.arr` files) and
-/// prints one line per failure and a closing `N passed, N failed` line.
-/// Compiled cases run once per thread count in `threads` (once with the
-/// binary's default when it is empty). Blocks tagged with one of `exclude`
-/// are skipped; so are files without a block or tagged `disable`, each
-/// named on a `skipped:` line.
-pub fn run_tests(paths: &[PathBuf], options: &Options, threads: &[u32], exclude: &[String]) -> i32 {
+/// What `arrc test` runs, beyond the compiler's options.
+#[derive(Clone, Debug)]
+pub struct TestOptions {
+    /// Run cases on the reference interpreter (not `compiled` ones).
+    pub interpreter: bool,
+    /// Build the program and run cases on the executable.
+    pub compiled: bool,
+    /// Run every compiled case with each of these thread counts (once with
+    /// the binary's default when empty).
+    pub threads: Vec<u32>,
+    /// Blocks and cases with one of these tags are skipped (besides
+    /// `disable` and `notest`, which always are).
+    pub exclude: Vec<String>,
+    /// Check `structure` expectations instead of running cases (Futhark's
+    /// `futhark test -s`).
+    pub structure: bool,
+}
+
+impl Default for TestOptions {
+    fn default() -> Self {
+        TestOptions {
+            interpreter: true,
+            compiled: true,
+            threads: Vec::new(),
+            exclude: Vec::new(),
+            structure: false,
+        }
+    }
+}
+
+impl TestOptions {
+    fn excluded(&self, tags: &[String]) -> bool {
+        tags.iter()
+            .any(|t| t == "disable" || t == "notest" || self.exclude.contains(t))
+    }
+}
+
+/// Runs the tests under `paths` (files or directories of `.arr` and `.fut`
+/// files) and prints one line per failure and a closing `N passed, N
+/// failed` line (`, N skipped` when cases were excluded or disabled; files
+/// skipped whole are named on `skipped:` lines).
+pub fn run_tests(paths: &[PathBuf], options: &Options, test: &TestOptions) -> i32 {
     let mut files = Vec::new();
     for path in paths {
         if let Err(err) = collect_programs(path, &mut files) {
@@ -31,7 +69,7 @@ pub fn run_tests(paths: &[PathBuf], options: &Options, threads: &[u32], exclude:
     for file in &files {
         // A compiler bug on one program must not hide the other results.
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            test_file(file, options, threads, exclude, &mut tally)
+            test_file(file, options, test, &mut tally)
         }));
         if outcome.is_err() {
             tally.record(
@@ -59,7 +97,8 @@ pub fn run_tests(paths: &[PathBuf], options: &Options, threads: &[u32], exclude:
 struct Tally {
     passed: usize,
     failed: usize,
-    /// Cases of disabled files and excluded blocks.
+    /// Cases of disabled files, excluded blocks and cases, and `compiled`
+    /// cases when only the interpreter runs.
     skipped: usize,
 }
 
@@ -75,6 +114,11 @@ impl Tally {
     }
 }
 
+/// Whether `path` names a program: `.arr`, or Futhark's `.fut`.
+pub fn is_program(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "arr" || e == "fut")
+}
+
 pub(crate) fn collect_programs(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     if path.is_dir() {
         let mut entries: Vec<PathBuf> = std::fs::read_dir(path)?
@@ -82,7 +126,7 @@ pub(crate) fn collect_programs(path: &Path, out: &mut Vec<PathBuf>) -> std::io::
             .collect::<Result<_, _>>()?;
         entries.sort();
         for entry in entries {
-            if entry.is_dir() || entry.extension().is_some_and(|e| e == "arr") {
+            if entry.is_dir() || is_program(&entry) {
                 collect_programs(&entry, out)?;
             }
         }
@@ -93,13 +137,7 @@ pub(crate) fn collect_programs(path: &Path, out: &mut Vec<PathBuf>) -> std::io::
     Ok(())
 }
 
-fn test_file(
-    file: &Path,
-    options: &Options,
-    threads: &[u32],
-    exclude: &[String],
-    tally: &mut Tally,
-) {
+fn test_file(file: &Path, options: &Options, test: &TestOptions, tally: &mut Tally) {
     let name = file.display().to_string();
     let source = match std::fs::read_to_string(file) {
         Ok(s) => s,
@@ -112,28 +150,45 @@ fn test_file(
             .map(|c| c.entries.len())
             .sum()
     };
-    let mut blocks = match testblock::parse_blocks(&source) {
+    let blocks = match testblock::parse_blocks(&source) {
         Ok(blocks) if blocks.is_empty() => {
             println!("skipped: {name}: no test block");
             return;
         }
-        Ok(blocks) if testblock::disabled(&blocks) => {
-            println!("skipped: {name}: tagged disable");
+        Ok(blocks) if testblock::has_tag(&blocks, &["disable".into(), "notest".into()]) => {
+            println!("skipped: {name}: tagged disable or notest");
             tally.skipped += count(&blocks);
             return;
         }
         Ok(blocks) => blocks,
         Err(err) => return tally.record(&name, Err(err.to_string())),
     };
-    let (excluded, kept): (Vec<_>, Vec<_>) = blocks
-        .drain(..)
-        .partition(|b| b.tags.iter().any(|t| exclude.contains(t)));
+    // Blocks with an excluded tag are left out, the others still run.
+    let (excluded, blocks): (Vec<_>, Vec<_>) =
+        blocks.into_iter().partition(|b| test.excluded(&b.tags));
     tally.skipped += count(&excluded);
-    let blocks = kept;
-    if blocks.is_empty() {
+    if test.structure {
+        return super::structure::test_structure(file, &blocks, options, |what, result| {
+            tally.record(what, result)
+        });
+    }
+    let program = pipeline::lowered(file);
+    // `error:` in place of cases: the program must not compile.
+    for block in &blocks {
+        if let Some(pattern) = &block.compile_error {
+            let what = format!("{name}:{}", block.line);
+            tally.record(&what, check_compile_error(&program, pattern));
+        }
+    }
+    let (cases, skipped): (Vec<&TestCase>, Vec<&TestCase>) = blocks
+        .iter()
+        .flat_map(|b| &b.cases)
+        .partition(|c| !test.excluded(&c.tags) && (test.compiled || !c.compiled));
+    tally.skipped += skipped.iter().map(|c| c.entries.len()).sum::<usize>();
+    if cases.is_empty() {
         return;
     }
-    let program = match pipeline::lowered(file) {
+    let program = match program {
         Ok(p) => p,
         Err(failure) => return tally.record(&name, Err(failure.render())),
     };
@@ -142,54 +197,81 @@ fn test_file(
         Err(err) => return tally.record(&name, Err(format!("no temporary directory: {err}"))),
     };
     let exe = dir.path().join("prog");
-    let compiled = pipeline::build_executable(file, options, &exe).map_err(|f| f.render());
+    let compiled = if test.compiled {
+        pipeline::build_executable(file, options, &exe).map_err(|f| f.render())
+    } else {
+        Ok(())
+    };
     let base = file.parent().unwrap_or(Path::new("."));
     // Built when a case of an entry that may contract fails (see below).
     let mut strict: Option<Result<PathBuf, String>> = None;
-    for block in &blocks {
-        for case in &block.cases {
-            for entry in &case.entries {
-                let what = format!("{name}:{} ({entry})", case.line);
-                let exact = exactness::floats_exact(
-                    &program,
-                    entry,
-                    options.codegen.fast_math,
-                    !options.codegen.strict_fp,
-                );
-                let mut result = match &compiled {
-                    Ok(()) => run_case(&program, &exe, entry, case, base, threads, exact),
-                    Err(why) => Err(format!("compilation failed: {why}")),
-                };
-                // A fused multiply-add may move a float across a comparison
-                // or a conversion to an integer (LANGUAGE.md section 6), so
-                // a difference is accepted when it is contraction's alone:
-                // the build without it must agree exactly.
-                let contracting = !options.codegen.strict_fp
-                    && !options.codegen.fast_math
-                    && exactness::may_contract(&program, entry);
-                if result.is_err() && compiled.is_ok() && contracting {
-                    let strict_exe = strict.get_or_insert_with(|| {
-                        let exe = dir.path().join("prog-strict");
-                        let mut o = options.clone();
-                        o.codegen.strict_fp = true;
-                        pipeline::build_executable(file, &o, &exe)
-                            .map(|()| exe)
-                            .map_err(|f| f.render())
-                    });
-                    if let Ok(strict_exe) = strict_exe {
-                        let exact = exactness::floats_exact(
-                            &program,
-                            entry,
-                            options.codegen.fast_math,
-                            false,
-                        );
-                        if run_case(&program, strict_exe, entry, case, base, threads, exact).is_ok()
-                        {
-                            result = Ok(());
-                        }
+    for case in cases {
+        for entry in &case.entries {
+            let what = format!("{name}:{} ({entry})", case.line);
+            let exact = exactness::floats_exact(
+                &program,
+                entry,
+                options.codegen.fast_math,
+                !options.codegen.strict_fp,
+            );
+            let mut result = match &compiled {
+                Ok(()) => {
+                    let exe = test.compiled.then_some(exe.as_path());
+                    run_case(&program, exe, entry, case, base, test, exact)
+                }
+                Err(why) => Err(format!("compilation failed: {why}")),
+            };
+            // A fused multiply-add may move a float across a comparison or
+            // a conversion to an integer (LANGUAGE.md section 6), so a
+            // difference is accepted when it is contraction's alone: the
+            // build without it must agree exactly.
+            let contracting = test.compiled
+                && !options.codegen.strict_fp
+                && !options.codegen.fast_math
+                && exactness::may_contract(&program, entry);
+            if result.is_err() && compiled.is_ok() && contracting {
+                let strict_exe = strict.get_or_insert_with(|| {
+                    let exe = dir.path().join("prog-strict");
+                    let mut o = options.clone();
+                    o.codegen.strict_fp = true;
+                    pipeline::build_executable(file, &o, &exe)
+                        .map(|()| exe)
+                        .map_err(|f| f.render())
+                });
+                if let Ok(strict_exe) = strict_exe {
+                    let exact =
+                        exactness::floats_exact(&program, entry, options.codegen.fast_math, false);
+                    let exe = Some(strict_exe.as_path());
+                    if run_case(&program, exe, entry, case, base, test, exact).is_ok() {
+                        result = Ok(());
                     }
                 }
-                tally.record(&what, result);
+            }
+            tally.record(&what, result);
+        }
+    }
+}
+
+/// A block's `error: REGEX` without an input: the compiler's message must
+/// match it (Futhark's test suite writes these for its own messages).
+fn check_compile_error(
+    program: &Result<Program, pipeline::Failure>,
+    pattern: &str,
+) -> Result<(), String> {
+    let re = regex::Regex::new(pattern).map_err(|e| format!("bad error pattern: {e}"))?;
+    match program {
+        Ok(_) => Err(format!(
+            "compiled, expected a compile error matching `{pattern}`"
+        )),
+        Err(failure) => {
+            let message = failure.render();
+            if re.is_match(&message) {
+                Ok(())
+            } else {
+                let first = message.lines().next().unwrap_or("").trim();
+                Err(format!(
+                    "rejected with `{first}`, expected a compile error matching `{pattern}`"
+                ))
             }
         }
     }
@@ -203,11 +285,11 @@ pub(crate) enum Outcome {
 
 fn run_case(
     program: &Program,
-    exe: &Path,
+    exe: Option<&Path>,
     entry: &str,
     case: &TestCase,
     base: &Path,
-    threads: &[u32],
+    test: &TestOptions,
     exact_floats: bool,
 ) -> Result<(), String> {
     let function = program
@@ -215,58 +297,132 @@ fn run_case(
         .iter()
         .find(|f| f.name == entry)
         .ok_or_else(|| format!("no entry point `{entry}`"))?;
+    let interpreted = if test.interpreter && !case.compiled {
+        let mut call = |name: &str, bytes: &[u8]| match interpret(program, name, bytes) {
+            Outcome::Values(v) => Ok(v),
+            Outcome::Failed(why) => Err(format!("script input: {name}: {why}")),
+        };
+        let input = case_input(&case.input, base, &mut call)?;
+        Some(interpret(program, entry, &input))
+    } else {
+        None
+    };
+    let Some(exe) = exe else {
+        return check_case(case, base, &function.ret, interpreted.as_ref(), None);
+    };
+    let default = [None];
+    let counts: Vec<Option<u32>> = if test.threads.is_empty() {
+        default.to_vec()
+    } else {
+        test.threads.iter().map(|t| Some(*t)).collect()
+    };
+    for count in counts {
+        let input = executable_input(program, exe, &case.input, base, count)?;
+        let compiled = run_executable(exe, entry, &input, &function.ret, count)?;
+        check_case(
+            case,
+            base,
+            &function.ret,
+            interpreted.as_ref(),
+            Some(&compiled),
+        )
+        .and_then(|()| match &interpreted {
+            Some(interpreted) => agree(interpreted, &compiled, exact_floats),
+            None => Ok(()),
+        })
+        .map_err(|why| match count {
+            Some(n) => format!("--threads {n}: {why}"),
+            None => why,
+        })?;
+    }
+    Ok(())
+}
+
+/// The bytes of an input for the compiled program: a script's calls run
+/// the executable.
+pub(crate) fn executable_input(
+    program: &Program,
+    exe: &Path,
+    input: &Input,
+    base: &Path,
+    threads: Option<u32>,
+) -> Result<Vec<u8>, String> {
+    let mut call = |name: &str, bytes: &[u8]| {
+        let ret = &program
+            .entries
+            .iter()
+            .find(|f| f.name == name)
+            .ok_or_else(|| format!("script input: no entry point `{name}`"))?
+            .ret;
+        match run_executable(exe, name, bytes, ret, threads)? {
+            Outcome::Values(v) => Ok(v),
+            Outcome::Failed(why) => Err(format!("script input: {name}: {why}")),
+        }
+    };
+    case_input(input, base, &mut call)
+}
+
+/// The reference interpreter on one entry point.
+fn interpret(program: &Program, entry: &str, input: &[u8]) -> Outcome {
+    let Some(function) = program.entries.iter().find(|f| f.name == entry) else {
+        return Outcome::Failed(format!("no entry point `{entry}`"));
+    };
     let params: Vec<Type> = function.params.iter().map(|p| p.ty).collect();
-    let input = input_bytes(&case.input, base)?;
-    let interpreted = match value::read_values(&input, &params) {
+    match value::read_values(input, &params) {
         Ok(args) => match interp::run_entry(program, entry, args) {
             Ok(values) => Outcome::Values(values),
             Err(err) => Outcome::Failed(err.to_string()),
         },
         Err(err) => Outcome::Failed(err.to_string()),
-    };
-    let default = [None];
-    let counts: Vec<Option<u32>> = if threads.is_empty() {
-        default.to_vec()
-    } else {
-        threads.iter().map(|t| Some(*t)).collect()
-    };
-    for count in counts {
-        let compiled = run_executable(exe, entry, &input, &function.ret, count)?;
-        check_case(case, base, &function.ret, &interpreted, &compiled)
-            .and_then(|()| agree(&interpreted, &compiled, exact_floats))
-            .map_err(|why| match count {
-                Some(n) => format!("--threads {n}: {why}"),
-                None => why,
-            })?;
     }
-    Ok(())
 }
 
-/// Checks both backends' outcomes against the case's expectation.
+/// The bytes of a case's input; a script's calls go to `call`.
+fn case_input(input: &Input, base: &Path, call: &mut script::Call) -> Result<Vec<u8>, String> {
+    match input {
+        Input::Script(expr) => script::eval(expr, base, call),
+        Input::ScriptFile(path) => {
+            let path = base.join(path);
+            let expr = std::fs::read_to_string(&path)
+                .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+            script::eval(&expr, base, call)
+        }
+        other => input_bytes(other, base),
+    }
+}
+
+/// Checks the outcomes of the backends that ran against the case's
+/// expectation.
 fn check_case(
     case: &TestCase,
     base: &Path,
     ret: &[Type],
-    interpreted: &Outcome,
-    compiled: &Outcome,
+    interpreted: Option<&Outcome>,
+    compiled: Option<&Outcome>,
 ) -> Result<(), String> {
+    let ran = [("interpreter", interpreted), ("compiled", compiled)];
+    let mut ran = ran.iter().filter_map(|(b, o)| o.map(|o| (*b, o)));
     match &case.expect {
         Expect::Output(expected) => {
             let bytes = input_bytes(expected, base)?;
             let expected =
                 value::read_values(&bytes, ret).map_err(|e| format!("expected output: {e}"))?;
-            check_values("interpreter", interpreted, &expected)?;
-            check_values("compiled", compiled, &expected)
+            ran.try_for_each(|(backend, o)| check_values(backend, o, &expected))
         }
         Expect::Error(pattern) => {
             let re = regex::Regex::new(pattern).map_err(|e| format!("bad error pattern: {e}"))?;
-            check_error("interpreter", interpreted, &re)?;
-            check_error("compiled", compiled, &re)
+            ran.try_for_each(|(backend, o)| check_error(backend, o, &re))
         }
-        // As in Futhark, a case that states no result must run successfully.
-        Expect::Agree => match interpreted {
-            Outcome::Values(expected) => check_values("compiled", compiled, expected),
-            Outcome::Failed(a) => Err(format!("interpreter: unexpected error: {a}")),
+        // As in Futhark, a case that states no result must run successfully;
+        // both backends' results must agree.
+        Expect::Agree => match (interpreted, compiled) {
+            (Some(Outcome::Values(expected)), Some(compiled)) => {
+                check_values("compiled", compiled, expected)
+            }
+            _ => ran.try_for_each(|(backend, o)| match o {
+                Outcome::Values(_) => Ok(()),
+                Outcome::Failed(why) => Err(format!("{backend}: unexpected error: {why}")),
+            }),
         },
     }
 }
@@ -407,6 +563,9 @@ pub(crate) fn input_bytes(input: &Input, base: &Path) -> Result<Vec<u8>, String>
             std::fs::read(&path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))
         }
         Input::Random(specs) => Ok(random_input(specs)),
+        Input::Script(_) | Input::ScriptFile(_) => {
+            Err("a script input needs an entry point to run".into())
+        }
     }
 }
 
@@ -435,6 +594,10 @@ pub fn random_input(specs: &[RandomSpec]) -> Vec<u8> {
         for _ in 0..count {
             let bits = rng.next();
             match elem {
+                ScalarType::F16 => out.extend_from_slice(
+                    // k / 2048: every one is a half, all below 1.
+                    &F16::from_f64((bits >> 53) as f64 / 2048.0).0.to_le_bytes(),
+                ),
                 ScalarType::F32 => out
                     .extend_from_slice(&((bits >> 40) as f32 / (1u64 << 24) as f32).to_le_bytes()),
                 ScalarType::F64 => out

@@ -5,9 +5,30 @@ use std::fmt;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct TestBlock {
+    /// `tags { ... }`: classify the whole program (`disable`, `notest`,
+    /// `no_python`, `slow`, ...).
     pub tags: Vec<String>,
     pub cases: Vec<TestCase>,
     /// 1-based line of the `-- ==` that opens the block.
+    pub line: usize,
+    /// `error: REGEX` where a case would start: the program must be rejected
+    /// at compile time with a message matching it.
+    pub compile_error: Option<String>,
+    /// `warning: REGEX`: Futhark's compiler warnings. arrc gives none of
+    /// the same kind, so these are read and not checked.
+    pub warnings: Vec<String>,
+    /// `structure [PIPELINE] { PATH COUNT ... }`, checked by `arrc test -s`.
+    pub structure: Vec<Structure>,
+    /// `property: NAMES`: property-based tests, read and not run.
+    pub properties: Vec<String>,
+}
+
+/// Futhark's expectation on how many of each construct remain after a
+/// pipeline (`None`: the default one, which fuses), e.g. `/Screma 1`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Structure {
+    pub pipeline: Option<String>,
+    pub counts: Vec<(String, usize)>,
     pub line: usize,
 }
 
@@ -20,6 +41,11 @@ pub struct TestCase {
     pub name: Option<String>,
     /// `nobench input ...`: tested but not timed.
     pub nobench: bool,
+    /// `compiled input ...`: never run on the interpreter.
+    pub compiled: bool,
+    /// Other words before `input` (`no_python`, `notest`, ...): the case's
+    /// tags, which `--exclude-tag` matches.
+    pub tags: Vec<String>,
     pub input: Input,
     pub expect: Expect,
     /// 1-based source line where the case starts.
@@ -34,6 +60,11 @@ pub enum Input {
     File(String),
     /// `random input { [n]t ... }`: one type per argument.
     Random(Vec<RandomSpec>),
+    /// `script input { EXPR }`: a FutharkScript expression over the entry
+    /// points (see `driver::script`).
+    Script(String),
+    /// `script input @ path`: the expression read from a file.
+    ScriptFile(String),
 }
 
 /// One argument of a `random input`: random values of a shape and type, or
@@ -52,8 +83,9 @@ pub enum Expect {
     Output(Input),
     /// `error: REGEX`: the run must fail with a message matching it.
     Error(String),
-    /// Nothing stated, or `auto output`: the run must succeed, and the
-    /// compiled program's results must match the interpreter's.
+    /// Nothing stated, or `auto output`: the run must succeed, and where
+    /// both the interpreter and the compiled program run, their results
+    /// must agree.
     Agree,
 }
 
@@ -69,10 +101,18 @@ impl fmt::Display for BlockError {
     }
 }
 
+/// Whether a program's blocks carry one of `tags` (Futhark: tags of the
+/// first block classify the whole program; any block's count here).
+pub fn has_tag(blocks: &[TestBlock], tags: &[String]) -> bool {
+    blocks
+        .iter()
+        .any(|b| b.tags.iter().any(|t| tags.contains(t)))
+}
+
 /// Whether a program's blocks carry Futhark's `disable` tag: `arrc test`
 /// and `arrc bench` skip it.
 pub fn disabled(blocks: &[TestBlock]) -> bool {
-    blocks.iter().any(|b| b.tags.iter().any(|t| t == "disable"))
+    has_tag(blocks, &["disable".to_string()])
 }
 
 /// Finds and parses every test block of a source file.
@@ -241,33 +281,73 @@ impl Cursor<'_> {
     }
 }
 
+/// A word that may be a tag: letters, digits, `_` and `-`.
+fn is_tag(word: &str) -> bool {
+    !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
 fn parse_block(line: usize, body: &[(usize, &str)]) -> Result<TestBlock, BlockError> {
     let mut cur = Cursor::new(body);
     let mut block = TestBlock {
         tags: Vec::new(),
         cases: Vec::new(),
         line,
+        compile_error: None,
+        warnings: Vec::new(),
+        structure: Vec::new(),
+        properties: Vec::new(),
     };
     let mut entries = vec!["main".to_string()];
     while !cur.at_end() {
         let case_line = cur.line();
         let mut word = cur.word();
-        if word == "entry:" {
-            entries = cur
-                .rest_of_line()
-                .split_whitespace()
-                .map(String::from)
-                .collect();
-            continue;
+        match word.as_str() {
+            "entry:" => {
+                entries = cur
+                    .rest_of_line()
+                    .split_whitespace()
+                    .map(String::from)
+                    .collect();
+                continue;
+            }
+            "tags" => {
+                block
+                    .tags
+                    .extend(cur.braced()?.split_whitespace().map(String::from));
+                continue;
+            }
+            "error:" => {
+                block.compile_error = Some(cur.rest_of_line());
+                continue;
+            }
+            "warning:" => {
+                block.warnings.push(cur.rest_of_line());
+                continue;
+            }
+            "property:" => {
+                let names = cur.rest_of_line();
+                block
+                    .properties
+                    .extend(names.split_whitespace().map(String::from));
+                continue;
+            }
+            "structure" => {
+                let pipeline = (cur.peek() != Some('{')).then(|| cur.word());
+                let counts = parse_structure(&cur.braced()?).map_err(|m| cur.error(m))?;
+                block.structure.push(Structure {
+                    pipeline,
+                    counts,
+                    line: case_line,
+                });
+                continue;
+            }
+            _ => {}
         }
-        if word == "tags" {
-            block
-                .tags
-                .extend(cur.braced()?.split_whitespace().map(String::from));
-            continue;
-        }
-        // Futhark's prefixes of a case: a dataset name, `nobench`, `compiled`
-        // (this runs every case on every backend), and `random`.
+        // Futhark's prefixes of a case: a dataset name, then tags, among
+        // which `nobench`, `compiled`, `random` and `script` have meanings.
         let name = match word.strip_prefix('"') {
             Some(rest) => {
                 let name = cur.quoted(rest)?;
@@ -276,22 +356,28 @@ fn parse_block(line: usize, body: &[(usize, &str)]) -> Result<TestBlock, BlockEr
             }
             None => None,
         };
-        let mut nobench = false;
-        let mut random = false;
-        loop {
+        let (mut nobench, mut compiled, mut random, mut script) = (false, false, false, false);
+        let mut tags = Vec::new();
+        while word != "input" && word != "output" && is_tag(&word) {
             match word.as_str() {
                 "nobench" => nobench = true,
-                "compiled" => {}
+                "compiled" => compiled = true,
                 "random" => random = true,
-                _ => break,
+                "script" => script = true,
+                _ => tags.push(word.clone()),
             }
             word = cur.word();
         }
         if word != "input" {
-            let message = if name.is_some() || nobench || random {
+            let message = if name.is_some() || nobench || compiled || random || script {
                 format!("expected `input`, found `{word}`")
+            } else if word.is_empty() {
+                "expected `input` after the case's tags".to_string()
             } else {
-                format!("unexpected `{word}`; expected `entry:`, `tags`, `input`, `random input`")
+                format!(
+                    "unexpected `{word}`; expected `entry:`, `tags`, `input`, `random input`, \
+                     `script input`, `structure`, `error:` or `warning:`"
+                )
             };
             return Err(BlockError {
                 line: case_line,
@@ -300,6 +386,12 @@ fn parse_block(line: usize, body: &[(usize, &str)]) -> Result<TestBlock, BlockEr
         }
         let input = if random {
             Input::Random(parse_random(&cur.braced()?).map_err(|m| cur.error(m))?)
+        } else if script {
+            match cur.values()? {
+                Input::Text(expr) => Input::Script(expr),
+                Input::File(path) => Input::ScriptFile(path),
+                other => other,
+            }
         } else {
             cur.values()?
         };
@@ -308,6 +400,8 @@ fn parse_block(line: usize, body: &[(usize, &str)]) -> Result<TestBlock, BlockEr
             entries: entries.clone(),
             name,
             nobench,
+            compiled,
+            tags,
             input,
             expect,
             line: case_line,
@@ -330,6 +424,21 @@ fn parse_expect(cur: &mut Cursor) -> Result<Expect, BlockError> {
             Ok(Expect::Agree)
         }
     }
+}
+
+/// `/Screma 1 Index 0 /If/True/Screma 2`: construct paths and counts.
+fn parse_structure(text: &str) -> Result<Vec<(String, usize)>, String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if !words.len().is_multiple_of(2) {
+        return Err("`structure` needs a count after every construct".into());
+    }
+    words
+        .chunks(2)
+        .map(|pair| match pair[1].parse::<usize>() {
+            Ok(n) => Ok((pair[0].to_string(), n)),
+            Err(_) => Err(format!("`{}` is not a count in `structure`", pair[1])),
+        })
+        .collect()
 }
 
 /// `[1000]f32 [10][3]i64 i32 3i64 [1, 2]`: types are random arguments,
@@ -470,6 +579,36 @@ entry main (xs: []i32) (ys: []i32) = 0
         assert_eq!(cases[2].input, Input::File("x.in".into()));
         let err = parse_blocks("-- ==\n-- nobench output { 1 }\n").unwrap_err();
         assert!(err.message.contains("expected `input`"), "{}", err.message);
+    }
+
+    #[test]
+    fn futhark_block_lines() {
+        let src = "-- ==\n-- tags { slow }\n-- structure { /Screma 1 Index 0 }\n\
+                   -- structure gpu-mem { Alloc 2 }\n-- warning: deprecated\n\
+                   -- no_python compiled input { 1 } output { 2 }\n\
+                   -- script input { mk 3i64 }\n-- script input @ s.fs\n\
+                   -- property: prop1 prop2\n\
+                   -- ==\n-- error: Consum.*xs\n";
+        let blocks = parse_blocks(src).unwrap();
+        let b = &blocks[0];
+        assert_eq!(b.tags, ["slow"]);
+        assert_eq!(b.structure.len(), 2);
+        assert_eq!(b.structure[0].pipeline, None);
+        assert_eq!(
+            b.structure[0].counts,
+            vec![("/Screma".to_string(), 1), ("Index".to_string(), 0)]
+        );
+        assert_eq!(b.structure[1].pipeline.as_deref(), Some("gpu-mem"));
+        assert_eq!(b.warnings, ["deprecated"]);
+        assert_eq!(b.properties, ["prop1", "prop2"]);
+        assert!(b.cases[0].compiled && b.cases[0].tags == ["no_python"]);
+        assert!(!b.cases[1].compiled);
+        assert_eq!(b.cases[1].input, Input::Script(" mk 3i64 ".into()));
+        assert_eq!(b.cases[2].input, Input::ScriptFile("s.fs".into()));
+        assert_eq!(blocks[1].compile_error.as_deref(), Some("Consum.*xs"));
+        assert!(blocks[1].cases.is_empty());
+        let err = parse_blocks("-- ==\n-- structure { Screma }\n").unwrap_err();
+        assert!(err.message.contains("count"), "{}", err.message);
     }
 
     #[test]

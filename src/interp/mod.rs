@@ -646,6 +646,11 @@ impl Interp<'_> {
                 let c = ops::convert(*t, self.scalar(a)?);
                 single(self, Val::Scalar(c))
             }
+            Exp::Fma(a, b, c) => {
+                let (a, b, c) = (self.scalar(a)?, self.scalar(b)?, self.scalar(c)?);
+                let r = ops::fma(a, b, c).map_err(|e| self.op_error(e, stm))?;
+                single(self, Val::Scalar(r))
+            }
             Exp::If {
                 cond,
                 then_body,

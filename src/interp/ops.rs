@@ -12,6 +12,7 @@
 //! C's `fmin`/`fmax` (a NaN operand is ignored).
 
 use crate::core::ir::{BinOp, UnOp};
+use crate::types::half::F16;
 use crate::types::{Const, ScalarType};
 
 /// Why a scalar operation has no result.
@@ -85,13 +86,43 @@ macro_rules! int_binop {
             BinOp::Shr | BinOp::UShr if out_of_range => Const::$variant(0),
             BinOp::Shr => Const::$variant(x >> shift),
             BinOp::UShr => Const::$variant(((x as $unsigned) >> shift) as _),
-            BinOp::Atan2 | BinOp::Hypot => return Err(OpError::Type),
+            BinOp::MulHi => {
+                // The exact product fits in 128 bits for every width.
+                let product = (x as i128).wrapping_mul(y as i128);
+                Const::$variant((product >> bits) as $t)
+            }
+            BinOp::Atan2 | BinOp::Hypot | BinOp::NextAfter | BinOp::CopySign => {
+                return Err(OpError::Type)
+            }
         })
     }};
 }
 
+/// C's `nextafter`: `y` if equal, NaN if either is, else one step of the
+/// bit pattern towards `y` (from zero: the smallest subnormal of `y`'s sign).
+macro_rules! next_after {
+    ($name:ident, $t:ty) => {
+        pub fn $name(x: $t, y: $t) -> $t {
+            if x.is_nan() || y.is_nan() {
+                x + y
+            } else if x == y {
+                y
+            } else if x == 0.0 {
+                <$t>::from_bits(1).copysign(y)
+            } else if (y > x) == (x > 0.0) {
+                <$t>::from_bits(x.to_bits() + 1)
+            } else {
+                <$t>::from_bits(x.to_bits() - 1)
+            }
+        }
+    };
+}
+
+next_after!(next_after_f32, f32);
+next_after!(next_after_f64, f64);
+
 macro_rules! float_binop {
-    ($op:expr, $x:expr, $y:expr, $variant:ident) => {{
+    ($op:expr, $x:expr, $y:expr, $variant:ident, $next:ident) => {{
         let (x, y) = ($x, $y);
         Ok(match $op {
             BinOp::Add => Const::$variant(x + y),
@@ -111,11 +142,42 @@ macro_rules! float_binop {
             BinOp::Ge => Const::Bool(x >= y),
             BinOp::Atan2 => Const::$variant(x.atan2(y)),
             BinOp::Hypot => Const::$variant(x.hypot(y)),
-            BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Shl | BinOp::Shr | BinOp::UShr => {
-                return Err(OpError::Type)
-            }
+            BinOp::CopySign => Const::$variant(x.copysign(y)),
+            BinOp::NextAfter => Const::$variant($next(x, y)),
+            BinOp::And
+            | BinOp::Or
+            | BinOp::Xor
+            | BinOp::Shl
+            | BinOp::Shr
+            | BinOp::UShr
+            | BinOp::MulHi => return Err(OpError::Type),
         })
     }};
+}
+
+/// `f16` through `f32`, rounded back once (exact IEEE half arithmetic for
+/// the basic operations); `nextafter` steps on the half's own grid.
+fn half_binop(op: BinOp, x: F16, y: F16) -> Result<Const, OpError> {
+    if op == BinOp::NextAfter {
+        let (a, b) = (x.to_f32(), y.to_f32());
+        return Ok(Const::F16(if a.is_nan() || b.is_nan() {
+            F16::NAN
+        } else if a == b {
+            y
+        } else if a == 0.0 {
+            F16(1 | (y.0 & 0x8000))
+        } else if (b > a) == (a > 0.0) {
+            F16(x.0 + 1)
+        } else {
+            F16(x.0 - 1)
+        }));
+    }
+    Ok(
+        match binop(op, Const::F32(x.to_f32()), Const::F32(y.to_f32()))? {
+            Const::F32(r) => Const::F16(F16::from_f32(r)),
+            other => other,
+        },
+    )
 }
 
 /// `a op b`; both operands have the same type (comparisons give `bool`).
@@ -129,8 +191,9 @@ pub fn binop(op: BinOp, a: Const, b: Const) -> Result<Const, OpError> {
         (Const::U16(x), Const::U16(y)) => int_binop!(op, x, y, U16, u16, u16),
         (Const::U32(x), Const::U32(y)) => int_binop!(op, x, y, U32, u32, u32),
         (Const::U64(x), Const::U64(y)) => int_binop!(op, x, y, U64, u64, u64),
-        (Const::F32(x), Const::F32(y)) => float_binop!(op, x, y, F32),
-        (Const::F64(x), Const::F64(y)) => float_binop!(op, x, y, F64),
+        (Const::F16(x), Const::F16(y)) => half_binop(op, x, y),
+        (Const::F32(x), Const::F32(y)) => float_binop!(op, x, y, F32, next_after_f32),
+        (Const::F64(x), Const::F64(y)) => float_binop!(op, x, y, F64, next_after_f64),
         (Const::Bool(x), Const::Bool(y)) => Ok(Const::Bool(match op {
             BinOp::Eq => x == y,
             BinOp::Neq => x != y,
@@ -148,9 +211,15 @@ pub fn binop(op: BinOp, a: Const, b: Const) -> Result<Const, OpError> {
 }
 
 extern "C" {
-    // The C library's, as compiled programs use: std has no `erf`.
+    // The C library's, as compiled programs use: std has none of these.
     fn erf(x: f64) -> f64;
     fn erff(x: f32) -> f32;
+    fn erfc(x: f64) -> f64;
+    fn erfcf(x: f32) -> f32;
+    fn tgamma(x: f64) -> f64;
+    fn tgammaf(x: f32) -> f32;
+    fn lgamma(x: f64) -> f64;
+    fn lgammaf(x: f32) -> f32;
 }
 
 /// Signed `abs` wraps (`abs MIN == MIN`); unsigned is the identity.
@@ -183,7 +252,7 @@ macro_rules! int_unop {
 }
 
 macro_rules! float_unop {
-    ($op:expr, $x:expr, $variant:ident, $erf:ident) => {{
+    ($op:expr, $x:expr, $variant:ident, $erf:ident, $erfc:ident, $tgamma:ident, $lgamma:ident) => {{
         let x = $x;
         Ok(Const::$variant(match $op {
             UnOp::Neg => -x,
@@ -208,6 +277,13 @@ macro_rules! float_unop {
             UnOp::Trunc => x.trunc(),
             // SAFETY: a pure C library function on a plain float.
             UnOp::Erf => unsafe { $erf(x) },
+            // SAFETY: as above.
+            UnOp::Erfc => unsafe { $erfc(x) },
+            // SAFETY: as above.
+            UnOp::Gamma => unsafe { $tgamma(x) },
+            // SAFETY: as above (it also sets the C library's `signgam`,
+            // which nothing reads).
+            UnOp::Lgamma => unsafe { $lgamma(x) },
             UnOp::Cbrt => x.cbrt(),
             UnOp::Log1p => x.ln_1p(),
             UnOp::Expm1 => x.exp_m1(),
@@ -241,6 +317,8 @@ impl BitsConst for u64 {
 
 pub fn unop(op: UnOp, a: Const) -> Result<Const, OpError> {
     match (op, a) {
+        (UnOp::FromBits, Const::U16(x)) => return Ok(Const::F16(F16(x))),
+        (UnOp::ToBits, Const::F16(x)) => return Ok(Const::U16(x.0)),
         (UnOp::FromBits, Const::U32(x)) => return Ok(Const::F32(f32::from_bits(x))),
         (UnOp::FromBits, Const::U64(x)) => return Ok(Const::F64(f64::from_bits(x))),
         _ => {}
@@ -254,12 +332,30 @@ pub fn unop(op: UnOp, a: Const) -> Result<Const, OpError> {
         Const::U16(x) => int_unop!(op, x, U16),
         Const::U32(x) => int_unop!(op, x, U32),
         Const::U64(x) => int_unop!(op, x, U64),
-        Const::F32(x) => float_unop!(op, x, F32, erff),
-        Const::F64(x) => float_unop!(op, x, F64, erf),
+        Const::F16(x) => Ok(match unop(op, Const::F32(x.to_f32()))? {
+            Const::F32(r) => Const::F16(F16::from_f32(r)),
+            other => other,
+        }),
+        Const::F32(x) => float_unop!(op, x, F32, erff, erfcf, tgammaf, lgammaf),
+        Const::F64(x) => float_unop!(op, x, F64, erf, erfc, tgamma, lgamma),
         Const::Bool(x) => match op {
             UnOp::Not => Ok(Const::Bool(!x)),
             _ => Err(OpError::Type),
         },
+    }
+}
+
+/// `a * b + c` rounded once (`f32.fma`).
+pub fn fma(a: Const, b: Const, c: Const) -> Result<Const, OpError> {
+    match (a, b, c) {
+        (Const::F32(a), Const::F32(b), Const::F32(c)) => Ok(Const::F32(a.mul_add(b, c))),
+        (Const::F64(a), Const::F64(b), Const::F64(c)) => Ok(Const::F64(a.mul_add(b, c))),
+        // Exact in f64 (a half's product has 22 bits and the exponents
+        // span less than f64's precision), so one rounding to half.
+        (Const::F16(a), Const::F16(b), Const::F16(c)) => Ok(Const::F16(F16::from_f64(
+            a.to_f64().mul_add(b.to_f64(), c.to_f64()),
+        ))),
+        _ => Err(OpError::Type),
     }
 }
 
@@ -270,12 +366,14 @@ pub fn unop(op: UnOp, a: Const) -> Result<Const, OpError> {
 pub fn convert(t: ScalarType, c: Const) -> Const {
     if t == ScalarType::Bool {
         return Const::Bool(match c {
+            Const::F16(x) => x.to_f32() != 0.0,
             Const::F32(x) => x != 0.0,
             Const::F64(x) => x != 0.0,
             other => other.as_i128().unwrap_or(0) != 0,
         });
     }
     match c {
+        Const::F16(x) => float_to(t, x.to_f64(), Some(x.to_f32())),
         Const::F32(x) => float_to(t, x as f64, Some(x)),
         Const::F64(x) => float_to(t, x, None),
         other => Const::int_wrapping(t, other.as_i128().unwrap_or(0)),
@@ -294,6 +392,7 @@ fn float_to(t: ScalarType, x: f64, single: Option<f32>) -> Const {
         ScalarType::U16 => Const::U16(x as u16),
         ScalarType::U32 => Const::U32(x as u32),
         ScalarType::U64 => Const::U64(x as u64),
+        ScalarType::F16 => Const::F16(F16::from_f64(x)),
         ScalarType::F32 => Const::F32(single.unwrap_or(x as f32)),
         ScalarType::F64 => Const::F64(x),
         ScalarType::Bool => Const::Bool(x != 0.0),

@@ -138,6 +138,13 @@ fn exp_type(scope: &Scope, exp: &ScalarExp) -> Result<ScalarType, String> {
             scalar(scope, a)?;
             *t
         }
+        ScalarExp::Fma(a, b, c) => {
+            let ts = [scalar(scope, a)?, scalar(scope, b)?, scalar(scope, c)?];
+            if !ts[0].is_float() || ts.iter().any(|t| *t != ts[0]) {
+                return Err(format!("fma on {}, {} and {}", ts[0], ts[1], ts[2]));
+            }
+            ts[0]
+        }
     })
 }
 

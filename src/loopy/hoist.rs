@@ -108,6 +108,7 @@ fn operands_outside(exp: &ScalarExp, inside: &HashSet<VarId>) -> bool {
     match exp {
         ScalarExp::Atom(a) | ScalarExp::UnOp(_, a) | ScalarExp::Convert(_, a) => outside(a),
         ScalarExp::BinOp(_, a, b) => outside(a) && outside(b),
+        ScalarExp::Fma(a, b, c) => outside(a) && outside(b) && outside(c),
     }
 }
 

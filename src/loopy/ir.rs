@@ -62,6 +62,8 @@ pub enum ScalarExp {
     BinOp(BinOp, Atom, Atom),
     UnOp(UnOp, Atom),
     Convert(ScalarType, Atom),
+    /// `a * b + c` on floats, rounded once.
+    Fma(Atom, Atom, Atom),
 }
 
 impl ScalarExp {
@@ -681,6 +683,11 @@ pub(crate) fn block_vars(
                     ScalarExp::BinOp(_, a, b) => {
                         atom_use(a, uses);
                         atom_use(b, uses);
+                    }
+                    ScalarExp::Fma(a, b, c) => {
+                        atom_use(a, uses);
+                        atom_use(b, uses);
+                        atom_use(c, uses);
                     }
                 }
                 defs.insert(var.id);

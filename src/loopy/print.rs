@@ -106,6 +106,10 @@ fn print_stmt(out: &mut String, stmt: &Stmt, depth: usize, names: &Names) {
                 }
                 ScalarExp::UnOp(op, a) => writeln!(out, "{} {}", op.name(), names.atom(a)),
                 ScalarExp::Convert(t, a) => writeln!(out, "{t}.convert {}", names.atom(a)),
+                ScalarExp::Fma(a, b, c) => {
+                    let (a, b, c) = (names.atom(a), names.atom(b), names.atom(c));
+                    writeln!(out, "fma {a} {b} {c}")
+                }
             };
         }
         Stmt::Alloc { var, shape, space } => {

@@ -93,6 +93,7 @@ impl Renaming {
             ScalarExp::BinOp(op, a, b) => ScalarExp::BinOp(*op, self.atom(a), self.atom(b)),
             ScalarExp::UnOp(op, a) => ScalarExp::UnOp(*op, self.atom(a)),
             ScalarExp::Convert(t, a) => ScalarExp::Convert(*t, self.atom(a)),
+            ScalarExp::Fma(a, b, c) => ScalarExp::Fma(self.atom(a), self.atom(b), self.atom(c)),
         }
     }
 

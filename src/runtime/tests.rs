@@ -5,6 +5,7 @@
 use super::value::*;
 use super::{CPU_SOURCES, HEADERS};
 use crate::core::ir::Type;
+use crate::types::half::F16;
 use crate::types::{Const, ScalarType};
 use std::io::Write;
 use std::path::PathBuf;
@@ -323,6 +324,7 @@ ECHO(echo_u16_5, ARR_U16, 5, 2)
 ECHO(echo_f64_8, ARR_F64, 8, 8)
 ECHO(echo_i32_0, ARR_I32, 0, 4)
 ECHO(echo_f64_0, ARR_F64, 0, 8)
+ECHO(echo_f16, ARR_F16, 1, 2)
 
 static void run_sum(const arr_value *args, arr_value *results) {
     uint32_t s = 0;
@@ -383,6 +385,7 @@ const arr_entry arr_entries[] = {
     E(echo_i8), E(echo_i16), E(echo_i32), E(echo_i64), E(echo_u8), E(echo_u16),
     E(echo_u32), E(echo_u64), E(echo_f32), E(echo_f64), E(echo_bool),
     E(echo_f32_2), E(echo_bool_3), E(echo_u16_5), E(echo_f64_8), E(echo_i32_0), E(echo_f64_0),
+    E(echo_f16),
 };
 const int arr_num_entries = sizeof arr_entries / sizeof arr_entries[0];
 "#;
@@ -757,7 +760,13 @@ fn c_and_rust_agree_on_float_text() {
         .collect();
     let v64 = Value::Array(ArrayValue::new(vec![f64s.len()], ArrayData::F64(f64s)).unwrap());
     let v32 = Value::Array(ArrayValue::new(vec![f32s.len()], ArrayData::F32(f32s)).unwrap());
-    for (entry, v) in [("echo_f64", &v64), ("echo_f32", &v32)] {
+    // Every finite half.
+    let f16s: Vec<F16> = (0..=u16::MAX)
+        .map(F16)
+        .filter(|h| h.to_f32().is_finite())
+        .collect();
+    let v16 = Value::Array(ArrayValue::new(vec![f16s.len()], ArrayData::F16(f16s)).unwrap());
+    for (entry, v) in [("echo_f64", &v64), ("echo_f32", &v32), ("echo_f16", &v16)] {
         let mut input = Vec::new();
         write_binary(v, &mut input);
         let r = run(&["-e", entry], &input);

@@ -201,6 +201,13 @@ impl Keyer {
                 let _ = write!(self.out, "convert {t} ");
                 self.atom(a);
             }
+            Exp::Fma(a, b, c) => {
+                self.out.push_str("fma ");
+                for x in [a, b, c] {
+                    self.atom(x);
+                    self.out.push(' ');
+                }
+            }
             Exp::If {
                 cond,
                 then_body,

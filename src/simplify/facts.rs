@@ -29,6 +29,7 @@ pub fn atom_key(a: &Atom) -> AtomKey {
 
 pub fn const_bits(c: Const) -> u64 {
     match c {
+        Const::F16(x) => x.0 as u64,
         Const::F32(x) => x.to_bits() as u64,
         Const::F64(x) => x.to_bits(),
         other => other.as_i128().unwrap_or(0) as u64,
@@ -208,7 +209,9 @@ impl Facts {
 
     fn exp_may_fail(&self, stm: &Stm, in_place: bool) -> bool {
         match &stm.exp {
-            Exp::Atom(_) | Exp::UnOp(..) | Exp::Convert(..) | Exp::Size { .. } => false,
+            Exp::Atom(_) | Exp::UnOp(..) | Exp::Convert(..) | Exp::Fma(..) | Exp::Size { .. } => {
+                false
+            }
             Exp::BinOp(op, a, b) => {
                 use crate::core::ir::BinOp::*;
                 if !matches!(op, Div | Mod | Quot | Rem) {

@@ -36,6 +36,11 @@ pub fn exp_atoms_mut(exp: &mut Exp, mut f: impl FnMut(&mut Atom)) {
             f(a);
             f(b);
         }
+        Exp::Fma(a, b, c) => {
+            f(a);
+            f(b);
+            f(c);
+        }
         Exp::Replicate { count, value } => {
             f(count);
             f(value);
@@ -134,6 +139,11 @@ pub fn exp_atoms(exp: &Exp, mut f: impl FnMut(&Atom)) {
         Exp::BinOp(_, a, b) | Exp::AssertEqSizes(a, b) => {
             f(a);
             f(b);
+        }
+        Exp::Fma(a, b, c) => {
+            f(a);
+            f(b);
+            f(c);
         }
         Exp::Replicate { count, value } => {
             f(count);
@@ -351,6 +361,7 @@ pub fn node_kind(exp: &Exp) -> &'static str {
         Exp::BinOp(op, ..) => op.name(),
         Exp::UnOp(op, _) => op.name(),
         Exp::Convert(..) => "convert",
+        Exp::Fma(..) => "fma",
         Exp::If { .. } => "if",
         Exp::Index { .. } => "index",
         Exp::Size { .. } => "size",

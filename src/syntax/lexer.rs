@@ -322,7 +322,8 @@ impl LexError {
     pub fn note(&self) -> Option<String> {
         match &self.kind {
             LexErrorKind::InvalidSuffix(_) | LexErrorKind::FloatWithIntSuffix(_) => Some(
-                "numeric suffixes are i8 i16 i32 i64 u8 u16 u32 u64 (integers) and f32 f64".into(),
+                "numeric suffixes are i8 i16 i32 i64 u8 u16 u32 u64 (integers) and f16 f32 f64"
+                    .into(),
             ),
             LexErrorKind::UnterminatedString => Some("add a closing `\"` on the same line".into()),
             LexErrorKind::IntTooLarge => Some("integer literals must fit in 128 bits".into()),

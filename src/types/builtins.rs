@@ -1,7 +1,7 @@
 //! Names and types of the built-in functions and scalar module members.
 
 use super::infer::{Infer, Mask, FLOAT, INT, NUM, SCALAR};
-use super::scalar::{Const, ScalarType};
+use super::scalar::{Const, ScalarType, F16};
 use super::ty::Type;
 use super::typed::{Builtin, Literal, ScalarFn};
 
@@ -204,6 +204,25 @@ const FLOAT_FNS: &[(&str, ScalarFn)] = &[
     ("lerp", ScalarFn::Lerp),
     ("to_bits", ScalarFn::ToBits),
     ("from_bits", ScalarFn::FromBits),
+    ("to_f64", ScalarFn::ToF64),
+    ("from_fraction", ScalarFn::FromFraction),
+    ("recip", ScalarFn::Recip),
+    ("rsqrt", ScalarFn::Rsqrt),
+    ("sinpi", ScalarFn::SinPi),
+    ("cospi", ScalarFn::CosPi),
+    ("tanpi", ScalarFn::TanPi),
+    ("asinpi", ScalarFn::AsinPi),
+    ("acospi", ScalarFn::AcosPi),
+    ("atanpi", ScalarFn::AtanPi),
+    ("atan2pi", ScalarFn::Atan2Pi),
+    ("gamma", ScalarFn::Gamma),
+    ("lgamma", ScalarFn::Lgamma),
+    ("erfc", ScalarFn::Erfc),
+    ("fma", ScalarFn::Fma),
+    ("nextafter", ScalarFn::NextAfter),
+    ("ldexp", ScalarFn::Ldexp),
+    ("copysign", ScalarFn::CopySign),
+    ("set_bit", ScalarFn::SetBit),
 ];
 
 const NUM_FNS: &[(&str, ScalarFn)] = &[
@@ -213,6 +232,7 @@ const NUM_FNS: &[(&str, ScalarFn)] = &[
     ("sgn", ScalarFn::Sgn),
     ("neg", ScalarFn::Neg),
     ("get_bit", ScalarFn::GetBit),
+    ("to_i64", ScalarFn::ToI64),
 ];
 
 const INT_FNS: &[(&str, ScalarFn)] = &[
@@ -220,6 +240,12 @@ const INT_FNS: &[(&str, ScalarFn)] = &[
     ("clz", ScalarFn::Clz),
     ("ctz", ScalarFn::Ctz),
     ("set_bit", ScalarFn::SetBit),
+    ("not", ScalarFn::Not),
+    ("mul_hi", ScalarFn::MulHi),
+    ("mad_hi", ScalarFn::MadHi),
+    ("to_i32", ScalarFn::ToI32),
+    ("sign", ScalarFn::Sign),
+    ("unsign", ScalarFn::Unsign),
 ];
 
 /// Looks up `module.name`, e.g. `f32.sqrt` or `i64.f32`.
@@ -259,6 +285,14 @@ fn scalar_constant(module: ScalarType, name: &str) -> Option<Literal> {
         (ScalarType::F64, "pi") => Const::F64(std::f64::consts::PI),
         (ScalarType::F64, "e") => Const::F64(std::f64::consts::E),
         (ScalarType::F32, "epsilon") => Const::F32(f32::EPSILON),
+        (ScalarType::F16, "highest" | "inf") => Const::F16(F16::INFINITY),
+        (ScalarType::F16, "lowest") => Const::F16(F16::NEG_INFINITY),
+        (ScalarType::F16, "nan") => Const::F16(F16::NAN),
+        (ScalarType::F16, "pi") => Const::F16(F16::from_f64(std::f64::consts::PI)),
+        (ScalarType::F16, "e") => Const::F16(F16::from_f64(std::f64::consts::E)),
+        // Futhark's value: f32's epsilon, which is 2^-23 (a subnormal half),
+        // not the half's own 2^-10.
+        (ScalarType::F16, "epsilon") => Const::F16(F16::from_f64(f32::EPSILON as f64)),
         (ScalarType::F64, "epsilon") => Const::F64(f64::EPSILON),
         (t, "num_bits") if t != ScalarType::Bool => Const::I32(t.bits() as i32),
         (t, "highest") if t.is_int() => int_limit(t, true),
@@ -315,14 +349,25 @@ pub fn type_member(t: &Type, name: &str) -> Option<(Mask, Type)> {
         "get_bit" => (NUM, Type::curried(vec![i32_.clone(), t.clone()], i32_)),
         "popc" | "clz" | "ctz" => (INT, un(i32_)),
         "set_bit" => (
-            INT,
+            NUM,
             Type::curried(vec![i32_.clone(), t.clone(), i32_], t.clone()),
         ),
+        "to_i64" => (NUM, un(Type::Scalar(ScalarType::I64))),
+        "not" => (INT, un(t.clone())),
+        "to_i32" => (INT, un(i32_)),
+        "mul_hi" => (INT, bin),
+        "mad_hi" => (INT, Type::curried(vec![t.clone(); 3], t.clone())),
         "isnan" | "isinf" | "isfinite" => (FLOAT, un(bool_)),
-        "pow" | "atan2" | "hypot" => (FLOAT, bin),
-        "mad" | "lerp" => (FLOAT, Type::curried(vec![t.clone(); 3], t.clone())),
-        // Their bits type depends on the width: only on a known float type.
-        "to_bits" | "from_bits" => return None,
+        "pow" | "atan2" | "hypot" | "atan2pi" | "nextafter" | "copysign" => (FLOAT, bin),
+        "mad" | "lerp" | "fma" => (FLOAT, Type::curried(vec![t.clone(); 3], t.clone())),
+        "to_f64" => (FLOAT, un(Type::Scalar(ScalarType::F64))),
+        "from_fraction" => (
+            FLOAT,
+            Type::curried(vec![Type::Scalar(ScalarType::I64); 2], t.clone()),
+        ),
+        "ldexp" => (FLOAT, Type::curried(vec![t.clone(), i32_], t.clone())),
+        // Their types depend on the width: only on a known type.
+        "to_bits" | "from_bits" | "sign" | "unsign" => return None,
         _ if FLOAT_FNS.iter().any(|(n, _)| *n == name) => (FLOAT, un(t.clone())),
         _ => return None,
     })

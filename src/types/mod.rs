@@ -5,6 +5,7 @@
 
 mod builtins;
 mod check;
+pub mod half;
 mod infer;
 pub mod scalar;
 pub mod ty;

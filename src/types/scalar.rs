@@ -1,5 +1,6 @@
 //! Scalar types and scalar constants, shared by every IR.
 
+pub use super::half::F16;
 use serde::Serialize;
 use std::fmt;
 
@@ -13,13 +14,14 @@ pub enum ScalarType {
     U16,
     U32,
     U64,
+    F16,
     F32,
     F64,
     Bool,
 }
 
 impl ScalarType {
-    pub const ALL: [ScalarType; 11] = [
+    pub const ALL: [ScalarType; 12] = [
         ScalarType::I8,
         ScalarType::I16,
         ScalarType::I32,
@@ -28,6 +30,7 @@ impl ScalarType {
         ScalarType::U16,
         ScalarType::U32,
         ScalarType::U64,
+        ScalarType::F16,
         ScalarType::F32,
         ScalarType::F64,
         ScalarType::Bool,
@@ -43,6 +46,7 @@ impl ScalarType {
             ScalarType::U16 => "u16",
             ScalarType::U32 => "u32",
             ScalarType::U64 => "u64",
+            ScalarType::F16 => "f16",
             ScalarType::F32 => "f32",
             ScalarType::F64 => "f64",
             ScalarType::Bool => "bool",
@@ -54,7 +58,7 @@ impl ScalarType {
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, ScalarType::F32 | ScalarType::F64)
+        matches!(self, ScalarType::F16 | ScalarType::F32 | ScalarType::F64)
     }
 
     /// The unsigned integer type of the same width (`f32` to `u32`).
@@ -64,6 +68,16 @@ impl ScalarType {
             16 => ScalarType::U16,
             32 => ScalarType::U32,
             _ => ScalarType::U64,
+        }
+    }
+
+    /// The signed integer type of the same width (`u8` to `i8`).
+    pub fn signed_type(self) -> ScalarType {
+        match self.bits() {
+            8 => ScalarType::I8,
+            16 => ScalarType::I16,
+            32 => ScalarType::I32,
+            _ => ScalarType::I64,
         }
     }
 
@@ -89,7 +103,7 @@ impl ScalarType {
     pub fn bits(self) -> u32 {
         match self {
             ScalarType::I8 | ScalarType::U8 | ScalarType::Bool => 8,
-            ScalarType::I16 | ScalarType::U16 => 16,
+            ScalarType::I16 | ScalarType::U16 | ScalarType::F16 => 16,
             ScalarType::I32 | ScalarType::U32 | ScalarType::F32 => 32,
             ScalarType::I64 | ScalarType::U64 | ScalarType::F64 => 64,
         }
@@ -118,6 +132,7 @@ pub enum Const {
     U16(u16),
     U32(u32),
     U64(u64),
+    F16(F16),
     F32(f32),
     F64(f64),
     Bool(bool),
@@ -134,6 +149,7 @@ impl Const {
             Const::U16(_) => ScalarType::U16,
             Const::U32(_) => ScalarType::U32,
             Const::U64(_) => ScalarType::U64,
+            Const::F16(_) => ScalarType::F16,
             Const::F32(_) => ScalarType::F32,
             Const::F64(_) => ScalarType::F64,
             Const::Bool(_) => ScalarType::Bool,
@@ -152,12 +168,13 @@ impl Const {
             Const::U32(v) => v as i128,
             Const::U64(v) => v as i128,
             Const::Bool(b) => b as i128,
-            Const::F32(_) | Const::F64(_) => return None,
+            Const::F16(_) | Const::F32(_) | Const::F64(_) => return None,
         })
     }
 
     pub fn as_f64(self) -> f64 {
         match self {
+            Const::F16(v) => v.to_f64(),
             Const::F32(v) => v as f64,
             Const::F64(v) => v,
             other => other.as_i128().unwrap_or(0) as f64,
@@ -175,6 +192,7 @@ impl Const {
             ScalarType::U16 => Const::U16(v as u16),
             ScalarType::U32 => Const::U32(v as u32),
             ScalarType::U64 => Const::U64(v as u64),
+            ScalarType::F16 => Const::F16(F16::from_f64(v as f64)),
             ScalarType::F32 => Const::F32(v as f32),
             ScalarType::F64 => Const::F64(v as f64),
             ScalarType::Bool => Const::Bool(v != 0),
@@ -208,6 +226,8 @@ impl fmt::Display for Const {
             Const::U16(v) => write!(f, "{v}u16"),
             Const::U32(v) => write!(f, "{v}u32"),
             Const::U64(v) => write!(f, "{v}u64"),
+            Const::F16(v) if v.to_f32().is_finite() => write!(f, "{:?}f16", v.shortest()),
+            Const::F16(v) => float(f, v.to_f64(), "f16"),
             Const::F32(v) => {
                 if v.is_finite() {
                     write!(f, "{v:?}f32")

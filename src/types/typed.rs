@@ -76,11 +76,13 @@ impl Literal {
     pub fn to_const(self, t: ScalarType) -> Const {
         match self {
             Literal::Int(v) => match t {
+                ScalarType::F16 => Const::F16(super::half::F16::from_f64(v as f64)),
                 ScalarType::F32 => Const::F32(v as f32),
                 ScalarType::F64 => Const::F64(v as f64),
                 _ => Const::int_wrapping(t, v as i128),
             },
             Literal::Float(v) => match t {
+                ScalarType::F16 => Const::F16(super::half::F16::from_f64(v)),
                 ScalarType::F32 => Const::F32(v as f32),
                 _ => Const::F64(v),
             },
@@ -261,6 +263,42 @@ pub enum ScalarFn {
     FromBits,
     /// Conversion from the given type into the module's type.
     Convert(ScalarType),
+    /// Bitwise complement (Futhark's `i32.not`).
+    Not,
+    /// The high half of the double-width product.
+    MulHi,
+    /// `mul_hi a b + c`.
+    MadHi,
+    /// Conversions out of the module's type: `to_i32`, `to_i64`, `to_f64`.
+    ToI32,
+    ToI64,
+    ToF64,
+    /// Bits reinterpreted: `sign` from the unsigned type of the width to
+    /// the signed one, `unsign` the other way.
+    Sign,
+    Unsign,
+    /// `from_fraction x y = t.i64 x / t.i64 y`.
+    FromFraction,
+    Recip,
+    Rsqrt,
+    /// `sinpi x = sin (pi * x)`, and the others alike.
+    SinPi,
+    CosPi,
+    TanPi,
+    /// `asinpi x = asin x / pi`, and the others alike.
+    AsinPi,
+    AcosPi,
+    AtanPi,
+    Atan2Pi,
+    Gamma,
+    Lgamma,
+    Erfc,
+    /// `fma a b c = a * b + c`, always rounded once.
+    Fma,
+    NextAfter,
+    /// `ldexp x n = x * 2**n`, exactly (one rounding).
+    Ldexp,
+    CopySign,
 }
 
 impl Builtin {
@@ -301,8 +339,16 @@ impl ScalarFn {
             | ScalarFn::Pow
             | ScalarFn::Atan2
             | ScalarFn::Hypot
-            | ScalarFn::GetBit => 2,
-            ScalarFn::SetBit | ScalarFn::Mad | ScalarFn::Lerp => 3,
+            | ScalarFn::GetBit
+            | ScalarFn::MulHi
+            | ScalarFn::FromFraction
+            | ScalarFn::Atan2Pi
+            | ScalarFn::NextAfter
+            | ScalarFn::Ldexp
+            | ScalarFn::CopySign => 2,
+            ScalarFn::SetBit | ScalarFn::Mad | ScalarFn::Lerp | ScalarFn::MadHi | ScalarFn::Fma => {
+                3
+            }
             _ => 1,
         }
     }
@@ -312,7 +358,11 @@ impl ScalarFn {
         match self {
             ScalarFn::IsNan | ScalarFn::IsInf | ScalarFn::IsFinite => ScalarType::Bool,
             ScalarFn::Popc | ScalarFn::Clz | ScalarFn::Ctz | ScalarFn::GetBit => ScalarType::I32,
-            ScalarFn::ToBits => t.bits_type(),
+            ScalarFn::ToBits | ScalarFn::Unsign => t.bits_type(),
+            ScalarFn::ToI32 => ScalarType::I32,
+            ScalarFn::ToI64 => ScalarType::I64,
+            ScalarFn::ToF64 => ScalarType::F64,
+            ScalarFn::Sign => t.signed_type(),
             _ => t,
         }
     }
@@ -324,6 +374,10 @@ impl ScalarFn {
             ScalarFn::FromBits => vec![t.bits_type()],
             ScalarFn::GetBit => vec![ScalarType::I32, t],
             ScalarFn::SetBit => vec![ScalarType::I32, t, ScalarType::I32],
+            ScalarFn::Sign => vec![t.bits_type()],
+            ScalarFn::Unsign => vec![t.signed_type()],
+            ScalarFn::FromFraction => vec![ScalarType::I64; 2],
+            ScalarFn::Ldexp => vec![t, ScalarType::I32],
             _ => vec![t; self.arity()],
         }
     }

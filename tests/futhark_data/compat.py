@@ -35,12 +35,14 @@ def all_args():
         (np.array([[True, False], [False, True]], dtype=np.bool_), False),
         (np.float32(2.5), False),
         (np.uint8(200), False),
+        (np.array([0.5, -1.25, 65504.0, 6e-8, 0.1, -0.0], dtype=np.float16), False),
+        (np.float16(2.5), True),
     ]
 
 
 def all_expected(args):
     """What `all` (in tests/futhark_data.rs) returns, computed with numpy."""
-    a, b, c, d, e, f, g, h, k, l, m, n, x, y = [v for v, _ in args]
+    a, b, c, d, e, f, g, h, k, l, m, n, x, y, z, w = [v for v, _ in args]
     with np.errstate(over="ignore"):
         return [
             a * np.float32(2),
@@ -57,6 +59,8 @@ def all_expected(args):
             n,
             np.float32(x * 2),
             np.uint8(y + np.uint8(100)),
+            z * np.float16(2),
+            np.float16(w + np.float16(1)),
         ]
 
 
@@ -67,6 +71,7 @@ def finite_args():
         np.array([[[1, 2]], [[3, 4]]], dtype=np.int32),
         np.float64(0.30000000000000004),
         np.array([[True], [False]], dtype=np.bool_),
+        np.array([0.1, 65504.0, -2.5e-7, 1.0, 0.333], dtype=np.float16),
     ]
 
 

@@ -13,6 +13,10 @@ impl<'ctx> Gen<'ctx, '_> {
         let mut params: Vec<BasicMetadataTypeEnum> = Vec::new();
         for p in &f.params {
             match p.var.ty {
+                // An `f16` comes as its bits: C callers need no `_Float16`.
+                crate::core::ir::Type::Scalar(ScalarType::F16) => {
+                    params.push(self.ctx.i16_type().into())
+                }
                 crate::core::ir::Type::Scalar(t) => params.push(self.mem_type(t).into()),
                 crate::core::ir::Type::Array(_, rank) => {
                     params.push(self.ptr().into());
@@ -43,7 +47,10 @@ impl<'ctx> Gen<'ctx, '_> {
         for p in &f.params {
             match p.var.ty {
                 crate::core::ir::Type::Scalar(t) => {
-                    let v = next()?;
+                    let mut v = next()?;
+                    if t == ScalarType::F16 {
+                        v = self.builder.build_bit_cast(v, self.ctx.f16_type(), "")?;
+                    }
                     let v = self.load_from_mem(v, t)?;
                     fr.vals.insert(p.var.id, Val::Scalar(v, t));
                 }

@@ -235,6 +235,7 @@ impl<'ctx> Gen<'ctx, '_> {
     pub(crate) fn reg_type(&self, t: ScalarType) -> BasicTypeEnum<'ctx> {
         match t {
             ScalarType::Bool => self.ctx.bool_type().into(),
+            ScalarType::F16 => self.ctx.f16_type().into(),
             ScalarType::F32 => self.ctx.f32_type().into(),
             ScalarType::F64 => self.ctx.f64_type().into(),
             ScalarType::I8 | ScalarType::U8 => self.ctx.i8_type().into(),
@@ -266,6 +267,8 @@ impl<'ctx> Gen<'ctx, '_> {
     pub(crate) fn constant(&self, c: Const) -> BasicValueEnum<'ctx> {
         let t = c.scalar_type();
         match c {
+            // Exact: every half is a double.
+            Const::F16(v) => self.ctx.f16_type().const_float(v.to_f64()).into(),
             Const::F32(v) => self.ctx.f32_type().const_float(v as f64).into(),
             Const::F64(v) => self.ctx.f64_type().const_float(v).into(),
             Const::Bool(b) => self.ctx.bool_type().const_int(b as u64, false).into(),

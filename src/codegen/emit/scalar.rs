@@ -35,6 +35,27 @@ impl<'ctx> Gen<'ctx, '_> {
                 let (x, from) = self.scalar(fr, a)?;
                 Ok((self.convert(x, from, *to)?, *to))
             }
+            ScalarExp::Fma(a, b, c) => {
+                let (x, t) = self.scalar(fr, a)?;
+                let (y, _) = self.scalar(fr, b)?;
+                let (z, _) = self.scalar(fr, c)?;
+                if t == ScalarType::F16 {
+                    // Exact in f64, then one rounding (as the interpreter).
+                    let f64t = self.ctx.f64_type();
+                    let b = &self.builder;
+                    let w =
+                        |v: BasicValueEnum<'ctx>| b.build_float_ext(v.into_float_value(), f64t, "");
+                    let (x, y, z) = (w(x)?, w(y)?, w(z)?);
+                    let ty: BasicTypeEnum = f64t.into();
+                    let r =
+                        self.call_intrinsic("llvm.fma", &[ty], &[x.into(), y.into(), z.into()])?;
+                    let r = b.build_float_trunc(r.into_float_value(), self.ctx.f16_type(), "")?;
+                    return Ok((r.into(), t));
+                }
+                let ty: BasicTypeEnum = self.float_type(t)?.into();
+                let r = self.call_intrinsic("llvm.fma", &[ty], &[x.into(), y.into(), z.into()])?;
+                Ok((r, t))
+            }
         }
     }
 
@@ -85,6 +106,7 @@ impl<'ctx> Gen<'ctx, '_> {
 
     fn float_type(&self, t: ScalarType) -> Res<FloatType<'ctx>> {
         match t {
+            ScalarType::F16 => Ok(self.ctx.f16_type()),
             ScalarType::F32 => Ok(self.ctx.f32_type()),
             ScalarType::F64 => Ok(self.ctx.f64_type()),
             _ => err(format!("{t} is not a float type")),
@@ -100,6 +122,24 @@ impl<'ctx> Gen<'ctx, '_> {
         t: ScalarType,
         loc: SrcLoc,
     ) -> Res<BasicValueEnum<'ctx>> {
+        if t == ScalarType::F16 && !Self::native_half(op) {
+            // Through f32 and rounded back once, as the interpreter does.
+            let f32t = self.ctx.f32_type();
+            let xw = self
+                .builder
+                .build_float_ext(x.into_float_value(), f32t, "")?;
+            let yw = self
+                .builder
+                .build_float_ext(y.into_float_value(), f32t, "")?;
+            let r = self.float_binop(op, xw, yw, ScalarType::F32)?;
+            return Ok(match r {
+                BasicValueEnum::FloatValue(r) => self
+                    .builder
+                    .build_float_trunc(r, self.ctx.f16_type(), "")?
+                    .into(),
+                other => other,
+            });
+        }
         if t.is_float() {
             return self.float_binop(op, x.into_float_value(), y.into_float_value(), t);
         }
@@ -173,8 +213,43 @@ impl<'ctx> Gen<'ctx, '_> {
                     }
                 }
             }
-            BinOp::Atan2 | BinOp::Hypot => return err(format!("{} on {t}", op.name())),
+            BinOp::MulHi => {
+                // The product at twice the width, its upper half.
+                let ty = x.get_type();
+                let bits = ty.get_bit_width();
+                let wide = match bits {
+                    8 => self.ctx.i16_type(),
+                    16 => self.ctx.i32_type(),
+                    32 => self.ctx.i64_type(),
+                    _ => self.ctx.i128_type(),
+                };
+                let xw = b.build_int_cast_sign_flag(x, wide, signed, "")?;
+                let yw = b.build_int_cast_sign_flag(y, wide, signed, "")?;
+                let p = b.build_int_mul(xw, yw, "")?;
+                let hi = b.build_right_shift(p, wide.const_int(bits as u64, false), false, "")?;
+                b.build_int_truncate(hi, ty, "")?.into()
+            }
+            BinOp::Atan2 | BinOp::Hypot | BinOp::NextAfter | BinOp::CopySign => {
+                return err(format!("{} on {t}", op.name()))
+            }
         })
+    }
+
+    /// Half operations LLVM rounds exactly as IEEE half arithmetic.
+    fn native_half(op: BinOp) -> bool {
+        matches!(
+            op,
+            BinOp::Add
+                | BinOp::Sub
+                | BinOp::Mul
+                | BinOp::Div
+                | BinOp::Eq
+                | BinOp::Neq
+                | BinOp::Lt
+                | BinOp::Le
+                | BinOp::Gt
+                | BinOp::Ge
+        )
     }
 
     pub(crate) fn float_binop(
@@ -211,9 +286,17 @@ impl<'ctx> Gen<'ctx, '_> {
             BinOp::Ge => cmp(FloatPredicate::OGE)?,
             BinOp::Atan2 => self.call_libm("atan2", t, &[x, y])?,
             BinOp::Hypot => self.call_libm("hypot", t, &[x, y])?,
-            BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Shl | BinOp::Shr | BinOp::UShr => {
-                return err(format!("{} on {t}", op.name()))
+            BinOp::NextAfter => self.call_libm("nextafter", t, &[x, y])?,
+            BinOp::CopySign => {
+                self.call_intrinsic("llvm.copysign", &[ty], &[x.into(), y.into()])?
             }
+            BinOp::And
+            | BinOp::Or
+            | BinOp::Xor
+            | BinOp::Shl
+            | BinOp::Shr
+            | BinOp::UShr
+            | BinOp::MulHi => return err(format!("{} on {t}", op.name())),
         })
     }
 
@@ -379,6 +462,17 @@ impl<'ctx> Gen<'ctx, '_> {
         let BasicValueEnum::FloatValue(x) = x else {
             return err(format!("{} on a non-scalar", op.name()));
         };
+        if t == ScalarType::F16 && !matches!(op, UnOp::Neg | UnOp::Abs | UnOp::ToBits) {
+            // Through f32 and rounded back once, as the interpreter does.
+            let wide = b.build_float_ext(x, self.ctx.f32_type(), "")?;
+            let (r, rt) = self.unop(op, wide.into(), ScalarType::F32)?;
+            return Ok(if rt == ScalarType::F32 {
+                let r = r.into_float_value();
+                (b.build_float_trunc(r, self.ctx.f16_type(), "")?.into(), t)
+            } else {
+                (r, rt)
+            });
+        }
         let ty: BasicTypeEnum = self.float_type(t)?.into();
         let intr = |name: &str| self.call_intrinsic(name, &[ty], &[x.into()]);
         let v = match op {
@@ -416,6 +510,9 @@ impl<'ctx> Gen<'ctx, '_> {
             UnOp::Asinh => self.call_libm("asinh", t, &[x])?,
             UnOp::Acosh => self.call_libm("acosh", t, &[x])?,
             UnOp::Atanh => self.call_libm("atanh", t, &[x])?,
+            UnOp::Gamma => self.call_libm("tgamma", t, &[x])?,
+            UnOp::Lgamma => self.call_libm("lgamma", t, &[x])?,
+            UnOp::Erfc => self.call_libm("erfc", t, &[x])?,
             UnOp::ToBits => {
                 let to = op.result(t);
                 return Ok((b.build_bit_cast(x, self.reg_type(to), "")?, to));
@@ -456,6 +553,16 @@ impl<'ctx> Gen<'ctx, '_> {
                     return Ok(b.build_int_compare(IntPredicate::NE, v, zero, "")?.into());
                 }
                 let signed = from.is_signed();
+                if to == ScalarType::F16 {
+                    // Through f64, as the interpreter rounds.
+                    let f64t = self.ctx.f64_type();
+                    let w = if signed {
+                        b.build_signed_int_to_float(v, f64t, "")?
+                    } else {
+                        b.build_unsigned_int_to_float(v, f64t, "")?
+                    };
+                    return Ok(b.build_float_trunc(w, self.ctx.f16_type(), "")?.into());
+                }
                 if to.is_float() {
                     let ft = target.into_float_type();
                     return Ok(if signed {

@@ -350,6 +350,10 @@ impl Lowerer {
                 let exp = ScalarExp::Convert(*t, self.atom(a));
                 self.let_stm(first, exp, loc, out);
             }
+            Exp::Fma(a, b, c) => {
+                let exp = ScalarExp::Fma(self.atom(a), self.atom(b), self.atom(c));
+                self.let_stm(first, exp, loc, out);
+            }
             Exp::If {
                 cond,
                 then_body,

@@ -530,6 +530,10 @@ impl Lowerer {
                 (Some(a), Some(b)) => Some(ScalarExp::BinOp(*op, a, b)),
                 _ => None,
             },
+            ScalarExp::Fma(a, b, c) => match (operand(a), operand(b), operand(c)) {
+                (Some(a), Some(b), Some(c)) => Some(ScalarExp::Fma(a, b, c)),
+                _ => None,
+            },
         };
         let Some(exp) = exp else { return atom };
         let copy = self.fresh(&var.name, var.ty);

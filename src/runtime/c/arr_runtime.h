@@ -16,7 +16,9 @@
 typedef enum {
     ARR_I8, ARR_I16, ARR_I32, ARR_I64,
     ARR_U8, ARR_U16, ARR_U32, ARR_U64,
-    ARR_F32, ARR_F64, ARR_BOOL
+    ARR_F32, ARR_F64, ARR_BOOL,
+    /* Last, so that the others keep their numbers. */
+    ARR_F16
 } arr_prim;
 
 /* An entry point's parameter or result: a scalar (rank 0) or an array of
@@ -38,6 +40,7 @@ typedef struct {
         int8_t i8; int16_t i16; int32_t i32; int64_t i64;
         uint8_t u8; uint16_t u16; uint32_t u32; uint64_t u64;
         float f32; double f64; uint8_t b;
+        uint16_t f16; /* the bits of an IEEE binary16 */
     } scalar;
 } arr_value;
 

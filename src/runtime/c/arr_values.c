@@ -15,15 +15,15 @@
 
 static const char *const prim_names[ARR_NUM_PRIMS] = {"i8",  "i16", "i32", "i64",
                                                   "u8",  "u16", "u32", "u64",
-                                                  "f32", "f64", "bool"};
+                                                  "f32", "f64", "bool", "f16"};
 static const char *const prim_binary_names[ARR_NUM_PRIMS] = {
     "  i8", " i16", " i32", " i64", "  u8", " u16",
-    " u32", " u64", " f32", " f64", "bool"};
-static const int prim_sizes[ARR_NUM_PRIMS] = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 1};
+    " u32", " u64", " f32", " f64", "bool", " f16"};
+static const int prim_sizes[ARR_NUM_PRIMS] = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 1, 2};
 
 static int prim_is_signed(arr_prim p) { return p <= ARR_I64; }
 static int prim_is_unsigned(arr_prim p) { return p >= ARR_U8 && p <= ARR_U64; }
-static int prim_is_float(arr_prim p) { return p == ARR_F32 || p == ARR_F64; }
+static int prim_is_float(arr_prim p) { return p == ARR_F16 || p == ARR_F32 || p == ARR_F64; }
 static int prim_bits(arr_prim p) { return prim_sizes[p] * 8; }
 
 /* `[][]f32` */
@@ -40,6 +40,60 @@ static void type_string(char *out, size_t n, arr_prim prim, int rank) {
 }
 
 /* ---------------------------------------------------------------- floats */
+
+/* f16 as its bits (IEEE binary16): the nearest half to a double, ties to
+ * even, and its exact value; the same conversions as `types::half` in the
+ * compiler, so that the interpreter and binaries read and print alike. */
+static uint16_t f16_from_double(double x) {
+    uint64_t b, man, sig, kept, rest, half;
+    uint16_t sign;
+    int64_t exp, e;
+    unsigned drop;
+    memcpy(&b, &x, 8);
+    sign = (uint16_t)((b >> 48) & 0x8000);
+    exp = (int64_t)((b >> 52) & 0x7ff);
+    man = b & ((UINT64_C(1) << 52) - 1);
+    if (exp == 0x7ff) {
+        return (uint16_t)(sign | 0x7c00 | (man ? (0x200 | ((man >> 42) & 0x3ff)) : 0));
+    }
+    if (exp == 0) {
+        return sign;
+    }
+    e = exp - 1023;
+    sig = (UINT64_C(1) << 52) | man;
+    drop = (unsigned)(e >= -14 ? 42 : 42 + (-14 - e));
+    if (drop >= 64) {
+        return sign;
+    }
+    kept = sig >> drop;
+    rest = sig & ((UINT64_C(1) << drop) - 1);
+    half = UINT64_C(1) << (drop - 1);
+    kept += rest > half || (rest == half && (kept & 1));
+    if (e < -14) {
+        return (uint16_t)(sign | kept);
+    }
+    if (kept == (UINT64_C(1) << 11)) {
+        kept >>= 1;
+        e++;
+    }
+    if (e + 15 >= 31) {
+        return (uint16_t)(sign | 0x7c00);
+    }
+    return (uint16_t)(sign | ((uint16_t)(e + 15) << 10) | (kept & 0x3ff));
+}
+
+static double f16_to_double(uint16_t h) {
+    int exp = (h >> 10) & 0x1f;
+    double man = h & 0x3ff, v;
+    if (exp == 0) {
+        v = ldexp(man, -24);
+    } else if (exp == 31) {
+        v = man != 0 ? NAN : INFINITY;
+    } else {
+        v = ldexp(1024 + man, exp - 25);
+    }
+    return (h & 0x8000) ? -v : v;
+}
 
 /* The canonical spelling of a finite float. The digits: print the value
  * once with 40 correctly rounded significant digits, then binary-search the
@@ -72,7 +126,8 @@ static int round_digits(const char *all, int n, int p, char *out, int *exp10) {
     return p;
 }
 
-static int float_round_trips(const char *digits, int nd, int exp10, double v, int single) {
+/* `bits`: 16, 32 or 64, the float type the digits must read back as. */
+static int float_round_trips(const char *digits, int nd, int exp10, double v, int bits) {
     char buf[64];
     int k = 0, i;
     unsigned e = exp10 < 0 ? 0u - (unsigned)exp10 : (unsigned)exp10;
@@ -99,12 +154,15 @@ static int float_round_trips(const char *digits, int nd, int exp10, double v, in
         buf[k++] = rev[--nr];
     }
     buf[k] = '\0';
-    return single ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v;
+    if (bits == 16) {
+        return f16_from_double(strtod(buf, NULL)) == f16_from_double(v);
+    }
+    return bits == 32 ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v;
 }
 
-static void format_float(char *out, size_t n, double v, int single) {
+static void format_float(char *out, size_t n, double v, int bits) {
     char buf[80], all[48], digits[48];
-    int maxd = single ? 9 : 17, na = 0, nd, exp10, all_exp, neg, lo, hi;
+    int maxd = bits == 16 ? 5 : bits == 32 ? 9 : 17, na = 0, nd, exp10, all_exp, neg, lo, hi;
     size_t k = 0;
     const char *s;
     snprintf(buf, sizeof buf, "%.*e", 39, v);
@@ -127,7 +185,7 @@ static void format_float(char *out, size_t n, double v, int single) {
         int mid = (lo + hi) / 2, e = all_exp;
         round_digits(all, na, mid, digits, &e);
         /* The digits carry no sign: compare magnitudes. */
-        if (float_round_trips(digits, mid, e, fabs(v), single)) {
+        if (float_round_trips(digits, mid, e, fabs(v), bits)) {
             hi = mid;
         } else {
             lo = mid + 1;
@@ -342,14 +400,17 @@ static int parse_scalar(arr_prim prim, const unsigned char *w, size_t n, scalar_
         out->b = b[0] == 't';
         return SCALAR_OK;
     }
-    if (bn == 7 && (memcmp(b, "f32.", 4) == 0 || memcmp(b, "f64.", 4) == 0) &&
+    if (bn == 7 &&
+        (memcmp(b, "f16.", 4) == 0 || memcmp(b, "f32.", 4) == 0 || memcmp(b, "f64.", 4) == 0) &&
         (memcmp(b + 4, "inf", 3) == 0 || memcmp(b + 4, "nan", 3) == 0)) {
-        arr_prim t = b[1] == '3' ? ARR_F32 : ARR_F64;
+        arr_prim t = b[1] == '1' ? ARR_F16 : b[1] == '3' ? ARR_F32 : ARR_F64;
         double v = b[4] == 'i' ? (neg ? -INFINITY : INFINITY) : NAN;
         if (t != prim) {
             return SCALAR_MISMATCH;
         }
-        if (t == ARR_F32) {
+        if (t == ARR_F16) {
+            out->u16 = f16_from_double(v);
+        } else if (t == ARR_F32) {
             out->f32 = (float)v;
         } else {
             out->f64 = v;
@@ -432,7 +493,10 @@ static int parse_scalar(arr_prim prim, const unsigned char *w, size_t n, scalar_
             }
         }
         t[k] = '\0';
-        if (prim == ARR_F32) {
+        if (prim == ARR_F16) {
+            /* Through double, as the compiler's reader does. */
+            out->u16 = f16_from_double(strtod(t, NULL));
+        } else if (prim == ARR_F32) {
             out->f32 = strtof(t, NULL);
         } else {
             out->f64 = strtod(t, NULL);
@@ -450,7 +514,11 @@ static int parse_scalar(arr_prim prim, const unsigned char *w, size_t n, scalar_
     }
     {
         int bits = prim_bits(prim);
-        if (prim_is_signed(prim)) {
+        /* With a suffix the value wraps to the width (`255i8` is -1), as
+         * Futhark's reader does; value.rs does the same. */
+        if (digits_end < bn) {
+            /* No range check. */
+        } else if (prim_is_signed(prim)) {
             uint64_t limit = (uint64_t)1 << (bits - 1);
             if (neg ? mag > limit : mag > limit - 1) {
                 return SCALAR_RANGE;
@@ -784,11 +852,16 @@ static void print_scalar(FILE *f, arr_prim prim, const void *p) {
     case ARR_U16: { uint16_t v; memcpy(&v, p, 2); fprintf(f, "%uu16", v); break; }
     case ARR_U32: { uint32_t v; memcpy(&v, p, 4); fprintf(f, "%" PRIu32 "u32", v); break; }
     case ARR_U64: { uint64_t v; memcpy(&v, p, 8); fprintf(f, "%" PRIu64 "u64", v); break; }
+    case ARR_F16:
     case ARR_F32:
     case ARR_F64: {
         double v;
-        const char *t = prim == ARR_F32 ? "f32" : "f64";
-        if (prim == ARR_F32) {
+        const char *t = prim == ARR_F16 ? "f16" : prim == ARR_F32 ? "f32" : "f64";
+        if (prim == ARR_F16) {
+            uint16_t h;
+            memcpy(&h, p, 2);
+            v = f16_to_double(h);
+        } else if (prim == ARR_F32) {
             float x;
             memcpy(&x, p, 4);
             v = x;
@@ -800,7 +873,7 @@ static void print_scalar(FILE *f, arr_prim prim, const void *p) {
         } else if (isinf(v)) {
             fprintf(f, "%s%s.inf", v < 0 ? "-" : "", t);
         } else {
-            format_float(buf, sizeof buf, v, prim == ARR_F32);
+            format_float(buf, sizeof buf, v, prim_bits(prim));
             fputs(buf, f);
             fputs(t, f);
         }

@@ -20,7 +20,7 @@
 #endif
 
 /* The number of `arr_prim`s. */
-#define ARR_NUM_PRIMS 11
+#define ARR_NUM_PRIMS 12
 
 /* The arguments on standard input, read one after the other. */
 typedef struct {

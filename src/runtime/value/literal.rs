@@ -102,7 +102,8 @@ pub(super) fn parse_scalar(t: ScalarType, w: &[u8]) -> Result<Const, ScalarError
             Err(Mismatch)
         };
     }
-    if b.len() == 7 && (b.starts_with(b"f32.") || b.starts_with(b"f64.")) {
+    if b.len() == 7 && (b.starts_with(b"f16.") || b.starts_with(b"f32.") || b.starts_with(b"f64."))
+    {
         let inf = &b[4..] == b"inf";
         if inf || &b[4..] == b"nan" {
             let v = if !inf {
@@ -113,6 +114,7 @@ pub(super) fn parse_scalar(t: ScalarType, w: &[u8]) -> Result<Const, ScalarError
                 f64::INFINITY
             };
             return match (t, b[1]) {
+                (ScalarType::F16, b'1') => Ok(Const::F16(F16::from_f64(v))),
                 (ScalarType::F32, b'3') => Ok(Const::F32(v as f32)),
                 (ScalarType::F64, b'6') => Ok(Const::F64(v)),
                 _ => Err(Mismatch),
@@ -148,6 +150,10 @@ pub(super) fn parse_scalar(t: ScalarType, w: &[u8]) -> Result<Const, ScalarError
                 .map(|&c| c as char),
         );
         return match t {
+            ScalarType::F16 => text
+                .parse::<f64>()
+                .map(|v| Const::F16(F16::from_f64(v)))
+                .map_err(|_| Mismatch),
             ScalarType::F32 => text.parse::<f32>().map(Const::F32).map_err(|_| Mismatch),
             _ => text.parse::<f64>().map(Const::F64).map_err(|_| Mismatch),
         };
@@ -178,7 +184,11 @@ pub(super) fn parse_scalar(t: ScalarType, w: &[u8]) -> Result<Const, ScalarError
             mag <= limit
         }
     };
-    if !fits {
+    // With a suffix, as Futhark's reader does, the value wraps to the
+    // type's width (`255i8` is -1): test data written for Futhark relies on
+    // it. Without one, a value out of range is an error.
+    let suffixed = i < b.len();
+    if !fits && !suffixed {
         return Err(Range);
     }
     let v = if neg { -(mag as i128) } else { mag as i128 };

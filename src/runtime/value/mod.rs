@@ -25,6 +25,7 @@ pub use read::{binary_name, read_values, read_values_untyped, InputError};
 pub use write::{format_float, write_binary, write_scalar, write_text};
 
 use crate::core::ir::Type;
+use crate::types::half::F16;
 use crate::types::{Const, ScalarType};
 use std::fmt;
 
@@ -55,6 +56,7 @@ pub enum ArrayData {
     U16(Vec<u16>),
     U32(Vec<u32>),
     U64(Vec<u64>),
+    F16(Vec<F16>),
     F32(Vec<f32>),
     F64(Vec<f64>),
     Bool(Vec<bool>),
@@ -72,6 +74,7 @@ macro_rules! with_vec {
             ArrayData::U16($v) => $body,
             ArrayData::U32($v) => $body,
             ArrayData::U64($v) => $body,
+            ArrayData::F16($v) => $body,
             ArrayData::F32($v) => $body,
             ArrayData::F64($v) => $body,
             ArrayData::Bool($v) => $body,
@@ -90,6 +93,7 @@ impl ArrayData {
             ScalarType::U16 => ArrayData::U16(Vec::with_capacity(n)),
             ScalarType::U32 => ArrayData::U32(Vec::with_capacity(n)),
             ScalarType::U64 => ArrayData::U64(Vec::with_capacity(n)),
+            ScalarType::F16 => ArrayData::F16(Vec::with_capacity(n)),
             ScalarType::F32 => ArrayData::F32(Vec::with_capacity(n)),
             ScalarType::F64 => ArrayData::F64(Vec::with_capacity(n)),
             ScalarType::Bool => ArrayData::Bool(Vec::with_capacity(n)),
@@ -107,6 +111,7 @@ impl ArrayData {
             Const::U16(x) => ArrayData::U16(vec![x; n]),
             Const::U32(x) => ArrayData::U32(vec![x; n]),
             Const::U64(x) => ArrayData::U64(vec![x; n]),
+            Const::F16(x) => ArrayData::F16(vec![x; n]),
             Const::F32(x) => ArrayData::F32(vec![x; n]),
             Const::F64(x) => ArrayData::F64(vec![x; n]),
             Const::Bool(x) => ArrayData::Bool(vec![x; n]),
@@ -123,6 +128,7 @@ impl ArrayData {
             ArrayData::U16(_) => ScalarType::U16,
             ArrayData::U32(_) => ScalarType::U32,
             ArrayData::U64(_) => ScalarType::U64,
+            ArrayData::F16(_) => ScalarType::F16,
             ArrayData::F32(_) => ScalarType::F32,
             ArrayData::F64(_) => ScalarType::F64,
             ArrayData::Bool(_) => ScalarType::Bool,
@@ -147,6 +153,7 @@ impl ArrayData {
             ArrayData::U16(v) => Const::U16(*v.get(i)?),
             ArrayData::U32(v) => Const::U32(*v.get(i)?),
             ArrayData::U64(v) => Const::U64(*v.get(i)?),
+            ArrayData::F16(v) => Const::F16(*v.get(i)?),
             ArrayData::F32(v) => Const::F32(*v.get(i)?),
             ArrayData::F64(v) => Const::F64(*v.get(i)?),
             ArrayData::Bool(v) => Const::Bool(*v.get(i)?),
@@ -164,6 +171,7 @@ impl ArrayData {
             (ArrayData::U16(v), Const::U16(x)) => v.push(x),
             (ArrayData::U32(v), Const::U32(x)) => v.push(x),
             (ArrayData::U64(v), Const::U64(x)) => v.push(x),
+            (ArrayData::F16(v), Const::F16(x)) => v.push(x),
             (ArrayData::F32(v), Const::F32(x)) => v.push(x),
             (ArrayData::F64(v), Const::F64(x)) => v.push(x),
             (ArrayData::Bool(v), Const::Bool(x)) => v.push(x),
@@ -193,6 +201,7 @@ impl ArrayData {
             (ArrayData::U16(d), ArrayData::U16(s)) => ext(d, s, start, n),
             (ArrayData::U32(d), ArrayData::U32(s)) => ext(d, s, start, n),
             (ArrayData::U64(d), ArrayData::U64(s)) => ext(d, s, start, n),
+            (ArrayData::F16(d), ArrayData::F16(s)) => ext(d, s, start, n),
             (ArrayData::F32(d), ArrayData::F32(s)) => ext(d, s, start, n),
             (ArrayData::F64(d), ArrayData::F64(s)) => ext(d, s, start, n),
             (ArrayData::Bool(d), ArrayData::Bool(s)) => ext(d, s, start, n),
@@ -234,6 +243,7 @@ impl ArrayData {
             (ArrayData::U16(d), ArrayData::U16(s)) => ext(d, s, start, n, step),
             (ArrayData::U32(d), ArrayData::U32(s)) => ext(d, s, start, n, step),
             (ArrayData::U64(d), ArrayData::U64(s)) => ext(d, s, start, n, step),
+            (ArrayData::F16(d), ArrayData::F16(s)) => ext(d, s, start, n, step),
             (ArrayData::F32(d), ArrayData::F32(s)) => ext(d, s, start, n, step),
             (ArrayData::F64(d), ArrayData::F64(s)) => ext(d, s, start, n, step),
             (ArrayData::Bool(d), ArrayData::Bool(s)) => ext(d, s, start, n, step),
@@ -264,6 +274,7 @@ impl ArrayData {
             (ArrayData::U16(d), ArrayData::U16(s)) => wr(d, at, s, start, n),
             (ArrayData::U32(d), ArrayData::U32(s)) => wr(d, at, s, start, n),
             (ArrayData::U64(d), ArrayData::U64(s)) => wr(d, at, s, start, n),
+            (ArrayData::F16(d), ArrayData::F16(s)) => wr(d, at, s, start, n),
             (ArrayData::F32(d), ArrayData::F32(s)) => wr(d, at, s, start, n),
             (ArrayData::F64(d), ArrayData::F64(s)) => wr(d, at, s, start, n),
             (ArrayData::Bool(d), ArrayData::Bool(s)) => wr(d, at, s, start, n),
@@ -293,6 +304,7 @@ impl ArrayData {
             (ArrayData::U16(v), Const::U16(x)) => put!(v, x),
             (ArrayData::U32(v), Const::U32(x)) => put!(v, x),
             (ArrayData::U64(v), Const::U64(x)) => put!(v, x),
+            (ArrayData::F16(v), Const::F16(x)) => put!(v, x),
             (ArrayData::F32(v), Const::F32(x)) => put!(v, x),
             (ArrayData::F64(v), Const::F64(x)) => put!(v, x),
             (ArrayData::Bool(v), Const::Bool(x)) => put!(v, x),

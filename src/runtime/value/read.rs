@@ -82,6 +82,7 @@ pub fn binary_name(t: ScalarType) -> &'static [u8; 4] {
         ScalarType::U16 => b" u16",
         ScalarType::U32 => b" u32",
         ScalarType::U64 => b" u64",
+        ScalarType::F16 => b" f16",
         ScalarType::F32 => b" f32",
         ScalarType::F64 => b" f64",
         ScalarType::Bool => b"bool",
@@ -578,6 +579,7 @@ fn word_type(w: &[u8]) -> WordType {
         return WordType::Fixed(t);
     }
     match body {
+        b"f16.inf" | b"f16.nan" => return WordType::Fixed(ScalarType::F16),
         b"f32.inf" | b"f32.nan" => return WordType::Fixed(ScalarType::F32),
         b"f64.inf" | b"f64.nan" => return WordType::Fixed(ScalarType::F64),
         _ => {}
@@ -619,6 +621,12 @@ fn decode_le(elem: ScalarType, bytes: &[u8]) -> ArrayData {
         ScalarType::U16 => dec!(U16, u16, 2),
         ScalarType::U32 => dec!(U32, u32, 4),
         ScalarType::U64 => dec!(U64, u64, 8),
+        ScalarType::F16 => ArrayData::F16(
+            bytes
+                .chunks_exact(2)
+                .map(|c| F16(u16::from_le_bytes([c[0], c[1]])))
+                .collect(),
+        ),
         ScalarType::F32 => dec!(F32, f32, 4),
         ScalarType::F64 => dec!(F64, f64, 8),
         ScalarType::Bool => ArrayData::Bool(bytes.iter().map(|&c| c != 0).collect()),

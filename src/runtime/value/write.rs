@@ -35,8 +35,17 @@ fn round_digits(all: &[u8], p: usize, exp: i32) -> (Vec<u8>, i32) {
 /// scientific otherwise, always with a `.`: `1.0`, `0.001`, `1.5e-7`,
 /// `1.0e20`. `arr_values.c` implements exactly the same algorithm.
 pub fn format_float(v: f64, single: bool) -> String {
+    format_float_bits(v, if single { 32 } else { 64 })
+}
+
+/// `format_float` for a float of `bits` bits (16: `f16`, at most 5 digits).
+pub fn format_float_bits(v: f64, bits: u32) -> String {
     const DIGITS_PRINTED: usize = 40;
-    let max_digits = if single { 9 } else { 17 };
+    let max_digits = match bits {
+        16 => 5,
+        32 => 9,
+        _ => 17,
+    };
     let s = format!("{:.*e}", DIGITS_PRINTED - 1, v);
     let neg = s.starts_with('-');
     let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
@@ -52,7 +61,9 @@ pub fn format_float(v: f64, single: bool) -> String {
         }
         t.push_str(&format!("e{exp}"));
         // The digits carry no sign: compare magnitudes.
-        if single {
+        if bits == 16 {
+            t.parse::<f64>().map(|d| F16::from_f64(d).0) == Ok(F16::from_f64(v.abs()).0)
+        } else if bits == 32 {
             t.parse::<f32>() == Ok(v.abs() as f32)
         } else {
             t.parse::<f64>() == Ok(v.abs())
@@ -111,7 +122,7 @@ pub fn format_float(v: f64, single: bool) -> String {
 /// One scalar in the text format, always with its type.
 pub fn write_scalar(out: &mut String, c: Const) {
     use std::fmt::Write;
-    let float = |out: &mut String, v: f64, single: bool, t: &str| {
+    let float = |out: &mut String, v: f64, bits: u32, t: &str| {
         if v.is_nan() {
             out.push_str(t);
             out.push_str(".nan");
@@ -122,7 +133,7 @@ pub fn write_scalar(out: &mut String, c: Const) {
             out.push_str(t);
             out.push_str(".inf");
         } else {
-            out.push_str(&format_float(v, single));
+            out.push_str(&format_float_bits(v, bits));
             out.push_str(t);
         }
     };
@@ -136,12 +147,16 @@ pub fn write_scalar(out: &mut String, c: Const) {
         Const::U16(v) => write!(out, "{v}u16"),
         Const::U32(v) => write!(out, "{v}u32"),
         Const::U64(v) => write!(out, "{v}u64"),
+        Const::F16(v) => {
+            float(out, v.to_f64(), 16, "f16");
+            Ok(())
+        }
         Const::F32(v) => {
-            float(out, v as f64, true, "f32");
+            float(out, v as f64, 32, "f32");
             Ok(())
         }
         Const::F64(v) => {
-            float(out, v, false, "f64");
+            float(out, v, 64, "f64");
             Ok(())
         }
         Const::Bool(v) => write!(out, "{v}"),
@@ -226,6 +241,7 @@ fn encode_le(data: &ArrayData, out: &mut Vec<u8>) {
         ArrayData::U16(v) => enc!(v),
         ArrayData::U32(v) => enc!(v),
         ArrayData::U64(v) => enc!(v),
+        ArrayData::F16(v) => enc!(v.iter().map(|h| h.0)),
         ArrayData::F32(v) => enc!(v),
         ArrayData::F64(v) => enc!(v),
         ArrayData::Bool(v) => out.extend(v.iter().map(|&b| b as u8)),
