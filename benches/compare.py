@@ -261,7 +261,7 @@ def write_page(args, progs, stats, sigs, errors, ctimes, small, meta, out_md):
     L.append(f"- arrc: `{meta['arrc']}` ({meta['arrc_version']}), `arrc build -O3`, all cores; "
              f"benchmark suite at commit {meta['commit']}.")
     L.append(f"- C: {meta['gcc']}, `gcc -O3 -march=native -fopenmp` (OpenMP on all cores; GCC contracts "
-             "`a*b+c` into fused multiply-adds by default, arrc does not).")
+             "`a*b+c` into fused multiply-adds by default, and so does arrc unless `--strict-fp`).")
     L.append(f"- Python {meta['python']}: numpy {meta['numpy']}, numba {meta['numba']} "
              f"(`@njit(parallel=True)`), JAX {meta['jax']} (`jax.jit` on CPU, `jax_enable_x64` for the "
              "f64 sums, `block_until_ready` inside the timed region).")

@@ -19,23 +19,29 @@ def minimum 't [n] (xs: [n]t) : t = reduce t.min t.highest xs
 -- Integer types divide rounding down; an empty array divides by zero.
 def mean 't [n] (xs: [n]t) : t = sum xs / t.i64 n
 
--- The index of the first largest element; -1 for an empty array.
+-- The index of the first largest element; -1 for an empty array. The
+-- index -1 marks the neutral element, so that a `map` producing `xs` fuses
+-- into the reduction (no test of `n` ahead of it). `reduce` combines in
+-- order (its operator need only be associative), so `b` comes after `a`
+-- and a strict comparison keeps the first on ties; the neutral value
+-- never wins against an element. One short condition: a select per step.
 def argmax 't [n] (xs: [n]t) : i64 =
-  if n == 0 then -1
-  else
-    let best (a: t, i: i64) (b: t, j: i64) =
-      if b > a || (b == a && j < i) then (b, j) else (a, i)
-    let (_, i) = reduce best (xs[0], 0) (zip xs (iota n))
-    in i
+  let best (a: t, i: i64) (b: t, j: i64) =
+    if i < 0 || b > a then (b, j) else (a, i)
+  let (_, i) = reduce best (t.lowest, -1) (zip xs (iota n))
+  in i
 
--- The index of the first smallest element; -1 for an empty array.
+-- The index of the first smallest element; -1 for an empty array. The
+-- index -1 marks the neutral element, so that a `map` producing `xs` fuses
+-- into the reduction (no test of `n` ahead of it). `reduce` combines in
+-- order (its operator need only be associative), so `b` comes after `a`
+-- and a strict comparison keeps the first on ties; the neutral value
+-- never wins against an element. One short condition: a select per step.
 def argmin 't [n] (xs: [n]t) : i64 =
-  if n == 0 then -1
-  else
-    let best (a: t, i: i64) (b: t, j: i64) =
-      if b < a || (b == a && j < i) then (b, j) else (a, i)
-    let (_, i) = reduce best (xs[0], 0) (zip xs (iota n))
-    in i
+  let best (a: t, i: i64) (b: t, j: i64) =
+    if i < 0 || b < a then (b, j) else (a, i)
+  let (_, i) = reduce best (t.highest, -1) (zip xs (iota n))
+  in i
 
 def all 't [n] (p: t -> bool) (xs: [n]t) : bool = reduce (&&) true (map p xs)
 

@@ -268,7 +268,7 @@ fn vectorised_streams_are_prefetched_a_page_ahead() {
 }
 
 #[test]
-fn fast_math_contracts_multiply_adds_and_keeps_nan_and_infinity() {
+fn multiply_adds_contract_unless_strict_fp_and_fast_math_keeps_nan_and_infinity() {
     let source = "-- ==\n\
          -- input { [1.0f32, 0.0f32, 2.0f32] [0.0f32, 0.0f32, 4.0f32] }\n\
          -- output { [f32.inf, 0.0f32, 0.5f32] [false, true, false] 5.0f32 }\n\
@@ -276,15 +276,22 @@ fn fast_math_contracts_multiply_adds_and_keeps_nan_and_infinity() {
          let q = map2 (/) xs ys\n  \
          in (map (\\x -> if f32.isnan x then 0.0f32 else x) q, map f32.isnan q,\n      \
          reduce (+) 0.0f32 (map2 (*) xs xs))\n";
-    let asm = |fast: bool| {
+    let asm = |flag: Option<&str>| {
         let mut args = vec!["-O3", "--cpu", "x86-64-v3", "--emit", "asm"];
-        if fast {
-            args.push("--fast-math");
-        }
+        args.extend(flag);
         emitted(source, &args)
     };
-    assert!(asm(true).contains("vfmadd"), "no FMA with --fast-math");
-    assert!(!asm(false).contains("vfmadd"), "FMA without --fast-math");
+    // Contraction is the default (LANGUAGE.md section 6); `--strict-fp`
+    // forbids it.
+    assert!(
+        asm(Some("--fast-math")).contains("vfmadd"),
+        "no FMA with --fast-math"
+    );
+    assert!(asm(None).contains("vfmadd"), "no FMA by default");
+    assert!(
+        !asm(Some("--strict-fp")).contains("vfmadd"),
+        "FMA with --strict-fp"
+    );
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("fm.arr");
     std::fs::write(&src, source).unwrap();

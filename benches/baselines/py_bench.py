@@ -98,6 +98,38 @@ def np_kmeans(k, p):
     return np.where(counts[:, None] > 0, (sums / safe).astype(np.float32), cs)
 
 
+def np_kmeans2(xs, ys, cxs, cys):
+    k = cxs.shape[0]
+    n = xs.shape[0]
+    labels = np.empty(n, dtype=np.int64)
+    step = 1 << 16  # bounds the (chunk, k) temporary
+    for lo in range(0, n, step):
+        x, y = xs[lo:lo + step, None], ys[lo:lo + step, None]
+        labels[lo:lo + step] = np.argmin((x - cxs) ** 2 + (y - cys) ** 2, axis=1)
+    counts = np.bincount(labels, minlength=k)
+    safe = np.maximum(counts, 1)
+    sx = np.bincount(labels, weights=xs, minlength=k)
+    sy = np.bincount(labels, weights=ys, minlength=k)
+    return (np.where(counts > 0, (sx / safe).astype(np.float32), cxs),
+            np.where(counts > 0, (sy / safe).astype(np.float32), cys))
+
+
+def np_conv3(img, ker):
+    n, m = img.shape
+    out = img.copy()
+    inner = np.zeros((n - 2, m - 2), dtype=img.dtype)
+    for di in range(3):
+        for dj in range(3):
+            inner += img[di:di + n - 2, dj:dj + m - 2] * ker[di, dj]
+    out[1:-1, 1:-1] = inner
+    return out
+
+
+def np_logsumexp(x):
+    m = x.max()
+    return m + np.log(np.exp(x - m).sum())
+
+
 def _cnd_np(d):
     k = np.float32(1) / (np.float32(1) + np.float32(0.2316419) * np.abs(d))
     poly = k * (np.float32(0.31938153) + k * (np.float32(-0.356563782) + k * (np.float32(1.781477937)
@@ -435,10 +467,67 @@ def numba_impls():
             nz[i] = zi + dt * dt * az
         return nx.astype(np.float64).sum(), ny.astype(np.float64).sum(), nz.astype(np.float64).sum()
 
+    @njit(**par)
+    def kmeans2(xs, ys, cxs, cys):
+        n, k = xs.shape[0], cxs.shape[0]
+        T = numba.get_num_threads()
+        sx = np.zeros((T, k), dtype=np.float32)
+        sy = np.zeros((T, k), dtype=np.float32)
+        counts = np.zeros((T, k), dtype=np.int64)
+        for t in prange(T):
+            lo, hi = n * t // T, n * (t + 1) // T
+            for i in range(lo, hi):
+                x, y = xs[i], ys[i]
+                best = 0
+                bd = np.float32(np.inf)
+                for c in range(k):
+                    dx, dy = x - cxs[c], y - cys[c]
+                    dist = dx * dx + dy * dy
+                    if dist < bd:
+                        bd = dist
+                        best = c
+                counts[t, best] += 1
+                sx[t, best] += x
+                sy[t, best] += y
+        tc, tx, ty = counts.sum(axis=0), sx.sum(axis=0), sy.sum(axis=0)
+        ox = np.empty(k, dtype=np.float32)
+        oy = np.empty(k, dtype=np.float32)
+        for c in range(k):
+            ox[c] = tx[c] / tc[c] if tc[c] > 0 else cxs[c]
+            oy[c] = ty[c] / tc[c] if tc[c] > 0 else cys[c]
+        return ox, oy
+
+    @njit(**par)
+    def conv3(img, ker):
+        n, m = img.shape
+        out = np.empty_like(img)
+        for i in prange(n):
+            for j in range(m):
+                if i == 0 or j == 0 or i == n - 1 or j == m - 1:
+                    out[i, j] = img[i, j]
+                else:
+                    s = np.float32(0)
+                    for di in range(3):
+                        for dj in range(3):
+                            s += img[i + di - 1, j + dj - 1] * ker[di, dj]
+                    out[i, j] = s
+        return out
+
+    @njit(**par)
+    def logsumexp(x):
+        m = -np.inf
+        for i in prange(x.shape[0]):
+            m = max(m, x[i])
+        s = 0.0
+        for i in prange(x.shape[0]):
+            s += np.exp(x[i] - m)
+        return m + np.log(s)
+
     impls = dict(saxpy=saxpy, triad=triad, dotprod=dotprod, sumsq=sumsq, normalise2=normalise2,
                  histogram=histogram, prefixsum=prefixsum, filter=filter_, spmv=spmv,
                  matmul=matmul, jacobi=jacobi, kmeans=kmeans, blackscholes=blackscholes,
-                 mandelbrot=mandelbrot, nbody=nbody)
+                 mandelbrot=mandelbrot, nbody=nbody, kmeans2=kmeans2, conv3=conv3,
+                 logsumexp=logsumexp)
     # scalars as numpy scalars of the entry's type; ints as Python ints
     return {name: (lambda fn: lambda *a: fn(*[v[()] if v.ndim == 0 else v for v in a]))(fn)
             for name, fn in impls.items()}
@@ -557,9 +646,30 @@ def jax_impls():
         tot = lambda v: jnp.sum(v.astype(jnp.float64))
         return tot(x + dt * dt * ax), tot(y + dt * dt * ay), tot(z + dt * dt * az)
 
+    def kmeans2(xs, ys, cxs, cys):
+        k = cxs.shape[0]
+        labels = jnp.argmin((xs[:, None] - cxs) ** 2 + (ys[:, None] - cys) ** 2, axis=1)
+        counts = jax.ops.segment_sum(jnp.ones_like(labels), labels, num_segments=k)
+        safe = jnp.maximum(counts, 1)
+        sx = jax.ops.segment_sum(xs, labels, num_segments=k)
+        sy = jax.ops.segment_sum(ys, labels, num_segments=k)
+        return (jnp.where(counts > 0, sx / safe, cxs).astype(f),
+                jnp.where(counts > 0, sy / safe, cys).astype(f))
+
+    def conv3(img, ker):
+        n, m = img.shape
+        inner = sum(img[di:di + n - 2, dj:dj + m - 2] * ker[di, dj]
+                    for di in range(3) for dj in range(3))
+        return img.at[1:-1, 1:-1].set(inner)
+
+    def logsumexp(x):
+        m = jnp.max(x)
+        return m + jnp.log(jnp.sum(jnp.exp(x - m)))
+
     impls = dict(saxpy=saxpy, triad=triad, dotprod=dotprod, sumsq=sumsq, normalise2=normalise2,
                  histogram=histogram, prefixsum=prefixsum, spmv=spmv, matmul=matmul,
-                 blackscholes=blackscholes, nbody=nbody)
+                 blackscholes=blackscholes, nbody=nbody, kmeans2=kmeans2, conv3=conv3,
+                 logsumexp=logsumexp)
     out = {name: (lambda fn: (lambda *a: fn(*a)))(jax.jit(fn)) for name, fn in impls.items()}
     # sizes that shape the result are static arguments
     jac = jax.jit(jacobi)

@@ -7,9 +7,11 @@ import numpy as np
 # Sizes: full runs use the sizes, --quick ones a small fraction.
 SIZES = {
     "full": dict(n=50_000_000, bs=10_000_000, mb=2000, nb=20_000, mm=1024,
-                 jac=4096, sweeps=10, km=1_000_000, k=16, kd=4, sp_rows=2_000_000),
+                 jac=4096, sweeps=10, km=1_000_000, k=16, kd=4, sp_rows=2_000_000,
+                 conv=4096, lse=10_000_000),
     "quick": dict(n=500_000, bs=100_000, mb=200, nb=2000, mm=128,
-                  jac=256, sweeps=10, km=10_000, k=16, kd=4, sp_rows=20_000),
+                  jac=256, sweeps=10, km=10_000, k=16, kd=4, sp_rows=20_000,
+                  conv=256, lse=100_000),
 }
 
 
@@ -42,6 +44,13 @@ def inputs(s):
         "grid": lambda r: f32s(r, s["jac"], s["jac"]),
         "km_k": lambda r: np.int64(s["k"]),
         "km_p": lambda r: f32s(r, s["km"], s["kd"]),
+        "km2_x": lambda r: f32s(r, s["km"]),
+        "km2_y": lambda r: f32s(r, s["km"]),
+        "km2_cx": lambda r: f32s(r, s["k"]),
+        "km2_cy": lambda r: f32s(r, s["k"]),
+        "conv_img": lambda r: f32s(r, s["conv"], s["conv"]),
+        "conv_ker": lambda r: f32s(r, 3, 3) / np.float32(4.5),
+        "lse_x": lambda r: r.standard_normal(s["lse"]) * 10.0,
         "spmv": None,  # four values, see spmv_values
     }
 
@@ -76,6 +85,9 @@ PROGRAMS = {
     "blackscholes": ["bs_s", "bs_k", "bs_t", "bs_v"],
     "mandelbrot": ["mb_n", "mb_n", "mb_lim"],
     "nbody": ["nb_x", "nb_y", "nb_z", "nb_m"],
+    "kmeans2": ["km2_x", "km2_y", "km2_cx", "km2_cy"],
+    "conv3": ["conv_img", "conv_ker"],
+    "logsumexp": ["lse_x"],
 }
 
 
@@ -99,6 +111,10 @@ def min_bytes(prog, vals, sig):
     if prog == "spmv":
         offs, cols, vals_, x = vals
         return 8 * offs.size + 8 * cols.size + 4 * x.size + 4 * (offs.size - 1)
+    if prog == "conv3":  # read the image, write the result
+        return 8 * vals[0].size
+    if prog == "logsumexp":  # read twice (the maximum, then the sum)
+        return 16 * vals[0].size
     if prog == "jacobi":
         return 8 * vals[1].size * int(vals[0])
     return None

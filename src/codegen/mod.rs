@@ -71,6 +71,10 @@ pub struct CodegenOptions {
     /// `--gpu sm_XX`: the compute capability PTX is generated for (70 is
     /// sm_70).
     pub gpu_arch: u32,
+    /// `--strict-fp`: no fused multiply-adds. Without it a float multiply
+    /// feeding an add or subtract may be contracted (LANGUAGE.md section
+    /// 6; see `emit::allow_contraction`).
+    pub strict_fp: bool,
 }
 
 impl Default for CodegenOptions {
@@ -82,6 +86,7 @@ impl Default for CodegenOptions {
             cpu: Cpu::Native,
             fast_math: false,
             gpu_arch: 70,
+            strict_fp: false,
         }
     }
 }
@@ -177,6 +182,7 @@ pub fn emit<'ctx>(
         backend.as_ref(),
         opts.count_traffic,
         opts.fast_math,
+        opts.strict_fp,
         device,
     )?;
     module.set_triple(&machine.get_triple());

@@ -169,6 +169,7 @@ fn run_at(p: &crate::fusion::ast::FusedProgram, level: u8, args: &[&str]) -> Run
         cpu: super::Cpu::Native,
         fast_math: false,
         gpu_arch: 70,
+        strict_fp: false,
     };
     let runtime = super::RuntimeFiles {
         headers: crate::runtime::HEADERS,
@@ -252,6 +253,7 @@ fn vertical_map_reduce_computes_the_sum() {
         cpu: super::Cpu::Native,
         fast_math: false,
         gpu_arch: 70,
+        strict_fp: false,
     };
     let ir = llvm_text(&l, opts);
     let bodies = ir
@@ -516,6 +518,7 @@ fn f32_math_and_round_half_even() {
             cpu: super::Cpu::Native,
             fast_math: false,
             gpu_arch: 70,
+            strict_fp: false,
         },
     );
     assert!(!ir.contains("double"), "f32 math must stay in f32:\n{ir}");
@@ -598,6 +601,7 @@ fn returned_parameter_is_copied_and_nvptx_prints_the_device_module() {
         cpu: super::Cpu::Native,
         fast_math: false,
         gpu_arch: 70,
+        strict_fp: false,
     };
     // `--emit llvm --target nvptx` prints the device module: the copy of
     // the parameter is host code, so it holds no kernel.

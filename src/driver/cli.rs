@@ -121,6 +121,10 @@ pub struct CompileArgs {
     /// `x*0`, fused multiply-adds, reciprocals (NaN and infinity still hold).
     #[arg(long = "fast-math")]
     pub fast_math: bool,
+    /// Forbid fused multiply-adds (by default a multiply feeding an add or
+    /// subtract may be contracted into one, as C compilers do).
+    #[arg(long = "strict-fp")]
+    pub strict_fp: bool,
     /// x86-64 processor to compile for: `native` (this machine) or a
     /// microarchitecture level.
     #[arg(long, value_enum, default_value_t = CpuArg::Native)]
@@ -268,6 +272,7 @@ impl CompileArgs {
                 },
                 fast_math: self.fast_math,
                 gpu_arch: self.gpu.0,
+                strict_fp: self.strict_fp,
             },
             // For comparisons; read here, not inside the compiler.
             prefetch: std::env::var_os("ARRC_NO_PREFETCH").is_none(),

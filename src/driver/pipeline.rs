@@ -13,9 +13,10 @@
 //!                              in rounds until none changes anything (not at -O0)
 //!   fusion                     fusion::fuse, nested clusters too   -> fusion::ast::FusedProgram
 //!   lower-loopy                loopy::lower                         -> loopy::ir::Program
-//!   loopy-{generators, bounds, inplace, rows, hoist}
+//!   loopy-{generators, bounds, inplace, rows, unroll, hoist}
 //!   loopy-{block, tile}        when the target's tuning asks for them (CPU)
 //!   loopy-memory               launched nests and memory spaces
+//!   loopy-scratch              per-thread scratch for per-iteration arrays
 //!   loopy-plan                 how each nest runs in parallel
 //!   lint                       loopy::check (a failure is an internal error)
 //!   emit                       codegen::emit: emission + the target's backend -> LLVM module
@@ -189,6 +190,7 @@ fn loop_nests_in(
     each("loopy-bounds", &loopy::bounds::drop_proven_checks)?;
     each("loopy-inplace", &loopy::inplace::reuse_dead_copies)?;
     each("loopy-rows", &loopy::rows::write_rows_in_place)?;
+    each("loopy-unroll", &loopy::unroll::unroll_small_loops)?;
     each("loopy-hoist", &loopy::hoist::hoist_invariants)?;
     if let Some(tile_bytes) = tuning.block_tile_bytes {
         each("loopy-block", &|f| {
@@ -199,6 +201,7 @@ fn loop_nests_in(
         each("loopy-tile", &|f| loopy::tile::tile_transposes(f, side))?;
     }
     each("loopy-memory", &loopy::memory::assign_spaces)?;
+    each("loopy-scratch", &loopy::scratch::expand_scratch)?;
     each("loopy-plan", &|f| loopy::par::plan_nests(f, &tuning))?;
     session.rewrite("lint", &mut loops, |p| {
         loopy::check(p).map_err(Failure::Internal)

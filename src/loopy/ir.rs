@@ -260,6 +260,14 @@ pub enum MemSpace {
     /// Allocated inside a nest's iteration, for that iteration alone (on a
     /// GPU, a thread's scratch).
     Scratch,
+    /// Scratch whose shape does not change from one iteration of the
+    /// enclosing nest to the next and whose memory the iteration frees
+    /// (`loopy::scratch`): each thread allocates it once per run of the
+    /// nest (per chunk of iterations) and every iteration reuses it; a
+    /// small constant size lives on the stack, in registers once LLVM
+    /// unrolls the loops over it. A GPU kernel, which cannot allocate,
+    /// gets such memory before the launch, one slice per thread.
+    Thread,
 }
 
 impl MemSpace {
@@ -268,6 +276,7 @@ impl MemSpace {
             MemSpace::Host => "host",
             MemSpace::Device => "device",
             MemSpace::Scratch => "scratch",
+            MemSpace::Thread => "thread",
         }
     }
 }
@@ -597,6 +606,15 @@ impl LoopNest {
     /// Variables the nest uses but does not define, in increasing id order:
     /// what an outlined loop function needs in its environment. `width` and
     /// the carried `init`s are evaluated by the caller and are not included.
+    /// The variables the nest binds: its index, carried values, results
+    /// and everything its body and operators define.
+    pub fn defined_vars(&self) -> std::collections::HashSet<VarId> {
+        let mut uses = std::collections::BTreeSet::new();
+        let mut defs = std::collections::HashSet::new();
+        nest_inner_vars(self, &mut uses, &mut defs);
+        defs
+    }
+
     pub fn free_vars(&self) -> Vec<VarId> {
         let mut uses = std::collections::BTreeSet::new();
         let mut defs = std::collections::HashSet::new();

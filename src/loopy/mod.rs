@@ -16,7 +16,9 @@ mod peel;
 pub mod print;
 mod rename;
 pub mod rows;
+pub mod scratch;
 pub mod tile;
+pub mod unroll;
 
 pub use check::check;
 pub use lower::lower;

@@ -740,10 +740,11 @@ fn host_code_launches_the_outer_nests_and_allocations_get_their_spaces() {
          in (ys, a[n])\n",
     ));
     // `a` is read by host code only, `ys` written by the launched nest,
-    // `s` made in each of its iterations.
+    // `s` made and freed in each of its iterations with the same size:
+    // per-thread scratch (`loopy::scratch`).
     assert!(text.contains("  alloc a_"), "{text}");
     assert!(text.contains("  alloc device ys_"), "{text}");
-    assert!(text.contains("    alloc scratch s_"), "{text}");
+    assert!(text.contains("    alloc thread s_"), "{text}");
     assert_eq!(text.matches("launch loop").count(), 1, "{text}");
     assert!(text.contains("  launch loop map"), "{text}");
     assert!(text.contains("    loop scan"), "{text}");

@@ -31,6 +31,9 @@ impl Build {
             self.fusion.clone(),
             "--target".into(),
             self.target.clone(),
+            // The generator marks float arithmetic exact, which holds only
+            // without fused multiply-adds (the interpreter rounds twice).
+            "--strict-fp".into(),
         ]
     }
 }

@@ -9,12 +9,20 @@ use super::nest::{carried_field_count, missing_param, param_ptr, Bins, Layout};
 use crate::codegen::emit::{Frame, Gen, Mode, Res, Val};
 use crate::codegen::CodegenError;
 use crate::core::ir::Type;
+use crate::core::ir::{Atom, Var};
 use crate::loopy::chunk;
-use crate::loopy::ir::{Block, Carried, IndexCondition, LoopNest, LoopShape, ProvenRead, ReadDim};
+use crate::loopy::ir::{
+    Block, Carried, IndexCondition, LoopNest, LoopShape, MemSpace, ProvenRead, ReadDim, SeqForm,
+    Stmt,
+};
 use crate::types::ScalarType;
 use inkwell::basic_block::BasicBlock;
 use inkwell::values::{FunctionValue, IntValue, PointerValue};
 use inkwell::IntPredicate;
+
+/// The largest constant-size `MemSpace::Thread` buffer kept on a loop
+/// function's stack (a 4-vector or a 3 x 3 window is far below).
+const STACK_SCRATCH: u64 = 4096;
 
 /// Runs of iterations a look-back scan's body interleaves (see
 /// `emit_in_lanes`): a float add's latency over the loop's issue rate.
@@ -102,6 +110,21 @@ impl<'ctx> Gen<'ctx, '_> {
             self.builder.build_store(slot, init)?;
             slots.push(slot);
         }
+        let saved_buffers = std::mem::take(&mut self.thread_buffers);
+        // A scan in lanes has several iterations alive at once: their
+        // scratch stays per iteration.
+        let lanes = matches!(
+            work,
+            Work::Body {
+                shape: LoopShape::Lanes,
+                ..
+            }
+        );
+        let heap = if lanes {
+            Vec::new()
+        } else {
+            self.thread_buffers_for(&inner, body)?
+        };
         let exit = self.ctx.append_basic_block(func, "exit");
         let run = LoopRun {
             nest,
@@ -146,8 +169,55 @@ impl<'ctx> Gen<'ctx, '_> {
                 .build_struct_gep(layout.carry_ty, carry, k as u32, "")?;
             self.builder.build_store(p, v)?;
         }
+        for p in heap {
+            self.free(p)?;
+        }
         self.builder.build_return(None)?;
+        self.thread_buffers = saved_buffers;
         Ok(func)
+    }
+
+    /// Allocates a buffer for each `MemSpace::Thread` allocation of `body`
+    /// (not of the nests inside it) in the loop function's entry: on the
+    /// stack when its size is a constant of at most `STACK_SCRATCH` bytes,
+    /// else on the heap (returned, to free at the function's end).
+    fn thread_buffers_for(
+        &mut self,
+        fr: &Frame<'ctx>,
+        body: &Block,
+    ) -> Res<Vec<PointerValue<'ctx>>> {
+        let mut allocs = Vec::new();
+        thread_allocs(body, &mut allocs);
+        let mut heap = Vec::new();
+        for (var, shape) in allocs {
+            let dims = shape
+                .iter()
+                .map(|d| self.int(fr, d))
+                .collect::<Res<Vec<_>>>()?;
+            let count = self.product(&dims)?;
+            let elem_bytes = var.ty.elem().bytes() as i64;
+            let bytes = self
+                .builder
+                .build_int_mul(count, self.const_i64(elem_bytes), "")?;
+            let ptr = match bytes.get_zero_extended_constant() {
+                Some(n) if n <= STACK_SCRATCH => {
+                    let ty = self.ctx.i8_type().array_type(n.max(1) as u32);
+                    let p = self.builder.build_alloca(ty, "scratch")?;
+                    if let Some(inst) = p.as_instruction() {
+                        inst.set_alignment(64)
+                            .map_err(|e| CodegenError::Internal(e.to_string()))?;
+                    }
+                    p
+                }
+                _ => {
+                    let p = self.alloc_bytes(MemSpace::Thread, bytes)?;
+                    heap.push(p);
+                    p
+                }
+            };
+            self.thread_buffers.insert(var.id, ptr);
+        }
+        Ok(heap)
     }
 
     /// The loop of `run`, versioned when `proven` lists reads: when every
@@ -546,5 +616,34 @@ impl<'ctx> Gen<'ctx, '_> {
             }
         }
         Ok(ok)
+    }
+}
+
+/// The `MemSpace::Thread` allocations of a nest's body, through branches
+/// and sequential loops (a nest inside has its own loop function).
+fn thread_allocs<'b>(block: &'b Block, out: &mut Vec<(&'b Var, &'b [Atom])>) {
+    for stmt in block {
+        match stmt {
+            Stmt::Alloc {
+                var,
+                shape,
+                space: MemSpace::Thread,
+            } => out.push((var, shape)),
+            Stmt::If {
+                then_block,
+                else_block,
+                ..
+            } => {
+                thread_allocs(then_block, out);
+                thread_allocs(else_block, out);
+            }
+            Stmt::SeqLoop(lp) => {
+                if let SeqForm::While { cond, .. } = &lp.form {
+                    thread_allocs(cond, out);
+                }
+                thread_allocs(&lp.body, out);
+            }
+            _ => {}
+        }
     }
 }

@@ -22,6 +22,7 @@ mod scalar;
 mod stmt;
 mod traffic;
 mod vmath;
+mod vmath64;
 
 pub(crate) use atomic::Cas;
 pub(crate) use traffic::Counter;
@@ -101,6 +102,12 @@ pub(crate) struct Gen<'ctx, 'p> {
     count_traffic: bool,
     /// `--fast-math` (see `allow_float_rewrites`).
     fast_math: bool,
+    /// `--strict-fp` (see `allow_contraction`).
+    strict_fp: bool,
+    /// The buffers of the `MemSpace::Thread` allocations of the loop
+    /// function being generated (see `cpu::loops`): their `Alloc` takes
+    /// the buffer and their `Free` does nothing.
+    pub(crate) thread_buffers: HashMap<VarId, PointerValue<'ctx>>,
     /// The current entry's cluster reduction results, when counting.
     traffic_scalars: HashSet<VarId>,
     /// How the statements being generated are emitted.
@@ -144,6 +151,7 @@ pub(crate) fn build<'ctx>(
     backend: &dyn Backend,
     count_traffic: bool,
     fast_math: bool,
+    strict_fp: bool,
     device: Option<crate::codegen::gpu::Device<'ctx>>,
 ) -> Res<(Module<'ctx>, Option<crate::codegen::gpu::Device<'ctx>>)> {
     let mut gen = Gen {
@@ -157,6 +165,8 @@ pub(crate) fn build<'ctx>(
         nests: 0,
         count_traffic,
         fast_math,
+        strict_fp,
+        thread_buffers: HashMap::new(),
         traffic_scalars: HashSet::new(),
         mode: Mode::default(),
         cas: None,
@@ -192,6 +202,25 @@ fn allow_float_rewrites(value: BasicValueEnum) -> Res<()> {
         .get_fast_math_flags()
         .map_err(|e| CodegenError::Internal(format!("fast-math flags: {e}")))?;
     inst.set_fast_math_flags(flags | rewrites)
+        .map_err(|e| CodegenError::Internal(format!("fast-math flags: {e}")))
+}
+
+/// The default on one of the program's own float additions, subtractions
+/// and multiplications: LLVM may contract a multiply feeding an add or
+/// subtract into a fused multiply-add (LANGUAGE.md section 6), as C
+/// compilers do; `--strict-fp` leaves the flag off.
+fn allow_contraction(value: BasicValueEnum) -> Res<()> {
+    use inkwell::values::InstructionOpcode as Op;
+    let Some(inst) = inkwell::values::BasicValue::as_instruction_value(&value) else {
+        return Ok(());
+    };
+    if !matches!(inst.get_opcode(), Op::FAdd | Op::FSub | Op::FMul) {
+        return Ok(());
+    }
+    let flags = inst
+        .get_fast_math_flags()
+        .map_err(|e| CodegenError::Internal(format!("fast-math flags: {e}")))?;
+    inst.set_fast_math_flags(flags | FastMathFlags::AllowContract)
         .map_err(|e| CodegenError::Internal(format!("fast-math flags: {e}")))
 }
 

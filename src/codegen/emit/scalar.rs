@@ -479,10 +479,13 @@ impl<'ctx> Gen<'ctx, '_> {
             UnOp::Neg => b.build_float_neg(x, "")?.into(),
             UnOp::Abs => intr("llvm.fabs")?,
             UnOp::Sqrt => intr("llvm.sqrt")?,
-            // Straight-line f32 versions the vectoriser can widen (`vmath`).
+            // Straight-line versions the vectoriser can widen (`vmath`,
+            // `vmath64`).
             UnOp::Exp if t == ScalarType::F32 => self.exp_f32(x)?.into(),
             UnOp::Log if t == ScalarType::F32 => self.log_f32(x)?.into(),
             UnOp::Erf if t == ScalarType::F32 => self.erf_f32(x)?.into(),
+            UnOp::Exp if t == ScalarType::F64 => self.exp_f64(x)?.into(),
+            UnOp::Log if t == ScalarType::F64 => self.log_f64(x)?.into(),
             UnOp::Exp => intr("llvm.exp")?,
             UnOp::Log => intr("llvm.log")?,
             UnOp::Log2 => intr("llvm.log2")?,

@@ -31,6 +31,8 @@ impl<'ctx> Gen<'ctx, '_> {
                 self.reassociate_reduction_step(var.id, exp, v)?;
                 if self.fast_math {
                     allow_float_rewrites(v)?;
+                } else if !self.strict_fp {
+                    allow_contraction(v)?;
                 }
                 fr.vals.insert(var.id, Val::Scalar(v, t));
             }
@@ -43,7 +45,10 @@ impl<'ctx> Gen<'ctx, '_> {
                 let count = self.product(&dims)?;
                 let size = self.const_i64(elem.bytes() as i64);
                 let bytes = self.builder.build_int_mul(count, size, "")?;
-                let ptr = self.alloc_bytes(*space, bytes)?;
+                let ptr = match self.thread_buffers.get(&var.id) {
+                    Some(buffer) => *buffer,
+                    None => self.alloc_bytes(*space, bytes)?,
+                };
                 fr.vals.insert(
                     var.id,
                     Val::Array {
@@ -254,6 +259,7 @@ impl<'ctx> Gen<'ctx, '_> {
                     },
                 );
             }
+            Stmt::Free(array) if self.thread_buffers.contains_key(array) => {}
             Stmt::Free(array) => {
                 let (ptr, _, _) = self.array(fr, *array)?;
                 self.free(ptr)?;

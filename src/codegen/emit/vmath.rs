@@ -264,7 +264,7 @@ impl<'ctx> Gen<'ctx, '_> {
     }
 
     /// `c[0] + x * (c[1] + x * (...))` in `x`'s type.
-    fn horner_with(
+    pub(super) fn horner_with(
         &self,
         x: FloatValue<'ctx>,
         coefficients: &[f64],

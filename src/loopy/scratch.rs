@@ -1,0 +1,89 @@
+//! The `loopy-scratch` pass, memory expansion: no heap allocation per
+//! iteration of a parallel loop (a `loopy::ir::Function` whose spaces
+//! `loopy::memory` assigned in; the same with some `Scratch` allocations
+//! made `Thread` out).
+//!
+//! An array a nest's iteration allocates and frees again (a `map` inside
+//! the nest's function whose result is reduced, searched or indexed, but
+//! not kept) is one allocation per element of the nest. When its shape is
+//! the same in every iteration (constants, and variables defined outside
+//! the nest), one buffer per thread serves every iteration: the
+//! allocation's space becomes `MemSpace::Thread`, which a backend allocates
+//! once per run of the nest's loop (the CPU: per chunk, on the stack when
+//! small and constant; a GPU: a slice per thread before the launch). The
+//! array must be freed in the block that allocates it, so that no two
+//! iterations' arrays are alive at once: one that escapes the block (a
+//! loop's carried array, a branch's result) keeps its own allocation.
+//! Each nest decides for the allocations of its own body, not for those of
+//! a nest inside it (that nest's loop allocates them).
+
+use super::ir::{Block, Function, MemSpace, SeqForm, Stmt};
+use crate::core::ir::{Atom, VarId};
+use std::collections::HashSet;
+
+pub fn expand_scratch(f: &mut Function) {
+    visit(&mut f.body);
+}
+
+/// Finds the nests in `block` (at any depth).
+fn visit(block: &mut Block) {
+    for stmt in block {
+        if let Stmt::Loop(nest) = stmt {
+            let inside = nest.defined_vars();
+            mark(&mut nest.body, &inside);
+        }
+        for inner in inner_blocks_mut(stmt) {
+            visit(inner);
+        }
+    }
+}
+
+/// Marks the scratch allocations of one nest's body (through branches and
+/// sequential loops, not into nests) whose shape avoids `inside` and which
+/// their block frees.
+fn mark(block: &mut Block, inside: &HashSet<VarId>) {
+    let freed: HashSet<VarId> = block
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Free(v) => Some(*v),
+            _ => None,
+        })
+        .collect();
+    for stmt in block.iter_mut() {
+        match stmt {
+            Stmt::Alloc { var, shape, space } => {
+                let invariant = shape
+                    .iter()
+                    .all(|a| !matches!(a, Atom::Var(v) if inside.contains(v)));
+                if *space == MemSpace::Scratch && invariant && freed.contains(&var.id) {
+                    *space = MemSpace::Thread;
+                }
+            }
+            Stmt::Loop(_) => {}
+            _ => {
+                for inner in inner_blocks_mut(stmt) {
+                    mark(inner, inside);
+                }
+            }
+        }
+    }
+}
+
+/// The blocks directly inside a branch or a sequential loop, and a nest's
+/// body (not its operators, which combine iterations' values outside any
+/// one iteration).
+fn inner_blocks_mut(stmt: &mut Stmt) -> Vec<&mut Block> {
+    match stmt {
+        Stmt::If {
+            then_block,
+            else_block,
+            ..
+        } => vec![then_block, else_block],
+        Stmt::SeqLoop(lp) => match &mut lp.form {
+            SeqForm::While { cond, .. } => vec![cond, &mut lp.body],
+            SeqForm::For { .. } => vec![&mut lp.body],
+        },
+        Stmt::Loop(nest) => vec![&mut nest.body],
+        _ => Vec::new(),
+    }
+}

@@ -1,0 +1,86 @@
+//! Fused multiply-adds (LANGUAGE.md section 6): by default a float multiply
+//! feeding an add may round once; `--strict-fp` forbids it, and `arrc test`
+//! then compares such an entry's floats bit for bit again.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+const SRC: &str = "-- ==\n-- input { 1.000000000931322574615478515625 \
+                   1.000000000931322574615478515625 -1.0000000018626451492309570312 }\n\
+                   -- output { 0.0 }\n\
+                   entry main (a: f64) (b: f64) (c: f64) : f64 = a * b + c\n";
+
+/// Builds the program with `flags` and runs it on `a = b = 1 + 2^-30`,
+/// `c = -(1 + 2^-29)`: rounded twice the result is 0, fused `2^-60`.
+fn run(flags: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("fma.arr");
+    std::fs::write(&src, SRC).unwrap();
+    let exe = dir.path().join("fma");
+    let status = Command::new(env!("CARGO_BIN_EXE_arrc"))
+        .arg("build")
+        .args(flags)
+        .arg(&src)
+        .arg("-o")
+        .arg(&exe)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut child = Command::new(&exe)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"1.000000000931322574615478515625f64 1.000000000931322574615478515625f64 -1.0000000018626451492309570312f64")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+fn has_fma() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+#[test]
+fn multiply_adds_fuse_by_default_and_not_under_strict_fp() {
+    assert_eq!(run(&["--strict-fp"]), "0.0f64");
+    if has_fma() {
+        let fused: f64 = run(&[]).trim_end_matches("f64").parse().unwrap();
+        assert_eq!(fused, 2f64.powi(-60));
+    }
+}
+
+#[test]
+fn arrc_test_takes_contraction_into_account() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("fma.arr");
+    std::fs::write(&src, SRC).unwrap();
+    // The block's 0.0 is the interpreter's (unfused) result: exact under
+    // `--strict-fp`, within the tolerance by default (2^-60 from it).
+    for flags in [&[][..], &["--strict-fp"][..]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_arrc"))
+            .arg("test")
+            .args(flags)
+            .arg(&src)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{flags:?}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
