@@ -8,21 +8,26 @@
 //! pool nests, prefetching, the `cc` link); a GPU target goes in `gpu/`
 //! beside it, implementing the same trait. `runtime` is the typed table of
 //! the C runtime functions generated code calls; `glue` the C glue between
-//! the runtime's `main` and the entry points.
+//! the runtime's `main` and the entry points; `library` a library's C API
+//! (header and glue) and `python` its Python module.
 
 mod backend;
 mod cpu;
 mod emit;
 mod glue;
+mod library;
+mod python;
 mod runtime;
 #[cfg(test)]
 mod tests;
 
 pub use glue::glue_c;
+pub use library::{clashing_entry_names, library_header};
+pub use python::python_module;
 
 use crate::loopy;
 use backend::Backend;
-use cpu::link::RuntimeFiles;
+use cpu::link::{Linked, RuntimeFiles};
 use cpu::CpuBackend;
 use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
@@ -230,7 +235,41 @@ fn link_with_runtime(
     runtime: RuntimeFiles,
 ) -> Result<(), CodegenError> {
     let machine = backend(opts)?.machine()?;
-    cpu::link::link(program, opts, &machine, object, out, runtime)
+    cpu::link::link(
+        program,
+        opts,
+        &machine,
+        object,
+        out,
+        runtime,
+        Linked::Executable,
+    )
+}
+
+/// Links an object file from `LlvmModule::object` with the glue, the C API
+/// and the runtime into the shared library `out` (`library_header` is its
+/// header).
+pub fn link_library(
+    program: &loopy::ir::Program,
+    opts: &CodegenOptions,
+    object: &[u8],
+    out: &Path,
+) -> Result<(), CodegenError> {
+    if let Some((a, b)) = clashing_entry_names(program) {
+        return Err(CodegenError::Refused(format!(
+            "entry points `{a}` and `{b}` would have the same C name in a library"
+        )));
+    }
+    let machine = backend(opts)?.machine()?;
+    cpu::link::link(
+        program,
+        opts,
+        &machine,
+        object,
+        out,
+        RuntimeFiles::CPU_LIBRARY,
+        Linked::Library,
+    )
 }
 
 /// The backend of `opts.target`.

@@ -80,6 +80,9 @@ pub enum Goal<'a> {
     /// Machine code, not linked.
     Object,
     Executable(&'a Path),
+    /// A shared library with the C API (`codegen::link_library`); the
+    /// output is the loop nests its header and Python module describe.
+    Library(&'a Path),
 }
 
 /// What `compile` reached.
@@ -241,6 +244,18 @@ fn back_end(
                 Ok(codegen::link(loops, &options.codegen, &object, out)?)
             })?;
             Ok(Output::Done)
+        }
+        Goal::Library(out) => {
+            let object = session.step("object", || Ok(module.object()?))?;
+            session.step("link", || {
+                Ok(codegen::link_library(
+                    loops,
+                    &options.codegen,
+                    &object,
+                    out,
+                )?)
+            })?;
+            Ok(Output::Loopy(loops.clone()))
         }
         Goal::Check | Goal::Lowered | Goal::Core | Goal::Fused | Goal::Loopy => Err(
             Failure::Internal("the back end was asked for a front-end goal".into()),

@@ -1,6 +1,6 @@
-//! The executable: the object file, the generated glue (with the checks of
-//! the `arr_nest` layout) and the runtime's translation units, linked with
-//! the system `cc`.
+//! The executable or shared library: the object file, the generated glue
+//! (with the checks of the `arr_nest` layout, and a library's C API) and the
+//! runtime's translation units, linked with the system `cc`.
 
 use super::super::glue::{self, glue_c};
 use crate::codegen::{CodegenError, CodegenOptions};
@@ -23,7 +23,25 @@ impl RuntimeFiles<'static> {
         headers: crate::runtime::HEADERS,
         sources: crate::runtime::CPU_SOURCES,
     };
+    /// What a CPU library links: the C API instead of `main`.
+    pub(crate) const CPU_LIBRARY: RuntimeFiles<'static> = RuntimeFiles {
+        headers: crate::runtime::HEADERS,
+        sources: crate::runtime::CPU_LIBRARY_SOURCES,
+    };
 }
+
+/// What `link` writes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Linked {
+    Executable,
+    /// A shared library exporting only the C API (`arrc_*`): the runtime's
+    /// and the program's own symbols stay local, so that two libraries in
+    /// one process cannot bind to each other's.
+    Library,
+}
+
+/// The linker's version script of a library.
+const EXPORTS: &str = "{\n  global: arrc_*;\n  local: *;\n};\n";
 
 pub(crate) fn link(
     program: &loopy::ir::Program,
@@ -32,6 +50,7 @@ pub(crate) fn link(
     object: &[u8],
     out: &Path,
     runtime: RuntimeFiles,
+    linked: Linked,
 ) -> Result<(), CodegenError> {
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         if !parent.is_dir() {
@@ -51,6 +70,10 @@ pub(crate) fn link(
     if opts.count_traffic {
         glue.push_str(glue::TRAFFIC_GLUE);
     }
+    if linked == Linked::Library {
+        glue.push_str(&super::super::library::library_glue(program));
+        std::fs::write(path("exports.map"), EXPORTS).map_err(io)?;
+    }
     std::fs::write(path("glue.c"), glue).map_err(io)?;
     for (name, text) in runtime.headers {
         std::fs::write(path(name), text).map_err(io)?;
@@ -60,9 +83,15 @@ pub(crate) fn link(
         .iter()
         .map(|&(name, text)| runtime_object(dir.path(), name, text, runtime.headers))
         .collect::<Result<Vec<_>, _>>()?;
-    let output = Command::new("cc")
-        .arg("-O2")
-        .arg("-std=gnu11")
+    let mut cc = Command::new("cc");
+    cc.args(["-O2", "-std=gnu11", "-fPIC"]);
+    if linked == Linked::Library {
+        cc.arg("-shared").arg(format!(
+            "-Wl,--version-script={}",
+            path("exports.map").display()
+        ));
+    }
+    let output = cc
         .arg("-I")
         .arg(dir.path())
         .arg(path("glue.c"))
@@ -88,6 +117,10 @@ fn check_cc(output: &std::process::Output, what: &str) -> Result<(), CodegenErro
     }
 }
 
+/// How the runtime is compiled: position-independent, so that the same
+/// objects serve executables and shared libraries.
+const RUNTIME_CFLAGS: [&str; 3] = ["-O2", "-std=gnu11", "-fPIC"];
+
 /// One translation unit of the runtime compiled to an object file.
 /// Compiling the runtime takes longer than the rest of a build, so the
 /// object is kept in `$XDG_CACHE_HOME/arrc` (or `~/.cache/arrc`) under a
@@ -101,7 +134,14 @@ fn runtime_object(
 ) -> Result<PathBuf, CodegenError> {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    (name, text, headers, env!("CARGO_PKG_VERSION")).hash(&mut hasher);
+    (
+        name,
+        text,
+        headers,
+        RUNTIME_CFLAGS,
+        env!("CARGO_PKG_VERSION"),
+    )
+        .hash(&mut hasher);
     let stem = name.strip_suffix(".c").unwrap_or(name);
     let cached_name = format!("{stem}-{:016x}.o", hasher.finish());
     let cache = std::env::var_os("XDG_CACHE_HOME")
@@ -117,7 +157,8 @@ fn runtime_object(
     std::fs::write(dir.join(name), text).map_err(io)?;
     let object = dir.join(format!("{stem}.o"));
     let output = Command::new("cc")
-        .args(["-O2", "-std=gnu11", "-c"])
+        .args(RUNTIME_CFLAGS)
+        .arg("-c")
         .arg("-I")
         .arg(dir)
         .arg(dir.join(name))
