@@ -144,7 +144,11 @@ class Context:
             return Error("unknown error")
         message = _ct.string_at(p).decode("utf-8", "replace")
         _libc.free(p)
-        return Error(message.rstrip("\n"))
+        # The line the executable prints, less its "Error: " and newline.
+        message = message.rstrip("\n")
+        if message.startswith("Error: "):
+            message = message[len("Error: "):]
+        return Error(message)
 
     def _call(self, entry, fn, params, results, args):
         if not getattr(self, "_ctx", None):
@@ -174,7 +178,7 @@ class Context:
             for elem, rank in results:
                 outs.append(_ELEMS[elem][1]() if rank == 0 else _P())
             # ctypes releases the GIL for the call.
-            if fn(ctx, *[_ct.byref(o) for o in outs], *c_args) != 0:
+            if fn(_P(ctx), *[_ct.byref(o) for o in outs], *c_args) != 0:
                 raise self._error()
         finally:
             for kind, h in wrapped:

@@ -61,6 +61,7 @@ pub(crate) fn link(
             )));
         }
     }
+    check_ranks(program)?;
     let io = |e: std::io::Error| CodegenError::Refused(format!("cannot write build files: {e}"));
     let dir = tempfile::tempdir().map_err(io)?;
     let path = |name: &str| dir.path().join(name);
@@ -104,6 +105,28 @@ pub(crate) fn link(
         .output()
         .map_err(|e| CodegenError::Refused(format!("cannot run `cc`: {e}")))?;
     check_cc(&output, "linking with `cc`")
+}
+
+/// The highest rank of an entry's parameter or result (`ARR_MAX_RANK` in
+/// arr_runtime.h): the binary value format stores ranks in one byte.
+pub(crate) const MAX_ENTRY_RANK: usize = crate::runtime::value::MAX_RANK;
+
+fn check_ranks(program: &loopy::ir::Program) -> Result<(), CodegenError> {
+    for f in &program.functions {
+        let types = f
+            .params
+            .iter()
+            .map(|p| p.var.ty)
+            .chain(f.ret.iter().copied());
+        if let Some(rank) = types.map(|t| t.rank()).find(|&r| r > MAX_ENTRY_RANK) {
+            return Err(CodegenError::Refused(format!(
+                "entry point `{}` takes or returns an array of rank {rank}; \
+                 entry points allow ranks up to {MAX_ENTRY_RANK}",
+                f.name
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn check_cc(output: &std::process::Output, what: &str) -> Result<(), CodegenError> {
@@ -203,6 +226,12 @@ mod tests {
             .unwrap()
             .status
             .success()
+    }
+
+    #[test]
+    fn the_runtime_allows_the_ranks_the_compiler_does() {
+        let define = format!("#define ARR_MAX_RANK {}", super::MAX_ENTRY_RANK);
+        assert!(crate::runtime::RUNTIME_H.contains(&define));
     }
 
     #[test]
