@@ -232,7 +232,7 @@ fn python_modules_of_the_golden_programs_match_the_interpreter() {
     let mut checked = 0;
     let mut errors = 0;
     let mut failures = Vec::new();
-    for path in &programs {
+    for (n, path) in programs.iter().enumerate() {
         let cases = golden_cases(path);
         if cases.is_empty() {
             continue;
@@ -255,13 +255,17 @@ fn python_modules_of_the_golden_programs_match_the_interpreter() {
             std::fs::write(dir.path().join(format!("{i}.in")), bytes).unwrap();
         }
         let entries: Vec<&str> = cases.iter().map(|c| c.entry.as_str()).collect();
-        let run = Command::new("python3")
-            .current_dir(dir.path())
+        let mut run = Command::new("python3");
+        run.current_dir(dir.path())
             .arg("-c")
             .arg(RUN_CASES)
-            .args(&entries)
-            .output()
-            .unwrap();
+            .args(&entries);
+        if n % 2 == 1 {
+            // Every other program on the portable copy of the entries, the
+            // others on the x86-64-v3 one where this processor has it.
+            run.env("ARRC_NO_WIDE", "1");
+        }
+        let run = run.output().unwrap();
         ok(run, &format!("the Python module of {}", path.display()));
         for (i, case) in cases.iter().enumerate() {
             let name = format!("{} ({}, case {i})", path.display(), case.entry);

@@ -21,7 +21,7 @@ mod runtime;
 #[cfg(test)]
 mod tests;
 
-pub use glue::glue_c;
+pub use glue::{glue_c, WIDE_SUFFIX};
 pub use library::{clashing_entry_names, library_header};
 pub use python::python_module;
 
@@ -186,6 +186,18 @@ impl LlvmModule<'_> {
         cpu::prefetch::prefetch_streams(self.context, &self.module)
     }
 
+    /// Appends `suffix` to the names of the entry functions, so that a
+    /// second copy of the program (for another processor level) links
+    /// beside the first; everything else of a module is private to it.
+    pub fn rename_entries(&mut self, suffix: &str) {
+        for f in self.module.get_functions() {
+            let name = f.get_name().to_string_lossy().into_owned();
+            if f.count_basic_blocks() > 0 && name.starts_with("arr_entry_") {
+                f.as_global_value().set_name(&format!("{name}{suffix}"));
+            }
+        }
+    }
+
     pub fn print(&self) -> String {
         self.module.print_to_string().to_string()
     }
@@ -239,7 +251,7 @@ fn link_with_runtime(
         program,
         opts,
         &machine,
-        object,
+        &[object.to_vec()],
         out,
         runtime,
         Linked::Executable,
@@ -252,7 +264,8 @@ fn link_with_runtime(
 pub fn link_library(
     program: &loopy::ir::Program,
     opts: &CodegenOptions,
-    object: &[u8],
+    objects: &[Vec<u8>],
+    wide: bool,
     out: &Path,
 ) -> Result<(), CodegenError> {
     if let Some((a, b)) = clashing_entry_names(program) {
@@ -265,10 +278,10 @@ pub fn link_library(
         program,
         opts,
         &machine,
-        object,
+        objects,
         out,
         RuntimeFiles::CPU_LIBRARY,
-        Linked::Library,
+        Linked::Library { wide },
     )
 }
 

@@ -620,7 +620,7 @@ fn glue_declares_entries_and_size_constraints() {
         uses: vec![(0, 0), (1, 0)],
         fixed: None,
     }];
-    let glue = super::glue_c(&lowered(&p));
+    let glue = super::glue_c(&lowered(&p), false);
     assert!(
         glue.contains("{\"dot\", 2, arr_params_0, 1, arr_results_0, 1, arr_sizes_0, arr_run_0}"),
         "{glue}"

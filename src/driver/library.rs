@@ -51,13 +51,16 @@ pub fn build(
         )));
     }
     let mut options = compile.options();
-    if compile.cpu.is_none() {
-        // A library travels: a portable level unless asked otherwise.
+    // A library travels: a portable level unless asked otherwise, with a
+    // second copy for x86-64-v3 chosen at run time (compute-bound loops
+    // gain from AVX2 and FMA: docs/library.md).
+    let wide = compile.cpu.is_none();
+    if wide {
         options.codegen.cpu = codegen::Cpu::Level(2);
     }
     let so = dir.join(format!("lib{name}.so"));
     let mut session = Session::new(None);
-    let compiled = pipeline::compile(program, &options, Goal::Library(&so), &mut session);
+    let compiled = pipeline::compile(program, &options, Goal::Library(&so, wide), &mut session);
     if time_passes {
         eprint!("{}", session.times());
     }

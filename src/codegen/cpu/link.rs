@@ -36,8 +36,11 @@ pub(crate) enum Linked {
     Executable,
     /// A shared library exporting only the C API (`arrc_*`): the runtime's
     /// and the program's own symbols stay local, so that two libraries in
-    /// one process cannot bind to each other's.
-    Library,
+    /// one process cannot bind to each other's. `wide`: the second object
+    /// holds the entries for x86-64-v3 (`glue::WIDE_SUFFIX`).
+    Library {
+        wide: bool,
+    },
 }
 
 /// The linker's version script of a library.
@@ -47,7 +50,7 @@ pub(crate) fn link(
     program: &loopy::ir::Program,
     opts: &CodegenOptions,
     machine: &TargetMachine,
-    object: &[u8],
+    objects: &[Vec<u8>],
     out: &Path,
     runtime: RuntimeFiles,
     linked: Linked,
@@ -65,13 +68,18 @@ pub(crate) fn link(
     let io = |e: std::io::Error| CodegenError::Refused(format!("cannot write build files: {e}"));
     let dir = tempfile::tempdir().map_err(io)?;
     let path = |name: &str| dir.path().join(name);
-    std::fs::write(path("program.o"), object).map_err(io)?;
-    let mut glue = glue_c(program);
+    let mut programs = Vec::new();
+    for (i, object) in objects.iter().enumerate() {
+        programs.push(path(&format!("program{i}.o")));
+        std::fs::write(&programs[i], object).map_err(io)?;
+    }
+    let wide = linked == Linked::Library { wide: true };
+    let mut glue = glue_c(program, wide);
     glue.push_str(&super::nest::descriptor_checks(machine)?);
     if opts.count_traffic {
         glue.push_str(glue::TRAFFIC_GLUE);
     }
-    if linked == Linked::Library {
+    if linked != Linked::Executable {
         glue.push_str(&super::super::library::library_glue(program));
         std::fs::write(path("exports.map"), EXPORTS).map_err(io)?;
     }
@@ -86,7 +94,7 @@ pub(crate) fn link(
         .collect::<Result<Vec<_>, _>>()?;
     let mut cc = Command::new("cc");
     cc.args(["-O2", "-std=gnu11", "-fPIC"]);
-    if linked == Linked::Library {
+    if linked != Linked::Executable {
         cc.arg("-shared").arg(format!(
             "-Wl,--version-script={}",
             path("exports.map").display()
@@ -97,7 +105,7 @@ pub(crate) fn link(
         .arg(dir.path())
         .arg(path("glue.c"))
         .args(&objects)
-        .arg(path("program.o"))
+        .args(&programs)
         .arg("-lm")
         .arg("-lpthread")
         .arg("-o")
