@@ -22,7 +22,6 @@ const TEST_RUNTIME: &str = r#"
 
 int arr_num_threads = 0;
 int (*arr_error_hook)(const char *message) = NULL;
-void (*arr_exit_hook)(void) = NULL;
 void arr_fail_bounds(int64_t i, int64_t n, const char *loc) {
     fprintf(stderr, "Error: index %" PRId64 " out of bounds for array of length %" PRId64 " at %s\n", i, n, loc);
     exit(1);
