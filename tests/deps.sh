@@ -35,6 +35,13 @@ if ! python3 -c "import futhark_data, numpy" >/dev/null 2>&1; then
         || python3 -m pip install -q --break-system-packages futhark-data numpy
 fi
 
+# dask[distributed] (PyPI): the library test maps a compiled Python module
+# over a dask array on a LocalCluster (tests/library.rs, docs/library.md).
+if ! python3 -c "import dask.array, distributed" >/dev/null 2>&1; then
+    python3 -m pip install -q "dask[distributed]" 2>/dev/null \
+        || python3 -m pip install -q --break-system-packages "dask[distributed]"
+fi
+
 # nvidia-cuda-nvcc-cu12 (PyPI) carries NVIDIA's PTX assembler `ptxas` and the
 # math library libdevice: the tests assemble arrc's PTX for sm_70/80/90
 # (src/runtime/ptx.rs finds them). No CUDA toolkit or GPU is needed.

@@ -8,22 +8,27 @@
 //! pool nests, prefetching, the `cc` link); a GPU target goes in `gpu/`
 //! beside it, implementing the same trait. `runtime` is the typed table of
 //! the C runtime functions generated code calls; `glue` the C glue between
-//! the runtime's `main` and the entry points.
+//! the runtime's `main` and the entry points; `library` a library's C API
+//! (header and glue) and `python` its Python module.
 
 mod backend;
 mod cpu;
 mod emit;
 mod glue;
 pub(crate) mod gpu;
+mod library;
+mod python;
 mod runtime;
 #[cfg(test)]
 mod tests;
 
-pub use glue::glue_c;
+pub use glue::{glue_c, WIDE_SUFFIX};
+pub use library::{clashing_entry_names, library_header};
+pub use python::python_module;
 
 use crate::loopy;
 use backend::Backend;
-use cpu::link::RuntimeFiles;
+use cpu::link::{Linked, RuntimeFiles};
 use cpu::CpuBackend;
 use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
@@ -225,6 +230,18 @@ impl LlvmModule<'_> {
         cpu::prefetch::prefetch_streams(self.context, &self.module)
     }
 
+    /// Appends `suffix` to the names of the entry functions, so that a
+    /// second copy of the program (for another processor level) links
+    /// beside the first; everything else of a module is private to it.
+    pub fn rename_entries(&mut self, suffix: &str) {
+        for f in self.module.get_functions() {
+            let name = f.get_name().to_string_lossy().into_owned();
+            if f.count_basic_blocks() > 0 && name.starts_with("arr_entry_") {
+                f.as_global_value().set_name(&format!("{name}{suffix}"));
+            }
+        }
+    }
+
     /// The module's text (nvptx: the device module's).
     pub fn print(&self) -> String {
         match &self.device {
@@ -291,7 +308,42 @@ fn link_with_runtime(
     runtime: RuntimeFiles,
 ) -> Result<(), CodegenError> {
     let machine = backend(opts)?.machine()?;
-    cpu::link::link(program, opts, &machine, object, out, runtime)
+    cpu::link::link(
+        program,
+        opts,
+        &machine,
+        &[object.to_vec()],
+        out,
+        runtime,
+        Linked::Executable,
+    )
+}
+
+/// Links an object file from `LlvmModule::object` with the glue, the C API
+/// and the runtime into the shared library `out` (`library_header` is its
+/// header).
+pub fn link_library(
+    program: &loopy::ir::Program,
+    opts: &CodegenOptions,
+    objects: &[Vec<u8>],
+    wide: bool,
+    out: &Path,
+) -> Result<(), CodegenError> {
+    if let Some((a, b)) = clashing_entry_names(program) {
+        return Err(CodegenError::Refused(format!(
+            "entry points `{a}` and `{b}` would have the same C name in a library"
+        )));
+    }
+    let machine = backend(opts)?.machine()?;
+    cpu::link::link(
+        program,
+        opts,
+        &machine,
+        objects,
+        out,
+        RuntimeFiles::CPU_LIBRARY,
+        Linked::Library { wide },
+    )
 }
 
 /// The backend of `opts.target`.

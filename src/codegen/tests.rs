@@ -22,7 +22,22 @@ const TEST_RUNTIME: &str = r#"
 
 int arr_num_threads = 0;
 int (*arr_error_hook)(const char *message) = NULL;
-void (*arr_exit_hook)(void) = NULL;
+/* One context for the whole run, holding the scheduler's pool. */
+struct arr_ctx { void *backend; };
+static arr_ctx the_ctx;
+arr_ctx *arr_ctx_current(void) { return &the_ctx; }
+void arr_ctx_set_current(arr_ctx *ctx) { (void)ctx; }
+int arr_ctx_threads(const arr_ctx *ctx) { (void)ctx; return 0; }
+void *arr_ctx_backend(const arr_ctx *ctx) { return ctx->backend; }
+void arr_ctx_set_backend(arr_ctx *ctx, void *state, void (*free_state)(void *), void (*reset)(void)) {
+    (void)free_state; (void)reset;
+    ctx->backend = state;
+}
+void arr_raise(const char *message) {
+    fflush(stdout);
+    fputs(message, stderr);
+    exit(1);
+}
 void arr_fail_bounds(int64_t i, int64_t n, const char *loc) {
     fprintf(stderr, "Error: index %" PRId64 " out of bounds for array of length %" PRId64 " at %s\n", i, n, loc);
     exit(1);
@@ -628,7 +643,7 @@ fn glue_declares_entries_and_size_constraints() {
         uses: vec![(0, 0), (1, 0)],
         fixed: None,
     }];
-    let glue = super::glue_c(&lowered(&p));
+    let glue = super::glue_c(&lowered(&p), false);
     assert!(
         glue.contains("{\"dot\", 2, arr_params_0, 1, arr_results_0, 1, arr_sizes_0, arr_run_0}"),
         "{glue}"

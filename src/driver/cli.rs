@@ -126,9 +126,10 @@ pub struct CompileArgs {
     #[arg(long = "strict-fp")]
     pub strict_fp: bool,
     /// x86-64 processor to compile for: `native` (this machine) or a
-    /// microarchitecture level.
-    #[arg(long, value_enum, default_value_t = CpuArg::Native)]
-    pub cpu: CpuArg,
+    /// microarchitecture level [default: native; x86-64-v2 for --library
+    /// and --python].
+    #[arg(long, value_enum)]
+    pub cpu: Option<CpuArg>,
     /// The NVIDIA GPU architecture PTX is generated for (`--target nvptx`):
     /// sm_70 and newer.
     #[arg(long, default_value = "sm_70", value_parser = parse_gpu)]
@@ -207,6 +208,14 @@ struct BuildArgs {
     /// names them) to standard output instead of writing an executable.
     #[arg(long = "dump-after", value_name = "PASS")]
     dump_after: Option<String>,
+    /// Write a C header NAME.h and a shared library libNAME.so with the C
+    /// API of the entry points (`-o DIR/NAME`; default: beside the source).
+    #[arg(long, conflicts_with_all = ["python", "emit", "dump_after", "count_traffic"])]
+    library: bool,
+    /// Write a Python module NAME.py (numpy in and out) and its shared
+    /// library libNAME.so.
+    #[arg(long, conflicts_with_all = ["emit", "dump_after", "count_traffic"])]
+    python: bool,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -263,7 +272,7 @@ impl CompileArgs {
                     TargetArg::NvPtxEmu => Target::NvPtxEmu,
                 },
                 count_traffic: false,
-                cpu: match self.cpu {
+                cpu: match self.cpu.unwrap_or(CpuArg::Native) {
                     CpuArg::Native => Cpu::Native,
                     CpuArg::X86_64 => Cpu::Level(1),
                     CpuArg::X86_64V2 => Cpu::Level(2),
@@ -372,6 +381,15 @@ fn unusable_output(program: &Path, out: &Path) -> Option<&'static str> {
 }
 
 fn build(args: &BuildArgs) -> i32 {
+    if args.library || args.python {
+        return report(super::library::build(
+            &args.program,
+            args.output.as_deref(),
+            &args.compile,
+            args.python,
+            args.time_passes,
+        ));
+    }
     let mut options = args.compile.options();
     options.codegen.count_traffic = args.count_traffic;
     let mut session = Session::new(args.dump_after.clone());

@@ -1,10 +1,12 @@
 //! Command line in, files and exit codes out: `arrc build|run|check|test`,
 //! with the pass list in `pipeline` (run by `passes`), the sources a
-//! program reads in `sources`, and test blocks in `testblock`.
+//! program reads in `sources`, test blocks in `testblock`, and library
+//! builds (`--library`, `--python`) in `library`.
 
 pub mod bench;
 pub mod cli;
 pub mod exactness;
+pub mod library;
 pub mod passes;
 pub mod pipeline;
 pub mod random;

@@ -81,6 +81,11 @@ pub enum Goal<'a> {
     /// Machine code, not linked.
     Object,
     Executable(&'a Path),
+    /// A shared library with the C API (`codegen::link_library`); the
+    /// output is the loop nests its header and Python module describe.
+    /// With `true`, a second copy of the entry points compiled for
+    /// x86-64-v3 runs where the processor has it (`codegen::WIDE_SUFFIX`).
+    Library(&'a Path, bool),
 }
 
 /// What `compile` reached.
@@ -209,17 +214,16 @@ fn loop_nests_in(
     Ok(loops)
 }
 
-/// Loop nests to LLVM IR, assembly or an executable.
-fn back_end(
+/// Loop nests to an LLVM module after every module pass.
+fn optimised_module<'ctx>(
+    context: &'ctx codegen::LlvmContext,
     loops: &loopy::ir::Program,
     options: &Options,
-    goal: Goal,
     session: &mut Session,
-) -> Result<Output, Failure> {
+) -> Result<codegen::LlvmModule<'ctx>, Failure> {
     let target = options.codegen.target.describe();
-    let context = codegen::LlvmContext::create();
     let mut module = session.pass("emit", || {
-        Ok(codegen::emit(&context, loops, &options.codegen)?)
+        Ok(codegen::emit(context, loops, &options.codegen)?)
     })?;
     session.rewrite(
         "target-attributes",
@@ -230,6 +234,18 @@ fn back_end(
     if target.prefetch && options.prefetch {
         session.rewrite("prefetch", &mut module, |m| Ok(m.prefetch()?))?;
     }
+    Ok(module)
+}
+
+/// Loop nests to LLVM IR, assembly or an executable.
+fn back_end(
+    loops: &loopy::ir::Program,
+    options: &Options,
+    goal: Goal,
+    session: &mut Session,
+) -> Result<Output, Failure> {
+    let context = codegen::LlvmContext::create();
+    let module = optimised_module(&context, loops, options, session)?;
     match goal {
         Goal::Llvm => Ok(Output::Text(module.print())),
         Goal::Asm => Ok(Output::Text(
@@ -250,6 +266,27 @@ fn back_end(
                 )?)
             })?;
             Ok(Output::Done)
+        }
+        Goal::Library(out, wide) => {
+            let mut objects = vec![session.step("object", || Ok(module.object()?))?];
+            if wide {
+                let mut wide_options = options.clone();
+                wide_options.codegen.cpu = codegen::Cpu::Level(3);
+                let context = codegen::LlvmContext::create();
+                let mut module = optimised_module(&context, loops, &wide_options, session)?;
+                module.rename_entries(codegen::WIDE_SUFFIX);
+                objects.push(session.step("object", || Ok(module.object()?))?);
+            }
+            session.step("link", || {
+                Ok(codegen::link_library(
+                    loops,
+                    &options.codegen,
+                    &objects,
+                    wide,
+                    out,
+                )?)
+            })?;
+            Ok(Output::Loopy(loops.clone()))
         }
         Goal::Check | Goal::Lowered | Goal::Core | Goal::Fused | Goal::Loopy => Err(
             Failure::Internal("the back end was asked for a front-end goal".into()),

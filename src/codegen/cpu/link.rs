@@ -1,6 +1,6 @@
-//! The executable: the object file, the generated glue (with the checks of
-//! the `arr_nest` layout) and the runtime's translation units, linked with
-//! the system `cc`.
+//! The executable or shared library: the object file, the generated glue
+//! (with the checks of the `arr_nest` layout, and a library's C API) and the
+//! runtime's translation units, linked with the system `cc`.
 
 use super::super::glue::{self, glue_c};
 use crate::codegen::{CodegenError, CodegenOptions};
@@ -23,15 +23,37 @@ impl RuntimeFiles<'static> {
         headers: crate::runtime::HEADERS,
         sources: crate::runtime::CPU_SOURCES,
     };
+    /// What a CPU library links: the C API instead of `main`.
+    pub(crate) const CPU_LIBRARY: RuntimeFiles<'static> = RuntimeFiles {
+        headers: crate::runtime::HEADERS,
+        sources: crate::runtime::CPU_LIBRARY_SOURCES,
+    };
 }
+
+/// What `link` writes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Linked {
+    Executable,
+    /// A shared library exporting only the C API (`arrc_*`): the runtime's
+    /// and the program's own symbols stay local, so that two libraries in
+    /// one process cannot bind to each other's. `wide`: the second object
+    /// holds the entries for x86-64-v3 (`glue::WIDE_SUFFIX`).
+    Library {
+        wide: bool,
+    },
+}
+
+/// The linker's version script of a library.
+const EXPORTS: &str = "{\n  global: arrc_*;\n  local: *;\n};\n";
 
 pub(crate) fn link(
     program: &loopy::ir::Program,
     opts: &CodegenOptions,
     machine: &TargetMachine,
-    object: &[u8],
+    objects: &[Vec<u8>],
     out: &Path,
     runtime: RuntimeFiles,
+    linked: Linked,
 ) -> Result<(), CodegenError> {
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         if !parent.is_dir() {
@@ -42,14 +64,24 @@ pub(crate) fn link(
             )));
         }
     }
+    check_ranks(program)?;
     let io = |e: std::io::Error| CodegenError::Refused(format!("cannot write build files: {e}"));
     let dir = tempfile::tempdir().map_err(io)?;
     let path = |name: &str| dir.path().join(name);
-    std::fs::write(path("program.o"), object).map_err(io)?;
-    let mut glue = glue_c(program);
+    let mut programs = Vec::new();
+    for (i, object) in objects.iter().enumerate() {
+        programs.push(path(&format!("program{i}.o")));
+        std::fs::write(&programs[i], object).map_err(io)?;
+    }
+    let wide = linked == Linked::Library { wide: true };
+    let mut glue = glue_c(program, wide);
     glue.push_str(&super::nest::descriptor_checks(machine)?);
     if opts.count_traffic {
         glue.push_str(glue::TRAFFIC_GLUE);
+    }
+    if linked != Linked::Executable {
+        glue.push_str(&super::super::library::library_glue(program));
+        std::fs::write(path("exports.map"), EXPORTS).map_err(io)?;
     }
     std::fs::write(path("glue.c"), glue).map_err(io)?;
     for (name, text) in runtime.headers {
@@ -60,14 +92,20 @@ pub(crate) fn link(
         .iter()
         .map(|&(name, text)| runtime_object(dir.path(), name, text, runtime.headers))
         .collect::<Result<Vec<_>, _>>()?;
-    let output = Command::new("cc")
-        .arg("-O2")
-        .arg("-std=gnu11")
+    let mut cc = Command::new("cc");
+    cc.args(["-O2", "-std=gnu11", "-fPIC"]);
+    if linked != Linked::Executable {
+        cc.arg("-shared").arg(format!(
+            "-Wl,--version-script={}",
+            path("exports.map").display()
+        ));
+    }
+    let output = cc
         .arg("-I")
         .arg(dir.path())
         .arg(path("glue.c"))
         .args(&objects)
-        .arg(path("program.o"))
+        .args(&programs)
         .arg("-lm")
         .arg("-lpthread")
         .arg("-o")
@@ -75,6 +113,28 @@ pub(crate) fn link(
         .output()
         .map_err(|e| CodegenError::Refused(format!("cannot run `cc`: {e}")))?;
     check_cc(&output, "linking with `cc`")
+}
+
+/// The highest rank of an entry's parameter or result (`ARR_MAX_RANK` in
+/// arr_runtime.h): the binary value format stores ranks in one byte.
+pub(crate) const MAX_ENTRY_RANK: usize = crate::runtime::value::MAX_RANK;
+
+fn check_ranks(program: &loopy::ir::Program) -> Result<(), CodegenError> {
+    for f in &program.functions {
+        let types = f
+            .params
+            .iter()
+            .map(|p| p.var.ty)
+            .chain(f.ret.iter().copied());
+        if let Some(rank) = types.map(|t| t.rank()).find(|&r| r > MAX_ENTRY_RANK) {
+            return Err(CodegenError::Refused(format!(
+                "entry point `{}` takes or returns an array of rank {rank}; \
+                 entry points allow ranks up to {MAX_ENTRY_RANK}",
+                f.name
+            )));
+        }
+    }
+    Ok(())
 }
 
 pub(crate) fn check_cc(output: &std::process::Output, what: &str) -> Result<(), CodegenError> {
@@ -87,6 +147,10 @@ pub(crate) fn check_cc(output: &std::process::Output, what: &str) -> Result<(), 
         )))
     }
 }
+
+/// How the runtime is compiled: position-independent, so that the same
+/// objects serve executables and shared libraries.
+const RUNTIME_CFLAGS: [&str; 3] = ["-O2", "-std=gnu11", "-fPIC"];
 
 /// One translation unit of the runtime compiled to an object file.
 /// Compiling the runtime takes longer than the rest of a build, so the
@@ -101,7 +165,14 @@ pub(crate) fn runtime_object(
 ) -> Result<PathBuf, CodegenError> {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    (name, text, headers, env!("CARGO_PKG_VERSION")).hash(&mut hasher);
+    (
+        name,
+        text,
+        headers,
+        RUNTIME_CFLAGS,
+        env!("CARGO_PKG_VERSION"),
+    )
+        .hash(&mut hasher);
     let stem = name.strip_suffix(".c").unwrap_or(name);
     let cached_name = format!("{stem}-{:016x}.o", hasher.finish());
     let cache = std::env::var_os("XDG_CACHE_HOME")
@@ -117,7 +188,8 @@ pub(crate) fn runtime_object(
     std::fs::write(dir.join(name), text).map_err(io)?;
     let object = dir.join(format!("{stem}.o"));
     let output = Command::new("cc")
-        .args(["-O2", "-std=gnu11", "-c"])
+        .args(RUNTIME_CFLAGS)
+        .arg("-c")
         .arg("-I")
         .arg(dir)
         .arg(dir.join(name))
@@ -162,6 +234,12 @@ mod tests {
             .unwrap()
             .status
             .success()
+    }
+
+    #[test]
+    fn the_runtime_allows_the_ranks_the_compiler_does() {
+        let define = format!("#define ARR_MAX_RANK {}", super::MAX_ENTRY_RANK);
+        assert!(crate::runtime::RUNTIME_H.contains(&define));
     }
 
     #[test]

@@ -91,7 +91,7 @@ pub(crate) fn link(
     let dir = tempfile::tempdir().map_err(io)?;
     let path = |name: &str| dir.path().join(name);
     std::fs::write(path("program.o"), object).map_err(io)?;
-    let mut glue = glue_c(program);
+    let mut glue = glue_c(program, false);
     glue.push_str(&descriptor_c(artifacts));
     std::fs::write(path("glue.c"), glue).map_err(io)?;
     let headers: Vec<(&str, &str)> = crate::runtime::HEADERS

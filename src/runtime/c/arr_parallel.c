@@ -1,4 +1,5 @@
-/* The multicore scheduler: a thread pool started once per process and the
+/* The multicore scheduler: a thread pool per context (started on first use,
+ * stopped when the context is freed) and the
  * strategies that run a compiled loop nest on it (`arr_run_nest`, see
  * arr_parallel.h for the contract with compiled code). A translation unit
  * of its own beside the host-common arr_runtime.c, which it reaches through
@@ -12,8 +13,9 @@
  *
  * A run-time error inside a chunk does not exit at once: the chunk records
  * it and jumps back here, later chunks are skipped, and after the job the
- * error of the earliest chunk is reported, the one a sequential run meets
- * first. */
+ * error of the earliest chunk is reported (unwinding to the call's
+ * boundary, arr_runtime.c), the one a sequential run meets first. Nothing
+ * here is global: two contexts, or two libraries, have pools of their own. */
 #include "arr_parallel.h"
 
 #include <pthread.h>
@@ -38,50 +40,59 @@ typedef struct {
     atomic_int busy;
 } job;
 
-static int pool_size;                /* threads, the caller included */
-static int pool_spin;                /* spin before sleeping (not oversubscribed) */
-static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t pool_wake = PTHREAD_COND_INITIALIZER;
-static atomic_uint_fast64_t pool_generation;
-static job *pool_job;
-static pthread_t *pool_workers;
-/* Set (with a new generation) to make the workers return. */
-static atomic_int pool_quit;
+typedef struct pool {
+    arr_ctx *ctx;
+    int size;                /* threads, the caller included */
+    int spin;                /* spin before sleeping (not oversubscribed) */
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    atomic_uint_fast64_t generation;
+    job *job;
+    pthread_t *workers;
+    /* Set (with a new generation) to make the workers return. */
+    atomic_int quit;
+    /* `ARRC_GRAIN` overrides every nest's grain: with 1, tests drive even
+     * tiny nests through the parallel strategies. */
+    int64_t grain_override;
+    /* The error of the earliest failing chunk of the current job. */
+    pthread_mutex_t error_lock;
+    atomic_int_fast64_t error_chunk_start;
+    char error_message[512];
+} pool;
 
 /* Set while the current thread runs a chunk: nested nests run inline. */
 static _Thread_local int in_parallel;
-/* Where a failing chunk jumps to, and that chunk's first iteration. */
+/* Where a failing chunk jumps to, that chunk's first iteration, and its
+ * pool. */
 static _Thread_local jmp_buf *chunk_exit;
 static _Thread_local int64_t chunk_start;
-
-/* The error of the earliest failing chunk of the current job. */
-static pthread_mutex_t error_lock = PTHREAD_MUTEX_INITIALIZER;
-static atomic_int_fast64_t error_chunk_start = INT64_MAX;
-static char error_message[512];
+static _Thread_local pool *chunk_pool;
 
 static void run_chunks(job *j);
 
 static void *worker_main(void *arg) {
+    pool *p = arg;
     uint_fast64_t seen = 0;
-    (void)arg;
+    /* What chunks allocate belongs to the pool's context. */
+    arr_ctx_set_current(p->ctx);
     for (;;) {
-        uint_fast64_t gen = atomic_load_explicit(&pool_generation, memory_order_acquire);
-        long spins = pool_spin ? 200000 : 0;
+        uint_fast64_t gen = atomic_load_explicit(&p->generation, memory_order_acquire);
+        long spins = p->spin ? 200000 : 0;
         while (gen == seen && spins-- > 0) {
-            gen = atomic_load_explicit(&pool_generation, memory_order_acquire);
+            gen = atomic_load_explicit(&p->generation, memory_order_acquire);
         }
         if (gen == seen) {
-            pthread_mutex_lock(&pool_lock);
-            while ((gen = atomic_load(&pool_generation)) == seen) {
-                pthread_cond_wait(&pool_wake, &pool_lock);
+            pthread_mutex_lock(&p->lock);
+            while ((gen = atomic_load(&p->generation)) == seen) {
+                pthread_cond_wait(&p->wake, &p->lock);
             }
-            pthread_mutex_unlock(&pool_lock);
+            pthread_mutex_unlock(&p->lock);
         }
         seen = gen;
-        if (atomic_load(&pool_quit)) {
+        if (atomic_load(&p->quit)) {
             return NULL;
         }
-        job *j = pool_job;
+        job *j = p->job;
         run_chunks(j);
         atomic_fetch_sub_explicit(&j->busy, 1, memory_order_release);
     }
@@ -106,66 +117,99 @@ static long online_cores(void) {
     return cores >= 1 ? cores : 1;
 }
 
-static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
-/* `ARRC_GRAIN` overrides every nest's grain: with 1, tests drive even
- * tiny nests through the parallel strategies. */
-static int64_t grain_override;
+static void pool_free(void *state);
+static void reset_thread(void);
 
-static void pool_start(void) {
+/* The pool of the current context, started on first use (calls on a
+ * context are serialised, so only one thread starts it); NULL outside any
+ * context or without memory. */
+static pool *current_pool(void) {
+    arr_ctx *ctx = arr_ctx_current();
+    pool *p;
     int i;
-    const char *grain = getenv("ARRC_GRAIN");
+    const char *grain;
+    if (ctx == NULL) {
+        return NULL;
+    }
+    p = arr_ctx_backend(ctx);
+    if (p != NULL) {
+        return p;
+    }
+    p = calloc(1, sizeof *p);
+    if (p == NULL) {
+        return NULL;
+    }
+    p->ctx = ctx;
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->wake, NULL);
+    pthread_mutex_init(&p->error_lock, NULL);
+    atomic_init(&p->generation, 0);
+    atomic_init(&p->quit, 0);
+    atomic_init(&p->error_chunk_start, INT64_MAX);
+    grain = getenv("ARRC_GRAIN");
     if (grain != NULL && *grain != '\0') {
         char *end;
         long long g = strtoll(grain, &end, 10);
         if (*end == '\0' && g >= 1) {
-            grain_override = g;
+            p->grain_override = g;
         }
     }
     arr_error_hook = arr_fail_in_chunk;
-    arr_exit_hook = arr_pool_stop;
-    pool_size = arr_num_threads > 0 ? arr_num_threads : default_threads();
+    p->size = arr_ctx_threads(ctx) > 0 ? arr_ctx_threads(ctx) : default_threads();
     /* Spinning only pays when every thread has a core of its own. */
-    pool_spin = pool_size <= online_cores();
-    pool_workers = calloc((size_t)pool_size, sizeof *pool_workers);
-    if (pool_workers == NULL) {
-        pool_size = 1;
-        return;
+    p->spin = p->size <= online_cores();
+    p->workers = calloc((size_t)p->size, sizeof *p->workers);
+    if (p->workers == NULL) {
+        p->size = 1;
     }
-    for (i = 1; i < pool_size; i++) {
+    for (i = 1; i < p->size; i++) {
         pthread_attr_t attr;
         pthread_attr_init(&attr);
         /* Deep sequential code can run in a chunk: as much stack as main. */
         pthread_attr_setstacksize(&attr, (size_t)64 << 20);
-        if (pthread_create(&pool_workers[i], &attr, worker_main, NULL) != 0) {
-            pool_size = i;
+        if (pthread_create(&p->workers[i], &attr, worker_main, p) != 0) {
+            p->size = i;
             pthread_attr_destroy(&attr);
             break;
         }
         pthread_attr_destroy(&attr);
     }
+    arr_ctx_set_backend(ctx, p, pool_free, reset_thread);
+    return p;
 }
 
-void arr_pool_stop(void) {
+/* Stops and joins the pool's threads (when its context is freed). */
+static void pool_free(void *state) {
+    pool *p = state;
     int i;
-    if (pool_workers == NULL) {
+    if (p == NULL) {
         return;
     }
-    pthread_mutex_lock(&pool_lock);
-    atomic_store(&pool_quit, 1);
-    atomic_fetch_add(&pool_generation, 1);
-    pthread_cond_broadcast(&pool_wake);
-    pthread_mutex_unlock(&pool_lock);
-    for (i = 1; i < pool_size; i++) {
-        pthread_join(pool_workers[i], NULL);
+    pthread_mutex_lock(&p->lock);
+    atomic_store(&p->quit, 1);
+    atomic_fetch_add(&p->generation, 1);
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->lock);
+    for (i = 1; i < p->size; i++) {
+        pthread_join(p->workers[i], NULL);
     }
-    free(pool_workers);
-    pool_workers = NULL;
-    pool_size = 1;
+    free(p->workers);
+    pthread_mutex_destroy(&p->lock);
+    pthread_cond_destroy(&p->wake);
+    pthread_mutex_destroy(&p->error_lock);
+    free(p);
+}
+
+/* After a failed call, the calling thread is outside every chunk again. */
+static void reset_thread(void) {
+    in_parallel = 0;
+    chunk_exit = NULL;
+    chunk_pool = NULL;
 }
 
 int arr_threads(void) {
-    pthread_once(&pool_once, pool_start);
-    return pool_size;
+    pool *p = current_pool();
+    return p == NULL ? 1 : p->size;
 }
 
 /* Claims and runs chunks until none are left. */
@@ -179,21 +223,21 @@ static void run_chunks(job *j) {
 
 /* Runs `run(ctx, c)` for every chunk c in [0, num_chunks) on the pool and
  * returns when all have finished. */
-static void parallel_chunks(int64_t num_chunks, chunk_fn run, void *ctx) {
+static void parallel_chunks(pool *p, int64_t num_chunks, chunk_fn run, void *ctx) {
     job j;
     j.run = run;
     j.ctx = ctx;
     j.num_chunks = num_chunks;
     atomic_init(&j.next_chunk, 0);
-    atomic_init(&j.busy, pool_size - 1);
-    pthread_mutex_lock(&pool_lock);
-    pool_job = &j;
-    atomic_fetch_add_explicit(&pool_generation, 1, memory_order_release);
-    pthread_cond_broadcast(&pool_wake);
-    pthread_mutex_unlock(&pool_lock);
+    atomic_init(&j.busy, p->size - 1);
+    pthread_mutex_lock(&p->lock);
+    p->job = &j;
+    atomic_fetch_add_explicit(&p->generation, 1, memory_order_release);
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->lock);
     run_chunks(&j);
     while (atomic_load_explicit(&j.busy, memory_order_acquire) > 0) {
-        if (!pool_spin) {
+        if (!p->spin) {
             sched_yield();
         }
     }
@@ -203,30 +247,36 @@ static void parallel_chunks(int64_t num_chunks, chunk_fn run, void *ctx) {
 
 int arr_fail_in_chunk(const char *message) {
     int64_t start = chunk_start;
-    if (chunk_exit == NULL) {
+    pool *p = chunk_pool;
+    if (chunk_exit == NULL || p == NULL) {
         return 0;
     }
-    pthread_mutex_lock(&error_lock);
-    if (start < atomic_load(&error_chunk_start)) {
-        atomic_store(&error_chunk_start, start);
-        snprintf(error_message, sizeof error_message, "%s", message);
+    pthread_mutex_lock(&p->error_lock);
+    if (start < atomic_load(&p->error_chunk_start)) {
+        atomic_store(&p->error_chunk_start, start);
+        snprintf(p->error_message, sizeof p->error_message, "%s", message);
     }
-    pthread_mutex_unlock(&error_lock);
+    pthread_mutex_unlock(&p->error_lock);
     longjmp(*chunk_exit, 1);
 }
 
-/* After a job: reports the earliest chunk's error, if any, and exits. */
-static void report_chunk_error(void) {
-    if (atomic_load(&error_chunk_start) != INT64_MAX) {
-        fflush(stdout);
-        fputs(error_message, stderr);
-        exit(1);
+/* After a job: reports the earliest chunk's error, if any, unwinding to
+ * the call's boundary (the caller has freed what it allocated). */
+static void report_chunk_error(pool *p) {
+    if (atomic_load(&p->error_chunk_start) != INT64_MAX) {
+        atomic_store(&p->error_chunk_start, INT64_MAX);
+        arr_raise(p->error_message);
     }
+}
+
+static int chunk_failed(const pool *p) {
+    return atomic_load(&p->error_chunk_start) != INT64_MAX;
 }
 
 /* ---------------------------------------------------------------- nests */
 
 typedef struct {
+    pool *pool;
     const arr_nest *nest;
     void *env;
     int64_t width;
@@ -252,9 +302,11 @@ static void *carry_of(const nest_job *nj, int64_t chunk, void *shared) {
 static void run_body(const arr_nest *nest, void *env, int64_t start, int64_t end, void *carry) {
     size_t cs = (size_t)nest->carry_size;
     int64_t s;
-    unsigned char *neutral;
+    /* On the stack: a failing body leaves by longjmp, which would leak a
+     * heap copy. Carries are a few scalars; a bigger one runs unblocked. */
+    _Alignas(64) unsigned char neutral[1024];
     if (nest->kind != ARR_NEST_REDUCE || cs == 0 || end - start <= REDUCE_BLOCK ||
-        (neutral = malloc(2 * cs)) == NULL) {
+        2 * cs > sizeof neutral) {
         nest->body(env, start, end, carry);
         return;
     }
@@ -266,7 +318,6 @@ static void run_body(const arr_nest *nest, void *env, int64_t start, int64_t end
         nest->body(env, s, end - s < REDUCE_BLOCK ? end : s + REDUCE_BLOCK, block);
         nest->combine(env, carry, block);
     }
-    free(neutral);
 }
 
 static void nest_chunk(void *ctx, int64_t chunk) {
@@ -275,12 +326,13 @@ static void nest_chunk(void *ctx, int64_t chunk) {
     int64_t end = start + nj->chunk_size < nj->width ? start + nj->chunk_size : nj->width;
     jmp_buf exit_here;
     /* A chunk after one that failed cannot change the reported error. */
-    if (start > atomic_load_explicit(&error_chunk_start, memory_order_relaxed)) {
+    if (start > atomic_load_explicit(&nj->pool->error_chunk_start, memory_order_relaxed)) {
         return;
     }
     in_parallel = 1;
     chunk_start = start;
     chunk_exit = &exit_here;
+    chunk_pool = nj->pool;
     if (setjmp(exit_here) == 0) {
         run_body(nj->nest, nj->env, start, end, carry_of(nj, chunk, nj->shared_carry));
     }
@@ -306,6 +358,7 @@ static void run_sequential(const arr_nest *nest, void *env, int64_t width, void 
 }
 
 typedef struct {
+    pool *pool;
     const arr_nest *nest;
     void *env;
     int64_t width;
@@ -319,12 +372,13 @@ static void hist_chunk(void *ctx, int64_t chunk) {
     int64_t end = start + hj->chunk_size < hj->width ? start + hj->chunk_size : hj->width;
     jmp_buf exit_here;
     void *bins = hj->carries + chunk * hj->nest->carry_size;
-    if (start > atomic_load_explicit(&error_chunk_start, memory_order_relaxed)) {
+    if (start > atomic_load_explicit(&hj->pool->error_chunk_start, memory_order_relaxed)) {
         return;
     }
     in_parallel = 1;
     chunk_start = start;
     chunk_exit = &exit_here;
+    chunk_pool = hj->pool;
     if (setjmp(exit_here) == 0) {
         hj->nest->private_body(hj->env, start, end, bins);
     }
@@ -335,10 +389,12 @@ static void hist_chunk(void *ctx, int64_t chunk) {
 /* One private copy of the bins per thread, merged into the real ones
  * afterwards: no atomics, but each copy costs a fill and a merge, so only
  * when the bins are few next to the work. */
-static int run_private_hist(const arr_nest *nest, void *env, int64_t width, void *carry,
-                            int threads) {
+static int run_private_hist(pool *p, const arr_nest *nest, void *env, int64_t width,
+                            void *carry, int threads) {
     hist_job hj;
     int64_t c, num_chunks = threads;
+    int failed;
+    hj.pool = p;
     hj.nest = nest;
     hj.env = env;
     hj.width = width;
@@ -350,13 +406,16 @@ static int run_private_hist(const arr_nest *nest, void *env, int64_t width, void
     for (c = 0; c < num_chunks; c++) {
         nest->hist(env, ARR_HIST_ALLOC, hj.carries + c * nest->carry_size, NULL);
     }
-    parallel_chunks(num_chunks, hist_chunk, &hj);
-    report_chunk_error();
+    parallel_chunks(p, num_chunks, hist_chunk, &hj);
+    failed = chunk_failed(p);
     for (c = 0; c < num_chunks; c++) {
-        nest->hist(env, ARR_HIST_MERGE, carry, hj.carries + c * nest->carry_size);
+        if (!failed) {
+            nest->hist(env, ARR_HIST_MERGE, carry, hj.carries + c * nest->carry_size);
+        }
         nest->hist(env, ARR_HIST_FREE, hj.carries + c * nest->carry_size, NULL);
     }
     free(hj.carries);
+    report_chunk_error(p);
     return 1;
 }
 
@@ -385,8 +444,8 @@ typedef struct {
     atomic_int totals_failed;
 } look_back;
 
-static void wait_pause(void) {
-    if (!pool_spin) {
+static void wait_pause(const pool *p) {
+    if (!p->spin) {
         sched_yield();
     }
 }
@@ -402,13 +461,14 @@ static void look_back_chunk(void *ctx, int64_t chunk) {
     unsigned char *prefix = lb->prefixes + chunk * cs;
     unsigned char *carry_in = carry_of(nj, chunk, NULL);
     jmp_buf exit_here;
-    if (start > atomic_load_explicit(&error_chunk_start, memory_order_relaxed)) {
+    if (start > atomic_load_explicit(&nj->pool->error_chunk_start, memory_order_relaxed)) {
         atomic_store_explicit(&lb->status[chunk], LB_ABANDONED, memory_order_release);
         return;
     }
     in_parallel = 1;
     chunk_start = start;
     chunk_exit = &exit_here;
+    chunk_pool = nj->pool;
     if (setjmp(exit_here) == 0) {
         int64_t k;
         int abandoned = 0;
@@ -420,7 +480,7 @@ static void look_back_chunk(void *ctx, int64_t chunk) {
         for (k = chunk - 1; k >= 0; k--) {
             int st;
             while ((st = atomic_load_explicit(&lb->status[k], memory_order_acquire)) == LB_NONE) {
-                wait_pause();
+                wait_pause(nj->pool);
             }
             if (st == LB_ABANDONED) {
                 abandoned = 1;
@@ -467,9 +527,9 @@ static int run_look_back(nest_job *nj, int64_t num_chunks, void *init) {
         for (c = 0; c < num_chunks; c++) {
             atomic_init(&lb.status[c], LB_NONE);
         }
-        parallel_chunks(num_chunks, look_back_chunk, &lb);
+        parallel_chunks(nj->pool, num_chunks, look_back_chunk, &lb);
         if (atomic_load(&lb.totals_failed)) {
-            atomic_store(&error_chunk_start, INT64_MAX);
+            atomic_store(&nj->pool->error_chunk_start, INT64_MAX);
             ok = 0;
         }
     }
@@ -483,8 +543,11 @@ void arr_run_nest(const arr_nest *nest, void *env, int64_t width, void *carry) {
     int threads;
     int64_t num_chunks, chunk_size, grain, c;
     nest_job nj;
-    threads = arr_threads();
-    grain = grain_override > 0 ? grain_override : nest->grain > 0 ? nest->grain : 1;
+    pool *p = in_parallel ? NULL : current_pool();
+    threads = p == NULL ? 1 : p->size;
+    grain = p != NULL && p->grain_override > 0 ? p->grain_override
+            : nest->grain > 0                  ? nest->grain
+                                               : 1;
     if (in_parallel || width < 2 * grain || nest->kind == ARR_NEST_SEQUENTIAL ||
         (nest->has_inner_nests && width < threads) ||
         (nest->kind == ARR_NEST_TWO_PHASE && nest->totals == NULL) || threads <= 1) {
@@ -494,10 +557,10 @@ void arr_run_nest(const arr_nest *nest, void *env, int64_t width, void *carry) {
         run_sequential(nest, env, width, carry, threads);
         return;
     }
-    atomic_store(&error_chunk_start, INT64_MAX);
+    atomic_store(&p->error_chunk_start, INT64_MAX);
     if (nest->kind == ARR_NEST_HIST && nest->private_body != NULL &&
         nest->bins * threads <= width / 4 &&
-        run_private_hist(nest, env, width, carry, threads)) {
+        run_private_hist(p, nest, env, width, carry, threads)) {
         return;
     }
     if (nest->kind == ARR_NEST_HIST && nest->body == NULL) {
@@ -526,6 +589,7 @@ void arr_run_nest(const arr_nest *nest, void *env, int64_t width, void *carry) {
         chunk_size = (chunk_size + 15) / 16 * 16;
     }
     num_chunks = (width + chunk_size - 1) / chunk_size;
+    nj.pool = p;
     nj.nest = nest;
     nj.env = env;
     nj.width = width;
@@ -549,9 +613,12 @@ void arr_run_nest(const arr_nest *nest, void *env, int64_t width, void *carry) {
             return;
         }
     } else {
-        parallel_chunks(num_chunks, nest_chunk, &nj);
+        parallel_chunks(p, num_chunks, nest_chunk, &nj);
     }
-    report_chunk_error();
+    if (chunk_failed(p)) {
+        free(nj.carries);
+        report_chunk_error(p);
+    }
     if (nj.carries != NULL) {
         /* Partial reductions in chunk order; scans and compactions end with
          * the last chunk's values. */

@@ -1,4 +1,4 @@
-/* The multicore scheduler (arr_parallel.c): the thread pool and the
+/* The multicore scheduler (arr_parallel.c): a thread pool per context and the
  * strategies that run a compiled loop nest on it. The CPU code generator
  * fills an `arr_nest` descriptor per nest and calls `arr_run_nest`; the
  * descriptor's layout is the code generator's too, which the glue checks
@@ -63,13 +63,12 @@ typedef struct {
 /* Runs a nest over [0, width) on the thread pool (or inline when it is
  * small or already inside a parallel nest). */
 void arr_run_nest(const arr_nest *nest, void *env, int64_t width, void *carry);
-/* Stops and joins the pool's threads (the exit hook: at the end of `main`). */
-void arr_pool_stop(void);
 /* Whether the calling thread runs a chunk of a parallel nest (a nest
  * inside it then runs inline). */
 int arr_in_parallel(void);
-/* The pool's size (starting it on first use): `--threads`, else
- * `ARRC_THREADS`, else the number of cores. */
+/* The size of the current context's pool (starting it on first use): the
+ * context's threads, else `ARRC_THREADS`, else the number of cores; 1
+ * outside any context. The pool stops when its context is freed. */
 int arr_threads(void);
 /* The error hook. Inside a parallel chunk: records `message` (a whole `Error: ...` line)
  * and leaves the chunk, never returning. Outside: returns 0. */

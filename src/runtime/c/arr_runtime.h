@@ -11,7 +11,9 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#define ARR_MAX_RANK 8
+/* The highest rank of an entry point's parameter or result: the binary
+ * value format stores the rank in one byte. */
+#define ARR_MAX_RANK 255
 
 typedef enum {
     ARR_I8, ARR_I16, ARR_I32, ARR_I64,
@@ -71,8 +73,53 @@ typedef struct {
 extern const arr_entry arr_entries[];
 extern const int arr_num_entries;
 
-/* Called by compiled code. Each prints one `Error: ...` line naming the
- * source location `loc` ("FILE:LINE:COL") to stderr and exits with code 1. */
+/* ---------------------------------------------------------------- contexts
+ * A context owns what one user of the compiled code holds: its threads (the
+ * backend's, e.g. the multicore pool), its memory, and the last run-time
+ * error. Entry points run through `arr_call`, the boundary: a run-time
+ * error anywhere below it (inside parallel chunks too) unwinds to it
+ * (`longjmp`), the memory the failed call allocated is freed, and the
+ * context stays usable for the next call. The executable's `main` and the
+ * library's entry functions both call through it. */
+typedef struct arr_ctx arr_ctx;
+
+/* A context whose backend uses `threads` threads (0: `ARRC_THREADS`, else
+ * one per core); NULL without memory. */
+arr_ctx *arr_ctx_new(int threads);
+void arr_ctx_free(arr_ctx *ctx);
+int arr_ctx_threads(const arr_ctx *ctx);
+/* The context the calling thread works for (NULL: none), and setting it
+ * (a backend's worker threads set their context's). */
+arr_ctx *arr_ctx_current(void);
+void arr_ctx_set_current(arr_ctx *ctx);
+/* A backend's state in the context (the thread pool), freed with it by
+ * `free_state`; `reset` restores the calling thread's state after a failed
+ * call. */
+void *arr_ctx_backend(const arr_ctx *ctx);
+void arr_ctx_set_backend(arr_ctx *ctx, void *state, void (*free_state)(void *),
+                         void (*reset)(void));
+/* Runs entry `e` on `args` into `results` through the boundary; 0, or 1
+ * after a run-time error, whose whole `Error: ...` line `arr_ctx_error`
+ * then gives (the results hold no arrays). Calls on one context are
+ * serialised. */
+int arr_call(arr_ctx *ctx, const arr_entry *e, const arr_value *args, arr_value *results);
+/* The last error's message ("" when there is none). */
+const char *arr_ctx_error(const arr_ctx *ctx);
+void arr_ctx_set_error(arr_ctx *ctx, const char *message);
+void arr_ctx_clear_error(arr_ctx *ctx);
+/* Unwinds to the boundary of the current call with `message` (a whole
+ * `Error: ...` line); without one it prints the message and exits 1. */
+void arr_raise(const char *message) __attribute__((noreturn));
+/* Checks the arguments' sizes against the entry's size parameters: 0, or
+ * 1 with the message (without `Error: ` and newline) in `msg`. */
+int arr_check_sizes(const arr_entry *e, const arr_value *args, char *msg, size_t len);
+/* Memory of `ctx` outside any call (the library's arrays): NULL when there
+ * is none, never an error. */
+void *arr_alloc_in(arr_ctx *ctx, int64_t bytes);
+
+/* Called by compiled code. Each reports one `Error: ...` line naming the
+ * source location `loc` ("FILE:LINE:COL"): it unwinds to the boundary of
+ * the call (`arr_raise`). */
 void arr_fail_bounds(int64_t index, int64_t length, const char *loc);
 /* A slice `start:end:stride` (after defaults are filled in) that is not valid
  * on a dimension of `length`: "index 2:9:1 out of bounds for array of
@@ -84,12 +131,13 @@ void arr_fail_division_by_zero(const char *loc);
 void arr_fail_assert(const char *loc);
 void arr_fail_negative_size(int64_t size, const char *loc);
 
-/* Memory for arrays: never returns NULL (running out of memory is an error
- * exit); `bytes` may be 0. */
+/* Memory for arrays, of the current context (tracked, so that a failed
+ * call frees what it allocated): never returns NULL (running out of memory
+ * is a run-time error); `bytes` may be 0. */
 void *arr_alloc(int64_t bytes);
 void arr_free(void *ptr);
 
-/* `--threads N` (0 when not given: the runtime chooses). */
+/* `--threads N` of an executable (0 when not given: the runtime chooses). */
 extern int arr_num_threads;
 
 /* Memory traffic of a binary built with `--count-traffic`: array elements
@@ -101,15 +149,12 @@ extern int64_t arr_traffic_reads;
 extern int64_t arr_traffic_writes;
 extern int arr_traffic_enabled;
 
-/* ------------------------------------------------------------ backend hooks
+/* ------------------------------------------------------------ backend hook
  * Set by a backend's runtime that runs compiled code on threads of its own
- * (the multicore scheduler sets them when it starts its pool); NULL when
- * there is none. */
-/* Called with the whole `Error: ...` line of a run-time error before it is
- * printed: inside a parallel chunk it records the error and leaves the
- * chunk, never returning; elsewhere it returns and the error is printed. */
+ * (the multicore scheduler sets it when a pool starts); NULL when there is
+ * none. Called with the whole `Error: ...` line of a run-time error before
+ * it unwinds: inside a parallel chunk it records the error and leaves the
+ * chunk, never returning; elsewhere it returns. */
 extern int (*arr_error_hook)(const char *message);
-/* Called at the end of `main`, after the results are printed. */
-extern void (*arr_exit_hook)(void);
 
 #endif

@@ -21,7 +21,7 @@ mod read;
 mod write;
 
 pub use compare::compare;
-pub use read::{binary_name, read_values, read_values_untyped, InputError};
+pub use read::{binary_name, read_values, read_values_untyped, InputError, MAX_RANK};
 pub use write::{format_float, write_binary, write_scalar, write_text};
 
 use crate::core::ir::Type;

@@ -69,7 +69,9 @@ pub fn read_values_untyped(input: &[u8]) -> Result<Vec<Value>, InputError> {
     }
 }
 
-const MAX_RANK: usize = 8;
+/// The highest rank of a value (`ARR_MAX_RANK` of the C runtime): the
+/// binary format stores ranks in one byte.
+pub const MAX_RANK: usize = 255;
 
 /// The four-byte element type name of the binary value format.
 pub fn binary_name(t: ScalarType) -> &'static [u8; 4] {

@@ -1,0 +1,85 @@
+//! `arrc build --library` and `arrc build --python`: the pass list to a
+//! shared library (`pipeline::Goal::Library`), then the header `NAME.h` or
+//! the Python module `NAME.py` beside it (docs/library.md).
+
+use super::cli::CompileArgs;
+use super::pipeline::{self, Failure, Goal, Output, Session};
+use crate::codegen;
+use std::path::{Path, PathBuf};
+
+/// Where a library's files go: the directory and the name (`-o DIR/NAME`,
+/// else the source's directory and stem).
+fn destination(program: &Path, output: Option<&Path>) -> Result<(PathBuf, String), Failure> {
+    let named = output.unwrap_or(program);
+    let stem = if output.is_some() {
+        named.file_name()
+    } else {
+        named.file_stem()
+    };
+    let name = stem
+        .and_then(|s| s.to_str())
+        .filter(|s| !s.is_empty() && !s.contains(['/', '\0']))
+        .ok_or_else(|| {
+            Failure::Usage(format!("cannot name a library after `{}`", named.display()))
+        })?
+        .to_string();
+    let dir = named
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."));
+    Ok((dir, name))
+}
+
+fn python_identifier(name: &str) -> bool {
+    name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// Builds the library (and the header or the module) of `program`.
+pub fn build(
+    program: &Path,
+    output: Option<&Path>,
+    compile: &CompileArgs,
+    python: bool,
+    time_passes: bool,
+) -> Result<(), Failure> {
+    let (dir, name) = destination(program, output)?;
+    if python && !python_identifier(&name) {
+        return Err(Failure::Usage(format!(
+            "`{name}` is not a Python module name (name the module with -o DIR/NAME)"
+        )));
+    }
+    let mut options = compile.options();
+    // A library travels: a portable level unless asked otherwise, with a
+    // second copy for x86-64-v3 chosen at run time (compute-bound loops
+    // gain from AVX2 and FMA: docs/library.md).
+    let wide = compile.cpu.is_none();
+    if wide {
+        options.codegen.cpu = codegen::Cpu::Level(2);
+    }
+    let so = dir.join(format!("lib{name}.so"));
+    let mut session = Session::new(None);
+    let compiled = pipeline::compile(program, &options, Goal::Library(&so, wide), &mut session);
+    if time_passes {
+        eprint!("{}", session.times());
+    }
+    let Output::Loopy(loops) = compiled? else {
+        return Err(Failure::Internal(
+            "no loop nests from a library build".into(),
+        ));
+    };
+    let (file, text) = if python {
+        (
+            dir.join(format!("{name}.py")),
+            codegen::python_module(&loops, &name),
+        )
+    } else {
+        (
+            dir.join(format!("{name}.h")),
+            codegen::library_header(&loops, &name),
+        )
+    };
+    std::fs::write(&file, text)
+        .map_err(|e| Failure::Message(format!("cannot write `{}`: {e}", file.display())))
+}

@@ -1,0 +1,515 @@
+//! Libraries (`arrc build --library`, `--python`; docs/library.md): the C
+//! example of the docs compiled against its header and run, the Python
+//! example run, the Python modules of the golden programs against the
+//! interpreter (run-time errors raised, not fatal), the GIL released during
+//! a call, and a compiled kernel mapped over a dask array's chunks on a
+//! real `LocalCluster`. Python needs numpy, futhark-data and
+//! dask[distributed] (tests/deps.sh installs them).
+
+use arrc::driver::testblock::{parse_blocks, Expect, Input};
+use arrc::runtime::value::{compare, read_values, write_binary, Value};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn arrc() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_arrc"))
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn ok(out: Output, what: &str) -> String {
+    assert!(
+        out.status.success(),
+        "{what} failed ({}):\n{}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The code blocks of docs/library.md fenced as ```` ```LANG ````.
+fn doc_blocks(lang: &str) -> Vec<String> {
+    let doc = std::fs::read_to_string(root().join("docs/library.md")).unwrap();
+    let mut out = Vec::new();
+    let mut current: Option<String> = None;
+    for line in doc.lines() {
+        match &mut current {
+            None if line.trim_end() == format!("```{lang}") => current = Some(String::new()),
+            Some(text) if line.trim_end() == "```" => {
+                out.push(std::mem::take(text));
+                current = None;
+            }
+            Some(text) => {
+                text.push_str(line);
+                text.push('\n');
+            }
+            None => {}
+        }
+    }
+    out
+}
+
+/// The program, the C example and the Python example of the docs, and the
+/// output both examples print (the block fenced as ```` ```text ````).
+fn doc_example(dir: &Path) -> PathBuf {
+    let program = doc_blocks("futhark");
+    assert_eq!(program.len(), 1, "docs/library.md has one Arr program");
+    let path = dir.join("saxpy.arr");
+    std::fs::write(&path, &program[0]).unwrap();
+    path
+}
+
+fn expected_example_output() -> String {
+    let text = doc_blocks("text");
+    assert!(
+        !text.is_empty(),
+        "docs/library.md shows the examples' output"
+    );
+    text[0].clone()
+}
+
+#[test]
+fn the_c_example_of_the_docs_compiles_against_its_header_and_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = doc_example(dir.path());
+    ok(
+        arrc()
+            .current_dir(dir.path())
+            .args(["build", "--library"])
+            .arg(program.file_name().unwrap())
+            .output()
+            .unwrap(),
+        "arrc build --library",
+    );
+    assert!(dir.path().join("saxpy.h").is_file());
+    assert!(dir.path().join("libsaxpy.so").is_file());
+    let c = doc_blocks("c");
+    assert_eq!(c.len(), 1, "docs/library.md has one C example");
+    std::fs::write(dir.path().join("example.c"), &c[0]).unwrap();
+    ok(
+        Command::new("cc")
+            .current_dir(dir.path())
+            .args(["-std=c11", "-Wall", "-Werror", "-o", "example", "example.c"])
+            .args(["-I.", "-L.", "-lsaxpy", "-Wl,-rpath,$ORIGIN"])
+            .output()
+            .unwrap(),
+        "cc example.c",
+    );
+    let out = ok(
+        Command::new(dir.path().join("example")).output().unwrap(),
+        "the C example",
+    );
+    assert_eq!(out, expected_example_output());
+    // Only the API is exported: no runtime symbol another library could
+    // bind to.
+    let symbols = ok(
+        Command::new("nm")
+            .args(["-D", "--defined-only"])
+            .arg(dir.path().join("libsaxpy.so"))
+            .output()
+            .unwrap(),
+        "nm",
+    );
+    for line in symbols.lines() {
+        let name = line.split_whitespace().last().unwrap_or("");
+        assert!(name.starts_with("arrc_"), "exported: {line}");
+    }
+}
+
+fn python(dir: &Path, script: &str) -> Output {
+    Command::new("python3")
+        .current_dir(dir)
+        .arg("-c")
+        .arg(script)
+        .output()
+        .expect("python3 runs")
+}
+
+#[test]
+fn the_python_example_of_the_docs_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = doc_example(dir.path());
+    ok(
+        arrc()
+            .current_dir(dir.path())
+            .args(["build", "--python"])
+            .arg(program.file_name().unwrap())
+            .output()
+            .unwrap(),
+        "arrc build --python",
+    );
+    let py = doc_blocks("python");
+    assert!(!py.is_empty(), "docs/library.md has a Python example");
+    let out = ok(python(dir.path(), &py[0]), "the Python example");
+    assert_eq!(out, expected_example_output());
+}
+
+/// The entries, inputs and interpreter results of a golden program's test
+/// cases with literal inputs.
+struct Case {
+    entry: String,
+    input: Vec<Value>,
+    expected: Result<Vec<Value>, String>,
+}
+
+fn golden_cases(path: &Path) -> Vec<Case> {
+    let source = std::fs::read_to_string(path).unwrap();
+    let Ok(blocks) = parse_blocks(&source) else {
+        return Vec::new();
+    };
+    if blocks.iter().any(|b| b.tags.iter().any(|t| t == "disable")) {
+        return Vec::new();
+    }
+    let Ok(program) = arrc::driver::pipeline::lowered(path) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for case in blocks.iter().flat_map(|b| &b.cases) {
+        let Input::Text(text) = &case.input else {
+            continue;
+        };
+        let entries = if case.entries.is_empty() {
+            vec!["main".to_string()]
+        } else {
+            case.entries.clone()
+        };
+        for entry in entries {
+            let Some(f) = program.entries.iter().find(|f| f.name == entry) else {
+                continue;
+            };
+            let types: Vec<_> = f.params.iter().map(|p| p.ty).collect();
+            let Ok(input) = read_values(text.as_bytes(), &types) else {
+                continue;
+            };
+            let expected = match arrc::interp::run_entry(&program, &entry, input.clone()) {
+                Ok(values) => Ok(values),
+                Err(arrc::interp::RunError::Program(message)) => Err(message),
+                Err(_) => continue,
+            };
+            if matches!(case.expect, Expect::Error(_)) != expected.is_err() {
+                continue;
+            }
+            out.push(Case {
+                entry: entry.clone(),
+                input,
+                expected,
+            });
+        }
+    }
+    out
+}
+
+/// Runs every case through the module `prog` in `dir`: each input file
+/// `N.in` (binary values) gives `N.out` (binary results) or `N.err` (the
+/// message of the `prog.Error` raised).
+const RUN_CASES: &str = r#"
+import sys, futhark_data, prog
+for i, entry in enumerate(sys.argv[1:]):
+    with open("%d.in" % i, "rb") as f:
+        args = list(futhark_data.load(f))
+    try:
+        r = getattr(prog, entry)(*args)
+    except prog.Error as e:
+        with open("%d.err" % i, "w") as f:
+            f.write(str(e))
+        continue
+    with open("%d.out" % i, "wb") as f:
+        for v in (r if isinstance(r, tuple) else (r,)):
+            futhark_data.dump(v, f, True)
+"#;
+
+#[test]
+fn python_modules_of_the_golden_programs_match_the_interpreter() {
+    let mut programs: Vec<PathBuf> = std::fs::read_dir(root().join("tests/programs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "arr"))
+        .collect();
+    programs.sort();
+    let mut checked = 0;
+    let mut errors = 0;
+    let mut failures = Vec::new();
+    for (n, path) in programs.iter().enumerate() {
+        let cases = golden_cases(path);
+        if cases.is_empty() {
+            continue;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let built = arrc()
+            .arg("build")
+            .arg("--python")
+            .arg(path)
+            .arg("-o")
+            .arg(dir.path().join("prog"))
+            .output()
+            .unwrap();
+        ok(built, &format!("arrc build --python {}", path.display()));
+        for (i, case) in cases.iter().enumerate() {
+            let mut bytes = Vec::new();
+            for v in &case.input {
+                write_binary(v, &mut bytes);
+            }
+            std::fs::write(dir.path().join(format!("{i}.in")), bytes).unwrap();
+        }
+        let entries: Vec<&str> = cases.iter().map(|c| c.entry.as_str()).collect();
+        let mut run = Command::new("python3");
+        run.current_dir(dir.path())
+            .arg("-c")
+            .arg(RUN_CASES)
+            .args(&entries);
+        if n % 2 == 1 {
+            // Every other program on the portable copy of the entries, the
+            // others on the x86-64-v3 one where this processor has it.
+            run.env("ARRC_NO_WIDE", "1");
+        }
+        let run = run.output().unwrap();
+        ok(run, &format!("the Python module of {}", path.display()));
+        for (i, case) in cases.iter().enumerate() {
+            let name = format!("{} ({}, case {i})", path.display(), case.entry);
+            let out = std::fs::read(dir.path().join(format!("{i}.out")));
+            let err = std::fs::read_to_string(dir.path().join(format!("{i}.err")));
+            match (&case.expected, out, err) {
+                (Ok(expected), Ok(bytes), _) => {
+                    let types: Vec<_> = expected.iter().map(Value::ty).collect();
+                    match read_values(&bytes, &types) {
+                        Ok(actual) => {
+                            for (a, e) in actual.iter().zip(expected) {
+                                if let Err(why) = compare(a, e) {
+                                    failures.push(format!("{name}: {why}"));
+                                }
+                            }
+                        }
+                        Err(e) => failures.push(format!("{name}: unreadable results: {e:?}")),
+                    }
+                }
+                (Err(message), _, Ok(raised)) => {
+                    errors += 1;
+                    if raised.trim() != message.trim() {
+                        failures.push(format!("{name}: raised `{raised}`, expected `{message}`"));
+                    }
+                }
+                (expected, _, _) => failures.push(format!("{name}: expected {expected:?}")),
+            }
+            checked += 1;
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(checked >= 50, "only {checked} cases checked");
+    assert!(errors >= 3, "only {errors} run-time errors checked");
+}
+
+/// A kernel that runs long enough to watch: `n` rounds of a loop per
+/// element.
+const SLOW: &str = "entry slow (xs: []f32) (n: i32) : []f32 =\n  \
+    map (\\x -> loop acc = x for i < n do acc * 0.999f32 + f32.i32 (i % 3)) xs\n\n\
+    entry twice (xs: []f32) : []f32 = map (\\x -> 2 * x) xs\n";
+
+fn build_python(dir: &Path, name: &str, source: &str) {
+    let path = dir.join(format!("{name}.arr"));
+    std::fs::write(&path, source).unwrap();
+    ok(
+        arrc()
+            .current_dir(dir)
+            .args(["build", "--python"])
+            .arg(&path)
+            .output()
+            .unwrap(),
+        "arrc build --python",
+    );
+}
+
+#[test]
+fn the_gil_is_released_while_compiled_code_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    build_python(dir.path(), "slow", SLOW);
+    // Another Python thread counts while the main thread is inside one
+    // call; with the GIL held it could not count at all meanwhile.
+    let script = r#"
+import threading, time, numpy as np, slow
+xs = np.ones(2000, dtype=np.float32)
+ctx = slow.Context(threads=1)
+n = 1000
+while True:
+    t0 = time.time(); ctx.slow(xs, n); t = time.time() - t0
+    if t > 0.3 or n > 10**8:
+        break
+    n *= 4
+stop = False
+ticks = []
+def count():
+    while not stop:
+        ticks.append(time.time())
+        time.sleep(0.001)
+th = threading.Thread(target=count)
+th.start()
+time.sleep(0.05)
+t0 = time.time(); ctx.slow(xs, n); t1 = time.time()
+stop = True
+th.join()
+inside = [t for t in ticks if t0 < t < t1]
+assert len(inside) >= 10, (len(inside), t1 - t0)
+print("ok", len(inside))
+"#;
+    let out = ok(python(dir.path(), script), "the GIL test");
+    assert!(out.starts_with("ok"), "{out}");
+}
+
+#[test]
+fn a_kernel_maps_over_dask_chunks_on_a_local_cluster() {
+    let dir = tempfile::tempdir().unwrap();
+    build_python(dir.path(), "slow", SLOW);
+    // Worker processes (not threads) on loopback; the module is shipped
+    // with upload_file as docs/library.md says, and also importable from
+    // the directory the workers start in.
+    let script = r#"
+import numpy as np, dask.array as da
+from dask.distributed import Client, LocalCluster
+
+def kernel(block):
+    import slow
+    return slow.twice(block)
+
+if __name__ == "__main__":
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                           host="127.0.0.1", dashboard_address=None)
+    client = Client(cluster)
+    client.upload_file("libslow.so")
+    client.upload_file("slow.py")
+    x = np.random.default_rng(1).random(1_000_003).astype(np.float32)
+    dx = da.from_array(x, chunks=100_000)
+    r = da.map_blocks(kernel, dx, dtype=np.float32).compute()
+    import slow
+    whole = slow.twice(x)
+    assert r.dtype == np.float32 and r.shape == x.shape
+    assert np.array_equal(r, whole)
+    workers = client.run(lambda: __import__("os").getpid())
+    assert len(set(workers.values())) == 2
+    client.close()
+    cluster.close()
+    print("ok", dx.numblocks[0])
+"#;
+    std::fs::write(dir.path().join("run_dask.py"), script).unwrap();
+    let out = ok(
+        Command::new("python3")
+            .current_dir(dir.path())
+            .arg("run_dask.py")
+            .env("PYTHONPATH", dir.path())
+            .output()
+            .unwrap(),
+        "the Dask test",
+    );
+    assert!(out.starts_with("ok 11"), "{out}");
+}
+
+/// Run-time errors in sequential code and inside parallel chunks (maps,
+/// reductions, scans, histograms), each met several times on one context:
+/// every call returns the executable's message, the context stays usable,
+/// and valgrind finds no leak and no bad access.
+const FAILING: &str = "entry div (xs: []i32) (d: i32) : []i32 = map (\\x -> x / (x - d)) xs\n\
+entry sum_div (xs: []i32) (d: i32) : i32 = reduce (+) 0 (map (\\x -> 100 / (x - d)) xs)\n\
+entry scan_idx (xs: []i64) : []i64 = scan (+) 0 (map (\\i -> xs[i]) xs)\n\
+entry hist_at (xs: []i64) : []i32 = hist (+) 0 4 xs (map (\\x -> i32.i64 (100 / x)) xs)\n\
+entry nested (n: i64) : [][]i64 = map (\\i -> map (\\j -> assert (j != 7) (i * j)) (iota n)) (iota n)\n";
+
+const FAILING_C: &str = r#"
+#include "failing.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+static int report(struct arrc_context *ctx, int rc) {
+    char *e = arrc_context_get_error(ctx);
+    printf("%d %s", rc, e ? e : "ok\n");
+    free(e);
+    return rc;
+}
+
+int main(void) {
+    struct arrc_context_config *cfg = arrc_context_config_new();
+    arrc_context_config_set_threads(cfg, 3);
+    struct arrc_context *ctx = arrc_context_new(cfg), *other = arrc_context_new(cfg);
+    arrc_context_config_free(cfg);
+    enum { N = 1000 };
+    int32_t xs[N];
+    int64_t is[N];
+    for (int i = 0; i < N; i++) { xs[i] = i; is[i] = i % 4 + 1; }
+    struct arrc_i32_1d *a = arrc_new_i32_1d(ctx, xs, N), *r;
+    struct arrc_i64_1d *b = arrc_new_i64_1d(ctx, is, N), *s;
+    struct arrc_i64_2d *m;
+    int32_t sum;
+    for (int k = 0; k < 3; k++) {
+        report(ctx, arrc_entry_div(ctx, &r, a, 500));
+        report(ctx, arrc_entry_sum_div(ctx, &sum, a, 900));
+        is[N - 3] = 5000;
+        struct arrc_i64_1d *bad = arrc_new_i64_1d(ctx, is, N);
+        report(ctx, arrc_entry_scan_idx(ctx, &s, bad));
+        is[N - 3] = 0;
+        struct arrc_i64_1d *zero = arrc_new_i64_1d(ctx, is, N);
+        is[N - 3] = 1;
+        report(ctx, arrc_entry_hist_at(ctx, &r, zero));
+        arrc_free_i64_1d(ctx, bad);
+        arrc_free_i64_1d(ctx, zero);
+        report(ctx, arrc_entry_nested(ctx, &m, 100));
+    }
+    /* A call that succeeds after all those errors. */
+    if (report(ctx, arrc_entry_div(ctx, &r, a, -1)) == 0) {
+        int32_t out[N];
+        arrc_values_i32_1d(ctx, r, out);
+        printf("div %d %d\n", out[1], out[N - 1]);
+        arrc_free_i32_1d(ctx, r);
+    }
+    if (report(other, arrc_entry_scan_idx(other, &s, b)) == 0) {
+        printf("scan %lld\n", (long long)arrc_shape_i64_1d(other, s)[0]);
+        arrc_free_i64_1d(other, s);
+    }
+    arrc_free_i32_1d(ctx, a);
+    arrc_free_i64_1d(ctx, b);
+    arrc_context_free(ctx);
+    arrc_context_free(other);
+    return 0;
+}
+"#;
+
+#[test]
+fn run_time_errors_return_from_the_library_and_leave_the_context_usable() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("failing.arr"), FAILING).unwrap();
+    ok(
+        arrc()
+            .current_dir(dir.path())
+            .args(["build", "--library", "failing.arr"])
+            .output()
+            .unwrap(),
+        "arrc build --library",
+    );
+    std::fs::write(dir.path().join("main.c"), FAILING_C).unwrap();
+    ok(
+        Command::new("cc")
+            .current_dir(dir.path())
+            .args(["-std=c11", "-Wall", "-Werror", "-o", "main", "main.c"])
+            .args(["-I.", "-L.", "-lfailing", "-Wl,-rpath,$ORIGIN"])
+            .output()
+            .unwrap(),
+        "cc main.c",
+    );
+    let once = "1 Error: division by zero at failing.arr:1:53\n\
+                1 Error: division by zero at failing.arr:2:69\n\
+                1 Error: index 5000 out of bounds for array of length 1000 at failing.arr:3:61\n\
+                1 Error: division by zero at failing.arr:4:74\n\
+                1 Error: assertion failed at failing.arr:5:57\n";
+    let expected = format!("{once}{once}{once}0 ok\ndiv 0 0\n0 ok\nscan 1000\n");
+    // Tiny grains send the small inputs through the parallel strategies.
+    let out = ok(
+        Command::new("valgrind")
+            .current_dir(dir.path())
+            .args(["-q", "--error-exitcode=9", "--leak-check=full"])
+            .args(["--errors-for-leak-kinds=definite,indirect", "./main"])
+            .env("ARRC_GRAIN", "1")
+            .output()
+            .unwrap(),
+        "valgrind ./main",
+    );
+    assert_eq!(out, expected);
+}
