@@ -36,6 +36,8 @@ _ELEMS = {
     "u16": (_np.uint16, _ct.c_uint16),
     "u32": (_np.uint32, _ct.c_uint32),
     "u64": (_np.uint64, _ct.c_uint64),
+    # Half floats cross the C API as their bits.
+    "f16": (_np.float16, _ct.c_uint16),
     "f32": (_np.float32, _ct.c_float),
     "f64": (_np.float64, _ct.c_double),
     "bool": (_np.bool_, _ct.c_bool),
@@ -69,6 +71,13 @@ def _describe(x):
     return "a value of type %s" % type(x).__name__
 
 
+def _c_scalar(elem, value):
+    """`value` as the ctypes value the C API takes for `elem`."""
+    if elem == "f16":
+        return _ct.c_uint16(int(_np.float16(value).view(_np.uint16)))
+    return _ELEMS[elem][1](value)
+
+
 def _scalar_arg(entry, name, pos, elem, x):
     """Parameter `name` of scalar type `elem` as its ctypes value: a numpy
     scalar (or 0-d array) of that dtype, or a Python value of its kind that
@@ -76,13 +85,13 @@ def _scalar_arg(entry, name, pos, elem, x):
     dtype = _np.dtype(_ELEMS[elem][0])
     if isinstance(x, (_np.generic, _np.ndarray)) and _np.ndim(x) == 0:
         if x.dtype == dtype:
-            return _ELEMS[elem][1](x.item())
+            return _c_scalar(elem, x.item())
     elif elem == "bool":
         if isinstance(x, bool):
             return _ct.c_bool(x)
     elif elem[0] == "f":
         if isinstance(x, (int, float)) and not isinstance(x, bool):
-            return _ELEMS[elem][1](x)
+            return _c_scalar(elem, x)
     elif isinstance(x, int) and not isinstance(x, bool):
         info = _np.iinfo(dtype)
         if info.min <= x <= info.max:
@@ -186,7 +195,10 @@ class Context:
         values = []
         for (elem, rank), o in zip(results, outs):
             if rank == 0:
-                values.append(_np.dtype(_ELEMS[elem][0]).type(o.value))
+                if elem == "f16":
+                    values.append(_np.uint16(o.value).view(_np.float16))
+                else:
+                    values.append(_np.dtype(_ELEMS[elem][0]).type(o.value))
                 continue
             kind = _ARRAYS[(elem, rank)]
             shape = tuple(kind.shape(ctx, o)[:rank])

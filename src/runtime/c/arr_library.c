@@ -59,7 +59,7 @@ ARRC_API char *arrc_context_get_error(struct arrc_context *ctx) {
 static size_t prim_size(arr_prim prim) {
     switch (prim) {
     case ARR_I8: case ARR_U8: case ARR_BOOL: return 1;
-    case ARR_I16: case ARR_U16: return 2;
+    case ARR_I16: case ARR_U16: case ARR_F16: return 2;
     case ARR_I32: case ARR_U32: case ARR_F32: return 4;
     default: return 8;
     }
