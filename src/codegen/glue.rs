@@ -86,7 +86,8 @@ pub fn glue_c(program: &Program, wide: bool) -> String {
     out
 }
 
-fn prim(t: ScalarType) -> &'static str {
+/// The runtime's `arr_prim` constant for `t`.
+pub(super) fn prim(t: ScalarType) -> &'static str {
     match t {
         ScalarType::I8 => "ARR_I8",
         ScalarType::I16 => "ARR_I16",

@@ -27,23 +27,6 @@ pub(crate) fn c_elem(t: ScalarType) -> (&'static str, &'static str) {
     }
 }
 
-fn runtime_prim(t: ScalarType) -> &'static str {
-    match t {
-        ScalarType::I8 => "ARR_I8",
-        ScalarType::I16 => "ARR_I16",
-        ScalarType::I32 => "ARR_I32",
-        ScalarType::I64 => "ARR_I64",
-        ScalarType::U8 => "ARR_U8",
-        ScalarType::U16 => "ARR_U16",
-        ScalarType::U32 => "ARR_U32",
-        ScalarType::U64 => "ARR_U64",
-        ScalarType::F16 => "ARR_F16",
-        ScalarType::F32 => "ARR_F32",
-        ScalarType::F64 => "ARR_F64",
-        ScalarType::Bool => "ARR_BOOL",
-    }
-}
-
 /// `f32_1d` for `[]f32`: the suffix of the array type's struct and functions.
 pub(crate) fn array_name(elem: ScalarType, rank: usize) -> String {
     format!("{}_{rank}d", c_elem(elem).1)
@@ -190,7 +173,7 @@ pub fn library_glue(program: &Program) -> String {
     out.push_str("#include <stdbool.h>\n\n");
     for (rank, elem) in array_types(program) {
         let n = array_name(elem, rank);
-        let p = runtime_prim(elem);
+        let p = super::glue::prim(elem);
         let names: Vec<String> = (0..rank).map(|d| format!("dim{d}")).collect();
         let [new, new_raw, values, shape, free] = array_decls(elem, rank);
         let _ = writeln!(out, "struct arrc_{n};");
