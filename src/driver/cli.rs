@@ -423,7 +423,15 @@ fn build(args: &BuildArgs) -> i32 {
         eprint!("{}", session.times());
     }
     let text = match (compiled, args.dump_after.is_some(), args.emit) {
-        (Err(failure), ..) => return report(Err(failure)),
+        (Err(failure), dumping, _) => {
+            // The IR after the named pass helps most when a later pass fails.
+            if dumping {
+                if let Ok(text) = session.dumped() {
+                    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+                }
+            }
+            return report(Err(failure));
+        }
         (Ok(_), true, _) => session.dumped(),
         (Ok(output), false, Some(stage)) => stage.print(output),
         (Ok(_), false, None) => return 0,

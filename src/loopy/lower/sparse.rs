@@ -99,6 +99,8 @@ impl Lowerer {
             .copied()
             .unwrap_or(Atom::Const(Const::Bool(false)));
         let mut inner = Vec::new();
+        // Arrays the members allocate under the predicate are freed there.
+        self.frames.push(Vec::new());
         // `(id, value inside, value outside when the predicate fails)`.
         let mut routed: Vec<(VarId, Atom, Atom)> = Vec::new();
         let mut family: Vec<VarId> = Vec::new();
@@ -177,6 +179,19 @@ impl Lowerer {
                 }
                 _ => {}
             }
+        }
+        let frame = self.pop_frame();
+        let leaving: HashSet<VarId> = routed
+            .iter()
+            .filter_map(|(_, value, _)| match value {
+                Atom::Var(v) => Some(*v),
+                Atom::Const(_) => None,
+            })
+            .collect();
+        self.free_frame(&frame, &leaving, &mut inner);
+        // An array handed out of the guard is the enclosing block's to free.
+        if let Some(enclosing) = self.frames.last_mut() {
+            enclosing.extend(frame.into_iter().filter(|v| leaving.contains(v)));
         }
         let mut handed = Vec::new();
         let mut results = Vec::new();

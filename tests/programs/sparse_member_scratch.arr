@@ -1,8 +1,9 @@
--- Found by `arrc random` (seeds 1000 and 1003, shrunk by hand). The build
--- fails at -O0 and -O3 (ilp fusion): "loopy lint, entry `main`: variable
--- v_33 used outside the scope of its definition". A map over an empty
--- filter result whose lambda binds an unused array, beside an unrelated
--- tabulate_2d.
+-- Found by `arrc random` (seeds 104, 1000, 1003, 2215, 5063, 5113, 5148,
+-- 5161; shrunk by hand). A map fused under a filter's predicate binds an
+-- array of its own; its `free` was placed after the guard, outside the
+-- scope of the allocation, and the loopy lint stopped the build at -O0 and
+-- -O3 under ilp fusion. Arrays allocated under the guard are now freed
+-- there.
 -- ==
 -- input { 3i64 } output { [[0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64], [0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64], [0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64], [0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64], [0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64]] }
 
