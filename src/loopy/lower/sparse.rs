@@ -99,8 +99,11 @@ impl Lowerer {
             .copied()
             .unwrap_or(Atom::Const(Const::Bool(false)));
         let mut inner = Vec::new();
-        // Arrays the members allocate under the predicate are freed there.
-        self.frames.push(Vec::new());
+        // Arrays the members allocate under the predicate are freed there:
+        // those the block's frame gains while `inner` is built (`alloc_outside`
+        // puts the family's buffers in the frame around the nest, so a frame
+        // of the guard's own would misplace them).
+        let mark = self.frames.last().map_or(0, Vec::len);
         // `(id, value inside, value outside when the predicate fails)`.
         let mut routed: Vec<(VarId, Atom, Atom)> = Vec::new();
         let mut family: Vec<VarId> = Vec::new();
@@ -180,7 +183,14 @@ impl Lowerer {
                 _ => {}
             }
         }
-        let frame = self.pop_frame();
+        let frame: Vec<VarId> = match self.frames.last_mut() {
+            Some(block) if block.len() > mark => block
+                .split_off(mark)
+                .into_iter()
+                .filter(|v| self.owned.contains(v))
+                .collect(),
+            _ => Vec::new(),
+        };
         let leaving: HashSet<VarId> = routed
             .iter()
             .filter_map(|(_, value, _)| match value {
