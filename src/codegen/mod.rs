@@ -60,6 +60,30 @@ pub enum Cpu {
     Level(u8),
 }
 
+/// A checking build (`--sanitize`): memory from the C library with no
+/// rounding and no reuse (so that an overrun of even one byte leaves the
+/// block), and the generated code and the runtime instrumented.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sanitizer {
+    /// AddressSanitizer: out-of-bounds accesses, use after free, leaks.
+    Address,
+    /// ThreadSanitizer: data races between the runtime's threads.
+    Thread,
+    /// Exact allocation only, for valgrind and other outside checkers.
+    Alloc,
+}
+
+impl Sanitizer {
+    /// What `cc` adds for the runtime, the glue and the link.
+    pub(crate) fn cc_flags(self) -> &'static [&'static str] {
+        match self {
+            Sanitizer::Address => &["-DARR_EXACT_ALLOC", "-fsanitize=address"],
+            Sanitizer::Thread => &["-DARR_EXACT_ALLOC", "-fsanitize=thread"],
+            Sanitizer::Alloc => &["-DARR_EXACT_ALLOC"],
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CodegenOptions {
     /// 0 to 3, as `-O0`..`-O3`.
@@ -80,6 +104,12 @@ pub struct CodegenOptions {
     /// feeding an add or subtract may be contracted (LANGUAGE.md section
     /// 6; see `emit::allow_contraction`).
     pub strict_fp: bool,
+    /// This module is the exact-errors fallback of an executable: its
+    /// entries get their own symbols (`arr_exact_entry_K`), which the glue
+    /// hands the runtime to re-run after a run-time error (`link`).
+    pub exact_fallback: bool,
+    /// `--sanitize`: a checking build (CPU executables and libraries).
+    pub sanitize: Option<Sanitizer>,
 }
 
 impl Default for CodegenOptions {
@@ -92,6 +122,8 @@ impl Default for CodegenOptions {
             fast_math: false,
             gpu_arch: 70,
             strict_fp: false,
+            exact_fallback: false,
+            sanitize: None,
         }
     }
 }
@@ -177,6 +209,12 @@ pub fn emit<'ctx>(
             "--count-traffic is not supported with a GPU target".into(),
         ));
     }
+    if opts.target.is_gpu() && opts.sanitize.is_some() {
+        return Err(CodegenError::Refused(
+            "--sanitize is not supported with a GPU target (NVIDIA's compute-sanitizer checks GPU code)"
+                .into(),
+        ));
+    }
     let device = opts
         .target
         .is_gpu()
@@ -188,6 +226,7 @@ pub fn emit<'ctx>(
         opts.count_traffic,
         opts.fast_math,
         opts.strict_fp,
+        opts.exact_fallback,
         device,
     )?;
     module.set_triple(&machine.get_triple());
@@ -225,6 +264,19 @@ impl LlvmModule<'_> {
             .map_err(|e| CodegenError::Internal(format!("LLVM optimisation failed: {e}")))
     }
 
+    /// The sanitizer's instrumentation (`CodegenOptions::sanitize`), after
+    /// optimisation as C compilers place it; nothing for `Alloc`.
+    pub fn sanitize(&mut self, sanitizer: Sanitizer) -> Result<(), CodegenError> {
+        let passes = match sanitizer {
+            Sanitizer::Address => "asan",
+            Sanitizer::Thread => "tsan-module,function(tsan)",
+            Sanitizer::Alloc => return Ok(()),
+        };
+        self.module
+            .run_passes(passes, &self.machine, PassBuilderOptions::create())
+            .map_err(|e| CodegenError::Internal(format!("LLVM instrumentation failed: {e}")))
+    }
+
     /// Prefetches ahead of the vector loads of vectorised loops (CPU).
     pub fn prefetch(&mut self) -> Result<(), CodegenError> {
         cpu::prefetch::prefetch_streams(self.context, &self.module)
@@ -253,6 +305,18 @@ impl LlvmModule<'_> {
     /// What a GPU build leaves for the link.
     pub fn gpu_artifacts(&self) -> Option<&gpu::Artifacts> {
         self.gpu.as_ref()
+    }
+
+    /// Whether the code can still report a run-time error (a call to one of
+    /// the runtime's `arr_fail_*` functions survived optimisation).
+    pub fn can_fail(&self) -> bool {
+        self.module.get_functions().any(|f| {
+            f.get_name().to_bytes().starts_with(b"arr_fail_")
+                && inkwell::values::BasicValue::get_first_use(
+                    &f.as_global_value().as_pointer_value(),
+                )
+                .is_some()
+        })
     }
 
     pub fn verify(&self) -> Result<(), String> {
@@ -284,18 +348,29 @@ impl LlvmModule<'_> {
     }
 }
 
-/// Links an object file from `LlvmModule::object` with its glue and the
+/// The object files of an executable or library: the program's (with a
+/// library's wide copy), and the exact-errors fallback's
+/// (`CodegenOptions::exact_fallback`) when it has one.
+pub struct Objects<'a> {
+    pub program: &'a [Vec<u8>],
+    pub exact_fallback: Option<&'a [u8]>,
+}
+
+/// Links the object files from `LlvmModule::object` with their glue and the
 /// runtime into the executable `out` (with the system `cc`).
 pub fn link(
     program: &loopy::ir::Program,
     opts: &CodegenOptions,
-    object: &[u8],
+    objects: Objects,
     gpu: Option<&gpu::Artifacts>,
     out: &Path,
 ) -> Result<(), CodegenError> {
-    match gpu {
-        Some(artifacts) => gpu::link::link(program, artifacts, object, out),
-        None => link_with_runtime(program, opts, object, out, RuntimeFiles::CPU),
+    match (gpu, objects.program) {
+        (Some(artifacts), [object]) => gpu::link::link(program, artifacts, object, out),
+        (Some(_), _) => Err(CodegenError::Internal(
+            "a GPU executable links one host object".into(),
+        )),
+        (None, _) => link_with_runtime(program, opts, objects, out, RuntimeFiles::CPU),
     }
 }
 
@@ -303,7 +378,7 @@ pub fn link(
 fn link_with_runtime(
     program: &loopy::ir::Program,
     opts: &CodegenOptions,
-    object: &[u8],
+    objects: Objects,
     out: &Path,
     runtime: RuntimeFiles,
 ) -> Result<(), CodegenError> {
@@ -312,20 +387,20 @@ fn link_with_runtime(
         program,
         opts,
         &machine,
-        &[object.to_vec()],
+        objects,
         out,
         runtime,
         Linked::Executable,
     )
 }
 
-/// Links an object file from `LlvmModule::object` with the glue, the C API
+/// Links object files from `LlvmModule::object` with the glue, the C API
 /// and the runtime into the shared library `out` (`library_header` is its
 /// header).
 pub fn link_library(
     program: &loopy::ir::Program,
     opts: &CodegenOptions,
-    objects: &[Vec<u8>],
+    objects: Objects,
     wide: bool,
     out: &Path,
 ) -> Result<(), CodegenError> {
@@ -352,6 +427,7 @@ fn backend(opts: &CodegenOptions) -> Result<Box<dyn Backend>, CodegenError> {
         Target::X86_64 => Ok(Box::new(CpuBackend {
             opt_level: opts.opt_level,
             cpu: opts.cpu,
+            sanitize: opts.sanitize,
         })),
         Target::NvPtx | Target::NvPtxEmu => Ok(Box::new(gpu::GpuBackend {
             opt_level: opts.opt_level,

@@ -185,6 +185,8 @@ fn run_at(p: &crate::fusion::ast::FusedProgram, level: u8, args: &[&str]) -> Run
         fast_math: false,
         gpu_arch: 70,
         strict_fp: false,
+        exact_fallback: false,
+        sanitize: None,
     };
     let runtime = super::RuntimeFiles {
         headers: crate::runtime::HEADERS,
@@ -197,7 +199,16 @@ fn run_at(p: &crate::fusion::ast::FusedProgram, level: u8, args: &[&str]) -> Run
         Ok(Output::Object(object)) => object,
         _ => panic!("no object file\n{}", llvm_text(&l, opts)),
     };
-    if let Err(e) = link_with_runtime(&l, &opts, &object, &exe, runtime) {
+    if let Err(e) = link_with_runtime(
+        &l,
+        &opts,
+        super::Objects {
+            program: std::slice::from_ref(&object),
+            exact_fallback: None,
+        },
+        &exe,
+        runtime,
+    ) {
         panic!("{e}\n{}", llvm_text(&l, opts));
     }
     let out = Command::new(&exe).args(args).output().expect("run");
@@ -269,6 +280,8 @@ fn vertical_map_reduce_computes_the_sum() {
         fast_math: false,
         gpu_arch: 70,
         strict_fp: false,
+        exact_fallback: false,
+        sanitize: None,
     };
     let ir = llvm_text(&l, opts);
     let bodies = ir
@@ -534,6 +547,8 @@ fn f32_math_and_round_half_even() {
             fast_math: false,
             gpu_arch: 70,
             strict_fp: false,
+            exact_fallback: false,
+            sanitize: None,
         },
     );
     assert!(!ir.contains("double"), "f32 math must stay in f32:\n{ir}");
@@ -617,6 +632,8 @@ fn returned_parameter_is_copied_and_nvptx_prints_the_device_module() {
         fast_math: false,
         gpu_arch: 70,
         strict_fp: false,
+        exact_fallback: false,
+        sanitize: None,
     };
     // `--emit llvm --target nvptx` prints the device module: the copy of
     // the parameter is host code, so it holds no kernel.
@@ -643,9 +660,9 @@ fn glue_declares_entries_and_size_constraints() {
         uses: vec![(0, 0), (1, 0)],
         fixed: None,
     }];
-    let glue = super::glue_c(&lowered(&p), false);
+    let glue = super::glue_c(&lowered(&p), false, false);
     assert!(
-        glue.contains("{\"dot\", 2, arr_params_0, 1, arr_results_0, 1, arr_sizes_0, arr_run_0}"),
+        glue.contains("{\"dot\", 2, arr_params_0, 1, arr_results_0, 1, arr_sizes_0, arr_run_0, NULL}"),
         "{glue}"
     );
     assert!(

@@ -3,7 +3,7 @@
 //! test, 2 bad usage or bad input, 70 internal compiler error.
 
 use super::pipeline::{self, Failure, Goal, Options, Output, Session};
-use crate::codegen::{CodegenOptions, Cpu, Target};
+use crate::codegen::{CodegenOptions, Cpu, Sanitizer, Target};
 use crate::fusion::ast::Strategy;
 use crate::fusion::FusionOptions;
 use crate::runtime::value;
@@ -134,6 +134,18 @@ pub struct CompileArgs {
     /// sm_70 and newer.
     #[arg(long, default_value = "sm_70", value_parser = parse_gpu)]
     pub gpu: GpuArch,
+    /// A checking build: exact allocations (no rounding, no reuse) and the
+    /// code instrumented by AddressSanitizer or ThreadSanitizer (`alloc`:
+    /// exact allocations only, for valgrind).
+    #[arg(long, value_enum)]
+    pub sanitize: Option<SanitizeArg>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SanitizeArg {
+    Address,
+    Thread,
+    Alloc,
 }
 
 /// `--gpu sm_XX`.
@@ -282,6 +294,12 @@ impl CompileArgs {
                 fast_math: self.fast_math,
                 gpu_arch: self.gpu.0,
                 strict_fp: self.strict_fp,
+                exact_fallback: false,
+                sanitize: self.sanitize.map(|s| match s {
+                    SanitizeArg::Address => Sanitizer::Address,
+                    SanitizeArg::Thread => Sanitizer::Thread,
+                    SanitizeArg::Alloc => Sanitizer::Alloc,
+                }),
             },
             // For comparisons; read here, not inside the compiler.
             prefetch: std::env::var_os("ARRC_NO_PREFETCH").is_none(),

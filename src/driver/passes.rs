@@ -117,6 +117,17 @@ impl Session {
         }
     }
 
+    /// A session for a second compilation inside this one (the exact-errors
+    /// fallback): verifying as this one does, dumping nothing.
+    pub fn quiet(&self) -> Session {
+        Session {
+            verify: self.verify,
+            dump_after: None,
+            dump: None,
+            passes: Vec::new(),
+        }
+    }
+
     fn record(&mut self, name: &'static str, gives_ir: bool, time: Duration) {
         match self.passes.iter_mut().find(|p| p.0 == name) {
             Some(pass) => {

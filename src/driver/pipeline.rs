@@ -19,11 +19,15 @@
 //!   loopy-scratch              per-thread scratch for per-iteration arrays
 //!   loopy-plan                 how each nest runs in parallel
 //!   lint                       loopy::check (a failure is an internal error)
+//!   exact-fallback-loopy       executables built with fusion: the same core
+//!                              unfused, fusion to lint again (quietly)
 //!   emit                       codegen::emit: emission + the target's backend -> LLVM module
 //!   target-attributes          the target's function attributes
 //!   llvm-opt                   LLVM's default<On> pipeline
 //!   prefetch                   software prefetches (CPU; not with ARRC_NO_PREFETCH)
+//!   sanitize                   --sanitize address|thread: the instrumentation
 //!   object                     machine code
+//!   exact-fallback-object      when the code can fail: the fallback at -O0
 //!   link                       cc with the glue and the runtime      -> executable
 //! ```
 //!
@@ -150,7 +154,20 @@ pub fn compile(
     if let Goal::Loopy = goal {
         return Ok(Output::Loopy(loops));
     }
-    back_end(&loops, options, goal, session)
+    let wants_fallback = matches!(goal, Goal::Executable(_) | Goal::Library(..))
+        && options.fusion.strategy != fusion::ast::Strategy::None
+        && !options.codegen.target.is_gpu();
+    let fallback = match wants_fallback {
+        true => {
+            let mut quiet = session.quiet();
+            Some(session.step("exact-fallback-loopy", || {
+                let unfused = fusion::fuse(&core, &FusionOptions::new(fusion::ast::Strategy::None));
+                loop_nests_in(&unfused.program, options, &mut quiet)
+            })?)
+        }
+        false => None,
+    };
+    back_end(&loops, fallback.as_ref(), options, goal, session)
 }
 
 /// The simplifier: `SIMPLIFY` in rounds until a round changes nothing, at
@@ -234,12 +251,21 @@ fn optimised_module<'ctx>(
     if target.prefetch && options.prefetch {
         session.rewrite("prefetch", &mut module, |m| Ok(m.prefetch()?))?;
     }
+    if let Some(sanitizer) = options.codegen.sanitize {
+        session.rewrite("sanitize", &mut module, |m| Ok(m.sanitize(sanitizer)?))?;
+    }
     Ok(module)
 }
 
-/// Loop nests to LLVM IR, assembly or an executable.
+/// Loop nests to LLVM IR, assembly, an executable or a library. A CPU
+/// executable or library whose code can fail also gets `fallback` (the same
+/// entries unfused, built for a quick compile): after a run-time error the
+/// runtime re-runs the entry there, so the error reported is the first in
+/// sequential order, as the interpreter reports it, whatever fusion
+/// reordered or interleaved.
 fn back_end(
     loops: &loopy::ir::Program,
+    fallback: Option<&loopy::ir::Program>,
     options: &Options,
     goal: Goal,
     session: &mut Session,
@@ -256,11 +282,16 @@ fn back_end(
         )),
         Goal::Executable(out) => {
             let object = session.step("object", || Ok(module.object()?))?;
+            let fallback = exact_fallback(fallback, &module, options, session)?;
             session.step("link", || {
+                let objects = codegen::Objects {
+                    program: std::slice::from_ref(&object),
+                    exact_fallback: fallback.as_deref(),
+                };
                 Ok(codegen::link(
                     loops,
                     &options.codegen,
-                    &object,
+                    objects,
                     module.gpu_artifacts(),
                     out,
                 )?)
@@ -269,6 +300,7 @@ fn back_end(
         }
         Goal::Library(out, wide) => {
             let mut objects = vec![session.step("object", || Ok(module.object()?))?];
+            let fallback = exact_fallback(fallback, &module, options, session)?;
             if wide {
                 let mut wide_options = options.clone();
                 wide_options.codegen.cpu = codegen::Cpu::Level(3);
@@ -278,10 +310,14 @@ fn back_end(
                 objects.push(session.step("object", || Ok(module.object()?))?);
             }
             session.step("link", || {
+                let objects = codegen::Objects {
+                    program: &objects,
+                    exact_fallback: fallback.as_deref(),
+                };
                 Ok(codegen::link_library(
                     loops,
                     &options.codegen,
-                    &objects,
+                    objects,
                     wide,
                     out,
                 )?)
@@ -292,6 +328,41 @@ fn back_end(
             Failure::Internal("the back end was asked for a front-end goal".into()),
         ),
     }
+}
+
+/// The fallback's object file when there is one and `module`'s code can
+/// fail (else nothing can be reported out of order).
+fn exact_fallback(
+    fallback: Option<&loopy::ir::Program>,
+    module: &codegen::LlvmModule,
+    options: &Options,
+    session: &mut Session,
+) -> Result<Option<Vec<u8>>, Failure> {
+    match fallback.filter(|_| module.can_fail()) {
+        Some(unfused) => Ok(Some(session.step("exact-fallback-object", || {
+            fallback_object(unfused, options)
+        })?)),
+        None => Ok(None),
+    }
+}
+
+/// The object file of the exact-errors fallback: `unfused` emitted with
+/// its own entry symbols, at LLVM's `-O0` (it runs only after an error).
+fn fallback_object(unfused: &loopy::ir::Program, options: &Options) -> Result<Vec<u8>, Failure> {
+    let codegen_options = CodegenOptions {
+        opt_level: 0,
+        exact_fallback: true,
+        count_traffic: false,
+        ..options.codegen
+    };
+    let context = codegen::LlvmContext::create();
+    let mut module = codegen::emit(&context, unfused, &codegen_options)?;
+    module.set_attributes()?;
+    module.optimise()?;
+    if let Some(sanitizer) = codegen_options.sanitize {
+        module.sanitize(sanitizer)?;
+    }
+    Ok(module.object()?)
 }
 
 /// The core IR as lowered, before the simplifier: what the interpreter
@@ -342,6 +413,7 @@ pub fn link_loop_nests(
 ) -> Result<(), Failure> {
     back_end(
         loops,
+        None,
         options,
         Goal::Executable(out),
         &mut Session::new(None),
@@ -356,5 +428,5 @@ pub fn emit_loop_nests(
     options: &Options,
     goal: Goal,
 ) -> Result<Output, Failure> {
-    back_end(loops, options, goal, &mut Session::new(None))
+    back_end(loops, None, options, goal, &mut Session::new(None))
 }

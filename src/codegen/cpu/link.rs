@@ -3,7 +3,7 @@
 //! runtime's translation units, linked with the system `cc`.
 
 use super::super::glue::{self, glue_c};
-use crate::codegen::{CodegenError, CodegenOptions};
+use crate::codegen::{CodegenError, CodegenOptions, Objects};
 use crate::loopy;
 use inkwell::targets::TargetMachine;
 use std::path::{Path, PathBuf};
@@ -50,7 +50,7 @@ pub(crate) fn link(
     program: &loopy::ir::Program,
     opts: &CodegenOptions,
     machine: &TargetMachine,
-    objects: &[Vec<u8>],
+    objects: Objects,
     out: &Path,
     runtime: RuntimeFiles,
     linked: Linked,
@@ -69,12 +69,17 @@ pub(crate) fn link(
     let dir = tempfile::tempdir().map_err(io)?;
     let path = |name: &str| dir.path().join(name);
     let mut programs = Vec::new();
-    for (i, object) in objects.iter().enumerate() {
+    for (i, object) in objects.program.iter().enumerate() {
         programs.push(path(&format!("program{i}.o")));
         std::fs::write(&programs[i], object).map_err(io)?;
     }
+    if let Some(fallback) = objects.exact_fallback {
+        programs.push(path("exact.o"));
+        std::fs::write(path("exact.o"), fallback).map_err(io)?;
+    }
     let wide = linked == Linked::Library { wide: true };
-    let mut glue = glue_c(program, wide);
+    let mut glue = glue_c(program, wide, objects.exact_fallback.is_some());
+    let checking = opts.sanitize.map_or(&[][..], |s| s.cc_flags());
     glue.push_str(&super::nest::descriptor_checks(machine)?);
     if opts.count_traffic {
         glue.push_str(glue::TRAFFIC_GLUE);
@@ -87,13 +92,13 @@ pub(crate) fn link(
     for (name, text) in runtime.headers {
         std::fs::write(path(name), text).map_err(io)?;
     }
-    let objects = runtime
+    let runtime_objects = runtime
         .sources
         .iter()
-        .map(|&(name, text)| runtime_object(dir.path(), name, text, runtime.headers))
+        .map(|&(name, text)| runtime_object(dir.path(), name, text, runtime.headers, checking))
         .collect::<Result<Vec<_>, _>>()?;
     let mut cc = Command::new("cc");
-    cc.args(["-O2", "-std=gnu11", "-fPIC"]);
+    cc.args(["-O2", "-std=gnu11", "-fPIC"]).args(checking);
     if linked != Linked::Executable {
         cc.arg("-shared").arg(format!(
             "-Wl,--version-script={}",
@@ -104,7 +109,7 @@ pub(crate) fn link(
         .arg("-I")
         .arg(dir.path())
         .arg(path("glue.c"))
-        .args(&objects)
+        .args(&runtime_objects)
         .args(&programs)
         .arg("-lm")
         .arg("-lpthread")
@@ -162,6 +167,7 @@ pub(crate) fn runtime_object(
     name: &str,
     text: &str,
     headers: &[(&str, &str)],
+    extra_flags: &[&str],
 ) -> Result<PathBuf, CodegenError> {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
@@ -170,6 +176,7 @@ pub(crate) fn runtime_object(
         text,
         headers,
         RUNTIME_CFLAGS,
+        extra_flags,
         env!("CARGO_PKG_VERSION"),
     )
         .hash(&mut hasher);
@@ -189,6 +196,7 @@ pub(crate) fn runtime_object(
     let object = dir.join(format!("{stem}.o"));
     let output = Command::new("cc")
         .args(RUNTIME_CFLAGS)
+        .args(extra_flags)
         .arg("-c")
         .arg("-I")
         .arg(dir)
@@ -247,6 +255,7 @@ mod tests {
         let backend = CpuBackend {
             opt_level: 2,
             cpu: Cpu::Native,
+            sanitize: None,
         };
         let checks = descriptor_checks(&backend.machine().unwrap()).unwrap();
         let header = crate::runtime::PARALLEL_H;

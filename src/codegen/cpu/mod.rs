@@ -13,7 +13,7 @@ pub(crate) mod prefetch;
 use super::backend::{Backend, Trap};
 use super::emit::{err, Frame, Gen, Res};
 use super::runtime::RuntimeFn;
-use super::{CodegenError, Cpu};
+use super::{CodegenError, Cpu, Sanitizer};
 use crate::core::ir::SrcLoc;
 use crate::loopy::ir::{LoopNest, MemSpace};
 use crate::loopy::par::Grain;
@@ -43,6 +43,7 @@ pub(crate) const TUNING: Tuning = Tuning {
 pub(crate) struct CpuBackend {
     pub(crate) opt_level: u8,
     pub(crate) cpu: Cpu,
+    pub(crate) sanitize: Option<Sanitizer>,
 }
 
 impl Backend for CpuBackend {
@@ -95,6 +96,21 @@ impl Backend for CpuBackend {
     fn prepare(&self, ctx: &Context, module: &Module) -> Res<()> {
         if self.cpu.has_avx512() {
             prefer_512_bit_vectors(ctx, module);
+        }
+        let attribute = match self.sanitize {
+            Some(Sanitizer::Address) => Some("sanitize_address"),
+            Some(Sanitizer::Thread) => Some("sanitize_thread"),
+            Some(Sanitizer::Alloc) | None => None,
+        };
+        if let Some(name) = attribute {
+            // The instrumentation passes touch only functions marked so.
+            let kind = inkwell::attributes::Attribute::get_named_enum_kind_id(name);
+            for f in module.get_functions().filter(|f| f.count_basic_blocks() > 0) {
+                f.add_attribute(
+                    inkwell::attributes::AttributeLoc::Function,
+                    ctx.create_enum_attribute(kind, 0),
+                );
+            }
         }
         Ok(())
     }

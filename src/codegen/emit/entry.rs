@@ -4,7 +4,7 @@ use super::*;
 
 impl<'ctx> Gen<'ctx, '_> {
     pub(crate) fn entry(&mut self, k: usize, f: &Function) -> Res<()> {
-        self.prefix = entry_symbol(k);
+        self.prefix = entry_symbol(k, self.exact_fallback);
         self.nests = 0;
         self.traffic_scalars.clear();
         if self.count_traffic {

@@ -97,6 +97,8 @@ pub(crate) struct Gen<'ctx, 'p> {
     locs: HashMap<SrcLoc, PointerValue<'ctx>>,
     /// Name prefix of the entry being generated and its count of nests.
     pub(crate) prefix: String,
+    /// Entries named as the exact-errors fallback's (`entry_symbol`).
+    pub(crate) exact_fallback: bool,
     pub(crate) nests: usize,
     /// `--count-traffic`: instrument memory accesses (see `traffic`).
     count_traffic: bool,
@@ -152,6 +154,7 @@ pub(crate) fn build<'ctx>(
     count_traffic: bool,
     fast_math: bool,
     strict_fp: bool,
+    exact_fallback: bool,
     device: Option<crate::codegen::gpu::Device<'ctx>>,
 ) -> Res<(Module<'ctx>, Option<crate::codegen::gpu::Device<'ctx>>)> {
     let mut gen = Gen {
@@ -171,6 +174,7 @@ pub(crate) fn build<'ctx>(
         mode: Mode::default(),
         cas: None,
         device,
+        exact_fallback,
     };
     for (k, f) in program.functions.iter().enumerate() {
         gen.entry(k, f)?;
@@ -225,8 +229,14 @@ fn allow_contraction(value: BasicValueEnum) -> Res<()> {
 }
 
 /// The symbol of entry point number `k`.
-pub(crate) fn entry_symbol(k: usize) -> String {
-    format!("arr_entry_{k}")
+/// The C symbol of entry `k`: the program's own, or (`exact`) the entry of
+/// the exact-errors fallback (`CodegenOptions::exact_fallback`).
+pub(crate) fn entry_symbol(k: usize, exact: bool) -> String {
+    if exact {
+        format!("arr_exact_entry_{k}")
+    } else {
+        format!("arr_entry_{k}")
+    }
 }
 
 impl From<inkwell::builder::BuilderError> for CodegenError {

@@ -91,7 +91,7 @@ pub(crate) fn link(
     let dir = tempfile::tempdir().map_err(io)?;
     let path = |name: &str| dir.path().join(name);
     std::fs::write(path("program.o"), object).map_err(io)?;
-    let mut glue = glue_c(program, false);
+    let mut glue = glue_c(program, false, false);
     glue.push_str(&descriptor_c(artifacts));
     std::fs::write(path("glue.c"), glue).map_err(io)?;
     let headers: Vec<(&str, &str)> = crate::runtime::HEADERS
@@ -109,7 +109,7 @@ pub(crate) fn link(
         .collect();
     let objects = sources
         .iter()
-        .map(|&(name, text)| runtime_object(dir.path(), name, text, &headers))
+        .map(|&(name, text)| runtime_object(dir.path(), name, text, &headers, &[]))
         .collect::<Result<Vec<_>, _>>()?;
     let output = Command::new("cc")
         .arg("-O2")

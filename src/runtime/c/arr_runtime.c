@@ -36,6 +36,28 @@ int (*arr_error_hook)(const char *message) = NULL;
 #define CACHE_SLOTS 32
 #define CACHE_MAX_BYTES ((size_t)1 << 30)
 
+#ifdef ARR_EXACT_ALLOC
+/* A checking build (`arrc build --sanitize`): each block's data is exactly
+ * its size, at the end of the C library's allocation, and is never kept
+ * for reuse, so that AddressSanitizer's red zone (or valgrind's) starts
+ * right after its last byte and freed memory stays poisoned. */
+#define ARR_CACHING 0
+#ifdef __SANITIZE_THREAD__
+/* LLVM's ThreadSanitizer pass turns the generated code's memset and memcpy
+ * into these, which older libtsan (GCC 12's) lacks; the C library calls
+ * they make are intercepted and checked by libtsan. */
+__attribute__((weak)) void *__tsan_memset(void *p, int c, size_t n) { return memset(p, c, n); }
+__attribute__((weak)) void *__tsan_memcpy(void *d, const void *s, size_t n) {
+    return memcpy(d, s, n);
+}
+__attribute__((weak)) void *__tsan_memmove(void *d, const void *s, size_t n) {
+    return memmove(d, s, n);
+}
+#endif
+#else
+#define ARR_CACHING 1
+#endif
+
 typedef struct arr_block {
     size_t size;
     arr_ctx *owner; /* NULL: allocated outside any context, not tracked */
@@ -101,9 +123,13 @@ static void *alloc_block(arr_ctx *ctx, int64_t bytes) {
     if (bytes < 0 || (uint64_t)bytes > (uint64_t)SIZE_MAX - 2 * ARR_HEADER) {
         return NULL;
     }
+#ifdef ARR_EXACT_ALLOC
+    n = (size_t)bytes;
+#else
     /* 64-byte alignment lets compiled loops use aligned vector accesses. */
     n = bytes == 0 ? 64 : ((size_t)bytes + 63) / 64 * 64;
-    if (ctx != NULL && n >= CACHE_MIN_BYTES) {
+#endif
+    if (ARR_CACHING && ctx != NULL && n >= CACHE_MIN_BYTES) {
         pthread_mutex_lock(&ctx->mem_lock);
         base = cache_take(ctx, n);
         pthread_mutex_unlock(&ctx->mem_lock);
@@ -147,7 +173,7 @@ void *arr_alloc_in(arr_ctx *ctx, int64_t bytes) { return alloc_block(ctx, bytes)
 static void release_block(arr_ctx *ctx, arr_block *b) {
     b->prev->next = b->next;
     b->next->prev = b->prev;
-    if (b->size >= CACHE_MIN_BYTES && ctx->cache_count < CACHE_SLOTS &&
+    if (ARR_CACHING && b->size >= CACHE_MIN_BYTES && ctx->cache_count < CACHE_SLOTS &&
         ctx->cache_bytes + b->size <= CACHE_MAX_BYTES) {
         ctx->cache[ctx->cache_count].base = (unsigned char *)b;
         ctx->cache[ctx->cache_count].size = b->size;
@@ -256,26 +282,46 @@ void arr_raise(const char *message) {
     longjmp(*ctx->boundary, 1);
 }
 
-int arr_call(arr_ctx *ctx, const arr_entry *e, const arr_value *args, arr_value *results) {
+/* Runs `run` under the boundary: 0, or 1 after a run-time error, with what
+ * the call allocated freed and the backend reset. */
+static int run_guarded(arr_ctx *ctx, arr_entry_fn run, const arr_value *args,
+                       arr_value *results) {
     jmp_buf here;
-    arr_ctx *volatile outer = current;
-    volatile int failed = 0;
-    int i;
+    ctx->boundary = &here;
+    if (setjmp(here) == 0) {
+        run(args, results);
+        return 0;
+    }
+    free_call_blocks(ctx, ctx->call);
+    if (ctx->backend_reset != NULL) {
+        ctx->backend_reset();
+    }
+    return 1;
+}
+
+int arr_call(arr_ctx *ctx, const arr_entry *e, const arr_value *args, arr_value *results) {
+    arr_ctx *outer = current;
+    int failed, i;
     pthread_mutex_lock(&ctx->call_lock);
     current = ctx;
-    ctx->boundary = &here;
     pthread_mutex_lock(&ctx->mem_lock);
     ctx->call = ++ctx->calls;
     pthread_mutex_unlock(&ctx->mem_lock);
     ctx->error[0] = '\0';
-    if (setjmp(here) == 0) {
-        e->run(args, results);
-    } else {
-        failed = 1;
-        free_call_blocks(ctx, ctx->call);
-        if (ctx->backend_reset != NULL) {
-            ctx->backend_reset();
+    failed = run_guarded(ctx, e->run, args, results);
+    if (failed && e->exact != NULL) {
+        /* Fusion may have run a later statement's failing check first: the
+         * unfused fallback meets the errors in sequential order, and its
+         * first is the one to report. Should it finish (it cannot, on the
+         * same arguments), the fused run's error stands. */
+        char fused_error[sizeof ctx->error];
+        memcpy(fused_error, ctx->error, sizeof fused_error);
+        if (!run_guarded(ctx, e->exact, args, results)) {
+            free_call_blocks(ctx, ctx->call);
+            memcpy(ctx->error, fused_error, sizeof fused_error);
         }
+    }
+    if (failed) {
         for (i = 0; i < e->num_results; i++) {
             results[i].data = NULL;
         }

@@ -67,6 +67,11 @@ typedef struct {
     int num_size_constraints;
     const arr_size_constraint *size_constraints;
     arr_entry_fn run;
+    /* The same entry unfused and sequential in its errors (NULL when the
+     * build has none): after a run-time error the runtime re-runs the
+     * arguments here and reports this run's first error, the one a
+     * sequential reading of the program meets. */
+    arr_entry_fn exact;
 } arr_entry;
 
 /* Defined by the generated glue. */
