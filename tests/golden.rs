@@ -213,6 +213,62 @@ fn compiled_programs_are_valgrind_clean() {
     assert!(out.status.success(), "{stdout}");
 }
 
+/// The programs the sanitizer builds check: fusion's (every cluster shape),
+/// blocked and tiled nests, scratch memory, scan lanes, irregular rows,
+/// histograms, scatters, filters and run-time errors.
+const SANITIZED: &[&str] = &[
+    "tests/fusion",
+    "tests/programs/matmul_block.arr",
+    "tests/programs/transpose_flatten.arr",
+    "tests/programs/scratch_memory.arr",
+    "tests/programs/scan_lanes.arr",
+    "tests/programs/irregular_rows.arr",
+    "tests/programs/rows_sliced_in_map.arr",
+    "tests/programs/hist.arr",
+    "tests/programs/reduce_by_index.arr",
+    "tests/programs/scatter.arr",
+    "tests/programs/filter_partition.arr",
+    "tests/programs/runtime_errors.arr",
+];
+
+/// `arrc test --sanitize KIND` over `SANITIZED` with the smallest grain, so
+/// that tiny inputs take the parallel paths; a report of the sanitizer
+/// fails the case (its exit code and message are not the expected ones).
+fn sanitized(kind: &str, extra: &[&str], threads: &str) {
+    let out = arrc()
+        .current_dir(root())
+        .env("ARRC_GRAIN", "1")
+        .args(["test", "--sanitize", kind, "--threads", threads])
+        .args(extra)
+        .args(SANITIZED)
+        .output()
+        .expect("run arrc test");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    print!("{stdout}");
+    assert!(out.status.success(), "{stdout}");
+}
+
+/// AddressSanitizer over exact allocations (no rounding, no cache: an
+/// overrun of one byte is seen), at 1, 2 and 7 threads, with 512-bit
+/// vectors where the processor has them. The whole golden suite passes
+/// the same way (docs/testing.md); CI runs this selection.
+#[test]
+fn compiled_programs_are_address_sanitizer_clean() {
+    let wide: &[&str] = if std::arch::is_x86_feature_detected!("avx512f") {
+        &["--cpu", "x86-64-v4"]
+    } else {
+        eprintln!("no AVX-512 here: the 512-bit code is not checked");
+        &[]
+    };
+    sanitized("address", wide, "1,2,7");
+}
+
+/// ThreadSanitizer: no data race between the scheduler's threads.
+#[test]
+fn compiled_programs_are_thread_sanitizer_clean() {
+    sanitized("thread", &[], "2,7");
+}
+
 /// `arrc build ARGS FILE` on `source` written to a temporary file: what it
 /// prints, after checking that it succeeded.
 fn emitted(source: &str, args: &[&str]) -> String {

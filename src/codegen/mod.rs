@@ -223,10 +223,7 @@ pub fn emit<'ctx>(
         context,
         program,
         backend.as_ref(),
-        opts.count_traffic,
-        opts.fast_math,
-        opts.strict_fp,
-        opts.exact_fallback,
+        opts,
         device,
     )?;
     module.set_triple(&machine.get_triple());

@@ -662,7 +662,9 @@ fn glue_declares_entries_and_size_constraints() {
     }];
     let glue = super::glue_c(&lowered(&p), false, false);
     assert!(
-        glue.contains("{\"dot\", 2, arr_params_0, 1, arr_results_0, 1, arr_sizes_0, arr_run_0, NULL}"),
+        glue.contains(
+            "{\"dot\", 2, arr_params_0, 1, arr_results_0, 1, arr_sizes_0, arr_run_0, NULL}"
+        ),
         "{glue}"
     );
     assert!(

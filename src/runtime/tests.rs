@@ -879,3 +879,61 @@ fn c_and_rust_agree_on_random_input() {
         }
     }
 }
+
+/// Writes one byte past a 10-byte block from `arr_alloc`: the runtime built
+/// with `extra` flags, run; its exit code and stderr.
+fn overrun_one_byte(extra: &[&str]) -> (i32, String) {
+    const PROGRAM: &str = r#"
+#include "arr_runtime.h"
+const arr_entry arr_entries[1];
+const int arr_num_entries = 0;
+int main(void) {
+    volatile unsigned char *p = arr_alloc(10);
+    p[10] = 1;
+    arr_free((void *)p);
+    return 0;
+}
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    for (name, text) in HEADERS {
+        std::fs::write(p.join(name), text).unwrap();
+    }
+    let sources = [("arr_runtime.c", super::RUNTIME_C), ("overrun.c", PROGRAM)];
+    for (name, text) in sources {
+        std::fs::write(p.join(name), text).unwrap();
+    }
+    let exe = p.join("overrun");
+    let out = Command::new("cc")
+        .args(["-std=gnu11", "-O1", "-I"])
+        .arg(p)
+        .args(extra)
+        .args(sources.iter().map(|(name, _)| p.join(name)))
+        .arg("-o")
+        .arg(&exe)
+        .args(["-lm", "-lpthread"])
+        .output()
+        .expect("cc");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = Command::new(&exe).output().unwrap();
+    (
+        run.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&run.stderr).into_owned(),
+    )
+}
+
+/// The checking build (`--sanitize address`: `ARR_EXACT_ALLOC`) lets
+/// AddressSanitizer see an overrun of one byte, which the rounding of the
+/// normal allocator hides.
+#[test]
+fn exact_allocation_lets_address_sanitizer_see_a_one_byte_overrun() {
+    let (code, stderr) = overrun_one_byte(&["-DARR_EXACT_ALLOC", "-fsanitize=address"]);
+    assert_ne!(code, 0, "{stderr}");
+    assert!(stderr.contains("heap-buffer-overflow"), "{stderr}");
+    let (code, stderr) = overrun_one_byte(&["-fsanitize=address"]);
+    assert_eq!(code, 0, "the rounded block should hide it: {stderr}");
+}

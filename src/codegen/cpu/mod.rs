@@ -105,7 +105,10 @@ impl Backend for CpuBackend {
         if let Some(name) = attribute {
             // The instrumentation passes touch only functions marked so.
             let kind = inkwell::attributes::Attribute::get_named_enum_kind_id(name);
-            for f in module.get_functions().filter(|f| f.count_basic_blocks() > 0) {
+            for f in module
+                .get_functions()
+                .filter(|f| f.count_basic_blocks() > 0)
+            {
                 f.add_attribute(
                     inkwell::attributes::AttributeLoc::Function,
                     ctx.create_enum_attribute(kind, 0),

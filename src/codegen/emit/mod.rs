@@ -151,10 +151,7 @@ pub(crate) fn build<'ctx>(
     ctx: &'ctx Context,
     program: &Program,
     backend: &dyn Backend,
-    count_traffic: bool,
-    fast_math: bool,
-    strict_fp: bool,
-    exact_fallback: bool,
+    opts: &crate::codegen::CodegenOptions,
     device: Option<crate::codegen::gpu::Device<'ctx>>,
 ) -> Res<(Module<'ctx>, Option<crate::codegen::gpu::Device<'ctx>>)> {
     let mut gen = Gen {
@@ -166,15 +163,15 @@ pub(crate) fn build<'ctx>(
         locs: HashMap::new(),
         prefix: String::new(),
         nests: 0,
-        count_traffic,
-        fast_math,
-        strict_fp,
+        count_traffic: opts.count_traffic,
+        fast_math: opts.fast_math,
+        strict_fp: opts.strict_fp,
         thread_buffers: HashMap::new(),
         traffic_scalars: HashSet::new(),
         mode: Mode::default(),
         cas: None,
         device,
-        exact_fallback,
+        exact_fallback: opts.exact_fallback,
     };
     for (k, f) in program.functions.iter().enumerate() {
         gen.entry(k, f)?;
