@@ -208,6 +208,13 @@ fn golden_cases(path: &Path) -> Vec<Case> {
 const RUN_CASES: &str = r#"
 import sys, futhark_data, prog
 for i, entry in enumerate(sys.argv[1:]):
+    types = [t for _, t in getattr(prog, "_params_" + entry)]
+    types += list(getattr(prog, "_results_" + entry))
+    if any(isinstance(t, type) for t in types):
+        # An opaque parameter or result (a tuple parameter, a nested
+        # tuple result): the flattened values do not fit.
+        open("%d.skip" % i, "w").close()
+        continue
     with open("%d.in" % i, "rb") as f:
         args = list(futhark_data.load(f))
     try:
@@ -231,6 +238,7 @@ fn python_modules_of_the_golden_programs_match_the_interpreter() {
     programs.sort();
     let mut checked = 0;
     let mut errors = 0;
+    let mut skipped = 0;
     let mut failures = Vec::new();
     for (n, path) in programs.iter().enumerate() {
         let cases = golden_cases(path);
@@ -271,6 +279,10 @@ fn python_modules_of_the_golden_programs_match_the_interpreter() {
             let name = format!("{} ({}, case {i})", path.display(), case.entry);
             let out = std::fs::read(dir.path().join(format!("{i}.out")));
             let err = std::fs::read_to_string(dir.path().join(format!("{i}.err")));
+            if dir.path().join(format!("{i}.skip")).exists() {
+                skipped += 1;
+                continue;
+            }
             match (&case.expected, out, err) {
                 (Ok(expected), Ok(bytes), _) => {
                     let types: Vec<_> = expected.iter().map(Value::ty).collect();
@@ -299,6 +311,7 @@ fn python_modules_of_the_golden_programs_match_the_interpreter() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(checked >= 50, "only {checked} cases checked");
     assert!(errors >= 3, "only {errors} run-time errors checked");
+    assert!(skipped <= 3, "{skipped} cases skipped for opaque values");
 }
 
 /// A kernel that runs long enough to watch: `n` rounds of a loop per
@@ -512,4 +525,322 @@ fn run_time_errors_return_from_the_library_and_leave_the_context_usable() {
         "valgrind ./main",
     );
     assert_eq!(out, expected);
+}
+
+/// Entry points taking and returning opaque values: a record (named by its
+/// abbreviation), an array of records, a sum type, a tuple parameter and a
+/// tuple nested in the result tuple.
+const OPAQUE: &str = "type point = {x: f32, y: f32}\n\
+type shape = #circle f32 | #rect f32 f32\n\
+entry mk_point (x: f32) (y: f32) : point = {x = x, y = y}\n\
+entry norm (p: point) : f32 = f32.sqrt (p.x * p.x + p.y * p.y)\n\
+entry centroid (ps: []point) : point =\n  \
+  let n = f32.i64 (length ps)\n  \
+  in {x = f32.sum (map (\\p -> p.x) ps) / n, y = f32.sum (map (\\p -> p.y) ps) / n}\n\
+entry scale (k: f32) (ps: []point) : []point = map (\\p -> {x = k * p.x, y = k * p.y}) ps\n\
+entry at (ps: []point) (i: i64) : point = ps[i]\n\
+entry area (s: shape) : f32 =\n  match s\n  case #circle r -> 3 * r * r\n  case #rect w h -> w * h\n\
+entry grow (s: shape) : shape =\n  match s\n  case #circle r -> #rect r r\n  case #rect w h -> #circle (w + h)\n\
+entry pair_sum (p: (i64, []i64)) : i64 = p.0 + i64.sum p.1\n\
+entry stats (xs: []i64) : (i64, (i64, []i64)) = (length xs, (i64.sum xs, map (* 2) xs))\n";
+
+const OPAQUE_C: &str = r#"
+#include "opq.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+static int check(struct arrc_context *ctx, int rc) {
+    if (rc != 0) {
+        char *e = arrc_context_get_error(ctx);
+        printf("%s", e ? e : "no message\n");
+        free(e);
+    }
+    return rc;
+}
+
+int main(void) {
+    struct arrc_context_config *cfg = arrc_context_config_new();
+    struct arrc_context *ctx = arrc_context_new(cfg);
+    arrc_context_config_free(cfg);
+
+    struct arrc_opaque_point *p, *c;
+    float x, y, n;
+    check(ctx, arrc_entry_mk_point(ctx, &p, 3, 4));
+    check(ctx, arrc_project_opaque_point_x(ctx, &x, p));
+    check(ctx, arrc_project_opaque_point_y(ctx, &y, p));
+    check(ctx, arrc_entry_norm(ctx, &n, p));
+    printf("point %g %g norm %g\n", x, y, n);
+    arrc_free_opaque_point(ctx, p);
+    check(ctx, arrc_new_opaque_point(ctx, &p, 6, 8));
+    check(ctx, arrc_entry_norm(ctx, &n, p));
+    printf("norm %g\n", n);
+    arrc_free_opaque_point(ctx, p);
+
+    float xs[3] = {1, 2, 3}, ys[3] = {10, 20, 30}, out[3];
+    struct arrc_f32_1d *ax = arrc_new_f32_1d(ctx, xs, 3), *ay = arrc_new_f32_1d(ctx, ys, 3);
+    struct arrc_f32_1d *two = arrc_new_f32_1d(ctx, ys, 2), *fy;
+    struct arrc_opaque_arr_point_1d *ps, *scaled, *bad = NULL;
+    check(ctx, arrc_new_opaque_arr_point_1d(ctx, &ps, ax, ay));
+    /* The opaque value holds the arrays: the caller's may go. */
+    arrc_free_f32_1d(ctx, ax);
+    arrc_free_f32_1d(ctx, ay);
+    check(ctx, arrc_new_opaque_arr_point_1d(ctx, &bad, two, NULL));
+    struct arrc_f32_1d *three = arrc_new_f32_1d(ctx, xs, 3);
+    check(ctx, arrc_new_opaque_arr_point_1d(ctx, &bad, three, two));
+    arrc_free_f32_1d(ctx, three);
+    arrc_free_opaque_arr_point_1d(ctx, bad);
+    arrc_free_f32_1d(ctx, two);
+    printf("shape %lld\n", (long long)arrc_shape_opaque_arr_point_1d(ctx, ps)[0]);
+    check(ctx, arrc_entry_scale(ctx, &scaled, 2, ps));
+    check(ctx, arrc_project_opaque_arr_point_1d_y(ctx, &fy, scaled));
+    arrc_values_f32_1d(ctx, fy, out);
+    printf("scaled y %g %g %g\n", out[0], out[1], out[2]);
+    arrc_free_f32_1d(ctx, fy);
+    check(ctx, arrc_entry_centroid(ctx, &c, scaled));
+    arrc_project_opaque_point_x(ctx, &x, c);
+    arrc_project_opaque_point_y(ctx, &y, c);
+    printf("centroid %g %g\n", x, y);
+    arrc_free_opaque_point(ctx, c);
+    check(ctx, arrc_entry_at(ctx, &c, scaled, 3));
+    arrc_free_opaque_arr_point_1d(ctx, scaled);
+    arrc_free_opaque_arr_point_1d(ctx, ps);
+
+    struct arrc_opaque_shape *s, *g;
+    float a, w, h;
+    check(ctx, arrc_new_opaque_shape_circle(ctx, &s, 2));
+    check(ctx, arrc_entry_area(ctx, &a, s));
+    check(ctx, arrc_entry_grow(ctx, &g, s));
+    printf("area %g variant %d\n", a, arrc_variant_opaque_shape(ctx, g));
+    check(ctx, arrc_destruct_opaque_shape_rect(ctx, &w, &h, g));
+    printf("rect %g %g\n", w, h);
+    check(ctx, arrc_destruct_opaque_shape_circle(ctx, &w, g));
+    arrc_free_opaque_shape(ctx, s);
+    arrc_free_opaque_shape(ctx, g);
+
+    int64_t v[4] = {1, 2, 3, 4}, len, sum, twice[4], total;
+    struct arrc_i64_1d *vs = arrc_new_i64_1d(ctx, v, 4), *dbl;
+    struct arrc_opaque_tup2_i64_arr_i64_1d *t;
+    check(ctx, arrc_entry_stats(ctx, &len, &t, vs));
+    check(ctx, arrc_project_opaque_tup2_i64_arr_i64_1d_0(ctx, &sum, t));
+    check(ctx, arrc_project_opaque_tup2_i64_arr_i64_1d_1(ctx, &dbl, t));
+    check(ctx, arrc_entry_pair_sum(ctx, &total, t));
+    arrc_free_opaque_tup2_i64_arr_i64_1d(ctx, t);
+    /* A projected array outlives the value it came from. */
+    arrc_values_i64_1d(ctx, dbl, twice);
+    printf("stats %lld %lld %lld %lld pair_sum %lld\n", (long long)len, (long long)sum,
+           (long long)twice[0], (long long)twice[3], (long long)total);
+    check(ctx, arrc_entry_pair_sum(ctx, &total, NULL));
+    arrc_free_i64_1d(ctx, dbl);
+    arrc_free_i64_1d(ctx, vs);
+    arrc_context_free(ctx);
+    return 0;
+}
+"#;
+
+#[test]
+fn opaque_values_cross_the_c_api() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("opq.arr"), OPAQUE).unwrap();
+    ok(
+        arrc()
+            .current_dir(dir.path())
+            .args(["build", "--library", "opq.arr"])
+            .output()
+            .unwrap(),
+        "arrc build --library",
+    );
+    std::fs::write(dir.path().join("main.c"), OPAQUE_C).unwrap();
+    ok(
+        Command::new("cc")
+            .current_dir(dir.path())
+            .args(["-std=c11", "-Wall", "-Werror", "-o", "main", "main.c"])
+            .args(["-I.", "-L.", "-lopq", "-Wl,-rpath,$ORIGIN"])
+            .output()
+            .unwrap(),
+        "cc main.c",
+    );
+    let out = ok(
+        Command::new("valgrind")
+            .current_dir(dir.path())
+            .args(["-q", "--error-exitcode=9", "--leak-check=full"])
+            .args(["--errors-for-leak-kinds=definite,indirect", "./main"])
+            .output()
+            .unwrap(),
+        "valgrind ./main",
+    );
+    let expected = "point 3 4 norm 5\nnorm 10\n\
+        Error: field y: no array (NULL)\n\
+        Error: size mismatch: dimension 1 of the arrays is 3 and 2\n\
+        shape 3\nscaled y 20 40 60\ncentroid 4 40\n\
+        Error: index 3 out of bounds for array of length 3 at opq.arr:9:43\n\
+        area 12 variant 1\nrect 2 2\nError: the value is not #circle\n\
+        stats 4 10 2 8 pair_sum 30\n\
+        Error: argument 1: no opaque value of its type\n";
+    assert_eq!(out, expected);
+    // An executable cannot read or print them: the build says so.
+    let exe = arrc()
+        .current_dir(dir.path())
+        .args(["build", "opq.arr"])
+        .output()
+        .unwrap();
+    assert_eq!(exe.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&exe.stderr);
+    assert!(stderr.contains("opaque value"), "{stderr}");
+}
+
+/// The Python side of the opaque cases: each computes `out`, the leaves
+/// of the flattened results, from the opaque API.
+const OPAQUE_PY: &[(&str, &str, &str, &[usize])] = &[
+    ("mk_point", "3f32 4f32", "r = prog.mk_point(f32(3), f32(4)); out = [r.x, r.y]", &[]),
+    ("norm", "6f32 8f32", "out = [prog.norm(prog.point(f32(6), f32(8)))]", &[]),
+    (
+        "centroid",
+        "[1f32, 2f32, 6f32] [10f32, 20f32, 3f32]",
+        "r = prog.centroid(prog.arr_point_1d(a([1, 2, 6]), a([10, 20, 3]))); out = [r.x, r['y']]",
+        &[],
+    ),
+    (
+        "scale",
+        "2.5f32 [1f32, 2f32] [3f32, 4f32]",
+        "r = prog.scale(2.5, prog.arr_point_1d(a([1, 2]), a([3, 4]))); out = [r.x, r[1]]",
+        &[],
+    ),
+    (
+        "at",
+        "[1f32, 2f32] [3f32, 4f32] 2i64",
+        "out = [prog.at(prog.arr_point_1d(a([1, 2]), a([3, 4])), 2).x]",
+        &[],
+    ),
+    ("area", "1u8 0f32 2f32 5f32", "out = [prog.area(prog.shape.rect(f32(2), f32(5)))]", &[]),
+    (
+        "grow",
+        "0u8 1.5f32 0f32 0f32",
+        "g = prog.grow(prog.shape.circle(f32(1.5))); out = [np.uint8(g.variant == 'rect'), *g.payload]",
+        &[0, 2, 3],
+    ),
+    (
+        "grow",
+        "1u8 0f32 2f32 0.25f32",
+        "g = prog.grow(prog.shape.rect(f32(2), f32(0.25))); out = [np.uint8(g.variant == 'rect'), *g.payload]",
+        &[0, 1],
+    ),
+    (
+        "pair_sum",
+        "7i64 [1i64, 2i64, 3i64]",
+        "out = [prog.pair_sum(prog.tup2_i64_arr_i64_1d(7, np.array([1, 2, 3])))]",
+        &[],
+    ),
+    (
+        "stats",
+        "[5i64, -1i64, 2i64]",
+        "n, t = prog.stats(np.array([5, -1, 2])); out = [n, t[0], t[1]]",
+        &[],
+    ),
+];
+
+const OPAQUE_RUN: &str = r#"
+import sys, futhark_data, numpy as np, prog
+f32 = np.float32
+def a(xs):
+    return np.array(xs, dtype=np.float32)
+for i, code in enumerate(sys.argv[1:]):
+    scope = {"prog": prog, "np": np, "f32": f32, "a": a}
+    try:
+        exec(code, scope)
+    except prog.Error as e:
+        with open("%d.err" % i, "w") as f:
+            f.write(str(e))
+        continue
+    with open("%d.out" % i, "wb") as f:
+        for v in scope["out"]:
+            futhark_data.dump(v, f, True)
+"#;
+
+#[test]
+fn opaque_values_in_python_match_the_interpreter() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("prog.arr");
+    std::fs::write(&path, OPAQUE).unwrap();
+    ok(
+        arrc()
+            .current_dir(dir.path())
+            .args(["build", "--python", "prog.arr"])
+            .output()
+            .unwrap(),
+        "arrc build --python",
+    );
+    let program = arrc::driver::pipeline::lowered_library(&path).expect("front end");
+    let codes: Vec<&str> = OPAQUE_PY.iter().map(|c| c.2).collect();
+    ok(
+        Command::new("python3")
+            .current_dir(dir.path())
+            .arg("-c")
+            .arg(OPAQUE_RUN)
+            .args(&codes)
+            .output()
+            .unwrap(),
+        "the opaque cases in Python",
+    );
+    for (i, (entry, input, code, picked)) in OPAQUE_PY.iter().enumerate() {
+        let f = program.entries.iter().find(|f| f.name == *entry).unwrap();
+        let types: Vec<_> = f.params.iter().map(|p| p.ty).collect();
+        let args = read_values(input.as_bytes(), &types).unwrap();
+        match arrc::interp::run_entry(&program, entry, args) {
+            Ok(expected) => {
+                let expected: Vec<Value> = if picked.is_empty() {
+                    expected
+                } else {
+                    picked.iter().map(|&k| expected[k].clone()).collect()
+                };
+                let bytes = std::fs::read(dir.path().join(format!("{i}.out")))
+                    .unwrap_or_else(|_| panic!("{code}: no results"));
+                let types: Vec<_> = expected.iter().map(Value::ty).collect();
+                let actual = read_values(&bytes, &types).unwrap();
+                assert_eq!(actual.len(), expected.len(), "{code}");
+                for (a, e) in actual.iter().zip(&expected) {
+                    compare(a, e).unwrap_or_else(|why| panic!("{code}: {why}"));
+                }
+            }
+            Err(arrc::interp::RunError::Program(message)) => {
+                let raised = std::fs::read_to_string(dir.path().join(format!("{i}.err")))
+                    .unwrap_or_else(|_| panic!("{code}: raised nothing"));
+                // The interpreter names the file as it was given.
+                let message = message.replace(&format!("{}/", dir.path().display()), "");
+                assert_eq!(raised.trim(), message.trim(), "{code}");
+            }
+            Err(e) => panic!("{entry}: {e:?}"),
+        }
+    }
+    // The objects' API: types checked, contexts kept apart, a closed
+    // context freed when the last array viewing its memory goes.
+    let script = r#"
+import numpy as np, prog
+ps = prog.arr_point_1d(np.ones(3, np.float32), np.ones(3, np.float32))
+assert ps.shape == (3,) and len(ps) == 2
+try:
+    prog.norm(ps)
+    raise SystemExit("no TypeError")
+except TypeError as e:
+    assert "must be a point" in str(e), e
+try:
+    prog.arr_point_1d(np.ones(3, np.float32), np.ones(2, np.float32))
+    raise SystemExit("no Error")
+except prog.Error as e:
+    assert "size mismatch" in str(e), e
+ctx = prog.Context(threads=1)
+try:
+    ctx.centroid(ps)
+    raise SystemExit("no ValueError")
+except ValueError:
+    pass
+x = ctx.scale(3.0, prog.arr_point_1d(np.ones(2, np.float32), np.ones(2, np.float32), context=ctx)).x
+assert not x.flags.owndata and not x.flags.writeable
+ctx.close()
+assert x.tolist() == [3.0, 3.0] and ctx._ctx
+del x
+assert not ctx._ctx
+print("ok")
+"#;
+    let out = ok(python(dir.path(), script), "the opaque objects");
+    assert_eq!(out, "ok\n");
 }

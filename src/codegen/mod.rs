@@ -23,6 +23,7 @@ mod runtime;
 mod tests;
 
 pub use glue::{glue_c, WIDE_SUFFIX};
+pub use library::api::Api;
 pub use library::{clashing_entry_names, library_header};
 pub use python::python_module;
 
@@ -324,6 +325,7 @@ fn link_with_runtime(
 /// header).
 pub fn link_library(
     program: &loopy::ir::Program,
+    api: &Api,
     opts: &CodegenOptions,
     objects: &[Vec<u8>],
     wide: bool,
@@ -334,6 +336,11 @@ pub fn link_library(
             "entry points `{a}` and `{b}` would have the same C name in a library"
         )));
     }
+    if !api.matches(program) {
+        return Err(CodegenError::Internal(
+            "the library's API does not match its entry points".into(),
+        ));
+    }
     let machine = backend(opts)?.machine()?;
     cpu::link::link(
         program,
@@ -342,7 +349,7 @@ pub fn link_library(
         objects,
         out,
         RuntimeFiles::CPU_LIBRARY,
-        Linked::Library { wide },
+        Linked::Library { wide, api },
     )
 }
 

@@ -64,7 +64,7 @@ pub fn build(
     if time_passes {
         eprint!("{}", session.times());
     }
-    let Output::Loopy(loops) = compiled? else {
+    let Output::Library(loops, api) = compiled? else {
         return Err(Failure::Internal(
             "no loop nests from a library build".into(),
         ));
@@ -72,12 +72,12 @@ pub fn build(
     let (file, text) = if python {
         (
             dir.join(format!("{name}.py")),
-            codegen::python_module(&loops, &name),
+            codegen::python_module(&loops, &api, &name),
         )
     } else {
         (
             dir.join(format!("{name}.h")),
-            codegen::library_header(&loops, &name),
+            codegen::library_header(&loops, &api, &name),
         )
     };
     std::fs::write(&file, text)
