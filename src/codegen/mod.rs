@@ -16,7 +16,7 @@ mod cpu;
 mod emit;
 mod glue;
 pub(crate) mod gpu;
-mod library;
+pub(crate) mod library;
 mod python;
 mod runtime;
 #[cfg(test)]
@@ -295,7 +295,7 @@ pub fn link(
     out: &Path,
 ) -> Result<(), CodegenError> {
     match gpu {
-        Some(artifacts) => gpu::link::link(program, artifacts, object, out),
+        Some(artifacts) => gpu::link::link(program, artifacts, object, out, None),
         None => link_with_runtime(program, opts, object, out, RuntimeFiles::CPU),
     }
 }
@@ -328,6 +328,7 @@ pub fn link_library(
     api: &Api,
     opts: &CodegenOptions,
     objects: &[Vec<u8>],
+    gpu: Option<&gpu::Artifacts>,
     wide: bool,
     out: &Path,
 ) -> Result<(), CodegenError> {
@@ -340,6 +341,14 @@ pub fn link_library(
         return Err(CodegenError::Internal(
             "the library's API does not match its entry points".into(),
         ));
+    }
+    if let Some(artifacts) = gpu {
+        let [object] = objects else {
+            return Err(CodegenError::Internal(
+                "a GPU library has one host object".into(),
+            ));
+        };
+        return gpu::link::link(program, artifacts, object, out, Some(api));
     }
     let machine = backend(opts)?.machine()?;
     cpu::link::link(

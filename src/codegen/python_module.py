@@ -89,14 +89,26 @@ class _Held:
             pass
 
 
+# Below this many bytes an array result is copied into a new numpy array
+# and freed at once: cheaper than a view's bookkeeping (benches/library.py).
+_VIEW_BYTES = 1 << 16
+
+
 def _array_result(ctx, kind, handle, writable):
-    """A numpy array viewing the library's array `handle` (no copy); it
-    frees the array when the last view goes."""
+    """A numpy array of the library's array `handle`: a view of its memory
+    (no copy) that frees it when the last view goes, or for a small array
+    (or one on a GPU) a copy."""
     shape = tuple(kind.shape(ctx._ctx, handle)[: kind.rank])
-    data = kind.values_raw(ctx._ctx, handle)
-    if not data or 0 in shape:
+    size = kind.dtype.itemsize
+    for n in shape:
+        size *= n
+    # A GPU library's arrays are on the device (no raw data): one copy.
+    data = None if size < _VIEW_BYTES else kind.values_raw(ctx._ctx, handle)
+    if not data:
+        out = _np.empty(shape, dtype=kind.dtype)
+        kind.values(ctx._ctx, handle, out.ctypes.data)
         kind.free(ctx._ctx, handle)
-        return _np.zeros(shape, dtype=kind.dtype)
+        return out
     return _np.asarray(_Held(ctx, kind.free, handle, shape, kind.dtype, data, writable))
 
 

@@ -54,7 +54,8 @@ pub fn build(
     // A library travels: a portable level unless asked otherwise, with a
     // second copy for x86-64-v3 chosen at run time (compute-bound loops
     // gain from AVX2 and FMA: docs/library.md).
-    let wide = compile.cpu.is_none();
+    // (Not for a GPU target, whose host code only launches kernels.)
+    let wide = compile.cpu.is_none() && options.codegen.target == codegen::Target::X86_64;
     if wide {
         options.codegen.cpu = codegen::Cpu::Level(2);
     }

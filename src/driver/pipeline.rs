@@ -312,6 +312,7 @@ fn back_end(
                     &api,
                     &options.codegen,
                     &objects,
+                    module.gpu_artifacts(),
                     wide,
                     out,
                 )?)

@@ -45,7 +45,7 @@ pub(crate) enum Linked<'a> {
 }
 
 /// The linker's version script of a library.
-const EXPORTS: &str = "{\n  global: arrc_*;\n  local: *;\n};\n";
+pub(crate) const EXPORTS: &str = "{\n  global: arrc_*;\n  local: *;\n};\n";
 
 pub(crate) fn link(
     program: &loopy::ir::Program,

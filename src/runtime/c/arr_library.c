@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+const arr_lib_device_ops *arr_lib_device = NULL;
+
 struct arrc_context_config {
     int threads;
 };
@@ -37,7 +39,8 @@ ARRC_API struct arrc_context *arrc_context_new(const struct arrc_context_config 
 
 ARRC_API void arrc_context_free(struct arrc_context *ctx) { arr_ctx_free((arr_ctx *)ctx); }
 
-/* Entry points return when their work is done: nothing is left to wait for. */
+/* Entry points return when their work is done (a GPU entry waits for its
+ * kernels): nothing is left to wait for. */
 ARRC_API int arrc_context_sync(struct arrc_context *ctx) {
     (void)ctx;
     return 0;
@@ -92,6 +95,37 @@ static int64_t array_bytes(arr_prim prim, int rank, const int64_t *dims) {
     return n;
 }
 
+/* A new array header of `rank` and `dims`, without data; NULL with the
+ * error set without memory. */
+static arr_lib_array *header(struct arrc_context *ctx, int rank, const int64_t *dims) {
+    arr_lib_array *a = malloc(sizeof *a + (size_t)rank * sizeof(int64_t));
+    if (a == NULL) {
+        set_error(ctx, "Error: out of memory\n");
+        return NULL;
+    }
+    a->rank = rank;
+    a->refs = 1;
+    a->owned = 1;
+    a->data = NULL;
+    memcpy(a->shape, dims, (size_t)rank * sizeof(int64_t));
+    return a;
+}
+
+/* A new array of `bytes` in device memory. */
+static arr_lib_array *device_array(struct arrc_context *ctx, int rank, const int64_t *dims,
+                                   int64_t bytes) {
+    arr_lib_array *a = header(ctx, rank, dims);
+    if (a != NULL && arr_lib_device->alloc(bytes, &a->data) != 0) {
+        char message[128];
+        snprintf(message, sizeof message,
+                 "Error: out of GPU memory (allocating %" PRId64 " bytes)\n", bytes);
+        set_error(ctx, message);
+        free(a);
+        return NULL;
+    }
+    return a;
+}
+
 arr_lib_array *arr_lib_new(struct arrc_context *ctx, arr_prim prim, int rank,
                            const int64_t *dims, const void *data, int copy) {
     int64_t bytes = array_bytes(prim, rank, dims);
@@ -104,14 +138,18 @@ arr_lib_array *arr_lib_new(struct arrc_context *ctx, arr_prim prim, int rank,
         set_error(ctx, "Error: no data for a non-empty array\n");
         return NULL;
     }
-    a = malloc(sizeof *a + (size_t)rank * sizeof(int64_t));
+    if (arr_lib_device != NULL) {
+        /* On the device: `data` is copied there (new_raw too). */
+        a = device_array(ctx, rank, dims, bytes);
+        if (a != NULL && bytes > 0) {
+            arr_lib_device->copy_in(a->data, data, bytes);
+        }
+        return a;
+    }
+    a = header(ctx, rank, dims);
     if (a == NULL) {
-        set_error(ctx, "Error: out of memory\n");
         return NULL;
     }
-    a->rank = rank;
-    a->refs = 1;
-    memcpy(a->shape, dims, (size_t)rank * sizeof(int64_t));
     a->owned = copy;
     if (!copy) {
         a->data = (void *)data;
@@ -139,7 +177,9 @@ int arr_lib_values(struct arrc_context *ctx, const arr_lib_array *a, arr_prim pr
         return 1;
     }
     bytes = array_bytes(prim, a->rank, a->shape);
-    if (bytes > 0) {
+    if (bytes > 0 && arr_lib_device != NULL) {
+        arr_lib_device->copy_out(out, a->data, bytes);
+    } else if (bytes > 0) {
         memcpy(out, a->data, (size_t)bytes);
     }
     return 0;
@@ -150,9 +190,19 @@ const int64_t *arr_lib_shape(struct arrc_context *ctx, const arr_lib_array *a) {
     return a == NULL ? NULL : a->shape;
 }
 
+/* NULL for an array on the device, which host code cannot read. */
 void *arr_lib_values_raw(struct arrc_context *ctx, const arr_lib_array *a) {
     (void)ctx;
-    return a == NULL ? NULL : a->data;
+    return a == NULL || arr_lib_device != NULL ? NULL : a->data;
+}
+
+/* Frees memory the compiled code handed out (host or device). */
+static void free_data(void *data) {
+    if (arr_lib_device != NULL) {
+        arr_lib_device->free(data);
+    } else {
+        arr_free(data);
+    }
 }
 
 arr_lib_array *arr_lib_ref(arr_lib_array *a) {
@@ -164,7 +214,7 @@ int arr_lib_free(struct arrc_context *ctx, arr_lib_array *a) {
     (void)ctx;
     if (a != NULL && __atomic_sub_fetch(&a->refs, 1, __ATOMIC_ACQ_REL) == 0) {
         if (a->owned) {
-            arr_free(a->data);
+            free_data(a->data);
         }
         free(a);
     }
@@ -185,12 +235,21 @@ static arr_lib_array *wrap_result(struct arrc_context *ctx, const arr_entry *e,
     for (i = 0; i < j; i++) {
         shared |= e->results[i].rank > 0 && results[i].data == v->data;
     }
+    if (shared && arr_lib_device != NULL) {
+        int64_t bytes = array_bytes(t->prim, t->rank, v->shape);
+        arr_lib_array *a = device_array(ctx, t->rank, v->shape, bytes);
+        if (a != NULL && bytes > 0) {
+            arr_lib_device->copy_within(a->data, v->data, bytes);
+        }
+        return a;
+    }
     if (shared) {
         return arr_lib_new(ctx, t->prim, t->rank, v->shape, v->data, 1);
     }
-    arr_lib_array *a = arr_lib_new(ctx, t->prim, t->rank, v->shape, v->data, 0);
+    /* The block the compiled code wrote becomes the array's: no copy. */
+    arr_lib_array *a = header(ctx, t->rank, v->shape);
     if (a != NULL) {
-        a->owned = 1;
+        a->data = v->data;
     }
     return a;
 }
@@ -228,7 +287,14 @@ int arr_lib_entry(struct arrc_context *ctx, const arr_entry *e, const void *cons
         set_error(ctx, line);
         goto done;
     }
-    if (arr_call((arr_ctx *)ctx, e, args, results)) {
+    if (arr_lib_device != NULL) {
+        arr_lib_device->enter();
+    }
+    rc = arr_call((arr_ctx *)ctx, e, args, results);
+    if (arr_lib_device != NULL) {
+        arr_lib_device->leave(rc != 0);
+    }
+    if (rc != 0) {
         goto done;
     }
     rc = 0;
@@ -243,7 +309,7 @@ int arr_lib_entry(struct arrc_context *ctx, const arr_entry *e, const void *cons
         for (j = 0; j < e->num_results; j++) {
             if (wrapped[j] != NULL) {
                 if (wrapped[j]->data != results[j].data) {
-                    arr_free(wrapped[j]->data);
+                    free_data(wrapped[j]->data);
                 }
                 free(wrapped[j]);
             }
@@ -257,7 +323,7 @@ int arr_lib_entry(struct arrc_context *ctx, const arr_entry *e, const void *cons
                 shared |= e->results[k].rank > 0 && results[k].data == results[j].data;
             }
             if (e->results[j].rank > 0 && !shared) {
-                arr_free(results[j].data);
+                free_data(results[j].data);
             }
         }
         goto done;

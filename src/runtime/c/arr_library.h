@@ -14,6 +14,24 @@
 
 struct arrc_context;
 
+/* Where a library's arrays live when not in host memory: a GPU library's
+ * device (arr_gpu_library.c sets `arr_lib_device` before `main`; NULL in a
+ * CPU library). `enter` and `leave` bracket an entry's call (the device is
+ * the process's: calls through it take its lock); the others move data,
+ * `alloc` giving 1 when there is no memory. */
+typedef struct {
+    void (*enter)(void);
+    /* `failed`: the call ended with a run-time error. */
+    void (*leave)(int failed);
+    int (*alloc)(int64_t bytes, void **out);
+    void (*free)(void *p);
+    void (*copy_in)(void *dst, const void *src, int64_t bytes);
+    void (*copy_out)(void *dst, const void *src, int64_t bytes);
+    void (*copy_within)(void *dst, const void *src, int64_t bytes);
+} arr_lib_device_ops;
+
+extern const arr_lib_device_ops *arr_lib_device;
+
 /* An array handed to or by the user: every `struct arrc_T_Nd` is one of
  * these. `owned`: the data is the context's memory, freed with the array
  * (else the user's, from `arrc_new_raw_*`). Arrays are immutable, so one
