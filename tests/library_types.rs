@@ -330,6 +330,26 @@ print("ok")
 "#;
     let out = ok(python(dir.path(), script), "the opaque objects");
     assert_eq!(out, "ok\n");
+    // A type named like an entry point: the class is `opaque_NAME`.
+    std::fs::write(
+        dir.path().join("clash.arr"),
+        "type point = {x: f32, y: f32}\n\
+         entry point (x: f32) : point = {x = x, y = 2 * x}\n\
+         entry getx (p: point) : f32 = p.x\n",
+    )
+    .unwrap();
+    ok(
+        arrc()
+            .current_dir(dir.path())
+            .args(["build", "--python", "clash.arr"])
+            .output()
+            .unwrap(),
+        "arrc build --python clash.arr",
+    );
+    let script = "import clash\np = clash.point(1.5)\n\
+        assert type(p).__name__ == 'opaque_point' and p.y == 3.0\n\
+        print(clash.getx(clash.opaque_point(3.0, 4.0)))\n";
+    assert_eq!(ok(python(dir.path(), script), "clash.py"), "3.0\n");
 }
 
 /// A GPU library (on the emulator): arrays made by `arrc_new_*` live on

@@ -62,10 +62,11 @@ fn type_desc(api: &Api, t: ApiType) -> String {
 }
 
 /// The Python class of opaque type `k`: its C name, unless that is a
-/// keyword or would shadow an entry point.
+/// keyword or an entry point's name.
 fn class_name(api: &Api, k: usize) -> String {
     let name = &api.opaques[k].name;
-    if KEYWORDS.contains(&name.as_str()) || name.starts_with('_') {
+    let entry = api.entries.iter().any(|e| entry_c_name(&e.name) == *name);
+    if KEYWORDS.contains(&name.as_str()) || name.starts_with('_') || entry {
         format!("opaque_{name}")
     } else {
         name.clone()

@@ -80,6 +80,7 @@ impl Opaque {
 /// One entry's parameters and results (a tuple result is several).
 #[derive(Clone, Debug, PartialEq)]
 pub struct EntryApi {
+    pub name: String,
     pub params: Vec<ApiType>,
     pub results: Vec<ApiType>,
 }
@@ -119,7 +120,11 @@ impl Api {
                     vec![api.api_type(t, name)]
                 }
             };
-            api.entries.push(EntryApi { params, results });
+            api.entries.push(EntryApi {
+                name: e.name.clone(),
+                params,
+                results,
+            });
         }
         api
     }
@@ -131,6 +136,7 @@ impl Api {
             .functions
             .iter()
             .map(|f| EntryApi {
+                name: f.name.clone(),
                 params: f.params.iter().map(|p| ApiType::Leaf(p.var.ty)).collect(),
                 results: f.ret.iter().map(|t| ApiType::Leaf(*t)).collect(),
             })
