@@ -27,7 +27,10 @@ impl<'ctx> Gen<'ctx, '_> {
                     .insert(var.id, Val::Scalar(v.into(), ScalarType::Bool));
             }
             Stmt::Let { var, exp, loc } => {
-                let (v, t) = self.exp(fr, exp, *loc)?;
+                let (v, t) = match self.nan_free_extremum(fr, var.id, exp)? {
+                    Some(vt) => vt,
+                    None => self.exp(fr, exp, *loc)?,
+                };
                 self.reassociate_reduction_step(var.id, exp, v)?;
                 if self.fast_math {
                     allow_float_rewrites(v)?;
