@@ -180,7 +180,7 @@ impl Target {
     pub fn describe(self) -> TargetDesc {
         match self {
             Target::X86_64 => TargetDesc {
-                tuning: cpu::TUNING,
+                tuning: cpu::tuning(),
                 prefetch: true,
             },
             // A GPU wants none of the CPU's cache tiling or prefetching.

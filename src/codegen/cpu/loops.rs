@@ -358,6 +358,12 @@ impl<'ctx> Gen<'ctx, '_> {
                 .filter(|c| matches!(c.var.ty, Type::Scalar(ScalarType::F32 | ScalarType::F64)))
                 .map(|c| c.var.id)
                 .collect(),
+            nan_free: nest
+                .reductions
+                .iter()
+                .flat_map(|r| &r.carried)
+                .filter_map(nan_free_step)
+                .collect(),
             ..self.mode.clone()
         };
         self.with_mode(mode, |g| {
@@ -645,5 +651,22 @@ fn thread_allocs<'b>(block: &'b Block, out: &mut Vec<(&'b Var, &'b [Atom])>) {
             }
             _ => {}
         }
+    }
+}
+
+/// `(accumulator, step)` for a float reduction value that starts from a
+/// constant other than NaN and whose value after an iteration is one
+/// variable (see `Gen::nan_free_extremum`, which emits that variable's
+/// definition when it is the `max` or `min` of the accumulator and an
+/// element, so that the accumulator stays a number).
+fn nan_free_step(c: &Carried) -> Option<(crate::core::ir::VarId, crate::core::ir::VarId)> {
+    let number = match c.init {
+        Atom::Const(crate::types::Const::F32(x)) => !x.is_nan(),
+        Atom::Const(crate::types::Const::F64(x)) => !x.is_nan(),
+        _ => false,
+    };
+    match c.next {
+        Atom::Var(step) if number => Some((c.var.id, step)),
+        _ => None,
     }
 }
