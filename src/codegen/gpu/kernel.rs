@@ -42,7 +42,22 @@ enum Form {
     /// Scans and compactions: totals per thread slice, a one-thread
     /// exclusive scan of them, the body from each slice's carry-in.
     Scan,
+    /// Histograms without atomic updates: grid-stride, each update under
+    /// a lock per bin (`hist`).
+    Locked,
     Single,
+}
+
+/// The threads of a launch: as planned for the work, one, or one block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Grid {
+    Work,
+    One,
+    Block,
+    /// Planned for the same slices as the other kernel's launch.
+    Pair(usize),
+    /// As planned for the work with these bytes of shared memory a thread.
+    Shared(usize),
 }
 
 /// The parameters of a nest's kernels after `err` and `seq`, as values in
@@ -72,7 +87,6 @@ impl<'ctx> Gen<'ctx, '_> {
             Parallelism::Reduce if scalar_carried => Form::Partials,
             Parallelism::Scan | Parallelism::Compact
                 if scalar_carried
-                    && nest.reductions.is_empty()
                     && nest.hists.is_empty()
                     && matches!(
                         nest.plan.as_ref().map(|p| &p.strategy),
@@ -95,21 +109,28 @@ impl<'ctx> Gen<'ctx, '_> {
                     nest.plan.as_ref().map(|p| &p.strategy),
                     Some(ParPlan::Hist { atomic: true, .. })
                 );
-                let mut wide = true;
+                let planned = matches!(
+                    nest.plan.as_ref().map(|p| &p.strategy),
+                    Some(ParPlan::Hist { .. })
+                );
+                let (mut wide, mut rank1) = (true, true);
                 for h in &nest.hists {
                     for b in &h.bins {
                         match self.val(fr, &Atom::Var(*b))? {
                             Val::Array { elem, shape, .. } => {
-                                wide &= shape.len() == 1
-                                    && elem.bytes() >= 4
-                                    && elem != ScalarType::Bool
+                                rank1 &= shape.len() == 1;
+                                wide &= elem.bytes() >= 4 && elem != ScalarType::Bool
                             }
-                            Val::Scalar(..) => wide = false,
+                            Val::Scalar(..) => rank1 = false,
                         }
                     }
                 }
-                if atomic && wide {
+                if !planned || !rank1 {
+                    Form::Single
+                } else if atomic && wide {
                     Form::GridStride
+                } else if super::hist::lockable(nest) {
+                    Form::Locked
                 } else {
                     Form::Single
                 }
@@ -147,63 +168,146 @@ impl<'ctx> Gen<'ctx, '_> {
         } else {
             Vec::new()
         };
+        // Reductions: a tree per block in shared memory when it fits.
+        let tree = form == Form::Partials && super::reduce::tree_ok(nest, fields);
         let main = self.kernel(&name, &params, atomic_bins, |gen, kfr, kp| match form {
             Form::GridStride => gen.grid_stride_body(kfr, nest, kp),
+            Form::Partials if tree => gen.tree_body(kfr, nest, kp),
             Form::Partials => gen.partials_body(kfr, nest, kp),
             Form::Scan => gen.totals_body(kfr, nest, kp),
+            Form::Locked => {
+                gen.set_locks(kfr, nest, kp[PARTIALS].into_pointer_value())?;
+                gen.grid_stride_body(kfr, nest, kp)
+            }
             Form::Single => gen.single_body(kfr, nest, kp),
         })?;
+        self.reserve_heap(fr, nest, (form != Form::Single).then_some(main), width)?;
         let mut partials = None;
         // Where the final carried values are (device address).
         let mut finals_at = out;
         let mut spare = None;
+        // A scan's reductions: where their combined results are.
+        let mut reductions_at = None;
         match form {
             Form::GridStride | Form::Single => self.launch(
                 main,
-                form == Form::Single,
+                if form == Form::Single {
+                    Grid::One
+                } else {
+                    Grid::Work
+                },
                 width,
                 &params.types,
                 &values,
                 fr,
             )?,
-            Form::Scan => {
-                let threads_fn = self.runtime(RuntimeFn::GpuThreads);
-                let k = self.ctx.i32_type().const_int(main as u64, false);
-                let threads = self.call_int(threads_fn, &[k.into(), width.into()])?;
-                // A cell per field and the slice's failure flag.
-                let cell = self.const_i64(((fields + 1) * 8) as i64);
-                let bytes = self.builder.build_int_mul(threads, cell, "")?;
+            Form::Locked => {
+                let count = self.lock_count(fr, nest)?;
+                let words = self.builder.build_int_add(count, self.const_i64(1), "")?;
+                let bytes = self.builder.build_int_mul(words, self.const_i64(4), "")?;
                 let p = self.call_int(alloc, &[bytes.into()])?;
+                let fill = self.runtime(RuntimeFn::GpuFill32);
+                let zero = self.ctx.i32_type().const_zero();
+                self.builder
+                    .build_call(fill, &[p.into(), zero.into(), count.into()], "")?;
                 partials = Some(p);
                 values[PARTIALS] = self.builder.build_int_to_ptr(p, self.ptr(), "")?.into();
-                self.launch(main, false, width, &params.types, &values, fr)?;
+                self.launch(main, Grid::Work, width, &params.types, &values, fr)?;
+            }
+            Form::Scan => {
+                // One block scans the slices' totals, unless an operator
+                // can fail (a failing thread would miss the block's barriers).
+                let block = nest
+                    .scans
+                    .iter()
+                    .all(|s| crate::loopy::chunk::infallible(&s.op.body));
                 let prefix = self.kernel(
                     &format!("{name}_prefix"),
                     &params,
                     Vec::new(),
-                    |gen, kfr, kp| gen.prefix_body(kfr, nest, kp),
+                    |gen, kfr, kp| {
+                        if block {
+                            gen.block_prefix_body(kfr, nest, kp)
+                        } else {
+                            gen.prefix_body(kfr, nest, kp)
+                        }
+                    },
                 )?;
-                let mut pvalues = values.clone();
-                pvalues[WIDTH] = threads.into();
-                self.launch(prefix, true, threads, &params.types, &pvalues, fr)?;
                 let body = self.kernel(
                     &format!("{name}_body"),
                     &params,
                     Vec::new(),
                     |gen, kfr, kp| gen.scan_body(kfr, nest, kp),
                 )?;
-                self.launch(body, false, width, &params.types, &values, fr)?;
+                // The totals and body passes cut the same slices.
+                let threads_fn = self.runtime(RuntimeFn::GpuThreadsPair);
+                let i32t = self.ctx.i32_type();
+                let (km, kb) = (
+                    i32t.const_int(main as u64, false),
+                    i32t.const_int(body as u64, false),
+                );
+                let threads = self.call_int(threads_fn, &[km.into(), kb.into(), width.into()])?;
+                // A cell per field and the slice's failure flag, then the
+                // prefix block's two buffers of a cell per field and thread,
+                // then (with reductions) a partial result per slice.
+                let reductions = super::scan::reduction_values(nest) > 0;
+                let cell = self.const_i64(((fields + 1) * 8) as i64);
+                let bytes = self.builder.build_int_mul(threads, cell, "")?;
+                let aux = self.const_i64((2 * super::scan::MAX_BLOCK * fields * 8) as i64);
+                let bytes = self.builder.build_int_add(bytes, aux, "")?;
+                let red_at = bytes;
+                let bytes = if reductions {
+                    let per = self.const_i64((fields * 8) as i64);
+                    let more = self.builder.build_int_mul(threads, per, "")?;
+                    self.builder.build_int_add(bytes, more, "")?
+                } else {
+                    bytes
+                };
+                let p = self.call_int(alloc, &[bytes.into()])?;
+                partials = Some(p);
+                values[PARTIALS] = self.builder.build_int_to_ptr(p, self.ptr(), "")?.into();
+                self.launch(main, Grid::Pair(body), width, &params.types, &values, fr)?;
+                let mut pvalues = values.clone();
+                pvalues[WIDTH] = threads.into();
+                let grid = if block { Grid::Block } else { Grid::One };
+                self.launch(prefix, grid, threads, &params.types, &pvalues, fr)?;
+                self.launch(body, Grid::Pair(main), width, &params.types, &values, fr)?;
+                if reductions {
+                    let combine = self.kernel(
+                        &format!("{name}_combine"),
+                        &params,
+                        Vec::new(),
+                        |gen, kfr, kp| gen.combine_body(kfr, nest, kp),
+                    )?;
+                    let red = self.builder.build_int_add(p, red_at, "")?;
+                    let (result, other) =
+                        self.combine_levels(combine, threads, red, fields, &params, &values, fr)?;
+                    reductions_at = Some(result);
+                    spare = Some(other);
+                }
             }
             Form::Partials => {
-                let threads_fn = self.runtime(RuntimeFn::GpuThreads);
                 let k = self.ctx.i32_type().const_int(main as u64, false);
-                let threads = self.call_int(threads_fn, &[k.into(), width.into()])?;
+                // A partial per block (tree) or per thread.
+                let shared = self.const_i64((fields * 8) as i64);
+                let threads = if tree {
+                    let f = self.runtime(RuntimeFn::GpuBlocksShared);
+                    self.call_int(f, &[k.into(), width.into(), shared.into()])?
+                } else {
+                    let threads_fn = self.runtime(RuntimeFn::GpuThreads);
+                    self.call_int(threads_fn, &[k.into(), width.into()])?
+                };
                 let cell = self.const_i64((fields.max(1) * 8) as i64);
                 let bytes = self.builder.build_int_mul(threads, cell, "")?;
                 let p = self.call_int(alloc, &[bytes.into()])?;
                 partials = Some(p);
                 values[PARTIALS] = self.builder.build_int_to_ptr(p, self.ptr(), "")?.into();
-                self.launch(main, false, width, &params.types, &values, fr)?;
+                let grid = if tree {
+                    Grid::Shared(fields * 8)
+                } else {
+                    Grid::Work
+                };
+                self.launch(main, grid, width, &params.types, &values, fr)?;
                 let combine = self.kernel(
                     &format!("{name}_combine"),
                     &params,
@@ -228,7 +332,15 @@ impl<'ctx> Gen<'ctx, '_> {
                 &[slot.into(), finals_at.into(), bytes.into()],
                 "",
             )?;
-            let finals = self.load_cells(slot, &params.carried)?;
+            let mut finals = self.load_cells(slot, &params.carried)?;
+            if let Some(at) = reductions_at {
+                // The reductions' results come from their combination.
+                let r = super::scan::reduction_values(nest);
+                self.builder
+                    .build_call(copy_out, &[slot.into(), at.into(), bytes.into()], "")?;
+                let combined = self.load_cells(slot, &params.carried)?;
+                finals.splice(..r, combined.into_iter().take(r));
+            }
             self.bind_finals(fr, nest, finals)?;
         }
         self.builder.build_call(free, &[out.into()], "")?;
@@ -238,11 +350,12 @@ impl<'ctx> Gen<'ctx, '_> {
         Ok(())
     }
 
-    /// Launches kernel `kernel` over `width` items (or one thread).
+    /// Launches kernel `kernel` over `width` items (or one thread, or one
+    /// block).
     fn launch(
         &mut self,
         kernel: usize,
-        single: bool,
+        grid: Grid,
         width: IntValue<'ctx>,
         types: &[BasicTypeEnum<'ctx>],
         values: &[BasicValueEnum<'ctx>],
@@ -267,11 +380,25 @@ impl<'ctx> Gen<'ctx, '_> {
             self.builder.build_store(at, slot)?;
         }
         let k = self.ctx.i32_type().const_int(kernel as u64, false);
-        if single {
+        if grid == Grid::One {
             let f = self.runtime(RuntimeFn::GpuLaunchOne);
             self.builder.build_call(f, &[k.into(), args.into()], "")?;
+        } else if let Grid::Shared(bytes) = grid {
+            let f = self.runtime(RuntimeFn::GpuLaunchShared);
+            let b = self.const_i64(bytes as i64);
+            self.builder
+                .build_call(f, &[k.into(), width.into(), b.into(), args.into()], "")?;
+        } else if let Grid::Pair(other) = grid {
+            let f = self.runtime(RuntimeFn::GpuLaunchPair);
+            let o = self.ctx.i32_type().const_int(other as u64, false);
+            self.builder
+                .build_call(f, &[k.into(), o.into(), width.into(), args.into()], "")?;
         } else {
-            let f = self.runtime(RuntimeFn::GpuLaunchWork);
+            let f = self.runtime(if grid == Grid::Block {
+                RuntimeFn::GpuLaunchBlock
+            } else {
+                RuntimeFn::GpuLaunchWork
+            });
             self.builder
                 .build_call(f, &[k.into(), width.into(), args.into()], "")?;
         }
@@ -368,6 +495,7 @@ impl<'ctx> Gen<'ctx, '_> {
             .as_mut()
             .ok_or_else(|| CodegenError::Internal("a kernel without a device".into()))?;
         device.current = None;
+        device.locks = None;
         device.kernels.push((name.to_string(), params.types.len()));
         let _ = f;
         Ok(device.kernels.len() - 1)
@@ -417,6 +545,7 @@ impl<'ctx> Gen<'ctx, '_> {
             seq: param(1)?.into_int_value(),
             key,
             flag: None,
+            on_fail: None,
         };
         if let Some(d) = self.device.as_mut() {
             d.current = Some(state);
@@ -518,7 +647,7 @@ impl<'ctx> Gen<'ctx, '_> {
         Ok(())
     }
 
-    fn thread_range(&self) -> Res<(IntValue<'ctx>, IntValue<'ctx>)> {
+    pub(super) fn thread_range(&self) -> Res<(IntValue<'ctx>, IntValue<'ctx>)> {
         let tid = self.sreg("tid.x")?;
         let ntid = self.sreg("ntid.x")?;
         let ctaid = self.sreg("ctaid.x")?;
@@ -582,10 +711,12 @@ impl<'ctx> Gen<'ctx, '_> {
         hi: IntValue<'ctx>,
         set_key: bool,
     ) -> Res<()> {
-        self.carried_loop_over(fr, nest, &nest.body, slots, lo, hi, set_key)
+        self.carried_loop_over(fr, nest, &nest.body, slots, lo, hi, set_key, 0)
     }
 
-    /// `carried_loop` running `body` (the nest's, or its totals slice).
+    /// `carried_loop` running `body` (the nest's, or its totals slice),
+    /// the first `skip` carried values left as they are (a totals slice
+    /// does not compute the reductions' next values).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn carried_loop_over(
         &mut self,
@@ -596,6 +727,7 @@ impl<'ctx> Gen<'ctx, '_> {
         lo: IntValue<'ctx>,
         hi: IntValue<'ctx>,
         set_key: bool,
+        skip: usize,
     ) -> Res<()> {
         let carried: Vec<&Carried> = nest.carried().collect();
         let one = self.const_i64(1);
@@ -616,10 +748,10 @@ impl<'ctx> Gen<'ctx, '_> {
             }
             gen.block(fr, body)?;
             let mut nexts = Vec::new();
-            for c in &carried {
+            for c in &carried[skip..] {
                 nexts.push(gen.fields(&gen.val(fr, &c.next)?));
             }
-            for (vals, ps) in nexts.iter().zip(slots) {
+            for (vals, ps) in nexts.iter().zip(&slots[skip..]) {
                 for (v, (slot, _)) in vals.iter().zip(ps) {
                     gen.builder.build_store(*slot, *v)?;
                 }
@@ -782,7 +914,7 @@ impl<'ctx> Gen<'ctx, '_> {
         level[WIDTH] = n.into();
         level[PARTIALS] = self.builder.build_int_to_ptr(src, self.ptr(), "")?.into();
         level[OUT] = self.builder.build_int_to_ptr(dst, self.ptr(), "")?.into();
-        self.launch(combine, false, groups, &params.types, &level, fr)?;
+        self.launch(combine, Grid::Work, groups, &params.types, &level, fr)?;
         self.builder.build_store(n_slot, groups)?;
         self.builder.build_store(src_slot, dst)?;
         self.builder.build_store(dst_slot, src)?;
@@ -799,7 +931,7 @@ impl<'ctx> Gen<'ctx, '_> {
     /// partial results `[g * GROUP, (g + 1) * GROUP)` of the `n` at
     /// `partials` in order with each reduction's operator, into cell `g`
     /// of `out`.
-    fn combine_body(
+    pub(super) fn combine_body(
         &mut self,
         fr: &mut Frame<'ctx>,
         nest: &LoopNest,
@@ -844,7 +976,7 @@ impl<'ctx> Gen<'ctx, '_> {
 
     /// The reductions' operators on `left` and `right` (values in
     /// `LoopNest::carried` order) into `slots`.
-    fn apply_reductions(
+    pub(super) fn apply_reductions(
         &mut self,
         fr: &mut Frame<'ctx>,
         nest: &LoopNest,

@@ -1,0 +1,218 @@
+//! Reductions of scalars with a tree per block: each thread folds its
+//! contiguous slice of the iterations (in thread order, so the slices of a
+//! block are consecutive), writes its partial result to shared memory,
+//! and the block combines the partials pairwise in `log2 B` steps between
+//! barriers, the left operand always the earlier one; thread 0 writes the
+//! block's result. Only one partial per block goes to global memory, so
+//! the combining levels (`combine_body`) start from the grid's blocks
+//! instead of its threads.
+//!
+//! A failing check in the fold records its error and skips to the end of
+//! the fold, so that the thread still reaches the block's barriers (the
+//! results are never used: the combining kernel sees the error first).
+//! The operators themselves must not fail (`tree_ok`), for the same
+//! reason.
+
+use super::kernel::{PARTIALS, WIDTH};
+use crate::codegen::emit::{Frame, Gen, Res};
+use crate::codegen::CodegenError;
+use crate::core::ir::Type;
+use crate::loopy::ir::LoopNest;
+use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
+use inkwell::{AddressSpace, IntPredicate};
+
+/// Carried fields (8-byte cells) a block tree holds per thread at most:
+/// 1024 threads of 6 cells is the 48 KiB of shared memory a block has.
+pub(super) const TREE_FIELDS: usize = 6;
+
+/// Whether `nest`'s reductions can run as block trees: operators that
+/// cannot fail and few enough fields for shared memory.
+pub(super) fn tree_ok(nest: &LoopNest, fields: usize) -> bool {
+    fields <= TREE_FIELDS
+        && nest
+            .reductions
+            .iter()
+            .all(|r| crate::loopy::chunk::infallible(&r.op.body))
+}
+
+impl<'ctx> Gen<'ctx, '_> {
+    /// The block-tree reduction kernel: block `b`'s result in cells
+    /// `[b * fields, (b + 1) * fields)` of the partials.
+    pub(super) fn tree_body(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        kp: &[BasicValueEnum<'ctx>],
+    ) -> Res<()> {
+        let types: Vec<Type> = nest.carried().map(|c| c.var.ty).collect();
+        let fields = self.fields_of(nest);
+        let inits = self.inits(nest, kp)?;
+        let slots = self.carried_slots(fr, &inits)?;
+        let width = kp[WIDTH].into_int_value();
+        let (_, lo, hi) = self.slice(width)?;
+        // A failed check leaves the fold here instead of ending the thread.
+        let folded = self.ctx.append_basic_block(fr.func, "fold.done");
+        self.set_on_fail(Some(folded));
+        let result = self.carried_loop(fr, nest, &slots, lo, hi, true);
+        self.set_on_fail(None);
+        result?;
+        self.builder.build_unconditional_branch(folded)?;
+        self.builder.position_at_end(folded);
+        let tid = self.sreg("tid.x")?;
+        let b = self.sreg("ntid.x")?;
+        let shared = self.shared_base()?;
+        let fields_v = self.const_i64(fields as i64);
+        let mine = self.builder.build_int_mul(tid, fields_v, "")?;
+        let mut vals = self.load_slots(nest, &slots)?;
+        self.shared_store(shared, mine, &vals, fields)?;
+        self.barrier()?;
+        // Step s: thread t (a multiple of 2s) combines its cell with t + s.
+        let s_slot = self.entry_alloca(fr.func, self.i64().into())?;
+        let one = self.const_i64(1);
+        self.builder.build_store(s_slot, one)?;
+        let header = self.ctx.append_basic_block(fr.func, "tree.step");
+        let step = self.ctx.append_basic_block(fr.func, "tree.run");
+        let done = self.ctx.append_basic_block(fr.func, "tree.done");
+        self.builder.build_unconditional_branch(header)?;
+        self.builder.position_at_end(header);
+        let s = self
+            .builder
+            .build_load(self.i64(), s_slot, "s")?
+            .into_int_value();
+        let more = self
+            .builder
+            .build_int_compare(IntPredicate::SLT, s, b, "")?;
+        self.builder.build_conditional_branch(more, step, done)?;
+        self.builder.position_at_end(step);
+        let twice = self.builder.build_int_add(s, s, "")?;
+        let mask = self.builder.build_int_sub(twice, one, "")?;
+        let low = self.builder.build_and(tid, mask, "")?;
+        let zero = self.const_i64(0);
+        let active = self
+            .builder
+            .build_int_compare(IntPredicate::EQ, low, zero, "")?;
+        let partner = self.builder.build_int_add(tid, s, "")?;
+        let inside = self
+            .builder
+            .build_int_compare(IntPredicate::SLT, partner, b, "")?;
+        let active = self.builder.build_and(active, inside, "")?;
+        let run = self.ctx.append_basic_block(fr.func, "tree.pair");
+        let join = self.ctx.append_basic_block(fr.func, "tree.join");
+        self.builder.build_conditional_branch(active, run, join)?;
+        self.builder.position_at_end(run);
+        let left = self.shared_read(shared, mine, &types, fields)?;
+        let at = self.builder.build_int_mul(partner, fields_v, "")?;
+        let right = self.shared_read(shared, at, &types, fields)?;
+        let left_fields: Vec<Vec<BasicValueEnum<'ctx>>> =
+            left.iter().map(|v| self.fields(v)).collect();
+        let cell = self.carried_slots(fr, &left_fields)?;
+        self.apply_reductions(fr, nest, &cell, &left, &right)?;
+        let combined = self.load_slots(nest, &cell)?;
+        self.shared_store(shared, mine, &combined, fields)?;
+        self.builder.build_unconditional_branch(join)?;
+        self.builder.position_at_end(join);
+        self.barrier()?;
+        self.builder.build_store(s_slot, twice)?;
+        self.builder.build_unconditional_branch(header)?;
+        self.builder.position_at_end(done);
+        let lead = self
+            .builder
+            .build_int_compare(IntPredicate::EQ, tid, zero, "")?;
+        let write = self.ctx.append_basic_block(fr.func, "tree.write");
+        let end = self.ctx.append_basic_block(fr.func, "tree.end");
+        self.builder.build_conditional_branch(lead, write, end)?;
+        self.builder.position_at_end(write);
+        vals = self.shared_read(shared, zero, &types, fields)?;
+        let block = self.sreg("ctaid.x")?;
+        let at = self.builder.build_int_mul(block, fields_v, "")?;
+        self.store_cells(kp[PARTIALS].into_pointer_value(), at, &vals)?;
+        self.builder.build_unconditional_branch(end)?;
+        self.builder.position_at_end(end);
+        Ok(())
+    }
+
+    fn set_on_fail(&mut self, target: Option<inkwell::basic_block::BasicBlock<'ctx>>) {
+        if let Some(k) = self.device.as_mut().and_then(|d| d.current.as_mut()) {
+            k.on_fail = target;
+        }
+    }
+
+    /// The block's dynamic shared memory (`@arr_shared` on nvptx, as a
+    /// generic pointer; `arr_emu_shared()` on the emulator).
+    fn shared_base(&self) -> Res<PointerValue<'ctx>> {
+        if self.emulated()? {
+            let f = self.declare("arr_emu_shared", Some(self.ptr().into()), &[]);
+            return self
+                .builder
+                .build_call(f, &[], "shared")?
+                .try_as_basic_value()
+                .basic()
+                .map(|v| v.into_pointer_value())
+                .ok_or_else(|| CodegenError::Internal("arr_emu_shared returns nothing".into()));
+        }
+        let global = match self.module.get_global("arr_shared") {
+            Some(g) => g,
+            None => {
+                let ty = self.ctx.i8_type().array_type(0);
+                let g = self
+                    .module
+                    .add_global(ty, Some(AddressSpace::from(3)), "arr_shared");
+                g.set_linkage(inkwell::module::Linkage::External);
+                g.set_alignment(16);
+                g
+            }
+        };
+        Ok(self.builder.build_address_space_cast(
+            global.as_pointer_value(),
+            self.ptr(),
+            "shared",
+        )?)
+    }
+
+    /// On the emulator: the race checker told of a plain access of
+    /// `fields` cells from cell `first` (`write` or read).
+    fn announce(
+        &self,
+        base: PointerValue<'ctx>,
+        first: IntValue<'ctx>,
+        fields: usize,
+        write: bool,
+    ) -> Res<()> {
+        if !self.emulated()? {
+            return Ok(());
+        }
+        let name = if write {
+            "arr_emu_shared_write"
+        } else {
+            "arr_emu_shared_read"
+        };
+        let i32t = self.ctx.i32_type();
+        let f = self.declare(name, None, &[self.ptr().into(), i32t.into()]);
+        let p = self.cell_ptr(base, first)?;
+        let bytes = i32t.const_int((fields * 8) as u64, false);
+        self.builder.build_call(f, &[p.into(), bytes.into()], "")?;
+        Ok(())
+    }
+
+    fn shared_store(
+        &self,
+        base: PointerValue<'ctx>,
+        first: IntValue<'ctx>,
+        vals: &[crate::codegen::emit::Val<'ctx>],
+        fields: usize,
+    ) -> Res<()> {
+        self.announce(base, first, fields, true)?;
+        self.store_cells(base, first, vals)
+    }
+
+    fn shared_read(
+        &self,
+        base: PointerValue<'ctx>,
+        first: IntValue<'ctx>,
+        types: &[Type],
+        fields: usize,
+    ) -> Res<Vec<crate::codegen::emit::Val<'ctx>>> {
+        self.announce(base, first, fields, false)?;
+        self.read_cells(base, first, types)
+    }
+}
