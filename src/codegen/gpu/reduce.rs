@@ -11,15 +11,21 @@
 //! the fold, so that the thread still reaches the block's barriers (the
 //! results are never used: the combining kernel sees the error first).
 //! The operators themselves must not fail (`tree_ok`), for the same
-//! reason.
+//! reason; otherwise each thread's partial goes to global memory
+//! (`partials_body`). The combining levels are here too.
 
-use super::kernel::{PARTIALS, WIDTH};
-use crate::codegen::emit::{Frame, Gen, Res};
+use super::kernel::{Grid, Params, OUT, PARTIALS, WIDTH};
+use crate::codegen::emit::{Frame, Gen, Res, Val};
+use crate::codegen::runtime::RuntimeFn;
 use crate::codegen::CodegenError;
 use crate::core::ir::Type;
 use crate::loopy::ir::LoopNest;
+use inkwell::types::BasicTypeEnum;
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
 use inkwell::{AddressSpace, IntPredicate};
+
+/// Partial results each thread of a reduction's combining level combines.
+const GROUP: i64 = 64;
 
 /// Carried fields (8-byte cells) a block tree holds per thread at most:
 /// 1024 threads of 6 cells is the 48 KiB of shared memory a block has.
@@ -198,7 +204,7 @@ impl<'ctx> Gen<'ctx, '_> {
         &self,
         base: PointerValue<'ctx>,
         first: IntValue<'ctx>,
-        vals: &[crate::codegen::emit::Val<'ctx>],
+        vals: &[Val<'ctx>],
         fields: usize,
     ) -> Res<()> {
         self.announce(base, first, fields, true)?;
@@ -211,8 +217,178 @@ impl<'ctx> Gen<'ctx, '_> {
         first: IntValue<'ctx>,
         types: &[Type],
         fields: usize,
-    ) -> Res<Vec<crate::codegen::emit::Val<'ctx>>> {
+    ) -> Res<Vec<Val<'ctx>>> {
         self.announce(base, first, fields, false)?;
         self.read_cells(base, first, types)
+    }
+
+    /// A reduction's partial result per thread, in thread order.
+    pub(super) fn partials_body(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        kp: &[BasicValueEnum<'ctx>],
+    ) -> Res<()> {
+        let inits = self.inits(nest, kp)?;
+        let slots = self.carried_slots(fr, &inits)?;
+        let width = kp[WIDTH].into_int_value();
+        let (gid, lo, hi) = self.slice(width)?;
+        self.carried_loop(fr, nest, &slots, lo, hi, true)?;
+        let finals = self.load_slots(nest, &slots)?;
+        let fields: usize = finals.iter().map(|v| self.fields(v).len()).sum();
+        let cell = self
+            .builder
+            .build_int_mul(gid, self.const_i64(fields as i64), "")?;
+        self.store_cells(kp[PARTIALS].into_pointer_value(), cell, &finals)
+    }
+
+    /// Host side: the `threads` partial results at `partials` combined in
+    /// levels, each thread of a level combining `GROUP` consecutive ones
+    /// in order, until one is left; returns its device address and the
+    /// second buffer, which takes turns with `partials` (the caller frees
+    /// both after reading the result).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn combine_levels(
+        &mut self,
+        combine: usize,
+        threads: IntValue<'ctx>,
+        partials: IntValue<'ctx>,
+        fields: usize,
+        params: &Params<'ctx>,
+        values: &[BasicValueEnum<'ctx>],
+        fr: &Frame<'ctx>,
+    ) -> Res<(IntValue<'ctx>, IntValue<'ctx>)> {
+        let i64t = self.i64();
+        let group = self.const_i64(GROUP);
+        let one = self.const_i64(1);
+        let groups_of = |gen: &Self, n: IntValue<'ctx>| -> Res<IntValue<'ctx>> {
+            let up = gen.builder.build_int_add(n, gen.const_i64(GROUP - 1), "")?;
+            Ok(gen.builder.build_int_signed_div(up, group, "groups")?)
+        };
+        let alloc = self.runtime(RuntimeFn::GpuAlloc);
+        let first = groups_of(self, threads)?;
+        let cell = self.const_i64((fields.max(1) * 8) as i64);
+        let bytes = self.builder.build_int_mul(first, cell, "")?;
+        let other = self.call_int(alloc, &[bytes.into()])?;
+        let n_slot = self.entry_alloca(fr.func, i64t.into())?;
+        let src_slot = self.entry_alloca(fr.func, i64t.into())?;
+        let dst_slot = self.entry_alloca(fr.func, i64t.into())?;
+        self.builder.build_store(n_slot, threads)?;
+        self.builder.build_store(src_slot, partials)?;
+        self.builder.build_store(dst_slot, other)?;
+        let header = self.ctx.append_basic_block(fr.func, "combine.level");
+        let body = self.ctx.append_basic_block(fr.func, "combine.run");
+        let exit = self.ctx.append_basic_block(fr.func, "combine.done");
+        self.builder.build_unconditional_branch(header)?;
+        self.builder.position_at_end(header);
+        let n = self.builder.build_load(i64t, n_slot, "n")?.into_int_value();
+        let more = self
+            .builder
+            .build_int_compare(IntPredicate::SGT, n, one, "")?;
+        self.builder.build_conditional_branch(more, body, exit)?;
+        self.builder.position_at_end(body);
+        let src = self
+            .builder
+            .build_load(i64t, src_slot, "")?
+            .into_int_value();
+        let dst = self
+            .builder
+            .build_load(i64t, dst_slot, "")?
+            .into_int_value();
+        let groups = groups_of(self, n)?;
+        let mut level = values.to_vec();
+        level[WIDTH] = n.into();
+        level[PARTIALS] = self.builder.build_int_to_ptr(src, self.ptr(), "")?.into();
+        level[OUT] = self.builder.build_int_to_ptr(dst, self.ptr(), "")?.into();
+        self.launch(combine, Grid::Work, groups, &params.types, &level, fr)?;
+        self.builder.build_store(n_slot, groups)?;
+        self.builder.build_store(src_slot, dst)?;
+        self.builder.build_store(dst_slot, src)?;
+        self.builder.build_unconditional_branch(header)?;
+        self.builder.position_at_end(exit);
+        let result = self
+            .builder
+            .build_load(i64t, src_slot, "")?
+            .into_int_value();
+        Ok((result, other))
+    }
+
+    /// One level of a reduction's combination: thread `g` combines the
+    /// partial results `[g * GROUP, (g + 1) * GROUP)` of the `n` at
+    /// `partials` in order with each reduction's operator, into cell `g`
+    /// of `out`.
+    pub(super) fn combine_body(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        kp: &[BasicValueEnum<'ctx>],
+    ) -> Res<()> {
+        self.return_if_failed(fr, kp)?;
+        let types: Vec<Type> = nest.carried().map(|c| c.var.ty).collect();
+        let fields: usize = types.iter().map(|t| self.field_types(*t).len()).sum();
+        let n = kp[WIDTH].into_int_value();
+        let partials = kp[PARTIALS].into_pointer_value();
+        let key = self.key_slot()?;
+        self.builder.build_store(key, n)?;
+        let (gid, threads) = self.thread_range()?;
+        let group = self.const_i64(GROUP);
+        let up = self
+            .builder
+            .build_int_add(n, self.const_i64(GROUP - 1), "")?;
+        let groups = self.builder.build_int_signed_div(up, group, "groups")?;
+        let per = self.const_i64(fields as i64);
+        let one = self.const_i64(1);
+        self.kernel_loop(fr, gid, groups, threads, &mut |gen, fr, g| {
+            let lo = gen.builder.build_int_mul(g, group, "")?;
+            let hi = gen.builder.build_int_add(lo, group, "")?;
+            let hi = gen.min(hi, n)?;
+            let at = gen.builder.build_int_mul(lo, per, "")?;
+            let first = gen.read_cells(partials, at, &types)?;
+            let init: Vec<Vec<BasicValueEnum<'ctx>>> =
+                first.iter().map(|v| gen.fields(v)).collect();
+            let slots = gen.carried_slots(fr, &init)?;
+            let next = gen.builder.build_int_add(lo, one, "")?;
+            gen.kernel_loop(fr, next, hi, one, &mut |gen, fr, j| {
+                let at = gen.builder.build_int_mul(j, per, "")?;
+                let other = gen.read_cells(partials, at, &types)?;
+                let acc = gen.load_slots(nest, &slots)?;
+                gen.apply_reductions(fr, nest, &slots, &acc, &other)
+            })?;
+            let finals = gen.load_slots(nest, &slots)?;
+            let at = gen.builder.build_int_mul(g, per, "")?;
+            gen.store_cells(kp[OUT].into_pointer_value(), at, &finals)
+        })
+    }
+
+    /// The reductions' operators on `left` and `right` (values in
+    /// `LoopNest::carried` order) into `slots`.
+    pub(super) fn apply_reductions(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        slots: &[Vec<(PointerValue<'ctx>, BasicTypeEnum<'ctx>)>],
+        left: &[Val<'ctx>],
+        right: &[Val<'ctx>],
+    ) -> Res<()> {
+        let mut k = 0;
+        for r in &nest.reductions {
+            let n = r.carried.len();
+            let (lp, rp) = r.op.params.split_at(n);
+            for (p, v) in lp.iter().zip(&left[k..k + n]) {
+                fr.vals.insert(p.id, v.clone());
+            }
+            for (p, v) in rp.iter().zip(&right[k..k + n]) {
+                fr.vals.insert(p.id, v.clone());
+            }
+            self.block(fr, &r.op.body)?;
+            for (res, ps) in r.op.results.iter().zip(&slots[k..k + n]) {
+                let v = self.val(fr, res)?;
+                for (f, (slot, _)) in self.fields(&v).iter().zip(ps) {
+                    self.builder.build_store(*slot, *f)?;
+                }
+            }
+            k += n;
+        }
+        Ok(())
     }
 }
