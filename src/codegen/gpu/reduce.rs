@@ -19,7 +19,7 @@ use crate::codegen::emit::{Frame, Gen, Res, Val};
 use crate::codegen::runtime::RuntimeFn;
 use crate::codegen::CodegenError;
 use crate::core::ir::Type;
-use crate::loopy::ir::LoopNest;
+use crate::loopy::ir::{LoopNest, Operator};
 use inkwell::types::BasicTypeEnum;
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
 use inkwell::{AddressSpace, IntPredicate};
@@ -69,72 +69,44 @@ impl<'ctx> Gen<'ctx, '_> {
         let shared = self.shared_base()?;
         let fields_v = self.const_i64(fields as i64);
         let mine = self.builder.build_int_mul(tid, fields_v, "")?;
-        let mut vals = self.load_slots(nest, &slots)?;
+        let vals = self.load_slots(nest, &slots)?;
         self.shared_store(shared, mine, &vals, fields)?;
         self.barrier()?;
         // Step s: thread t (a multiple of 2s) combines its cell with t + s.
-        let s_slot = self.entry_alloca(fr.func, self.i64().into())?;
-        let one = self.const_i64(1);
-        self.builder.build_store(s_slot, one)?;
-        let header = self.ctx.append_basic_block(fr.func, "tree.step");
-        let step = self.ctx.append_basic_block(fr.func, "tree.run");
-        let done = self.ctx.append_basic_block(fr.func, "tree.done");
-        self.builder.build_unconditional_branch(header)?;
-        self.builder.position_at_end(header);
-        let s = self
-            .builder
-            .build_load(self.i64(), s_slot, "s")?
-            .into_int_value();
-        let more = self
-            .builder
-            .build_int_compare(IntPredicate::SLT, s, b, "")?;
-        self.builder.build_conditional_branch(more, step, done)?;
-        self.builder.position_at_end(step);
-        let twice = self.builder.build_int_add(s, s, "")?;
-        let mask = self.builder.build_int_sub(twice, one, "")?;
-        let low = self.builder.build_and(tid, mask, "")?;
-        let zero = self.const_i64(0);
-        let active = self
-            .builder
-            .build_int_compare(IntPredicate::EQ, low, zero, "")?;
-        let partner = self.builder.build_int_add(tid, s, "")?;
-        let inside = self
-            .builder
-            .build_int_compare(IntPredicate::SLT, partner, b, "")?;
-        let active = self.builder.build_and(active, inside, "")?;
-        let run = self.ctx.append_basic_block(fr.func, "tree.pair");
-        let join = self.ctx.append_basic_block(fr.func, "tree.join");
-        self.builder.build_conditional_branch(active, run, join)?;
-        self.builder.position_at_end(run);
-        let left = self.shared_read(shared, mine, &types, fields)?;
-        let at = self.builder.build_int_mul(partner, fields_v, "")?;
-        let right = self.shared_read(shared, at, &types, fields)?;
-        let left_fields: Vec<Vec<BasicValueEnum<'ctx>>> =
-            left.iter().map(|v| self.fields(v)).collect();
-        let cell = self.carried_slots(fr, &left_fields)?;
-        self.apply_reductions(fr, nest, &cell, &left, &right)?;
-        let combined = self.load_slots(nest, &cell)?;
-        self.shared_store(shared, mine, &combined, fields)?;
-        self.builder.build_unconditional_branch(join)?;
-        self.builder.position_at_end(join);
-        self.barrier()?;
-        self.builder.build_store(s_slot, twice)?;
-        self.builder.build_unconditional_branch(header)?;
-        self.builder.position_at_end(done);
+        let (zero, one) = (self.const_i64(0), self.const_i64(1));
+        self.doubling_steps(fr, b, &mut |gen, fr, s| {
+            let twice = gen.builder.build_int_add(s, s, "")?;
+            let mask = gen.builder.build_int_sub(twice, one, "")?;
+            let low = gen.builder.build_and(tid, mask, "")?;
+            let active = gen
+                .builder
+                .build_int_compare(IntPredicate::EQ, low, zero, "")?;
+            let partner = gen.builder.build_int_add(tid, s, "")?;
+            let inside = gen
+                .builder
+                .build_int_compare(IntPredicate::SLT, partner, b, "")?;
+            let active = gen.builder.build_and(active, inside, "")?;
+            gen.when(fr.func, active, |gen| {
+                let left = gen.shared_read(shared, mine, &types, fields)?;
+                let at = gen.builder.build_int_mul(partner, fields_v, "")?;
+                let right = gen.shared_read(shared, at, &types, fields)?;
+                let left_fields: Vec<Vec<BasicValueEnum<'ctx>>> =
+                    left.iter().map(|v| gen.fields(v)).collect();
+                let cell = gen.carried_slots(fr, &left_fields)?;
+                gen.apply_reductions(fr, nest, &cell, &left, &right)?;
+                let combined = gen.load_slots(nest, &cell)?;
+                gen.shared_store(shared, mine, &combined, fields)
+            })
+        })?;
         let lead = self
             .builder
             .build_int_compare(IntPredicate::EQ, tid, zero, "")?;
-        let write = self.ctx.append_basic_block(fr.func, "tree.write");
-        let end = self.ctx.append_basic_block(fr.func, "tree.end");
-        self.builder.build_conditional_branch(lead, write, end)?;
-        self.builder.position_at_end(write);
-        vals = self.shared_read(shared, zero, &types, fields)?;
-        let block = self.sreg("ctaid.x")?;
-        let at = self.builder.build_int_mul(block, fields_v, "")?;
-        self.store_cells(kp[PARTIALS].into_pointer_value(), at, &vals)?;
-        self.builder.build_unconditional_branch(end)?;
-        self.builder.position_at_end(end);
-        Ok(())
+        self.when(fr.func, lead, |gen| {
+            let vals = gen.shared_read(shared, zero, &types, fields)?;
+            let block = gen.sreg("ctaid.x")?;
+            let at = gen.builder.build_int_mul(block, fields_v, "")?;
+            gen.store_cells(kp[PARTIALS].into_pointer_value(), at, &vals)
+        })
     }
 
     fn set_on_fail(&mut self, target: Option<inkwell::basic_block::BasicBlock<'ctx>>) {
@@ -373,21 +345,32 @@ impl<'ctx> Gen<'ctx, '_> {
         let mut k = 0;
         for r in &nest.reductions {
             let n = r.carried.len();
-            let (lp, rp) = r.op.params.split_at(n);
-            for (p, v) in lp.iter().zip(&left[k..k + n]) {
-                fr.vals.insert(p.id, v.clone());
-            }
-            for (p, v) in rp.iter().zip(&right[k..k + n]) {
-                fr.vals.insert(p.id, v.clone());
-            }
-            self.block(fr, &r.op.body)?;
-            for (res, ps) in r.op.results.iter().zip(&slots[k..k + n]) {
-                let v = self.val(fr, res)?;
-                for (f, (slot, _)) in self.fields(&v).iter().zip(ps) {
-                    self.builder.build_store(*slot, *f)?;
-                }
-            }
+            self.apply_operator(fr, &r.op, &slots[k..k + n], &left[k..], &right[k..])?;
             k += n;
+        }
+        Ok(())
+    }
+
+    /// `op` on the first values of `left` and `right` (as many as `slots`)
+    /// into `slots`.
+    pub(super) fn apply_operator(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        op: &Operator,
+        slots: &[Vec<(PointerValue<'ctx>, BasicTypeEnum<'ctx>)>],
+        left: &[Val<'ctx>],
+        right: &[Val<'ctx>],
+    ) -> Res<()> {
+        let (lp, rp) = op.params.split_at(slots.len());
+        for (p, v) in lp.iter().zip(left).chain(rp.iter().zip(right)) {
+            fr.vals.insert(p.id, v.clone());
+        }
+        self.block(fr, &op.body)?;
+        for (res, ps) in op.results.iter().zip(slots) {
+            let v = self.val(fr, res)?;
+            for (f, (slot, _)) in self.fields(&v).iter().zip(ps) {
+                self.builder.build_store(*slot, *f)?;
+            }
         }
         Ok(())
     }

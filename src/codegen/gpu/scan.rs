@@ -236,55 +236,29 @@ impl<'ctx> Gen<'ctx, '_> {
         })?;
         // 2. Doubling steps: after the step of distance d, a thread's cell
         // holds the operators over the (up to) 2d aggregates ending at it.
-        let d_slot = self.entry_alloca(fr.func, self.i64().into())?;
-        self.builder.build_store(d_slot, one)?;
-        let header = self.ctx.append_basic_block(fr.func, "prefix.step");
-        let step = self.ctx.append_basic_block(fr.func, "prefix.run");
-        let done = self.ctx.append_basic_block(fr.func, "prefix.done");
-        self.builder.build_unconditional_branch(header)?;
-        self.builder.position_at_end(header);
-        let d = self
-            .builder
-            .build_load(self.i64(), d_slot, "d")?
-            .into_int_value();
-        let more = self
-            .builder
-            .build_int_compare(IntPredicate::SLT, d, b, "")?;
-        self.builder.build_conditional_branch(more, step, done)?;
-        self.builder.position_at_end(step);
-        let s_at = self
-            .builder
-            .build_load(self.i64(), src, "")?
-            .into_int_value();
-        let d_at = self
-            .builder
-            .build_load(self.i64(), dst, "")?
-            .into_int_value();
-        let right_at = self.builder.build_int_add(s_at, mine, "")?;
-        let right = self.read_cells(partials, right_at, &types)?;
-        let far = self
-            .builder
-            .build_int_compare(IntPredicate::SGE, j, d, "")?;
-        let right_fields: Vec<Vec<BasicValueEnum<'ctx>>> =
-            right.iter().map(|v| self.fields(v)).collect();
-        let cell = self.carried_slots(fr, &right_fields)?;
-        self.when(fr.func, far, |gen| {
-            let left_j = gen.builder.build_int_sub(j, d, "")?;
-            let left_at = gen.builder.build_int_mul(left_j, fields_v, "")?;
-            let left_at = gen.builder.build_int_add(s_at, left_at, "")?;
-            let left = gen.read_cells(partials, left_at, &types)?;
-            gen.apply_operators(fr, nest, &cell, &left, &right)
+        self.doubling_steps(fr, b, &mut |gen, fr, d| {
+            let s_at = gen.builder.build_load(gen.i64(), src, "")?.into_int_value();
+            let d_at = gen.builder.build_load(gen.i64(), dst, "")?.into_int_value();
+            let right_at = gen.builder.build_int_add(s_at, mine, "")?;
+            let right = gen.read_cells(partials, right_at, &types)?;
+            let far = gen.builder.build_int_compare(IntPredicate::SGE, j, d, "")?;
+            let right_fields: Vec<Vec<BasicValueEnum<'ctx>>> =
+                right.iter().map(|v| gen.fields(v)).collect();
+            let cell = gen.carried_slots(fr, &right_fields)?;
+            gen.when(fr.func, far, |gen| {
+                let left_j = gen.builder.build_int_sub(j, d, "")?;
+                let left_at = gen.builder.build_int_mul(left_j, fields_v, "")?;
+                let left_at = gen.builder.build_int_add(s_at, left_at, "")?;
+                let left = gen.read_cells(partials, left_at, &types)?;
+                gen.apply_operators(fr, nest, &cell, &left, &right)
+            })?;
+            let combined = gen.load_slots(nest, &cell)?;
+            let to = gen.builder.build_int_add(d_at, mine, "")?;
+            gen.store_cells(partials, to, &combined)?;
+            gen.builder.build_store(src, d_at)?;
+            gen.builder.build_store(dst, s_at)?;
+            Ok(())
         })?;
-        let combined = self.load_slots(nest, &cell)?;
-        let to = self.builder.build_int_add(d_at, mine, "")?;
-        self.store_cells(partials, to, &combined)?;
-        self.barrier()?;
-        self.builder.build_store(src, d_at)?;
-        self.builder.build_store(dst, s_at)?;
-        let twice = self.builder.build_int_add(d, d, "")?;
-        self.builder.build_store(d_slot, twice)?;
-        self.builder.build_unconditional_branch(header)?;
-        self.builder.position_at_end(done);
         // 3. The carry-in of each slice: thread j starts from the
         // aggregate of the threads before it (the initial values for 0).
         let s_at = self
@@ -326,7 +300,7 @@ impl<'ctx> Gen<'ctx, '_> {
     }
 
     /// Runs `then` where `cond` holds, in the current function.
-    fn when(
+    pub(super) fn when(
         &mut self,
         func: inkwell::values::FunctionValue<'ctx>,
         cond: IntValue<'ctx>,
@@ -339,6 +313,40 @@ impl<'ctx> Gen<'ctx, '_> {
         then(self)?;
         self.builder.build_unconditional_branch(join)?;
         self.builder.position_at_end(join);
+        Ok(())
+    }
+
+    /// `for (d = 1; d < b; d *= 2) { each(d); barrier }`: the doubling
+    /// steps of a block's scan or tree (`b`, the block size, is the same
+    /// for every thread, so all reach each barrier).
+    pub(super) fn doubling_steps(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        b: IntValue<'ctx>,
+        each: &mut dyn FnMut(&mut Self, &mut Frame<'ctx>, IntValue<'ctx>) -> Res<()>,
+    ) -> Res<()> {
+        let d_slot = self.entry_alloca(fr.func, self.i64().into())?;
+        self.builder.build_store(d_slot, self.const_i64(1))?;
+        let header = self.ctx.append_basic_block(fr.func, "steps.next");
+        let step = self.ctx.append_basic_block(fr.func, "steps.run");
+        let done = self.ctx.append_basic_block(fr.func, "steps.done");
+        self.builder.build_unconditional_branch(header)?;
+        self.builder.position_at_end(header);
+        let d = self
+            .builder
+            .build_load(self.i64(), d_slot, "d")?
+            .into_int_value();
+        let more = self
+            .builder
+            .build_int_compare(IntPredicate::SLT, d, b, "")?;
+        self.builder.build_conditional_branch(more, step, done)?;
+        self.builder.position_at_end(step);
+        each(self, fr, d)?;
+        self.barrier()?;
+        let twice = self.builder.build_int_add(d, d, "")?;
+        self.builder.build_store(d_slot, twice)?;
+        self.builder.build_unconditional_branch(header)?;
+        self.builder.position_at_end(done);
         Ok(())
     }
 
@@ -368,20 +376,7 @@ impl<'ctx> Gen<'ctx, '_> {
         let mut k = reduction_values(nest);
         for s in &nest.scans {
             let n = s.carried.len();
-            let (lp, rp) = s.op.params.split_at(n);
-            for (p, v) in lp.iter().zip(&left[k..k + n]) {
-                fr.vals.insert(p.id, v.clone());
-            }
-            for (p, v) in rp.iter().zip(&right[k..k + n]) {
-                fr.vals.insert(p.id, v.clone());
-            }
-            self.block(fr, &s.op.body)?;
-            for (res, ps) in s.op.results.iter().zip(&slots[k..k + n]) {
-                let v = self.val(fr, res)?;
-                for (f, (slot, _)) in self.fields(&v).iter().zip(ps) {
-                    self.builder.build_store(*slot, *f)?;
-                }
-            }
+            self.apply_operator(fr, &s.op, &slots[k..k + n], &left[k..], &right[k..])?;
             k += n;
         }
         for _ in &nest.compactions {
