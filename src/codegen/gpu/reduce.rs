@@ -1,9 +1,10 @@
 //! Reductions of scalars with a tree per block: each thread folds its
 //! contiguous slice of the iterations (in thread order, so the slices of a
-//! block are consecutive), writes its partial result to shared memory,
-//! and the block combines the partials pairwise in `log2 B` steps between
-//! barriers, the left operand always the earlier one; thread 0 writes the
-//! block's result. Only one partial per block goes to global memory, so
+//! block are consecutive); the lanes of a warp combine their results
+//! pairwise by warp shuffles in 5 steps, lane 0 writes the warp's to
+//! shared memory, and the block combines the warps' pairwise in `log2
+//! (B / 32)` steps between barriers, the left operand always the earlier
+//! one; thread 0 writes the block's result. Only one partial per block goes to global memory, so
 //! the combining levels (`combine_body`) start from the grid's blocks
 //! instead of its threads.
 //!
@@ -69,12 +70,51 @@ impl<'ctx> Gen<'ctx, '_> {
         let shared = self.shared_base()?;
         let fields_v = self.const_i64(fields as i64);
         let mine = self.builder.build_int_mul(tid, fields_v, "")?;
-        let vals = self.load_slots(nest, &slots)?;
-        self.shared_store(shared, mine, &vals, fields)?;
-        self.barrier()?;
-        // Step s: thread t (a multiple of 2s) combines its cell with t + s.
+        // Warp steps in registers: lane l, a multiple of 2 * off, combines
+        // its value with lane l + off's (every lane shuffles; blocks are
+        // whole warps).
+        let i64t = self.i64();
+        let lane = self.builder.build_and(tid, self.const_i64(31), "lane")?;
         let (zero, one) = (self.const_i64(0), self.const_i64(1));
-        self.doubling_steps(fr, b, &mut |gen, fr, s| {
+        for off in [1u64, 2, 4, 8, 16] {
+            let vals = self.load_slots(nest, &slots)?;
+            let mut other = Vec::new();
+            for (v, t) in vals.iter().zip(&types) {
+                let mut shuffled = Vec::new();
+                for f in self.fields(v) {
+                    shuffled.push(self.shfl_down(f, off)?);
+                }
+                other.push(self.val_of_fields(*t, &shuffled)?);
+            }
+            let mask = i64t.const_int(2 * off - 1, false);
+            let low = self.builder.build_and(lane, mask, "")?;
+            let active = self
+                .builder
+                .build_int_compare(IntPredicate::EQ, low, zero, "")?;
+            self.when(fr.func, active, |gen| {
+                gen.apply_reductions(fr, nest, &slots, &vals, &other)
+            })?;
+        }
+        // Lane 0 of each warp to the warp's cell in shared memory.
+        let warp = self
+            .builder
+            .build_right_shift(tid, self.const_i64(5), false, "warp")?;
+        let up = self.builder.build_int_add(b, self.const_i64(31), "")?;
+        let warps = self
+            .builder
+            .build_right_shift(up, self.const_i64(5), false, "warps")?;
+        let first = self
+            .builder
+            .build_int_compare(IntPredicate::EQ, lane, zero, "")?;
+        let warp_at = self.builder.build_int_mul(warp, fields_v, "")?;
+        self.when(fr.func, first, |gen| {
+            let vals = gen.load_slots(nest, &slots)?;
+            gen.shared_store(shared, warp_at, &vals, fields)
+        })?;
+        self.barrier()?;
+        // Step s over the warps' cells: thread t (a multiple of 2s) combines
+        // cell t with cell t + s.
+        self.doubling_steps(fr, warps, &mut |gen, fr, s| {
             let twice = gen.builder.build_int_add(s, s, "")?;
             let mask = gen.builder.build_int_sub(twice, one, "")?;
             let low = gen.builder.build_and(tid, mask, "")?;
@@ -84,7 +124,7 @@ impl<'ctx> Gen<'ctx, '_> {
             let partner = gen.builder.build_int_add(tid, s, "")?;
             let inside = gen
                 .builder
-                .build_int_compare(IntPredicate::SLT, partner, b, "")?;
+                .build_int_compare(IntPredicate::SLT, partner, warps, "")?;
             let active = gen.builder.build_and(active, inside, "")?;
             gen.when(fr.func, active, |gen| {
                 let left = gen.shared_read(shared, mine, &types, fields)?;
@@ -107,6 +147,80 @@ impl<'ctx> Gen<'ctx, '_> {
             let at = gen.builder.build_int_mul(block, fields_v, "")?;
             gen.store_cells(kp[PARTIALS].into_pointer_value(), at, &vals)
         })
+    }
+
+    /// `shfl.sync.down` of one field (any scalar) by `off` lanes over
+    /// the whole warp: 32-bit pieces, as PTX shuffles them.
+    fn shfl_down(&self, v: BasicValueEnum<'ctx>, off: u64) -> Res<BasicValueEnum<'ctx>> {
+        let i32t = self.ctx.i32_type();
+        let bits_of = |v: BasicValueEnum<'ctx>| -> Res<IntValue<'ctx>> {
+            Ok(match v {
+                BasicValueEnum::IntValue(i) => i,
+                BasicValueEnum::FloatValue(f) => {
+                    let it = match f.get_type() {
+                        t if t == self.ctx.f16_type() => self.ctx.i16_type(),
+                        t if t == self.ctx.f32_type() => self.ctx.i32_type(),
+                        _ => self.ctx.i64_type(),
+                    };
+                    self.builder.build_bit_cast(f, it, "")?.into_int_value()
+                }
+                _ => return Err(CodegenError::Internal("a shuffle of a non-scalar".into())),
+            })
+        };
+        let bits = bits_of(v)?;
+        let width = bits.get_type().get_bit_width();
+        let moved = if width <= 32 {
+            let x = if width < 32 {
+                self.builder.build_int_z_extend(bits, i32t, "")?
+            } else {
+                bits
+            };
+            let r = self.shfl32(x, off)?;
+            if width < 32 {
+                self.builder.build_int_truncate(r, bits.get_type(), "")?
+            } else {
+                r
+            }
+        } else {
+            let i64t = self.i64();
+            let lo = self.builder.build_int_truncate(bits, i32t, "")?;
+            let hi = self
+                .builder
+                .build_right_shift(bits, i64t.const_int(32, false), false, "")?;
+            let hi = self.builder.build_int_truncate(hi, i32t, "")?;
+            let lo = self.shfl32(lo, off)?;
+            let hi = self.shfl32(hi, off)?;
+            let lo = self.builder.build_int_z_extend(lo, i64t, "")?;
+            let hi = self.builder.build_int_z_extend(hi, i64t, "")?;
+            let hi = self
+                .builder
+                .build_left_shift(hi, i64t.const_int(32, false), "")?;
+            self.builder.build_or(lo, hi, "")?
+        };
+        Ok(match v {
+            BasicValueEnum::FloatValue(f) => {
+                self.builder.build_bit_cast(moved, f.get_type(), "")?
+            }
+            _ => moved.into(),
+        })
+    }
+
+    fn shfl32(&self, x: IntValue<'ctx>, off: u64) -> Res<IntValue<'ctx>> {
+        let i32t = self.ctx.i32_type();
+        let name = if self.emulated()? {
+            "arr_emu_shfl_down_i32"
+        } else {
+            "llvm.nvvm.shfl.sync.down.i32"
+        };
+        let t = i32t.into();
+        let f = self.declare(name, Some(t), &[t, t, t, t]);
+        let args = [
+            i32t.const_all_ones().into(),
+            x.into(),
+            i32t.const_int(off, false).into(),
+            i32t.const_int(0x1f, false).into(),
+        ];
+        self.call_int(f, &args)
     }
 
     fn set_on_fail(&mut self, target: Option<inkwell::basic_block::BasicBlock<'ctx>>) {
