@@ -10,12 +10,17 @@
 
 use crate::codegen::emit::{Frame, Gen, Res, Val};
 use crate::codegen::runtime::RuntimeFn;
+use crate::codegen::CodegenError;
 use crate::core::ir::Atom;
-use crate::loopy::ir::{Block, LoopNest, SeqForm, Stmt};
+use crate::loopy::ir::{Block, LoopNest, MemSpace, SeqForm, Stmt};
 use inkwell::values::IntValue;
 
 /// Per-allocation bytes the device allocator may add.
 const OVERHEAD: i64 = 16;
+
+/// Per-thread scratch of a constant size up to this lives on the thread's
+/// stack (as on the CPU).
+const STACK_SCRATCH: u64 = 4096;
 
 impl<'ctx> Gen<'ctx, '_> {
     /// Host side: raises the device heap for the threads of kernel
@@ -116,5 +121,50 @@ impl<'ctx> Gen<'ctx, '_> {
             },
             _ => self.int(fr, a).ok(),
         }
+    }
+
+    /// Puts every per-thread scratch array (`alloc thread`) of `block` and
+    /// the nests inside it whose size is a small constant on the kernel
+    /// thread's stack, once (`thread_buffers`): an iteration frees such an
+    /// array before the next makes it, so one buffer serves them all, and
+    /// LLVM keeps it in registers once it unrolls the loops over it.
+    pub(super) fn stack_scratch(&mut self, fr: &Frame<'ctx>, block: &Block) -> Res<()> {
+        for stmt in block {
+            match stmt {
+                Stmt::Alloc {
+                    var,
+                    shape,
+                    space: MemSpace::Thread,
+                } if !self.thread_buffers.contains_key(&var.id) => {
+                    let mut bytes = Some(var.ty.elem().bytes() as u64);
+                    for d in shape {
+                        let n = self.int(fr, d).ok();
+                        let n = n.and_then(|v| v.get_zero_extended_constant());
+                        bytes = bytes.zip(n).and_then(|(b, n)| b.checked_mul(n));
+                    }
+                    if let Some(n) = bytes.filter(|n| *n <= STACK_SCRATCH) {
+                        let ty = self.ctx.i8_type().array_type(n.max(1) as u32);
+                        let p = self.entry_alloca(fr.func, ty.into())?;
+                        if let Some(inst) = p.as_instruction() {
+                            inst.set_alignment(16)
+                                .map_err(|e| CodegenError::Internal(e.to_string()))?;
+                        }
+                        self.thread_buffers.insert(var.id, p);
+                    }
+                }
+                Stmt::If {
+                    then_block,
+                    else_block,
+                    ..
+                } => {
+                    self.stack_scratch(fr, then_block)?;
+                    self.stack_scratch(fr, else_block)?;
+                }
+                Stmt::SeqLoop(lp) => self.stack_scratch(fr, &lp.body)?,
+                Stmt::Loop(inner) => self.stack_scratch(fr, &inner.body)?,
+                _ => {}
+            }
+        }
+        Ok(())
     }
 }

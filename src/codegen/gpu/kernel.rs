@@ -676,9 +676,20 @@ impl<'ctx> Gen<'ctx, '_> {
     ) -> Res<()> {
         let width = kp[WIDTH].into_int_value();
         let (gid, threads) = self.thread_range()?;
+        // Per-thread scratch (`alloc thread`) once per thread, not per
+        // iteration: small constant sizes on the stack (registers once
+        // unrolled), the others from the device heap.
+        let saved = std::mem::take(&mut self.thread_buffers);
+        let heap = self.thread_buffers_for(fr, &nest.body)?;
+        self.stack_scratch(fr, &nest.body)?;
         self.kernel_loop(fr, gid, width, threads, &mut |gen, fr, i| {
             gen.iteration(fr, nest, i)
-        })
+        })?;
+        for p in heap {
+            self.free(p)?;
+        }
+        self.thread_buffers = saved;
+        Ok(())
     }
 
     /// The nest's carried values in slots, from `inits`; returns the slots.
@@ -732,6 +743,9 @@ impl<'ctx> Gen<'ctx, '_> {
     ) -> Res<()> {
         let carried: Vec<&Carried> = nest.carried().collect();
         let one = self.const_i64(1);
+        // Small per-thread scratch on the stack (kept for the nests inside).
+        let saved = self.thread_buffers.clone();
+        self.stack_scratch(fr, body)?;
         self.kernel_loop(fr, lo, hi, one, &mut |gen, fr, i| {
             if set_key {
                 let key = gen.key_slot()?;
@@ -758,7 +772,9 @@ impl<'ctx> Gen<'ctx, '_> {
                 }
             }
             Ok(())
-        })
+        })?;
+        self.thread_buffers = saved;
+        Ok(())
     }
 
     pub(super) fn load_slots(
