@@ -66,6 +66,12 @@ pub(crate) enum RuntimeFn {
     GpuLaunchShared,
     /// `void arr_gpu_fill32(arr_dptr dst, uint32_t value, int64_t count)`
     GpuFill32,
+    /// `arr_dptr arr_gpu_entry_in(const void *data, int64_t bytes)`
+    GpuEntryIn,
+    /// `void *arr_gpu_entry_out(arr_dptr src, int64_t bytes)`
+    GpuEntryOut,
+    /// `void arr_gpu_entry_release(arr_dptr arg)`
+    GpuEntryRelease,
 }
 
 /// A parameter or result type of a runtime function.
@@ -106,6 +112,9 @@ impl RuntimeFn {
             RuntimeFn::GpuBlocksShared => "arr_gpu_blocks_shared",
             RuntimeFn::GpuLaunchShared => "arr_gpu_launch_shared",
             RuntimeFn::GpuFill32 => "arr_gpu_fill32",
+            RuntimeFn::GpuEntryIn => "arr_gpu_entry_in",
+            RuntimeFn::GpuEntryOut => "arr_gpu_entry_out",
+            RuntimeFn::GpuEntryRelease => "arr_gpu_entry_release",
         }
     }
 
@@ -138,6 +147,9 @@ impl RuntimeFn {
             RuntimeFn::GpuBlocksShared => (Some(I64), &[I32, I64, I64]),
             RuntimeFn::GpuLaunchShared => (None, &[I32, I64, I64, Ptr]),
             RuntimeFn::GpuFill32 => (None, &[I64, I32, I64]),
+            RuntimeFn::GpuEntryIn => (Some(I64), &[Ptr, I64]),
+            RuntimeFn::GpuEntryOut => (Some(Ptr), &[I64, I64]),
+            RuntimeFn::GpuEntryRelease => (None, &[I64]),
         }
     }
 
