@@ -237,7 +237,8 @@ pub fn runs_in_lanes(nest: &LoopNest) -> bool {
     float_scan && infallible(&nest.body)
 }
 
-fn infallible(body: &Block) -> bool {
+/// Whether no statement of `body` can fail a run-time check.
+pub(crate) fn infallible(body: &Block) -> bool {
     body.iter().all(|stmt| match stmt {
         Stmt::Let { exp, .. } => !exp.may_fail(),
         Stmt::Read { check, .. } => check.is_none(),

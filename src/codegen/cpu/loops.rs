@@ -181,7 +181,7 @@ impl<'ctx> Gen<'ctx, '_> {
     /// (not of the nests inside it) in the loop function's entry: on the
     /// stack when its size is a constant of at most `STACK_SCRATCH` bytes,
     /// else on the heap (returned, to free at the function's end).
-    fn thread_buffers_for(
+    pub(crate) fn thread_buffers_for(
         &mut self,
         fr: &Frame<'ctx>,
         body: &Block,

@@ -9,7 +9,10 @@ impl<'ctx> Gen<'ctx, '_> {
         while k < block.len() {
             match self.atomic_rmw(fr, &block[k..])? {
                 0 => {
-                    self.stmt(fr, &block[k])?;
+                    // GPU histograms' bins are accessed under a lock per bin.
+                    if !self.locked_access(fr, &block[k])? {
+                        self.stmt(fr, &block[k])?;
+                    }
                     k += 1;
                 }
                 covered => k += covered,

@@ -7,7 +7,10 @@
 //! ABI lowered to the emulator's calls (nvptx-emu).
 //!
 //! `kernel` chooses and generates kernels per nest (see docs/gpu.md,
-//! "Kernels"), `scan` those of scans and compactions; `device` holds the device module's target parts (special
+//! "Kernels"), `scan` those of scans and compactions, `reduce` the block
+//! trees of reductions, `hist` the locks of histograms without atomic
+//! updates; `heap` sizes the device heap of
+//! kernels' scratch arrays; `device` holds the device module's target parts (special
 //! registers, run-time errors, libdevice, PTX); `link` writes the program
 //! descriptor and links the binary.
 //!
@@ -19,8 +22,11 @@
 //! same host code as a GPU.
 
 pub(crate) mod device;
+mod heap;
+mod hist;
 mod kernel;
 pub(crate) mod link;
+mod reduce;
 mod scan;
 
 use super::backend::{Backend, Trap};

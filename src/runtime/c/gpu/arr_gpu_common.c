@@ -38,9 +38,19 @@ void arr_gpu_exit_internal(const char *fmt, ...) {
     exit(70);
 }
 
+int64_t arr_gpu_heap_bytes = 8 << 20;
+
 void arr_gpu_report(const arr_gpu_error *rec) {
     const char *loc;
     const int64_t *a = rec->args;
+    if (rec->kind == ARR_GPU_ERR_HEAP) {
+        fflush(stdout);
+        fprintf(stderr,
+                "Error: out of GPU heap memory (a kernel allocating %" PRId64
+                " bytes of scratch memory; the device heap has %" PRId64 " bytes)\n",
+                a[0], arr_gpu_heap_bytes);
+        exit(1);
+    }
     if (rec->loc < 0 || rec->loc >= arr_gpu_prog->num_locations) {
         arr_gpu_exit_internal("a kernel reported an error at unknown location %" PRId32, rec->loc);
     }
@@ -221,6 +231,39 @@ arr_gpu_config arr_gpu_plan(int kernel, int64_t work, uint32_t shared_per_block,
     return c;
 }
 
+/* The plan of `kernel` and `other` for the same slices: the smaller
+ * block and grid of their two plans, which both kernels can launch. */
+static arr_gpu_config arr_gpu_plan_pair(int kernel, int other, int64_t work) {
+    arr_gpu_config a = arr_gpu_plan(kernel, work, 0, 0);
+    arr_gpu_config b = arr_gpu_plan(other, work, 0, 0);
+    if (b.block.x < a.block.x) {
+        a.block.x = b.block.x;
+    }
+    if (b.grid.x < a.grid.x) {
+        a.grid.x = b.grid.x;
+    }
+    return a;
+}
+
+int64_t arr_gpu_threads_pair(int kernel, int other, int64_t work) {
+    arr_gpu_config c = arr_gpu_plan_pair(kernel, other, work);
+    return (int64_t)c.grid.x * c.block.x;
+}
+
+void arr_gpu_launch_pair(int kernel, int other, int64_t work, void **args) {
+    arr_gpu_config c = arr_gpu_plan_pair(kernel, other, work);
+    arr_gpu_launch(kernel, &c, args);
+}
+
+int64_t arr_gpu_blocks_shared(int kernel, int64_t work, int64_t per_thread) {
+    return arr_gpu_plan(kernel, work, 0, (uint32_t)per_thread).grid.x;
+}
+
+void arr_gpu_launch_shared(int kernel, int64_t work, int64_t per_thread, void **args) {
+    arr_gpu_config c = arr_gpu_plan(kernel, work, 0, (uint32_t)per_thread);
+    arr_gpu_launch(kernel, &c, args);
+}
+
 int64_t arr_gpu_threads(int kernel, int64_t work) {
     arr_gpu_config c = arr_gpu_plan(kernel, work, 0, 0);
     return (int64_t)c.grid.x * c.grid.y * c.grid.z * c.block.x * c.block.y * c.block.z;
@@ -228,6 +271,12 @@ int64_t arr_gpu_threads(int kernel, int64_t work) {
 
 void arr_gpu_launch_work(int kernel, int64_t work, void **args) {
     arr_gpu_config c = arr_gpu_plan(kernel, work, 0, 0);
+    arr_gpu_launch(kernel, &c, args);
+}
+
+void arr_gpu_launch_block(int kernel, int64_t work, void **args) {
+    arr_gpu_config c = arr_gpu_plan(kernel, work, 0, 0);
+    c.grid.x = c.grid.y = c.grid.z = 1;
     arr_gpu_launch(kernel, &c, args);
 }
 
