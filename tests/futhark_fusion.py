@@ -7,8 +7,10 @@ default-pipeline `structure` line arrc can map (`Screma`, `Hist`, `Loop`:
 src/driver/structure.rs), runs `arrc test -s` under `--fusion ilp` and
 prints a Markdown table: Futhark's count, arrc's, and whether arrc has at
 most Futhark's (`=`), fewer (`better`) or more (`worse`). A file arrc
-cannot compile is listed with the first line of its error.
+cannot compile is listed with the first line of its error. `ARRC=path`
+runs another arrc binary.
 """
+import os
 import re
 import subprocess
 import sys
@@ -34,7 +36,8 @@ def main():
         print(__doc__)
         return 2
     checkout = Path(sys.argv[1])
-    arrc = Path(__file__).resolve().parent.parent / "target" / "release" / "arrc"
+    default = Path(__file__).resolve().parent.parent / "target" / "release" / "arrc"
+    arrc = Path(os.environ.get("ARRC", default))
     files = sorted((checkout / "tests" / "fusion").rglob("*.fut"))
     rows = []
     tally = {"=": 0, "better": 0, "worse": 0, "cannot compile": 0}

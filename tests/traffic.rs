@@ -239,7 +239,11 @@ fn fused_filters_write_only_what_they_keep() {
     let above_three = xs.iter().filter(|&&x| x - 3 > 0).count() as i64;
     let cases = [
         // filter (> 0) (map (- 3) xs): the kept values.
-        ("tests/fusion/map_filter.arr", (n, above_three), (2 * n, n + above_three)),
+        (
+            "tests/fusion/map_filter.arr",
+            (n, above_three),
+            (2 * n, n + above_three),
+        ),
         // map of the kept elements, returned, and their count.
         (
             "tests/fusion/filter_map_result.arr",
@@ -381,6 +385,11 @@ const NOT_MODELLED: &[(&str, &[&str], &str)] = &[
         "tests/fusion/map_filter_reduce.arr",
         &["none"],
         "unfused, the filter's output is written and re-read, and its size depends on the data",
+    ),
+    (
+        "tests/fusion/concat_map.arr",
+        &["none"],
+        "unfused, the map over a concatenation writes an array whose size is a sum",
     ),
     (
         "tests/fusion/strided_read.arr",

@@ -67,12 +67,21 @@ pub fn push_into_maps(body: &Body, fresh: &mut Fresh) -> Body {
     }
     let by_permutation: HashMap<usize, usize> = moved.iter().map(|(&m, &p)| (p, m)).collect();
     let mut stms = Vec::with_capacity(body.stms.len() + moved.len());
+    // The width of each moved slice's map: asking the map's result for its
+    // size reads that instead (else it would be a use keeping the map apart).
+    let mut widths: HashMap<VarId, Atom> = HashMap::new();
     for (i, stm) in body.stms.iter().enumerate() {
         if moved.contains_key(&i) {
             continue;
         }
         let Some(&m) = by_permutation.get(&i) else {
-            stms.push(stm.clone());
+            match &stm.exp {
+                Exp::Size { array, dim: 0 } if widths.contains_key(array) => stms.push(Stm {
+                    exp: Exp::Atom(widths[array]),
+                    ..stm.clone()
+                }),
+                _ => stms.push(stm.clone()),
+            }
             continue;
         };
         let map = &body.stms[m];
@@ -110,6 +119,9 @@ pub fn push_into_maps(body: &Body, fresh: &mut Fresh) -> Body {
         if let (Exp::Slice { .. }, Some(&first)) = (&stm.exp, soac.args.first()) {
             let width = fresh.var("n", Type::Scalar(crate::types::ScalarType::I64));
             soac.width = Atom::Var(width.id);
+            for p in &stm.pat {
+                widths.insert(p.id, soac.width);
+            }
             stms.push(Stm {
                 pat: vec![width],
                 exp: Exp::Size {
