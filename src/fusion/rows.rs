@@ -141,7 +141,6 @@ pub fn row_streamed(soac: &crate::core::ir::Soac, array: VarId) -> bool {
     let in_result = lam
         .body
         .result
-        .iter()
-        .any(|r| *r == crate::core::ir::Atom::Var(row.id));
+        .contains(&crate::core::ir::Atom::Var(row.id));
     streamed && !in_result
 }

@@ -63,11 +63,16 @@ impl Lowerer {
     pub(super) fn cluster(&mut self, origin: Origin, tree: &FusionTree, out: &mut Block) {
         let leaves = tree.leaves();
         let Some(first) = leaves.first() else { return };
+        // A `scanr` alone has a nest of its own; with others it is a scan
+        // of a right-to-left cluster.
+        let fused_scanr =
+            |s: &SoacStm| leaves.len() > 1 && matches!(s.soac.kind, SoacKind::ScanRight { .. });
         let special = |s: &SoacStm| {
-            !matches!(
+            let plain = matches!(
                 s.soac.kind,
                 SoacKind::Map(_) | SoacKind::Reduce { .. } | SoacKind::Scan { .. }
-            ) && !(leaves.len() > 1 && matches!(s.soac.kind, SoacKind::ScanRight { .. }))
+            );
+            !plain && !fused_scanr(s)
         };
         let random_access = |s: &SoacStm| {
             matches!(
