@@ -161,6 +161,8 @@ fn the_first_error_in_sequential_order_wins_across_blocks() {
 entry gather (xs: []i32) (is: []i64) : []i32 = map (\\i -> xs[i]) is
 entry total (xs: []i32) (is: []i64) : i32 = reduce (+) 0 (map (\\i -> xs[i]) is)
 entry prefix (xs: []i32) (is: []i64) : []i32 = scan (+) 0 (map (\\i -> xs[i]) is)
+entry both (xs: []i32) (is: []i64) : ([]i32, i32) =
+  let ys = map (\\i -> xs[i]) is in (scan (+) 0 ys, reduce (*) 1 ys)
 ";
     let cpu = build(source, "x86_64", dir.path());
     let emu = build(source, "nvptx-emu", dir.path());
@@ -172,7 +174,7 @@ entry prefix (xs: []i32) (is: []i64) : []i32 = scan (+) 0 (map (\\i -> xs[i]) is
         })
         .collect();
     let input = format!("[0,1,2,3,4,5,6,7,8,9] [{}]", is.join(","));
-    for entry in ["gather", "total", "prefix"] {
+    for entry in ["gather", "total", "prefix", "both"] {
         let mut want = Command::new(&cpu);
         want.args(["-e", entry]);
         let want = run_with_stdin(want, &input);
@@ -208,4 +210,50 @@ fn an_nvptx_binary_without_a_cuda_driver_exits_3() {
         "{err}"
     );
     assert!(out.stdout.is_empty());
+}
+
+/// Scratch arrays inside kernels come from the device heap (8 MiB unless
+/// raised; the emulator keeps the same limit): a size host code knows
+/// raises the heap before the launch, one only the iteration knows and
+/// that does not fit is a run-time error, never a crash.
+#[test]
+fn scratch_arrays_raise_the_device_heap_or_report_it_full() {
+    let dir = tempfile::tempdir().unwrap();
+    // 3,000,000 f32 (12 MB) per iteration: `k` is known before the launch.
+    let source = "\
+entry known (k: i64) (xs: []f32) : []f32 =
+  let cs = map f32.i64 (iota k)
+  in map (\\x -> let ds = map (\\c -> (x - c) * (x - c)) cs
+                 in if k == 0 then 0 else ds[argmax ds] - ds[0]) xs
+entry unknown (xs: []i64) : []i64 =
+  map (\\x -> let ds = map (\\i -> (i * 7) % 13) (iota x)
+              in if x == 0 then 0 else ds[argmax ds] + ds[0]) xs
+";
+    let cpu = build(source, "x86_64", dir.path());
+    let emu = build(source, "nvptx-emu", dir.path());
+    for (entry, input) in [
+        ("known", "3000000i64 [1f32, 2f32, 3f32]"),
+        ("unknown", "[5i64, 2000000i64, 3i64]"),
+    ] {
+        let mut want = Command::new(&cpu);
+        want.args(["-e", entry]);
+        let want = run_with_stdin(want, input);
+        assert!(want.status.success(), "{entry} on the CPU");
+        let mut got = Command::new(&emu);
+        got.args(["-e", entry]).env("ARRC_GPU_SHRINK", "1");
+        let got = run_with_stdin(got, input);
+        let err = String::from_utf8_lossy(&got.stderr).into_owned();
+        if entry == "known" {
+            assert!(got.status.success(), "{entry}: {err}");
+            assert_eq!(got.stdout, want.stdout, "{entry}");
+        } else {
+            // 2,000,000 i64 is 16 MB, more than the heap's 8 MiB.
+            assert_eq!(got.status.code(), Some(1), "{entry}: {err}");
+            assert_eq!(
+                err,
+                "Error: out of GPU heap memory (a kernel allocating 16000000 bytes of \
+                 scratch memory; the device heap has 8388608 bytes)\n"
+            );
+        }
+    }
 }

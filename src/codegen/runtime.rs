@@ -52,6 +52,26 @@ pub(crate) enum RuntimeFn {
     GpuLaunchOne,
     /// `void arr_gpu_sync(void)`
     GpuSync,
+    /// `void arr_gpu_launch_block(int kernel, int64_t work, void **args)`
+    GpuLaunchBlock,
+    /// `void arr_gpu_reserve_heap(int64_t bytes)`
+    GpuReserveHeap,
+    /// `int64_t arr_gpu_threads_pair(int kernel, int other, int64_t work)`
+    GpuThreadsPair,
+    /// `void arr_gpu_launch_pair(int kernel, int other, int64_t work, void **args)`
+    GpuLaunchPair,
+    /// `int64_t arr_gpu_blocks_shared(int kernel, int64_t work, int64_t per_thread)`
+    GpuBlocksShared,
+    /// `void arr_gpu_launch_shared(int kernel, int64_t work, int64_t per_thread, void **args)`
+    GpuLaunchShared,
+    /// `void arr_gpu_fill32(arr_dptr dst, uint32_t value, int64_t count)`
+    GpuFill32,
+    /// `arr_dptr arr_gpu_entry_in(const void *data, int64_t bytes)`
+    GpuEntryIn,
+    /// `void *arr_gpu_entry_out(arr_dptr src, int64_t bytes)`
+    GpuEntryOut,
+    /// `void arr_gpu_entry_release(arr_dptr arg)`
+    GpuEntryRelease,
 }
 
 /// A parameter or result type of a runtime function.
@@ -85,6 +105,16 @@ impl RuntimeFn {
             RuntimeFn::GpuLaunchWork => "arr_gpu_launch_work",
             RuntimeFn::GpuLaunchOne => "arr_gpu_launch_one",
             RuntimeFn::GpuSync => "arr_gpu_sync",
+            RuntimeFn::GpuLaunchBlock => "arr_gpu_launch_block",
+            RuntimeFn::GpuReserveHeap => "arr_gpu_reserve_heap",
+            RuntimeFn::GpuThreadsPair => "arr_gpu_threads_pair",
+            RuntimeFn::GpuLaunchPair => "arr_gpu_launch_pair",
+            RuntimeFn::GpuBlocksShared => "arr_gpu_blocks_shared",
+            RuntimeFn::GpuLaunchShared => "arr_gpu_launch_shared",
+            RuntimeFn::GpuFill32 => "arr_gpu_fill32",
+            RuntimeFn::GpuEntryIn => "arr_gpu_entry_in",
+            RuntimeFn::GpuEntryOut => "arr_gpu_entry_out",
+            RuntimeFn::GpuEntryRelease => "arr_gpu_entry_release",
         }
     }
 
@@ -110,6 +140,16 @@ impl RuntimeFn {
             RuntimeFn::GpuLaunchWork => (None, &[I32, I64, Ptr]),
             RuntimeFn::GpuLaunchOne => (None, &[I32, Ptr]),
             RuntimeFn::GpuSync => (None, &[]),
+            RuntimeFn::GpuLaunchBlock => (None, &[I32, I64, Ptr]),
+            RuntimeFn::GpuReserveHeap => (None, &[I64]),
+            RuntimeFn::GpuThreadsPair => (Some(I64), &[I32, I32, I64]),
+            RuntimeFn::GpuLaunchPair => (None, &[I32, I32, I64, Ptr]),
+            RuntimeFn::GpuBlocksShared => (Some(I64), &[I32, I64, I64]),
+            RuntimeFn::GpuLaunchShared => (None, &[I32, I64, I64, Ptr]),
+            RuntimeFn::GpuFill32 => (None, &[I64, I32, I64]),
+            RuntimeFn::GpuEntryIn => (Some(I64), &[Ptr, I64]),
+            RuntimeFn::GpuEntryOut => (Some(Ptr), &[I64, I64]),
+            RuntimeFn::GpuEntryRelease => (None, &[I64]),
         }
     }
 

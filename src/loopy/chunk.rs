@@ -237,7 +237,8 @@ pub fn runs_in_lanes(nest: &LoopNest) -> bool {
     float_scan && infallible(&nest.body)
 }
 
-fn infallible(body: &Block) -> bool {
+/// Whether no statement of `body` can fail a run-time check.
+pub(crate) fn infallible(body: &Block) -> bool {
     body.iter().all(|stmt| match stmt {
         Stmt::Let { exp, .. } => !exp.may_fail(),
         Stmt::Read { check, .. } => check.is_none(),
@@ -247,6 +248,105 @@ fn infallible(body: &Block) -> bool {
             else_block,
             ..
         } => infallible(then_block) && infallible(else_block),
+        _ => false,
+    })
+}
+
+/// One dimension of a read in a sequential `for` loop over `k`: `k` plus a
+/// value the same in every iteration, or such a value alone.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SeqDim {
+    Offset(Atom),
+    Invariant(Atom),
+}
+
+/// A checked read of a sequential loop's body whose every index is a
+/// [`SeqDim`]: one test before the loop proves it in range for all
+/// iterations (`k + c` for `k` in `0..bound` lies in `c..c + bound`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SeqRead {
+    pub var: VarId,
+    pub array: VarId,
+    pub dims: Vec<SeqDim>,
+}
+
+/// The reads of an innermost `for` loop over an `i64` index (no loop or
+/// nest inside, so that versioning it copies one body) at the top level of
+/// its body that one test before it can prove in range: a CSR row's
+/// `vals[start + k]`. Empty for other loops.
+pub fn seq_in_range_reads(lp: &super::ir::SeqLoop) -> Vec<SeqRead> {
+    let super::ir::SeqForm::For { index, .. } = &lp.form else {
+        return Vec::new();
+    };
+    if index.ty != Type::Scalar(ScalarType::I64) || has_loop(&lp.body) {
+        return Vec::new();
+    }
+    let mut inside = HashSet::from([index.id]);
+    for p in &lp.params {
+        inside.insert(p.var.id);
+        inside.extend(p.shape.iter().map(|d| d.id));
+    }
+    let mut uses = std::collections::BTreeSet::new();
+    super::ir::block_vars(&lp.body, &mut uses, &mut inside);
+    let invariant = |a: &Atom| match a {
+        Atom::Var(v) => !inside.contains(v),
+        Atom::Const(c) => c.as_i128().is_some(),
+    };
+    let mut offsets: HashMap<VarId, Atom> = HashMap::new();
+    let mut out = Vec::new();
+    for stmt in &lp.body {
+        match stmt {
+            Stmt::Let {
+                var,
+                exp: ScalarExp::BinOp(BinOp::Add, a, b),
+                ..
+            } => {
+                let k = Atom::Var(index.id);
+                if *a == k && invariant(b) {
+                    offsets.insert(var.id, *b);
+                } else if *b == k && invariant(a) {
+                    offsets.insert(var.id, *a);
+                }
+            }
+            Stmt::Read {
+                var,
+                array,
+                index: idx,
+                check: Some(_),
+            } if !inside.contains(array) => {
+                let dims: Option<Vec<SeqDim>> = idx
+                    .iter()
+                    .map(|a| match a {
+                        Atom::Var(v) if *v == index.id => {
+                            Some(SeqDim::Offset(Atom::Const(crate::types::Const::I64(0))))
+                        }
+                        Atom::Var(v) if offsets.contains_key(v) => Some(SeqDim::Offset(offsets[v])),
+                        a if invariant(a) => Some(SeqDim::Invariant(*a)),
+                        _ => None,
+                    })
+                    .collect();
+                if let Some(dims) = dims {
+                    out.push(SeqRead {
+                        var: var.id,
+                        array: *array,
+                        dims,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn has_loop(block: &Block) -> bool {
+    block.iter().any(|stmt| match stmt {
+        Stmt::SeqLoop(_) | Stmt::Loop(_) => true,
+        Stmt::If {
+            then_block,
+            else_block,
+            ..
+        } => has_loop(then_block) || has_loop(else_block),
         _ => false,
     })
 }

@@ -181,7 +181,7 @@ impl<'ctx> Gen<'ctx, '_> {
     /// (not of the nests inside it) in the loop function's entry: on the
     /// stack when its size is a constant of at most `STACK_SCRATCH` bytes,
     /// else on the heap (returned, to free at the function's end).
-    fn thread_buffers_for(
+    pub(crate) fn thread_buffers_for(
         &mut self,
         fr: &Frame<'ctx>,
         body: &Block,
@@ -357,6 +357,12 @@ impl<'ctx> Gen<'ctx, '_> {
                 .flatten()
                 .filter(|c| matches!(c.var.ty, Type::Scalar(ScalarType::F32 | ScalarType::F64)))
                 .map(|c| c.var.id)
+                .collect(),
+            nan_free: nest
+                .reductions
+                .iter()
+                .flat_map(|r| &r.carried)
+                .filter_map(nan_free_step)
                 .collect(),
             ..self.mode.clone()
         };
@@ -645,5 +651,22 @@ fn thread_allocs<'b>(block: &'b Block, out: &mut Vec<(&'b Var, &'b [Atom])>) {
             }
             _ => {}
         }
+    }
+}
+
+/// `(accumulator, step)` for a float reduction value that starts from a
+/// constant other than NaN and whose value after an iteration is one
+/// variable (see `Gen::nan_free_extremum`, which emits that variable's
+/// definition when it is the `max` or `min` of the accumulator and an
+/// element, so that the accumulator stays a number).
+fn nan_free_step(c: &Carried) -> Option<(crate::core::ir::VarId, crate::core::ir::VarId)> {
+    let number = match c.init {
+        Atom::Const(crate::types::Const::F32(x)) => !x.is_nan(),
+        Atom::Const(crate::types::Const::F64(x)) => !x.is_nan(),
+        _ => false,
+    };
+    match c.next {
+        Atom::Var(step) if number => Some((c.var.id, step)),
+        _ => None,
     }
 }

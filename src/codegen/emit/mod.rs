@@ -135,6 +135,11 @@ pub(crate) struct Mode {
     /// The float reduction accumulators of the body and the values
     /// computed from them: their operations may be reassociated.
     pub(crate) reassociable: HashSet<VarId>,
+    /// Float `max`/`min` reduction accumulators that are never NaN (their
+    /// chunks start from a constant that is not NaN, and each iteration's
+    /// value is the `max`/`min` of the accumulator and an element), mapped
+    /// to that step's variable: see `Gen::nan_free_extremum`.
+    pub(crate) nan_free: HashMap<VarId, VarId>,
     /// Reads proven in range for the loop (by a test before it): their
     /// checks are left out.
     pub(crate) unchecked: HashSet<VarId>,
@@ -608,5 +613,54 @@ impl<'ctx> Gen<'ctx, '_> {
             }
         }
         Ok(())
+    }
+
+    /// A step `acc' = max acc x` (or `min`) of a float reduction whose
+    /// accumulator is never NaN (`Mode::nan_free`), as `maximum(acc, x')`
+    /// with `x'` the element, or the operator's identity (-inf, +inf) when
+    /// the element is NaN: the same value as `maxnum`'s (which returns the
+    /// operand that is not NaN), except that `maximum` orders -0 below +0,
+    /// one of the two answers `maxnum` allows. LLVM vectorises a reduction
+    /// over `maximum` but not over `maxnum` (it would need `nnan`).
+    pub(crate) fn nan_free_extremum(
+        &mut self,
+        fr: &Frame<'ctx>,
+        var: VarId,
+        exp: &ScalarExp,
+    ) -> Res<Option<(BasicValueEnum<'ctx>, ScalarType)>> {
+        let ScalarExp::BinOp(
+            op @ (crate::core::ir::BinOp::Max | crate::core::ir::BinOp::Min),
+            a,
+            b,
+        ) = exp
+        else {
+            return Ok(None);
+        };
+        let is_acc =
+            |x: &Atom| matches!(x, Atom::Var(v) if self.mode.nan_free.get(v) == Some(&var));
+        let (acc, elem) = match (is_acc(a), is_acc(b)) {
+            (true, _) => (a, b),
+            (false, true) => (b, a),
+            (false, false) => return Ok(None),
+        };
+        let (accv, t) = self.scalar(fr, acc)?;
+        let (x, _) = self.scalar(fr, elem)?;
+        let (BasicValueEnum::FloatValue(accv), BasicValueEnum::FloatValue(x)) = (accv, x) else {
+            return Ok(None);
+        };
+        let max = matches!(op, crate::core::ir::BinOp::Max);
+        let identity = x.get_type().const_float(if max {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        });
+        let nan = self
+            .builder
+            .build_float_compare(inkwell::FloatPredicate::UNO, x, x, "")?;
+        let clean = self.builder.build_select(nan, identity, x, "")?;
+        let name = if max { "llvm.maximum" } else { "llvm.minimum" };
+        let ty: BasicTypeEnum = x.get_type().into();
+        let v = self.call_intrinsic(name, &[ty], &[accv.into(), clean.into()])?;
+        Ok(Some((v, t)))
     }
 }

@@ -9,7 +9,10 @@ impl<'ctx> Gen<'ctx, '_> {
         while k < block.len() {
             match self.atomic_rmw(fr, &block[k..])? {
                 0 => {
-                    self.stmt(fr, &block[k])?;
+                    // GPU histograms' bins are accessed under a lock per bin.
+                    if !self.locked_access(fr, &block[k])? {
+                        self.stmt(fr, &block[k])?;
+                    }
                     k += 1;
                 }
                 covered => k += covered,
@@ -27,7 +30,10 @@ impl<'ctx> Gen<'ctx, '_> {
                     .insert(var.id, Val::Scalar(v.into(), ScalarType::Bool));
             }
             Stmt::Let { var, exp, loc } => {
-                let (v, t) = self.exp(fr, exp, *loc)?;
+                let (v, t) = match self.nan_free_extremum(fr, var.id, exp)? {
+                    Some(vt) => vt,
+                    None => self.exp(fr, exp, *loc)?,
+                };
                 self.reassociate_reduction_step(var.id, exp, v)?;
                 if self.fast_math {
                     allow_float_rewrites(v)?;
@@ -349,9 +355,100 @@ impl<'ctx> Gen<'ctx, '_> {
         }
     }
 
+    /// A sequential loop in the current function, versioned when one test
+    /// before it proves reads of its body in range
+    /// (`loopy::chunk::seq_in_range_reads`): then a copy without their
+    /// checks runs, otherwise the checked loop meets the first bad index
+    /// as before. A CSR row's `vals[start + k]` and `cols[start + k]`.
+    pub(crate) fn seq_loop(&mut self, fr: &mut Frame<'ctx>, lp: &SeqLoop) -> Res<()> {
+        let proven = crate::loopy::chunk::seq_in_range_reads(lp);
+        let SeqForm::For { bound, .. } = &lp.form else {
+            return self.seq_loop_once(fr, lp);
+        };
+        if proven.is_empty() {
+            return self.seq_loop_once(fr, lp);
+        }
+        let bound = self.int(fr, bound)?;
+        let safe = self.seq_reads_in_range(fr, &proven, bound)?;
+        let fast = self.ctx.append_basic_block(fr.func, "seq.unchecked");
+        let slow = self.ctx.append_basic_block(fr.func, "seq.checked");
+        let join = self.ctx.append_basic_block(fr.func, "seq.join");
+        self.builder.build_conditional_branch(safe, fast, slow)?;
+        let mut ends = Vec::new();
+        for (block, unchecked) in [(fast, true), (slow, false)] {
+            self.builder.position_at_end(block);
+            let mut mode = self.mode.clone();
+            if unchecked {
+                mode.unchecked.extend(proven.iter().map(|r| r.var));
+            }
+            self.with_mode(mode, |g| g.seq_loop_once(fr, lp))?;
+            let mut fields = Vec::new();
+            for r in &lp.results {
+                fields.push(self.fields(&self.val(fr, &Atom::Var(r.var.id))?));
+            }
+            ends.push((self.current_block()?, fields));
+            self.builder.build_unconditional_branch(join)?;
+        }
+        self.builder.position_at_end(join);
+        for (k, r) in lp.results.iter().enumerate() {
+            let mut merged = Vec::new();
+            for f in 0..ends[0].1[k].len() {
+                let ty = ends[0].1[k][f].get_type();
+                let phi = self.builder.build_phi(ty, "")?;
+                for (block, fields) in &ends {
+                    phi.add_incoming(&[(&fields[k][f], *block)]);
+                }
+                merged.push(phi.as_basic_value());
+            }
+            let val = self.val_of_fields(r.var.ty, &merged)?;
+            bind_shape(fr, &val, &r.shape);
+            fr.vals.insert(r.var.id, val);
+        }
+        Ok(())
+    }
+
+    /// Whether every read of `reads` is in range for all iterations of a
+    /// loop with `bound` iterations (true when it has none).
+    fn seq_reads_in_range(
+        &self,
+        fr: &Frame<'ctx>,
+        reads: &[crate::loopy::chunk::SeqRead],
+        bound: IntValue<'ctx>,
+    ) -> Res<IntValue<'ctx>> {
+        use crate::loopy::chunk::SeqDim;
+        let b = &self.builder;
+        let zero = self.const_i64(0);
+        let mut ok = b.build_int_compare(IntPredicate::SLE, bound, zero, "")?;
+        let mut all = self.ctx.bool_type().const_all_ones();
+        for read in reads {
+            let (_, _, shape) = self.array(fr, read.array)?;
+            for (dim, len) in read.dims.iter().zip(&shape) {
+                let in_range = match dim {
+                    // c >= 0, c < len and bound - 1 < len - c: no overflow.
+                    SeqDim::Offset(c) => {
+                        let c = self.int(fr, c)?;
+                        let lo = b.build_int_compare(IntPredicate::SGE, c, zero, "")?;
+                        let below = b.build_int_compare(IntPredicate::SLT, c, *len, "")?;
+                        let room = b.build_int_sub(*len, c, "")?;
+                        let last = b.build_int_sub(bound, self.const_i64(1), "")?;
+                        let fits = b.build_int_compare(IntPredicate::SLT, last, room, "")?;
+                        b.build_and(b.build_and(lo, below, "")?, fits, "")?
+                    }
+                    SeqDim::Invariant(a) => {
+                        let v = self.index(fr, a)?;
+                        b.build_int_compare(IntPredicate::ULT, v, *len, "")?
+                    }
+                };
+                all = b.build_and(all, in_range, "")?;
+            }
+        }
+        ok = b.build_or(ok, all, "")?;
+        Ok(ok)
+    }
+
     /// A sequential loop in the current function: the parameters live in
     /// stack slots (promoted to registers by LLVM), one per field.
-    pub(crate) fn seq_loop(&mut self, fr: &mut Frame<'ctx>, lp: &SeqLoop) -> Res<()> {
+    fn seq_loop_once(&mut self, fr: &mut Frame<'ctx>, lp: &SeqLoop) -> Res<()> {
         let mut slots = Vec::new();
         for p in &lp.params {
             let init = self.val(fr, &p.init)?;

@@ -25,6 +25,10 @@ use inkwell::{AddressSpace, OptimizationLevel};
 
 const TRIPLE: &str = "nvptx64-nvidia-cuda";
 
+/// `ARR_GPU_ERR_HEAP` of arr_gpu.h: a scratch array the device heap could
+/// not hold.
+const HEAP_FULL: u64 = 7;
+
 /// The device module being generated, with its kernels.
 pub(crate) struct Device<'ctx> {
     pub(crate) module: Module<'ctx>,
@@ -35,6 +39,8 @@ pub(crate) struct Device<'ctx> {
     pub(crate) locations: Locations,
     /// The kernel being generated.
     pub(crate) current: Option<KernelState<'ctx>>,
+    /// Its histograms' locks, when it updates bins under locks.
+    pub(crate) locks: Option<super::hist::Locks<'ctx>>,
 }
 
 /// What code inside a kernel needs of its kernel.
@@ -49,6 +55,10 @@ pub(crate) struct KernelState<'ctx> {
     /// (an `i64` 1) instead of recording the error: the totals pass of a
     /// scan, whose failing slice the body pass runs again to report it.
     pub(crate) flag: Option<PointerValue<'ctx>>,
+    /// Where a check that fails goes on after recording its error, instead
+    /// of ending the thread: the end of a block reduction's fold, whose
+    /// thread must still reach the block's barriers.
+    pub(crate) on_fail: Option<inkwell::basic_block::BasicBlock<'ctx>>,
 }
 
 impl<'ctx> Device<'ctx> {
@@ -59,6 +69,7 @@ impl<'ctx> Device<'ctx> {
             kernels: Vec::new(),
             locations: Locations::default(),
             current: None,
+            locks: None,
         }
     }
 }
@@ -134,20 +145,50 @@ impl<'ctx> Gen<'ctx, '_> {
         Ok(self.builder.build_int_z_extend(v, self.i64(), name)?)
     }
 
-    /// Scratch memory of a thread (`malloc` of the device heap on nvptx).
+    /// Scratch memory of a thread: `malloc` of the device heap (on the
+    /// emulator `arr_emu_malloc`, which has the GPU's heap size). A null
+    /// result is a run-time error (`ARR_GPU_ERR_HEAP`, the bytes asked
+    /// for) that ends the thread, never a crash.
     pub(crate) fn device_malloc(&self, bytes: IntValue<'ctx>) -> Res<PointerValue<'ctx>> {
-        let f = self.declare("malloc", Some(self.ptr().into()), &[self.i64().into()]);
+        let in_kernel = self.device_ref()?.current.is_some();
+        let name = if self.emulated()? && in_kernel {
+            "arr_emu_malloc"
+        } else {
+            "malloc"
+        };
+        let f = self.declare(name, Some(self.ptr().into()), &[self.i64().into()]);
         let p = self
             .builder
             .build_call(f, &[bytes.into()], "scratch")?
             .try_as_basic_value()
             .basic()
-            .ok_or_else(|| CodegenError::Internal("malloc returns nothing".into()))?;
-        Ok(p.into_pointer_value())
+            .ok_or_else(|| CodegenError::Internal("malloc returns nothing".into()))?
+            .into_pointer_value();
+        if !in_kernel {
+            return Ok(p);
+        }
+        let func = self
+            .current_block()?
+            .get_parent()
+            .ok_or_else(|| CodegenError::Internal("malloc outside a function".into()))?;
+        let failed = self.builder.build_is_null(p, "")?;
+        let fail = self.ctx.append_basic_block(func, "heap.full");
+        let ok = self.ctx.append_basic_block(func, "heap.ok");
+        self.builder.build_conditional_branch(failed, fail, ok)?;
+        self.builder.position_at_end(fail);
+        self.record_failure(HEAP_FULL, 0, &[bytes])?;
+        self.builder.position_at_end(ok);
+        Ok(p)
     }
 
     pub(crate) fn device_free(&self, ptr: PointerValue<'ctx>) -> Res<()> {
-        let f = self.declare("free", None, &[self.ptr().into()]);
+        let in_kernel = self.device_ref()?.current.is_some();
+        let name = if self.emulated()? && in_kernel {
+            "arr_emu_free"
+        } else {
+            "free"
+        };
+        let f = self.declare(name, None, &[self.ptr().into()]);
         self.builder.build_call(f, &[ptr.into()], "")?;
         Ok(())
     }
@@ -173,11 +214,28 @@ impl<'ctx> Gen<'ctx, '_> {
             .as_mut()
             .ok_or_else(|| CodegenError::Internal("a kernel without a device".into()))?;
         let loc_index = device.locations.number(text);
-        let emulated = device.emulated;
-        let Some(k) = device.current else {
+        let kind = match trap {
+            Trap::Bounds => 1,
+            Trap::Slice => 2,
+            Trap::SizeMismatch => 3,
+            Trap::DivisionByZero => 4,
+            Trap::Assert => 5,
+            Trap::NegativeSize => 6,
+        };
+        self.record_failure(kind, loc_index as u64, operands)
+    }
+
+    /// Records error `kind` (`ARR_GPU_ERR_*`) at location `loc_index` with
+    /// the current iteration as its key and ends the thread, releasing
+    /// the histogram lock it holds (or, in a scan's totals pass, only
+    /// flags the slice).
+    fn record_failure(&self, kind: u64, loc_index: u64, operands: &[IntValue<'ctx>]) -> Res<()> {
+        let emulated = self.emulated()?;
+        let Some(k) = self.device.as_ref().and_then(|d| d.current) else {
             return err("a device check outside a kernel");
         };
         let (i32t, i64t) = (self.ctx.i32_type(), self.i64());
+        self.release_held()?;
         if let Some(flag) = k.flag {
             self.builder.build_store(flag, i64t.const_int(1, false))?;
             self.builder.build_return(None)?;
@@ -215,26 +273,21 @@ impl<'ctx> Gen<'ctx, '_> {
             )?
         };
         let key = self.builder.build_load(i64t, k.key, "key")?;
-        let kind = match trap {
-            Trap::Bounds => 1,
-            Trap::Slice => 2,
-            Trap::SizeMismatch => 3,
-            Trap::DivisionByZero => 4,
-            Trap::Assert => 5,
-            Trap::NegativeSize => 6,
-        };
         let mut args: Vec<BasicMetadataValueEnum> = vec![
             err_ptr.into(),
             k.seq.into(),
             key.into(),
             i32t.const_int(kind, false).into(),
-            i32t.const_int(loc_index as u64, false).into(),
+            i32t.const_int(loc_index, false).into(),
         ];
         for j in 0..4 {
             args.push(operands.get(j).copied().unwrap_or(i64t.const_zero()).into());
         }
         self.builder.build_call(f, &args, "")?;
-        self.builder.build_return(None)?;
+        match k.on_fail {
+            Some(next) => self.builder.build_unconditional_branch(next)?,
+            None => self.builder.build_return(None)?,
+        };
         Ok(())
     }
 

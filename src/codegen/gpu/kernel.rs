@@ -1,18 +1,22 @@
 //! Kernels per nest, and their launch from host code.
 //!
-//! A nest that host code reaches becomes one kernel, or two, by its
+//! A nest that host code reaches becomes one kernel or several, by its
 //! `Parallelism` (docs/gpu.md, "Kernels"):
 //!
 //! - map and scatter, and histograms whose every update is one atomic
 //!   operation: a grid-stride loop, one iteration per thread at a time;
+//!   histograms whose updates are not: the same under a lock per bin
+//!   (`hist`);
 //! - reduce (scalar accumulators): each thread folds a contiguous slice
-//!   of the iterations from the neutral element and writes its partial
-//!   result; a second, one-thread kernel combines the partial results in
-//!   thread order with the operator, so non-commutative operators keep
-//!   their order;
-//! - everything else (scans, filters and partitions, histograms without
-//!   atomic updates, reductions of arrays): one thread runs the nest in
-//!   sequential order. Correct, not fast (docs/gpu.md, "What remains").
+//!   of the iterations, a tree per block combines the threads' results
+//!   (`reduce`), and levels of a combining kernel the blocks', in order,
+//!   so non-commutative operators keep their order;
+//! - scans, filters and partitions (look-back plan), with reductions
+//!   beside them or not: totals per slice, a one-block scan of them, the
+//!   body per slice from its carry-in (`scan`);
+//! - everything else (reductions and scans of arrays, histograms of rows):
+//!   one thread runs the nest in sequential order (docs/gpu.md, "What
+//!   remains").
 //!
 //! Inside a kernel, a nest of an iteration runs sequentially in that
 //! iteration's thread (`sequential_nest`). A kernel's parameters after
@@ -42,22 +46,34 @@ enum Form {
     /// Scans and compactions: totals per thread slice, a one-thread
     /// exclusive scan of them, the body from each slice's carry-in.
     Scan,
+    /// Histograms without atomic updates: grid-stride, each update under
+    /// a lock per bin (`hist`).
+    Locked,
     Single,
+}
+
+/// The threads of a launch: as planned for the work, one, or one block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Grid {
+    Work,
+    One,
+    Block,
+    /// Planned for the same slices as the other kernel's launch.
+    Pair(usize),
+    /// As planned for the work with these bytes of shared memory a thread.
+    Shared(usize),
 }
 
 /// The parameters of a nest's kernels after `err` and `seq`, as values in
 /// host code and types at the kernel ABI (`bool` as `i8`).
-struct Params<'ctx> {
+pub(super) struct Params<'ctx> {
     free: Vec<(VarId, Val<'ctx>)>,
     /// Field values: width, out, partials, free variables, initial values.
     values: Vec<BasicValueEnum<'ctx>>,
-    types: Vec<BasicTypeEnum<'ctx>>,
+    pub(super) types: Vec<BasicTypeEnum<'ctx>>,
     /// Carried values' types, in `LoopNest::carried` order.
     carried: Vec<Type>,
 }
-
-/// Partial results each thread of a reduction's combining level combines.
-const GROUP: i64 = 64;
 
 pub(super) const WIDTH: usize = 0;
 pub(super) const OUT: usize = 1;
@@ -72,7 +88,6 @@ impl<'ctx> Gen<'ctx, '_> {
             Parallelism::Reduce if scalar_carried => Form::Partials,
             Parallelism::Scan | Parallelism::Compact
                 if scalar_carried
-                    && nest.reductions.is_empty()
                     && nest.hists.is_empty()
                     && matches!(
                         nest.plan.as_ref().map(|p| &p.strategy),
@@ -95,21 +110,28 @@ impl<'ctx> Gen<'ctx, '_> {
                     nest.plan.as_ref().map(|p| &p.strategy),
                     Some(ParPlan::Hist { atomic: true, .. })
                 );
-                let mut wide = true;
+                let planned = matches!(
+                    nest.plan.as_ref().map(|p| &p.strategy),
+                    Some(ParPlan::Hist { .. })
+                );
+                let (mut wide, mut rank1) = (true, true);
                 for h in &nest.hists {
                     for b in &h.bins {
                         match self.val(fr, &Atom::Var(*b))? {
                             Val::Array { elem, shape, .. } => {
-                                wide &= shape.len() == 1
-                                    && elem.bytes() >= 4
-                                    && elem != ScalarType::Bool
+                                rank1 &= shape.len() == 1;
+                                wide &= elem.bytes() >= 4 && elem != ScalarType::Bool
                             }
-                            Val::Scalar(..) => wide = false,
+                            Val::Scalar(..) => rank1 = false,
                         }
                     }
                 }
-                if atomic && wide {
+                if !planned || !rank1 {
+                    Form::Single
+                } else if atomic && wide {
                     Form::GridStride
+                } else if super::hist::lockable(nest) {
+                    Form::Locked
                 } else {
                     Form::Single
                 }
@@ -147,63 +169,146 @@ impl<'ctx> Gen<'ctx, '_> {
         } else {
             Vec::new()
         };
+        // Reductions: a tree per block in shared memory when it fits.
+        let tree = form == Form::Partials && super::reduce::tree_ok(nest, fields);
         let main = self.kernel(&name, &params, atomic_bins, |gen, kfr, kp| match form {
             Form::GridStride => gen.grid_stride_body(kfr, nest, kp),
+            Form::Partials if tree => gen.tree_body(kfr, nest, kp),
             Form::Partials => gen.partials_body(kfr, nest, kp),
             Form::Scan => gen.totals_body(kfr, nest, kp),
+            Form::Locked => {
+                gen.set_locks(kfr, nest, kp[PARTIALS].into_pointer_value())?;
+                gen.grid_stride_body(kfr, nest, kp)
+            }
             Form::Single => gen.single_body(kfr, nest, kp),
         })?;
+        self.reserve_heap(fr, nest, (form != Form::Single).then_some(main), width)?;
         let mut partials = None;
         // Where the final carried values are (device address).
         let mut finals_at = out;
         let mut spare = None;
+        // A scan's reductions: where their combined results are.
+        let mut reductions_at = None;
         match form {
             Form::GridStride | Form::Single => self.launch(
                 main,
-                form == Form::Single,
+                if form == Form::Single {
+                    Grid::One
+                } else {
+                    Grid::Work
+                },
                 width,
                 &params.types,
                 &values,
                 fr,
             )?,
-            Form::Scan => {
-                let threads_fn = self.runtime(RuntimeFn::GpuThreads);
-                let k = self.ctx.i32_type().const_int(main as u64, false);
-                let threads = self.call_int(threads_fn, &[k.into(), width.into()])?;
-                // A cell per field and the slice's failure flag.
-                let cell = self.const_i64(((fields + 1) * 8) as i64);
-                let bytes = self.builder.build_int_mul(threads, cell, "")?;
+            Form::Locked => {
+                let count = self.lock_count(fr, nest)?;
+                let words = self.builder.build_int_add(count, self.const_i64(1), "")?;
+                let bytes = self.builder.build_int_mul(words, self.const_i64(4), "")?;
                 let p = self.call_int(alloc, &[bytes.into()])?;
+                let fill = self.runtime(RuntimeFn::GpuFill32);
+                let zero = self.ctx.i32_type().const_zero();
+                self.builder
+                    .build_call(fill, &[p.into(), zero.into(), count.into()], "")?;
                 partials = Some(p);
                 values[PARTIALS] = self.builder.build_int_to_ptr(p, self.ptr(), "")?.into();
-                self.launch(main, false, width, &params.types, &values, fr)?;
+                self.launch(main, Grid::Work, width, &params.types, &values, fr)?;
+            }
+            Form::Scan => {
+                // One block scans the slices' totals, unless an operator
+                // can fail (a failing thread would miss the block's barriers).
+                let block = nest
+                    .scans
+                    .iter()
+                    .all(|s| crate::loopy::chunk::infallible(&s.op.body));
                 let prefix = self.kernel(
                     &format!("{name}_prefix"),
                     &params,
                     Vec::new(),
-                    |gen, kfr, kp| gen.prefix_body(kfr, nest, kp),
+                    |gen, kfr, kp| {
+                        if block {
+                            gen.block_prefix_body(kfr, nest, kp)
+                        } else {
+                            gen.prefix_body(kfr, nest, kp)
+                        }
+                    },
                 )?;
-                let mut pvalues = values.clone();
-                pvalues[WIDTH] = threads.into();
-                self.launch(prefix, true, threads, &params.types, &pvalues, fr)?;
                 let body = self.kernel(
                     &format!("{name}_body"),
                     &params,
                     Vec::new(),
                     |gen, kfr, kp| gen.scan_body(kfr, nest, kp),
                 )?;
-                self.launch(body, false, width, &params.types, &values, fr)?;
+                // The totals and body passes cut the same slices.
+                let threads_fn = self.runtime(RuntimeFn::GpuThreadsPair);
+                let i32t = self.ctx.i32_type();
+                let (km, kb) = (
+                    i32t.const_int(main as u64, false),
+                    i32t.const_int(body as u64, false),
+                );
+                let threads = self.call_int(threads_fn, &[km.into(), kb.into(), width.into()])?;
+                // A cell per field and the slice's failure flag, then the
+                // prefix block's two buffers of a cell per field and thread,
+                // then (with reductions) a partial result per slice.
+                let reductions = super::scan::reduction_values(nest) > 0;
+                let cell = self.const_i64(((fields + 1) * 8) as i64);
+                let bytes = self.builder.build_int_mul(threads, cell, "")?;
+                let aux = self.const_i64((2 * super::scan::MAX_BLOCK * fields * 8) as i64);
+                let bytes = self.builder.build_int_add(bytes, aux, "")?;
+                let red_at = bytes;
+                let bytes = if reductions {
+                    let per = self.const_i64((fields * 8) as i64);
+                    let more = self.builder.build_int_mul(threads, per, "")?;
+                    self.builder.build_int_add(bytes, more, "")?
+                } else {
+                    bytes
+                };
+                let p = self.call_int(alloc, &[bytes.into()])?;
+                partials = Some(p);
+                values[PARTIALS] = self.builder.build_int_to_ptr(p, self.ptr(), "")?.into();
+                self.launch(main, Grid::Pair(body), width, &params.types, &values, fr)?;
+                let mut pvalues = values.clone();
+                pvalues[WIDTH] = threads.into();
+                let grid = if block { Grid::Block } else { Grid::One };
+                self.launch(prefix, grid, threads, &params.types, &pvalues, fr)?;
+                self.launch(body, Grid::Pair(main), width, &params.types, &values, fr)?;
+                if reductions {
+                    let combine = self.kernel(
+                        &format!("{name}_combine"),
+                        &params,
+                        Vec::new(),
+                        |gen, kfr, kp| gen.combine_body(kfr, nest, kp),
+                    )?;
+                    let red = self.builder.build_int_add(p, red_at, "")?;
+                    let (result, other) =
+                        self.combine_levels(combine, threads, red, fields, &params, &values, fr)?;
+                    reductions_at = Some(result);
+                    spare = Some(other);
+                }
             }
             Form::Partials => {
-                let threads_fn = self.runtime(RuntimeFn::GpuThreads);
                 let k = self.ctx.i32_type().const_int(main as u64, false);
-                let threads = self.call_int(threads_fn, &[k.into(), width.into()])?;
+                // A partial per block (tree) or per thread.
+                let shared = self.const_i64((fields * 8) as i64);
+                let threads = if tree {
+                    let f = self.runtime(RuntimeFn::GpuBlocksShared);
+                    self.call_int(f, &[k.into(), width.into(), shared.into()])?
+                } else {
+                    let threads_fn = self.runtime(RuntimeFn::GpuThreads);
+                    self.call_int(threads_fn, &[k.into(), width.into()])?
+                };
                 let cell = self.const_i64((fields.max(1) * 8) as i64);
                 let bytes = self.builder.build_int_mul(threads, cell, "")?;
                 let p = self.call_int(alloc, &[bytes.into()])?;
                 partials = Some(p);
                 values[PARTIALS] = self.builder.build_int_to_ptr(p, self.ptr(), "")?.into();
-                self.launch(main, false, width, &params.types, &values, fr)?;
+                let grid = if tree {
+                    Grid::Shared(fields * 8)
+                } else {
+                    Grid::Work
+                };
+                self.launch(main, grid, width, &params.types, &values, fr)?;
                 let combine = self.kernel(
                     &format!("{name}_combine"),
                     &params,
@@ -228,7 +333,15 @@ impl<'ctx> Gen<'ctx, '_> {
                 &[slot.into(), finals_at.into(), bytes.into()],
                 "",
             )?;
-            let finals = self.load_cells(slot, &params.carried)?;
+            let mut finals = self.load_cells(slot, &params.carried)?;
+            if let Some(at) = reductions_at {
+                // The reductions' results come from their combination.
+                let r = super::scan::reduction_values(nest);
+                self.builder
+                    .build_call(copy_out, &[slot.into(), at.into(), bytes.into()], "")?;
+                let combined = self.load_cells(slot, &params.carried)?;
+                finals.splice(..r, combined.into_iter().take(r));
+            }
             self.bind_finals(fr, nest, finals)?;
         }
         self.builder.build_call(free, &[out.into()], "")?;
@@ -238,11 +351,12 @@ impl<'ctx> Gen<'ctx, '_> {
         Ok(())
     }
 
-    /// Launches kernel `kernel` over `width` items (or one thread).
-    fn launch(
+    /// Launches kernel `kernel` over `width` items (or one thread, or one
+    /// block).
+    pub(super) fn launch(
         &mut self,
         kernel: usize,
-        single: bool,
+        grid: Grid,
         width: IntValue<'ctx>,
         types: &[BasicTypeEnum<'ctx>],
         values: &[BasicValueEnum<'ctx>],
@@ -267,11 +381,25 @@ impl<'ctx> Gen<'ctx, '_> {
             self.builder.build_store(at, slot)?;
         }
         let k = self.ctx.i32_type().const_int(kernel as u64, false);
-        if single {
+        if grid == Grid::One {
             let f = self.runtime(RuntimeFn::GpuLaunchOne);
             self.builder.build_call(f, &[k.into(), args.into()], "")?;
+        } else if let Grid::Shared(bytes) = grid {
+            let f = self.runtime(RuntimeFn::GpuLaunchShared);
+            let b = self.const_i64(bytes as i64);
+            self.builder
+                .build_call(f, &[k.into(), width.into(), b.into(), args.into()], "")?;
+        } else if let Grid::Pair(other) = grid {
+            let f = self.runtime(RuntimeFn::GpuLaunchPair);
+            let o = self.ctx.i32_type().const_int(other as u64, false);
+            self.builder
+                .build_call(f, &[k.into(), o.into(), width.into(), args.into()], "")?;
         } else {
-            let f = self.runtime(RuntimeFn::GpuLaunchWork);
+            let f = self.runtime(if grid == Grid::Block {
+                RuntimeFn::GpuLaunchBlock
+            } else {
+                RuntimeFn::GpuLaunchWork
+            });
             self.builder
                 .build_call(f, &[k.into(), width.into(), args.into()], "")?;
         }
@@ -368,6 +496,7 @@ impl<'ctx> Gen<'ctx, '_> {
             .as_mut()
             .ok_or_else(|| CodegenError::Internal("a kernel without a device".into()))?;
         device.current = None;
+        device.locks = None;
         device.kernels.push((name.to_string(), params.types.len()));
         let _ = f;
         Ok(device.kernels.len() - 1)
@@ -417,6 +546,7 @@ impl<'ctx> Gen<'ctx, '_> {
             seq: param(1)?.into_int_value(),
             key,
             flag: None,
+            on_fail: None,
         };
         if let Some(d) = self.device.as_mut() {
             d.current = Some(state);
@@ -518,7 +648,7 @@ impl<'ctx> Gen<'ctx, '_> {
         Ok(())
     }
 
-    fn thread_range(&self) -> Res<(IntValue<'ctx>, IntValue<'ctx>)> {
+    pub(super) fn thread_range(&self) -> Res<(IntValue<'ctx>, IntValue<'ctx>)> {
         let tid = self.sreg("tid.x")?;
         let ntid = self.sreg("ntid.x")?;
         let ctaid = self.sreg("ctaid.x")?;
@@ -546,9 +676,20 @@ impl<'ctx> Gen<'ctx, '_> {
     ) -> Res<()> {
         let width = kp[WIDTH].into_int_value();
         let (gid, threads) = self.thread_range()?;
+        // Per-thread scratch (`alloc thread`) once per thread, not per
+        // iteration: small constant sizes on the stack (registers once
+        // unrolled), the others from the device heap.
+        let saved = std::mem::take(&mut self.thread_buffers);
+        let heap = self.thread_buffers_for(fr, &nest.body)?;
+        self.stack_scratch(fr, &nest.body)?;
         self.kernel_loop(fr, gid, width, threads, &mut |gen, fr, i| {
             gen.iteration(fr, nest, i)
-        })
+        })?;
+        for p in heap {
+            self.free(p)?;
+        }
+        self.thread_buffers = saved;
+        Ok(())
     }
 
     /// The nest's carried values in slots, from `inits`; returns the slots.
@@ -582,10 +723,12 @@ impl<'ctx> Gen<'ctx, '_> {
         hi: IntValue<'ctx>,
         set_key: bool,
     ) -> Res<()> {
-        self.carried_loop_over(fr, nest, &nest.body, slots, lo, hi, set_key)
+        self.carried_loop_over(fr, nest, &nest.body, slots, lo, hi, set_key, 0)
     }
 
-    /// `carried_loop` running `body` (the nest's, or its totals slice).
+    /// `carried_loop` running `body` (the nest's, or its totals slice),
+    /// the first `skip` carried values left as they are (a totals slice
+    /// does not compute the reductions' next values).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn carried_loop_over(
         &mut self,
@@ -596,9 +739,13 @@ impl<'ctx> Gen<'ctx, '_> {
         lo: IntValue<'ctx>,
         hi: IntValue<'ctx>,
         set_key: bool,
+        skip: usize,
     ) -> Res<()> {
         let carried: Vec<&Carried> = nest.carried().collect();
         let one = self.const_i64(1);
+        // Small per-thread scratch on the stack (kept for the nests inside).
+        let saved = self.thread_buffers.clone();
+        self.stack_scratch(fr, body)?;
         self.kernel_loop(fr, lo, hi, one, &mut |gen, fr, i| {
             if set_key {
                 let key = gen.key_slot()?;
@@ -616,16 +763,18 @@ impl<'ctx> Gen<'ctx, '_> {
             }
             gen.block(fr, body)?;
             let mut nexts = Vec::new();
-            for c in &carried {
+            for c in &carried[skip..] {
                 nexts.push(gen.fields(&gen.val(fr, &c.next)?));
             }
-            for (vals, ps) in nexts.iter().zip(slots) {
+            for (vals, ps) in nexts.iter().zip(&slots[skip..]) {
                 for (v, (slot, _)) in vals.iter().zip(ps) {
                     gen.builder.build_store(*slot, *v)?;
                 }
             }
             Ok(())
-        })
+        })?;
+        self.thread_buffers = saved;
+        Ok(())
     }
 
     pub(super) fn load_slots(
@@ -703,175 +852,6 @@ impl<'ctx> Gen<'ctx, '_> {
         let finals = self.load_slots(nest, &slots)?;
         let out = kp[OUT].into_pointer_value();
         self.store_cells(out, zero, &finals)
-    }
-
-    fn partials_body(
-        &mut self,
-        fr: &mut Frame<'ctx>,
-        nest: &LoopNest,
-        kp: &[BasicValueEnum<'ctx>],
-    ) -> Res<()> {
-        let inits = self.inits(nest, kp)?;
-        let slots = self.carried_slots(fr, &inits)?;
-        let width = kp[WIDTH].into_int_value();
-        let (gid, lo, hi) = self.slice(width)?;
-        self.carried_loop(fr, nest, &slots, lo, hi, true)?;
-        let finals = self.load_slots(nest, &slots)?;
-        let fields: usize = finals.iter().map(|v| self.fields(v).len()).sum();
-        let cell = self
-            .builder
-            .build_int_mul(gid, self.const_i64(fields as i64), "")?;
-        self.store_cells(kp[PARTIALS].into_pointer_value(), cell, &finals)
-    }
-
-    /// Host side: the `threads` partial results at `partials` combined in
-    /// levels, each thread of a level combining `GROUP` consecutive ones
-    /// in order, until one is left; returns its device address and the
-    /// second buffer, which takes turns with `partials` (the caller frees
-    /// both after reading the result).
-    #[allow(clippy::too_many_arguments)]
-    fn combine_levels(
-        &mut self,
-        combine: usize,
-        threads: IntValue<'ctx>,
-        partials: IntValue<'ctx>,
-        fields: usize,
-        params: &Params<'ctx>,
-        values: &[BasicValueEnum<'ctx>],
-        fr: &Frame<'ctx>,
-    ) -> Res<(IntValue<'ctx>, IntValue<'ctx>)> {
-        let i64t = self.i64();
-        let group = self.const_i64(GROUP);
-        let one = self.const_i64(1);
-        let groups_of = |gen: &Self, n: IntValue<'ctx>| -> Res<IntValue<'ctx>> {
-            let up = gen.builder.build_int_add(n, gen.const_i64(GROUP - 1), "")?;
-            Ok(gen.builder.build_int_signed_div(up, group, "groups")?)
-        };
-        let alloc = self.runtime(RuntimeFn::GpuAlloc);
-        let first = groups_of(self, threads)?;
-        let cell = self.const_i64((fields.max(1) * 8) as i64);
-        let bytes = self.builder.build_int_mul(first, cell, "")?;
-        let other = self.call_int(alloc, &[bytes.into()])?;
-        let n_slot = self.entry_alloca(fr.func, i64t.into())?;
-        let src_slot = self.entry_alloca(fr.func, i64t.into())?;
-        let dst_slot = self.entry_alloca(fr.func, i64t.into())?;
-        self.builder.build_store(n_slot, threads)?;
-        self.builder.build_store(src_slot, partials)?;
-        self.builder.build_store(dst_slot, other)?;
-        let header = self.ctx.append_basic_block(fr.func, "combine.level");
-        let body = self.ctx.append_basic_block(fr.func, "combine.run");
-        let exit = self.ctx.append_basic_block(fr.func, "combine.done");
-        self.builder.build_unconditional_branch(header)?;
-        self.builder.position_at_end(header);
-        let n = self.builder.build_load(i64t, n_slot, "n")?.into_int_value();
-        let more = self
-            .builder
-            .build_int_compare(IntPredicate::SGT, n, one, "")?;
-        self.builder.build_conditional_branch(more, body, exit)?;
-        self.builder.position_at_end(body);
-        let src = self
-            .builder
-            .build_load(i64t, src_slot, "")?
-            .into_int_value();
-        let dst = self
-            .builder
-            .build_load(i64t, dst_slot, "")?
-            .into_int_value();
-        let groups = groups_of(self, n)?;
-        let mut level = values.to_vec();
-        level[WIDTH] = n.into();
-        level[PARTIALS] = self.builder.build_int_to_ptr(src, self.ptr(), "")?.into();
-        level[OUT] = self.builder.build_int_to_ptr(dst, self.ptr(), "")?.into();
-        self.launch(combine, false, groups, &params.types, &level, fr)?;
-        self.builder.build_store(n_slot, groups)?;
-        self.builder.build_store(src_slot, dst)?;
-        self.builder.build_store(dst_slot, src)?;
-        self.builder.build_unconditional_branch(header)?;
-        self.builder.position_at_end(exit);
-        let result = self
-            .builder
-            .build_load(i64t, src_slot, "")?
-            .into_int_value();
-        Ok((result, other))
-    }
-
-    /// One level of a reduction's combination: thread `g` combines the
-    /// partial results `[g * GROUP, (g + 1) * GROUP)` of the `n` at
-    /// `partials` in order with each reduction's operator, into cell `g`
-    /// of `out`.
-    fn combine_body(
-        &mut self,
-        fr: &mut Frame<'ctx>,
-        nest: &LoopNest,
-        kp: &[BasicValueEnum<'ctx>],
-    ) -> Res<()> {
-        self.return_if_failed(fr, kp)?;
-        let types: Vec<Type> = nest.carried().map(|c| c.var.ty).collect();
-        let fields: usize = types.iter().map(|t| self.field_types(*t).len()).sum();
-        let n = kp[WIDTH].into_int_value();
-        let partials = kp[PARTIALS].into_pointer_value();
-        let key = self.key_slot()?;
-        self.builder.build_store(key, n)?;
-        let (gid, threads) = self.thread_range()?;
-        let group = self.const_i64(GROUP);
-        let up = self
-            .builder
-            .build_int_add(n, self.const_i64(GROUP - 1), "")?;
-        let groups = self.builder.build_int_signed_div(up, group, "groups")?;
-        let per = self.const_i64(fields as i64);
-        let one = self.const_i64(1);
-        self.kernel_loop(fr, gid, groups, threads, &mut |gen, fr, g| {
-            let lo = gen.builder.build_int_mul(g, group, "")?;
-            let hi = gen.builder.build_int_add(lo, group, "")?;
-            let hi = gen.min(hi, n)?;
-            let at = gen.builder.build_int_mul(lo, per, "")?;
-            let first = gen.read_cells(partials, at, &types)?;
-            let init: Vec<Vec<BasicValueEnum<'ctx>>> =
-                first.iter().map(|v| gen.fields(v)).collect();
-            let slots = gen.carried_slots(fr, &init)?;
-            let next = gen.builder.build_int_add(lo, one, "")?;
-            gen.kernel_loop(fr, next, hi, one, &mut |gen, fr, j| {
-                let at = gen.builder.build_int_mul(j, per, "")?;
-                let other = gen.read_cells(partials, at, &types)?;
-                let acc = gen.load_slots(nest, &slots)?;
-                gen.apply_reductions(fr, nest, &slots, &acc, &other)
-            })?;
-            let finals = gen.load_slots(nest, &slots)?;
-            let at = gen.builder.build_int_mul(g, per, "")?;
-            gen.store_cells(kp[OUT].into_pointer_value(), at, &finals)
-        })
-    }
-
-    /// The reductions' operators on `left` and `right` (values in
-    /// `LoopNest::carried` order) into `slots`.
-    fn apply_reductions(
-        &mut self,
-        fr: &mut Frame<'ctx>,
-        nest: &LoopNest,
-        slots: &[Vec<(PointerValue<'ctx>, BasicTypeEnum<'ctx>)>],
-        left: &[Val<'ctx>],
-        right: &[Val<'ctx>],
-    ) -> Res<()> {
-        let mut k = 0;
-        for r in &nest.reductions {
-            let n = r.carried.len();
-            let (lp, rp) = r.op.params.split_at(n);
-            for (p, v) in lp.iter().zip(&left[k..k + n]) {
-                fr.vals.insert(p.id, v.clone());
-            }
-            for (p, v) in rp.iter().zip(&right[k..k + n]) {
-                fr.vals.insert(p.id, v.clone());
-            }
-            self.block(fr, &r.op.body)?;
-            for (res, ps) in r.op.results.iter().zip(&slots[k..k + n]) {
-                let v = self.val(fr, res)?;
-                for (f, (slot, _)) in self.fields(&v).iter().zip(ps) {
-                    self.builder.build_store(*slot, *f)?;
-                }
-            }
-            k += n;
-        }
-        Ok(())
     }
 
     /// This thread's slice `[lo, hi)` of `width` iterations: contiguous,

@@ -56,7 +56,10 @@ enum {
     ARR_GPU_ERR_SIZE_MISMATCH = 3,   /* arr_fail_size_mismatch(expected, found) */
     ARR_GPU_ERR_DIVISION_BY_ZERO = 4,/* arr_fail_division_by_zero() */
     ARR_GPU_ERR_ASSERT = 5,          /* arr_fail_assert() */
-    ARR_GPU_ERR_NEGATIVE_SIZE = 6    /* arr_fail_negative_size(size) */
+    ARR_GPU_ERR_NEGATIVE_SIZE = 6,   /* arr_fail_negative_size(size) */
+    /* A kernel's scratch array not allocated (device heap full): args[0]
+     * the bytes asked for; `loc` unused. */
+    ARR_GPU_ERR_HEAP = 7
 };
 
 /* ---------------------------------------------------------------- program */
@@ -103,6 +106,23 @@ void arr_gpu_copy_within(arr_dptr dst, arr_dptr src, int64_t bytes);
 /* Sets `count` 32-bit words at `dst` to `value` (look-back flags, bins). */
 void arr_gpu_fill32(arr_dptr dst, uint32_t value, int64_t count);
 
+/* What generated entry code calls for an array argument, an array result
+ * and at its end for each argument. In an executable an argument is
+ * copied to fresh device memory and freed at the end, a result copied out
+ * to `arr_alloc` memory (its device memory freed). In a library
+ * (`arr_gpu_resident` set for the call, arr_gpu_library.c) arrays live on
+ * the device: arguments and results are device addresses, unchanged. */
+extern _Thread_local int arr_gpu_resident;
+arr_dptr arr_gpu_entry_in(const void *data, int64_t bytes);
+void *arr_gpu_entry_out(arr_dptr src, int64_t bytes);
+void arr_gpu_entry_release(arr_dptr arg);
+/* Clears the device's error record after a library's call failed, so that
+ * the next call's kernels run (an executable stops at the first error). */
+void arr_gpu_reset_error(void);
+/* Device memory without the exit of `arr_gpu_alloc`: 0, or 1 when there
+ * is none (or the GPU is not initialised). */
+int arr_gpu_try_alloc(int64_t bytes, arr_dptr *out);
+
 /* An entry's array argument copied to fresh device memory (rank >= 1). */
 arr_dptr arr_gpu_arg_in(const arr_value *arg);
 /* An entry's array result copied from device memory `src` into
@@ -145,11 +165,33 @@ void arr_gpu_launch(int kernel, const arr_gpu_config *config, void **args);
 int64_t arr_gpu_threads(int kernel, int64_t work);
 void arr_gpu_launch_work(int kernel, int64_t work, void **args);
 void arr_gpu_launch_one(int kernel, void **args);
+/* One block of the size arr_gpu_plan(kernel, work, 0, 0) gives (at most
+ * 1024 threads): a scan of per-thread totals. */
+void arr_gpu_launch_block(int kernel, int64_t work, void **args);
+/* Two kernels over the same slices of `work` (a scan's totals and body
+ * passes): one plan both can launch (the smaller block and grid of their
+ * own plans), its number of threads, and a launch of `kernel` with it. */
+/* A launch with `per_thread` bytes of shared memory a thread (a block
+ * reduction's tree), and its number of blocks. */
+int64_t arr_gpu_blocks_shared(int kernel, int64_t work, int64_t per_thread);
+void arr_gpu_launch_shared(int kernel, int64_t work, int64_t per_thread, void **args);
+int64_t arr_gpu_threads_pair(int kernel, int other, int64_t work);
+void arr_gpu_launch_pair(int kernel, int other, int64_t work, void **args);
 /* Waits for every launch; prints the first error in sequential order and
  * exits 1 if one failed. Host code calls it before reporting an error of
  * its own (a kernel launched before it may have failed first) and at the
  * end of an entry point. */
 void arr_gpu_sync(void);
+
+/* Raises the device heap that kernels' scratch arrays come from
+ * (`malloc`; 8 MiB unless raised) to at least `bytes`, at most a quarter of
+ * the device's memory. The driver allows it only before the first kernel
+ * that allocates; a raise it refuses is ignored, and a kernel whose
+ * allocation fails reports it (ARR_GPU_ERR_HEAP). The emulator enforces
+ * the same limit on its scratch arrays. */
+void arr_gpu_reserve_heap(int64_t bytes);
+/* The device heap's size in bytes. */
+extern int64_t arr_gpu_heap_bytes;
 
 /* Launches so far (tests: data stay on the device between kernels). */
 extern int64_t arr_gpu_launches;

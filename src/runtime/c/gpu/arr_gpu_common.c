@@ -38,9 +38,19 @@ void arr_gpu_exit_internal(const char *fmt, ...) {
     exit(70);
 }
 
+int64_t arr_gpu_heap_bytes = 8 << 20;
+
 void arr_gpu_report(const arr_gpu_error *rec) {
     const char *loc;
     const int64_t *a = rec->args;
+    if (rec->kind == ARR_GPU_ERR_HEAP) {
+        fflush(stdout);
+        fprintf(stderr,
+                "Error: out of GPU heap memory (a kernel allocating %" PRId64
+                " bytes of scratch memory; the device heap has %" PRId64 " bytes)\n",
+                a[0], arr_gpu_heap_bytes);
+        exit(1);
+    }
     if (rec->loc < 0 || rec->loc >= arr_gpu_prog->num_locations) {
         arr_gpu_exit_internal("a kernel reported an error at unknown location %" PRId32, rec->loc);
     }
@@ -97,11 +107,13 @@ arr_dptr arr_gpu_alloc(int64_t bytes) {
         arr_gpu_exit_internal("the GPU is used before arr_gpu_init");
     }
     if (bytes < 0 || arr_pool_alloc(&arr_gpu_mem, (uint64_t)bytes, &ptr) != 0) {
+        char message[128];
         /* A kernel before this may have failed, which comes first. */
         arr_gpu_sync();
-        fflush(stdout);
-        fprintf(stderr, "Error: out of GPU memory (allocating %" PRId64 " bytes)\n", bytes);
-        exit(1);
+        snprintf(message, sizeof message,
+                 "Error: out of GPU memory (allocating %" PRId64 " bytes)\n", bytes);
+        /* A library's call returns it; an executable prints it, exit 1. */
+        arr_raise(message);
     }
     arr_gpu_driver_allocs = arr_gpu_mem.driver_allocs;
     return ptr;
@@ -122,6 +134,45 @@ static int64_t value_bytes(const arr_value *v) {
         n *= v->shape[d];
     }
     return n;
+}
+
+_Thread_local int arr_gpu_resident = 0;
+
+int arr_gpu_try_alloc(int64_t bytes, arr_dptr *out) {
+    if (arr_gpu_prog == NULL || bytes < 0 || arr_pool_alloc(&arr_gpu_mem, (uint64_t)bytes, out) != 0) {
+        return 1;
+    }
+    arr_gpu_driver_allocs = arr_gpu_mem.driver_allocs;
+    return 0;
+}
+
+arr_dptr arr_gpu_entry_in(const void *data, int64_t bytes) {
+    arr_dptr d;
+    if (arr_gpu_resident) {
+        return (arr_dptr)(uintptr_t)data;
+    }
+    d = arr_gpu_alloc(bytes);
+    if (bytes > 0) {
+        arr_gpu_copy_in(d, data, bytes);
+    }
+    return d;
+}
+
+void *arr_gpu_entry_out(arr_dptr src, int64_t bytes) {
+    void *host;
+    if (arr_gpu_resident) {
+        return (void *)(uintptr_t)src;
+    }
+    host = arr_alloc(bytes);
+    arr_gpu_copy_out(host, src, bytes);
+    arr_gpu_free(src);
+    return host;
+}
+
+void arr_gpu_entry_release(arr_dptr arg) {
+    if (!arr_gpu_resident) {
+        arr_gpu_free(arg);
+    }
 }
 
 arr_dptr arr_gpu_arg_in(const arr_value *arg) {
@@ -180,6 +231,39 @@ arr_gpu_config arr_gpu_plan(int kernel, int64_t work, uint32_t shared_per_block,
     return c;
 }
 
+/* The plan of `kernel` and `other` for the same slices: the smaller
+ * block and grid of their two plans, which both kernels can launch. */
+static arr_gpu_config arr_gpu_plan_pair(int kernel, int other, int64_t work) {
+    arr_gpu_config a = arr_gpu_plan(kernel, work, 0, 0);
+    arr_gpu_config b = arr_gpu_plan(other, work, 0, 0);
+    if (b.block.x < a.block.x) {
+        a.block.x = b.block.x;
+    }
+    if (b.grid.x < a.grid.x) {
+        a.grid.x = b.grid.x;
+    }
+    return a;
+}
+
+int64_t arr_gpu_threads_pair(int kernel, int other, int64_t work) {
+    arr_gpu_config c = arr_gpu_plan_pair(kernel, other, work);
+    return (int64_t)c.grid.x * c.block.x;
+}
+
+void arr_gpu_launch_pair(int kernel, int other, int64_t work, void **args) {
+    arr_gpu_config c = arr_gpu_plan_pair(kernel, other, work);
+    arr_gpu_launch(kernel, &c, args);
+}
+
+int64_t arr_gpu_blocks_shared(int kernel, int64_t work, int64_t per_thread) {
+    return arr_gpu_plan(kernel, work, 0, (uint32_t)per_thread).grid.x;
+}
+
+void arr_gpu_launch_shared(int kernel, int64_t work, int64_t per_thread, void **args) {
+    arr_gpu_config c = arr_gpu_plan(kernel, work, 0, (uint32_t)per_thread);
+    arr_gpu_launch(kernel, &c, args);
+}
+
 int64_t arr_gpu_threads(int kernel, int64_t work) {
     arr_gpu_config c = arr_gpu_plan(kernel, work, 0, 0);
     return (int64_t)c.grid.x * c.grid.y * c.grid.z * c.block.x * c.block.y * c.block.z;
@@ -187,6 +271,12 @@ int64_t arr_gpu_threads(int kernel, int64_t work) {
 
 void arr_gpu_launch_work(int kernel, int64_t work, void **args) {
     arr_gpu_config c = arr_gpu_plan(kernel, work, 0, 0);
+    arr_gpu_launch(kernel, &c, args);
+}
+
+void arr_gpu_launch_block(int kernel, int64_t work, void **args) {
+    arr_gpu_config c = arr_gpu_plan(kernel, work, 0, 0);
+    c.grid.x = c.grid.y = c.grid.z = 1;
     arr_gpu_launch(kernel, &c, args);
 }
 

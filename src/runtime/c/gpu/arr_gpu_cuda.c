@@ -105,6 +105,12 @@ static const struct {
     CU_SYMBOL(OccupancyMaxPotentialBlockSize, "cuOccupancyMaxPotentialBlockSize"),
 };
 
+/* Optional (the tests' stand-in driver has neither): the device heap. */
+static CUresult (*cu_set_limit)(int, size_t);
+static CUresult (*cu_get_limit)(size_t *, int);
+#define CU_LIMIT_MALLOC_HEAP_SIZE 2
+static size_t cu_total_bytes;
+
 static void *cu_library;
 static CUdevice cu_device;
 static CUcontext cu_context;
@@ -203,6 +209,12 @@ static void cu_open_driver(void) {
                                    cu_symbols[i].name);
         }
         memcpy((char *)&cu + cu_symbols[i].offset, &f, sizeof f);
+    }
+    {
+        void *set = dlsym(cu_library, "cuCtxSetLimit");
+        void *get = dlsym(cu_library, "cuCtxGetLimit");
+        memcpy(&cu_set_limit, &set, sizeof set);
+        memcpy(&cu_get_limit, &get, sizeof get);
     }
 }
 
@@ -304,7 +316,33 @@ void arr_gpu_init(const arr_gpu_program *program) {
      * given back when an allocation fails). */
     (void)cu.MemGetInfo(&free_bytes, &total_bytes);
     arr_pool_init(&arr_gpu_mem, arr_gpu_be_alloc, arr_gpu_be_free, NULL, total_bytes / 2);
+    cu_total_bytes = total_bytes;
+    {
+        size_t heap = 0;
+        if (cu_get_limit != NULL &&
+            cu_get_limit(&heap, CU_LIMIT_MALLOC_HEAP_SIZE) == CUDA_SUCCESS && heap > 0) {
+            arr_gpu_heap_bytes = (int64_t)heap;
+        }
+    }
     arr_gpu_prog = program;
+}
+
+void arr_gpu_reserve_heap(int64_t bytes) {
+    size_t heap = 0;
+    if (cu_total_bytes > 0 && (uint64_t)bytes > cu_total_bytes / 4) {
+        bytes = (int64_t)(cu_total_bytes / 4);
+    }
+    if (bytes <= arr_gpu_heap_bytes || cu_set_limit == NULL) {
+        return;
+    }
+    /* Refused once a kernel that allocates has run: the heap stays. */
+    if (cu_set_limit(CU_LIMIT_MALLOC_HEAP_SIZE, (size_t)bytes) == CUDA_SUCCESS) {
+        arr_gpu_heap_bytes = bytes;
+        if (cu_get_limit != NULL &&
+            cu_get_limit(&heap, CU_LIMIT_MALLOC_HEAP_SIZE) == CUDA_SUCCESS && heap > 0) {
+            arr_gpu_heap_bytes = (int64_t)heap;
+        }
+    }
 }
 
 /* ---------------------------------------------------------------- memory */
@@ -400,6 +438,15 @@ void arr_gpu_launch(int kernel, const arr_gpu_config *config, void **args) {
                               config->shared_bytes, cu_describe(r));
     }
     cu_unchecked = 1;
+}
+
+void arr_gpu_reset_error(void) {
+    if (cu_error_record == 0) {
+        return;
+    }
+    (void)cu.CtxSynchronize();
+    cu_check(cu.MemsetD32(cu_error_record, 0, sizeof(arr_gpu_error) / 4), "cuMemsetD32_v2");
+    cu_unchecked = 0;
 }
 
 void arr_gpu_sync(void) {

@@ -147,6 +147,14 @@ void *arr_emu_shared(void);
 void arr_emu_shared_read(const void *p, uint32_t bytes);
 void arr_emu_shared_write(void *p, uint32_t bytes);
 
+/* ------------------------------------------------------- scratch memory
+ * nvptx: the device heap's `malloc` and `free`. On the emulator the heap
+ * has the GPU's size (arr_gpu_heap_bytes, 8 MiB unless raised by
+ * arr_gpu_reserve_heap before the first allocation): NULL when the arrays
+ * alive at once would exceed it, as on a GPU. */
+void *arr_emu_malloc(uint64_t bytes);
+void arr_emu_free(void *p);
+
 /* --------------------------------------------------------------- errors
  * nvptx: call void @arr_gpu_fail(ptr addrspace(1) err, i64 seq, i64 key,
  * i32 kind, i32 loc, i64 a0, i64 a1, i64 a2, i64 a3), defined in

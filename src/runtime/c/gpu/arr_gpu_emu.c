@@ -486,6 +486,13 @@ void arr_gpu_init(const arr_gpu_program *program) {
     atexit(emu_shutdown);
 }
 
+void arr_gpu_reserve_heap(int64_t bytes) {
+    /* As the driver: only before the first kernel that allocates. */
+    if (bytes > arr_gpu_heap_bytes && !atomic_load(&emu_heap_touched)) {
+        arr_gpu_heap_bytes = bytes;
+    }
+}
+
 void arr_gpu_copy_in(arr_dptr dst, const void *src, int64_t bytes) {
     if (bytes > 0) {
         memcpy((void *)(uintptr_t)dst, src, (size_t)bytes);
@@ -576,5 +583,11 @@ void arr_gpu_launch(int kernel, const arr_gpu_config *config, void **args) {
 void arr_gpu_sync(void) {
     if (emu_error_record != NULL && emu_error_record->seq != 0) {
         arr_gpu_report(emu_error_record);
+    }
+}
+
+void arr_gpu_reset_error(void) {
+    if (emu_error_record != NULL) {
+        memset(emu_error_record, 0, sizeof *emu_error_record);
     }
 }

@@ -78,6 +78,10 @@ typedef struct emu_job {
 
 #define EMU_MAX_THREADS 1024
 
+/* Set by the first scratch allocation (arr_emu_malloc): the heap's size is
+ * fixed from then on. */
+extern atomic_int emu_heap_touched;
+
 typedef struct {
     ucontext_t sched;
     emu_fiber *fibers;

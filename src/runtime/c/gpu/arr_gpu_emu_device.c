@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------ special registers */
@@ -414,4 +415,38 @@ void arr_emu_fail(arr_gpu_error *err, uint64_t seq, uint64_t key, int32_t kind, 
         err->args[3] = a3;
     }
     pthread_mutex_unlock(&emu_fail_lock);
+}
+
+/* -------------------------------------------------------- scratch memory */
+
+atomic_int emu_heap_touched;
+/* Bytes of scratch arrays alive now, headers included. */
+static atomic_int_fast64_t emu_heap_used;
+
+/* Each block starts with its size, in a 16-byte header (alignment kept). */
+void *arr_emu_malloc(uint64_t bytes) {
+    uint64_t total = bytes + 16;
+    int64_t after;
+    unsigned char *p;
+    atomic_store(&emu_heap_touched, 1);
+    if (bytes > (uint64_t)INT64_MAX - 16) {
+        return NULL;
+    }
+    after = atomic_fetch_add(&emu_heap_used, (int64_t)total) + (int64_t)total;
+    if (after > arr_gpu_heap_bytes || (p = malloc(total)) == NULL) {
+        atomic_fetch_sub(&emu_heap_used, (int64_t)total);
+        return NULL;
+    }
+    memcpy(p, &total, sizeof total);
+    return p + 16;
+}
+
+void arr_emu_free(void *p) {
+    uint64_t total;
+    if (p == NULL) {
+        return;
+    }
+    memcpy(&total, (unsigned char *)p - 16, sizeof total);
+    atomic_fetch_sub(&emu_heap_used, (int64_t)total);
+    free((unsigned char *)p - 16);
 }

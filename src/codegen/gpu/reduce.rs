@@ -1,0 +1,491 @@
+//! Reductions of scalars with a tree per block: each thread folds its
+//! contiguous slice of the iterations (in thread order, so the slices of a
+//! block are consecutive); the lanes of a warp combine their results
+//! pairwise by warp shuffles in 5 steps, lane 0 writes the warp's to
+//! shared memory, and the block combines the warps' pairwise in `log2
+//! (B / 32)` steps between barriers, the left operand always the earlier
+//! one; thread 0 writes the block's result. Only one partial per block goes to global memory, so
+//! the combining levels (`combine_body`) start from the grid's blocks
+//! instead of its threads.
+//!
+//! A failing check in the fold records its error and skips to the end of
+//! the fold, so that the thread still reaches the block's barriers (the
+//! results are never used: the combining kernel sees the error first).
+//! The operators themselves must not fail (`tree_ok`), for the same
+//! reason; otherwise each thread's partial goes to global memory
+//! (`partials_body`). The combining levels are here too.
+
+use super::kernel::{Grid, Params, OUT, PARTIALS, WIDTH};
+use crate::codegen::emit::{Frame, Gen, Res, Val};
+use crate::codegen::runtime::RuntimeFn;
+use crate::codegen::CodegenError;
+use crate::core::ir::Type;
+use crate::loopy::ir::{LoopNest, Operator};
+use inkwell::types::BasicTypeEnum;
+use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
+use inkwell::{AddressSpace, IntPredicate};
+
+/// Partial results each thread of a reduction's combining level combines.
+const GROUP: i64 = 64;
+
+/// Carried fields (8-byte cells) a block tree holds per thread at most:
+/// 1024 threads of 6 cells is the 48 KiB of shared memory a block has.
+pub(super) const TREE_FIELDS: usize = 6;
+
+/// Whether `nest`'s reductions can run as block trees: operators that
+/// cannot fail and few enough fields for shared memory.
+pub(super) fn tree_ok(nest: &LoopNest, fields: usize) -> bool {
+    fields <= TREE_FIELDS
+        && nest
+            .reductions
+            .iter()
+            .all(|r| crate::loopy::chunk::infallible(&r.op.body))
+}
+
+impl<'ctx> Gen<'ctx, '_> {
+    /// The block-tree reduction kernel: block `b`'s result in cells
+    /// `[b * fields, (b + 1) * fields)` of the partials.
+    pub(super) fn tree_body(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        kp: &[BasicValueEnum<'ctx>],
+    ) -> Res<()> {
+        let types: Vec<Type> = nest.carried().map(|c| c.var.ty).collect();
+        let fields = self.fields_of(nest);
+        let inits = self.inits(nest, kp)?;
+        let slots = self.carried_slots(fr, &inits)?;
+        let width = kp[WIDTH].into_int_value();
+        let (_, lo, hi) = self.slice(width)?;
+        // A failed check leaves the fold here instead of ending the thread.
+        let folded = self.ctx.append_basic_block(fr.func, "fold.done");
+        self.set_on_fail(Some(folded));
+        let result = self.carried_loop(fr, nest, &slots, lo, hi, true);
+        self.set_on_fail(None);
+        result?;
+        self.builder.build_unconditional_branch(folded)?;
+        self.builder.position_at_end(folded);
+        let tid = self.sreg("tid.x")?;
+        let b = self.sreg("ntid.x")?;
+        let shared = self.shared_base()?;
+        let fields_v = self.const_i64(fields as i64);
+        let mine = self.builder.build_int_mul(tid, fields_v, "")?;
+        // Warp steps in registers: lane l, a multiple of 2 * off, combines
+        // its value with lane l + off's (every lane shuffles; blocks are
+        // whole warps).
+        let i64t = self.i64();
+        let lane = self.builder.build_and(tid, self.const_i64(31), "lane")?;
+        let (zero, one) = (self.const_i64(0), self.const_i64(1));
+        for off in [1u64, 2, 4, 8, 16] {
+            let vals = self.load_slots(nest, &slots)?;
+            let mut other = Vec::new();
+            for (v, t) in vals.iter().zip(&types) {
+                let mut shuffled = Vec::new();
+                for f in self.fields(v) {
+                    shuffled.push(self.shfl_down(f, off)?);
+                }
+                other.push(self.val_of_fields(*t, &shuffled)?);
+            }
+            let mask = i64t.const_int(2 * off - 1, false);
+            let low = self.builder.build_and(lane, mask, "")?;
+            let active = self
+                .builder
+                .build_int_compare(IntPredicate::EQ, low, zero, "")?;
+            self.when(fr.func, active, |gen| {
+                gen.apply_reductions(fr, nest, &slots, &vals, &other)
+            })?;
+        }
+        // Lane 0 of each warp to the warp's cell in shared memory.
+        let warp = self
+            .builder
+            .build_right_shift(tid, self.const_i64(5), false, "warp")?;
+        let up = self.builder.build_int_add(b, self.const_i64(31), "")?;
+        let warps = self
+            .builder
+            .build_right_shift(up, self.const_i64(5), false, "warps")?;
+        let first = self
+            .builder
+            .build_int_compare(IntPredicate::EQ, lane, zero, "")?;
+        let warp_at = self.builder.build_int_mul(warp, fields_v, "")?;
+        self.when(fr.func, first, |gen| {
+            let vals = gen.load_slots(nest, &slots)?;
+            gen.shared_store(shared, warp_at, &vals, fields)
+        })?;
+        self.barrier()?;
+        // Step s over the warps' cells: thread t (a multiple of 2s) combines
+        // cell t with cell t + s.
+        self.doubling_steps(fr, warps, &mut |gen, fr, s| {
+            let twice = gen.builder.build_int_add(s, s, "")?;
+            let mask = gen.builder.build_int_sub(twice, one, "")?;
+            let low = gen.builder.build_and(tid, mask, "")?;
+            let active = gen
+                .builder
+                .build_int_compare(IntPredicate::EQ, low, zero, "")?;
+            let partner = gen.builder.build_int_add(tid, s, "")?;
+            let inside = gen
+                .builder
+                .build_int_compare(IntPredicate::SLT, partner, warps, "")?;
+            let active = gen.builder.build_and(active, inside, "")?;
+            gen.when(fr.func, active, |gen| {
+                let left = gen.shared_read(shared, mine, &types, fields)?;
+                let at = gen.builder.build_int_mul(partner, fields_v, "")?;
+                let right = gen.shared_read(shared, at, &types, fields)?;
+                let left_fields: Vec<Vec<BasicValueEnum<'ctx>>> =
+                    left.iter().map(|v| gen.fields(v)).collect();
+                let cell = gen.carried_slots(fr, &left_fields)?;
+                gen.apply_reductions(fr, nest, &cell, &left, &right)?;
+                let combined = gen.load_slots(nest, &cell)?;
+                gen.shared_store(shared, mine, &combined, fields)
+            })
+        })?;
+        let lead = self
+            .builder
+            .build_int_compare(IntPredicate::EQ, tid, zero, "")?;
+        self.when(fr.func, lead, |gen| {
+            let vals = gen.shared_read(shared, zero, &types, fields)?;
+            let block = gen.sreg("ctaid.x")?;
+            let at = gen.builder.build_int_mul(block, fields_v, "")?;
+            gen.store_cells(kp[PARTIALS].into_pointer_value(), at, &vals)
+        })
+    }
+
+    /// `shfl.sync.down` of one field (any scalar) by `off` lanes over
+    /// the whole warp: 32-bit pieces, as PTX shuffles them.
+    fn shfl_down(&self, v: BasicValueEnum<'ctx>, off: u64) -> Res<BasicValueEnum<'ctx>> {
+        let i32t = self.ctx.i32_type();
+        let bits_of = |v: BasicValueEnum<'ctx>| -> Res<IntValue<'ctx>> {
+            Ok(match v {
+                BasicValueEnum::IntValue(i) => i,
+                BasicValueEnum::FloatValue(f) => {
+                    let it = match f.get_type() {
+                        t if t == self.ctx.f16_type() => self.ctx.i16_type(),
+                        t if t == self.ctx.f32_type() => self.ctx.i32_type(),
+                        _ => self.ctx.i64_type(),
+                    };
+                    self.builder.build_bit_cast(f, it, "")?.into_int_value()
+                }
+                _ => return Err(CodegenError::Internal("a shuffle of a non-scalar".into())),
+            })
+        };
+        let bits = bits_of(v)?;
+        let width = bits.get_type().get_bit_width();
+        let moved = if width <= 32 {
+            let x = if width < 32 {
+                self.builder.build_int_z_extend(bits, i32t, "")?
+            } else {
+                bits
+            };
+            let r = self.shfl32(x, off)?;
+            if width < 32 {
+                self.builder.build_int_truncate(r, bits.get_type(), "")?
+            } else {
+                r
+            }
+        } else {
+            let i64t = self.i64();
+            let lo = self.builder.build_int_truncate(bits, i32t, "")?;
+            let hi = self
+                .builder
+                .build_right_shift(bits, i64t.const_int(32, false), false, "")?;
+            let hi = self.builder.build_int_truncate(hi, i32t, "")?;
+            let lo = self.shfl32(lo, off)?;
+            let hi = self.shfl32(hi, off)?;
+            let lo = self.builder.build_int_z_extend(lo, i64t, "")?;
+            let hi = self.builder.build_int_z_extend(hi, i64t, "")?;
+            let hi = self
+                .builder
+                .build_left_shift(hi, i64t.const_int(32, false), "")?;
+            self.builder.build_or(lo, hi, "")?
+        };
+        Ok(match v {
+            BasicValueEnum::FloatValue(f) => {
+                self.builder.build_bit_cast(moved, f.get_type(), "")?
+            }
+            _ => moved.into(),
+        })
+    }
+
+    fn shfl32(&self, x: IntValue<'ctx>, off: u64) -> Res<IntValue<'ctx>> {
+        let i32t = self.ctx.i32_type();
+        let name = if self.emulated()? {
+            "arr_emu_shfl_down_i32"
+        } else {
+            "llvm.nvvm.shfl.sync.down.i32"
+        };
+        let t = i32t.into();
+        let f = self.declare(name, Some(t), &[t, t, t, t]);
+        let args = [
+            i32t.const_all_ones().into(),
+            x.into(),
+            i32t.const_int(off, false).into(),
+            i32t.const_int(0x1f, false).into(),
+        ];
+        self.call_int(f, &args)
+    }
+
+    fn set_on_fail(&mut self, target: Option<inkwell::basic_block::BasicBlock<'ctx>>) {
+        if let Some(k) = self.device.as_mut().and_then(|d| d.current.as_mut()) {
+            k.on_fail = target;
+        }
+    }
+
+    /// The block's dynamic shared memory (`@arr_shared` on nvptx, as a
+    /// generic pointer; `arr_emu_shared()` on the emulator).
+    fn shared_base(&self) -> Res<PointerValue<'ctx>> {
+        if self.emulated()? {
+            let f = self.declare("arr_emu_shared", Some(self.ptr().into()), &[]);
+            return self
+                .builder
+                .build_call(f, &[], "shared")?
+                .try_as_basic_value()
+                .basic()
+                .map(|v| v.into_pointer_value())
+                .ok_or_else(|| CodegenError::Internal("arr_emu_shared returns nothing".into()));
+        }
+        let global = match self.module.get_global("arr_shared") {
+            Some(g) => g,
+            None => {
+                let ty = self.ctx.i8_type().array_type(0);
+                let g = self
+                    .module
+                    .add_global(ty, Some(AddressSpace::from(3)), "arr_shared");
+                g.set_linkage(inkwell::module::Linkage::External);
+                g.set_alignment(16);
+                g
+            }
+        };
+        Ok(self.builder.build_address_space_cast(
+            global.as_pointer_value(),
+            self.ptr(),
+            "shared",
+        )?)
+    }
+
+    /// On the emulator: the race checker told of a plain access of
+    /// `fields` cells from cell `first` (`write` or read).
+    fn announce(
+        &self,
+        base: PointerValue<'ctx>,
+        first: IntValue<'ctx>,
+        fields: usize,
+        write: bool,
+    ) -> Res<()> {
+        if !self.emulated()? {
+            return Ok(());
+        }
+        let name = if write {
+            "arr_emu_shared_write"
+        } else {
+            "arr_emu_shared_read"
+        };
+        let i32t = self.ctx.i32_type();
+        let f = self.declare(name, None, &[self.ptr().into(), i32t.into()]);
+        let p = self.cell_ptr(base, first)?;
+        let bytes = i32t.const_int((fields * 8) as u64, false);
+        self.builder.build_call(f, &[p.into(), bytes.into()], "")?;
+        Ok(())
+    }
+
+    fn shared_store(
+        &self,
+        base: PointerValue<'ctx>,
+        first: IntValue<'ctx>,
+        vals: &[Val<'ctx>],
+        fields: usize,
+    ) -> Res<()> {
+        self.announce(base, first, fields, true)?;
+        self.store_cells(base, first, vals)
+    }
+
+    fn shared_read(
+        &self,
+        base: PointerValue<'ctx>,
+        first: IntValue<'ctx>,
+        types: &[Type],
+        fields: usize,
+    ) -> Res<Vec<Val<'ctx>>> {
+        self.announce(base, first, fields, false)?;
+        self.read_cells(base, first, types)
+    }
+
+    /// A reduction's partial result per thread, in thread order.
+    pub(super) fn partials_body(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        kp: &[BasicValueEnum<'ctx>],
+    ) -> Res<()> {
+        let inits = self.inits(nest, kp)?;
+        let slots = self.carried_slots(fr, &inits)?;
+        let width = kp[WIDTH].into_int_value();
+        let (gid, lo, hi) = self.slice(width)?;
+        self.carried_loop(fr, nest, &slots, lo, hi, true)?;
+        let finals = self.load_slots(nest, &slots)?;
+        let fields: usize = finals.iter().map(|v| self.fields(v).len()).sum();
+        let cell = self
+            .builder
+            .build_int_mul(gid, self.const_i64(fields as i64), "")?;
+        self.store_cells(kp[PARTIALS].into_pointer_value(), cell, &finals)
+    }
+
+    /// Host side: the `threads` partial results at `partials` combined in
+    /// levels, each thread of a level combining `GROUP` consecutive ones
+    /// in order, until one is left; returns its device address and the
+    /// second buffer, which takes turns with `partials` (the caller frees
+    /// both after reading the result).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn combine_levels(
+        &mut self,
+        combine: usize,
+        threads: IntValue<'ctx>,
+        partials: IntValue<'ctx>,
+        fields: usize,
+        params: &Params<'ctx>,
+        values: &[BasicValueEnum<'ctx>],
+        fr: &Frame<'ctx>,
+    ) -> Res<(IntValue<'ctx>, IntValue<'ctx>)> {
+        let i64t = self.i64();
+        let group = self.const_i64(GROUP);
+        let one = self.const_i64(1);
+        let groups_of = |gen: &Self, n: IntValue<'ctx>| -> Res<IntValue<'ctx>> {
+            let up = gen.builder.build_int_add(n, gen.const_i64(GROUP - 1), "")?;
+            Ok(gen.builder.build_int_signed_div(up, group, "groups")?)
+        };
+        let alloc = self.runtime(RuntimeFn::GpuAlloc);
+        let first = groups_of(self, threads)?;
+        let cell = self.const_i64((fields.max(1) * 8) as i64);
+        let bytes = self.builder.build_int_mul(first, cell, "")?;
+        let other = self.call_int(alloc, &[bytes.into()])?;
+        let n_slot = self.entry_alloca(fr.func, i64t.into())?;
+        let src_slot = self.entry_alloca(fr.func, i64t.into())?;
+        let dst_slot = self.entry_alloca(fr.func, i64t.into())?;
+        self.builder.build_store(n_slot, threads)?;
+        self.builder.build_store(src_slot, partials)?;
+        self.builder.build_store(dst_slot, other)?;
+        let header = self.ctx.append_basic_block(fr.func, "combine.level");
+        let body = self.ctx.append_basic_block(fr.func, "combine.run");
+        let exit = self.ctx.append_basic_block(fr.func, "combine.done");
+        self.builder.build_unconditional_branch(header)?;
+        self.builder.position_at_end(header);
+        let n = self.builder.build_load(i64t, n_slot, "n")?.into_int_value();
+        let more = self
+            .builder
+            .build_int_compare(IntPredicate::SGT, n, one, "")?;
+        self.builder.build_conditional_branch(more, body, exit)?;
+        self.builder.position_at_end(body);
+        let src = self
+            .builder
+            .build_load(i64t, src_slot, "")?
+            .into_int_value();
+        let dst = self
+            .builder
+            .build_load(i64t, dst_slot, "")?
+            .into_int_value();
+        let groups = groups_of(self, n)?;
+        let mut level = values.to_vec();
+        level[WIDTH] = n.into();
+        level[PARTIALS] = self.builder.build_int_to_ptr(src, self.ptr(), "")?.into();
+        level[OUT] = self.builder.build_int_to_ptr(dst, self.ptr(), "")?.into();
+        self.launch(combine, Grid::Work, groups, &params.types, &level, fr)?;
+        self.builder.build_store(n_slot, groups)?;
+        self.builder.build_store(src_slot, dst)?;
+        self.builder.build_store(dst_slot, src)?;
+        self.builder.build_unconditional_branch(header)?;
+        self.builder.position_at_end(exit);
+        let result = self
+            .builder
+            .build_load(i64t, src_slot, "")?
+            .into_int_value();
+        Ok((result, other))
+    }
+
+    /// One level of a reduction's combination: thread `g` combines the
+    /// partial results `[g * GROUP, (g + 1) * GROUP)` of the `n` at
+    /// `partials` in order with each reduction's operator, into cell `g`
+    /// of `out`.
+    pub(super) fn combine_body(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        kp: &[BasicValueEnum<'ctx>],
+    ) -> Res<()> {
+        self.return_if_failed(fr, kp)?;
+        let types: Vec<Type> = nest.carried().map(|c| c.var.ty).collect();
+        let fields: usize = types.iter().map(|t| self.field_types(*t).len()).sum();
+        let n = kp[WIDTH].into_int_value();
+        let partials = kp[PARTIALS].into_pointer_value();
+        let key = self.key_slot()?;
+        self.builder.build_store(key, n)?;
+        let (gid, threads) = self.thread_range()?;
+        let group = self.const_i64(GROUP);
+        let up = self
+            .builder
+            .build_int_add(n, self.const_i64(GROUP - 1), "")?;
+        let groups = self.builder.build_int_signed_div(up, group, "groups")?;
+        let per = self.const_i64(fields as i64);
+        let one = self.const_i64(1);
+        self.kernel_loop(fr, gid, groups, threads, &mut |gen, fr, g| {
+            let lo = gen.builder.build_int_mul(g, group, "")?;
+            let hi = gen.builder.build_int_add(lo, group, "")?;
+            let hi = gen.min(hi, n)?;
+            let at = gen.builder.build_int_mul(lo, per, "")?;
+            let first = gen.read_cells(partials, at, &types)?;
+            let init: Vec<Vec<BasicValueEnum<'ctx>>> =
+                first.iter().map(|v| gen.fields(v)).collect();
+            let slots = gen.carried_slots(fr, &init)?;
+            let next = gen.builder.build_int_add(lo, one, "")?;
+            gen.kernel_loop(fr, next, hi, one, &mut |gen, fr, j| {
+                let at = gen.builder.build_int_mul(j, per, "")?;
+                let other = gen.read_cells(partials, at, &types)?;
+                let acc = gen.load_slots(nest, &slots)?;
+                gen.apply_reductions(fr, nest, &slots, &acc, &other)
+            })?;
+            let finals = gen.load_slots(nest, &slots)?;
+            let at = gen.builder.build_int_mul(g, per, "")?;
+            gen.store_cells(kp[OUT].into_pointer_value(), at, &finals)
+        })
+    }
+
+    /// The reductions' operators on `left` and `right` (values in
+    /// `LoopNest::carried` order) into `slots`.
+    pub(super) fn apply_reductions(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        slots: &[Vec<(PointerValue<'ctx>, BasicTypeEnum<'ctx>)>],
+        left: &[Val<'ctx>],
+        right: &[Val<'ctx>],
+    ) -> Res<()> {
+        let mut k = 0;
+        for r in &nest.reductions {
+            let n = r.carried.len();
+            self.apply_operator(fr, &r.op, &slots[k..k + n], &left[k..], &right[k..])?;
+            k += n;
+        }
+        Ok(())
+    }
+
+    /// `op` on the first values of `left` and `right` (as many as `slots`)
+    /// into `slots`.
+    pub(super) fn apply_operator(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        op: &Operator,
+        slots: &[Vec<(PointerValue<'ctx>, BasicTypeEnum<'ctx>)>],
+        left: &[Val<'ctx>],
+        right: &[Val<'ctx>],
+    ) -> Res<()> {
+        let (lp, rp) = op.params.split_at(slots.len());
+        for (p, v) in lp.iter().zip(left).chain(rp.iter().zip(right)) {
+            fr.vals.insert(p.id, v.clone());
+        }
+        self.block(fr, &op.body)?;
+        for (res, ps) in op.results.iter().zip(slots) {
+            let v = self.val(fr, res)?;
+            for (f, (slot, _)) in self.fields(&v).iter().zip(ps) {
+                self.builder.build_store(*slot, *f)?;
+            }
+        }
+        Ok(())
+    }
+}
