@@ -105,6 +105,39 @@ fn ilp_equals_enumerated_minimum() {
     assert!(clusterings > bodies * 5, "the bodies have choices");
 }
 
+/// Both directions: `scanr` fuses with maps and reductions but never with
+/// a `scan`, and the ILP still reaches the enumerated minimum.
+#[test]
+fn ilp_equals_enumerated_minimum_in_both_directions() {
+    let kinds = [
+        Kind::Map,
+        Kind::Map2,
+        Kind::Reduce,
+        Kind::Scan,
+        Kind::ScanRight,
+        Kind::MapUsing,
+    ];
+    let mut bodies = 0;
+    let mut both = 0;
+    for seed in 1..=120u64 {
+        let soacs = 4 + (seed % 7) as usize;
+        let recent = 2 + (seed % 4) as usize;
+        let graph = graph_of(soacs, &kinds, recent, seed * 104_729);
+        let directions: std::collections::BTreeSet<_> = graph
+            .graph
+            .node_indices()
+            .filter_map(|v| graph.graph[v].soac.as_ref()?.direction())
+            .collect();
+        if directions.len() == 2 {
+            both += 1;
+        }
+        check(&graph, &format!("seed {seed}"));
+        bodies += 1;
+    }
+    assert!(both >= 30, "{both} bodies mix both directions");
+    assert_eq!(bodies, 120);
+}
+
 /// The same program always fuses the same way (the solver has a node
 /// budget, not a clock), also when the budget stops it early.
 #[test]

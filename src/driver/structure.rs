@@ -8,15 +8,17 @@
 //! holding a histogram) and `Loop` (a sequential loop). A path such as
 //! `/Loop/Screma` counts the clusters directly inside top-level loops; one
 //! without a leading `/` counts matches at any depth (what is inside an
-//! `if` is under `If`, which paths cannot name here). Lines naming other
+//! `if` is under `If`, which paths cannot name here). SOACs inside a
+//! function count as the clusters the fusion stage made of them. Lines naming other
 //! constructs (`Replicate`, `Index`, `WithAcc`, ...) or other pipelines
 //! (`structure gpu { ... }`, `gpu-mem`, `seq-mem`, ...) have no counterpart
 //! and are ignored.
 
 use super::pipeline::{self, Options};
 use super::testblock::TestBlock;
-use crate::core::ir::{Body, Exp, SoacKind};
+use crate::core::ir::{Body, Exp, SoacId, SoacKind};
 use crate::fusion::ast::{FusedBody, FusedLoopForm, FusionTree, Item};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 const KNOWN: &[&str] = &["Screma", "Hist", "Loop"];
@@ -47,7 +49,10 @@ pub fn test_structure(
     };
     let mut paths = Vec::new();
     for entry in &fused.entries {
-        collect_body(&entry.body, &mut Vec::new(), &mut paths);
+        let walk = Walk {
+            nested: &entry.nested,
+        };
+        walk.body(&entry.body, &mut Vec::new(), &mut paths);
     }
     for spec in specs {
         let what = format!("{name}:{} (structure)", spec.line);
@@ -91,94 +96,111 @@ fn count(paths: &[Vec<&'static str>], pattern: &str) -> usize {
         .count()
 }
 
-fn collect_body(
-    body: &FusedBody,
-    prefix: &mut Vec<&'static str>,
-    out: &mut Vec<Vec<&'static str>>,
-) {
-    for item in &body.items {
-        match item {
-            Item::Stm(stm) => collect_exp(&stm.exp, prefix, out),
-            Item::If {
+/// Walks a fused entry; a function body that the fusion stage clustered
+/// (`FusedFunction::nested`) counts its clusters, as the lowering runs them.
+struct Walk<'a> {
+    nested: &'a BTreeMap<SoacId, FusedBody>,
+}
+
+impl Walk<'_> {
+    fn body(
+        &self,
+        body: &FusedBody,
+        prefix: &mut Vec<&'static str>,
+        out: &mut Vec<Vec<&'static str>>,
+    ) {
+        for item in &body.items {
+            match item {
+                Item::Stm(stm) => self.exp(&stm.exp, prefix, out),
+                Item::If {
+                    then_body,
+                    else_body,
+                    ..
+                } => {
+                    prefix.push("If");
+                    self.body(then_body, prefix, out);
+                    self.body(else_body, prefix, out);
+                    prefix.pop();
+                }
+                Item::Loop { form, body, .. } => {
+                    prefix.push("Loop");
+                    out.push(prefix.clone());
+                    if let FusedLoopForm::While { cond } = form {
+                        self.body(cond, prefix, out);
+                    }
+                    self.body(body, prefix, out);
+                    prefix.pop();
+                }
+                Item::Cluster(cluster) => {
+                    let leaves = cluster.tree.leaves();
+                    let hist = leaves
+                        .iter()
+                        .any(|l| matches!(l.soac.kind, SoacKind::Hist { .. }));
+                    prefix.push(if hist { "Hist" } else { "Screma" });
+                    out.push(prefix.clone());
+                    self.tree(&cluster.tree, prefix, out);
+                    prefix.pop();
+                }
+            }
+        }
+    }
+
+    /// The SOACs and loops inside the functions of a cluster's SOACs.
+    fn tree(
+        &self,
+        tree: &FusionTree,
+        prefix: &mut Vec<&'static str>,
+        out: &mut Vec<Vec<&'static str>>,
+    ) {
+        for leaf in tree.leaves() {
+            if let Some(lambda) = leaf.soac.kind.lambda() {
+                self.core(&lambda.body, prefix, out);
+            }
+        }
+    }
+
+    fn core(&self, body: &Body, prefix: &mut Vec<&'static str>, out: &mut Vec<Vec<&'static str>>) {
+        let first = body.stms.iter().find_map(|s| match &s.exp {
+            Exp::Soac(soac) => Some(soac.label),
+            _ => None,
+        });
+        if let Some(clustered) = first.and_then(|l| self.nested.get(&l)) {
+            return self.body(clustered, prefix, out);
+        }
+        for stm in &body.stms {
+            self.exp(&stm.exp, prefix, out);
+        }
+    }
+
+    fn exp(&self, exp: &Exp, prefix: &mut Vec<&'static str>, out: &mut Vec<Vec<&'static str>>) {
+        match exp {
+            Exp::Soac(soac) => {
+                let hist = matches!(soac.kind, SoacKind::Hist { .. });
+                prefix.push(if hist { "Hist" } else { "Screma" });
+                out.push(prefix.clone());
+                if let Some(lambda) = soac.kind.lambda() {
+                    self.core(&lambda.body, prefix, out);
+                }
+                prefix.pop();
+            }
+            Exp::Loop { body, .. } => {
+                prefix.push("Loop");
+                out.push(prefix.clone());
+                self.core(body, prefix, out);
+                prefix.pop();
+            }
+            Exp::If {
                 then_body,
                 else_body,
                 ..
             } => {
                 prefix.push("If");
-                collect_body(then_body, prefix, out);
-                collect_body(else_body, prefix, out);
+                self.core(then_body, prefix, out);
+                self.core(else_body, prefix, out);
                 prefix.pop();
             }
-            Item::Loop { form, body, .. } => {
-                prefix.push("Loop");
-                out.push(prefix.clone());
-                if let FusedLoopForm::While { cond } = form {
-                    collect_body(cond, prefix, out);
-                }
-                collect_body(body, prefix, out);
-                prefix.pop();
-            }
-            Item::Cluster(cluster) => {
-                let leaves = cluster.tree.leaves();
-                let hist = leaves
-                    .iter()
-                    .any(|l| matches!(l.soac.kind, SoacKind::Hist { .. }));
-                prefix.push(if hist { "Hist" } else { "Screma" });
-                out.push(prefix.clone());
-                collect_tree(&cluster.tree, prefix, out);
-                prefix.pop();
-            }
+            _ => {}
         }
-    }
-}
-
-/// The SOACs and loops inside the functions of a cluster's SOACs.
-fn collect_tree(
-    tree: &FusionTree,
-    prefix: &mut Vec<&'static str>,
-    out: &mut Vec<Vec<&'static str>>,
-) {
-    for leaf in tree.leaves() {
-        if let Some(lambda) = leaf.soac.kind.lambda() {
-            collect_core(&lambda.body, prefix, out);
-        }
-    }
-}
-
-fn collect_core(body: &Body, prefix: &mut Vec<&'static str>, out: &mut Vec<Vec<&'static str>>) {
-    for stm in &body.stms {
-        collect_exp(&stm.exp, prefix, out);
-    }
-}
-
-fn collect_exp(exp: &Exp, prefix: &mut Vec<&'static str>, out: &mut Vec<Vec<&'static str>>) {
-    match exp {
-        Exp::Soac(soac) => {
-            let hist = matches!(soac.kind, SoacKind::Hist { .. });
-            prefix.push(if hist { "Hist" } else { "Screma" });
-            out.push(prefix.clone());
-            if let Some(lambda) = soac.kind.lambda() {
-                collect_core(&lambda.body, prefix, out);
-            }
-            prefix.pop();
-        }
-        Exp::Loop { body, .. } => {
-            prefix.push("Loop");
-            out.push(prefix.clone());
-            collect_core(body, prefix, out);
-            prefix.pop();
-        }
-        Exp::If {
-            then_body,
-            else_body,
-            ..
-        } => {
-            prefix.push("If");
-            collect_core(then_body, prefix, out);
-            collect_core(else_body, prefix, out);
-            prefix.pop();
-        }
-        _ => {}
     }
 }
 

@@ -42,7 +42,8 @@ impl UnionFind {
 }
 
 /// Splits clusters that hold SOACs of conflicting loop classes (see
-/// `SoacNode::loop_class`) by unfusing their histograms and scatters. A
+/// `SoacNode::loop_class`) by unfusing their histograms and scatters, and
+/// dissolves those that mix directions (a scan with a scanr). A
 /// clusterer that knows the classes (the ILP) never needs it; greedy
 /// clusterings and windowed solutions may. Histograms and scatters produce
 /// no fusible edge, so the parts stay acyclic and keep their keys.
@@ -60,17 +61,26 @@ pub fn separate_conflicts(graph: &FusionGraph, mut decision: Decision) -> Decisi
     if clustered.is_empty() {
         return decision;
     }
-    let random_access = |v: usize| {
-        graph.graph[graph.node(v)]
-            .soac
-            .as_ref()
-            .is_some_and(|s| matches!(s.loop_class(), Some("hist" | "scatter")))
-    };
-    let split: HashSet<usize> = clustered
+    let soac = |v: usize| graph.graph[graph.node(v)].soac.as_ref();
+    let random_access =
+        |v: usize| soac(v).is_some_and(|s| matches!(s.loop_class(), Some("hist" | "scatter")));
+    let mut split: HashSet<usize> = clustered
         .iter()
         .flat_map(|&(a, b)| [a, b])
         .filter(|&v| random_access(v))
         .collect();
+    // A cluster walking in both directions (a scan beside a scanr) is
+    // dissolved: each member a cluster of its own, which is always acyclic
+    // and keeps the members' keys.
+    for &(a, b) in &clustered {
+        let (Some(sa), Some(sb)) = (soac(a), soac(b)) else {
+            continue;
+        };
+        if matches!((sa.direction(), sb.direction()), (Some(x), Some(y)) if x != y) {
+            let root = sets.find(a);
+            split.extend((0..n).filter(|&v| sets.find(v) == root));
+        }
+    }
     decision
         .fused
         .retain(|(a, b)| !split.contains(a) && !split.contains(b));
@@ -107,7 +117,8 @@ pub fn build_items(
         match &stm.exp {
             Exp::Soac(_) => {
                 let member_set: HashSet<usize> = unit.iter().copied().collect();
-                let tree = tree_of(body, graph, &unit, &member_set);
+                let leaves = super::rows::merge_row_maps(body, &unit);
+                let tree = tree_of(&leaves, graph, &member_set);
                 items.push(Item::Cluster(Cluster {
                     id: ClusterId(*next_cluster),
                     tree,
@@ -158,46 +169,24 @@ pub fn build_items(
     }
 }
 
-fn leaf(body: &Body, stm: usize) -> FusionTree {
-    let s = &body.stms[stm];
-    let Exp::Soac(soac) = &s.exp else {
-        unreachable!("cluster members are SOACs")
-    };
-    FusionTree::Leaf(SoacStm {
-        pat: s.pat.clone(),
-        soac: soac.clone(),
-        loc: s.loc,
-    })
-}
-
 /// The fusion tree of the members (in statement order): the first member is
 /// the producer of the tree of the rest when they consume its results
 /// (vertical, or diagonal when a result is still needed outside the
 /// cluster), and its horizontal neighbour otherwise.
-fn tree_of(
-    body: &Body,
-    graph: &FusionGraph,
-    members: &[usize],
-    cluster: &HashSet<usize>,
-) -> FusionTree {
-    let first = members[0];
+fn tree_of(members: &[SoacStm], graph: &FusionGraph, cluster: &HashSet<usize>) -> FusionTree {
+    let first = &members[0];
     if members.len() == 1 {
-        return leaf(body, first);
+        return FusionTree::Leaf(first.clone());
     }
     let rest = &members[1..];
-    let outputs: Vec<VarId> = body.stms[first].pat.iter().map(|v| v.id).collect();
+    let outputs: Vec<VarId> = first.pat.iter().map(|v| v.id).collect();
     let consumed: Vec<VarId> = outputs
         .iter()
         .copied()
-        .filter(|v| {
-            rest.iter().any(|&m| match &body.stms[m].exp {
-                Exp::Soac(soac) => soac.args.contains(v),
-                _ => false,
-            })
-        })
+        .filter(|v| rest.iter().any(|m| m.soac.args.contains(v)))
         .collect();
-    let producer = Box::new(leaf(body, first));
-    let consumer = Box::new(tree_of(body, graph, rest, cluster));
+    let producer = Box::new(FusionTree::Leaf(first.clone()));
+    let consumer = Box::new(tree_of(rest, graph, cluster));
     if consumed.is_empty() {
         return FusionTree::Horizontal(producer, consumer);
     }

@@ -280,7 +280,8 @@ fn reduced_graph(
     }
     let mut reduced = DiGraph::new();
     for unit in units {
-        // A unit runs in the order its members need: any scan makes it left to right.
+        // A unit runs in the order its members need: any scan (scanr) makes it
+        // left to right (right to left).
         let mut soac: Option<super::graph::SoacNode> = None;
         for &v in unit {
             if let Some(s) = &graph.graph[NodeIndex::new(v)].soac {
@@ -288,11 +289,15 @@ fn reduced_graph(
                 // The unit's loop class is that of any member that has one.
                 if merged.loop_class().is_none() {
                     merged.kind = s.kind;
+                    merged.sparse = s.sparse;
                 }
                 if s.in_order != super::graph::Order::Any {
                     merged.in_order = s.in_order;
                 }
-                if s.out_order == super::graph::Order::LeftToRight {
+                if matches!(
+                    s.out_order,
+                    super::graph::Order::LeftToRight | super::graph::Order::RightToLeft
+                ) {
                     merged.out_order = s.out_order;
                 }
             }

@@ -18,6 +18,9 @@ pub enum Kind {
     Reduce,
     /// `scan (+) 0 a`
     Scan,
+    /// `scanr (+) 0 a`: walks right to left, so it never shares a loop
+    /// with a `scan`.
+    ScanRight,
     /// `map (\x -> x / s) a` with `s` the latest reduction (a preventing edge).
     MapUsing,
     /// `let f = filter (> 0) a in reduce (+) 0 (map (* 2) f)`: a filter family.
@@ -210,7 +213,7 @@ pub fn program(soacs: usize, kinds: &[Kind], cycle: bool, recent: usize, seed: u
                 let lam = g.binop_lambda(BinOp::Add, 2, None);
                 arrays.push(g.soac("r", arr, width, SoacKind::Map(lam), vec![a, b]));
             }
-            Kind::Reduce | Kind::Scan => {
+            Kind::Reduce | Kind::Scan | Kind::ScanRight => {
                 let op = g.binop_lambda(BinOp::Add, 2, None);
                 let neutral = vec![Atom::Const(Const::F32(0.0))];
                 let a = recent_array(&mut g, &arrays);
@@ -222,8 +225,11 @@ pub fn program(soacs: usize, kinds: &[Kind], cycle: bool, recent: usize, seed: u
                         SoacKind::Reduce { op, neutral },
                         vec![a],
                     ));
-                } else {
+                } else if kind == Kind::Scan {
                     arrays.push(g.soac("r", arr, width, SoacKind::Scan { op, neutral }, vec![a]));
+                } else {
+                    let scan = SoacKind::ScanRight { op, neutral };
+                    arrays.push(g.soac("r", arr, width, scan, vec![a]));
                 }
             }
             Kind::MapUsing => {

@@ -14,6 +14,7 @@ pub enum Order {
     /// Any order: element-wise.
     Any,
     LeftToRight,
+    RightToLeft,
     /// Produces no array (a reduction's result is a scalar).
     Nothing,
 }
@@ -26,6 +27,10 @@ pub struct SoacNode {
     pub out_order: Order,
     /// Equal classes mean provably equal iteration counts.
     pub width: SizeClass,
+    /// A filter, or a reduction or filter of a filter's family: its loop
+    /// runs the family under the predicate, where maps fit but no other
+    /// carried value (a scan, a reduction over every element) does.
+    pub sparse: bool,
 }
 
 impl SoacNode {
@@ -34,6 +39,9 @@ impl SoacNode {
     /// histogram updates, or scattered writes; maps fit in any of them, but
     /// SOACs of two different classes never share a cluster.
     pub fn loop_class(&self) -> Option<&'static str> {
+        if self.sparse {
+            return Some("sparse");
+        }
         match self.kind {
             "map" => None,
             "hist" | "scatter" => Some(self.kind),
@@ -41,9 +49,11 @@ impl SoacNode {
         }
     }
 
-    /// The two SOACs cannot share a loop nest.
+    /// The two SOACs cannot share a loop nest: their loop classes or
+    /// their directions differ.
     pub fn conflicts_with(&self, other: &SoacNode) -> bool {
         matches!((self.loop_class(), other.loop_class()), (Some(a), Some(b)) if a != b)
+            || matches!((self.direction(), other.direction()), (Some(a), Some(b)) if a != b)
     }
 
     /// The order the SOAC must walk its iteration space in, if any: SOACs
@@ -51,6 +61,7 @@ impl SoacNode {
     pub fn direction(&self) -> Option<&'static str> {
         match (self.in_order, self.out_order) {
             (Order::LeftToRight, _) | (_, Order::LeftToRight) => Some("left to right"),
+            (Order::RightToLeft, _) | (_, Order::RightToLeft) => Some("right to left"),
             _ => None,
         }
     }
@@ -125,7 +136,8 @@ pub struct FusionGraph {
 /// whose outputs only such consumers read, and reductions and filters that
 /// end the stream. Fused, they run in one loop over the filter's input with
 /// the consumers under its predicate; then no array of the family exists in
-/// memory, so fusing only some of the edges is not allowed.
+/// memory (but those that are results, compacted in that loop), so fusing
+/// only some of the edges is not allowed.
 #[derive(Clone, Debug)]
 pub struct SparseGroup {
     pub filter: usize,
@@ -160,7 +172,7 @@ impl FusionGraph {
         let mut pairs = Vec::new();
         for a in 0..n {
             let Some(sa) = soac(a) else { continue };
-            if sa.loop_class().is_none() {
+            if sa.loop_class().is_none() && sa.direction().is_none() {
                 continue;
             }
             for b in a + 1..n {
@@ -279,6 +291,11 @@ fn classify_body(body: &Body, sizes: &mut HashMap<VarId, SizeClass>, rooted: &mu
                 let class = class_of_atom(sizes, a);
                 sizes.insert(stm.pat[0].id, class);
             }
+            // A permutation keeps its array's size.
+            Exp::Reverse(a) | Exp::Rotate { array: a, .. } => {
+                let class = class_of_atom(sizes, &Atom::Var(*a));
+                sizes.insert(stm.pat[0].id, class);
+            }
             Exp::Iota(n) | Exp::Replicate { count: n, .. } => {
                 let class = class_of_atom(sizes, n);
                 sizes.insert(stm.pat[0].id, class);
@@ -330,7 +347,7 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
     for (i, stm) in body.stms.iter().enumerate() {
         let soac = match &stm.exp {
             Exp::Soac(soac) => {
-                // `scanr` and `partition` stay single-SOAC clusters. Scatter
+                // `partition` stays a single-SOAC cluster. Scatter
                 // and hist consume element-wise but produce no stream; a hist
                 // of rows runs sequentially, so nothing is fused into it.
                 let rows_of_bins = stm.pat.iter().any(|p| p.ty.rank() > 1);
@@ -338,6 +355,7 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
                     SoacKind::Map(_) => ("map", Order::Any, Order::Any),
                     SoacKind::Reduce { .. } => ("reduce", Order::Any, Order::Nothing),
                     SoacKind::Scan { .. } => ("scan", Order::LeftToRight, Order::LeftToRight),
+                    SoacKind::ScanRight { .. } => ("scanr", Order::RightToLeft, Order::RightToLeft),
                     SoacKind::Filter { .. } => ("filter", Order::Any, Order::Any),
                     SoacKind::Scatter { .. } => ("scatter", Order::Any, Order::Nothing),
                     SoacKind::Hist { .. } if !rows_of_bins => ("hist", Order::Any, Order::Nothing),
@@ -359,6 +377,7 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
                     in_order,
                     out_order,
                     width,
+                    sparse: kind == "filter",
                 })
             }
             _ => None,
@@ -372,11 +391,18 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
     let mut group_edges: HashSet<(usize, usize)> = HashSet::new();
     let mut skipped_width: HashSet<(usize, usize)> = HashSet::new();
     let mut size_of_family: HashSet<usize> = HashSet::new();
+    let mut family_members: HashSet<usize> = HashSet::new();
     for g in &groups {
         group_edges.extend(g.edges.iter().copied());
+        family_members.extend(g.edges.iter().map(|&(_, m)| m));
         for &(s, c) in &g.width_uses {
             skipped_width.insert((s, c));
             size_of_family.insert(s);
+        }
+    }
+    for &m in &family_members {
+        if let Some(soac) = graph[NodeIndex::new(m)].soac.as_mut() {
+            soac.sparse |= soac.kind == "reduce";
         }
     }
     let filters: HashSet<usize> = body
@@ -414,14 +440,25 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
                 .soac
                 .as_ref()
                 .is_some_and(|s| s.out_order != Order::Nothing);
-            // A filter's output streams only into its family, and a filter
-            // reads only its family's arrays fused (never a dense producer's).
+            // A filter's output streams only into its family; a filter reads
+            // its family's arrays fused, and the vectors of a map of its own
+            // width outside any family (the map computed in the filter's loop).
             let sparse = filters.contains(&producer) || filters.contains(&consumer);
+            let same_width = |a: usize, b: usize| {
+                let w = |v: usize| graph[NodeIndex::new(v)].soac.as_ref().map(|s| &s.width);
+                w(a).is_some() && w(a) == w(b)
+            };
+            let map_into_filter = filters.contains(&consumer)
+                && !filters.contains(&producer)
+                && !family_members.contains(&producer)
+                && matches!(&body.stms[producer].exp, Exp::Soac(p) if matches!(p.kind, SoacKind::Map(_)))
+                && stm.pat.iter().all(|p| p.ty.rank() == 1)
+                && same_width(producer, consumer);
             let fusible = streamed.contains(&v)
                 && !whole.contains(&v)
                 && producer_is_array_soac
                 && graph[NodeIndex::new(consumer)].soac.is_some()
-                && (!sparse || group_edges.contains(&(producer, consumer)));
+                && (!sparse || group_edges.contains(&(producer, consumer)) || map_into_filter);
             let size_only = size_of_family.contains(&consumer);
             if !fusible && !size_only && stm.pat.iter().all(|p| p.id != v) {
                 // Read whole (or by a non-SOAC): it must exist in memory, unless
@@ -486,14 +523,24 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
         }
     }
     let mut pairs: BTreeMap<(usize, usize), Vec<VarId>> = BTreeMap::new();
+    let soac_of = |i: usize| match &body.stms[i].exp {
+        Exp::Soac(soac) => Some(soac),
+        _ => None,
+    };
     for (array, list) in &readers {
-        // A map over rows shares a matrix's read only if the lowering fused
-        // the functions' inner loops too, which it does not do yet.
-        if types.get(array).is_some_and(|t| t.rank() > 1) {
-            continue;
-        }
+        // SOACs over the rows of a matrix share its read only when their
+        // functions are fused too: maps whose functions stream the row
+        // (`fusion::rows` merges them when they share a cluster).
+        let rows = types.get(array).is_some_and(|t| t.rank() > 1);
+        let row_map = |i: usize| soac_of(i).is_some_and(|s| super::rows::row_streamed(s, *array));
         for (k, &a) in list.iter().enumerate() {
+            if rows && !row_map(a) {
+                continue;
+            }
             for &b in &list[k + 1..] {
+                if rows && !row_map(b) {
+                    continue;
+                }
                 let wa = &graph[NodeIndex::new(a)]
                     .soac
                     .as_ref()
@@ -611,14 +658,6 @@ fn array_uses(
 /// The families of the body's filters whose outputs only sparse consumers
 /// read (see `SparseGroup`); a filter with any other reader has none.
 fn sparse_groups(body: &Body, definer: &HashMap<VarId, usize>) -> Vec<SparseGroup> {
-    let result_vars: HashSet<VarId> = body
-        .result
-        .iter()
-        .filter_map(|a| match a {
-            Atom::Var(v) => Some(*v),
-            Atom::Const(_) => None,
-        })
-        .collect();
     let mut readers: HashMap<VarId, Vec<usize>> = HashMap::new();
     for (i, stm) in body.stms.iter().enumerate() {
         for v in free_in_exp(&stm.exp) {
@@ -631,7 +670,7 @@ fn sparse_groups(body: &Body, definer: &HashMap<VarId, usize>) -> Vec<SparseGrou
         if !matches!(soac.kind, SoacKind::Filter { .. }) {
             continue;
         }
-        if let Some(g) = family(body, f, definer, &readers, &result_vars) {
+        if let Some(g) = family(body, f, definer, &readers) {
             groups.push(g);
         }
     }
@@ -643,7 +682,6 @@ fn family(
     f: usize,
     definer: &HashMap<VarId, usize>,
     readers: &HashMap<VarId, Vec<usize>>,
-    result_vars: &HashSet<VarId>,
 ) -> Option<SparseGroup> {
     let mut arrays: Vec<VarId> = body.stms[f].pat.iter().map(|p| p.id).collect();
     let mut members: Vec<usize> = Vec::new();
@@ -652,9 +690,7 @@ fn family(
     while k < arrays.len() {
         let a = arrays[k];
         k += 1;
-        if result_vars.contains(&a) {
-            return None;
-        }
+        // A family array that is a result is compacted in the fused loop.
         // Only families over scalar elements: rows allocated under the guard
         // are not handled by the fused lowering yet.
         let rank = definer

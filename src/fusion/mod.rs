@@ -19,9 +19,11 @@ pub mod graph;
 pub mod greedy;
 pub mod ilp;
 pub mod objective;
+pub mod permute;
 pub mod print;
 pub mod recompute;
 pub mod report;
+pub mod rows;
 mod sizes;
 pub mod traffic;
 
@@ -228,7 +230,8 @@ fn fuse_body(
     let recomputed;
     let body = match (&mut fresh, options.strategy) {
         (Some(fresh), Strategy::Greedy | Strategy::Ilp) => {
-            recomputed = recompute::duplicate_cheap_maps(body, fresh);
+            let pushed = permute::push_into_maps(body, fresh);
+            recomputed = recompute::duplicate_cheap_maps(&pushed, fresh);
             &recomputed
         }
         _ => body,

@@ -138,6 +138,7 @@ fn streams(stm: &Stm, v: VarId, width: &Atom) -> bool {
         SoacKind::Map(_)
             | SoacKind::Reduce { .. }
             | SoacKind::Scan { .. }
+            | SoacKind::ScanRight { .. }
             | SoacKind::Hist { .. }
             | SoacKind::Scatter { .. }
     );

@@ -252,17 +252,43 @@ fn item_uses(item: &Item) -> Vec<VarId> {
         .collect()
 }
 
+/// A vector made by permuting another (`reverse`, `rotate`, a strided
+/// slice): a loop of its own that reads and writes each element, unless
+/// only clusters stream it (then they read the source at the composed index).
+fn permuted_vector(stm: &crate::core::ir::Stm) -> bool {
+    let permutes = match &stm.exp {
+        Exp::Reverse(_) | Exp::Rotate { .. } => true,
+        Exp::Slice { dims, .. } => matches!(
+            dims.as_slice(),
+            [crate::core::ir::DimSlice::Range { stride, .. }]
+                if *stride != Atom::Const(crate::types::Const::I64(1))
+        ),
+        _ => false,
+    };
+    permutes && stm.pat.iter().all(|v| v.ty.rank() == 1)
+}
+
 /// The `iota` and scalar `replicate` arrays of `body` that only clusters
-/// stream: the lowering computes their elements in the readers' loops and
-/// never makes the arrays (`loopy::generators`).
-fn fused_generators(body: &FusedBody, uses: &[Vec<VarId>]) -> HashSet<VarId> {
-    let mut out = HashSet::new();
+/// stream, and the permuted vectors they stream: the lowering computes
+/// their elements in the readers' loops and never makes the arrays
+/// (`loopy::generators`).
+fn fused_generators(body: &FusedBody, uses: &[Vec<VarId>]) -> HashMap<VarId, Vec<VarId>> {
+    let mut out = HashMap::new();
     for (index, item) in body.items.iter().enumerate() {
         let Item::Stm(stm) = item else { continue };
-        let generator = matches!(stm.exp, Exp::Iota(_))
-            || matches!(&stm.exp, Exp::Replicate { .. } if stm.pat.iter().all(|v| v.ty.rank() == 1));
-        let Some(v) = stm.pat.first().filter(|_| generator).map(|v| v.id) else {
+        let Some(v) = stm.pat.first().map(|v| v.id) else {
             continue;
+        };
+        // What a reader streams instead: nothing (computed), the array
+        // itself (a permutation of a vector of the same size), or the parts.
+        let instead = match &stm.exp {
+            Exp::Iota(_) => Vec::new(),
+            Exp::Replicate { .. } if stm.pat.iter().all(|v| v.ty.rank() == 1) => Vec::new(),
+            Exp::Concat(parts) if parts.len() == 2 && stm.pat.iter().all(|v| v.ty.rank() == 1) => {
+                parts.clone()
+            }
+            _ if permuted_vector(stm) => vec![v],
+            _ => continue,
         };
         let only_streamed = !body.result.contains(&Atom::Var(v))
             && body.items.iter().enumerate().all(|(j, other)| {
@@ -274,11 +300,13 @@ fn fused_generators(body: &FusedBody, uses: &[Vec<VarId>]) -> HashSet<VarId> {
                             ))
                             .contains(&v)
                         }),
+                        // Asking for its size reads no element.
+                        Item::Stm(stm) if matches!(stm.exp, Exp::Size { .. }) => true,
                         _ => !uses[j].contains(&v),
                     }
             });
         if only_streamed {
-            out.insert(v);
+            out.insert(v, instead);
         }
     }
     out
@@ -295,8 +323,25 @@ fn body_traffic(body: &FusedBody, model: &Model, traffic: &mut Traffic) {
             // array, unless only clusters stream it (then they fuse).
             Item::Stm(stm) => match &stm.exp {
                 Exp::Index { .. } if model.nested => traffic.reads.constant += 1,
-                Exp::Iota(_) | Exp::Replicate { .. }
-                    if stm.pat.iter().any(|v| generators.contains(&v.id)) => {}
+                _ if stm.pat.iter().any(|v| generators.contains_key(&v.id)) => {}
+                // `a ++ b` of vectors: a loop per part copying it.
+                Exp::Concat(parts)
+                    if parts.len() == 2 && stm.pat.iter().all(|v| v.ty.rank() == 1) =>
+                {
+                    for part in parts {
+                        traffic.loops += 1;
+                        traffic.reads.add_size(&size_name(part), 1);
+                        traffic.writes.add_size(&size_name(part), 1);
+                    }
+                }
+                // A strided slice's size has no name in the model: left out.
+                Exp::Reverse(_) | Exp::Rotate { .. } if permuted_vector(stm) => {
+                    traffic.loops += 1;
+                    for v in &stm.pat {
+                        traffic.reads.add_size(&size_name(&v.id), 1);
+                        traffic.writes.add_size(&size_name(&v.id), 1);
+                    }
+                }
                 Exp::Iota(_) | Exp::Replicate { .. } => {
                     traffic.loops += 1;
                     // Outer sizes only, as everywhere in the model: replicating
@@ -369,9 +414,15 @@ fn body_traffic(body: &FusedBody, model: &Model, traffic: &mut Traffic) {
                         // Streaming rows reads nothing by itself (a row is a
                         // view); what the function does with them counts.
                         let vector = model.ranks.get(a).is_none_or(|&r| r <= 1);
-                        let computed = generators.contains(a);
-                        if !produced.contains(a) && streamed.insert(*a) && vector && !computed {
-                            reads.add_size(&size_name(a), 1);
+                        if !produced.contains(a) && streamed.insert(*a) && vector {
+                            match generators.get(a) {
+                                Some(instead) => {
+                                    for part in instead {
+                                        reads.add_size(&size_name(part), 1);
+                                    }
+                                }
+                                None => reads.add_size(&size_name(a), 1),
+                            }
                         }
                     }
                     let exp = Exp::Soac(leaf.soac.clone());

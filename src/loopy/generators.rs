@@ -1,8 +1,9 @@
-//! Removes `iota` and `replicate` arrays that nothing reads (a
-//! `loopy::ir::Function` in, the same function out). The lowering computes
-//! the element of such an array wherever a loop reads it at its own index,
-//! so once every reader is fused that way the array, the loop that fills
-//! it and its `Free` are dead: iota and replicate fuse into their readers.
+//! Removes `iota`, `replicate`, `reverse`, `rotate`, slice-copy and `++` arrays
+//! that nothing reads (a `loopy::ir::Function` in, the same function out).
+//! The lowering computes the element of such an array wherever a loop reads
+//! it at its own index (for a permutation, by reading its source at the
+//! composed index), so once every reader is fused that way the array, the
+//! loop that fills it and its `Free` are dead: these fuse into their readers.
 
 use super::ir::{block_vars, Block, Function, LoopNest, Origin, SeqForm, Stmt};
 use crate::core::ir::{Atom, VarId};
@@ -32,9 +33,18 @@ pub fn drop_unread(f: &mut Function) {
     }
 }
 
-/// The array a generator loop (iota, replicate) fills.
+/// The array a generator loop (iota, replicate, a permuted copy, a part of
+/// a concatenation) fills.
 fn filled_by(nest: &LoopNest) -> Option<VarId> {
-    if !matches!(nest.origin, Origin::Iota | Origin::Replicate) {
+    if !matches!(
+        nest.origin,
+        Origin::Iota
+            | Origin::Replicate
+            | Origin::Reverse
+            | Origin::Rotate
+            | Origin::Slice
+            | Origin::Concat
+    ) {
         return None;
     }
     nest.body.iter().find_map(|s| match s {

@@ -306,6 +306,8 @@ pub enum Origin {
     Reverse,
     Rotate,
     Slice,
+    /// One part of a concatenation of vectors.
+    Concat,
 }
 
 impl Origin {
@@ -321,6 +323,7 @@ impl Origin {
             Origin::Reverse => "reverse".to_string(),
             Origin::Rotate => "rotate".to_string(),
             Origin::Slice => "slice".to_string(),
+            Origin::Concat => "concat".to_string(),
         }
     }
 }

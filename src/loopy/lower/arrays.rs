@@ -148,6 +148,11 @@ impl Lowerer {
             body = vec![simple_loop(Origin::Slice, index, *count, body)];
         }
         out.extend(body);
+        // One strided range over the outer dimension: readers at their own
+        // index read the source instead (checked above by `SliceCheck`).
+        if let [D::Range(start, stride, _)] = ds[..] {
+            self.permuted(p, array, IndexFn::Strided { start, stride });
+        }
     }
 
     /// The element count of `start:end:stride` by Futhark's rule,
@@ -301,6 +306,9 @@ impl Lowerer {
     /// result at its offset.
     pub(super) fn concat(&mut self, p: &Var, arrays: &[VarId], loc: SrcLoc, out: &mut Block) {
         let arrays: Vec<VarId> = arrays.iter().map(|a| self.var(*a)).collect();
+        if let (&[first, second], 1) = (&arrays[..], p.ty.rank()) {
+            return self.concat_vectors(p, first, second, out);
+        }
         let Some(&first) = arrays.first() else { return };
         let first_shape = self.array_shape(first);
         let inner = first_shape.get(1..).unwrap_or_default().to_vec();
@@ -341,5 +349,33 @@ impl Lowerer {
             });
             at = self.add(at, outer, out);
         }
+    }
+
+    /// `first ++ second` of vectors: a loop per part writing it at its
+    /// offset. Readers at their own index read the parts instead (see
+    /// `Generated::Concat`), so the loops go when nothing else reads it.
+    fn concat_vectors(&mut self, p: &Var, first: VarId, second: VarId, out: &mut Block) {
+        let len = |this: &Self, a: VarId| this.array_shape(a).first().copied().unwrap_or(i64c(0));
+        let (split, rest) = (len(self, first), len(self, second));
+        let total = self.add(split, rest, out);
+        let var = self.bind(p);
+        self.alloc(&var, vec![total], out);
+        for (part, offset, n) in [(first, i64c(0), split), (second, split, rest)] {
+            let i = self.fresh("i", I64);
+            let iv = Atom::Var(i.id);
+            let mut body = Vec::new();
+            let x = self.elem(part, vec![iv], "x", None, &mut body);
+            let at = self.add(iv, offset, &mut body);
+            body.push(self.store(var.id, vec![at], x));
+            out.push(simple_loop(Origin::Concat, i, n, body));
+        }
+        self.generated.insert(
+            var.id,
+            Generated::Concat {
+                first,
+                second,
+                split,
+            },
+        );
     }
 }

@@ -534,10 +534,15 @@ impl Lowerer {
             Exp::Reverse(array) => {
                 let Some(p) = first else { return };
                 let array = self.var(*array);
-                self.permute(p, array, Origin::Reverse, out, |this, i, n, body| {
-                    let last = this.binop("last", BinOp::Sub, n, i64c(1), body);
+                let Some(&n) = self.array_shape(array).first() else {
+                    return;
+                };
+                let last = self.binop("last", BinOp::Sub, n, i64c(1), out);
+                self.permute(p, array, Origin::Reverse, out, |this, i, _, body| {
                     this.binop("j", BinOp::Sub, last, i, body)
                 });
+                let index = IndexFn::Reverse { last };
+                self.permuted(p, array, index);
             }
             Exp::Rotate { array, amount } => {
                 let Some(p) = first else { return };
@@ -553,11 +558,26 @@ impl Lowerer {
                     let s = this.binop("s", BinOp::Add, i, shift, body);
                     this.binop("j", BinOp::Rem, s, safe, body)
                 });
+                let index = IndexFn::Rotate {
+                    shift,
+                    modulus: safe,
+                };
+                self.permuted(p, array, index);
             }
             Exp::Concat(arrays) => {
                 let Some(p) = first else { return };
                 self.concat(p, arrays, loc, out);
             }
+        }
+    }
+
+    /// Records that `p`, just lowered as a permuted copy of `src`, can be
+    /// read through `index` instead (see `Generated::Permuted`).
+    pub(super) fn permuted(&mut self, p: &Var, src: VarId, index: IndexFn) {
+        let var = self.var(p.id);
+        if var != src && self.shapes.contains_key(&var) {
+            self.generated
+                .insert(var, Generated::Permuted { src, index });
         }
     }
 

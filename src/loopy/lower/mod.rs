@@ -117,6 +117,33 @@ struct Lowerer {
 enum Generated {
     Iota(ScalarType),
     Replicate(Atom),
+    /// A permutation of the outer dimension of `src` (`reverse`, `rotate`,
+    /// a strided slice): an element (or row) read at a loop's own index is
+    /// read from `src` at the composed index instead, so the permuted copy
+    /// is only made when something else reads it (index functions fused
+    /// into the consumer).
+    Permuted {
+        src: VarId,
+        index: IndexFn,
+    },
+    /// `first ++ second` of vectors: element `i` is `first[i]` below
+    /// `split` (the first's length), else `second[i - split]`.
+    Concat {
+        first: VarId,
+        second: VarId,
+        split: Atom,
+    },
+}
+
+/// Element `i` of a permuted array is element `f(i)` of its source.
+#[derive(Clone, Copy)]
+enum IndexFn {
+    /// `last - i`.
+    Reverse { last: Atom },
+    /// `(i + shift) rem modulus`, with `shift` in `0..modulus`.
+    Rotate { shift: Atom, modulus: Atom },
+    /// `start + i * stride`.
+    Strided { start: Atom, stride: Atom },
 }
 
 /// A body to lower: core statements inside lambdas, fused items outside.
@@ -467,6 +494,43 @@ impl Lowerer {
                 Generated::Replicate(value) => value,
                 Generated::Iota(ScalarType::I64) => *i,
                 Generated::Iota(elem) => self.let_(name, elem, ScalarExp::Convert(elem, *i), out),
+                Generated::Permuted { src, index } => {
+                    let j = match index {
+                        IndexFn::Reverse { last } => self.binop("j", BinOp::Sub, last, *i, out),
+                        IndexFn::Rotate { shift, modulus } => {
+                            let s = self.binop("s", BinOp::Add, *i, shift, out);
+                            self.binop("j", BinOp::Rem, s, modulus, out)
+                        }
+                        IndexFn::Strided { start, stride } => {
+                            let step = self.mul(*i, stride, out);
+                            self.add(start, step, out)
+                        }
+                    };
+                    self.elem(src, vec![j], name, None, out)
+                }
+                Generated::Concat {
+                    first,
+                    second,
+                    split,
+                } => {
+                    let below = self.binop("below", BinOp::Lt, *i, split, out);
+                    let mut then_block = Vec::new();
+                    let a = self.elem(first, vec![*i], name, None, &mut then_block);
+                    let mut else_block = Vec::new();
+                    let j = self.binop("j", BinOp::Sub, *i, split, &mut else_block);
+                    let b = self.elem(second, vec![j], name, None, &mut else_block);
+                    let var = self.fresh(name, Type::Scalar(ty.elem()));
+                    let id = var.id;
+                    out.push(Stmt::If {
+                        results: vec![var],
+                        cond: below,
+                        then_block,
+                        then_results: vec![a],
+                        else_block,
+                        else_results: vec![b],
+                    });
+                    Atom::Var(id)
+                }
             };
         }
         if index.len() >= rank {

@@ -63,11 +63,16 @@ impl Lowerer {
     pub(super) fn cluster(&mut self, origin: Origin, tree: &FusionTree, out: &mut Block) {
         let leaves = tree.leaves();
         let Some(first) = leaves.first() else { return };
+        // A `scanr` alone has a nest of its own; with others it is a scan
+        // of a right-to-left cluster.
+        let fused_scanr =
+            |s: &SoacStm| leaves.len() > 1 && matches!(s.soac.kind, SoacKind::ScanRight { .. });
         let special = |s: &SoacStm| {
-            !matches!(
+            let plain = matches!(
                 s.soac.kind,
                 SoacKind::Map(_) | SoacKind::Reduce { .. } | SoacKind::Scan { .. }
-            )
+            );
+            !plain && !fused_scanr(s)
         };
         let random_access = |s: &SoacStm| {
             matches!(
@@ -77,7 +82,8 @@ impl Lowerer {
         };
         let fused_random_access =
             leaves.len() > 1 && leaves.iter().all(|s| !special(s) || random_access(s));
-        if leaves.len() > 1 && matches!(first.soac.kind, SoacKind::Filter { .. }) {
+        let filter = |s: &&SoacStm| matches!(s.soac.kind, SoacKind::Filter { .. });
+        if leaves.len() > 1 && leaves.iter().any(filter) {
             let vertical = tree.vertically_fused();
             self.sparse_cluster(origin, &leaves, &vertical, out);
             return;
@@ -99,6 +105,19 @@ impl Lowerer {
         let index = self.fresh("i", I64);
         self.frames.push(Vec::new());
         let mut body = Vec::new();
+        // A cluster with a `scanr` walks its elements right to left: the
+        // iteration `i` handles position `width - 1 - i`, and reductions
+        // combine each element in front of their accumulator (the fusion
+        // stage never puts a left-to-right scan beside it).
+        let right_to_left = leaves
+            .iter()
+            .any(|l| matches!(l.soac.kind, SoacKind::ScanRight { .. }));
+        let at = if right_to_left {
+            let last = self.binop("last", BinOp::Sub, width, i64c(1), out);
+            self.binop("at", BinOp::Sub, last, Atom::Var(index.id), &mut body)
+        } else {
+            Atom::Var(index.id)
+        };
         // Per-iteration values of the arrays produced in this cluster (core ids).
         let mut elems: HashMap<VarId, Atom> = HashMap::new();
         // Elements already read from an input this iteration (loopy ids).
@@ -127,7 +146,7 @@ impl Lowerer {
                 let name = self
                     .fresh_name_of(*a, &leaf.soac)
                     .unwrap_or_else(|| "x".to_string());
-                let e = self.elem(array, vec![Atom::Var(index.id)], &name, None, &mut body);
+                let e = self.elem(array, vec![at], &name, None, &mut body);
                 reads.insert(array, e);
                 args.push(e);
             }
@@ -140,21 +159,14 @@ impl Lowerer {
                             let at = (&width, &index);
                             self.row_shape(at, &r, leaf.loc, false, out, &mut body);
                         } else {
-                            self.output(
-                                p,
-                                (&width, &index),
-                                Atom::Var(index.id),
-                                r,
-                                leaf.loc,
-                                out,
-                                &mut body,
-                            );
+                            self.output(p, (&width, &index), at, r, leaf.loc, out, &mut body);
                         }
                     }
                 }
                 SoacKind::Reduce { op, neutral } => {
                     let accs = self.accumulators(&leaf.pat, neutral, false, out);
-                    let (carried, _) = self.combine(&accs, op, &args, false, leaf.loc, &mut body);
+                    let (carried, _) =
+                        self.combine(&accs, op, &args, right_to_left, leaf.loc, &mut body);
                     let results: Vec<Var> = leaf.pat.iter().map(|p| self.bind(p)).collect();
                     for (r, (acc, _, buf)) in results.iter().zip(&accs) {
                         if let Some(buf) = buf {
@@ -162,26 +174,25 @@ impl Lowerer {
                             after.push((*buf, r.id));
                         }
                     }
-                    let op = self.operator(op, false);
+                    let op = self.operator(op, right_to_left);
                     reductions.push(Reduction {
                         carried,
                         results,
                         op,
                     });
                 }
-                SoacKind::Scan { op, neutral } => {
+                SoacKind::Scan { op, neutral } | SoacKind::ScanRight { op, neutral } => {
                     let accs = self.accumulators(&leaf.pat, neutral, true, out);
                     let (carried, next) =
-                        self.combine(&accs, op, &args, false, leaf.loc, &mut body);
+                        self.combine(&accs, op, &args, right_to_left, leaf.loc, &mut body);
                     let mut outputs = Vec::new();
                     for (p, r) in leaf.pat.iter().zip(next) {
                         elems.insert(p.id, r);
                         if !vertical.contains(&p.id) {
-                            let i = Atom::Var(index.id);
                             outputs.push(self.output(
                                 p,
                                 (&width, &index),
-                                i,
+                                at,
                                 r,
                                 leaf.loc,
                                 out,
@@ -189,7 +200,7 @@ impl Lowerer {
                             ));
                         }
                     }
-                    let op = self.operator(op, false);
+                    let op = self.operator(op, right_to_left);
                     scans.push(ScanState {
                         carried,
                         outputs,

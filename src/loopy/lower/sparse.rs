@@ -18,21 +18,11 @@ impl Lowerer {
         vertical: &HashSet<VarId>,
         out: &mut Block,
     ) {
-        let root = leaves[0];
-        let width = self.atom(&root.soac.width);
+        let width = self.atom(&leaves[0].soac.width);
         let index = self.fresh("i", I64);
         let i = Atom::Var(index.id);
         self.frames.push(Vec::new());
         let mut body = Vec::new();
-        let args = self.read_args(
-            &root.soac,
-            &root.soac.args,
-            &width,
-            i,
-            root.loc,
-            out,
-            &mut body,
-        );
         let mut st = SparseState {
             vertical,
             width,
@@ -43,10 +33,54 @@ impl Lowerer {
             after: Vec::new(),
             posts: Vec::new(),
         };
-        st.done.insert(0);
-        let routed = self.sparse_guard(root, args, leaves, &mut st, out, &mut body);
-        // Values leaving the outermost guard are the accumulators' next values.
-        let mut next_of: HashMap<VarId, Atom> = routed.into_iter().collect();
+        // Values leaving the outermost guards are the accumulators' next values.
+        let mut next_of: HashMap<VarId, Atom> = HashMap::new();
+        // Elements already read from memory this iteration (loopy ids).
+        let mut reads: HashMap<VarId, Atom> = HashMap::new();
+        // Producers first: the maps outside any family run on every
+        // element, each filter they feed guards its family.
+        for (k, leaf) in leaves.iter().enumerate() {
+            if st.done.contains(&k) {
+                continue;
+            }
+            st.done.insert(k);
+            self.assert_width(&width, &self.atom(&leaf.soac.width), leaf.loc, out);
+            let mut args = Vec::new();
+            for a in &leaf.soac.args {
+                if let Some(e) = st.elems.get(a) {
+                    args.push(*e);
+                    continue;
+                }
+                let array = self.var(*a);
+                if let Some(e) = reads.get(&array) {
+                    args.push(*e);
+                    continue;
+                }
+                let e = self.read_args(&leaf.soac, &[*a], &width, i, leaf.loc, out, &mut body)[0];
+                reads.insert(array, e);
+                args.push(e);
+            }
+            match &leaf.soac.kind {
+                SoacKind::Map(lam) => {
+                    let results = self.inline(lam, &args, &mut body);
+                    for (p, r) in leaf.pat.iter().zip(results) {
+                        st.elems.insert(p.id, r);
+                        if vertical.contains(&p.id) {
+                            self.row_shape((&width, &index), &r, leaf.loc, false, out, &mut body);
+                        } else {
+                            let at = (&width, &index);
+                            self.output(p, at, i, r, leaf.loc, out, &mut body);
+                        }
+                    }
+                }
+                SoacKind::Filter { .. } => {
+                    let routed = self.sparse_guard(leaf, args, leaves, &mut st, out, &mut body);
+                    next_of.extend(routed);
+                }
+                // The fusion stage puts nothing else beside a filter.
+                _ => {}
+            }
+        }
         let frame = self.pop_frame();
         self.free_frame(&frame, &HashSet::new(), &mut body);
         let mut nest = LoopNest::map(origin, index, width, body);
@@ -113,7 +147,8 @@ impl Lowerer {
         }
         let manifest = filter.pat.iter().any(|p| !st.vertical.contains(&p.id));
         if manifest {
-            self.sparse_compaction(filter, &args, flag, st, out, &mut inner, &mut routed);
+            let pat = &filter.pat;
+            self.sparse_compaction(pat, &args, flag, st, out, &mut inner, &mut routed);
         } else {
             // The kept count: what `size` of an output asks for.
             let count = self.carried_var("count", I64);
@@ -146,9 +181,23 @@ impl Lowerer {
             match &leaf.soac.kind {
                 SoacKind::Map(lam) => {
                     let results = self.inline(lam, &args, &mut inner);
-                    for (p, r) in leaf.pat.iter().zip(results) {
-                        st.elems.insert(p.id, r);
+                    for (p, r) in leaf.pat.iter().zip(&results) {
+                        st.elems.insert(p.id, *r);
                         family.push(p.id);
+                    }
+                    // Outputs needed outside (a result): compacted like the
+                    // kept elements, under every enclosing predicate.
+                    if leaf.pat.iter().any(|p| !st.vertical.contains(&p.id)) {
+                        let pat = &leaf.pat;
+                        self.sparse_compaction(
+                            pat,
+                            &results,
+                            flag,
+                            st,
+                            out,
+                            &mut inner,
+                            &mut routed,
+                        );
                     }
                 }
                 SoacKind::Reduce { op, neutral } => {
@@ -226,12 +275,13 @@ impl Lowerer {
         handed
     }
 
-    /// The outputs of a fused filter that are still needed: stored at the
-    /// running count when every enclosing predicate holds.
+    /// The outputs `pat` (with this iteration's values `args`) of a fused
+    /// filter, or of a map of its family, that are still needed: stored at
+    /// the running count when every enclosing predicate holds.
     #[allow(clippy::too_many_arguments)]
     fn sparse_compaction(
         &mut self,
-        filter: &SoacStm,
+        pat: &[Var],
         args: &[Atom],
         flag: Atom,
         st: &mut SparseState,
@@ -242,7 +292,7 @@ impl Lowerer {
         let count = self.carried_var("count", I64);
         let mut outputs = Vec::new();
         let result = self.fresh("kept_n", I64);
-        for (p, e) in filter.pat.iter().zip(args) {
+        for (p, e) in pat.iter().zip(args) {
             let buf = self.fresh("kept", p.ty);
             let row = self.shape(e);
             let mut shape = vec![st.width];
