@@ -139,7 +139,7 @@ fn sexp(e: &Expr) -> String {
             format!("(loop {} {} {} {})", pat(p), init, form, sexp(body))
         }
         ExprKind::Index(a, idx) => format!("(index {} {})", sexp(a), indices(idx)),
-        ExprKind::Update(a, idx, v) => {
+        ExprKind::Update(a, idx, v, _) => {
             format!("(update {} {} {})", sexp(a), indices(idx), sexp(v))
         }
         ExprKind::Field(a, Field::Name(n)) => format!("(field {} {n})", sexp(a)),
