@@ -50,6 +50,10 @@ struct Walk<'p> {
     /// which each variable was bound.
     depth: usize,
     bound_at: HashMap<LocalId, usize>,
+    /// Variables bound by destructuring (`let (a, b) = ...`, a loop's
+    /// tuple): their roots are those of the whole value, so consuming one
+    /// consumes only itself.
+    destructured: HashSet<LocalId>,
 }
 
 /// Checks every entry point and instance; returns the errors found.
@@ -64,6 +68,7 @@ pub(super) fn check_consumption(
         shared_params: HashSet::new(),
         depth: 0,
         bound_at: HashMap::new(),
+        destructured: HashSet::new(),
         program,
         unique,
         aliases: HashMap::new(),
@@ -139,6 +144,15 @@ impl Walk<'_> {
         }
     }
 
+    /// The roots consuming `e` consumes: a destructured variable's roots
+    /// are those of the whole value it came from, so only itself.
+    fn precise(&self, e: &TExpr, roots: Roots) -> Roots {
+        match &e.kind {
+            TExprKind::Var(id) if self.destructured.contains(id) => vec![*id],
+            _ => roots,
+        }
+    }
+
     /// Records that `roots` are consumed by `at`, reporting those that may
     /// not be.
     fn consume(&mut self, roots: &[LocalId], at: &TExpr) {
@@ -187,6 +201,7 @@ impl Walk<'_> {
             TPat::Var { id, name, ty } => {
                 self.bound_at.insert(*id, self.depth);
                 self.shared_params.remove(id);
+                self.destructured.remove(id);
                 // A new value (a loop body walked again rebinds its names).
                 self.consumed.remove(id);
                 self.names.insert(*id, name.clone());
@@ -205,6 +220,9 @@ impl Walk<'_> {
             }
             TPat::Tuple(ps, _) | TPat::Ctor(_, ps, _) => {
                 ps.iter().for_each(|q| self.bind(q, roots));
+                let mut vars = Vec::new();
+                pat_vars(p, &mut vars);
+                self.destructured.extend(vars);
             }
             TPat::Ascribed(q, _) => self.bind(q, roots),
             TPat::Wildcard(_) | TPat::Lit(_) => {}
@@ -365,6 +383,7 @@ impl Walk<'_> {
                 idx.iter().for_each(|i| drop(self.expr(i)));
                 self.expr(v);
                 if self.in_place.contains(&(e.file, e.span.clone())) {
+                    let roots = self.precise(a, roots);
                     self.consume(&roots, e);
                 }
                 Vec::new()
@@ -452,7 +471,8 @@ impl Walk<'_> {
         }
         for ((p, a), roots) in params.iter().zip(args).zip(&arg_roots) {
             if is_unique(p, self.unique) {
-                self.consume(roots, a);
+                let roots = self.precise(a, roots.clone());
+                self.consume(&roots, a);
             }
         }
         Vec::new()
