@@ -14,3 +14,13 @@ entry main (xs: []i32) =
   let sq = loop acc = replicate 3 0 for i < 3 do let acc[i] = i32.i64 (i * i) in acc
   let w = xs with [0] = 5
   in (ys, zs, sq, xs[0] + w[0] - 5)
+
+-- Names bound together by a pattern are consumed one at a time.
+-- ==
+-- entry: pairs
+-- input { 3i64 } output { [42i64, 1i64, 2i64] [0i64, 1i64, 2i64] }
+entry pairs (n: i64) =
+  let a = iota n
+  let (b, c) = (iota n, a)
+  let b[0] = 42
+  in (b, c)
