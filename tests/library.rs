@@ -6,29 +6,13 @@
 //! real `LocalCluster`. Python needs numpy, futhark-data and
 //! dask[distributed] (tests/deps.sh installs them).
 
+mod support;
+
 use arrc::driver::testblock::{parse_blocks, Expect, Input};
 use arrc::runtime::value::{compare, read_values, write_binary, Value};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn arrc() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_arrc"))
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn ok(out: Output, what: &str) -> String {
-    assert!(
-        out.status.success(),
-        "{what} failed ({}):\n{}{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+use std::process::Command;
+use support::{arrc, ok, python, root};
 
 /// The code blocks of docs/library.md fenced as ```` ```LANG ````.
 fn doc_blocks(lang: &str) -> Vec<String> {
@@ -119,15 +103,6 @@ fn the_c_example_of_the_docs_compiles_against_its_header_and_runs() {
     }
 }
 
-fn python(dir: &Path, script: &str) -> Output {
-    Command::new("python3")
-        .current_dir(dir)
-        .arg("-c")
-        .arg(script)
-        .output()
-        .expect("python3 runs")
-}
-
 #[test]
 fn the_python_example_of_the_docs_runs() {
     let dir = tempfile::tempdir().unwrap();
@@ -208,6 +183,13 @@ fn golden_cases(path: &Path) -> Vec<Case> {
 const RUN_CASES: &str = r#"
 import sys, futhark_data, prog
 for i, entry in enumerate(sys.argv[1:]):
+    types = [t for _, t in getattr(prog, "_params_" + entry)]
+    types += list(getattr(prog, "_results_" + entry))
+    if any(isinstance(t, type) for t in types):
+        # An opaque parameter or result (a tuple parameter, a nested
+        # tuple result): the flattened values do not fit.
+        open("%d.skip" % i, "w").close()
+        continue
     with open("%d.in" % i, "rb") as f:
         args = list(futhark_data.load(f))
     try:
@@ -231,6 +213,7 @@ fn python_modules_of_the_golden_programs_match_the_interpreter() {
     programs.sort();
     let mut checked = 0;
     let mut errors = 0;
+    let mut skipped = 0;
     let mut failures = Vec::new();
     for (n, path) in programs.iter().enumerate() {
         let cases = golden_cases(path);
@@ -271,6 +254,10 @@ fn python_modules_of_the_golden_programs_match_the_interpreter() {
             let name = format!("{} ({}, case {i})", path.display(), case.entry);
             let out = std::fs::read(dir.path().join(format!("{i}.out")));
             let err = std::fs::read_to_string(dir.path().join(format!("{i}.err")));
+            if dir.path().join(format!("{i}.skip")).exists() {
+                skipped += 1;
+                continue;
+            }
             match (&case.expected, out, err) {
                 (Ok(expected), Ok(bytes), _) => {
                     let types: Vec<_> = expected.iter().map(Value::ty).collect();
@@ -299,6 +286,7 @@ fn python_modules_of_the_golden_programs_match_the_interpreter() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(checked >= 50, "only {checked} cases checked");
     assert!(errors >= 3, "only {errors} run-time errors checked");
+    assert!(skipped <= 3, "{skipped} cases skipped for opaque values");
 }
 
 /// A kernel that runs long enough to watch: `n` rounds of a loop per

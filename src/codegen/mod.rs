@@ -16,13 +16,14 @@ mod cpu;
 mod emit;
 mod glue;
 pub(crate) mod gpu;
-mod library;
+pub(crate) mod library;
 mod python;
 mod runtime;
 #[cfg(test)]
 mod tests;
 
 pub use glue::{glue_c, WIDE_SUFFIX};
+pub use library::api::Api;
 pub use library::{clashing_entry_names, library_header};
 pub use python::python_module;
 
@@ -294,7 +295,7 @@ pub fn link(
     out: &Path,
 ) -> Result<(), CodegenError> {
     match gpu {
-        Some(artifacts) => gpu::link::link(program, artifacts, object, out),
+        Some(artifacts) => gpu::link::link(program, artifacts, object, out, None),
         None => link_with_runtime(program, opts, object, out, RuntimeFiles::CPU),
     }
 }
@@ -324,8 +325,10 @@ fn link_with_runtime(
 /// header).
 pub fn link_library(
     program: &loopy::ir::Program,
+    api: &Api,
     opts: &CodegenOptions,
     objects: &[Vec<u8>],
+    gpu: Option<&gpu::Artifacts>,
     wide: bool,
     out: &Path,
 ) -> Result<(), CodegenError> {
@@ -333,6 +336,19 @@ pub fn link_library(
         return Err(CodegenError::Refused(format!(
             "entry points `{a}` and `{b}` would have the same C name in a library"
         )));
+    }
+    if !api.matches(program) {
+        return Err(CodegenError::Internal(
+            "the library's API does not match its entry points".into(),
+        ));
+    }
+    if let Some(artifacts) = gpu {
+        let [object] = objects else {
+            return Err(CodegenError::Internal(
+                "a GPU library has one host object".into(),
+            ));
+        };
+        return gpu::link::link(program, artifacts, object, out, Some(api));
     }
     let machine = backend(opts)?.machine()?;
     cpu::link::link(
@@ -342,7 +358,7 @@ pub fn link_library(
         objects,
         out,
         RuntimeFiles::CPU_LIBRARY,
-        Linked::Library { wide },
+        Linked::Library { wide, api },
     )
 }
 

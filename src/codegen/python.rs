@@ -1,8 +1,9 @@
 //! A library's Python module (`arrc build --python`): `NAME.py`, over the
 //! C API of `libNAME.so` with ctypes and numpy. The generic part is
 //! `python_module.py`; this adds the program's array types and one function
-//! (and `Context` method) per entry point.
+//! (and `Context` method) per entry point, and a class per opaque type.
 
+use super::library::api::{Api, ApiType, EntryApi, Field, OpaqueKind};
 use super::library::{c_elem, entry_c_name};
 use crate::core::ir::Type;
 use crate::loopy::ir::Program;
@@ -41,78 +42,134 @@ fn param_names(names: &[&str]) -> Vec<String> {
     out
 }
 
-fn type_text(t: Type) -> String {
+/// The Arr type of an API type, for docstrings.
+fn type_text(api: &Api, t: ApiType) -> String {
     match t {
-        Type::Scalar(s) => c_elem(s).1.to_string(),
-        Type::Array(e, r) => format!("{}{}", "[]".repeat(r), c_elem(e).1),
+        ApiType::Leaf(Type::Scalar(s)) => c_elem(s).1.to_string(),
+        ApiType::Leaf(Type::Array(e, r)) => format!("{}{}", "[]".repeat(r), c_elem(e).1),
+        ApiType::Opaque(k) => api.opaques[k].name.clone(),
     }
 }
 
-fn type_tuple(t: Type) -> (String, usize) {
+/// The module's description of a type: `("f32", 1)` for a leaf, the
+/// class of an opaque type.
+fn type_desc(api: &Api, t: ApiType) -> String {
     match t {
-        Type::Scalar(s) => (c_elem(s).1.to_string(), 0),
-        Type::Array(e, r) => (c_elem(e).1.to_string(), r),
+        ApiType::Leaf(Type::Scalar(s)) => format!("({:?}, 0)", c_elem(s).1),
+        ApiType::Leaf(Type::Array(e, r)) => format!("({:?}, {r})", c_elem(e).1),
+        ApiType::Opaque(k) => class_name(api, k),
+    }
+}
+
+/// The Python class of opaque type `k`: its C name, unless that is a
+/// keyword or an entry point's name.
+fn class_name(api: &Api, k: usize) -> String {
+    let name = &api.opaques[k].name;
+    let entry = api.entries.iter().any(|e| entry_c_name(&e.name) == *name);
+    if KEYWORDS.contains(&name.as_str()) || name.starts_with('_') || entry {
+        format!("opaque_{name}")
+    } else {
+        name.clone()
+    }
+}
+
+/// `(name, type)` pairs of fields.
+fn fields_text(api: &Api, fields: &[Field]) -> String {
+    let items: Vec<String> = fields
+        .iter()
+        .map(|f| format!("({:?}, {})", f.name, type_desc(api, f.ty)))
+        .collect();
+    format!("({})", tuple_text(&items))
+}
+
+/// One class per opaque type, in the order they were made (fields first).
+fn opaque_classes(api: &Api, out: &mut String) {
+    for (k, o) in api.opaques.iter().enumerate() {
+        let class = class_name(api, k);
+        let (kind, detail) = match &o.kind {
+            OpaqueKind::Record { rank, fields } => (
+                "record",
+                format!(
+                    "    _rank = {rank}\n    _fields = {}\n",
+                    fields_text(api, fields)
+                ),
+            ),
+            OpaqueKind::Sum { ctors } => {
+                let items: Vec<String> = ctors
+                    .iter()
+                    .map(|(c, fs)| format!("({c:?}, {})", fields_text(api, fs)))
+                    .collect();
+                ("sum", format!("    _ctors = ({})\n", tuple_text(&items)))
+            }
+            OpaqueKind::SumArray { rank } => ("array", format!("    _rank = {rank}\n")),
+        };
+        let _ = write!(
+            out,
+            "\n\nclass {class}(_Opaque):\n    \"\"\"{} (an opaque value of the library: {}).\"\"\"\n\n    \
+             _name = {:?}\n    _kind = {kind:?}\n{detail}\n\n_opaque_class({class})\n",
+            o.ty,
+            match kind {
+                "record" => "construct it from its fields, read them as attributes or by index",
+                "sum" => "construct it with a class method per constructor; `variant`, `payload`",
+                _ => "returned by and passed to entry points",
+            },
+            o.name,
+        );
     }
 }
 
 /// The module `NAME.py` loading `libNAME.so` from its own directory.
-pub fn python_module(program: &Program, name: &str) -> String {
+pub fn python_module(program: &Program, api: &Api, name: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
         "\"\"\"{name}: Arr entry points compiled by arrc (arrc build --python).\n\n\
          Arguments are numpy arrays (C-contiguous ones are read without a copy)\n\
-         and numpy or Python scalars; results are numpy arrays and scalars, a\n\
-         tuple for several. A run-time error raises {name}.Error. The GIL is\n\
-         released while compiled code runs. Needs numpy and lib{name}.so beside\n\
-         this file (docs/library.md).\n\"\"\"\n\n_LIBRARY = \"lib{name}.so\""
+         and numpy or Python scalars; results are numpy arrays (viewing the\n\
+         library's memory, no copy) and scalars, a tuple for several. Records,\n\
+         tuples and sum types are opaque objects. A run-time error raises\n\
+         {name}.Error. The GIL is released while compiled code runs. Needs numpy\n\
+         and lib{name}.so beside this file (docs/library.md).\n\"\"\"\n\n_LIBRARY = \"lib{name}.so\""
     );
     out.push_str(MODULE);
     out.push_str("\n_ARRAYS = {\n");
     let mut seen = Vec::new();
-    for f in &program.functions {
-        for t in f
-            .params
-            .iter()
-            .map(|p| p.var.ty)
-            .chain(f.ret.iter().copied())
-        {
-            let (elem, rank) = type_tuple(t);
-            if rank > 0 && !seen.contains(&(elem.clone(), rank)) {
+    let leaves = api
+        .entries
+        .iter()
+        .flat_map(|e| e.params.iter().chain(&e.results).copied())
+        .chain(api.opaques.iter().flat_map(|o| o.fields()).map(|f| f.ty));
+    for t in leaves {
+        if let ApiType::Leaf(Type::Array(e, rank)) = t {
+            let elem = c_elem(e).1;
+            if !seen.contains(&(elem, rank)) {
                 let _ = writeln!(out, "    ({elem:?}, {rank}): _Array({elem:?}, {rank}),");
                 seen.push((elem, rank));
             }
         }
     }
     out.push_str("}\n");
-    for f in &program.functions {
+    opaque_classes(api, &mut out);
+    for (k, f) in program.functions.iter().enumerate() {
+        let e = &api.entries[k];
         let c = entry_c_name(&f.name);
         let source: Vec<&str> = f.params.iter().map(|p| p.var.name.as_str()).collect();
+        let source = entry_param_names(&source, e, api);
         let names = param_names(&source);
-        let params: Vec<String> = f
+        let params: Vec<String> = e
             .params
             .iter()
             .zip(&names)
-            .map(|(p, n)| {
-                let (elem, rank) = type_tuple(p.var.ty);
-                format!("({n:?}, {elem:?}, {rank})")
-            })
+            .map(|(t, n)| format!("({n:?}, {})", type_desc(api, *t)))
             .collect();
-        let results: Vec<String> = f
-            .ret
-            .iter()
-            .map(|t| {
-                let (elem, rank) = type_tuple(*t);
-                format!("({elem:?}, {rank})")
-            })
-            .collect();
-        let signature: Vec<String> = f
+        let results: Vec<String> = e.results.iter().map(|t| type_desc(api, *t)).collect();
+        let signature: Vec<String> = e
             .params
             .iter()
             .zip(&names)
-            .map(|(p, n)| format!("{n}: {}", type_text(p.var.ty)))
+            .map(|(t, n)| format!("{n}: {}", type_text(api, *t)))
             .collect();
-        let ret: Vec<String> = f.ret.iter().map(|t| type_text(*t)).collect();
+        let ret: Vec<String> = e.results.iter().map(|t| type_text(api, *t)).collect();
         let ret = if ret.len() == 1 {
             ret[0].clone()
         } else {
@@ -142,6 +199,19 @@ pub fn python_module(program: &Program, name: &str) -> String {
             f.name,
             signature.join(", "),
         );
+    }
+    out
+}
+
+/// The source names of an entry's parameters: the flattened entry has one
+/// per leaf, an opaque parameter several (its first leaf's name stands for
+/// it).
+fn entry_param_names<'a>(leaf_names: &[&'a str], e: &EntryApi, api: &Api) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for t in &e.params {
+        out.push(leaf_names.get(at).copied().unwrap_or(""));
+        at += api.leaf_count(*t);
     }
     out
 }

@@ -52,6 +52,12 @@ pub(crate) enum RuntimeFn {
     GpuLaunchOne,
     /// `void arr_gpu_sync(void)`
     GpuSync,
+    /// `arr_dptr arr_gpu_entry_in(const void *data, int64_t bytes)`
+    GpuEntryIn,
+    /// `void *arr_gpu_entry_out(arr_dptr src, int64_t bytes)`
+    GpuEntryOut,
+    /// `void arr_gpu_entry_release(arr_dptr arg)`
+    GpuEntryRelease,
 }
 
 /// A parameter or result type of a runtime function.
@@ -85,6 +91,9 @@ impl RuntimeFn {
             RuntimeFn::GpuLaunchWork => "arr_gpu_launch_work",
             RuntimeFn::GpuLaunchOne => "arr_gpu_launch_one",
             RuntimeFn::GpuSync => "arr_gpu_sync",
+            RuntimeFn::GpuEntryIn => "arr_gpu_entry_in",
+            RuntimeFn::GpuEntryOut => "arr_gpu_entry_out",
+            RuntimeFn::GpuEntryRelease => "arr_gpu_entry_release",
         }
     }
 
@@ -110,6 +119,9 @@ impl RuntimeFn {
             RuntimeFn::GpuLaunchWork => (None, &[I32, I64, Ptr]),
             RuntimeFn::GpuLaunchOne => (None, &[I32, Ptr]),
             RuntimeFn::GpuSync => (None, &[]),
+            RuntimeFn::GpuEntryIn => (Some(I64), &[Ptr, I64]),
+            RuntimeFn::GpuEntryOut => (Some(Ptr), &[I64, I64]),
+            RuntimeFn::GpuEntryRelease => (None, &[I64]),
         }
     }
 

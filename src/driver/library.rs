@@ -54,7 +54,8 @@ pub fn build(
     // A library travels: a portable level unless asked otherwise, with a
     // second copy for x86-64-v3 chosen at run time (compute-bound loops
     // gain from AVX2 and FMA: docs/library.md).
-    let wide = compile.cpu.is_none();
+    // (Not for a GPU target, whose host code only launches kernels.)
+    let wide = compile.cpu.is_none() && options.codegen.target == codegen::Target::X86_64;
     if wide {
         options.codegen.cpu = codegen::Cpu::Level(2);
     }
@@ -64,7 +65,7 @@ pub fn build(
     if time_passes {
         eprint!("{}", session.times());
     }
-    let Output::Loopy(loops) = compiled? else {
+    let Output::Library(loops, api) = compiled? else {
         return Err(Failure::Internal(
             "no loop nests from a library build".into(),
         ));
@@ -72,12 +73,12 @@ pub fn build(
     let (file, text) = if python {
         (
             dir.join(format!("{name}.py")),
-            codegen::python_module(&loops, &name),
+            codegen::python_module(&loops, &api, &name),
         )
     } else {
         (
             dir.join(format!("{name}.h")),
-            codegen::library_header(&loops, &name),
+            codegen::library_header(&loops, &api, &name),
         )
     };
     std::fs::write(&file, text)

@@ -95,6 +95,8 @@ pub enum Output {
     Core(core::ir::Program),
     Fused(FusedProgram),
     Loopy(loopy::ir::Program),
+    /// A library written: its loop nests and its API's types.
+    Library(loopy::ir::Program, codegen::Api),
     Text(String),
     Object(Vec<u8>),
 }
@@ -118,14 +120,37 @@ pub fn compile(
     goal: Goal,
     session: &mut Session,
 ) -> Result<Output, Failure> {
+    let opaque_ok = matches!(goal, Goal::Library(..));
+    compile_to(path, options, goal, session, opaque_ok)
+}
+
+/// `compile`; `opaque_ok`: entries may take and return opaque values (a
+/// library's, or the interpreter's view of one in tests).
+fn compile_to(
+    path: &Path,
+    options: &Options,
+    goal: Goal,
+    session: &mut Session,
+    opaque_ok: bool,
+) -> Result<Output, Failure> {
     let (sources, programs) = session.step("parse", || sources::parse_with_imports(path))?;
     let checked = session.step("typecheck", || {
         types::check(&sources, &programs)
             .map_err(|diags| Failure::Diagnostics(Box::new(sources.clone()), diags))
     })?;
+    // An entry taking or returning an opaque value is for a library only.
+    if !opaque_ok {
+        if let Some(diag) = checked.entries.iter().find_map(|e| e.opaque.clone()) {
+            let diag = diag.with_note(
+                "a library (`arrc build --library` or `--python`) takes and returns it as an opaque value",
+            );
+            return Err(Failure::Diagnostics(Box::new(sources.clone()), vec![diag]));
+        }
+    }
     if let Goal::Check = goal {
         return Ok(Output::Done);
     }
+    let api = matches!(goal, Goal::Library(..)).then(|| codegen::Api::new(&checked.entries));
     let mut core = session.pass("lower-core", || Ok(core::lower(&checked, &sources)))?;
     if let Goal::Lowered = goal {
         return Ok(Output::Core(core));
@@ -150,7 +175,7 @@ pub fn compile(
     if let Goal::Loopy = goal {
         return Ok(Output::Loopy(loops));
     }
-    back_end(&loops, options, goal, session)
+    back_end(&loops, api.as_ref(), options, goal, session)
 }
 
 /// The simplifier: `SIMPLIFY` in rounds until a round changes nothing, at
@@ -240,6 +265,7 @@ fn optimised_module<'ctx>(
 /// Loop nests to LLVM IR, assembly or an executable.
 fn back_end(
     loops: &loopy::ir::Program,
+    api: Option<&codegen::Api>,
     options: &Options,
     goal: Goal,
     session: &mut Session,
@@ -277,16 +303,21 @@ fn back_end(
                 module.rename_entries(codegen::WIDE_SUFFIX);
                 objects.push(session.step("object", || Ok(module.object()?))?);
             }
+            let api = api
+                .cloned()
+                .unwrap_or_else(|| codegen::Api::of_leaves(loops));
             session.step("link", || {
                 Ok(codegen::link_library(
                     loops,
+                    &api,
                     &options.codegen,
                     &objects,
+                    module.gpu_artifacts(),
                     wide,
                     out,
                 )?)
             })?;
-            Ok(Output::Loopy(loops.clone()))
+            Ok(Output::Library(loops.clone(), api))
         }
         Goal::Check | Goal::Lowered | Goal::Core | Goal::Fused | Goal::Loopy => Err(
             Failure::Internal("the back end was asked for a front-end goal".into()),
@@ -297,11 +328,23 @@ fn back_end(
 /// The core IR as lowered, before the simplifier: what the interpreter
 /// runs and the test runner compares against.
 pub fn lowered(path: &Path) -> Result<core::ir::Program, Failure> {
-    match compile(
+    lowered_with(path, false)
+}
+
+/// `lowered`, with entries that take or return opaque values as a library
+/// has them (flattened into their leaves): the interpreter's results for
+/// a library's entries (tests).
+pub fn lowered_library(path: &Path) -> Result<core::ir::Program, Failure> {
+    lowered_with(path, true)
+}
+
+fn lowered_with(path: &Path, opaque_ok: bool) -> Result<core::ir::Program, Failure> {
+    match compile_to(
         path,
         &Options::default(),
         Goal::Lowered,
         &mut Session::new(None),
+        opaque_ok,
     )? {
         Output::Core(program) => Ok(program),
         _ => Err(Failure::Internal("no core IR from the front end".into())),
@@ -342,6 +385,7 @@ pub fn link_loop_nests(
 ) -> Result<(), Failure> {
     back_end(
         loops,
+        None,
         options,
         Goal::Executable(out),
         &mut Session::new(None),
@@ -356,5 +400,5 @@ pub fn emit_loop_nests(
     options: &Options,
     goal: Goal,
 ) -> Result<Output, Failure> {
-    back_end(loops, options, goal, &mut Session::new(None))
+    back_end(loops, None, options, goal, &mut Session::new(None))
 }

@@ -46,6 +46,11 @@ const EMULATOR: &[(&str, &str)] = &[
     ),
 ];
 
+/// What a GPU library links besides `sources`: its device for the C API
+/// (arrays in device memory, arr_library.c's `arr_lib_device`).
+pub const LIBRARY: &[(&str, &str)] =
+    &[("arr_gpu_library.c", include_str!("c/gpu/arr_gpu_library.c"))];
+
 /// The nvptx device library (LLVM IR text, triple `nvptx64-nvidia-cuda`):
 /// `arr_gpu_fail`, which kernels call where emulated ones call
 /// `arr_emu_fail`. Parse it into the device module and link before

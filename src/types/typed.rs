@@ -34,6 +34,15 @@ pub struct Entry {
     pub params: Vec<TPat>,
     pub ret: Type,
     pub body: TExpr,
+    /// The names the source gives the parameters' types (`p: point`,
+    /// `ps: []point`), one per parameter, and the result's (one per
+    /// component of a tuple result): what a library calls its opaque types.
+    pub param_type_names: Vec<Option<String>>,
+    pub ret_type_names: Vec<Option<String>>,
+    /// Set when the entry takes or returns a record, a sum type, a nested
+    /// tuple or an array of those: a library passes them as opaque values,
+    /// an executable cannot read or print them and reports this.
+    pub opaque: Option<crate::syntax::diagnostic::Diagnostic>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

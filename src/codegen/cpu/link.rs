@@ -31,8 +31,8 @@ impl RuntimeFiles<'static> {
 }
 
 /// What `link` writes.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Linked {
+#[derive(Clone, Copy)]
+pub(crate) enum Linked<'a> {
     Executable,
     /// A shared library exporting only the C API (`arrc_*`): the runtime's
     /// and the program's own symbols stay local, so that two libraries in
@@ -40,11 +40,12 @@ pub(crate) enum Linked {
     /// holds the entries for x86-64-v3 (`glue::WIDE_SUFFIX`).
     Library {
         wide: bool,
+        api: &'a crate::codegen::Api,
     },
 }
 
 /// The linker's version script of a library.
-const EXPORTS: &str = "{\n  global: arrc_*;\n  local: *;\n};\n";
+pub(crate) const EXPORTS: &str = "{\n  global: arrc_*;\n  local: *;\n};\n";
 
 pub(crate) fn link(
     program: &loopy::ir::Program,
@@ -55,6 +56,10 @@ pub(crate) fn link(
     runtime: RuntimeFiles,
     linked: Linked,
 ) -> Result<(), CodegenError> {
+    let library = match linked {
+        Linked::Executable => None,
+        Linked::Library { wide, api } => Some((wide, api)),
+    };
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         if !parent.is_dir() {
             return Err(CodegenError::Refused(format!(
@@ -73,14 +78,14 @@ pub(crate) fn link(
         programs.push(path(&format!("program{i}.o")));
         std::fs::write(&programs[i], object).map_err(io)?;
     }
-    let wide = linked == Linked::Library { wide: true };
+    let wide = library.is_some_and(|(wide, _)| wide);
     let mut glue = glue_c(program, wide);
     glue.push_str(&super::nest::descriptor_checks(machine)?);
     if opts.count_traffic {
         glue.push_str(glue::TRAFFIC_GLUE);
     }
-    if linked != Linked::Executable {
-        glue.push_str(&super::super::library::library_glue(program));
+    if let Some((_, api)) = library {
+        glue.push_str(&super::super::library::library_glue(program, api));
         std::fs::write(path("exports.map"), EXPORTS).map_err(io)?;
     }
     std::fs::write(path("glue.c"), glue).map_err(io)?;
@@ -94,7 +99,7 @@ pub(crate) fn link(
         .collect::<Result<Vec<_>, _>>()?;
     let mut cc = Command::new("cc");
     cc.args(["-O2", "-std=gnu11", "-fPIC"]);
-    if linked != Linked::Executable {
+    if library.is_some() {
         cc.arg("-shared").arg(format!(
             "-Wl,--version-script={}",
             path("exports.map").display()

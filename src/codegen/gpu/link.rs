@@ -67,11 +67,14 @@ pub(crate) fn descriptor_c(artifacts: &Artifacts) -> String {
     out
 }
 
+/// Links the executable `out`, or with `library` (its API) the shared
+/// library `out` whose C API keeps arrays on the device.
 pub(crate) fn link(
     program: &loopy::ir::Program,
     artifacts: &Artifacts,
     object: &[u8],
     out: &Path,
+    library: Option<&crate::codegen::Api>,
 ) -> Result<(), CodegenError> {
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         if !parent.is_dir() {
@@ -93,6 +96,10 @@ pub(crate) fn link(
     std::fs::write(path("program.o"), object).map_err(io)?;
     let mut glue = glue_c(program, false);
     glue.push_str(&descriptor_c(artifacts));
+    if let Some(api) = library {
+        glue.push_str(&crate::codegen::library::library_glue(program, api));
+        std::fs::write(path("exports.map"), crate::codegen::cpu::link::EXPORTS).map_err(io)?;
+    }
     std::fs::write(path("glue.c"), glue).map_err(io)?;
     let headers: Vec<(&str, &str)> = crate::runtime::HEADERS
         .iter()
@@ -102,18 +109,35 @@ pub(crate) fn link(
     for (name, text) in &headers {
         std::fs::write(path(name), text).map_err(io)?;
     }
-    let sources: Vec<(&str, &str)> = crate::runtime::HOST_SOURCES
+    // A library has the C API where an executable has `main`.
+    let host: &[(&str, &str)] = if library.is_some() {
+        &[
+            ("arr_runtime.c", crate::runtime::RUNTIME_C),
+            ("arr_library.c", crate::runtime::LIBRARY_C),
+        ]
+    } else {
+        crate::runtime::HOST_SOURCES
+    };
+    let extra: &[(&str, &str)] = if library.is_some() { gpu::LIBRARY } else { &[] };
+    let sources: Vec<(&str, &str)> = host
         .iter()
         .copied()
         .chain(gpu::sources(kind))
+        .chain(extra.iter().copied())
         .collect();
     let objects = sources
         .iter()
         .map(|&(name, text)| runtime_object(dir.path(), name, text, &headers))
         .collect::<Result<Vec<_>, _>>()?;
-    let output = Command::new("cc")
-        .arg("-O2")
-        .arg("-std=gnu11")
+    let mut cc = Command::new("cc");
+    cc.args(["-O2", "-std=gnu11", "-fPIC"]);
+    if library.is_some() {
+        cc.arg("-shared").arg(format!(
+            "-Wl,--version-script={}",
+            path("exports.map").display()
+        ));
+    }
+    let output = cc
         .arg("-I")
         .arg(dir.path())
         .arg(path("glue.c"))

@@ -172,48 +172,45 @@ impl Backend for GpuBackend {
         Ok(())
     }
 
+    /// An array argument on the device: copied in by the runtime, or, in
+    /// a library whose arrays live on the device, the argument itself.
     fn entry_param<'ctx>(
         &self,
         gen: &mut Gen<'ctx, '_>,
         ptr: PointerValue<'ctx>,
         bytes: IntValue<'ctx>,
     ) -> Res<PointerValue<'ctx>> {
-        let alloc = gen.runtime(RuntimeFn::GpuAlloc);
-        let d = gen.call_int(alloc, &[bytes.into()])?;
-        let f = gen.runtime(RuntimeFn::GpuCopyIn);
-        gen.builder
-            .build_call(f, &[d.into(), ptr.into(), bytes.into()], "")?;
+        let f = gen.runtime(RuntimeFn::GpuEntryIn);
+        let d = gen.call_int(f, &[ptr.into(), bytes.into()])?;
         Ok(gen.builder.build_int_to_ptr(d, gen.ptr(), "arg")?)
     }
 
+    /// An array result as the caller takes it: copied out to host memory
+    /// (freeing the device's), or in a library the device array itself.
     fn entry_result<'ctx>(
         &self,
         gen: &mut Gen<'ctx, '_>,
         ptr: PointerValue<'ctx>,
         bytes: IntValue<'ctx>,
     ) -> Res<PointerValue<'ctx>> {
-        let alloc = gen.runtime(RuntimeFn::Alloc);
-        let host = gen
+        let d = gen.builder.build_ptr_to_int(ptr, gen.i64(), "")?;
+        let out = gen.runtime(RuntimeFn::GpuEntryOut);
+        Ok(gen
             .builder
-            .build_call(alloc, &[bytes.into()], "result")?
+            .build_call(out, &[d.into(), bytes.into()], "result")?
             .try_as_basic_value()
             .basic()
-            .ok_or_else(|| super::CodegenError::Internal("arr_alloc returns nothing".into()))?
-            .into_pointer_value();
-        let d = gen.builder.build_ptr_to_int(ptr, gen.i64(), "")?;
-        let out = gen.runtime(RuntimeFn::GpuCopyOut);
-        gen.builder
-            .build_call(out, &[host.into(), d.into(), bytes.into()], "")?;
-        let free = gen.runtime(RuntimeFn::GpuFree);
-        gen.builder.build_call(free, &[d.into()], "")?;
-        Ok(host)
+            .ok_or_else(|| {
+                super::CodegenError::Internal("arr_gpu_entry_out returns nothing".into())
+            })?
+            .into_pointer_value())
     }
 
     fn entry_end<'ctx>(&self, gen: &mut Gen<'ctx, '_>, params: &[PointerValue<'ctx>]) -> Res<()> {
-        let free = gen.runtime(RuntimeFn::GpuFree);
+        let release = gen.runtime(RuntimeFn::GpuEntryRelease);
         for p in params {
             let d = gen.builder.build_ptr_to_int(*p, gen.i64(), "")?;
-            gen.builder.build_call(free, &[d.into()], "")?;
+            gen.builder.build_call(release, &[d.into()], "")?;
         }
         let sync = gen.runtime(RuntimeFn::GpuSync);
         gen.builder.build_call(sync, &[], "")?;

@@ -135,7 +135,7 @@ fn first_array(v: &Value) -> Option<VarId> {
 }
 
 /// The core types of the leaves of a value of type `t`, `depth` arrays deep.
-fn type_leaves(t: &Type, depth: usize, out: &mut Vec<CType>) {
+pub(crate) fn type_leaves(t: &Type, depth: usize, out: &mut Vec<CType>) {
     match t {
         Type::Scalar(s) => out.push(if depth == 0 {
             CType::Scalar(*s)

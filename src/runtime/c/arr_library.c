@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+const arr_lib_device_ops *arr_lib_device = NULL;
+
 struct arrc_context_config {
     int threads;
 };
@@ -37,7 +39,8 @@ ARRC_API struct arrc_context *arrc_context_new(const struct arrc_context_config 
 
 ARRC_API void arrc_context_free(struct arrc_context *ctx) { arr_ctx_free((arr_ctx *)ctx); }
 
-/* Entry points return when their work is done: nothing is left to wait for. */
+/* Entry points return when their work is done (a GPU entry waits for its
+ * kernels): nothing is left to wait for. */
 ARRC_API int arrc_context_sync(struct arrc_context *ctx) {
     (void)ctx;
     return 0;
@@ -92,6 +95,37 @@ static int64_t array_bytes(arr_prim prim, int rank, const int64_t *dims) {
     return n;
 }
 
+/* A new array header of `rank` and `dims`, without data; NULL with the
+ * error set without memory. */
+static arr_lib_array *header(struct arrc_context *ctx, int rank, const int64_t *dims) {
+    arr_lib_array *a = malloc(sizeof *a + (size_t)rank * sizeof(int64_t));
+    if (a == NULL) {
+        set_error(ctx, "Error: out of memory\n");
+        return NULL;
+    }
+    a->rank = rank;
+    a->refs = 1;
+    a->owned = 1;
+    a->data = NULL;
+    memcpy(a->shape, dims, (size_t)rank * sizeof(int64_t));
+    return a;
+}
+
+/* A new array of `bytes` in device memory. */
+static arr_lib_array *device_array(struct arrc_context *ctx, int rank, const int64_t *dims,
+                                   int64_t bytes) {
+    arr_lib_array *a = header(ctx, rank, dims);
+    if (a != NULL && arr_lib_device->alloc(bytes, &a->data) != 0) {
+        char message[128];
+        snprintf(message, sizeof message,
+                 "Error: out of GPU memory (allocating %" PRId64 " bytes)\n", bytes);
+        set_error(ctx, message);
+        free(a);
+        return NULL;
+    }
+    return a;
+}
+
 arr_lib_array *arr_lib_new(struct arrc_context *ctx, arr_prim prim, int rank,
                            const int64_t *dims, const void *data, int copy) {
     int64_t bytes = array_bytes(prim, rank, dims);
@@ -104,13 +138,18 @@ arr_lib_array *arr_lib_new(struct arrc_context *ctx, arr_prim prim, int rank,
         set_error(ctx, "Error: no data for a non-empty array\n");
         return NULL;
     }
-    a = malloc(sizeof *a + (size_t)rank * sizeof(int64_t));
+    if (arr_lib_device != NULL) {
+        /* On the device: `data` is copied there (new_raw too). */
+        a = device_array(ctx, rank, dims, bytes);
+        if (a != NULL && bytes > 0) {
+            arr_lib_device->copy_in(a->data, data, bytes);
+        }
+        return a;
+    }
+    a = header(ctx, rank, dims);
     if (a == NULL) {
-        set_error(ctx, "Error: out of memory\n");
         return NULL;
     }
-    a->rank = rank;
-    memcpy(a->shape, dims, (size_t)rank * sizeof(int64_t));
     a->owned = copy;
     if (!copy) {
         a->data = (void *)data;
@@ -138,7 +177,9 @@ int arr_lib_values(struct arrc_context *ctx, const arr_lib_array *a, arr_prim pr
         return 1;
     }
     bytes = array_bytes(prim, a->rank, a->shape);
-    if (bytes > 0) {
+    if (bytes > 0 && arr_lib_device != NULL) {
+        arr_lib_device->copy_out(out, a->data, bytes);
+    } else if (bytes > 0) {
         memcpy(out, a->data, (size_t)bytes);
     }
     return 0;
@@ -149,11 +190,31 @@ const int64_t *arr_lib_shape(struct arrc_context *ctx, const arr_lib_array *a) {
     return a == NULL ? NULL : a->shape;
 }
 
+/* NULL for an array on the device, which host code cannot read. */
+void *arr_lib_values_raw(struct arrc_context *ctx, const arr_lib_array *a) {
+    (void)ctx;
+    return a == NULL || arr_lib_device != NULL ? NULL : a->data;
+}
+
+/* Frees memory the compiled code handed out (host or device). */
+static void free_data(void *data) {
+    if (arr_lib_device != NULL) {
+        arr_lib_device->free(data);
+    } else {
+        arr_free(data);
+    }
+}
+
+arr_lib_array *arr_lib_ref(arr_lib_array *a) {
+    __atomic_add_fetch(&a->refs, 1, __ATOMIC_RELAXED);
+    return a;
+}
+
 int arr_lib_free(struct arrc_context *ctx, arr_lib_array *a) {
     (void)ctx;
-    if (a != NULL) {
+    if (a != NULL && __atomic_sub_fetch(&a->refs, 1, __ATOMIC_ACQ_REL) == 0) {
         if (a->owned) {
-            arr_free(a->data);
+            free_data(a->data);
         }
         free(a);
     }
@@ -174,12 +235,21 @@ static arr_lib_array *wrap_result(struct arrc_context *ctx, const arr_entry *e,
     for (i = 0; i < j; i++) {
         shared |= e->results[i].rank > 0 && results[i].data == v->data;
     }
+    if (shared && arr_lib_device != NULL) {
+        int64_t bytes = array_bytes(t->prim, t->rank, v->shape);
+        arr_lib_array *a = device_array(ctx, t->rank, v->shape, bytes);
+        if (a != NULL && bytes > 0) {
+            arr_lib_device->copy_within(a->data, v->data, bytes);
+        }
+        return a;
+    }
     if (shared) {
         return arr_lib_new(ctx, t->prim, t->rank, v->shape, v->data, 1);
     }
-    arr_lib_array *a = arr_lib_new(ctx, t->prim, t->rank, v->shape, v->data, 0);
+    /* The block the compiled code wrote becomes the array's: no copy. */
+    arr_lib_array *a = header(ctx, t->rank, v->shape);
     if (a != NULL) {
-        a->owned = 1;
+        a->data = v->data;
     }
     return a;
 }
@@ -217,7 +287,14 @@ int arr_lib_entry(struct arrc_context *ctx, const arr_entry *e, const void *cons
         set_error(ctx, line);
         goto done;
     }
-    if (arr_call((arr_ctx *)ctx, e, args, results)) {
+    if (arr_lib_device != NULL) {
+        arr_lib_device->enter();
+    }
+    rc = arr_call((arr_ctx *)ctx, e, args, results);
+    if (arr_lib_device != NULL) {
+        arr_lib_device->leave(rc != 0);
+    }
+    if (rc != 0) {
         goto done;
     }
     rc = 0;
@@ -232,7 +309,7 @@ int arr_lib_entry(struct arrc_context *ctx, const arr_entry *e, const void *cons
         for (j = 0; j < e->num_results; j++) {
             if (wrapped[j] != NULL) {
                 if (wrapped[j]->data != results[j].data) {
-                    arr_free(wrapped[j]->data);
+                    free_data(wrapped[j]->data);
                 }
                 free(wrapped[j]);
             }
@@ -246,7 +323,7 @@ int arr_lib_entry(struct arrc_context *ctx, const arr_entry *e, const void *cons
                 shared |= e->results[k].rank > 0 && results[k].data == results[j].data;
             }
             if (e->results[j].rank > 0 && !shared) {
-                arr_free(results[j].data);
+                free_data(results[j].data);
             }
         }
         goto done;
@@ -263,4 +340,194 @@ done:
     free(results);
     free(wrapped);
     return rc;
+}
+
+/* ------------------------------------------------------------ opaque values */
+
+arr_lib_opaque *arr_lib_opaque_alloc(struct arrc_context *ctx, int n, const arr_type *types,
+                                     int rank) {
+    arr_lib_opaque *o = calloc(1, sizeof *o + (size_t)n * sizeof(arr_lib_leaf));
+    int i;
+    if (o == NULL) {
+        set_error(ctx, "Error: out of memory\n");
+        return NULL;
+    }
+    o->num_leaves = n;
+    o->rank = rank;
+    for (i = 0; i < n; i++) {
+        o->leaves[i].type = types[i];
+    }
+    return o;
+}
+
+int arr_lib_opaque_free(struct arrc_context *ctx, arr_lib_opaque *o) {
+    int i;
+    if (o != NULL) {
+        for (i = 0; i < o->num_leaves; i++) {
+            arr_lib_free(ctx, o->leaves[i].array);
+        }
+        free(o);
+    }
+    return 0;
+}
+
+int arr_lib_opaque_in(struct arrc_context *ctx, const arr_lib_opaque *o, int n, const char *what,
+                      const void **in) {
+    int i;
+    if (o == NULL || o->num_leaves != n) {
+        char message[256];
+        snprintf(message, sizeof message, "Error: %s: no opaque value of its type\n", what);
+        set_error(ctx, message);
+        return 1;
+    }
+    for (i = 0; i < n; i++) {
+        in[i] = o->leaves[i].type.rank == 0 ? (const void *)&o->leaves[i].scalar
+                                            : (const void *)o->leaves[i].array;
+    }
+    return 0;
+}
+
+void arr_lib_opaque_out(arr_lib_opaque *o, void **out) {
+    int i;
+    for (i = 0; i < o->num_leaves; i++) {
+        out[i] = o->leaves[i].type.rank == 0 ? (void *)&o->leaves[i].scalar
+                                             : (void *)&o->leaves[i].array;
+    }
+}
+
+void arr_lib_opaque_discard(arr_lib_opaque *o) { free(o); }
+
+int arr_lib_opaque_new(struct arrc_context *ctx, arr_lib_opaque **out, int n,
+                       const arr_type *types, int rank, const void *const *in) {
+    arr_lib_opaque *o;
+    const arr_lib_array *first = NULL;
+    int i, d;
+    char message[256];
+    for (i = 0; i < n; i++) {
+        const arr_lib_array *a = in[i];
+        if (types[i].rank == 0 || a == NULL) {
+            continue;
+        }
+        if (a->rank != types[i].rank) {
+            snprintf(message, sizeof message, "Error: field %d: no array of rank %d\n", i + 1,
+                     types[i].rank);
+            set_error(ctx, message);
+            return 1;
+        }
+        for (d = 0; first != NULL && d < rank; d++) {
+            if (a->shape[d] != first->shape[d]) {
+                snprintf(message, sizeof message,
+                         "Error: size mismatch: dimension %d of the arrays is %" PRId64
+                         " and %" PRId64 "\n",
+                         d + 1, first->shape[d], a->shape[d]);
+                set_error(ctx, message);
+                return 1;
+            }
+        }
+        if (first == NULL) {
+            first = a;
+        }
+    }
+    o = arr_lib_opaque_alloc(ctx, n, types, rank);
+    if (o == NULL) {
+        return 1;
+    }
+    for (i = 0; i < n; i++) {
+        arr_lib_leaf *l = &o->leaves[i];
+        if (types[i].rank == 0) {
+            if (in[i] != NULL) {
+                memcpy(&l->scalar, in[i], prim_size(types[i].prim));
+            }
+        } else if (in[i] != NULL) {
+            l->array = arr_lib_ref((arr_lib_array *)in[i]);
+        } else {
+            int64_t zeros[ARR_MAX_RANK] = {0};
+            l->array = arr_lib_new(ctx, types[i].prim, types[i].rank, zeros, NULL, 1);
+            if (l->array == NULL) {
+                arr_lib_opaque_free(ctx, o);
+                return 1;
+            }
+        }
+    }
+    *out = o;
+    return 0;
+}
+
+int arr_lib_null(struct arrc_context *ctx, const char *what) {
+    char message[256];
+    snprintf(message, sizeof message, "Error: %s: no array (NULL)\n", what);
+    set_error(ctx, message);
+    return 1;
+}
+
+int arr_lib_not_variant(struct arrc_context *ctx, const char *ctor) {
+    char message[256];
+    snprintf(message, sizeof message, "Error: the value is not #%s\n", ctor);
+    set_error(ctx, message);
+    return 1;
+}
+
+static int no_opaque(struct arrc_context *ctx) {
+    set_error(ctx, "Error: no opaque value (NULL)\n");
+    return 1;
+}
+
+int arr_lib_opaque_get(struct arrc_context *ctx, const arr_lib_opaque *o, int first, int n,
+                       void *const *out) {
+    int i;
+    if (o == NULL || first + n > o->num_leaves) {
+        return no_opaque(ctx);
+    }
+    for (i = 0; i < n; i++) {
+        const arr_lib_leaf *l = &o->leaves[first + i];
+        if (l->type.rank == 0) {
+            memcpy(out[i], &l->scalar, prim_size(l->type.prim));
+        } else {
+            *(arr_lib_array **)out[i] = arr_lib_ref(l->array);
+        }
+    }
+    return 0;
+}
+
+int arr_lib_opaque_part(struct arrc_context *ctx, arr_lib_opaque **out, const arr_lib_opaque *o,
+                        int first, int n, int rank) {
+    arr_lib_opaque *part;
+    int i;
+    if (o == NULL || first + n > o->num_leaves) {
+        return no_opaque(ctx);
+    }
+    part = calloc(1, sizeof *part + (size_t)n * sizeof(arr_lib_leaf));
+    if (part == NULL) {
+        set_error(ctx, "Error: out of memory\n");
+        return 1;
+    }
+    part->num_leaves = n;
+    part->rank = rank;
+    for (i = 0; i < n; i++) {
+        part->leaves[i] = o->leaves[first + i];
+        if (part->leaves[i].array != NULL) {
+            arr_lib_ref(part->leaves[i].array);
+        }
+    }
+    *out = part;
+    return 0;
+}
+
+const int64_t *arr_lib_opaque_shape(struct arrc_context *ctx, const arr_lib_opaque *o) {
+    int i;
+    (void)ctx;
+    for (i = 0; o != NULL && i < o->num_leaves; i++) {
+        if (o->leaves[i].array != NULL) {
+            return o->leaves[i].array->shape;
+        }
+    }
+    return NULL;
+}
+
+int arr_lib_opaque_variant(struct arrc_context *ctx, const arr_lib_opaque *o) {
+    if (o == NULL || o->num_leaves == 0) {
+        no_opaque(ctx);
+        return -1;
+    }
+    return o->leaves[0].scalar.bytes[0];
 }

@@ -14,15 +14,56 @@
 
 struct arrc_context;
 
+/* Where a library's arrays live when not in host memory: a GPU library's
+ * device (arr_gpu_library.c sets `arr_lib_device` before `main`; NULL in a
+ * CPU library). `enter` and `leave` bracket an entry's call (the device is
+ * the process's: calls through it take its lock); the others move data,
+ * `alloc` giving 1 when there is no memory. */
+typedef struct {
+    void (*enter)(void);
+    /* `failed`: the call ended with a run-time error. */
+    void (*leave)(int failed);
+    int (*alloc)(int64_t bytes, void **out);
+    void (*free)(void *p);
+    void (*copy_in)(void *dst, const void *src, int64_t bytes);
+    void (*copy_out)(void *dst, const void *src, int64_t bytes);
+    void (*copy_within)(void *dst, const void *src, int64_t bytes);
+} arr_lib_device_ops;
+
+extern const arr_lib_device_ops *arr_lib_device;
+
 /* An array handed to or by the user: every `struct arrc_T_Nd` is one of
  * these. `owned`: the data is the context's memory, freed with the array
- * (else the user's, from `arrc_new_raw_*`). */
+ * (else the user's, from `arrc_new_raw_*`). Arrays are immutable, so one
+ * is shared rather than copied (a projection out of an opaque value, a
+ * field given to `arrc_new_opaque_*`): `refs` counts its holders, and
+ * `arrc_free_*` frees it when the last lets go. */
 typedef struct {
     void *data;
     int owned;
     int rank;
+    int refs;
     int64_t shape[];
 } arr_lib_array;
+
+/* One leaf of an opaque value: a scalar of `type` or an array. */
+typedef struct {
+    arr_type type;
+    union {
+        uint64_t bits;
+        unsigned char bytes[8];
+    } scalar;
+    arr_lib_array *array;
+} arr_lib_leaf;
+
+/* A record, tuple, sum-type value or array of those (`struct
+ * arrc_opaque_NAME`), as the leaves the entry points take it as; `rank`
+ * outer dimensions are shared by every leaf (an array of records). */
+typedef struct {
+    int num_leaves;
+    int rank;
+    arr_lib_leaf leaves[];
+} arr_lib_opaque;
 
 /* A new array of `prim`, `rank` and `dims` holding a copy of `data`
  * (`copy`) or `data` itself; NULL with the context's error set on a
@@ -38,5 +79,49 @@ int arr_lib_free(struct arrc_context *ctx, arr_lib_array *a);
  * `arr_lib_array *` goes. 0, or non-zero with the error set. */
 int arr_lib_entry(struct arrc_context *ctx, const arr_entry *e, const void *const *in,
                   void *const *out);
+/* The array's data, for reading in place (`arrc_values_raw_*`). */
+void *arr_lib_values_raw(struct arrc_context *ctx, const arr_lib_array *a);
+/* Another holder of `a` (`arr_lib_free` lets go of it). */
+arr_lib_array *arr_lib_ref(arr_lib_array *a);
+
+/* An opaque value with `n` leaves of `types`, scalars zero and no arrays
+ * yet; NULL with the error set without memory. */
+arr_lib_opaque *arr_lib_opaque_alloc(struct arrc_context *ctx, int n, const arr_type *types,
+                                     int rank);
+/* Frees `o` and lets go of its arrays. */
+int arr_lib_opaque_free(struct arrc_context *ctx, arr_lib_opaque *o);
+/* Points `in[0..n)` at the leaves of `o` (which has `n`) as `arr_lib_entry`
+ * takes them; 1 with the error set when `o` is NULL or not of `n` leaves
+ * (`what` names the value in the message). */
+int arr_lib_opaque_in(struct arrc_context *ctx, const arr_lib_opaque *o, int n, const char *what,
+                      const void **in);
+/* Points `out[0..)` at the leaves of `o` for `arr_lib_entry` to fill. */
+void arr_lib_opaque_out(arr_lib_opaque *o, void **out);
+/* Frees an opaque value that `arr_lib_entry` failed to fill. */
+void arr_lib_opaque_discard(arr_lib_opaque *o);
+/* A new opaque value of `n` leaves of `types` from `in[0..n)` (pointers to
+ * scalars, or arrays, which it shares); a NULL leaf is a zero or an empty
+ * array. Checks that the arrays agree on the `rank` outer dimensions;
+ * 0, or 1 with the error set. */
+int arr_lib_opaque_new(struct arrc_context *ctx, arr_lib_opaque **out, int n,
+                       const arr_type *types, int rank, const void *const *in);
+/* Copies the scalars of leaves `first..first+n` of `o` to `out[i]` and
+ * shares its arrays (`*(arr_lib_array **)out[i]`); 1 with the error set
+ * when `o` is NULL. */
+int arr_lib_opaque_get(struct arrc_context *ctx, const arr_lib_opaque *o, int first, int n,
+                       void *const *out);
+/* Leaves `first..first+n` of `o` as a new opaque value of outer rank
+ * `rank`, sharing its arrays; 0, or 1 with the error set. */
+int arr_lib_opaque_part(struct arrc_context *ctx, arr_lib_opaque **out, const arr_lib_opaque *o,
+                        int first, int n, int rank);
+/* The shared outer dimensions of `o` (NULL when it has no array leaf). */
+const int64_t *arr_lib_opaque_shape(struct arrc_context *ctx, const arr_lib_opaque *o);
+/* Sets the error for a NULL array where `what` needs one; 1. */
+int arr_lib_null(struct arrc_context *ctx, const char *what);
+/* Sets the error for destructing a sum-type value as a constructor it
+ * does not hold; 1. */
+int arr_lib_not_variant(struct arrc_context *ctx, const char *ctor);
+/* The tag of a sum-type value (its leaf 0): the constructor's index. */
+int arr_lib_opaque_variant(struct arrc_context *ctx, const arr_lib_opaque *o);
 
 #endif

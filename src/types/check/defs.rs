@@ -341,9 +341,12 @@ impl<'a> Checker<'a> {
         self.eta_expand(&mut params, &mut ret, &mut body);
         let first_order =
             "entry points take and return only scalars, arrays of scalars, and tuples of those";
+        // A type without functions that is not first-order is an opaque
+        // value: a library takes it, an executable reports `opaque`.
+        let mut opaque = None;
         for (p, pat) in def.params.iter().zip(&params) {
             if !pat.ty().is_first_order_entry_type() {
-                return Err(self
+                let diag = self
                     .error(
                         &p.span(),
                         format!(
@@ -352,12 +355,16 @@ impl<'a> Checker<'a> {
                             pat.ty()
                         ),
                     )
-                    .with_note(first_order));
+                    .with_note(first_order);
+                if pat.ty().contains_func() {
+                    return Err(diag);
+                }
+                opaque.get_or_insert(diag);
             }
         }
         if !ret.is_first_order_entry_type() {
             let span = def.ret.as_ref().map_or(def.name.span.clone(), |t| t.span());
-            return Err(self
+            let diag = self
                 .error(
                     &span,
                     format!(
@@ -365,8 +372,28 @@ impl<'a> Checker<'a> {
                         def.name.name
                     ),
                 )
-                .with_note(first_order));
+                .with_note(first_order);
+            if ret.contains_func() {
+                return Err(diag);
+            }
+            opaque.get_or_insert(diag);
         }
+        let mut param_type_names: Vec<Option<String>> = def
+            .params
+            .iter()
+            .map(|p| match p {
+                Pattern::Ascribed(_, t, _) => written_type_name(t),
+                _ => None,
+            })
+            .collect();
+        param_type_names.resize(params.len(), None);
+        let ret_type_names = match (&ret, &def.ret) {
+            (Type::Tuple(ts), Some(TypeExpr::Tuple(written, _))) if ts.len() == written.len() => {
+                written.iter().map(written_type_name).collect()
+            }
+            (Type::Tuple(ts), _) => vec![None; ts.len()],
+            (_, written) => vec![written.as_ref().and_then(written_type_name)],
+        };
         self.resolve_uses(&mut body)?;
         Ok(Entry {
             name: def.name.name.clone(),
@@ -376,6 +403,9 @@ impl<'a> Checker<'a> {
             params,
             ret,
             body,
+            param_type_names,
+            ret_type_names,
+            opaque,
         })
     }
 
@@ -557,5 +587,30 @@ pub(super) fn top_shape(p: &TPat) -> Shape {
     match p {
         TPat::Ascribed(_, shape) => shape.clone(),
         _ => Shape::Other,
+    }
+}
+
+/// The name a written type gives a library's opaque type: the abbreviation
+/// it names (`M.point` as `M_point`), and `arr_NAME_Nd` for an array of one.
+fn written_type_name(t: &TypeExpr) -> Option<String> {
+    match t {
+        TypeExpr::Named(q) | TypeExpr::Apply(q, _, _) => Some(
+            q.quals
+                .iter()
+                .chain(std::iter::once(&q.name))
+                .map(|i| i.name.as_str())
+                .collect::<Vec<_>>()
+                .join("_"),
+        ),
+        TypeExpr::Unique(t, _) => written_type_name(t),
+        TypeExpr::Array(..) => {
+            let (mut inner, mut rank) = (t, 0);
+            while let TypeExpr::Array(_, e, _) | TypeExpr::Unique(e, _) = inner {
+                rank += usize::from(matches!(inner, TypeExpr::Array(..)));
+                inner = e;
+            }
+            written_type_name(inner).map(|n| format!("arr_{n}_{rank}d"))
+        }
+        _ => None,
     }
 }

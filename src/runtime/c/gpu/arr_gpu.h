@@ -103,6 +103,23 @@ void arr_gpu_copy_within(arr_dptr dst, arr_dptr src, int64_t bytes);
 /* Sets `count` 32-bit words at `dst` to `value` (look-back flags, bins). */
 void arr_gpu_fill32(arr_dptr dst, uint32_t value, int64_t count);
 
+/* What generated entry code calls for an array argument, an array result
+ * and at its end for each argument. In an executable an argument is
+ * copied to fresh device memory and freed at the end, a result copied out
+ * to `arr_alloc` memory (its device memory freed). In a library
+ * (`arr_gpu_resident` set for the call, arr_gpu_library.c) arrays live on
+ * the device: arguments and results are device addresses, unchanged. */
+extern _Thread_local int arr_gpu_resident;
+arr_dptr arr_gpu_entry_in(const void *data, int64_t bytes);
+void *arr_gpu_entry_out(arr_dptr src, int64_t bytes);
+void arr_gpu_entry_release(arr_dptr arg);
+/* Clears the device's error record after a library's call failed, so that
+ * the next call's kernels run (an executable stops at the first error). */
+void arr_gpu_reset_error(void);
+/* Device memory without the exit of `arr_gpu_alloc`: 0, or 1 when there
+ * is none (or the GPU is not initialised). */
+int arr_gpu_try_alloc(int64_t bytes, arr_dptr *out);
+
 /* An entry's array argument copied to fresh device memory (rank >= 1). */
 arr_dptr arr_gpu_arg_in(const arr_value *arg);
 /* An entry's array result copied from device memory `src` into

@@ -97,11 +97,13 @@ arr_dptr arr_gpu_alloc(int64_t bytes) {
         arr_gpu_exit_internal("the GPU is used before arr_gpu_init");
     }
     if (bytes < 0 || arr_pool_alloc(&arr_gpu_mem, (uint64_t)bytes, &ptr) != 0) {
+        char message[128];
         /* A kernel before this may have failed, which comes first. */
         arr_gpu_sync();
-        fflush(stdout);
-        fprintf(stderr, "Error: out of GPU memory (allocating %" PRId64 " bytes)\n", bytes);
-        exit(1);
+        snprintf(message, sizeof message,
+                 "Error: out of GPU memory (allocating %" PRId64 " bytes)\n", bytes);
+        /* A library's call returns it; an executable prints it, exit 1. */
+        arr_raise(message);
     }
     arr_gpu_driver_allocs = arr_gpu_mem.driver_allocs;
     return ptr;
@@ -122,6 +124,45 @@ static int64_t value_bytes(const arr_value *v) {
         n *= v->shape[d];
     }
     return n;
+}
+
+_Thread_local int arr_gpu_resident = 0;
+
+int arr_gpu_try_alloc(int64_t bytes, arr_dptr *out) {
+    if (arr_gpu_prog == NULL || bytes < 0 || arr_pool_alloc(&arr_gpu_mem, (uint64_t)bytes, out) != 0) {
+        return 1;
+    }
+    arr_gpu_driver_allocs = arr_gpu_mem.driver_allocs;
+    return 0;
+}
+
+arr_dptr arr_gpu_entry_in(const void *data, int64_t bytes) {
+    arr_dptr d;
+    if (arr_gpu_resident) {
+        return (arr_dptr)(uintptr_t)data;
+    }
+    d = arr_gpu_alloc(bytes);
+    if (bytes > 0) {
+        arr_gpu_copy_in(d, data, bytes);
+    }
+    return d;
+}
+
+void *arr_gpu_entry_out(arr_dptr src, int64_t bytes) {
+    void *host;
+    if (arr_gpu_resident) {
+        return (void *)(uintptr_t)src;
+    }
+    host = arr_alloc(bytes);
+    arr_gpu_copy_out(host, src, bytes);
+    arr_gpu_free(src);
+    return host;
+}
+
+void arr_gpu_entry_release(arr_dptr arg) {
+    if (!arr_gpu_resident) {
+        arr_gpu_free(arg);
+    }
 }
 
 arr_dptr arr_gpu_arg_in(const arr_value *arg) {

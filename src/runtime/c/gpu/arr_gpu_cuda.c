@@ -402,6 +402,15 @@ void arr_gpu_launch(int kernel, const arr_gpu_config *config, void **args) {
     cu_unchecked = 1;
 }
 
+void arr_gpu_reset_error(void) {
+    if (cu_error_record == 0) {
+        return;
+    }
+    (void)cu.CtxSynchronize();
+    cu_check(cu.MemsetD32(cu_error_record, 0, sizeof(arr_gpu_error) / 4), "cuMemsetD32_v2");
+    cu_unchecked = 0;
+}
+
 void arr_gpu_sync(void) {
     arr_gpu_error rec;
     CUresult r;

@@ -578,3 +578,9 @@ void arr_gpu_sync(void) {
         arr_gpu_report(emu_error_record);
     }
 }
+
+void arr_gpu_reset_error(void) {
+    if (emu_error_record != NULL) {
+        memset(emu_error_record, 0, sizeof *emu_error_record);
+    }
+}

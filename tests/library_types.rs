@@ -1,0 +1,499 @@
+//! Libraries beyond arrays of scalars (docs/library.md): opaque types
+//! (records, tuples, sum types and arrays of them) through the C API under
+//! valgrind and through the Python module against the interpreter, and a
+//! GPU library on the emulator whose arrays stay on the device.
+
+mod support;
+
+use arrc::runtime::value::{compare, read_values, Value};
+use std::process::Command;
+use support::{arrc, ok, python};
+
+/// Entry points taking and returning opaque values: a record (named by its
+/// abbreviation), an array of records, a sum type, a tuple parameter and a
+/// tuple nested in the result tuple.
+const OPAQUE: &str = "type point = {x: f32, y: f32}\n\
+type shape = #circle f32 | #rect f32 f32\n\
+entry mk_point (x: f32) (y: f32) : point = {x = x, y = y}\n\
+entry norm (p: point) : f32 = f32.sqrt (p.x * p.x + p.y * p.y)\n\
+entry centroid (ps: []point) : point =\n  \
+  let n = f32.i64 (length ps)\n  \
+  in {x = f32.sum (map (\\p -> p.x) ps) / n, y = f32.sum (map (\\p -> p.y) ps) / n}\n\
+entry scale (k: f32) (ps: []point) : []point = map (\\p -> {x = k * p.x, y = k * p.y}) ps\n\
+entry at (ps: []point) (i: i64) : point = ps[i]\n\
+entry area (s: shape) : f32 =\n  match s\n  case #circle r -> 3 * r * r\n  case #rect w h -> w * h\n\
+entry grow (s: shape) : shape =\n  match s\n  case #circle r -> #rect r r\n  case #rect w h -> #circle (w + h)\n\
+entry pair_sum (p: (i64, []i64)) : i64 = p.0 + i64.sum p.1\n\
+entry stats (xs: []i64) : (i64, (i64, []i64)) = (length xs, (i64.sum xs, map (* 2) xs))\n";
+
+const OPAQUE_C: &str = r#"
+#include "opq.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+static int check(struct arrc_context *ctx, int rc) {
+    if (rc != 0) {
+        char *e = arrc_context_get_error(ctx);
+        printf("%s", e ? e : "no message\n");
+        free(e);
+    }
+    return rc;
+}
+
+int main(void) {
+    struct arrc_context_config *cfg = arrc_context_config_new();
+    struct arrc_context *ctx = arrc_context_new(cfg);
+    arrc_context_config_free(cfg);
+
+    struct arrc_opaque_point *p, *c;
+    float x, y, n;
+    check(ctx, arrc_entry_mk_point(ctx, &p, 3, 4));
+    check(ctx, arrc_project_opaque_point_x(ctx, &x, p));
+    check(ctx, arrc_project_opaque_point_y(ctx, &y, p));
+    check(ctx, arrc_entry_norm(ctx, &n, p));
+    printf("point %g %g norm %g\n", x, y, n);
+    arrc_free_opaque_point(ctx, p);
+    check(ctx, arrc_new_opaque_point(ctx, &p, 6, 8));
+    check(ctx, arrc_entry_norm(ctx, &n, p));
+    printf("norm %g\n", n);
+    arrc_free_opaque_point(ctx, p);
+
+    float xs[3] = {1, 2, 3}, ys[3] = {10, 20, 30}, out[3];
+    struct arrc_f32_1d *ax = arrc_new_f32_1d(ctx, xs, 3), *ay = arrc_new_f32_1d(ctx, ys, 3);
+    struct arrc_f32_1d *two = arrc_new_f32_1d(ctx, ys, 2), *fy;
+    struct arrc_opaque_arr_point_1d *ps, *scaled, *bad = NULL;
+    check(ctx, arrc_new_opaque_arr_point_1d(ctx, &ps, ax, ay));
+    /* The opaque value holds the arrays: the caller's may go. */
+    arrc_free_f32_1d(ctx, ax);
+    arrc_free_f32_1d(ctx, ay);
+    check(ctx, arrc_new_opaque_arr_point_1d(ctx, &bad, two, NULL));
+    struct arrc_f32_1d *three = arrc_new_f32_1d(ctx, xs, 3);
+    check(ctx, arrc_new_opaque_arr_point_1d(ctx, &bad, three, two));
+    arrc_free_f32_1d(ctx, three);
+    arrc_free_opaque_arr_point_1d(ctx, bad);
+    arrc_free_f32_1d(ctx, two);
+    printf("shape %lld\n", (long long)arrc_shape_opaque_arr_point_1d(ctx, ps)[0]);
+    check(ctx, arrc_entry_scale(ctx, &scaled, 2, ps));
+    check(ctx, arrc_project_opaque_arr_point_1d_y(ctx, &fy, scaled));
+    arrc_values_f32_1d(ctx, fy, out);
+    printf("scaled y %g %g %g\n", out[0], out[1], out[2]);
+    arrc_free_f32_1d(ctx, fy);
+    check(ctx, arrc_entry_centroid(ctx, &c, scaled));
+    arrc_project_opaque_point_x(ctx, &x, c);
+    arrc_project_opaque_point_y(ctx, &y, c);
+    printf("centroid %g %g\n", x, y);
+    arrc_free_opaque_point(ctx, c);
+    check(ctx, arrc_entry_at(ctx, &c, scaled, 3));
+    arrc_free_opaque_arr_point_1d(ctx, scaled);
+    arrc_free_opaque_arr_point_1d(ctx, ps);
+
+    struct arrc_opaque_shape *s, *g;
+    float a, w, h;
+    check(ctx, arrc_new_opaque_shape_circle(ctx, &s, 2));
+    check(ctx, arrc_entry_area(ctx, &a, s));
+    check(ctx, arrc_entry_grow(ctx, &g, s));
+    printf("area %g variant %d\n", a, arrc_variant_opaque_shape(ctx, g));
+    check(ctx, arrc_destruct_opaque_shape_rect(ctx, &w, &h, g));
+    printf("rect %g %g\n", w, h);
+    check(ctx, arrc_destruct_opaque_shape_circle(ctx, &w, g));
+    arrc_free_opaque_shape(ctx, s);
+    arrc_free_opaque_shape(ctx, g);
+
+    int64_t v[4] = {1, 2, 3, 4}, len, sum, twice[4], total;
+    struct arrc_i64_1d *vs = arrc_new_i64_1d(ctx, v, 4), *dbl;
+    struct arrc_opaque_tup2_i64_arr_i64_1d *t;
+    check(ctx, arrc_entry_stats(ctx, &len, &t, vs));
+    check(ctx, arrc_project_opaque_tup2_i64_arr_i64_1d_0(ctx, &sum, t));
+    check(ctx, arrc_project_opaque_tup2_i64_arr_i64_1d_1(ctx, &dbl, t));
+    check(ctx, arrc_entry_pair_sum(ctx, &total, t));
+    arrc_free_opaque_tup2_i64_arr_i64_1d(ctx, t);
+    /* A projected array outlives the value it came from. */
+    arrc_values_i64_1d(ctx, dbl, twice);
+    printf("stats %lld %lld %lld %lld pair_sum %lld\n", (long long)len, (long long)sum,
+           (long long)twice[0], (long long)twice[3], (long long)total);
+    check(ctx, arrc_entry_pair_sum(ctx, &total, NULL));
+    arrc_free_i64_1d(ctx, dbl);
+    arrc_free_i64_1d(ctx, vs);
+    arrc_context_free(ctx);
+    return 0;
+}
+"#;
+
+#[test]
+fn opaque_values_cross_the_c_api() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("opq.arr"), OPAQUE).unwrap();
+    ok(
+        arrc()
+            .current_dir(dir.path())
+            .args(["build", "--library", "opq.arr"])
+            .output()
+            .unwrap(),
+        "arrc build --library",
+    );
+    std::fs::write(dir.path().join("main.c"), OPAQUE_C).unwrap();
+    ok(
+        Command::new("cc")
+            .current_dir(dir.path())
+            .args(["-std=c11", "-Wall", "-Werror", "-o", "main", "main.c"])
+            .args(["-I.", "-L.", "-lopq", "-Wl,-rpath,$ORIGIN"])
+            .output()
+            .unwrap(),
+        "cc main.c",
+    );
+    let out = ok(
+        Command::new("valgrind")
+            .current_dir(dir.path())
+            .args(["-q", "--error-exitcode=9", "--leak-check=full"])
+            .args(["--errors-for-leak-kinds=definite,indirect", "./main"])
+            .output()
+            .unwrap(),
+        "valgrind ./main",
+    );
+    let expected = "point 3 4 norm 5\nnorm 10\n\
+        Error: field y: no array (NULL)\n\
+        Error: size mismatch: dimension 1 of the arrays is 3 and 2\n\
+        shape 3\nscaled y 20 40 60\ncentroid 4 40\n\
+        Error: index 3 out of bounds for array of length 3 at opq.arr:9:43\n\
+        area 12 variant 1\nrect 2 2\nError: the value is not #circle\n\
+        stats 4 10 2 8 pair_sum 30\n\
+        Error: argument 1: no opaque value of its type\n";
+    assert_eq!(out, expected);
+    // An executable cannot read or print them: the build says so.
+    let exe = arrc()
+        .current_dir(dir.path())
+        .args(["build", "opq.arr"])
+        .output()
+        .unwrap();
+    assert_eq!(exe.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&exe.stderr);
+    assert!(stderr.contains("opaque value"), "{stderr}");
+}
+
+/// The Python side of the opaque cases: each computes `out`, the leaves
+/// of the flattened results, from the opaque API.
+const OPAQUE_PY: &[(&str, &str, &str, &[usize])] = &[
+    ("mk_point", "3f32 4f32", "r = prog.mk_point(f32(3), f32(4)); out = [r.x, r.y]", &[]),
+    ("norm", "6f32 8f32", "out = [prog.norm(prog.point(f32(6), f32(8)))]", &[]),
+    (
+        "centroid",
+        "[1f32, 2f32, 6f32] [10f32, 20f32, 3f32]",
+        "r = prog.centroid(prog.arr_point_1d(a([1, 2, 6]), a([10, 20, 3]))); out = [r.x, r['y']]",
+        &[],
+    ),
+    (
+        "scale",
+        "2.5f32 [1f32, 2f32] [3f32, 4f32]",
+        "r = prog.scale(2.5, prog.arr_point_1d(a([1, 2]), a([3, 4]))); out = [r.x, r[1]]",
+        &[],
+    ),
+    (
+        "at",
+        "[1f32, 2f32] [3f32, 4f32] 2i64",
+        "out = [prog.at(prog.arr_point_1d(a([1, 2]), a([3, 4])), 2).x]",
+        &[],
+    ),
+    ("area", "1u8 0f32 2f32 5f32", "out = [prog.area(prog.shape.rect(f32(2), f32(5)))]", &[]),
+    (
+        "grow",
+        "0u8 1.5f32 0f32 0f32",
+        "g = prog.grow(prog.shape.circle(f32(1.5))); out = [np.uint8(g.variant == 'rect'), *g.payload]",
+        &[0, 2, 3],
+    ),
+    (
+        "grow",
+        "1u8 0f32 2f32 0.25f32",
+        "g = prog.grow(prog.shape.rect(f32(2), f32(0.25))); out = [np.uint8(g.variant == 'rect'), *g.payload]",
+        &[0, 1],
+    ),
+    (
+        "pair_sum",
+        "7i64 [1i64, 2i64, 3i64]",
+        "out = [prog.pair_sum(prog.tup2_i64_arr_i64_1d(7, np.array([1, 2, 3])))]",
+        &[],
+    ),
+    (
+        "stats",
+        "[5i64, -1i64, 2i64]",
+        "n, t = prog.stats(np.array([5, -1, 2])); out = [n, t[0], t[1]]",
+        &[],
+    ),
+];
+
+const OPAQUE_RUN: &str = r#"
+import sys, futhark_data, numpy as np, prog
+f32 = np.float32
+def a(xs):
+    return np.array(xs, dtype=np.float32)
+for i, code in enumerate(sys.argv[1:]):
+    scope = {"prog": prog, "np": np, "f32": f32, "a": a}
+    try:
+        exec(code, scope)
+    except prog.Error as e:
+        with open("%d.err" % i, "w") as f:
+            f.write(str(e))
+        continue
+    with open("%d.out" % i, "wb") as f:
+        for v in scope["out"]:
+            futhark_data.dump(v, f, True)
+"#;
+
+#[test]
+fn opaque_values_in_python_match_the_interpreter() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("prog.arr");
+    std::fs::write(&path, OPAQUE).unwrap();
+    ok(
+        arrc()
+            .current_dir(dir.path())
+            .args(["build", "--python", "prog.arr"])
+            .output()
+            .unwrap(),
+        "arrc build --python",
+    );
+    let program = arrc::driver::pipeline::lowered_library(&path).expect("front end");
+    let codes: Vec<&str> = OPAQUE_PY.iter().map(|c| c.2).collect();
+    ok(
+        Command::new("python3")
+            .current_dir(dir.path())
+            .arg("-c")
+            .arg(OPAQUE_RUN)
+            .args(&codes)
+            .output()
+            .unwrap(),
+        "the opaque cases in Python",
+    );
+    for (i, (entry, input, code, picked)) in OPAQUE_PY.iter().enumerate() {
+        let f = program.entries.iter().find(|f| f.name == *entry).unwrap();
+        let types: Vec<_> = f.params.iter().map(|p| p.ty).collect();
+        let args = read_values(input.as_bytes(), &types).unwrap();
+        match arrc::interp::run_entry(&program, entry, args) {
+            Ok(expected) => {
+                let expected: Vec<Value> = if picked.is_empty() {
+                    expected
+                } else {
+                    picked.iter().map(|&k| expected[k].clone()).collect()
+                };
+                let bytes = std::fs::read(dir.path().join(format!("{i}.out")))
+                    .unwrap_or_else(|_| panic!("{code}: no results"));
+                let types: Vec<_> = expected.iter().map(Value::ty).collect();
+                let actual = read_values(&bytes, &types).unwrap();
+                assert_eq!(actual.len(), expected.len(), "{code}");
+                for (a, e) in actual.iter().zip(&expected) {
+                    compare(a, e).unwrap_or_else(|why| panic!("{code}: {why}"));
+                }
+            }
+            Err(arrc::interp::RunError::Program(message)) => {
+                let raised = std::fs::read_to_string(dir.path().join(format!("{i}.err")))
+                    .unwrap_or_else(|_| panic!("{code}: raised nothing"));
+                // The interpreter names the file as it was given.
+                let message = message.replace(&format!("{}/", dir.path().display()), "");
+                assert_eq!(raised.trim(), message.trim(), "{code}");
+            }
+            Err(e) => panic!("{entry}: {e:?}"),
+        }
+    }
+    // The objects' API: types checked, contexts kept apart, a closed
+    // context freed when the last array viewing its memory goes.
+    let script = r#"
+import numpy as np, prog
+ps = prog.arr_point_1d(np.ones(3, np.float32), np.ones(3, np.float32))
+assert ps.shape == (3,) and len(ps) == 2
+try:
+    prog.norm(ps)
+    raise SystemExit("no TypeError")
+except TypeError as e:
+    assert "must be a point" in str(e), e
+try:
+    prog.arr_point_1d(np.ones(3, np.float32), np.ones(2, np.float32))
+    raise SystemExit("no Error")
+except prog.Error as e:
+    assert "size mismatch" in str(e), e
+ctx = prog.Context(threads=1)
+try:
+    ctx.centroid(ps)
+    raise SystemExit("no ValueError")
+except ValueError:
+    pass
+big = np.ones(100_000, np.float32)
+ps = ctx.scale(3.0, prog.arr_point_1d(big, big, context=ctx))
+x = ps.x
+# A big projected field is a read-only view; a small one a copy.
+assert not x.flags.owndata and not x.flags.writeable
+assert ctx.mk_point(1.0, 2.0).y == 2.0
+del ps
+ctx.close()
+assert x[:2].tolist() == [3.0, 3.0] and ctx._ctx
+del x
+assert not ctx._ctx
+print("ok")
+"#;
+    let out = ok(python(dir.path(), script), "the opaque objects");
+    assert_eq!(out, "ok\n");
+    // A type named like an entry point: the class is `opaque_NAME`.
+    std::fs::write(
+        dir.path().join("clash.arr"),
+        "type point = {x: f32, y: f32}\n\
+         entry point (x: f32) : point = {x = x, y = 2 * x}\n\
+         entry getx (p: point) : f32 = p.x\n",
+    )
+    .unwrap();
+    ok(
+        arrc()
+            .current_dir(dir.path())
+            .args(["build", "--python", "clash.arr"])
+            .output()
+            .unwrap(),
+        "arrc build --python clash.arr",
+    );
+    let script = "import clash\np = clash.point(1.5)\n\
+        assert type(p).__name__ == 'opaque_point' and p.y == 3.0\n\
+        print(clash.getx(clash.opaque_point(3.0, 4.0)))\n";
+    assert_eq!(ok(python(dir.path(), script), "clash.py"), "3.0\n");
+}
+
+/// A GPU library (on the emulator): arrays made by `arrc_new_*` live on
+/// the device, a result goes into the next call without a copy back,
+/// `arrc_values_*` copies out, and errors in kernels are returned.
+const GPU_PROGRAM: &str = "type point = {x: f32, y: f32}\n\
+entry step (xs: []f32) : []f32 = map (\\x -> x * 2 + 1) xs\n\
+entry total (xs: []f32) : f32 = f32.sum xs\n\
+entry at (xs: []f32) (i: i64) : f32 = xs[i]\n\
+entry div (xs: []i32) (d: i32) : []i32 = map (\\x -> x / (x - d)) xs\n\
+entry spread (ps: []point) : []point = map (\\p -> {x = p.x + p.y, y = p.x - p.y}) ps\n";
+
+const GPU_C: &str = r#"
+#include "gpu.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+static int report(struct arrc_context *ctx, int rc) {
+    if (rc != 0) {
+        char *e = arrc_context_get_error(ctx);
+        printf("%s", e ? e : "no message\n");
+        free(e);
+    }
+    return rc;
+}
+
+int main(void) {
+    struct arrc_context_config *cfg = arrc_context_config_new();
+    struct arrc_context *ctx = arrc_context_new(cfg);
+    arrc_context_config_free(cfg);
+    enum { N = 1000 };
+    float xs[N], out[N];
+    for (int i = 0; i < N; i++) xs[i] = (float)i;
+    struct arrc_f32_1d *a = arrc_new_f32_1d(ctx, xs, N), *b, *c;
+    /* The result of one call is the argument of the next, on the device. */
+    report(ctx, arrc_entry_step(ctx, &b, a));
+    report(ctx, arrc_entry_step(ctx, &c, b));
+    report(ctx, arrc_context_sync(ctx));
+    printf("raw %s\n", arrc_values_raw_f32_1d(ctx, c) == NULL ? "none" : "some");
+    arrc_values_f32_1d(ctx, c, out);
+    printf("step step %g %g %g\n", out[0], out[1], out[N - 1]);
+    float sum, at;
+    report(ctx, arrc_entry_total(ctx, &sum, c));
+    printf("total %g\n", sum);
+    report(ctx, arrc_entry_at(ctx, &at, c, N));
+    report(ctx, arrc_entry_at(ctx, &at, c, 3));
+    printf("at %g\n", at);
+    int32_t is[N];
+    for (int i = 0; i < N; i++) is[i] = i;
+    struct arrc_i32_1d *d = arrc_new_i32_1d(ctx, is, N), *q;
+    report(ctx, arrc_entry_div(ctx, &q, d, 700));
+    if (report(ctx, arrc_entry_div(ctx, &q, d, -1)) == 0) {
+        int32_t r[N];
+        arrc_values_i32_1d(ctx, q, r);
+        printf("div %d %d\n", r[0], r[N - 1]);
+        arrc_free_i32_1d(ctx, q);
+    }
+    struct arrc_opaque_arr_point_1d *ps, *sp;
+    struct arrc_f32_1d *px;
+    report(ctx, arrc_new_opaque_arr_point_1d(ctx, &ps, a, c));
+    report(ctx, arrc_entry_spread(ctx, &sp, ps));
+    report(ctx, arrc_project_opaque_arr_point_1d_y(ctx, &px, sp));
+    arrc_values_f32_1d(ctx, px, out);
+    printf("spread y %g %g\n", out[0], out[N - 1]);
+    arrc_free_f32_1d(ctx, px);
+    arrc_free_opaque_arr_point_1d(ctx, sp);
+    arrc_free_opaque_arr_point_1d(ctx, ps);
+    arrc_free_i32_1d(ctx, d);
+    arrc_free_f32_1d(ctx, a);
+    arrc_free_f32_1d(ctx, b);
+    arrc_free_f32_1d(ctx, c);
+    arrc_context_free(ctx);
+    return 0;
+}
+"#;
+
+#[test]
+fn a_gpu_library_keeps_its_arrays_on_the_device() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("gpu.arr"), GPU_PROGRAM).unwrap();
+    ok(
+        arrc()
+            .current_dir(dir.path())
+            .args(["build", "--library", "--target", "nvptx-emu", "gpu.arr"])
+            .output()
+            .unwrap(),
+        "arrc build --library --target nvptx-emu",
+    );
+    std::fs::write(dir.path().join("main.c"), GPU_C).unwrap();
+    ok(
+        Command::new("cc")
+            .current_dir(dir.path())
+            .args(["-std=c11", "-Wall", "-Werror", "-o", "main", "main.c"])
+            .args(["-I.", "-L.", "-lgpu", "-Wl,-rpath,$ORIGIN"])
+            .output()
+            .unwrap(),
+        "cc main.c",
+    );
+    // Small blocks and grids: the multi-block paths on small inputs.
+    let out = ok(
+        Command::new(dir.path().join("main"))
+            .env("ARRC_GPU_SHRINK", "1")
+            .output()
+            .unwrap(),
+        "the GPU library's caller",
+    );
+    // x -> 4x + 3; the sum of 4i + 3 over i < 1000 is 1998000 + 3000.
+    let expected = "raw none\nstep step 3 7 3999\ntotal 2.001e+06\n\
+        Error: index 1000 out of bounds for array of length 1000 at gpu.arr:4:39\n\
+        at 15\nError: division by zero at gpu.arr:5:53\ndiv 0 0\nspread y -3 -3000\n";
+    assert_eq!(out, expected);
+    // The Python module over it gives the CPU module's results.
+    ok(
+        arrc()
+            .current_dir(dir.path())
+            .args(["build", "--python", "--target", "nvptx-emu", "gpu.arr"])
+            .args(["-o", "gpu_emu"])
+            .output()
+            .unwrap(),
+        "arrc build --python --target nvptx-emu",
+    );
+    ok(
+        arrc()
+            .current_dir(dir.path())
+            .args(["build", "--python", "gpu.arr", "-o", "gpu_cpu"])
+            .output()
+            .unwrap(),
+        "arrc build --python",
+    );
+    let script = r#"
+import numpy as np, gpu_emu, gpu_cpu
+xs = np.random.default_rng(2).random(100_000).astype(np.float32)
+for m in (gpu_emu, gpu_cpu):
+    r = m.step(m.step(xs))
+    ps = m.spread(m.arr_point_1d(xs, r))
+    m.result = (r, m.total(r), ps.x, ps.y)
+for a, b in zip(gpu_emu.result, gpu_cpu.result):
+    assert np.allclose(a, b, rtol=1e-3), (a, b)
+try:
+    gpu_emu.at(xs, -1)
+    raise SystemExit("no error")
+except gpu_emu.Error as e:
+    assert "out of bounds" in str(e), e
+print("ok")
+"#;
+    assert_eq!(ok(python(dir.path(), script), "the GPU module"), "ok\n");
+}
