@@ -125,6 +125,12 @@ def const 'a 'b (x: a) (_: b) : a = x
 
 def flip 'a 'b 'c (f: a -> b -> c) (y: b) (x: a) : c = f x y
 
+-- Function composition, as in Futhark: `f >-> g` applies `f` then `g`;
+-- `g <-< f` is the same function.
+def (>->) 'a 'b 'c (f: a -> b) (g: b -> c) (x: a) : c = g (f x)
+
+def (<-<) 'a 'b 'c (g: b -> c) (f: a -> b) (x: a) : c = g (f x)
+
 def curry 'a 'b 'c (f: (a, b) -> c) (x: a) (y: b) : c = f (x, y)
 
 def uncurry 'a 'b 'c (f: a -> b -> c) (x: a, y: b) : c = f x y

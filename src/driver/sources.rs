@@ -34,6 +34,37 @@ struct Loader {
     loaded: Vec<PathBuf>,
     /// The chain of files being loaded, to report import cycles.
     visiting: Vec<PathBuf>,
+    /// The file each loaded canonical path became.
+    files: Vec<(PathBuf, usize)>,
+}
+
+/// Every `import "x"` of a declaration list, also those inside modules
+/// (`module m = import "x"`, `open import "x"`), with where it is written.
+fn imports_in(decls: &[ast::Decl], out: &mut Vec<(String, ast::Span)>) {
+    for decl in decls {
+        match decl {
+            ast::Decl::Import(target, span) => out.push((target.clone(), span.clone())),
+            ast::Decl::Module(m) => imports_in_module(&m.body, out),
+            ast::Decl::Open(m, _) => imports_in_module(m, out),
+            ast::Decl::Local(d, _) => imports_in(std::slice::from_ref(&**d), out),
+            ast::Decl::Def(_) | ast::Decl::Type(_) | ast::Decl::ModType(_) => {}
+        }
+    }
+}
+
+fn imports_in_module(m: &ast::ModExp, out: &mut Vec<(String, ast::Span)>) {
+    match m {
+        ast::ModExp::Import(target, span) => out.push((target.clone(), span.clone())),
+        ast::ModExp::Struct(decls, _) => imports_in(decls, out),
+        ast::ModExp::Ascribe(m, _, _) | ast::ModExp::Lambda(_, _, m, _) => {
+            imports_in_module(m, out)
+        }
+        ast::ModExp::Apply(f, a, _) => {
+            imports_in_module(f, out);
+            imports_in_module(a, out);
+        }
+        ast::ModExp::Var(_) => {}
+    }
 }
 
 impl Loader {
@@ -67,17 +98,22 @@ impl Loader {
             )
         })?;
         let file = self.sources.add(path.display().to_string(), text);
-        let program = syntax::parse_program(&self.sources, file)
+        let mut program = syntax::parse_program(&self.sources, file)
             .map_err(|diags| Failure::Diagnostics(Box::new(self.sources.clone()), diags))?;
         self.visiting.push(canonical.clone());
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        for decl in &program.decls {
-            if let ast::Decl::Import(target, span) = decl {
-                let target = import_path(&dir, target);
-                self.load(&target, Some((file, span.clone())))?;
+        let mut targets = Vec::new();
+        imports_in(&program.decls, &mut targets);
+        for (written, span) in targets {
+            let target = import_path(&dir, &written);
+            self.load(&target, Some((file, span)))?;
+            let canonical = target.canonicalize().unwrap_or(target);
+            if let Some((_, f)) = self.files.iter().find(|(p, _)| *p == canonical) {
+                program.imports.push((written, *f));
             }
         }
         self.visiting.pop();
+        self.files.push((canonical.clone(), file));
         self.loaded.push(canonical);
         self.programs.push(program);
         Ok(())

@@ -370,7 +370,9 @@ pub enum ExprKind {
     },
     Index(Box<Expr>, Vec<IndexArg>),
     /// `a with [i, j] = v`
-    Update(Box<Expr>, Vec<IndexArg>, Box<Expr>),
+    /// `a with [i, j] = v`; `true` when written `let a[i, j] = v`, which
+    /// consumes `a` (Futhark's meaning; `with` itself is a copy).
+    Update(Box<Expr>, Vec<IndexArg>, Box<Expr>, bool),
     /// `r with a.b = v`: a copy of the record (or tuple) `r` with the field
     /// at the path replaced (Futhark's record update).
     RecordUpdate(Box<Expr>, Vec<Field>, Box<Expr>),

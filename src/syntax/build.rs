@@ -50,6 +50,14 @@ pub(crate) fn user_op_var(op: String, l: usize, r: usize) -> BinOpOrName {
     BinOpOrName::Name(Box::new(var(ident(op, l, r))))
 }
 
+/// `vec3.-` written infix: the module's operator as a qualified name.
+pub(crate) fn qual_op_var(text: String, l: usize, r: usize) -> BinOpOrName {
+    let (path, op) = text.rsplit_once('.').unwrap_or(("", &text));
+    let name = ident(op.to_string(), r - op.len(), r);
+    let qualifier = Some(path.to_string());
+    BinOpOrName::Name(Box::new(expr(ExprKind::Var { qualifier, name }, l, r)))
+}
+
 pub(crate) fn op_apply(op: BinOpOrName, a: Expr, b: Expr, l: usize, r: usize) -> Expr {
     match op {
         BinOpOrName::Op(op) => expr(ExprKind::BinOp(op, Box::new(a), Box::new(b)), l, r),
@@ -82,24 +90,25 @@ fn hidden_param(name: &str, l: usize, r: usize) -> Ident {
     ident(format!("#{name}"), l, r)
 }
 
-/// `(.x.0)` is `\r -> r.x.0`.
-pub(crate) fn field_section(fields: Vec<(Field, Span)>, l: usize, r: usize) -> Expr {
-    let param = hidden_param("r", l, r);
-    let mut body = var(param.clone());
-    for (field, span) in fields {
-        body = expr(ExprKind::Field(Box::new(body), field), l, span.end);
-    }
-    expr(
-        ExprKind::Lambda(vec![Pattern::Id(param)], None, Box::new(body)),
-        l,
-        r,
-    )
+/// One step of a postfix section: a field or an index.
+pub enum Postfix {
+    Field(Field, Span),
+    Index(Vec<IndexArg>),
 }
 
-/// `(.[i, j])` is `\x -> x[i, j]`.
-pub(crate) fn index_section(idx: Vec<IndexArg>, l: usize, r: usize) -> Expr {
+/// `(.x.0)` is `\r -> r.x.0`, `(.[i, j])` is `\x -> x[i, j]`, and the
+/// steps chain: `(.a[0].f)`.
+pub(crate) fn postfix_section(steps: Vec<Postfix>, l: usize, r: usize) -> Expr {
     let param = hidden_param("x", l, r);
-    let body = expr(ExprKind::Index(Box::new(var(param.clone())), idx), l, r);
+    let mut body = var(param.clone());
+    for step in steps {
+        body = match step {
+            Postfix::Field(field, span) => {
+                expr(ExprKind::Field(Box::new(body), field), l, span.end)
+            }
+            Postfix::Index(idx) => expr(ExprKind::Index(Box::new(body), idx), l, r),
+        };
+    }
     expr(
         ExprKind::Lambda(vec![Pattern::Id(param)], None, Box::new(body)),
         l,
@@ -130,42 +139,206 @@ pub(crate) fn right_section(op: BinOpOrName, b: Expr, l: usize, r: usize) -> Exp
     }
 }
 
-/// `let a[i] = v in body` is `let a = a with [i] = v in body`.
-pub(crate) fn let_update(
-    name: Ident,
+/// `a with [i, j] = v`; `in_place` when written `let a[i, j] = v`.
+///
+/// With a slice among the indices (Futhark's slice update) the copy is made
+/// by `scatter`: `a with [s:e] = v` is `scatter a ((iota (length a))[s:e])
+/// v`, a fixed index updates that row so, and a slice followed by more
+/// indices updates each selected row. The parts are bound once to names no
+/// program can write.
+pub(crate) fn update(
+    a: Expr,
     idx: Vec<IndexArg>,
-    rhs: Expr,
-    body: Expr,
+    v: Expr,
+    in_place: bool,
     l: usize,
     r: usize,
 ) -> Expr {
-    let update_span = name.span.start..rhs.span.end;
-    let update = Expr {
-        kind: ExprKind::Update(Box::new(var(name.clone())), idx, Box::new(rhs)),
-        span: update_span,
+    if !idx.iter().any(|i| matches!(i, IndexArg::Slice(..))) {
+        return expr(
+            ExprKind::Update(Box::new(a), idx, Box::new(v), in_place),
+            l,
+            r,
+        );
+    }
+    let (ha, hv) = (hidden_param("a", l, r), hidden_param("v", l, r));
+    let body = slice_update(var(ha.clone()), &idx, var(hv.clone()), 0, l, r);
+    let bind = |name: Ident, rhs: Expr, body: Expr| {
+        expr(
+            ExprKind::Let(Pattern::Id(name), Box::new(rhs), Box::new(body)),
+            l,
+            r,
+        )
     };
+    bind(ha, a, bind(hv, v, body))
+}
+
+/// `a with idx = v` for a variable `a`, built from `scatter` where `idx`
+/// has a slice; `depth` keeps the names of nested rows apart.
+fn slice_update(a: Expr, idx: &[IndexArg], v: Expr, depth: usize, l: usize, r: usize) -> Expr {
+    let name = |n: &str| ident(format!("#{n}{depth}"), l, r);
+    let plain = |n: &str| var(ident(n.to_string(), l, r));
+    let index = |a: Expr, i: IndexArg| expr(ExprKind::Index(Box::new(a), vec![i]), l, r);
+    let has_slice = |idx: &[IndexArg]| idx.iter().any(|i| matches!(i, IndexArg::Slice(..)));
+    match idx.split_first() {
+        None => v,
+        Some(_) if !has_slice(idx) => expr(
+            ExprKind::Update(Box::new(a), idx.to_vec(), Box::new(v), false),
+            l,
+            r,
+        ),
+        Some((IndexArg::Index(i), rest)) => {
+            let hi = name("i");
+            let row = index(a.clone(), IndexArg::Index(var(hi.clone())));
+            let new_row = slice_update(row, rest, v, depth + 1, l, r);
+            let upd = ExprKind::Update(
+                Box::new(a),
+                vec![IndexArg::Index(var(hi.clone()))],
+                Box::new(new_row),
+                false,
+            );
+            let body = expr(upd, l, r);
+            expr(
+                ExprKind::Let(Pattern::Id(hi), Box::new(i.clone()), Box::new(body)),
+                l,
+                r,
+            )
+        }
+        Some((slice @ IndexArg::Slice(..), rest)) => {
+            let length = apply(plain("length"), vec![a.clone()], l, r);
+            let all = apply(plain("iota"), vec![length], l, r);
+            let positions = index(all, slice.clone());
+            let values = if rest.is_empty() {
+                v
+            } else {
+                let (hr, hw) = (name("r"), name("w"));
+                let row = slice_update(var(hr.clone()), rest, var(hw.clone()), depth + 1, l, r);
+                let params = vec![Pattern::Id(hr), Pattern::Id(hw)];
+                let f = expr(ExprKind::Lambda(params, None, Box::new(row)), l, r);
+                let rows = index(a.clone(), slice.clone());
+                apply(plain("map2"), vec![f, rows, v], l, r)
+            };
+            apply(plain("scatter"), vec![a, positions, values], l, r)
+        }
+    }
+}
+
+/// `a with path = v`: a chain of indices and fields, updated from the
+/// inside out (`a with [0].f = v` is `a with [0] = (a[0] with f = v)`).
+/// Adjacent indices merge (`[0][1]` is `[0, 1]`), as do adjacent fields.
+pub(crate) fn path_update(
+    a: Expr,
+    path: Vec<Postfix>,
+    v: Expr,
+    in_place: bool,
+    l: usize,
+    r: usize,
+) -> Expr {
+    path_update_at(a, path, v, in_place, 0, l, r)
+}
+
+fn path_update_at(
+    a: Expr,
+    path: Vec<Postfix>,
+    v: Expr,
+    in_place: bool,
+    depth: usize,
+    l: usize,
+    r: usize,
+) -> Expr {
+    let mut steps = path.into_iter().peekable();
+    let Some(first) = steps.next() else {
+        return v;
+    };
+    let is_slice = |i: &IndexArg| matches!(i, IndexArg::Slice(..));
+    let head = match first {
+        Postfix::Index(mut idx) => {
+            while let Some(Postfix::Index(more)) = steps.peek() {
+                if idx.iter().chain(more).any(is_slice) {
+                    break;
+                }
+                let Some(Postfix::Index(more)) = steps.next() else {
+                    break;
+                };
+                idx.extend(more);
+            }
+            Postfix::Index(idx)
+        }
+        Postfix::Field(f, span) => {
+            let mut fields = vec![(f, span)];
+            while let Some(Postfix::Field(..)) = steps.peek() {
+                if let Some(Postfix::Field(f, span)) = steps.next() {
+                    fields.push((f, span));
+                }
+            }
+            return field_steps(a, fields, steps.collect(), v, in_place, depth, l, r);
+        }
+    };
+    let rest: Vec<Postfix> = steps.collect();
+    let Postfix::Index(idx) = head else {
+        return v;
+    };
+    if rest.is_empty() {
+        return update(a, idx, v, in_place, l, r);
+    }
+    let name = ident(format!("#p{depth}"), l, r);
+    let inner = expr(
+        ExprKind::Index(Box::new(var(name.clone())), idx.clone()),
+        l,
+        r,
+    );
+    let new_inner = path_update_at(inner, rest, v, false, depth + 1, l, r);
+    let body = update(var(name.clone()), idx, new_inner, in_place, l, r);
     expr(
-        ExprKind::Let(Pattern::Id(name), Box::new(update), Box::new(body)),
+        ExprKind::Let(Pattern::Id(name), Box::new(a), Box::new(body)),
         l,
         r,
     )
 }
 
-/// `let r.a.b = v in body` is `let r = r with a.b = v in body`.
-pub(crate) fn let_field_update(
+/// `a with f.g rest = v`, the fields `f.g` first.
+#[allow(clippy::too_many_arguments)]
+fn field_steps(
+    a: Expr,
+    fields: Vec<(Field, Span)>,
+    rest: Vec<Postfix>,
+    v: Expr,
+    in_place: bool,
+    depth: usize,
+    l: usize,
+    r: usize,
+) -> Expr {
+    let path: Vec<Field> = fields.into_iter().map(|(f, _)| f).collect();
+    if rest.is_empty() {
+        return expr(ExprKind::RecordUpdate(Box::new(a), path, Box::new(v)), l, r);
+    }
+    let name = ident(format!("#p{depth}"), l, r);
+    let mut inner = var(name.clone());
+    for f in &path {
+        inner = expr(ExprKind::Field(Box::new(inner), f.clone()), l, r);
+    }
+    let new_inner = path_update_at(inner, rest, v, in_place, depth + 1, l, r);
+    let upd = ExprKind::RecordUpdate(Box::new(var(name.clone())), path, Box::new(new_inner));
+    let body = expr(upd, l, r);
+    expr(
+        ExprKind::Let(Pattern::Id(name), Box::new(a), Box::new(body)),
+        l,
+        r,
+    )
+}
+
+/// `let a[i] = v in body` is `let a = a with [i] = v in body`; `let r.f[1]
+/// = v` likewise.
+pub(crate) fn let_update(
     name: Ident,
-    path: Vec<(Field, Span)>,
+    path: Vec<Postfix>,
     rhs: Expr,
     body: Expr,
     l: usize,
     r: usize,
 ) -> Expr {
-    let update_span = name.span.start..rhs.span.end;
-    let path = path.into_iter().map(|(f, _)| f).collect();
-    let update = Expr {
-        kind: ExprKind::RecordUpdate(Box::new(var(name.clone())), path, Box::new(rhs)),
-        span: update_span,
-    };
+    let (start, end) = (name.span.start, rhs.span.end);
+    let update = path_update(var(name.clone()), path, rhs, true, start, end);
     expr(
         ExprKind::Let(Pattern::Id(name), Box::new(update), Box::new(body)),
         l,

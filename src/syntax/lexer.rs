@@ -205,6 +205,9 @@ pub enum Token {
     /// what the token says.
     #[regex(r"[-+*/%=!<>&^|]+", user_operator, priority = 1)]
     UserOp((OpLevel, String)),
+    /// A module's operator written infix, `x vec3.- y` or `a M.N.+ b`: the
+    /// whole text and the operator's level. Made by the pass after logos.
+    QualOp((OpLevel, String)),
 }
 
 /// The precedence level of an operator the program defines.
@@ -228,7 +231,13 @@ pub enum OpLevel {
 /// the program defines, at the level of its longest built-in prefix.
 fn user_operator(lex: &mut logos::Lexer<'_, Token>) -> Result<(OpLevel, String), LexErrorKind> {
     let text = lex.slice();
-    let level = [
+    Ok((op_level(text), text.to_string()))
+}
+
+/// An operator's precedence level, from the longest built-in operator its
+/// text starts with (as in Futhark).
+pub fn op_level(text: &str) -> OpLevel {
+    [
         ("|>", OpLevel::PipeRight),
         ("<|", OpLevel::PipeLeft),
         ("||", OpLevel::Or),
@@ -257,8 +266,7 @@ fn user_operator(lex: &mut logos::Lexer<'_, Token>) -> Result<(OpLevel, String),
     ]
     .into_iter()
     .find(|(prefix, _)| text.starts_with(prefix))
-    .map_or(OpLevel::Cmp, |(_, level)| level);
-    Ok((level, text.to_string()))
+    .map_or(OpLevel::Cmp, |(_, level)| level)
 }
 
 /// The character of a literal `'c'` (with `\n`, `\t`, `\\`, `\'`, `\"`,
@@ -334,7 +342,7 @@ impl Token {
             Token::IndexLBracket => "`[`".into(),
             Token::Char(_) => "character literal".into(),
             Token::Constructor(c) => format!("`#{c}`"),
-            Token::UserOp((_, op)) => format!("`{op}`"),
+            Token::UserOp((_, op)) | Token::QualOp((_, op)) => format!("`{op}`"),
             other => format!("`{}`", other.fixed_text().unwrap_or("?")),
         }
     }
@@ -664,10 +672,54 @@ pub fn lex(text: &str) -> (Vec<Spanned>, Vec<LexError>) {
                 };
                 tokens.push((span.start, t, span.end));
             }
-            t => tokens.push((span.start, t, span.end)),
+            t => match qualified_operator(text, &mut tokens, &t, span.clone()) {
+                Some(q) => tokens.push(q),
+                None => tokens.push((span.start, t, span.end)),
+            },
         }
     }
     (tokens, errors)
+}
+
+/// `vec3.-` and `M.N.+`: an operator right after a module path and a `.`
+/// (no spaces) is that module's operator; the path's tokens are taken off
+/// `tokens` and the whole is returned as one token.
+fn qualified_operator(
+    text: &str,
+    tokens: &mut Vec<Spanned>,
+    t: &Token,
+    span: Span,
+) -> Option<Spanned> {
+    let op = match t {
+        Token::UserOp((_, op)) => op.as_str(),
+        Token::PipeRight | Token::PipeLeft => return None,
+        other => other.fixed_text().filter(|s| is_operator_text(s))?,
+    };
+    let n = tokens.len();
+    let (ds, Token::Dot, de) = tokens.get(n.checked_sub(1)?)? else {
+        return None;
+    };
+    if *de != span.start {
+        return None;
+    }
+    // Back over `.N` fields to the path's first name, all adjacent.
+    let mut end = *ds;
+    let mut i = n - 1;
+    let start = loop {
+        i = i.checked_sub(1)?;
+        match &tokens[i] {
+            (s, Token::FieldName(_), e) if *e == end => end = *s,
+            (s, Token::Ident(_), e) if *e == end => break *s,
+            _ => return None,
+        }
+    };
+    tokens.truncate(i);
+    let whole = text.get(start..span.end)?.to_string();
+    Some((start, Token::QualOp((op_level(op), whole)), span.end))
+}
+
+fn is_operator_text(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b"-+*/%=!<>&^|".contains(&b))
 }
 
 fn lex_error(text: &str, span: Span, kind: LexErrorKind) -> LexError {

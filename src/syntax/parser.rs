@@ -208,7 +208,7 @@ fn readable(name: &str) -> String {
 fn is_opener(t: &Token) -> bool {
     matches!(
         t,
-        Token::LParen | Token::LBracket | Token::IndexLBracket | Token::LBrace
+        Token::LParen | Token::LBracket | Token::IndexLBracket | Token::LBrace | Token::AttrOpen
     )
 }
 

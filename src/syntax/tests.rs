@@ -139,7 +139,7 @@ fn sexp(e: &Expr) -> String {
             format!("(loop {} {} {} {})", pat(p), init, form, sexp(body))
         }
         ExprKind::Index(a, idx) => format!("(index {} {})", sexp(a), indices(idx)),
-        ExprKind::Update(a, idx, v) => {
+        ExprKind::Update(a, idx, v, _) => {
             format!("(update {} {} {})", sexp(a), indices(idx), sexp(v))
         }
         ExprKind::Field(a, Field::Name(n)) => format!("(field {} {n})", sexp(a)),
@@ -430,8 +430,8 @@ fn sections() {
     assert_eq!(sexp_expr("(- x)"), "(neg x)");
     assert_eq!(sexp_expr("(-x)"), "(neg x)");
     assert_eq!(sexp_expr("map (+ 1) xs"), "(map (section + 1) xs)");
-    assert_eq!(sexp_expr("map (.0) ps"), "(map (fn [#r] (field #r 0)) ps)");
-    assert_eq!(sexp_expr("(.x.1)"), "(fn [#r] (field (field #r x) 1))");
+    assert_eq!(sexp_expr("map (.0) ps"), "(map (fn [#x] (field #x 0)) ps)");
+    assert_eq!(sexp_expr("(.x.1)"), "(fn [#x] (field (field #x x) 1))");
 }
 
 // ---------------------------------------------------------------- expression forms
@@ -587,7 +587,19 @@ fn updates_ascription_assert() {
         sexp_expr("a with [i, j] = v + 1"),
         "(update a [i, j] (+ v 1))"
     );
-    assert_eq!(sexp_expr("a with [i:j] = v"), "(update a [i:j] v)");
+    // A slice update is a `scatter` over the slice's positions.
+    assert_eq!(
+        sexp_expr("a with [i:j] = v"),
+        "(let #a a (let #v v (scatter #a (index (iota (length #a)) [i:j]) #v)))"
+    );
+    // Paths chain indices and fields, innermost first.
+    assert_eq!(
+        sexp_expr("a with [0].f = v"),
+        "(let #p0 a (update #p0 [0] (record-update (index #p0 [0]) f v)))"
+    );
+    // A module's operator written infix applies it.
+    assert_eq!(sexp_expr("x vec3.+ y * z"), "(vec3.+ x (* y z))");
+    assert_eq!(sexp_expr("(.a[0])"), "(fn [#x] (index (field #x a) [0]))");
     assert_eq!(
         sexp_expr("a with [0] = 1 with [1] = 2"),
         "(update (update a [0] 1) [1] 2)"

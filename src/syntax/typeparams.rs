@@ -241,7 +241,7 @@ fn expr(scope: &mut Vec<String>, e: &mut Expr) {
             expr(scope, a);
             indices(scope, idx);
         }
-        ExprKind::Update(a, idx, v) => {
+        ExprKind::Update(a, idx, v, _) => {
             expr(scope, a);
             indices(scope, idx);
             expr(scope, v);

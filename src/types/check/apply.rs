@@ -256,6 +256,32 @@ impl<'a> Checker<'a> {
     }
 
     pub(super) fn check_apply(&mut self, e: &'a Expr) -> Result<TExpr> {
+        let (head, _) = flatten_apply(e);
+        let result = self.check_apply_head(e);
+        // Futhark's newer `unflatten xs` and `split xs` take their sizes
+        // from the type; arrc's take them as arguments.
+        let sized = ["unflatten", "unflatten_3d", "unflatten_4d", "split"];
+        match (&head.kind, result) {
+            (ExprKind::Var { name, .. }, Err(d))
+                if sized.contains(&name.name.as_str())
+                    && d.message.starts_with("type mismatch: expected `i64`") =>
+            {
+                let n = &name.name;
+                let how = if n == "split" {
+                    "`split i xs` splits at `i`".to_string()
+                } else {
+                    format!("`{n}` takes the sizes first, as in `unflatten n m xs`")
+                };
+                Err(d.with_note(format!(
+                    "{how}; Futhark's newer form `{n} xs`, whose sizes come from the \
+                     type, is not supported"
+                )))
+            }
+            (_, result) => result,
+        }
+    }
+
+    fn check_apply_head(&mut self, e: &'a Expr) -> Result<TExpr> {
         let (head, args) = flatten_apply(e);
         match self.classify_head(head) {
             Head::Template(t) => {

@@ -11,6 +11,11 @@
 //! `with` on its own consumes nothing (section 6 of the contract gives it
 //! value semantics), so only programs that use `*` meet this check.
 //!
+//! `let a[i] = v` (Futhark's in-place update) consumes `a` too, once `v`
+//! is computed. What is consumed must be consumable, as in Futhark: not a
+//! parameter of a function without `*`, nor a variable bound outside the
+//! anonymous function that consumes it.
+//!
 //! A loop body runs many times: after one pass, the body is walked again
 //! with its state fresh, so that a body consuming a variable bound outside
 //! the loop is reported at its second use.
@@ -38,6 +43,17 @@ struct Walk<'p> {
     consumptions: usize,
     errors: Vec<Diagnostic>,
     sources: &'p SourceMap,
+    in_place: &'p HashSet<(FileId, Span)>,
+    /// Parameters of entry points and functions declared without `*`.
+    shared_params: HashSet<LocalId>,
+    /// How many anonymous functions the walk is inside, and the depth at
+    /// which each variable was bound.
+    depth: usize,
+    bound_at: HashMap<LocalId, usize>,
+    /// Variables bound by destructuring (`let (a, b) = ...`, a loop's
+    /// tuple): their roots are those of the whole value, so consuming one
+    /// consumes only itself.
+    destructured: HashSet<LocalId>,
 }
 
 /// Checks every entry point and instance; returns the errors found.
@@ -45,8 +61,14 @@ pub(super) fn check_consumption(
     sources: &SourceMap,
     program: &CheckedProgram,
     unique: &HashSet<LocalId>,
+    in_place: &HashSet<(FileId, Span)>,
 ) -> Vec<Diagnostic> {
     let mut w = Walk {
+        in_place,
+        shared_params: HashSet::new(),
+        depth: 0,
+        bound_at: HashMap::new(),
+        destructured: HashSet::new(),
         program,
         unique,
         aliases: HashMap::new(),
@@ -58,12 +80,12 @@ pub(super) fn check_consumption(
     };
     for entry in &program.entries {
         w.consumed.clear();
-        entry.params.iter().for_each(|p| w.bind(p, &[]));
+        entry.params.iter().for_each(|p| w.bind_param(p));
         w.expr(&entry.body);
     }
     for inst in &program.instances {
         w.consumed.clear();
-        inst.params.iter().for_each(|p| w.bind(p, &[]));
+        inst.params.iter().for_each(|p| w.bind_param(p));
         w.expr(&inst.body);
     }
     let mut seen = HashSet::new();
@@ -101,10 +123,85 @@ fn is_unique(p: &TPat, unique: &HashSet<LocalId>) -> bool {
     }
 }
 
+/// The variables a pattern binds.
+fn pat_vars(p: &TPat, out: &mut Vec<LocalId>) {
+    match p {
+        TPat::Var { id, .. } => out.push(*id),
+        TPat::Tuple(ps, _) | TPat::Ctor(_, ps, _) => ps.iter().for_each(|q| pat_vars(q, out)),
+        TPat::Ascribed(q, _) => pat_vars(q, out),
+        TPat::Wildcard(_) | TPat::Lit(_) => {}
+    }
+}
+
 impl Walk<'_> {
+    /// A parameter of an entry point or a function.
+    fn bind_param(&mut self, p: &TPat) {
+        self.bind(p, &[]);
+        if !is_unique(p, self.unique) {
+            let mut vars = Vec::new();
+            pat_vars(p, &mut vars);
+            self.shared_params.extend(vars);
+        }
+    }
+
+    /// The roots consuming `e` consumes: a destructured variable's roots
+    /// are those of the whole value it came from, so only itself.
+    fn precise(&self, e: &TExpr, roots: Roots) -> Roots {
+        match &e.kind {
+            TExprKind::Var(id) if self.destructured.contains(id) => vec![*id],
+            _ => roots,
+        }
+    }
+
+    /// Records that `roots` are consumed by `at`, reporting those that may
+    /// not be.
+    fn consume(&mut self, roots: &[LocalId], at: &TExpr) {
+        for &r in roots {
+            let name = self.name(r);
+            if self.shared_params.contains(&r) {
+                self.errors.push(
+                    Diagnostic::new(
+                        at.file,
+                        at.span.clone(),
+                        format!("consuming `{name}`, which is not consumable"),
+                    )
+                    .with_label("consumed here")
+                    .with_note(format!(
+                        "`{name}` is a parameter without a unique type: declare it `*` \
+                         or consume a `copy` of it"
+                    )),
+                );
+            } else if self.bound_at.get(&r).is_some_and(|d| *d < self.depth) {
+                self.errors.push(
+                    Diagnostic::new(
+                        at.file,
+                        at.span.clone(),
+                        format!(
+                            "consuming `{name}`, which is bound outside this anonymous \
+                             function, so it is not consumable here"
+                        ),
+                    )
+                    .with_label("consumed here")
+                    .with_note("consume a `copy` of it, or pass it as an argument"),
+                );
+            }
+            self.consumptions += 1;
+            self.consumed.insert(
+                r,
+                Consumed {
+                    file: at.file,
+                    span: at.span.clone(),
+                },
+            );
+        }
+    }
+
     fn bind(&mut self, p: &TPat, roots: &[LocalId]) {
         match p {
             TPat::Var { id, name, ty } => {
+                self.bound_at.insert(*id, self.depth);
+                self.shared_params.remove(id);
+                self.destructured.remove(id);
                 // A new value (a loop body walked again rebinds its names).
                 self.consumed.remove(id);
                 self.names.insert(*id, name.clone());
@@ -123,6 +220,9 @@ impl Walk<'_> {
             }
             TPat::Tuple(ps, _) | TPat::Ctor(_, ps, _) => {
                 ps.iter().for_each(|q| self.bind(q, roots));
+                let mut vars = Vec::new();
+                pat_vars(p, &mut vars);
+                self.destructured.extend(vars);
             }
             TPat::Ascribed(q, _) => self.bind(q, roots),
             TPat::Wildcard(_) | TPat::Lit(_) => {}
@@ -168,8 +268,8 @@ impl Walk<'_> {
                 d = d.with_note(format!("`{root}` is consumed at {file}:{line}:{col}"));
             }
             let d = d.with_note(
-                "an argument passed to a unique (`*`) parameter may be updated in place; \
-                 pass a `copy` to keep using it",
+                "an argument passed to a unique (`*`) parameter, or an array updated by \
+                 `let a[i] = v`, may be updated in place; use a `copy` to keep using it",
             );
             self.errors.push(d);
             return;
@@ -227,8 +327,10 @@ impl Walk<'_> {
                 Vec::new()
             }
             TExprKind::Lambda(lam) => {
+                self.depth += 1;
                 lam.params.iter().for_each(|p| self.bind(p, &[]));
                 self.expr(&lam.body);
+                self.depth -= 1;
                 Vec::new()
             }
             TExprKind::If(c, a, b) => {
@@ -277,9 +379,13 @@ impl Walk<'_> {
                 Vec::new()
             }
             TExprKind::Update(a, idx, v) => {
-                self.expr(a);
+                let roots = self.expr(a);
                 idx.iter().for_each(|i| drop(self.expr(i)));
                 self.expr(v);
+                if self.in_place.contains(&(e.file, e.span.clone())) {
+                    let roots = self.precise(a, roots);
+                    self.consume(&roots, e);
+                }
                 Vec::new()
             }
             TExprKind::RecordUpdate(a, _, v) => {
@@ -365,16 +471,8 @@ impl Walk<'_> {
         }
         for ((p, a), roots) in params.iter().zip(args).zip(&arg_roots) {
             if is_unique(p, self.unique) {
-                for r in roots {
-                    self.consumptions += 1;
-                    self.consumed.insert(
-                        *r,
-                        Consumed {
-                            file: a.file,
-                            span: a.span.clone(),
-                        },
-                    );
-                }
+                let roots = self.precise(a, roots.clone());
+                self.consume(&roots, a);
             }
         }
         Vec::new()

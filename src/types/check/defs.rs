@@ -419,6 +419,9 @@ impl<'a> Checker<'a> {
                 break;
             }
             let id = self.fresh_local();
+            // The function's own parameter says whether it is consumed:
+            // the entry point's argument is the caller's to give.
+            self.unique.insert(id);
             let name = format!("arg{}", params.len());
             let arg = TExpr {
                 kind: TExprKind::Var(id),

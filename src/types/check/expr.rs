@@ -214,7 +214,13 @@ impl<'a> Checker<'a> {
                 form,
                 body,
             } => self.check_loop(pat, init.as_deref(), form, body, span),
-            ExprKind::Update(arr, idx, v) => self.check_update(arr, idx, v, span),
+            ExprKind::Update(arr, idx, v, in_place) => {
+                let te = self.check_update(arr, idx, v, span)?;
+                if *in_place {
+                    self.in_place.insert((self.ctx.file, span.clone()));
+                }
+                Ok(te)
+            }
             ExprKind::Index(arr, idx) => self.check_index(arr, idx, span),
             ExprKind::Field(x, field) => {
                 if let Some(member) = self.type_param_member(x, field, span) {
@@ -388,7 +394,72 @@ impl<'a> Checker<'a> {
         })
     }
 
+    /// The program's own definition of an operator's symbol in scope (`def
+    /// (+)`, a local `let (+)`, one of a module opened by `M.(...)`), as a
+    /// function value; `None` when the symbol means the built-in operator.
+    fn user_operator(&mut self, op: BinOp, span: &Span) -> Option<Result<TExpr>> {
+        let sym = binop_symbol(op);
+        match self.lookup_local(sym) {
+            Some(Binding::Local { id, ty }) => {
+                let (id, ty) = (*id, ty.clone());
+                return Some(Ok(self.node(TExprKind::Var(id), ty, span)));
+            }
+            Some(Binding::Fun(t)) => {
+                let t = t.clone();
+                return Some(self.apply_template(t, span, span, &[]));
+            }
+            None => {}
+        }
+        // An opened module's operator comes first; a scalar module's is
+        // the built-in one (`T.(a * b)` with `T` = `f32`).
+        let mut found = None;
+        for m in self.ctx.opened.iter().rev() {
+            match m {
+                ModValue::Env(e) => {
+                    if let Some(v) = e.values.get(sym) {
+                        found = Some(*v);
+                        break;
+                    }
+                }
+                ModValue::Scalar(t) if self.scalar_has_op(*t, op) => return None,
+                _ => {}
+            }
+        }
+        // Definitions are not recursive: in `def (+) a b = ... + ...` the
+        // body's `+` is the one before it.
+        match found.or_else(|| self.ctx.env.values.get(sym).copied()) {
+            Some(ValRef::Def(d)) => {
+                let t = self.defs[d].template.clone();
+                Some(self.apply_template(t, span, span, &[]))
+            }
+            _ => None,
+        }
+    }
+
+    /// Applies a checked function value to checked arguments.
+    fn apply_values(&mut self, f: TExpr, args: Vec<TExpr>, span: &Span) -> Result<TExpr> {
+        let mut fty = f.ty.clone();
+        for a in &args {
+            let (p, r) = (self.inf.fresh(), self.inf.fresh());
+            let want = Type::func(p.clone(), r.clone());
+            if self.inf.unify(&fty, &want).is_err() {
+                let shown = self.inf.display(&fty);
+                return Err(self.error(
+                    span,
+                    format!("this operator has type `{shown}`, which takes no more arguments"),
+                ));
+            }
+            self.expect(&a.span, &p, &a.ty)?;
+            fty = r;
+        }
+        Ok(self.node(TExprKind::Apply(Box::new(f), args), fty, span))
+    }
+
     pub(super) fn binop(&mut self, op: BinOp, l: TExpr, r: TExpr, span: &Span) -> Result<TExpr> {
+        if let Some(f) = self.user_operator(op, span) {
+            let f = f?;
+            return self.apply_values(f, vec![l, r], span);
+        }
         let sym = binop_symbol(op);
         let ty = match op {
             BinOp::Concat => {

@@ -50,9 +50,21 @@ impl<'a> Checker<'a> {
         let module = self
             .resolve_module(&path)
             .map_err(|msg| self.error(&m.span(), msg))?;
+        // The module's names shadow the locals bound outside `M.(...)`.
+        let outer = self.locals.clone();
+        if let ModValue::Env(env) = &module {
+            let mut inner = Locals::new();
+            for (name, b) in outer.iter() {
+                if !env.values.contains_key(name) {
+                    inner = inner.insert(name.clone(), b.clone());
+                }
+            }
+            self.locals = inner;
+        }
         self.ctx.opened.push(module);
         let result = self.check_hint(x, hint);
         self.ctx.opened.pop();
+        self.locals = outer;
         result
     }
 

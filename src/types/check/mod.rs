@@ -113,7 +113,12 @@ pub fn check_with_stats(
             .map(|i| i.unwrap_or_else(unreachable_instance))
             .collect();
         let program = CheckedProgram { entries, instances };
-        errors = consume::check_consumption(checker.sources, &program, &checker.unique);
+        errors = consume::check_consumption(
+            checker.sources,
+            &program,
+            &checker.unique,
+            &checker.in_place,
+        );
         if errors.is_empty() {
             return (Ok(program), stats);
         }
@@ -283,6 +288,8 @@ struct Checker<'a> {
     stats: CheckStats,
     /// Locals declared unique (`*t`), for the consumption check.
     unique: std::collections::HashSet<LocalId>,
+    /// The updates written `let a[i] = v`, which consume `a`.
+    in_place: std::collections::HashSet<(FileId, Span)>,
 }
 
 fn i64_ty() -> Type {
@@ -322,6 +329,7 @@ impl<'a> Checker<'a> {
             errors: Vec::new(),
             stats: CheckStats::default(),
             unique: Default::default(),
+            in_place: Default::default(),
         }
     }
 
@@ -398,6 +406,19 @@ impl<'a> Checker<'a> {
     /// A global value: in a module opened by `M.(e)`, in scope, or
     /// defined later in the same declaration list.
     fn lookup_global(&self, name: &str) -> Option<ValRef> {
+        self.lookup_earlier(name).or_else(|| {
+            // A built-in is what a name means before a later definition of
+            // it (`def stdreplicate = replicate` ahead of `def replicate`).
+            if crate::types::builtins::array_builtin(name).is_some() {
+                return None;
+            }
+            let forward = self.ctx.forward.as_ref()?.borrow();
+            forward.values.get(name).copied()
+        })
+    }
+
+    /// A global value defined before this point (not a later definition).
+    fn lookup_earlier(&self, name: &str) -> Option<ValRef> {
         for m in self.ctx.opened.iter().rev() {
             match m {
                 ModValue::Env(e) => {
@@ -413,11 +434,7 @@ impl<'a> Checker<'a> {
                 ModValue::Functor(_) => {}
             }
         }
-        if let Some(v) = self.ctx.env.values.get(name) {
-            return Some(*v);
-        }
-        let forward = self.ctx.forward.as_ref()?.borrow();
-        forward.values.get(name).copied()
+        self.ctx.env.values.get(name).copied()
     }
 
     /// A global definition by name (not a scalar module's member).
@@ -472,6 +489,8 @@ fn unsupported_feature(name: &str) -> Option<&'static str> {
         "vjp" | "jvp" | "vjp2" | "jvp2" => "automatic differentiation (`vjp`, `jvp`)",
         "trace" | "break" => "debugging with `trace` and `break`",
         "manifest" => "`manifest`",
+        "intrinsics" => "Futhark's compiler intrinsics (`intrinsics.*`)",
+        "rep" => "`rep` (a `replicate` whose size comes from the type; use `replicate n x`)",
         "hist_2d" | "reduce_by_index_2d" | "reduce_by_index_3d" => {
             "multi-dimensional histograms (`reduce_by_index_2d`)"
         }
