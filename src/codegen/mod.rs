@@ -220,13 +220,7 @@ pub fn emit<'ctx>(
         .target
         .is_gpu()
         .then(|| gpu::Device::new(context, opts.target == Target::NvPtxEmu));
-    let (module, device) = emit::build(
-        context,
-        program,
-        backend.as_ref(),
-        opts,
-        device,
-    )?;
+    let (module, device) = emit::build(context, program, backend.as_ref(), opts, device)?;
     module.set_triple(&machine.get_triple());
     module.set_data_layout(&machine.get_target_data().get_data_layout());
     let (gpu, device) = match device {

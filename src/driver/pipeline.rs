@@ -192,7 +192,14 @@ fn compile_to(
         }
         false => None,
     };
-    back_end(&loops, api.as_ref(), fallback.as_ref(), options, goal, session)
+    back_end(
+        &loops,
+        api.as_ref(),
+        fallback.as_ref(),
+        options,
+        goal,
+        session,
+    )
 }
 
 /// The simplifier: `SIMPLIFY` in rounds until a round changes nothing, at
