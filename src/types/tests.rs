@@ -294,8 +294,12 @@ fn slices_and_updates() {
     );
     let src = "entry main (m: [][]i32) (xs: []i32) = (m with [0, 1] = 5, m with [1] = xs)";
     assert_eq!(entry_ret(src), "([][]i32, [][]i32)");
-    let src = "entry main (xs: []i32) = let xs[0] = 7 in xs";
+    let src = "entry main (xs: *[]i32) = let xs[0] = 7 in xs";
     assert_eq!(entry_ret(src), "[]i32");
+    // `let a[i] = v` consumes `a`: a parameter must be unique for that.
+    let (d, text) = err("entry main (xs: []i32) = let xs[0] = 7 in xs");
+    assert!(d.message.contains("not consumable"), "{d:?}");
+    assert_eq!(text, "xs[0] = 7");
     let (d, text) = err("entry main (x: i32) = x[1:2]");
     assert!(
         d.message.contains("cannot slice a value of type `i32`"),
