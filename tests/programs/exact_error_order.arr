@@ -7,7 +7,7 @@
 -- ==
 -- input { [1u8, 2u8, 3u8] } error: size mismatch: 0 and 3 at .*:14:11
 -- input { [0u8, 0u8] } output { [0u8, 0u8] [0u8, 0u8] }
-
+-- tags { cpu_exact_errors }
 entry main (xs: []u8) : ([]u8, []u8) =
   let a = filter (\x -> x == 0) xs
   let b = scan (+) 0 xs

@@ -7,7 +7,7 @@
 -- ==
 -- input { empty([0]u64) } error: assertion failed at .*:12:28
 -- input { [1u64] } error: assertion failed at .*:12:28
-
+-- tags { cpu_exact_errors }
 entry main (in0: []u64) : ([]i32) =
   let v18 = (map (\h17 -> (assert false 0i32)) (replicate 1i64 1i32))
   let v21 = (if (assert false true) then (map (\x19 -> 1f64) in0) else (map (\x19 -> 0f64) in0))

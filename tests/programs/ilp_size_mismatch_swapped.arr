@@ -5,7 +5,7 @@
 -- by the exact-errors fallback (see exact_error_order.arr).
 -- ==
 -- input { [5i32] } error: size mismatch: 1 and 2 at .*:10:101
-
+-- tags { cpu_exact_errors }
 entry main (in2: []i32) : ([]i32) =
   let (v22, v23) = unzip (scan (\(a18, b19) (a20, b21) -> ((+) a18 a20, (|) b19 b21)) (0i32, 0i64) (zip in2 (map (\w17 -> 1i64) (in2 ++ (map (\x14 -> 0i32) in2)))))
   in v22
