@@ -112,7 +112,7 @@ pub(super) fn prim(t: ScalarType) -> &'static str {
 }
 
 /// The C type of a scalar in memory, and its field in `arr_value.scalar`.
-fn c_scalar(t: ScalarType) -> (&'static str, &'static str) {
+pub(crate) fn c_scalar(t: ScalarType) -> (&'static str, &'static str) {
     match t {
         ScalarType::I8 => ("int8_t", "i8"),
         ScalarType::I16 => ("int16_t", "i16"),

@@ -17,19 +17,9 @@ use std::fmt::Write;
 /// The element type's C type and its name in the API's type names.
 pub(crate) fn c_elem(t: ScalarType) -> (&'static str, &'static str) {
     match t {
-        ScalarType::I8 => ("int8_t", "i8"),
-        ScalarType::I16 => ("int16_t", "i16"),
-        ScalarType::I32 => ("int32_t", "i32"),
-        ScalarType::I64 => ("int64_t", "i64"),
-        ScalarType::U8 => ("uint8_t", "u8"),
-        ScalarType::U16 => ("uint16_t", "u16"),
-        ScalarType::U32 => ("uint32_t", "u32"),
-        ScalarType::U64 => ("uint64_t", "u64"),
-        // Half floats cross the C API as their bits.
-        ScalarType::F16 => ("uint16_t", "f16"),
-        ScalarType::F32 => ("float", "f32"),
-        ScalarType::F64 => ("double", "f64"),
+        // The API speaks C's `bool`; values store it as a byte.
         ScalarType::Bool => ("bool", "bool"),
+        _ => super::glue::c_scalar(t),
     }
 }
 
