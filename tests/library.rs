@@ -501,3 +501,110 @@ fn run_time_errors_return_from_the_library_and_leave_the_context_usable() {
     );
     assert_eq!(out, expected);
 }
+
+/// A GPU library where there is no CUDA driver (`ARRC_CUDA_LIBRARY` names
+/// a file that does not exist, so that a machine with a GPU behaves the
+/// same): the context comes back holding the error, every call fails with
+/// it, and the process goes on.
+const NO_DRIVER: &str = "entry twice (x: f32) : f32 = 2 * x\n\
+    entry sum (xs: []f32) : f32 = f32.sum xs\n";
+
+const NO_DRIVER_C: &str = r#"
+#include "nodrv.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The error's text up to the driver's own words (which vary). */
+static void show(struct arrc_context *ctx, const char *what) {
+    char *e = arrc_context_get_error(ctx);
+    if (e == NULL) {
+        printf("%s: no error\n", what);
+        return;
+    }
+    char *why = strstr(e, " (");
+    if (why != NULL) {
+        *why = '\0';
+    }
+    printf("%s: %s\n", what, e);
+    free(e);
+}
+
+int main(void) {
+    struct arrc_context_config *cfg = arrc_context_config_new();
+    struct arrc_context *ctx = arrc_context_new(cfg);
+    arrc_context_config_free(cfg);
+    if (ctx == NULL) {
+        return 1;
+    }
+    show(ctx, "new");
+    show(ctx, "again");
+    float x = 1, r = 0;
+    struct arrc_f32_1d *xs = arrc_new_f32_1d(ctx, &x, 1);
+    printf("array %s\n", xs == NULL ? "NULL" : "made");
+    show(ctx, "arrc_new_f32_1d");
+    printf("rc %d\n", arrc_entry_twice(ctx, &r, 2));
+    show(ctx, "arrc_entry_twice");
+    arrc_context_free(ctx);
+    printf("still running\n");
+    return 0;
+}
+"#;
+
+#[test]
+fn a_gpu_library_without_a_driver_returns_errors_and_never_exits() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("nodrv.arr"), NO_DRIVER).unwrap();
+    for flag in ["--library", "--python"] {
+        ok(
+            arrc()
+                .current_dir(dir.path())
+                .args(["build", flag, "--target", "nvptx", "nodrv.arr"])
+                .output()
+                .unwrap(),
+            "arrc build --target nvptx",
+        );
+    }
+    std::fs::write(dir.path().join("main.c"), NO_DRIVER_C).unwrap();
+    ok(
+        Command::new("cc")
+            .current_dir(dir.path())
+            .args(["-std=c11", "-Wall", "-Werror", "-o", "main", "main.c"])
+            .args(["-I.", "-L.", "-lnodrv", "-Wl,-rpath,$ORIGIN"])
+            .output()
+            .unwrap(),
+        "cc main.c",
+    );
+    let missing = "/nonexistent/libcuda.so.1";
+    let out = ok(
+        Command::new(dir.path().join("main"))
+            .env("ARRC_CUDA_LIBRARY", missing)
+            .output()
+            .unwrap(),
+        "the caller of a GPU library without a driver",
+    );
+    let error = format!("Error: no CUDA driver: cannot load {missing}");
+    let expected = format!(
+        "new: {error}\nagain: no error\narray NULL\narrc_new_f32_1d: {error}\n\
+         rc 1\narrc_entry_twice: {error}\nstill running\n"
+    );
+    assert_eq!(out, expected);
+    let script = r#"
+import numpy as np, nodrv
+for attempt in (lambda: nodrv.Context(), lambda: nodrv.twice(1.0)):
+    try:
+        attempt()
+        raise SystemExit("no error")
+    except nodrv.Error as e:
+        assert str(e).startswith("no CUDA driver: cannot load /nonexistent/"), e
+print("ok")
+"#;
+    let run = Command::new("python3")
+        .current_dir(dir.path())
+        .env("ARRC_CUDA_LIBRARY", missing)
+        .arg("-c")
+        .arg(script)
+        .output()
+        .unwrap();
+    assert_eq!(ok(run, "the Python module without a driver"), "ok\n");
+}
