@@ -12,7 +12,7 @@ use arrc::driver::testblock::{parse_blocks, Expect, Input};
 use arrc::runtime::value::{compare, read_values, write_binary, Value};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::{arrc, ok, python, root};
+use support::{arrc, build, library, ok, python, root, run_main, valgrind};
 
 /// The code blocks of docs/library.md fenced as ```` ```LANG ````.
 fn doc_blocks(lang: &str) -> Vec<String> {
@@ -463,24 +463,12 @@ int main(void) {
 #[test]
 fn run_time_errors_return_from_the_library_and_leave_the_context_usable() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("failing.arr"), FAILING).unwrap();
-    ok(
-        arrc()
-            .current_dir(dir.path())
-            .args(["build", "--library", "failing.arr"])
-            .output()
-            .unwrap(),
-        "arrc build --library",
-    );
-    std::fs::write(dir.path().join("main.c"), FAILING_C).unwrap();
-    ok(
-        Command::new("cc")
-            .current_dir(dir.path())
-            .args(["-std=c11", "-Wall", "-Werror", "-o", "main", "main.c"])
-            .args(["-I.", "-L.", "-lfailing", "-Wl,-rpath,$ORIGIN"])
-            .output()
-            .unwrap(),
-        "cc main.c",
+    library(
+        dir.path(),
+        "failing",
+        FAILING,
+        &["--library"],
+        Some(FAILING_C),
     );
     let once = "1 Error: division by zero at failing.arr:1:53\n\
                 1 Error: division by zero at failing.arr:2:69\n\
@@ -489,16 +477,7 @@ fn run_time_errors_return_from_the_library_and_leave_the_context_usable() {
                 1 Error: assertion failed at failing.arr:5:57\n";
     let expected = format!("{once}{once}{once}0 ok\ndiv 0 0\n0 ok\nscan 1000\n");
     // Tiny grains send the small inputs through the parallel strategies.
-    let out = ok(
-        Command::new("valgrind")
-            .current_dir(dir.path())
-            .args(["-q", "--error-exitcode=9", "--leak-check=full"])
-            .args(["--errors-for-leak-kinds=definite,indirect", "./main"])
-            .env("ARRC_GRAIN", "1")
-            .output()
-            .unwrap(),
-        "valgrind ./main",
-    );
+    let out = valgrind(dir.path(), &[("ARRC_GRAIN", "1")]);
     assert_eq!(out, expected);
 }
 
@@ -554,35 +533,11 @@ int main(void) {
 #[test]
 fn a_gpu_library_without_a_driver_returns_errors_and_never_exits() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("nodrv.arr"), NO_DRIVER).unwrap();
-    for flag in ["--library", "--python"] {
-        ok(
-            arrc()
-                .current_dir(dir.path())
-                .args(["build", flag, "--target", "nvptx", "nodrv.arr"])
-                .output()
-                .unwrap(),
-            "arrc build --target nvptx",
-        );
-    }
-    std::fs::write(dir.path().join("main.c"), NO_DRIVER_C).unwrap();
-    ok(
-        Command::new("cc")
-            .current_dir(dir.path())
-            .args(["-std=c11", "-Wall", "-Werror", "-o", "main", "main.c"])
-            .args(["-I.", "-L.", "-lnodrv", "-Wl,-rpath,$ORIGIN"])
-            .output()
-            .unwrap(),
-        "cc main.c",
-    );
+    let nvptx = ["--library", "--target", "nvptx"];
+    library(dir.path(), "nodrv", NO_DRIVER, &nvptx, Some(NO_DRIVER_C));
+    build(dir.path(), &["--python", "--target", "nvptx", "nodrv.arr"]);
     let missing = "/nonexistent/libcuda.so.1";
-    let out = ok(
-        Command::new(dir.path().join("main"))
-            .env("ARRC_CUDA_LIBRARY", missing)
-            .output()
-            .unwrap(),
-        "the caller of a GPU library without a driver",
-    );
+    let out = run_main(dir.path(), &[("ARRC_CUDA_LIBRARY", missing)]);
     let error = format!("Error: no CUDA driver: cannot load {missing}");
     let expected = format!(
         "new: {error}\nagain: no error\narray NULL\narrc_new_f32_1d: {error}\n\

@@ -7,7 +7,7 @@ mod support;
 
 use arrc::runtime::value::{compare, read_values, Value};
 use std::process::Command;
-use support::{arrc, build, library, ok, python, valgrind};
+use support::{arrc, build, library, ok, python, run_main, valgrind};
 
 /// Entry points taking and returning opaque values: a record (named by its
 /// abbreviation), an array of records, a sum type, a tuple parameter and a
@@ -473,13 +473,7 @@ fn a_gpu_library_keeps_its_arrays_on_the_device() {
     let emu = ["--library", "--target", "nvptx-emu"];
     library(dir.path(), "gpu", GPU_PROGRAM, &emu, Some(GPU_C));
     // Small blocks and grids: the multi-block paths on small inputs.
-    let out = ok(
-        Command::new(dir.path().join("main"))
-            .env("ARRC_GPU_SHRINK", "1")
-            .output()
-            .unwrap(),
-        "the GPU library's caller",
-    );
+    let out = run_main(dir.path(), &[("ARRC_GPU_SHRINK", "1")]);
     // x -> 4x + 3; the sum of 4i + 3 over i < 1000 is 1998000 + 3000.
     let expected = "raw none\nstep step 3 7 3999\ntotal 2.001e+06\n\
         Error: index 1000 out of bounds for array of length 1000 at gpu.arr:4:39\n\
@@ -568,10 +562,7 @@ fn a_gpu_library_frees_its_device_memory() {
     let dir = tempfile::tempdir().unwrap();
     let emu = ["--library", "--target", "nvptx-emu"];
     library(dir.path(), "gpu", GPU_PROGRAM, &emu, Some(GPU_MEMORY_C));
-    let out = ok(
-        Command::new(dir.path().join("main")).output().unwrap(),
-        "the GPU library's caller",
-    );
+    let out = run_main(dir.path(), &[]);
     let expected =
         "rc 1: Error: index 5000 out of bounds for array of length 5000 at gpu.arr:9:21\n\
         a failed call leaves 0 bytes more\nresults held yes\n\

@@ -84,3 +84,12 @@ pub fn valgrind(dir: &Path, env: &[(&str, &str)]) -> String {
         "valgrind ./main",
     )
 }
+
+/// Runs `dir/main` with `env`, which must succeed; its output.
+pub fn run_main(dir: &Path, env: &[(&str, &str)]) -> String {
+    let out = Command::new(dir.join("main"))
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    ok(out, "./main")
+}

@@ -62,6 +62,13 @@ fn field_out(api: &Api, f: &Field, out: &str, offset: usize) -> String {
     }
 }
 
+/// `rank` names `PREFIX0, PREFIX1, ...` and their `int64_t` parameters.
+fn int64s(prefix: &str, rank: usize) -> (Vec<String>, String) {
+    let names: Vec<String> = (0..rank).map(|d| format!("{prefix}{d}")).collect();
+    let params: Vec<String> = names.iter().map(|n| format!("int64_t {n}")).collect();
+    (names, params.join(", "))
+}
+
 /// The functions of opaque type `k`.
 fn funcs(api: &Api, k: usize) -> Vec<Func> {
     let o = &api.opaques[k];
@@ -80,13 +87,11 @@ fn funcs(api: &Api, k: usize) -> Vec<Func> {
     }
     if let Some(e) = o.elem {
         let elem = &api.opaques[e].name;
-        let names: Vec<String> = (0..rank).map(|d| format!("i{d}")).collect();
-        let params: Vec<String> = names.iter().map(|i| format!("int64_t {i}")).collect();
+        let (names, params) = int64s("i", rank);
         out.push(Func {
             decl: format!(
-                "int arrc_index_opaque_{n}({CTX}, struct arrc_opaque_{elem} **out, {}, {})",
+                "int arrc_index_opaque_{n}({CTX}, struct arrc_opaque_{elem} **out, {}, {params})",
                 obj_in(o),
-                params.join(", ")
             ),
             body: format!(
                 "    const int64_t index[] = {{{}}};\n    \
@@ -96,13 +101,11 @@ fn funcs(api: &Api, k: usize) -> Vec<Func> {
             ),
         });
         if let OpaqueKind::SumArray { .. } = o.kind {
-            let dims: Vec<String> = (0..rank).map(|d| format!("dim{d}")).collect();
-            let params: Vec<String> = dims.iter().map(|d| format!("int64_t {d}")).collect();
+            let (dims, params) = int64s("dim", rank);
             out.push(Func {
                 decl: format!(
-                    "int arrc_new_opaque_{n}({CTX}, {}, const struct arrc_opaque_{elem} *const *elems, {})",
+                    "int arrc_new_opaque_{n}({CTX}, {}, const struct arrc_opaque_{elem} *const *elems, {params})",
                     obj_out(o),
-                    params.join(", ")
                 ),
                 body: format!(
                     "    const int64_t dims[] = {{{}}};\n    \
