@@ -483,8 +483,8 @@ fn run_time_errors_return_from_the_library_and_leave_the_context_usable() {
 
 /// A GPU library where there is no CUDA driver (`ARRC_CUDA_LIBRARY` names
 /// a file that does not exist, so that a machine with a GPU behaves the
-/// same): the context comes back holding the error, every call fails with
-/// it, and the process goes on.
+/// same), or a driver that fails: the context comes back holding the
+/// error, every call fails with it, and the process goes on.
 const NO_DRIVER: &str = "entry twice (x: f32) : f32 = 2 * x\n\
     entry sum (xs: []f32) : f32 = f32.sum xs\n";
 
@@ -537,13 +537,44 @@ fn a_gpu_library_without_a_driver_returns_errors_and_never_exits() {
     library(dir.path(), "nodrv", NO_DRIVER, &nvptx, Some(NO_DRIVER_C));
     build(dir.path(), &["--python", "--target", "nvptx", "nodrv.arr"]);
     let missing = "/nonexistent/libcuda.so.1";
-    let out = run_main(dir.path(), &[("ARRC_CUDA_LIBRARY", missing)]);
-    let error = format!("Error: no CUDA driver: cannot load {missing}");
-    let expected = format!(
-        "new: {error}\nagain: no error\narray NULL\narrc_new_f32_1d: {error}\n\
-         rc 1\narrc_entry_twice: {error}\nstill running\n"
+    // The stand-in driver of tests/gpu finds no GPU, or rejects the PTX
+    // (what an executable reports as an internal error, exit 70).
+    let fake = dir.path().join("libcuda.so.1");
+    ok(
+        Command::new("cc")
+            .args(["-std=c11", "-shared", "-fPIC"])
+            .arg(root().join("tests/gpu/fake_cuda.c"))
+            .arg("-o")
+            .arg(&fake)
+            .output()
+            .unwrap(),
+        "cc fake_cuda.c",
     );
-    assert_eq!(out, expected);
+    let fake = fake.to_str().unwrap();
+    let cases = [
+        (
+            missing,
+            "",
+            format!("Error: no CUDA driver: cannot load {missing}"),
+        ),
+        (fake, "nodevice", "Error: no CUDA GPU found".to_string()),
+        (
+            fake,
+            "badptx",
+            "Error: internal compiler error: CUDA: the driver rejected the PTX".to_string(),
+        ),
+    ];
+    for (driver, mode, start) in cases {
+        let env = [("ARRC_CUDA_LIBRARY", driver), ("FAKE_CUDA", mode)];
+        let out = run_main(dir.path(), &env);
+        let error = out.lines().next().unwrap_or("").trim_start_matches("new: ");
+        assert!(error.starts_with(&start), "{out}");
+        let expected = format!(
+            "new: {error}\nagain: no error\narray NULL\narrc_new_f32_1d: {error}\n\
+             rc 1\narrc_entry_twice: {error}\nstill running\n"
+        );
+        assert_eq!(out, expected);
+    }
     let script = r#"
 import numpy as np, nodrv
 for attempt in (lambda: nodrv.Context(), lambda: nodrv.twice(1.0)):
