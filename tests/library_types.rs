@@ -26,7 +26,9 @@ entry grow (s: shape) : shape =\n  match s\n  case #circle r -> #rect r r\n  cas
 entry pair_sum (p: (i64, []i64)) : i64 = p.0 + i64.sum p.1\n\
 entry stats (xs: []i64) : (i64, (i64, []i64)) = (length xs, (i64.sum xs, map (* 2) xs))\n\
 entry shapes (xs: []f32) : []shape = map (\\x -> if x > 0 then #circle x else #rect x (-x)) xs\n\
-entry areas (ss: []shape) : []f32 =\n  map (\\s -> match s\n    case #circle r -> 3 * r * r\n    case #rect w h -> w * h) ss\n";
+entry areas (ss: []shape) : []f32 =\n  map (\\s -> match s\n    case #circle r -> 3 * r * r\n    case #rect w h -> w * h) ss\n\
+entry pairs (xs: [][]i64) : [](i64, []i64) = map (\\r -> (i64.sum r, r)) xs\n\
+entry pair_at (xs: [][]i64) (i: i64) : (i64, []i64) = (i64.sum xs[i], xs[i])\n";
 
 const OPAQUE_C: &str = r#"
 #include "opq.h"
@@ -260,6 +262,12 @@ const OPAQUE_PY: &[(&str, &str, &str, &[usize])] = &[
         "1u8 0f32 2f32 5f32",
         "ss = prog.arr_shape_1d([prog.shape.circle(f32(1)), prog.shape.rect(f32(2), f32(5))])\n\
          out = [prog.area(ss.index(1))]",
+        &[],
+    ),
+    (
+        "pair_at",
+        "[[0i64, 1i64, 2i64], [3i64, 4i64, 5i64]] 1i64",
+        "e = prog.pairs(np.arange(6).reshape(2, 3)).index(1); out = [e[0], e[1]]",
         &[],
     ),
     (
