@@ -62,7 +62,7 @@ pub fn merge_row_maps(body: &Body, members: &[usize]) -> Vec<SoacStm> {
                             .iter()
                             .any(|x| made.contains(x))
                 };
-                if !shares_rows(&leaves[a], &leaves[b]) {
+                if reads_made(&leaves[b]) || !shares_rows(&leaves[a], &leaves[b]) {
                     // A producer of rows and their consumer: one map whose
                     // function runs the consumer's body on the rows the
                     // producer's body makes, so the inner SOACs can fuse

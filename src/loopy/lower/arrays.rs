@@ -171,8 +171,15 @@ impl Lowerer {
             let idx = [lin(a), lin(b)];
             let var = self.var(p.id);
             if var != array && self.shapes.contains_key(&var) {
-                self.generated
-                    .insert(var, Generated::View { src: array, idx });
+                let depth = Some(self.lambda_depth);
+                self.generated.insert(
+                    var,
+                    Generated::View {
+                        src: array,
+                        idx,
+                        depth,
+                    },
+                );
             }
         }
     }

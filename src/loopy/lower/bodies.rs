@@ -515,7 +515,9 @@ impl Lowerer {
                     };
                     if self.array_shape(src).len() == 2 {
                         let idx = [dim(1), dim(0)];
-                        self.generated.insert(var, Generated::View { src, idx });
+                        let depth = Some(self.lambda_depth);
+                        self.generated
+                            .insert(var, Generated::View { src, idx, depth });
                     }
                 }
             }

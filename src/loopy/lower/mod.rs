@@ -132,9 +132,14 @@ enum Generated {
     /// view again (over the row of the copy, used when something reads it
     /// otherwise) and an element is read from `src`, so the copy is only
     /// made when something else reads it.
+    /// `depth`: a view made by a statement is read in place only by loops
+    /// at its own lambda depth (each element once); a loop nested deeper
+    /// reads it again in every iteration of the enclosing one, where the
+    /// contiguous copy pays (a matrix product's transposed operand).
     View {
         src: VarId,
         idx: [Lin; 2],
+        depth: Option<usize>,
     },
     /// `first ++ second` of vectors: element `i` is `first[i]` below
     /// `split` (the first's length), else `second[i - split]`.
@@ -506,9 +511,11 @@ impl Lowerer {
         let ty = self
             .type_of(&Atom::Var(array))
             .unwrap_or(Type::Array(ScalarType::I64, 1));
-        if let (Some(generated), None, [i]) =
-            (self.generated.get(&array).copied(), check, &index[..])
-        {
+        let generated = match self.generated.get(&array).copied() {
+            Some(Generated::View { depth: Some(d), .. }) if d != self.lambda_depth => None,
+            other => other,
+        };
+        if let (Some(generated), None, [i]) = (generated, check, &index[..]) {
             // In range by the loop bound (unchecked): the element is known.
             return match generated {
                 Generated::Replicate(value) => value,
@@ -528,7 +535,7 @@ impl Lowerer {
                     };
                     self.elem(src, vec![j], name, None, out)
                 }
-                Generated::View { src, idx } => {
+                Generated::View { src, idx, .. } => {
                     // The outer dimension is fixed at `i`.
                     let mut rest = idx;
                     for lin in &mut rest {
@@ -554,8 +561,14 @@ impl Lowerer {
                     }
                     let row = self.raw_elem(array, index, name, None, out);
                     if let Atom::Var(id) = row {
-                        self.generated
-                            .insert(id, Generated::View { src, idx: rest });
+                        self.generated.insert(
+                            id,
+                            Generated::View {
+                                src,
+                                idx: rest,
+                                depth: None,
+                            },
+                        );
                     }
                     row
                 }
