@@ -264,6 +264,32 @@ impl<'ctx> Gen<'ctx, '_> {
     }
 
     /// `c[0] + x * (c[1] + x * (...))` in `x`'s type.
+    /// Runs `build` (straight-line code in the current block) and lets
+    /// LLVM contract the float multiplies and adds it emitted into fused
+    /// multiply-adds, as the program's own arithmetic may (LANGUAGE.md
+    /// section 6), unless `--strict-fp`. The documented accuracy holds
+    /// both ways (`tests/vmath.rs` and `tests/vmath64.rs` run the default).
+    pub(super) fn contracting(
+        &self,
+        build: impl FnOnce(&Self) -> Res<FloatValue<'ctx>>,
+    ) -> Res<FloatValue<'ctx>> {
+        let block = self.builder.get_insert_block();
+        let before = block.and_then(|bb| bb.get_last_instruction());
+        let v = build(self)?;
+        if self.strict_fp {
+            return Ok(v);
+        }
+        let mut next = match before {
+            Some(i) => i.get_next_instruction(),
+            None => block.and_then(|bb| bb.get_first_instruction()),
+        };
+        while let Some(inst) = next {
+            super::allow_contraction_of(inst)?;
+            next = inst.get_next_instruction();
+        }
+        Ok(v)
+    }
+
     pub(super) fn horner_with(
         &self,
         x: FloatValue<'ctx>,
