@@ -244,25 +244,32 @@ fn matches(o: &LoopNest) -> Option<Shape<'_>> {
         }
         _ => invariant_assert(stmt, &inside),
     });
-    let r_ok = r.par == Parallelism::Reduce
-        && !r.reductions.is_empty()
-        && r.scans.is_empty()
-        && r.compactions.is_empty()
-        && r.hists.is_empty()
-        && r.scatters.is_empty()
-        && outside(&r.width, &inside)
-        && r.reductions.iter().all(|red| {
-            red.carried.iter().all(|c| match c.var.ty {
-                Type::Scalar(t) => t.is_int() || matches!(t, ScalarType::F32 | ScalarType::F64),
-                Type::Array(..) => false,
-            })
-        })
+    let r_ok = scalar_reduction(r, &inside)
         && r.body.iter().all(|stmt| match stmt {
             Stmt::Let { exp, .. } => !exp.may_fail(),
             Stmt::Read { check, .. } => check.is_none(),
             _ => false,
         });
     (s_ok && r_ok).then_some(Shape { o, p, j, q, r, s })
+}
+
+/// A reduce nest of integer and float scalars only (no scan, compaction
+/// or histogram), whose width is defined outside `inside`: the same in
+/// every iteration of the nest around it.
+pub(super) fn scalar_reduction(r: &LoopNest, inside: &HashSet<VarId>) -> bool {
+    r.par == Parallelism::Reduce
+        && !r.reductions.is_empty()
+        && r.scans.is_empty()
+        && r.compactions.is_empty()
+        && r.hists.is_empty()
+        && r.scatters.is_empty()
+        && outside(&r.width, inside)
+        && r.reductions.iter().all(|red| {
+            red.carried.iter().all(|c| match c.var.ty {
+                Type::Scalar(t) => t.is_int() || matches!(t, ScalarType::F32 | ScalarType::F64),
+                Type::Array(..) => false,
+            })
+        })
 }
 
 fn loc0() -> SrcLoc {

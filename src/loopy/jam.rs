@@ -43,7 +43,7 @@
 
 use super::block::{
     emit_copies, for_loop, i64c, invariant_assert, jammed_reduce, let_bin, rewrite_nests,
-    scalar_of_row, split, var, I64,
+    scalar_of_row, scalar_reduction, split, var, I64,
 };
 use super::ir::{
     block_vars, Block, Function, LoopNest, Parallelism, Param, SeqForm, SeqLoop, SeqParam, Stmt,
@@ -91,19 +91,7 @@ fn matches<'a>(
     let p_ok = p
         .iter()
         .all(|s| scalar_of_row(s) || invariant_assert(s, &inside));
-    let r_ok = r.par == Parallelism::Reduce
-        && !r.reductions.is_empty()
-        && r.scans.is_empty()
-        && r.compactions.is_empty()
-        && r.hists.is_empty()
-        && r.scatters.is_empty()
-        && super::block::outside(&r.width, &inside)
-        && r.reductions.iter().all(|red| {
-            red.carried.iter().all(|c| match c.var.ty {
-                Type::Scalar(t) => t.is_int() || matches!(t, ScalarType::F32 | ScalarType::F64),
-                Type::Array(..) => false,
-            })
-        })
+    let r_ok = scalar_reduction(r, &inside)
         && pure(&r.body)
         && r.body.iter().any(|s| matches!(s, Stmt::If { .. }));
     if !(p_ok && r_ok && s.iter().all(simple)) {
@@ -113,7 +101,7 @@ fn matches<'a>(
     reads(p, &mut read);
     reads(&r.body, &mut read);
     let mut written = HashSet::new();
-    writes(s, &mut written);
+    super::peel::writes(s, &mut written);
     let shared = sharing(&written, edges);
     if read.iter().any(|a| shared.contains(a)) {
         return None;
@@ -140,21 +128,20 @@ fn pure(block: &Block) -> bool {
 /// writes, checks and branches of those (no allocation, view or loop).
 fn simple(stmt: &Stmt) -> bool {
     match stmt {
-        Stmt::Let { .. }
-        | Stmt::Read { .. }
-        | Stmt::Write { .. }
-        | Stmt::AssertEq { .. }
-        | Stmt::Assert { .. }
-        | Stmt::SizeCheck { .. }
-        | Stmt::IndexCheck { .. }
-        | Stmt::BoundsCheck { .. }
-        | Stmt::SliceCheck { .. } => true,
         Stmt::If {
             then_block,
             else_block,
             ..
-        } => then_block.iter().all(simple) && else_block.iter().all(simple),
-        _ => false,
+        } => then_block.iter().chain(else_block).all(simple),
+        Stmt::Alloc { .. }
+        | Stmt::Row { .. }
+        | Stmt::View { .. }
+        | Stmt::Copy { .. }
+        | Stmt::Free(_)
+        | Stmt::InPlace { .. }
+        | Stmt::SeqLoop(_)
+        | Stmt::Loop(_) => false,
+        _ => true,
     }
 }
 
@@ -171,25 +158,6 @@ fn reads(block: &[Stmt], out: &mut HashSet<VarId>) {
             } => {
                 reads(then_block, out);
                 reads(else_block, out);
-            }
-            _ => {}
-        }
-    }
-}
-
-fn writes(block: &[Stmt], out: &mut HashSet<VarId>) {
-    for stmt in block {
-        match stmt {
-            Stmt::Write { array, .. } => {
-                out.insert(*array);
-            }
-            Stmt::If {
-                then_block,
-                else_block,
-                ..
-            } => {
-                writes(then_block, out);
-                writes(else_block, out);
             }
             _ => {}
         }

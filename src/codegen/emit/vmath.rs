@@ -3,8 +3,10 @@
 //! libm's `expf`, `logf` and `erff` are scalar calls that stop it. `exp`
 //! and `log`: Cody-Waite range reduction and minimax polynomials (the
 //! classic Cephes coefficients), evaluated in `f32`; `erf`: a series and a
-//! fitted tail evaluated in `f64` (see `erf_f32`). No fused multiply-adds,
-//! so results do not depend on the CPU.
+//! fitted tail evaluated in `f64` (see `erf_f32`). Their multiplies and
+//! adds may contract into fused multiply-adds, as the program's own may,
+//! unless `--strict-fp` (`contracting`); the accuracy below holds either
+//! way.
 //!
 //! Accuracy against glibc's `expf`/`logf`/`erff`, measured by
 //! `tests/vmath.rs` over every 193rd `f32` (positive and negative): at
