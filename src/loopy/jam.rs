@@ -49,6 +49,7 @@ use super::ir::{
     block_vars, Block, Function, LoopNest, Parallelism, Param, SeqForm, SeqLoop, SeqParam, Stmt,
 };
 use super::rename::{fresh_above, Fresh, NameSource, Renaming};
+use super::unroll::statements;
 use crate::core::ir::{Atom, BinOp, Type, VarId};
 use crate::types::ScalarType;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -186,21 +187,6 @@ fn sharing(arrays: &HashSet<VarId>, edges: &HashMap<VarId, Vec<VarId>>) -> HashS
     seen
 }
 
-/// Statements at every depth.
-fn count(block: &[Stmt]) -> usize {
-    block
-        .iter()
-        .map(|stmt| match stmt {
-            Stmt::If {
-                then_block,
-                else_block,
-                ..
-            } => 1 + count(then_block) + count(else_block),
-            _ => 1,
-        })
-        .sum()
-}
-
 /// A reduce nest as a `for` loop carrying its accumulators from their
 /// initial (neutral) values: the same fold. The code generator emits it in
 /// place, where the SLP vectoriser sees the lanes' accumulators together
@@ -244,9 +230,9 @@ fn jammed(
     fresh: &mut Fresh,
 ) -> Option<Vec<Stmt>> {
     let (p, r, s) = matches(o, edges)?;
-    if count(p)
-        .saturating_add(count(&r.body))
-        .saturating_add(count(s))
+    if statements(p)
+        .saturating_add(statements(&r.body))
+        .saturating_add(statements(s))
         * lanes
         > MAX_STATEMENTS
     {
