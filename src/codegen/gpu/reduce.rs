@@ -82,7 +82,11 @@ impl<'ctx> Gen<'ctx, '_> {
             for (v, t) in vals.iter().zip(&types) {
                 let mut shuffled = Vec::new();
                 for f in self.fields(v) {
-                    shuffled.push(self.shfl_down(f, off)?);
+                    shuffled.push(self.shfl(
+                        f,
+                        self.ctx.i32_type().const_int(off, false),
+                        false,
+                    )?);
                 }
                 other.push(self.val_of_fields(*t, &shuffled)?);
             }
@@ -149,9 +153,15 @@ impl<'ctx> Gen<'ctx, '_> {
         })
     }
 
-    /// `shfl.sync.down` of one field (any scalar) by `off` lanes over
-    /// the whole warp: 32-bit pieces, as PTX shuffles them.
-    fn shfl_down(&self, v: BasicValueEnum<'ctx>, off: u64) -> Res<BasicValueEnum<'ctx>> {
+    /// `shfl.sync.down` (or `.up`) of one field (any scalar) by `off`
+    /// (an `i32`) lanes over the whole warp: 32-bit pieces, as PTX
+    /// shuffles them.
+    pub(super) fn shfl(
+        &self,
+        v: BasicValueEnum<'ctx>,
+        off: IntValue<'ctx>,
+        up: bool,
+    ) -> Res<BasicValueEnum<'ctx>> {
         let i32t = self.ctx.i32_type();
         let bits_of = |v: BasicValueEnum<'ctx>| -> Res<IntValue<'ctx>> {
             Ok(match v {
@@ -175,7 +185,7 @@ impl<'ctx> Gen<'ctx, '_> {
             } else {
                 bits
             };
-            let r = self.shfl32(x, off)?;
+            let r = self.shfl32(x, off, up)?;
             if width < 32 {
                 self.builder.build_int_truncate(r, bits.get_type(), "")?
             } else {
@@ -188,8 +198,8 @@ impl<'ctx> Gen<'ctx, '_> {
                 .builder
                 .build_right_shift(bits, i64t.const_int(32, false), false, "")?;
             let hi = self.builder.build_int_truncate(hi, i32t, "")?;
-            let lo = self.shfl32(lo, off)?;
-            let hi = self.shfl32(hi, off)?;
+            let lo = self.shfl32(lo, off, up)?;
+            let hi = self.shfl32(hi, off, up)?;
             let lo = self.builder.build_int_z_extend(lo, i64t, "")?;
             let hi = self.builder.build_int_z_extend(hi, i64t, "")?;
             let hi = self
@@ -205,25 +215,28 @@ impl<'ctx> Gen<'ctx, '_> {
         })
     }
 
-    fn shfl32(&self, x: IntValue<'ctx>, off: u64) -> Res<IntValue<'ctx>> {
+    fn shfl32(&self, x: IntValue<'ctx>, off: IntValue<'ctx>, up: bool) -> Res<IntValue<'ctx>> {
         let i32t = self.ctx.i32_type();
-        let name = if self.emulated()? {
-            "arr_emu_shfl_down_i32"
-        } else {
-            "llvm.nvvm.shfl.sync.down.i32"
+        let name = match (self.emulated()?, up) {
+            (true, false) => "arr_emu_shfl_down_i32",
+            (true, true) => "arr_emu_shfl_up_i32",
+            (false, false) => "llvm.nvvm.shfl.sync.down.i32",
+            (false, true) => "llvm.nvvm.shfl.sync.up.i32",
         };
+        // The clamp: the warp's last lane down, its first up.
+        let clamp = if up { 0 } else { 0x1f };
         let t = i32t.into();
         let f = self.declare(name, Some(t), &[t, t, t, t]);
         let args = [
             i32t.const_all_ones().into(),
             x.into(),
-            i32t.const_int(off, false).into(),
-            i32t.const_int(0x1f, false).into(),
+            off.into(),
+            i32t.const_int(clamp, false).into(),
         ];
         self.call_int(f, &args)
     }
 
-    fn set_on_fail(&mut self, target: Option<inkwell::basic_block::BasicBlock<'ctx>>) {
+    pub(super) fn set_on_fail(&mut self, target: Option<inkwell::basic_block::BasicBlock<'ctx>>) {
         if let Some(k) = self.device.as_mut().and_then(|d| d.current.as_mut()) {
             k.on_fail = target;
         }
@@ -231,7 +244,7 @@ impl<'ctx> Gen<'ctx, '_> {
 
     /// The block's dynamic shared memory (`@arr_shared` on nvptx, as a
     /// generic pointer; `arr_emu_shared()` on the emulator).
-    fn shared_base(&self) -> Res<PointerValue<'ctx>> {
+    pub(super) fn shared_base(&self) -> Res<PointerValue<'ctx>> {
         if self.emulated()? {
             let f = self.declare("arr_emu_shared", Some(self.ptr().into()), &[]);
             return self
@@ -286,7 +299,7 @@ impl<'ctx> Gen<'ctx, '_> {
         Ok(())
     }
 
-    fn shared_store(
+    pub(super) fn shared_store(
         &self,
         base: PointerValue<'ctx>,
         first: IntValue<'ctx>,
@@ -297,7 +310,7 @@ impl<'ctx> Gen<'ctx, '_> {
         self.store_cells(base, first, vals)
     }
 
-    fn shared_read(
+    pub(super) fn shared_read(
         &self,
         base: PointerValue<'ctx>,
         first: IntValue<'ctx>,
