@@ -706,12 +706,14 @@ impl<'ctx> Gen<'ctx, '_> {
         hi: IntValue<'ctx>,
         set_key: bool,
     ) -> Res<()> {
-        self.carried_loop_over(fr, nest, &nest.body, slots, lo, hi, set_key, 0)
+        let one = self.const_i64(1);
+        self.carried_loop_over(fr, nest, &nest.body, slots, (lo, hi, one), set_key, 0)
     }
 
-    /// `carried_loop` running `body` (the nest's, or its totals slice),
-    /// the first `skip` carried values left as they are (a totals slice
-    /// does not compute the reductions' next values).
+    /// `carried_loop` running `body` (the nest's, or its totals slice)
+    /// over `range` (`lo`, `hi`, step), the first `skip` carried values
+    /// left as they are (a totals slice does not compute the reductions'
+    /// next values).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn carried_loop_over(
         &mut self,
@@ -719,17 +721,16 @@ impl<'ctx> Gen<'ctx, '_> {
         nest: &LoopNest,
         body: &crate::loopy::ir::Block,
         slots: &[Vec<(PointerValue<'ctx>, BasicTypeEnum<'ctx>)>],
-        lo: IntValue<'ctx>,
-        hi: IntValue<'ctx>,
+        range: (IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>),
         set_key: bool,
         skip: usize,
     ) -> Res<()> {
         let carried: Vec<&Carried> = nest.carried().collect();
-        let one = self.const_i64(1);
+        let (lo, hi, step) = range;
         // Small per-thread scratch on the stack (kept for the nests inside).
         let saved = self.thread_buffers.clone();
         self.stack_scratch(fr, body)?;
-        self.kernel_loop(fr, lo, hi, one, &mut |gen, fr, i| {
+        self.kernel_loop(fr, lo, hi, step, &mut |gen, fr, i| {
             if set_key {
                 let key = gen.key_slot()?;
                 gen.builder.build_store(key, i)?;

@@ -1,6 +1,8 @@
 //! Reductions of scalars with a tree per block: each thread folds its
-//! contiguous slice of the iterations (in thread order, so the slices of a
-//! block are consecutive); the lanes of a warp combine their results
+//! iterations, strided by the grid's threads when every operator is
+//! commutative (`commutative`: the lanes of a warp read neighbours, so
+//! reads coalesce), else a contiguous slice (in thread order, so the
+//! slices of a block are consecutive and the order is kept); the lanes of a warp combine their results
 //! pairwise by warp shuffles in 5 steps, lane 0 writes the warp's to
 //! shared memory, and the block combines the warps' pairwise in `log2
 //! (B / 32)` steps between barriers, the left operand always the earlier
@@ -19,7 +21,7 @@ use super::kernel::{Grid, Params, OUT, PARTIALS, WIDTH};
 use crate::codegen::emit::{Frame, Gen, Res, Val};
 use crate::codegen::runtime::RuntimeFn;
 use crate::codegen::CodegenError;
-use crate::core::ir::Type;
+use crate::core::ir::{Atom, Type};
 use crate::loopy::ir::{LoopNest, Operator};
 use inkwell::types::BasicTypeEnum;
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
@@ -42,6 +44,36 @@ pub(super) fn tree_ok(nest: &LoopNest, fields: usize) -> bool {
             .all(|r| crate::loopy::chunk::infallible(&r.op.body))
 }
 
+/// Whether `op` is commutative as written: each result the same
+/// commutative binary operator on the two operands' corresponding values
+/// (`+`, `*`, `min`, `max` of integers, `&&`, ...), nothing else in its
+/// body. Float `min` and `max` are left out (the sign of a zero result
+/// can depend on the order).
+pub(super) fn commutative(op: &Operator) -> bool {
+    use crate::core::ir::BinOp;
+    use crate::loopy::ir::{ScalarExp, Stmt};
+    let n = op.results.len();
+    if op.params.len() != 2 * n || op.body.len() != n {
+        return false;
+    }
+    op.results.iter().enumerate().all(|(k, r)| {
+        let Atom::Var(v) = r else { return false };
+        op.body.iter().any(|s| match s {
+            Stmt::Let {
+                var,
+                exp: ScalarExp::BinOp(o, Atom::Var(a), Atom::Var(b)),
+                ..
+            } if var.id == *v && o.is_commutative() => {
+                let float = matches!(var.ty, Type::Scalar(t) if t.is_float());
+                let (x, y) = (op.params[k].id, op.params[n + k].id);
+                !(float && matches!(o, BinOp::Min | BinOp::Max))
+                    && ((*a == x && *b == y) || (*a == y && *b == x))
+            }
+            _ => false,
+        })
+    })
+}
+
 impl<'ctx> Gen<'ctx, '_> {
     /// The block-tree reduction kernel: block `b`'s result in cells
     /// `[b * fields, (b + 1) * fields)` of the partials.
@@ -56,11 +88,20 @@ impl<'ctx> Gen<'ctx, '_> {
         let inits = self.inits(nest, kp)?;
         let slots = self.carried_slots(fr, &inits)?;
         let width = kp[WIDTH].into_int_value();
-        let (_, lo, hi) = self.slice(width)?;
+        // Commutative operators: a strided loop, so that the lanes of a
+        // warp read neighbouring iterations (coalesced); otherwise a
+        // contiguous slice per thread, which keeps the order.
+        let range = if nest.reductions.iter().all(|r| commutative(&r.op)) {
+            let (gid, threads) = self.thread_range()?;
+            (gid, width, threads)
+        } else {
+            let (_, lo, hi) = self.slice(width)?;
+            (lo, hi, self.const_i64(1))
+        };
         // A failed check leaves the fold here instead of ending the thread.
         let folded = self.ctx.append_basic_block(fr.func, "fold.done");
         self.set_on_fail(Some(folded));
-        let result = self.carried_loop(fr, nest, &slots, lo, hi, true);
+        let result = self.carried_loop_over(fr, nest, &nest.body, &slots, range, true, 0);
         self.set_on_fail(None);
         result?;
         self.builder.build_unconditional_branch(folded)?;

@@ -164,7 +164,15 @@ impl<'ctx> Gen<'ctx, '_> {
                 .build_int_compare(IntPredicate::EQ, gid, zero, "")?,
             "",
         )?;
-        self.when(fr.func, none, |gen| gen.store_cells(out, zero, &init_vals))?;
+        self.when(fr.func, none, |gen| {
+            gen.store_cells(out, zero, &init_vals)?;
+            // The reductions' one partial (arr_gpu_lookback_chunks counts
+            // at least one tile).
+            if skip > 0 {
+                gen.store_cells(partials, reds0, &init_vals)?;
+            }
+            Ok(())
+        })?;
         let mine = self.carried_slots(fr, &inits)?;
         let carry = self.carried_slots(fr, &inits)?;
         let bad = self.entry_alloca(fr.func, self.i64().into())?;
@@ -212,7 +220,7 @@ impl<'ctx> Gen<'ctx, '_> {
         let totalled = self.ctx.append_basic_block(fr.func, "totals.done");
         self.set_flag(Some(bad));
         self.set_on_fail(Some(totalled));
-        let result = self.carried_loop_over(fr, nest, totals, &mine, lo, hi, true, skip);
+        let result = self.carried_loop_over(fr, nest, totals, &mine, (lo, hi, one), true, skip);
         self.set_on_fail(None);
         self.set_flag(None);
         result?;
@@ -380,16 +388,8 @@ impl<'ctx> Gen<'ctx, '_> {
         let (zero, one) = (self.const_i64(0), self.const_i64(1));
         let c = |gen: &Self, v: u64| gen.i64().const_int(v, false);
         let i64t = self.i64();
-        let TileAt {
-            shared,
-            warps,
-            tile,
-            tiles,
-            aggs0,
-            incls0,
-            partials,
-            out,
-        } = *at;
+        let (shared, warps, tile, tiles) = (at.shared, at.warps, at.tile, at.tiles);
+        let (aggs0, incls0, partials, out) = (at.aggs0, at.incls0, at.partials, at.out);
         // The warps' inclusive prefixes, in order.
         let first = self.shared_read(shared, warp_cell(self, zero)?, flagged, fields + 1)?;
         let inits: Vec<Vec<BasicValueEnum<'ctx>>> =

@@ -253,7 +253,9 @@ int64_t arr_gpu_lookback_tiles(int kernel, int64_t work, int64_t shared, int64_t
 int64_t arr_gpu_lookback_chunks(int kernel, int64_t work, int64_t shared, int64_t items) {
     int64_t per;
     arr_gpu_config c = arr_gpu_lookback_plan(kernel, work, shared, items, &per);
-    return arr_gpu_lookback_tiles(kernel, work, shared, items) * c.block.x;
+    int64_t tiles = arr_gpu_lookback_tiles(kernel, work, shared, items);
+    /* No work: one chunk still holds the reductions' neutral elements. */
+    return tiles < 1 ? 1 : tiles * c.block.x;
 }
 
 void arr_gpu_launch_lookback(int kernel, int64_t work, int64_t shared, void **args) {
