@@ -58,8 +58,8 @@ pub(crate) enum RuntimeFn {
     GpuLookbackTiles,
     /// `int64_t arr_gpu_lookback_chunks(int kernel, int64_t work, int64_t shared, int64_t items)`
     GpuLookbackChunks,
-    /// `void arr_gpu_launch_lookback(int kernel, int64_t work, int64_t shared, void **args)`
-    GpuLaunchLookback,
+    /// `void arr_gpu_launch_shared_block(int kernel, int64_t work, int64_t shared, void **args)`
+    GpuLaunchSharedBlock,
     /// `int64_t arr_gpu_blocks_shared(int kernel, int64_t work, int64_t per_thread)`
     GpuBlocksShared,
     /// `void arr_gpu_launch_shared(int kernel, int64_t work, int64_t per_thread, void **args)`
@@ -108,7 +108,7 @@ impl RuntimeFn {
             RuntimeFn::GpuReserveHeap => "arr_gpu_reserve_heap",
             RuntimeFn::GpuLookbackTiles => "arr_gpu_lookback_tiles",
             RuntimeFn::GpuLookbackChunks => "arr_gpu_lookback_chunks",
-            RuntimeFn::GpuLaunchLookback => "arr_gpu_launch_lookback",
+            RuntimeFn::GpuLaunchSharedBlock => "arr_gpu_launch_shared_block",
             RuntimeFn::GpuBlocksShared => "arr_gpu_blocks_shared",
             RuntimeFn::GpuLaunchShared => "arr_gpu_launch_shared",
             RuntimeFn::GpuFill32 => "arr_gpu_fill32",
@@ -143,7 +143,7 @@ impl RuntimeFn {
             RuntimeFn::GpuReserveHeap => (None, &[I64]),
             RuntimeFn::GpuLookbackTiles => (Some(I64), &[I32, I64, I64, I64]),
             RuntimeFn::GpuLookbackChunks => (Some(I64), &[I32, I64, I64, I64]),
-            RuntimeFn::GpuLaunchLookback => (None, &[I32, I64, I64, Ptr]),
+            RuntimeFn::GpuLaunchSharedBlock => (None, &[I32, I64, I64, Ptr]),
             RuntimeFn::GpuBlocksShared => (Some(I64), &[I32, I64, I64]),
             RuntimeFn::GpuLaunchShared => (None, &[I32, I64, I64, Ptr]),
             RuntimeFn::GpuFill32 => (None, &[I64, I32, I64]),

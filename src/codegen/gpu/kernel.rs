@@ -168,7 +168,14 @@ impl<'ctx> Gen<'ctx, '_> {
         };
         // Reductions: a tree per block in shared memory when it fits.
         let tree = form == Form::Partials && super::reduce::tree_ok(nest, fields);
+        // Histograms of atomic updates: bins in shared memory when they fit.
+        let private = !atomic_bins.is_empty()
+            && super::private::privatisable(nest, &|b| match self.val(fr, &Atom::Var(b)) {
+                Ok(Val::Array { elem, shape, .. }) if shape.len() == 1 => Some(elem),
+                _ => None,
+            });
         let main = self.kernel(&name, &params, atomic_bins, |gen, kfr, kp| match form {
+            Form::GridStride if private => gen.private_hist_body(kfr, nest, kp),
             Form::GridStride => gen.grid_stride_body(kfr, nest, kp),
             Form::Partials if tree => gen.tree_body(kfr, nest, kp),
             Form::Partials => gen.partials_body(kfr, nest, kp),
@@ -187,6 +194,32 @@ impl<'ctx> Gen<'ctx, '_> {
         // A scan's reductions: where their combined results are.
         let mut reductions_at = None;
         match form {
+            Form::GridStride if private => {
+                // Private bins when they fit the block's shared memory
+                // (a non-null `partials` tells the kernel), else global.
+                let bytes = self.private_bytes(fr, nest)?;
+                let limit = self.const_i64(super::private::PRIVATE_BYTES);
+                let fits = self
+                    .builder
+                    .build_int_compare(IntPredicate::SLE, bytes, limit, "")?;
+                let shared = self
+                    .builder
+                    .build_select(fits, bytes, self.const_i64(0), "")?
+                    .into_int_value();
+                let null = self.ptr().const_null();
+                let marker = self
+                    .builder
+                    .build_select(fits, values[OUT], null.into(), "")?;
+                values[PARTIALS] = marker;
+                let launch = self.runtime(RuntimeFn::GpuLaunchSharedBlock);
+                let k = self.ctx.i32_type().const_int(main as u64, false);
+                let args = self.launch_args(&params.types, &values, fr)?;
+                self.builder.build_call(
+                    launch,
+                    &[k.into(), width.into(), shared.into(), args.into()],
+                    "",
+                )?;
+            }
             Form::GridStride | Form::Single => self.launch(
                 main,
                 if form == Form::Single {
@@ -248,7 +281,7 @@ impl<'ctx> Gen<'ctx, '_> {
                     .build_call(fill, &[p.into(), zero32.into(), words.into()], "")?;
                 partials = Some(p);
                 values[PARTIALS] = self.builder.build_int_to_ptr(p, self.ptr(), "")?.into();
-                let launch = self.runtime(RuntimeFn::GpuLaunchLookback);
+                let launch = self.runtime(RuntimeFn::GpuLaunchSharedBlock);
                 let args = self.launch_args(&params.types, &values, fr)?;
                 self.builder.build_call(
                     launch,
@@ -651,7 +684,7 @@ impl<'ctx> Gen<'ctx, '_> {
         self.block(fr, &nest.body)
     }
 
-    fn grid_stride_body(
+    pub(super) fn grid_stride_body(
         &mut self,
         fr: &mut Frame<'ctx>,
         nest: &LoopNest,

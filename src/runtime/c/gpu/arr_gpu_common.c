@@ -258,7 +258,7 @@ int64_t arr_gpu_lookback_chunks(int kernel, int64_t work, int64_t shared, int64_
     return tiles < 1 ? 1 : tiles * c.block.x;
 }
 
-void arr_gpu_launch_lookback(int kernel, int64_t work, int64_t shared, void **args) {
+void arr_gpu_launch_shared_block(int kernel, int64_t work, int64_t shared, void **args) {
     arr_gpu_config c = arr_gpu_plan(kernel, work, (uint32_t)shared, 0);
     arr_gpu_launch(kernel, &c, args);
 }
