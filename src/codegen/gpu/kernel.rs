@@ -4,7 +4,9 @@
 //! `Parallelism` (docs/gpu.md, "Kernels"):
 //!
 //! - map and scatter, and histograms whose every update is one atomic
-//!   operation: a grid-stride loop, one iteration per thread at a time;
+//!   operation: a grid-stride loop, one iteration per thread at a time
+//!   (histograms' bins in shared memory per block when they fit,
+//!   `private`);
 //!   histograms whose updates are not: the same under a lock per bin
 //!   (`hist`);
 //! - reduce (scalar accumulators): each thread folds a contiguous slice
