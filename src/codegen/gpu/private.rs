@@ -17,7 +17,7 @@
 use super::kernel::PARTIALS;
 use crate::codegen::emit::{Frame, Gen, Res, Val};
 use crate::codegen::CodegenError;
-use crate::core::ir::{Atom, BinOp, VarId};
+use crate::core::ir::{Atom, VarId};
 use crate::loopy::ir::{HistState, LoopNest, ScalarExp, Stmt};
 use crate::types::ScalarType;
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
@@ -45,24 +45,7 @@ fn merge_op(h: &HistState, elem: ScalarType) -> Option<AtomicRMWBinOp> {
     if h.op.results.as_slice() != [Atom::Var(var.id)] || !operands || h.bins.len() != 1 {
         return None;
     }
-    let signed = matches!(
-        elem,
-        ScalarType::I8 | ScalarType::I16 | ScalarType::I32 | ScalarType::I64
-    );
-    if elem.is_float() || elem == ScalarType::Bool {
-        return None;
-    }
-    Some(match op {
-        BinOp::Add => AtomicRMWBinOp::Add,
-        BinOp::And => AtomicRMWBinOp::And,
-        BinOp::Or => AtomicRMWBinOp::Or,
-        BinOp::Xor => AtomicRMWBinOp::Xor,
-        BinOp::Min if signed => AtomicRMWBinOp::Min,
-        BinOp::Max if signed => AtomicRMWBinOp::Max,
-        BinOp::Min => AtomicRMWBinOp::UMin,
-        BinOp::Max => AtomicRMWBinOp::UMax,
-        _ => return None,
-    })
+    crate::codegen::emit::atomic::rmw_op(*op, elem)
 }
 
 /// Whether `nest`'s histograms can be privatised (see the module comment),
@@ -214,7 +197,12 @@ impl<'ctx> Gen<'ctx, '_> {
 
     /// On the emulator: the race checker told of a plain access of `bytes`
     /// bytes of shared memory at `p`.
-    fn announce_bytes(&self, p: PointerValue<'ctx>, bytes: usize, write: bool) -> Res<()> {
+    pub(super) fn announce_bytes(
+        &self,
+        p: PointerValue<'ctx>,
+        bytes: usize,
+        write: bool,
+    ) -> Res<()> {
         if !self.emulated()? {
             return Ok(());
         }

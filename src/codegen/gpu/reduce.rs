@@ -324,20 +324,8 @@ impl<'ctx> Gen<'ctx, '_> {
         fields: usize,
         write: bool,
     ) -> Res<()> {
-        if !self.emulated()? {
-            return Ok(());
-        }
-        let name = if write {
-            "arr_emu_shared_write"
-        } else {
-            "arr_emu_shared_read"
-        };
-        let i32t = self.ctx.i32_type();
-        let f = self.declare(name, None, &[self.ptr().into(), i32t.into()]);
         let p = self.cell_ptr(base, first)?;
-        let bytes = i32t.const_int((fields * 8) as u64, false);
-        self.builder.build_call(f, &[p.into(), bytes.into()], "")?;
-        Ok(())
+        self.announce_bytes(p, fields * 8, write)
     }
 
     pub(super) fn shared_store(
