@@ -153,9 +153,9 @@ fn build(source: &str, target: &str, dir: &Path) -> PathBuf {
     exe
 }
 
-/// Iterations 150 and 40 fail (different blocks under the shrunk launch,
-/// and the later one in an earlier block of the second kernel's slices):
-/// the error printed is iteration 40's, as on the CPU, in every kernel form.
+/// Iterations 150 and 40 fail (different blocks under the shrunk launch;
+/// in a scan, different tiles of the look-back kernel): the error printed
+/// is iteration 40's, as on the CPU, in every kernel form.
 #[test]
 fn the_first_error_in_sequential_order_wins_across_blocks() {
     let dir = tempfile::tempdir().unwrap();
@@ -256,6 +256,64 @@ entry unknown (xs: []i64) : []i64 =
                 "Error: out of GPU heap memory (a kernel allocating 16000000 bytes of \
                  scratch memory; the device heap has 8388608 bytes)\n"
             );
+        }
+    }
+}
+
+/// A scan, a filter and a partition are one kernel each (decoupled
+/// look-back), and on the emulator's default launches (128-thread blocks,
+/// two blocks per CPU thread: hundreds of tiles here) their blocks wait
+/// for each other's tiles and finish, on one CPU thread and on three,
+/// with the CPU binary's results.
+#[test]
+fn look_back_scans_are_one_kernel_and_progress_on_one_or_three_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = "\
+entry prefix (n: i64) : (i64, i64) =
+  let ys = scan (\\a b -> if b % 3 == 0 then a else b) 0 (map (\\i -> (i * 7919) % 1000) (iota n))
+  in (ys[n / 3], reduce (+) 0 ys)
+entry keep (n: i64) : (i64, i64) =
+  let ks = filter (\\i -> (i * 7919) % 7 < 3) (iota n)
+  in (length ks, ks[length ks / 2])
+entry split (n: i64) : (i64, i64) =
+  let (as, bs) = partition (\\i -> (i * 7919) % 5 == 0) (iota n)
+  in (as[length as - 1], bs[length bs / 2])
+";
+    let src = dir.path().join("one.arr");
+    for body in [
+        "scan (+) 0 xs",
+        "filter (\\x -> x > 0) xs",
+        "(partition (\\x -> x > 0) xs).0",
+    ] {
+        std::fs::write(&src, format!("entry main (xs: []i64) : []i64 = {body}")).unwrap();
+        let out = arrc()
+            .args(["build", "--emit", "ptx"])
+            .arg(&src)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let ptx = String::from_utf8_lossy(&out.stdout);
+        let kernels = ptx.lines().filter(|l| l.contains(".entry")).count();
+        assert_eq!(kernels, 1, "{body}: {ptx}");
+    }
+    let cpu = build(source, "x86_64", dir.path());
+    let emu = build(source, "nvptx-emu", dir.path());
+    for entry in ["prefix", "keep", "split"] {
+        let mut want = Command::new(&cpu);
+        want.args(["-e", entry]);
+        let want = run_with_stdin(want, "200000i64");
+        assert!(want.status.success(), "{entry} on the CPU");
+        for threads in ["1", "3"] {
+            let mut got = Command::new(&emu);
+            got.args(["-e", entry, "--threads", threads]);
+            let got = run_with_stdin(got, "200000i64");
+            let err = String::from_utf8_lossy(&got.stderr);
+            assert!(got.status.success(), "{entry} on {threads}: {err}");
+            assert_eq!(got.stdout, want.stdout, "{entry} on {threads}");
         }
     }
 }

@@ -52,14 +52,14 @@ pub(crate) enum RuntimeFn {
     GpuLaunchOne,
     /// `void arr_gpu_sync(void)`
     GpuSync,
-    /// `void arr_gpu_launch_block(int kernel, int64_t work, void **args)`
-    GpuLaunchBlock,
     /// `void arr_gpu_reserve_heap(int64_t bytes)`
     GpuReserveHeap,
-    /// `int64_t arr_gpu_threads_pair(int kernel, int other, int64_t work)`
-    GpuThreadsPair,
-    /// `void arr_gpu_launch_pair(int kernel, int other, int64_t work, void **args)`
-    GpuLaunchPair,
+    /// `int64_t arr_gpu_lookback_tiles(int kernel, int64_t work, int64_t shared, int64_t items)`
+    GpuLookbackTiles,
+    /// `int64_t arr_gpu_lookback_chunks(int kernel, int64_t work, int64_t shared, int64_t items)`
+    GpuLookbackChunks,
+    /// `void arr_gpu_launch_shared_block(int kernel, int64_t work, int64_t shared, void **args)`
+    GpuLaunchSharedBlock,
     /// `int64_t arr_gpu_blocks_shared(int kernel, int64_t work, int64_t per_thread)`
     GpuBlocksShared,
     /// `void arr_gpu_launch_shared(int kernel, int64_t work, int64_t per_thread, void **args)`
@@ -105,10 +105,10 @@ impl RuntimeFn {
             RuntimeFn::GpuLaunchWork => "arr_gpu_launch_work",
             RuntimeFn::GpuLaunchOne => "arr_gpu_launch_one",
             RuntimeFn::GpuSync => "arr_gpu_sync",
-            RuntimeFn::GpuLaunchBlock => "arr_gpu_launch_block",
             RuntimeFn::GpuReserveHeap => "arr_gpu_reserve_heap",
-            RuntimeFn::GpuThreadsPair => "arr_gpu_threads_pair",
-            RuntimeFn::GpuLaunchPair => "arr_gpu_launch_pair",
+            RuntimeFn::GpuLookbackTiles => "arr_gpu_lookback_tiles",
+            RuntimeFn::GpuLookbackChunks => "arr_gpu_lookback_chunks",
+            RuntimeFn::GpuLaunchSharedBlock => "arr_gpu_launch_shared_block",
             RuntimeFn::GpuBlocksShared => "arr_gpu_blocks_shared",
             RuntimeFn::GpuLaunchShared => "arr_gpu_launch_shared",
             RuntimeFn::GpuFill32 => "arr_gpu_fill32",
@@ -140,10 +140,10 @@ impl RuntimeFn {
             RuntimeFn::GpuLaunchWork => (None, &[I32, I64, Ptr]),
             RuntimeFn::GpuLaunchOne => (None, &[I32, Ptr]),
             RuntimeFn::GpuSync => (None, &[]),
-            RuntimeFn::GpuLaunchBlock => (None, &[I32, I64, Ptr]),
             RuntimeFn::GpuReserveHeap => (None, &[I64]),
-            RuntimeFn::GpuThreadsPair => (Some(I64), &[I32, I32, I64]),
-            RuntimeFn::GpuLaunchPair => (None, &[I32, I32, I64, Ptr]),
+            RuntimeFn::GpuLookbackTiles => (Some(I64), &[I32, I64, I64, I64]),
+            RuntimeFn::GpuLookbackChunks => (Some(I64), &[I32, I64, I64, I64]),
+            RuntimeFn::GpuLaunchSharedBlock => (None, &[I32, I64, I64, Ptr]),
             RuntimeFn::GpuBlocksShared => (Some(I64), &[I32, I64, I64]),
             RuntimeFn::GpuLaunchShared => (None, &[I32, I64, I64, Ptr]),
             RuntimeFn::GpuFill32 => (None, &[I64, I32, I64]),

@@ -15,6 +15,33 @@ pub(crate) struct Cas<'ctx> {
     retry: BasicBlock<'ctx>,
 }
 
+/// The `atomicrmw` operation of `op` on bins of integer type `elem`, if
+/// it has one (the sign picks min and max).
+pub(crate) fn rmw_op(op: BinOp, elem: ScalarType) -> Option<AtomicRMWBinOp> {
+    let signed = matches!(
+        elem,
+        ScalarType::I8 | ScalarType::I16 | ScalarType::I32 | ScalarType::I64
+    );
+    let unsigned = matches!(
+        elem,
+        ScalarType::U8 | ScalarType::U16 | ScalarType::U32 | ScalarType::U64
+    );
+    if !signed && !unsigned {
+        return None;
+    }
+    Some(match op {
+        BinOp::Add => AtomicRMWBinOp::Add,
+        BinOp::And => AtomicRMWBinOp::And,
+        BinOp::Or => AtomicRMWBinOp::Or,
+        BinOp::Xor => AtomicRMWBinOp::Xor,
+        BinOp::Min if signed => AtomicRMWBinOp::Min,
+        BinOp::Max if signed => AtomicRMWBinOp::Max,
+        BinOp::Min => AtomicRMWBinOp::UMin,
+        BinOp::Max => AtomicRMWBinOp::UMax,
+        _ => return None,
+    })
+}
+
 impl<'ctx> Gen<'ctx, '_> {
     /// `old = bins[i]; r = old op v; bins[i] = r` with an operator the
     /// processor has an atomic instruction for: one `atomicrmw`. Returns
@@ -52,28 +79,8 @@ impl<'ctx> Gen<'ctx, '_> {
         if operand == Atom::Var(old.id) {
             return Ok(0);
         }
-        let elem = old.ty.elem();
-        let signed = matches!(
-            elem,
-            ScalarType::I8 | ScalarType::I16 | ScalarType::I32 | ScalarType::I64
-        );
-        let unsigned = matches!(
-            elem,
-            ScalarType::U8 | ScalarType::U16 | ScalarType::U32 | ScalarType::U64
-        );
-        if !signed && !unsigned {
+        let Some(rmw) = rmw_op(*op, old.ty.elem()) else {
             return Ok(0);
-        }
-        let rmw = match op {
-            BinOp::Add => AtomicRMWBinOp::Add,
-            BinOp::And => AtomicRMWBinOp::And,
-            BinOp::Or => AtomicRMWBinOp::Or,
-            BinOp::Xor => AtomicRMWBinOp::Xor,
-            BinOp::Min if signed => AtomicRMWBinOp::Min,
-            BinOp::Max if signed => AtomicRMWBinOp::Max,
-            BinOp::Min => AtomicRMWBinOp::UMin,
-            BinOp::Max => AtomicRMWBinOp::UMax,
-            _ => return Ok(0),
         };
         let (ptr, elem, shape) = self.array(fr, bin)?;
         let idx = self.checked_index(fr, &shape, index, None)?;

@@ -16,7 +16,7 @@
 //! loops; `scalar` scalar expressions; `vmath` vectorisable `f32` math;
 //! `atomic` atomic histogram updates; `traffic` `--count-traffic`.
 
-mod atomic;
+pub(crate) mod atomic;
 mod entry;
 mod scalar;
 mod stmt;

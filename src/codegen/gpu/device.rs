@@ -52,8 +52,9 @@ pub(crate) struct KernelState<'ctx> {
     /// `arr_gpu_error`).
     pub(crate) key: PointerValue<'ctx>,
     /// Where a check that fails only marks its thread's slice as failed
-    /// (an `i64` 1) instead of recording the error: the totals pass of a
-    /// scan, whose failing slice the body pass runs again to report it.
+    /// (an `i64` 1) instead of recording the error, then goes on at
+    /// `on_fail` (or ends the thread): the totals pass of a scan, whose
+    /// failing slice the body pass runs again to report it.
     pub(crate) flag: Option<PointerValue<'ctx>>,
     /// Where a check that fails goes on after recording its error, instead
     /// of ending the thread: the end of a block reduction's fold, whose
@@ -238,7 +239,10 @@ impl<'ctx> Gen<'ctx, '_> {
         self.release_held()?;
         if let Some(flag) = k.flag {
             self.builder.build_store(flag, i64t.const_int(1, false))?;
-            self.builder.build_return(None)?;
+            match k.on_fail {
+                Some(next) => self.builder.build_unconditional_branch(next)?,
+                None => self.builder.build_return(None)?,
+            };
             return Ok(());
         }
         let err_ty: BasicTypeEnum = if emulated {

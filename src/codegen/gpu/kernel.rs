@@ -4,7 +4,9 @@
 //! `Parallelism` (docs/gpu.md, "Kernels"):
 //!
 //! - map and scatter, and histograms whose every update is one atomic
-//!   operation: a grid-stride loop, one iteration per thread at a time;
+//!   operation: a grid-stride loop, one iteration per thread at a time
+//!   (histograms' bins in shared memory per block when they fit,
+//!   `private`);
 //!   histograms whose updates are not: the same under a lock per bin
 //!   (`hist`);
 //! - reduce (scalar accumulators): each thread folds a contiguous slice
@@ -12,8 +14,8 @@
 //!   (`reduce`), and levels of a combining kernel the blocks', in order,
 //!   so non-commutative operators keep their order;
 //! - scans, filters and partitions (look-back plan), with reductions
-//!   beside them or not: totals per slice, a one-block scan of them, the
-//!   body per slice from its carry-in (`scan`);
+//!   beside them or not: one kernel over tiles, each tile's carry-in by
+//!   decoupled look-back over the earlier tiles' statuses (`scan`);
 //! - everything else (reductions and scans of arrays, histograms of rows):
 //!   one thread runs the nest in sequential order (docs/gpu.md, "What
 //!   remains").
@@ -43,8 +45,8 @@ use std::collections::HashMap;
 enum Form {
     GridStride,
     Partials,
-    /// Scans and compactions: totals per thread slice, a one-thread
-    /// exclusive scan of them, the body from each slice's carry-in.
+    /// Scans and compactions: one kernel over tiles by decoupled
+    /// look-back (`scan`).
     Scan,
     /// Histograms without atomic updates: grid-stride, each update under
     /// a lock per bin (`hist`).
@@ -52,14 +54,11 @@ enum Form {
     Single,
 }
 
-/// The threads of a launch: as planned for the work, one, or one block.
+/// The threads of a launch: as planned for the work, or one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Grid {
     Work,
     One,
-    Block,
-    /// Planned for the same slices as the other kernel's launch.
-    Pair(usize),
     /// As planned for the work with these bytes of shared memory a thread.
     Shared(usize),
 }
@@ -171,11 +170,18 @@ impl<'ctx> Gen<'ctx, '_> {
         };
         // Reductions: a tree per block in shared memory when it fits.
         let tree = form == Form::Partials && super::reduce::tree_ok(nest, fields);
+        // Histograms of atomic updates: bins in shared memory when they fit.
+        let private = !atomic_bins.is_empty()
+            && super::private::privatisable(nest, &|b| match self.val(fr, &Atom::Var(b)) {
+                Ok(Val::Array { elem, shape, .. }) if shape.len() == 1 => Some(elem),
+                _ => None,
+            });
         let main = self.kernel(&name, &params, atomic_bins, |gen, kfr, kp| match form {
+            Form::GridStride if private => gen.private_hist_body(kfr, nest, kp),
             Form::GridStride => gen.grid_stride_body(kfr, nest, kp),
             Form::Partials if tree => gen.tree_body(kfr, nest, kp),
             Form::Partials => gen.partials_body(kfr, nest, kp),
-            Form::Scan => gen.totals_body(kfr, nest, kp),
+            Form::Scan => gen.lookback_body(kfr, nest, kp),
             Form::Locked => {
                 gen.set_locks(kfr, nest, kp[PARTIALS].into_pointer_value())?;
                 gen.grid_stride_body(kfr, nest, kp)
@@ -190,6 +196,32 @@ impl<'ctx> Gen<'ctx, '_> {
         // A scan's reductions: where their combined results are.
         let mut reductions_at = None;
         match form {
+            Form::GridStride if private => {
+                // Private bins when they fit the block's shared memory
+                // (a non-null `partials` tells the kernel), else global.
+                let bytes = self.private_bytes(fr, nest)?;
+                let limit = self.const_i64(super::private::PRIVATE_BYTES);
+                let fits = self
+                    .builder
+                    .build_int_compare(IntPredicate::SLE, bytes, limit, "")?;
+                let shared = self
+                    .builder
+                    .build_select(fits, bytes, self.const_i64(0), "")?
+                    .into_int_value();
+                let null = self.ptr().const_null();
+                let marker = self
+                    .builder
+                    .build_select(fits, values[OUT], null.into(), "")?;
+                values[PARTIALS] = marker;
+                let launch = self.runtime(RuntimeFn::GpuLaunchSharedBlock);
+                let k = self.ctx.i32_type().const_int(main as u64, false);
+                let args = self.launch_args(&params.types, &values, fr)?;
+                self.builder.build_call(
+                    launch,
+                    &[k.into(), width.into(), shared.into(), args.into()],
+                    "",
+                )?;
+            }
             Form::GridStride | Form::Single => self.launch(
                 main,
                 if form == Form::Single {
@@ -216,63 +248,48 @@ impl<'ctx> Gen<'ctx, '_> {
                 self.launch(main, Grid::Work, width, &params.types, &values, fr)?;
             }
             Form::Scan => {
-                // One block scans the slices' totals, unless an operator
-                // can fail (a failing thread would miss the block's barriers).
-                let block = nest
-                    .scans
-                    .iter()
-                    .all(|s| crate::loopy::chunk::infallible(&s.op.body));
-                let prefix = self.kernel(
-                    &format!("{name}_prefix"),
-                    &params,
-                    Vec::new(),
-                    |gen, kfr, kp| {
-                        if block {
-                            gen.block_prefix_body(kfr, nest, kp)
-                        } else {
-                            gen.prefix_body(kfr, nest, kp)
-                        }
-                    },
-                )?;
-                let body = self.kernel(
-                    &format!("{name}_body"),
-                    &params,
-                    Vec::new(),
-                    |gen, kfr, kp| gen.scan_body(kfr, nest, kp),
-                )?;
-                // The totals and body passes cut the same slices.
-                let threads_fn = self.runtime(RuntimeFn::GpuThreadsPair);
-                let i32t = self.ctx.i32_type();
-                let (km, kb) = (
-                    i32t.const_int(main as u64, false),
-                    i32t.const_int(body as u64, false),
-                );
-                let threads = self.call_int(threads_fn, &[km.into(), kb.into(), width.into()])?;
-                // A cell per field and the slice's failure flag, then the
-                // prefix block's two buffers of a cell per field and thread,
-                // then (with reductions) a partial result per slice.
+                // One kernel (decoupled look-back); its buffer: the ticket,
+                // a status, an aggregate and an inclusive prefix per tile,
+                // then (with reductions) a partial per thread and tile.
+                let shared = self.const_i64(super::scan::lookback_shared(fields) as i64);
+                let items = self.const_i64(super::scan::TILE_ITEMS);
+                let k = self.ctx.i32_type().const_int(main as u64, false);
+                let plan_args = [k.into(), width.into(), shared.into(), items.into()];
+                let tiles_fn = self.runtime(RuntimeFn::GpuLookbackTiles);
+                let tiles = self.call_int(tiles_fn, &plan_args)?;
+                let chunks_fn = self.runtime(RuntimeFn::GpuLookbackChunks);
+                let chunks = self.call_int(chunks_fn, &plan_args)?;
                 let reductions = super::scan::reduction_values(nest) > 0;
-                let cell = self.const_i64(((fields + 1) * 8) as i64);
-                let bytes = self.builder.build_int_mul(threads, cell, "")?;
-                let aux = self.const_i64((2 * super::scan::MAX_BLOCK * fields * 8) as i64);
-                let bytes = self.builder.build_int_add(bytes, aux, "")?;
-                let red_at = bytes;
-                let bytes = if reductions {
-                    let per = self.const_i64((fields * 8) as i64);
-                    let more = self.builder.build_int_mul(threads, per, "")?;
-                    self.builder.build_int_add(bytes, more, "")?
+                let per_tile = self.const_i64((2 * fields + 1) as i64);
+                let cells = self.builder.build_int_mul(tiles, per_tile, "")?;
+                let cells = self.builder.build_int_add(cells, self.const_i64(1), "")?;
+                let red_at = self.builder.build_int_mul(cells, self.const_i64(8), "")?;
+                let cells = if reductions {
+                    let more =
+                        self.builder
+                            .build_int_mul(chunks, self.const_i64(fields as i64), "")?;
+                    self.builder.build_int_add(cells, more, "")?
                 } else {
-                    bytes
+                    cells
                 };
+                let bytes = self.builder.build_int_mul(cells, self.const_i64(8), "")?;
                 let p = self.call_int(alloc, &[bytes.into()])?;
+                // The ticket and the statuses start at 0.
+                let fill = self.runtime(RuntimeFn::GpuFill32);
+                let words = self.builder.build_int_add(tiles, self.const_i64(1), "")?;
+                let words = self.builder.build_int_mul(words, self.const_i64(2), "")?;
+                let zero32 = self.ctx.i32_type().const_zero();
+                self.builder
+                    .build_call(fill, &[p.into(), zero32.into(), words.into()], "")?;
                 partials = Some(p);
                 values[PARTIALS] = self.builder.build_int_to_ptr(p, self.ptr(), "")?.into();
-                self.launch(main, Grid::Pair(body), width, &params.types, &values, fr)?;
-                let mut pvalues = values.clone();
-                pvalues[WIDTH] = threads.into();
-                let grid = if block { Grid::Block } else { Grid::One };
-                self.launch(prefix, grid, threads, &params.types, &pvalues, fr)?;
-                self.launch(body, Grid::Pair(main), width, &params.types, &values, fr)?;
+                let launch = self.runtime(RuntimeFn::GpuLaunchSharedBlock);
+                let args = self.launch_args(&params.types, &values, fr)?;
+                self.builder.build_call(
+                    launch,
+                    &[k.into(), width.into(), shared.into(), args.into()],
+                    "",
+                )?;
                 if reductions {
                     let combine = self.kernel(
                         &format!("{name}_combine"),
@@ -282,7 +299,7 @@ impl<'ctx> Gen<'ctx, '_> {
                     )?;
                     let red = self.builder.build_int_add(p, red_at, "")?;
                     let (result, other) =
-                        self.combine_levels(combine, threads, red, fields, &params, &values, fr)?;
+                        self.combine_levels(combine, chunks, red, fields, &params, &values, fr)?;
                     reductions_at = Some(result);
                     spare = Some(other);
                 }
@@ -351,8 +368,7 @@ impl<'ctx> Gen<'ctx, '_> {
         Ok(())
     }
 
-    /// Launches kernel `kernel` over `width` items (or one thread, or one
-    /// block).
+    /// Launches kernel `kernel` over `width` items (or one thread).
     pub(super) fn launch(
         &mut self,
         kernel: usize,
@@ -362,6 +378,31 @@ impl<'ctx> Gen<'ctx, '_> {
         values: &[BasicValueEnum<'ctx>],
         fr: &Frame<'ctx>,
     ) -> Res<()> {
+        let args = self.launch_args(types, values, fr)?;
+        let k = self.ctx.i32_type().const_int(kernel as u64, false);
+        if grid == Grid::One {
+            let f = self.runtime(RuntimeFn::GpuLaunchOne);
+            self.builder.build_call(f, &[k.into(), args.into()], "")?;
+        } else if let Grid::Shared(bytes) = grid {
+            let f = self.runtime(RuntimeFn::GpuLaunchShared);
+            let b = self.const_i64(bytes as i64);
+            self.builder
+                .build_call(f, &[k.into(), width.into(), b.into(), args.into()], "")?;
+        } else {
+            let f = self.runtime(RuntimeFn::GpuLaunchWork);
+            self.builder
+                .build_call(f, &[k.into(), width.into(), args.into()], "")?;
+        }
+        Ok(())
+    }
+
+    /// The `void **` array of a launch's parameters (after `err` and `seq`).
+    fn launch_args(
+        &self,
+        types: &[BasicTypeEnum<'ctx>],
+        values: &[BasicValueEnum<'ctx>],
+        fr: &Frame<'ctx>,
+    ) -> Res<PointerValue<'ctx>> {
         let n = values.len();
         let array_ty = self.ptr().array_type(n.max(1) as u32);
         let args = self.entry_alloca(fr.func, array_ty.into())?;
@@ -380,30 +421,7 @@ impl<'ctx> Gen<'ctx, '_> {
             };
             self.builder.build_store(at, slot)?;
         }
-        let k = self.ctx.i32_type().const_int(kernel as u64, false);
-        if grid == Grid::One {
-            let f = self.runtime(RuntimeFn::GpuLaunchOne);
-            self.builder.build_call(f, &[k.into(), args.into()], "")?;
-        } else if let Grid::Shared(bytes) = grid {
-            let f = self.runtime(RuntimeFn::GpuLaunchShared);
-            let b = self.const_i64(bytes as i64);
-            self.builder
-                .build_call(f, &[k.into(), width.into(), b.into(), args.into()], "")?;
-        } else if let Grid::Pair(other) = grid {
-            let f = self.runtime(RuntimeFn::GpuLaunchPair);
-            let o = self.ctx.i32_type().const_int(other as u64, false);
-            self.builder
-                .build_call(f, &[k.into(), o.into(), width.into(), args.into()], "")?;
-        } else {
-            let f = self.runtime(if grid == Grid::Block {
-                RuntimeFn::GpuLaunchBlock
-            } else {
-                RuntimeFn::GpuLaunchWork
-            });
-            self.builder
-                .build_call(f, &[k.into(), width.into(), args.into()], "")?;
-        }
-        Ok(())
+        Ok(args)
     }
 
     /// `bool` (`i1`) as `i8` where the kernel ABI has it.
@@ -668,7 +686,7 @@ impl<'ctx> Gen<'ctx, '_> {
         self.block(fr, &nest.body)
     }
 
-    fn grid_stride_body(
+    pub(super) fn grid_stride_body(
         &mut self,
         fr: &mut Frame<'ctx>,
         nest: &LoopNest,
@@ -723,12 +741,14 @@ impl<'ctx> Gen<'ctx, '_> {
         hi: IntValue<'ctx>,
         set_key: bool,
     ) -> Res<()> {
-        self.carried_loop_over(fr, nest, &nest.body, slots, lo, hi, set_key, 0)
+        let one = self.const_i64(1);
+        self.carried_loop_over(fr, nest, &nest.body, slots, (lo, hi, one), set_key, 0)
     }
 
-    /// `carried_loop` running `body` (the nest's, or its totals slice),
-    /// the first `skip` carried values left as they are (a totals slice
-    /// does not compute the reductions' next values).
+    /// `carried_loop` running `body` (the nest's, or its totals slice)
+    /// over `range` (`lo`, `hi`, step), the first `skip` carried values
+    /// left as they are (a totals slice does not compute the reductions'
+    /// next values).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn carried_loop_over(
         &mut self,
@@ -736,17 +756,16 @@ impl<'ctx> Gen<'ctx, '_> {
         nest: &LoopNest,
         body: &crate::loopy::ir::Block,
         slots: &[Vec<(PointerValue<'ctx>, BasicTypeEnum<'ctx>)>],
-        lo: IntValue<'ctx>,
-        hi: IntValue<'ctx>,
+        range: (IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>),
         set_key: bool,
         skip: usize,
     ) -> Res<()> {
         let carried: Vec<&Carried> = nest.carried().collect();
-        let one = self.const_i64(1);
+        let (lo, hi, step) = range;
         // Small per-thread scratch on the stack (kept for the nests inside).
         let saved = self.thread_buffers.clone();
         self.stack_scratch(fr, body)?;
-        self.kernel_loop(fr, lo, hi, one, &mut |gen, fr, i| {
+        self.kernel_loop(fr, lo, hi, step, &mut |gen, fr, i| {
             if set_key {
                 let key = gen.key_slot()?;
                 gen.builder.build_store(key, i)?;
@@ -905,13 +924,30 @@ impl<'ctx> Gen<'ctx, '_> {
         first: IntValue<'ctx>,
         vals: &[Val<'ctx>],
     ) -> Res<()> {
+        self.store_cells_with(base, first, vals, false)
+    }
+
+    /// `store_cells`, volatile where other blocks read the cells while
+    /// this kernel runs (no stale L1 line on either side).
+    pub(super) fn store_cells_with(
+        &self,
+        base: PointerValue<'ctx>,
+        first: IntValue<'ctx>,
+        vals: &[Val<'ctx>],
+        volatile: bool,
+    ) -> Res<()> {
         let mut k = 0i64;
         for v in vals {
             for f in self.fields(v) {
                 let at = self.builder.build_int_add(first, self.const_i64(k), "")?;
                 let p = self.cell_ptr(base, at)?;
                 let f = self.to_abi(f, self.abi_type(f.get_type()))?;
-                self.builder.build_store(p, f)?;
+                let store = self.builder.build_store(p, f)?;
+                if volatile {
+                    store
+                        .set_volatile(true)
+                        .map_err(|e| CodegenError::Internal(format!("volatile store: {e}")))?;
+                }
                 k += 1;
             }
         }
@@ -924,6 +960,16 @@ impl<'ctx> Gen<'ctx, '_> {
         first: IntValue<'ctx>,
         types: &[Type],
     ) -> Res<Vec<Val<'ctx>>> {
+        self.read_cells_with(base, first, types, false)
+    }
+
+    pub(super) fn read_cells_with(
+        &self,
+        base: PointerValue<'ctx>,
+        first: IntValue<'ctx>,
+        types: &[Type],
+        volatile: bool,
+    ) -> Res<Vec<Val<'ctx>>> {
         let mut k = 0i64;
         let mut out = Vec::new();
         for t in types {
@@ -932,6 +978,12 @@ impl<'ctx> Gen<'ctx, '_> {
                 let at = self.builder.build_int_add(first, self.const_i64(k), "")?;
                 let p = self.cell_ptr(base, at)?;
                 let v = self.builder.build_load(self.abi_type(ft), p, "")?;
+                if volatile {
+                    if let Some(inst) = inkwell::values::BasicValue::as_instruction_value(&v) {
+                        inst.set_volatile(true)
+                            .map_err(|e| CodegenError::Internal(format!("volatile load: {e}")))?;
+                    }
+                }
                 fields.push(self.abi_to_reg(v, ft)?);
                 k += 1;
             }

@@ -9,10 +9,11 @@
 //! `kernel` chooses and generates kernels per nest (see docs/gpu.md,
 //! "Kernels"), `scan` those of scans and compactions, `reduce` the block
 //! trees of reductions, `hist` the locks of histograms without atomic
-//! updates; `heap` sizes the device heap of
-//! kernels' scratch arrays; `device` holds the device module's target parts (special
-//! registers, run-time errors, libdevice, PTX); `link` writes the program
-//! descriptor and links the binary.
+//! updates, `private` histograms with bins in shared memory; `heap`
+//! sizes the device heap of kernels' scratch arrays; `device` holds the
+//! device module's target parts (special registers, run-time errors,
+//! libdevice, PTX); `link` writes the program descriptor and links the
+//! binary.
 //!
 //! Memory: every array host code allocates lives in device memory (the
 //! pool behind `arr_gpu_alloc`); entry arguments are copied in once and
@@ -26,6 +27,7 @@ mod heap;
 mod hist;
 mod kernel;
 pub(crate) mod link;
+mod private;
 mod reduce;
 mod scan;
 

@@ -1,6 +1,8 @@
 //! Reductions of scalars with a tree per block: each thread folds its
-//! contiguous slice of the iterations (in thread order, so the slices of a
-//! block are consecutive); the lanes of a warp combine their results
+//! iterations, strided by the grid's threads when every operator is
+//! commutative (`commutative`: the lanes of a warp read neighbours, so
+//! reads coalesce), else a contiguous slice (in thread order, so the
+//! slices of a block are consecutive and the order is kept); the lanes of a warp combine their results
 //! pairwise by warp shuffles in 5 steps, lane 0 writes the warp's to
 //! shared memory, and the block combines the warps' pairwise in `log2
 //! (B / 32)` steps between barriers, the left operand always the earlier
@@ -19,7 +21,7 @@ use super::kernel::{Grid, Params, OUT, PARTIALS, WIDTH};
 use crate::codegen::emit::{Frame, Gen, Res, Val};
 use crate::codegen::runtime::RuntimeFn;
 use crate::codegen::CodegenError;
-use crate::core::ir::Type;
+use crate::core::ir::{Atom, Type};
 use crate::loopy::ir::{LoopNest, Operator};
 use inkwell::types::BasicTypeEnum;
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
@@ -42,6 +44,36 @@ pub(super) fn tree_ok(nest: &LoopNest, fields: usize) -> bool {
             .all(|r| crate::loopy::chunk::infallible(&r.op.body))
 }
 
+/// Whether `op` is commutative as written: each result the same
+/// commutative binary operator on the two operands' corresponding values
+/// (`+`, `*`, `min`, `max` of integers, `&&`, ...), nothing else in its
+/// body. Float `min` and `max` are left out (the sign of a zero result
+/// can depend on the order).
+pub(super) fn commutative(op: &Operator) -> bool {
+    use crate::core::ir::BinOp;
+    use crate::loopy::ir::{ScalarExp, Stmt};
+    let n = op.results.len();
+    if op.params.len() != 2 * n || op.body.len() != n {
+        return false;
+    }
+    op.results.iter().enumerate().all(|(k, r)| {
+        let Atom::Var(v) = r else { return false };
+        op.body.iter().any(|s| match s {
+            Stmt::Let {
+                var,
+                exp: ScalarExp::BinOp(o, Atom::Var(a), Atom::Var(b)),
+                ..
+            } if var.id == *v && o.is_commutative() => {
+                let float = matches!(var.ty, Type::Scalar(t) if t.is_float());
+                let (x, y) = (op.params[k].id, op.params[n + k].id);
+                !(float && matches!(o, BinOp::Min | BinOp::Max))
+                    && ((*a == x && *b == y) || (*a == y && *b == x))
+            }
+            _ => false,
+        })
+    })
+}
+
 impl<'ctx> Gen<'ctx, '_> {
     /// The block-tree reduction kernel: block `b`'s result in cells
     /// `[b * fields, (b + 1) * fields)` of the partials.
@@ -56,11 +88,20 @@ impl<'ctx> Gen<'ctx, '_> {
         let inits = self.inits(nest, kp)?;
         let slots = self.carried_slots(fr, &inits)?;
         let width = kp[WIDTH].into_int_value();
-        let (_, lo, hi) = self.slice(width)?;
+        // Commutative operators: a strided loop, so that the lanes of a
+        // warp read neighbouring iterations (coalesced); otherwise a
+        // contiguous slice per thread, which keeps the order.
+        let range = if nest.reductions.iter().all(|r| commutative(&r.op)) {
+            let (gid, threads) = self.thread_range()?;
+            (gid, width, threads)
+        } else {
+            let (_, lo, hi) = self.slice(width)?;
+            (lo, hi, self.const_i64(1))
+        };
         // A failed check leaves the fold here instead of ending the thread.
         let folded = self.ctx.append_basic_block(fr.func, "fold.done");
         self.set_on_fail(Some(folded));
-        let result = self.carried_loop(fr, nest, &slots, lo, hi, true);
+        let result = self.carried_loop_over(fr, nest, &nest.body, &slots, range, true, 0);
         self.set_on_fail(None);
         result?;
         self.builder.build_unconditional_branch(folded)?;
@@ -82,7 +123,11 @@ impl<'ctx> Gen<'ctx, '_> {
             for (v, t) in vals.iter().zip(&types) {
                 let mut shuffled = Vec::new();
                 for f in self.fields(v) {
-                    shuffled.push(self.shfl_down(f, off)?);
+                    shuffled.push(self.shfl(
+                        f,
+                        self.ctx.i32_type().const_int(off, false),
+                        false,
+                    )?);
                 }
                 other.push(self.val_of_fields(*t, &shuffled)?);
             }
@@ -149,9 +194,15 @@ impl<'ctx> Gen<'ctx, '_> {
         })
     }
 
-    /// `shfl.sync.down` of one field (any scalar) by `off` lanes over
-    /// the whole warp: 32-bit pieces, as PTX shuffles them.
-    fn shfl_down(&self, v: BasicValueEnum<'ctx>, off: u64) -> Res<BasicValueEnum<'ctx>> {
+    /// `shfl.sync.down` (or `.up`) of one field (any scalar) by `off`
+    /// (an `i32`) lanes over the whole warp: 32-bit pieces, as PTX
+    /// shuffles them.
+    pub(super) fn shfl(
+        &self,
+        v: BasicValueEnum<'ctx>,
+        off: IntValue<'ctx>,
+        up: bool,
+    ) -> Res<BasicValueEnum<'ctx>> {
         let i32t = self.ctx.i32_type();
         let bits_of = |v: BasicValueEnum<'ctx>| -> Res<IntValue<'ctx>> {
             Ok(match v {
@@ -175,7 +226,7 @@ impl<'ctx> Gen<'ctx, '_> {
             } else {
                 bits
             };
-            let r = self.shfl32(x, off)?;
+            let r = self.shfl32(x, off, up)?;
             if width < 32 {
                 self.builder.build_int_truncate(r, bits.get_type(), "")?
             } else {
@@ -188,8 +239,8 @@ impl<'ctx> Gen<'ctx, '_> {
                 .builder
                 .build_right_shift(bits, i64t.const_int(32, false), false, "")?;
             let hi = self.builder.build_int_truncate(hi, i32t, "")?;
-            let lo = self.shfl32(lo, off)?;
-            let hi = self.shfl32(hi, off)?;
+            let lo = self.shfl32(lo, off, up)?;
+            let hi = self.shfl32(hi, off, up)?;
             let lo = self.builder.build_int_z_extend(lo, i64t, "")?;
             let hi = self.builder.build_int_z_extend(hi, i64t, "")?;
             let hi = self
@@ -205,25 +256,28 @@ impl<'ctx> Gen<'ctx, '_> {
         })
     }
 
-    fn shfl32(&self, x: IntValue<'ctx>, off: u64) -> Res<IntValue<'ctx>> {
+    fn shfl32(&self, x: IntValue<'ctx>, off: IntValue<'ctx>, up: bool) -> Res<IntValue<'ctx>> {
         let i32t = self.ctx.i32_type();
-        let name = if self.emulated()? {
-            "arr_emu_shfl_down_i32"
-        } else {
-            "llvm.nvvm.shfl.sync.down.i32"
+        let name = match (self.emulated()?, up) {
+            (true, false) => "arr_emu_shfl_down_i32",
+            (true, true) => "arr_emu_shfl_up_i32",
+            (false, false) => "llvm.nvvm.shfl.sync.down.i32",
+            (false, true) => "llvm.nvvm.shfl.sync.up.i32",
         };
+        // The clamp: the warp's last lane down, its first up.
+        let clamp = if up { 0 } else { 0x1f };
         let t = i32t.into();
         let f = self.declare(name, Some(t), &[t, t, t, t]);
         let args = [
             i32t.const_all_ones().into(),
             x.into(),
-            i32t.const_int(off, false).into(),
-            i32t.const_int(0x1f, false).into(),
+            off.into(),
+            i32t.const_int(clamp, false).into(),
         ];
         self.call_int(f, &args)
     }
 
-    fn set_on_fail(&mut self, target: Option<inkwell::basic_block::BasicBlock<'ctx>>) {
+    pub(super) fn set_on_fail(&mut self, target: Option<inkwell::basic_block::BasicBlock<'ctx>>) {
         if let Some(k) = self.device.as_mut().and_then(|d| d.current.as_mut()) {
             k.on_fail = target;
         }
@@ -231,7 +285,7 @@ impl<'ctx> Gen<'ctx, '_> {
 
     /// The block's dynamic shared memory (`@arr_shared` on nvptx, as a
     /// generic pointer; `arr_emu_shared()` on the emulator).
-    fn shared_base(&self) -> Res<PointerValue<'ctx>> {
+    pub(super) fn shared_base(&self) -> Res<PointerValue<'ctx>> {
         if self.emulated()? {
             let f = self.declare("arr_emu_shared", Some(self.ptr().into()), &[]);
             return self
@@ -270,23 +324,11 @@ impl<'ctx> Gen<'ctx, '_> {
         fields: usize,
         write: bool,
     ) -> Res<()> {
-        if !self.emulated()? {
-            return Ok(());
-        }
-        let name = if write {
-            "arr_emu_shared_write"
-        } else {
-            "arr_emu_shared_read"
-        };
-        let i32t = self.ctx.i32_type();
-        let f = self.declare(name, None, &[self.ptr().into(), i32t.into()]);
         let p = self.cell_ptr(base, first)?;
-        let bytes = i32t.const_int((fields * 8) as u64, false);
-        self.builder.build_call(f, &[p.into(), bytes.into()], "")?;
-        Ok(())
+        self.announce_bytes(p, fields * 8, write)
     }
 
-    fn shared_store(
+    pub(super) fn shared_store(
         &self,
         base: PointerValue<'ctx>,
         first: IntValue<'ctx>,
@@ -297,7 +339,7 @@ impl<'ctx> Gen<'ctx, '_> {
         self.store_cells(base, first, vals)
     }
 
-    fn shared_read(
+    pub(super) fn shared_read(
         &self,
         base: PointerValue<'ctx>,
         first: IntValue<'ctx>,

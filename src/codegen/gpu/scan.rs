@@ -1,24 +1,42 @@
 //! Scans, filters and partitions on the GPU (nests with a look-back plan,
-//! scalar carried values and no reduction or histogram beside them), in
-//! three kernels over contiguous slices of the iterations, one slice per
-//! thread in thread order:
+//! scalar carried values and no histogram beside them) in one kernel, by
+//! decoupled look-back (Merrill and Garland's single-pass scan):
 //!
-//! 1. the totals slice of the body (what the scans' and compactions'
-//!    carried values need) over each slice from the initial values;
-//! 2. one thread: an exclusive scan of the slices' totals with the
-//!    operators, in place (each becomes its slice's carry-in), the final
-//!    values, and the first slice whose totals failed a check;
-//! 3. the body over each slice from its carry-in, up to that slice.
+//! - The iterations are cut into tiles of `B * c` consecutive ones (`B`
+//!   threads a block, `c` at most `TILE_ITEMS`); thread `t` of a tile takes
+//!   `[t * c, (t + 1) * c)` of it. A block takes tiles in increasing order
+//!   from an atomic ticket, so that every tile it waits for was taken
+//!   before by a block that is running (forward progress without
+//!   assumptions on the order blocks start, on a GPU or the emulator).
+//! - Each thread runs the totals slice of the body over its items; the
+//!   warp scans its lanes' totals by shuffles, the block the warps' in
+//!   shared memory (thread 0, in order), which gives the tile's aggregate.
+//! - Thread 0 publishes it in the tile's status (aggregate, or inclusive
+//!   prefix for tile 0), walks back over earlier tiles' statuses (spinning
+//!   until each has one) combining aggregates until an inclusive prefix,
+//!   and publishes the tile's inclusive prefix.
+//! - Each thread runs the body over its items from its carry-in (tile
+//!   prefix, warps before it, lanes before it). Its items were read by the
+//!   totals pass just before, by the same thread: the second read is served
+//!   by the cache, so global memory is read once per element.
 //!
-//! A check that fails in pass 1 only flags its slice: slices up to the
-//! first flagged one have the right carry-ins, so pass 3 meets the first
-//! failing check in sequential order and records it, as the CPU would.
+//! Operators combine a left (earlier) value with a right (later) one,
+//! never the other way round, so non-commutative operators keep their
+//! order. A check that fails in the totals pass only flags its thread; a
+//! flag travels with the prefixes (a flagged tile publishes "failed"), and
+//! a thread whose carry-in is not known skips the body. The first flagged
+//! thread has a correct carry-in: its body meets the failing check first
+//! in sequential order and records it, as the CPU would. An operator that
+//! fails while combining records its error with the width as its key (after
+//! every iteration's) and flags the result. No thread ever leaves the
+//! kernel early, so every thread reaches every barrier and shuffle.
 
 use super::kernel::{OUT, PARTIALS, WIDTH};
 use crate::codegen::emit::{Frame, Gen, Res, Val};
 use crate::codegen::CodegenError;
 use crate::core::ir::Type;
 use crate::loopy::ir::{LoopNest, ParPlan};
+use crate::types::ScalarType;
 use inkwell::types::BasicTypeEnum;
 use inkwell::values::{BasicValue, BasicValueEnum, IntValue, PointerValue};
 use inkwell::{AtomicOrdering, AtomicRMWBinOp, IntPredicate};
@@ -28,15 +46,47 @@ pub(super) fn reduction_values(nest: &LoopNest) -> usize {
     nest.reductions.iter().map(|r| r.carried.len()).sum()
 }
 
-/// The most threads a block has: the prefix block's buffers hold a cell
-/// per field and thread for this many.
-pub(super) const MAX_BLOCK: usize = 1024;
+/// Items a thread takes of a tile at most (fewer when the width is small,
+/// so that small inputs still spread over several tiles).
+pub(super) const TILE_ITEMS: i64 = 8;
+
+/// A tile's status: none yet, its aggregate, its inclusive prefix, or
+/// failed (a check or an operator failed in it or before it).
+const AGGREGATE: u64 = 1;
+const INCLUSIVE: u64 = 2;
+const FAILED: u64 = 3;
+
+/// Bytes of shared memory the look-back kernel's block uses (8-byte
+/// cells): the tile's ticket, its carry-in's failure flag and its carry-in
+/// (a cell per field), then for each of at most 32 warps its inclusive
+/// prefix and failure flag.
+pub(super) fn lookback_shared(fields: usize) -> usize {
+    (2 + fields + 32 * (fields + 1)) * 8
+}
+
+type Slots<'ctx> = Vec<Vec<(PointerValue<'ctx>, BasicTypeEnum<'ctx>)>>;
+
+/// Where thread 0 of a tile finds what it needs (cell indices of the
+/// partials buffer: `aggs0` and `incls0` start the aggregates and the
+/// inclusive prefixes).
+#[derive(Clone, Copy)]
+struct TileAt<'ctx> {
+    shared: PointerValue<'ctx>,
+    warps: IntValue<'ctx>,
+    tile: IntValue<'ctx>,
+    tiles: IntValue<'ctx>,
+    aggs0: IntValue<'ctx>,
+    incls0: IntValue<'ctx>,
+    partials: PointerValue<'ctx>,
+    out: PointerValue<'ctx>,
+}
 
 impl<'ctx> Gen<'ctx, '_> {
-    /// Scan pass 1: the totals slice of the body over this thread's slice
-    /// from the neutral elements; totals (and a failure flag, 0) to the
-    /// partials. A check that fails only sets the flag.
-    pub(super) fn totals_body(
+    /// The look-back kernel. Its partials buffer (cells): the ticket, a
+    /// status per tile (the host clears both), an aggregate per tile, an
+    /// inclusive prefix per tile, then with reductions beside the scan a
+    /// partial result per thread and tile, in order.
+    pub(super) fn lookback_body(
         &mut self,
         fr: &mut Frame<'ctx>,
         nest: &LoopNest,
@@ -47,256 +97,568 @@ impl<'ctx> Gen<'ctx, '_> {
                 "a scan kernel without totals".into(),
             ));
         };
-        let inits = self.inits(nest, kp)?;
-        let slots = self.carried_slots(fr, &inits)?;
-        let width = kp[WIDTH].into_int_value();
-        let (gid, lo, hi) = self.slice(width)?;
-        let per = self.fields_of(nest) + 1;
-        let base = self
-            .builder
-            .build_int_mul(gid, self.const_i64(per as i64), "")?;
-        let flag_at = self
-            .builder
-            .build_int_add(base, self.const_i64(per as i64 - 1), "")?;
-        let partials = kp[PARTIALS].into_pointer_value();
-        let flag = self.cell_ptr(partials, flag_at)?;
-        self.builder.build_store(flag, self.const_i64(0))?;
-        if let Some(k) = self.device.as_mut().and_then(|d| d.current.as_mut()) {
-            k.flag = Some(flag);
-        }
-        let skip = reduction_values(nest);
-        self.carried_loop_over(fr, nest, totals, &slots, lo, hi, true, skip)?;
-        let finals = self.load_slots(nest, &slots)?;
-        self.store_cells(partials, base, &finals)
-    }
-
-    /// Scan pass 2, one thread: each slice's total replaced by its
-    /// carry-in (the operators over the slices before it, from the
-    /// initial values); the final values to `out`, and the first slice
-    /// whose totals failed after them (the number of slices if none).
-    pub(super) fn prefix_body(
-        &mut self,
-        fr: &mut Frame<'ctx>,
-        nest: &LoopNest,
-        kp: &[BasicValueEnum<'ctx>],
-    ) -> Res<()> {
-        self.return_if_failed(fr, kp)?;
         let types: Vec<Type> = nest.carried().map(|c| c.var.ty).collect();
-        let per = self.fields_of(nest) + 1;
-        let threads = kp[WIDTH].into_int_value();
-        let partials = kp[PARTIALS].into_pointer_value();
-        let out = kp[OUT].into_pointer_value();
-        let key = self.key_slot()?;
-        self.builder.build_store(key, threads)?;
-        let inits = self.inits(nest, kp)?;
-        let slots = self.carried_slots(fr, &inits)?;
-        let limit = self.entry_alloca(fr.func, self.i64().into())?;
-        self.builder.build_store(limit, threads)?;
-        let zero = self.const_i64(0);
-        let one = self.const_i64(1);
-        let per_v = self.const_i64(per as i64);
-        self.kernel_loop(fr, zero, threads, one, &mut |gen, fr, t| {
-            let at = gen.builder.build_int_mul(t, per_v, "")?;
-            let total = gen.read_cells(partials, at, &types)?;
-            let acc = gen.load_slots(nest, &slots)?;
-            gen.store_cells(partials, at, &acc)?;
-            // The first failed slice.
-            let flag_at = gen
-                .builder
-                .build_int_add(at, gen.const_i64(per as i64 - 1), "")?;
-            let flag = gen
-                .builder
-                .build_load(gen.i64(), gen.cell_ptr(partials, flag_at)?, "")?
-                .into_int_value();
-            let failed = gen
-                .builder
-                .build_int_compare(IntPredicate::NE, flag, zero, "")?;
-            let current = gen
-                .builder
-                .build_load(gen.i64(), limit, "")?
-                .into_int_value();
-            let first = gen
-                .builder
-                .build_int_compare(IntPredicate::EQ, current, threads, "")?;
-            let take = gen.builder.build_and(failed, first, "")?;
-            let new = gen.builder.build_select(take, t, current, "")?;
-            gen.builder.build_store(limit, new)?;
-            gen.apply_operators(fr, nest, &slots, &acc, &total)
-        })?;
-        let finals = self.load_slots(nest, &slots)?;
-        self.store_cells(out, zero, &finals)?;
-        let limit = self.builder.build_load(self.i64(), limit, "")?;
-        let at = self.const_i64((per - 1) as i64);
-        self.builder.build_store(self.cell_ptr(out, at)?, limit)?;
-        Ok(())
-    }
-
-    /// Scan pass 2 as one block of `B` threads (operators that cannot
-    /// fail): thread `j` folds the totals of slices `[j*c, (j+1)*c)` in
-    /// order; the block scans these `B` aggregates by doubling steps
-    /// (Hillis and Steele) in two global buffers after the partials,
-    /// a barrier between steps (which orders global memory within a
-    /// block), so each thread's carry-in is the operators over the
-    /// aggregates before it, in order; then each thread replaces its
-    /// slices' totals by their carry-ins. The last thread writes the final
-    /// values; the first failed slice is an atomic minimum.
-    pub(super) fn block_prefix_body(
-        &mut self,
-        fr: &mut Frame<'ctx>,
-        nest: &LoopNest,
-        kp: &[BasicValueEnum<'ctx>],
-    ) -> Res<()> {
-        self.return_if_failed(fr, kp)?;
-        let types: Vec<Type> = nest.carried().map(|c| c.var.ty).collect();
+        let n = types.len();
+        let mut flagged = types.clone();
+        flagged.push(Type::Scalar(ScalarType::I64));
         let fields = self.fields_of(nest);
-        let per = fields + 1;
-        let threads = kp[WIDTH].into_int_value();
+        let f_v = self.const_i64(fields as i64);
+        let skip = reduction_values(nest);
+        let width = kp[WIDTH].into_int_value();
         let partials = kp[PARTIALS].into_pointer_value();
         let out = kp[OUT].into_pointer_value();
-        let key = self.key_slot()?;
-        self.builder.build_store(key, threads)?;
         let (zero, one) = (self.const_i64(0), self.const_i64(1));
-        let per_v = self.const_i64(per as i64);
-        let fields_v = self.const_i64(fields as i64);
-        let j = self.sreg("tid.x")?;
+        let c = |gen: &Self, v: u64| gen.i64().const_int(v, false);
+        let tid = self.sreg("tid.x")?;
         let b = self.sreg("ntid.x")?;
-        // This thread's slices.
-        let up = self.builder.build_int_add(threads, b, "")?;
+        let lane = self.builder.build_and(tid, c(self, 31), "lane")?;
+        let warp = self
+            .builder
+            .build_right_shift(tid, c(self, 5), false, "warp")?;
+        let up = self.builder.build_int_add(b, c(self, 31), "")?;
+        let warps = self
+            .builder
+            .build_right_shift(up, c(self, 5), false, "warps")?;
+        let (_, threads) = self.thread_range()?;
+        // Items a thread takes: ceil(width / threads), between 1 and
+        // TILE_ITEMS (arr_gpu_lookback_tiles computes the same).
+        let up = self.builder.build_int_add(width, threads, "")?;
         let up = self.builder.build_int_sub(up, one, "")?;
-        let chunk = self.builder.build_int_signed_div(up, b, "chunk")?;
-        let lo = self.builder.build_int_mul(j, chunk, "")?;
-        let lo = self.min(lo, threads)?;
-        let hi = self.builder.build_int_add(lo, chunk, "")?;
-        let hi = self.min(hi, threads)?;
-        // 1. The aggregate of its slices' totals, and its first failed one.
-        let inits = self.inits(nest, kp)?;
-        let slots = self.carried_slots(fr, &inits)?;
-        let failed = self.entry_alloca(fr.func, self.i64().into())?;
-        self.builder.build_store(failed, threads)?;
-        self.kernel_loop(fr, lo, hi, one, &mut |gen, fr, t| {
-            let at = gen.builder.build_int_mul(t, per_v, "")?;
-            let total = gen.read_cells(partials, at, &types)?;
-            let flag_at = gen.builder.build_int_add(at, fields_v, "")?;
-            let flag = gen
-                .builder
-                .build_load(gen.i64(), gen.cell_ptr(partials, flag_at)?, "")?
-                .into_int_value();
-            let first = gen
-                .builder
-                .build_load(gen.i64(), failed, "")?
-                .into_int_value();
-            let take = gen.builder.build_and(
-                gen.builder
-                    .build_int_compare(IntPredicate::NE, flag, zero, "")?,
-                gen.builder
-                    .build_int_compare(IntPredicate::EQ, first, threads, "")?,
-                "",
-            )?;
-            let new = gen.builder.build_select(take, t, first, "")?;
-            gen.builder.build_store(failed, new)?;
-            let acc = gen.load_slots(nest, &slots)?;
-            gen.apply_operators(fr, nest, &slots, &acc, &total)
-        })?;
-        // The buffers after the partials: `src` and `dst` take turns.
-        let aux = self.builder.build_int_mul(threads, per_v, "")?;
-        let span = self.const_i64((MAX_BLOCK * fields) as i64);
-        let aux2 = self.builder.build_int_add(aux, span, "")?;
-        let src = self.entry_alloca(fr.func, self.i64().into())?;
-        let dst = self.entry_alloca(fr.func, self.i64().into())?;
-        self.builder.build_store(src, aux)?;
-        self.builder.build_store(dst, aux2)?;
-        let mine = self.builder.build_int_mul(j, fields_v, "")?;
-        let agg = self.load_slots(nest, &slots)?;
-        let at = self.builder.build_int_add(aux, mine, "")?;
-        self.store_cells(partials, at, &agg)?;
-        let limit = self.cell_ptr(out, fields_v)?;
-        let lead = self
+        let per = self.builder.build_int_signed_div(up, threads, "")?;
+        let small = self
             .builder
-            .build_int_compare(IntPredicate::EQ, j, zero, "")?;
-        self.when(fr.func, lead, |gen| {
-            gen.builder.build_store(limit, threads)?;
-            Ok(())
-        })?;
-        self.barrier()?;
-        let first = self
+            .build_int_compare(IntPredicate::SLT, per, one, "")?;
+        let per = self
             .builder
-            .build_load(self.i64(), failed, "")?
+            .build_select(small, one, per, "")?
             .into_int_value();
-        let any = self
-            .builder
-            .build_int_compare(IntPredicate::SLT, first, threads, "")?;
-        self.when(fr.func, any, |gen| {
-            gen.builder.build_atomicrmw(
-                AtomicRMWBinOp::Min,
-                limit,
-                first,
-                AtomicOrdering::Monotonic,
-            )?;
-            Ok(())
-        })?;
-        // 2. Doubling steps: after the step of distance d, a thread's cell
-        // holds the operators over the (up to) 2d aggregates ending at it.
-        self.doubling_steps(fr, b, &mut |gen, fr, d| {
-            let s_at = gen.builder.build_load(gen.i64(), src, "")?.into_int_value();
-            let d_at = gen.builder.build_load(gen.i64(), dst, "")?.into_int_value();
-            let right_at = gen.builder.build_int_add(s_at, mine, "")?;
-            let right = gen.read_cells(partials, right_at, &types)?;
-            let far = gen.builder.build_int_compare(IntPredicate::SGE, j, d, "")?;
-            let right_fields: Vec<Vec<BasicValueEnum<'ctx>>> =
-                right.iter().map(|v| gen.fields(v)).collect();
-            let cell = gen.carried_slots(fr, &right_fields)?;
-            gen.when(fr.func, far, |gen| {
-                let left_j = gen.builder.build_int_sub(j, d, "")?;
-                let left_at = gen.builder.build_int_mul(left_j, fields_v, "")?;
-                let left_at = gen.builder.build_int_add(s_at, left_at, "")?;
-                let left = gen.read_cells(partials, left_at, &types)?;
-                gen.apply_operators(fr, nest, &cell, &left, &right)
-            })?;
-            let combined = gen.load_slots(nest, &cell)?;
-            let to = gen.builder.build_int_add(d_at, mine, "")?;
-            gen.store_cells(partials, to, &combined)?;
-            gen.builder.build_store(src, d_at)?;
-            gen.builder.build_store(dst, s_at)?;
-            Ok(())
-        })?;
-        // 3. The carry-in of each slice: thread j starts from the
-        // aggregate of the threads before it (the initial values for 0).
-        let s_at = self
-            .builder
-            .build_load(self.i64(), src, "")?
-            .into_int_value();
-        let before = self.builder.build_int_sub(j, one, "")?;
-        let before = self.builder.build_int_mul(before, fields_v, "")?;
-        let before = self.builder.build_int_add(s_at, before, "")?;
+        let per = self.min(per, self.const_i64(TILE_ITEMS))?;
+        let tile_len = self.builder.build_int_mul(b, per, "tile_len")?;
+        let up = self.builder.build_int_add(width, tile_len, "")?;
+        let up = self.builder.build_int_sub(up, one, "")?;
+        let tiles = self.builder.build_int_signed_div(up, tile_len, "tiles")?;
+        let aggs0 = self.builder.build_int_add(one, tiles, "")?;
+        let span = self.builder.build_int_mul(tiles, f_v, "")?;
+        let incls0 = self.builder.build_int_add(aggs0, span, "")?;
+        let reds0 = self.builder.build_int_add(incls0, span, "")?;
+        let shared = self.shared_base()?;
+        let hdr = 2 + fields as u64;
+        let warp_cell = |gen: &Self, w: IntValue<'ctx>| -> Res<IntValue<'ctx>> {
+            let at = gen
+                .builder
+                .build_int_mul(w, c(gen, fields as u64 + 1), "")?;
+            Ok(gen.builder.build_int_add(at, c(gen, hdr), "")?)
+        };
         let inits = self.inits(nest, kp)?;
-        let carry = self.carried_slots(fr, &inits)?;
-        let later = self
-            .builder
-            .build_int_compare(IntPredicate::SGT, j, zero, "")?;
-        self.when(fr.func, later, |gen| {
-            let vals = gen.read_cells(partials, before, &types)?;
-            for (v, ps) in vals.iter().zip(&carry) {
-                for (f, (slot, _)) in gen.fields(v).iter().zip(ps) {
-                    gen.builder.build_store(*slot, *f)?;
-                }
+        let init_vals: Vec<Val<'ctx>> = types
+            .iter()
+            .zip(&inits)
+            .map(|(t, f)| self.val_of_fields(*t, f))
+            .collect::<Res<_>>()?;
+        // No iterations: the initial values are the final ones.
+        let (gid, _) = self.thread_range()?;
+        let none = self.builder.build_and(
+            self.builder
+                .build_int_compare(IntPredicate::EQ, tiles, zero, "")?,
+            self.builder
+                .build_int_compare(IntPredicate::EQ, gid, zero, "")?,
+            "",
+        )?;
+        self.when(fr.func, none, |gen| {
+            gen.store_cells(out, zero, &init_vals)?;
+            // The reductions' one partial (arr_gpu_lookback_chunks counts
+            // at least one tile).
+            if skip > 0 {
+                gen.store_cells(partials, reds0, &init_vals)?;
             }
             Ok(())
         })?;
-        self.kernel_loop(fr, lo, hi, one, &mut |gen, fr, t| {
-            let at = gen.builder.build_int_mul(t, per_v, "")?;
-            let total = gen.read_cells(partials, at, &types)?;
-            let acc = gen.load_slots(nest, &carry)?;
-            gen.store_cells(partials, at, &acc)?;
-            gen.apply_operators(fr, nest, &carry, &acc, &total)
+        let mine = self.carried_slots(fr, &inits)?;
+        let carry = self.carried_slots(fr, &inits)?;
+        let bad = self.entry_alloca(fr.func, self.i64().into())?;
+        let carry_bad = self.entry_alloca(fr.func, self.i64().into())?;
+        let key = self.key_slot()?;
+
+        // The tiles, one after another from the ticket.
+        let head = self.ctx.append_basic_block(fr.func, "tile.next");
+        let run = self.ctx.append_basic_block(fr.func, "tile.run");
+        let exit = self.ctx.append_basic_block(fr.func, "tile.done");
+        self.builder.build_unconditional_branch(head)?;
+        self.builder.position_at_end(head);
+        let lead = self
+            .builder
+            .build_int_compare(IntPredicate::EQ, tid, zero, "")?;
+        self.when(fr.func, lead, |gen| {
+            let ticket = gen.builder.build_atomicrmw(
+                AtomicRMWBinOp::Add,
+                partials,
+                one,
+                AtomicOrdering::Monotonic,
+            )?;
+            let v = Val::Scalar(ticket.into(), ScalarType::I64);
+            gen.shared_store(shared, zero, &[v], 1)
         })?;
-        let last = self.builder.build_int_sub(b, one, "")?;
+        self.barrier()?;
+        let tile = self.shared_read(shared, zero, &flagged[n..], 1)?;
+        let tile = self.fields(&tile[0])[0].into_int_value();
+        let more = self
+            .builder
+            .build_int_compare(IntPredicate::SLT, tile, tiles, "")?;
+        self.builder.build_conditional_branch(more, run, exit)?;
+        self.builder.position_at_end(run);
+        let start = self.builder.build_int_mul(tile, tile_len, "")?;
+        let offset = self.builder.build_int_mul(tid, per, "")?;
+        let lo = self.builder.build_int_add(start, offset, "")?;
+        let lo = self.min(lo, width)?;
+        let hi = self.builder.build_int_add(lo, per, "")?;
+        let hi = self.min(hi, width)?;
+
+        // 1. The totals of this thread's items from the initial values; a
+        // failing check flags them.
+        self.set_slots(&mine, &init_vals, 0)?;
+        self.builder.build_store(bad, zero)?;
+        let totalled = self.ctx.append_basic_block(fr.func, "totals.done");
+        self.set_flag(Some(bad));
+        self.set_on_fail(Some(totalled));
+        let result = self.carried_loop_over(fr, nest, totals, &mine, (lo, hi, one), true, skip);
+        self.set_on_fail(None);
+        self.set_flag(None);
+        result?;
+        self.builder.build_unconditional_branch(totalled)?;
+        self.builder.position_at_end(totalled);
+        // An operator failing from here on: after every iteration.
+        self.builder.build_store(key, width)?;
+
+        // 2. The warp's inclusive scan: lane l combines lane l - off's
+        // value (left) with its own.
+        let i32t = self.ctx.i32_type();
+        let off_slot = self.entry_alloca(fr.func, i32t.into())?;
+        self.builder
+            .build_store(off_slot, i32t.const_int(1, false))?;
+        let step_head = self.ctx.append_basic_block(fr.func, "warp.next");
+        let step = self.ctx.append_basic_block(fr.func, "warp.step");
+        let stepped = self.ctx.append_basic_block(fr.func, "warp.done");
+        self.builder.build_unconditional_branch(step_head)?;
+        self.builder.position_at_end(step_head);
+        let off = self
+            .builder
+            .build_load(i32t, off_slot, "off")?
+            .into_int_value();
+        let go = self.builder.build_int_compare(
+            IntPredicate::ULT,
+            off,
+            i32t.const_int(32, false),
+            "",
+        )?;
+        self.builder.build_conditional_branch(go, step, stepped)?;
+        self.builder.position_at_end(step);
+        let vals = self.load_slots(nest, &mine)?;
+        let other = self.shuffled(&vals, &types, skip, off)?;
+        let flag = self.builder.build_load(self.i64(), bad, "")?;
+        let other_bad = self.shfl(flag, off, true)?.into_int_value();
+        let off64 = self.builder.build_int_z_extend(off, self.i64(), "")?;
+        let far = self
+            .builder
+            .build_int_compare(IntPredicate::UGE, lane, off64, "")?;
+        self.when(fr.func, far, |gen| {
+            gen.combine_guarded(fr, nest, &mine, &other, &vals, bad)?;
+            gen.or_flag(bad, other_bad)
+        })?;
+        let twice = self.builder.build_int_add(off, off, "")?;
+        self.builder.build_store(off_slot, twice)?;
+        self.builder.build_unconditional_branch(step_head)?;
+        self.builder.position_at_end(stepped);
+
+        // 3. The warp's last lane to its cell.
+        let last = self
+            .builder
+            .build_int_compare(IntPredicate::EQ, lane, c(self, 31), "")?;
+        self.when(fr.func, last, |gen| {
+            let mut vals = gen.load_slots(nest, &mine)?;
+            let flag = gen.builder.build_load(gen.i64(), bad, "")?;
+            vals.push(Val::Scalar(flag, ScalarType::I64));
+            let at = warp_cell(gen, warp)?;
+            gen.shared_store(shared, at, &vals, fields + 1)
+        })?;
+        self.barrier()?;
+
+        // 4. Thread 0: the warps' prefixes, the tile's aggregate, the
+        // look-back and the tile's carry-in.
+        self.when(fr.func, lead, |gen| {
+            let at = TileAt {
+                shared,
+                warps,
+                tile,
+                tiles,
+                aggs0,
+                incls0,
+                partials,
+                out,
+            };
+            gen.tile_prefix(fr, nest, &flagged, &init_vals, &at, &warp_cell)
+        })?;
+        self.barrier()?;
+
+        // 5. This thread's carry-in: the tile's, then the warps' before it,
+        // then the lanes' before it.
+        let vals = self.load_slots(nest, &mine)?;
+        let i32one = i32t.const_int(1, false);
+        let before = self.shuffled(&vals, &types, skip, i32one)?;
+        let flag = self.builder.build_load(self.i64(), bad, "")?;
+        let before_bad = self.shfl(flag, i32one, true)?.into_int_value();
+        self.set_slots(&carry, &init_vals, 0)?;
+        let head_vals = self.shared_read(shared, one, &flagged[n..], 1)?;
+        let tile_in = self.shared_read(shared, c(self, 2), &types, fields)?;
+        self.set_slots(&carry, &tile_in, skip)?;
+        self.builder
+            .build_store(carry_bad, self.fields(&head_vals[0])[0])?;
+        let later_warp = self
+            .builder
+            .build_int_compare(IntPredicate::UGT, warp, zero, "")?;
+        self.when(fr.func, later_warp, |gen| {
+            let w = gen.builder.build_int_sub(warp, one, "")?;
+            let at = warp_cell(gen, w)?;
+            let cell = gen.shared_read(shared, at, &flagged, fields + 1)?;
+            let acc = gen.load_slots(nest, &carry)?;
+            gen.combine_guarded(fr, nest, &carry, &acc, &cell[..n], carry_bad)?;
+            gen.or_flag(carry_bad, gen.fields(&cell[n])[0].into_int_value())
+        })?;
+        let later_lane = self
+            .builder
+            .build_int_compare(IntPredicate::UGT, lane, zero, "")?;
+        self.when(fr.func, later_lane, |gen| {
+            let acc = gen.load_slots(nest, &carry)?;
+            gen.combine_guarded(fr, nest, &carry, &acc, &before, carry_bad)?;
+            gen.or_flag(carry_bad, before_bad)
+        })?;
+
+        // 6. The body from the carry-in, unless it is not known; a failing
+        // check records its error and leaves the body (the thread goes on
+        // to the next tile's barriers).
+        let known = self.builder.build_int_compare(
+            IntPredicate::EQ,
+            self.builder
+                .build_load(self.i64(), carry_bad, "")?
+                .into_int_value(),
+            zero,
+            "",
+        )?;
+        self.when(fr.func, known, |gen| {
+            let done = gen.ctx.append_basic_block(fr.func, "body.done");
+            gen.set_on_fail(Some(done));
+            let result = gen.carried_loop(fr, nest, &carry, lo, hi, true);
+            gen.set_on_fail(None);
+            result?;
+            gen.builder.build_unconditional_branch(done)?;
+            gen.builder.position_at_end(done);
+            Ok(())
+        })?;
+        // The reductions beside the scan: a partial per thread and tile.
+        if skip > 0 {
+            let chunk = self.builder.build_int_mul(tile, b, "")?;
+            let chunk = self.builder.build_int_add(chunk, tid, "")?;
+            let at = self.builder.build_int_mul(chunk, f_v, "")?;
+            let at = self.builder.build_int_add(reds0, at, "")?;
+            let finals = self.load_slots(nest, &carry)?;
+            self.store_cells(partials, at, &finals)?;
+        }
+        self.builder.build_unconditional_branch(head)?;
+        self.builder.position_at_end(exit);
+        Ok(())
+    }
+
+    /// Thread 0 of a tile: the warps' cells replaced by their inclusive
+    /// prefixes, the tile's aggregate published, the look-back, the
+    /// tile's inclusive prefix published (and, for the last tile, the
+    /// final values to `out`), and the tile's carry-in and its failure
+    /// flag to shared memory.
+    fn tile_prefix(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        flagged: &[Type],
+        init_vals: &[Val<'ctx>],
+        at: &TileAt<'ctx>,
+        warp_cell: &dyn Fn(&Self, IntValue<'ctx>) -> Res<IntValue<'ctx>>,
+    ) -> Res<()> {
+        let n = flagged.len() - 1;
+        let types = &flagged[..n];
+        let fields = self.fields_of(nest);
+        let f_v = self.const_i64(fields as i64);
+        let (zero, one) = (self.const_i64(0), self.const_i64(1));
+        let c = |gen: &Self, v: u64| gen.i64().const_int(v, false);
+        let i64t = self.i64();
+        let (shared, warps, tile, tiles) = (at.shared, at.warps, at.tile, at.tiles);
+        let (aggs0, incls0, partials, out) = (at.aggs0, at.incls0, at.partials, at.out);
+        // The warps' inclusive prefixes, in order.
+        let first = self.shared_read(shared, warp_cell(self, zero)?, flagged, fields + 1)?;
+        let inits: Vec<Vec<BasicValueEnum<'ctx>>> =
+            init_vals.iter().map(|v| self.fields(v)).collect();
+        let running = self.carried_slots(fr, &inits)?;
+        self.set_slots(&running, &first[..n], 0)?;
+        let rbad = self.entry_alloca(fr.func, i64t.into())?;
+        self.builder.build_store(rbad, self.fields(&first[n])[0])?;
+        self.kernel_loop(fr, one, warps, one, &mut |gen, fr, w| {
+            let cell_at = warp_cell(gen, w)?;
+            let cell = gen.shared_read(shared, cell_at, flagged, fields + 1)?;
+            let acc = gen.load_slots(nest, &running)?;
+            gen.combine_guarded(fr, nest, &running, &acc, &cell[..n], rbad)?;
+            gen.or_flag(rbad, gen.fields(&cell[n])[0].into_int_value())?;
+            let mut vals = gen.load_slots(nest, &running)?;
+            let flag = gen.builder.build_load(gen.i64(), rbad, "")?;
+            vals.push(Val::Scalar(flag, ScalarType::I64));
+            gen.shared_store(shared, cell_at, &vals, fields + 1)
+        })?;
+        // The tile's aggregate (tile 0's is its inclusive prefix).
+        let agg = self.load_slots(nest, &running)?;
+        let abad = self.builder.build_load(i64t, rbad, "")?.into_int_value();
+        let is_first = self
+            .builder
+            .build_int_compare(IntPredicate::EQ, tile, zero, "")?;
+        let base = self
+            .builder
+            .build_select(is_first, incls0, aggs0, "")?
+            .into_int_value();
+        let mine = self.builder.build_int_mul(tile, f_v, "")?;
+        let cells = self.builder.build_int_add(base, mine, "")?;
+        let status_at = self.builder.build_int_add(one, tile, "")?;
+        let failed = self
+            .builder
+            .build_int_compare(IntPredicate::NE, abad, zero, "")?;
+        let kind =
+            self.builder
+                .build_select(is_first, c(self, INCLUSIVE), c(self, AGGREGATE), "")?;
+        let status = self
+            .builder
+            .build_select(failed, c(self, FAILED), kind.into_int_value(), "")?
+            .into_int_value();
+        self.publish(partials, cells, &agg, status_at, status)?;
+        // The look-back: the carry-in from the statuses before the tile.
+        let excl = self.carried_slots(fr, &inits)?;
+        let pbad = self.entry_alloca(fr.func, i64t.into())?;
+        self.builder.build_store(pbad, zero)?;
+        let incl = self.carried_slots(fr, &inits)?;
+        self.set_slots(&incl, &agg, 0)?;
+        let later = self
+            .builder
+            .build_int_compare(IntPredicate::UGT, tile, zero, "")?;
+        self.when(fr.func, later, |gen| {
+            gen.look_back(fr, nest, types, &excl, pbad, at)?;
+            let ibad = gen.entry_alloca(fr.func, i64t.into())?;
+            gen.builder.build_store(ibad, abad)?;
+            let before = gen.load_slots(nest, &excl)?;
+            gen.combine_guarded(fr, nest, &incl, &before, &agg, ibad)?;
+            let p = gen.builder.build_load(i64t, pbad, "")?.into_int_value();
+            gen.or_flag(ibad, p)?;
+            let bad = gen.builder.build_load(i64t, ibad, "")?.into_int_value();
+            let failed = gen
+                .builder
+                .build_int_compare(IntPredicate::NE, bad, zero, "")?;
+            let status = gen
+                .builder
+                .build_select(failed, c(gen, FAILED), c(gen, INCLUSIVE), "")?
+                .into_int_value();
+            let cells = gen.builder.build_int_add(incls0, mine, "")?;
+            let vals = gen.load_slots(nest, &incl)?;
+            gen.publish(partials, cells, &vals, status_at, status)
+        })?;
+        let last = self.builder.build_int_sub(tiles, one, "")?;
         let is_last = self
             .builder
-            .build_int_compare(IntPredicate::EQ, j, last, "")?;
+            .build_int_compare(IntPredicate::EQ, tile, last, "")?;
         self.when(fr.func, is_last, |gen| {
-            let finals = gen.load_slots(nest, &carry)?;
-            gen.store_cells(out, zero, &finals)
-        })
+            let vals = gen.load_slots(nest, &incl)?;
+            gen.store_cells(out, zero, &vals)
+        })?;
+        // The carry-in and its flag for the tile's threads.
+        let mut vals = vec![Val::Scalar(
+            self.builder.build_load(i64t, pbad, "")?,
+            ScalarType::I64,
+        )];
+        vals.extend(self.load_slots(nest, &excl)?);
+        self.shared_store(shared, one, &vals, fields + 1)
+    }
+
+    /// Tile statuses from the tile before this one backwards: waits for
+    /// each to have one, combines aggregates (earlier on the left) until
+    /// an inclusive prefix, into `excl`; a failed tile sets `pbad`.
+    fn look_back(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        types: &[Type],
+        excl: &Slots<'ctx>,
+        pbad: PointerValue<'ctx>,
+        at: &TileAt<'ctx>,
+    ) -> Res<()> {
+        let i64t = self.i64();
+        let (zero, one) = (self.const_i64(0), self.const_i64(1));
+        let fields = self.fields_of(nest);
+        let f_v = self.const_i64(fields as i64);
+        let c = |gen: &Self, v: u64| gen.i64().const_int(v, false);
+        let j_slot = self.entry_alloca(fr.func, i64t.into())?;
+        let j0 = self.builder.build_int_sub(at.tile, one, "")?;
+        self.builder.build_store(j_slot, j0)?;
+        let have = self.entry_alloca(fr.func, i64t.into())?;
+        self.builder.build_store(have, zero)?;
+        let spin = self.ctx.append_basic_block(fr.func, "look.spin");
+        let wait = self.ctx.append_basic_block(fr.func, "look.wait");
+        let got = self.ctx.append_basic_block(fr.func, "look.got");
+        let take = self.ctx.append_basic_block(fr.func, "look.take");
+        let fail = self.ctx.append_basic_block(fr.func, "look.failed");
+        let next = self.ctx.append_basic_block(fr.func, "look.next");
+        let done = self.ctx.append_basic_block(fr.func, "look.done");
+        self.builder.build_unconditional_branch(spin)?;
+        self.builder.position_at_end(spin);
+        let j = self.builder.build_load(i64t, j_slot, "j")?.into_int_value();
+        let status_at = self.builder.build_int_add(one, j, "")?;
+        let status = self.read_cells_with(
+            at.partials,
+            status_at,
+            &[Type::Scalar(ScalarType::I64)],
+            true,
+        )?;
+        let status = self.fields(&status[0])[0].into_int_value();
+        let empty = self
+            .builder
+            .build_int_compare(IntPredicate::EQ, status, zero, "")?;
+        self.builder.build_conditional_branch(empty, wait, got)?;
+        self.builder.position_at_end(wait);
+        self.nanosleep(100)?;
+        self.builder.build_unconditional_branch(spin)?;
+        self.builder.position_at_end(got);
+        self.fence_gpu()?;
+        let failed =
+            self.builder
+                .build_int_compare(IntPredicate::EQ, status, c(self, FAILED), "")?;
+        self.builder.build_conditional_branch(failed, fail, take)?;
+        self.builder.position_at_end(fail);
+        self.builder.build_store(pbad, one)?;
+        self.builder.build_unconditional_branch(done)?;
+        self.builder.position_at_end(take);
+        let inclusive =
+            self.builder
+                .build_int_compare(IntPredicate::EQ, status, c(self, INCLUSIVE), "")?;
+        let base = self
+            .builder
+            .build_select(inclusive, at.incls0, at.aggs0, "")?
+            .into_int_value();
+        let cells = self.builder.build_int_mul(j, f_v, "")?;
+        let cells = self.builder.build_int_add(base, cells, "")?;
+        let v = self.read_cells_with(at.partials, cells, types, true)?;
+        let had = self.builder.build_load(i64t, have, "")?.into_int_value();
+        let first = self
+            .builder
+            .build_int_compare(IntPredicate::EQ, had, zero, "")?;
+        let skip = reduction_values(nest);
+        self.when(fr.func, first, |gen| gen.set_slots(excl, &v, skip))?;
+        let again = self
+            .builder
+            .build_int_compare(IntPredicate::NE, had, zero, "")?;
+        self.when(fr.func, again, |gen| {
+            let acc = gen.load_slots(nest, excl)?;
+            gen.combine_guarded(fr, nest, excl, &v, &acc, pbad)
+        })?;
+        self.builder.build_store(have, one)?;
+        self.builder
+            .build_conditional_branch(inclusive, done, next)?;
+        self.builder.position_at_end(next);
+        let earlier = self.builder.build_int_sub(j, one, "")?;
+        self.builder.build_store(j_slot, earlier)?;
+        self.builder.build_unconditional_branch(spin)?;
+        self.builder.position_at_end(done);
+        Ok(())
+    }
+
+    /// A tile's values to cells `cells` of `partials`, then (after a
+    /// fence) its status: other blocks that see the status see the values.
+    fn publish(
+        &self,
+        partials: PointerValue<'ctx>,
+        cells: IntValue<'ctx>,
+        vals: &[Val<'ctx>],
+        status_at: IntValue<'ctx>,
+        status: IntValue<'ctx>,
+    ) -> Res<()> {
+        self.store_cells_with(partials, cells, vals, true)?;
+        self.fence_gpu()?;
+        let s = Val::Scalar(status.into(), ScalarType::I64);
+        self.store_cells_with(partials, status_at, &[s], true)
+    }
+
+    /// `vals` (in `LoopNest::carried` order) from value `from` on into
+    /// `slots`.
+    fn set_slots(&self, slots: &Slots<'ctx>, vals: &[Val<'ctx>], from: usize) -> Res<()> {
+        for (v, ps) in vals.iter().zip(slots).skip(from) {
+            for (f, (slot, _)) in self.fields(v).iter().zip(ps) {
+                self.builder.build_store(*slot, *f)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `*slot |= v`.
+    fn or_flag(&self, slot: PointerValue<'ctx>, v: IntValue<'ctx>) -> Res<()> {
+        let old = self
+            .builder
+            .build_load(self.i64(), slot, "")?
+            .into_int_value();
+        let new = self.builder.build_or(old, v, "")?;
+        self.builder.build_store(slot, new)?;
+        Ok(())
+    }
+
+    /// The scans' and compactions' values of `vals` from `off` lanes
+    /// below (`shfl.sync.up`); the reductions' are left as they are.
+    fn shuffled(
+        &self,
+        vals: &[Val<'ctx>],
+        types: &[Type],
+        skip: usize,
+        off: IntValue<'ctx>,
+    ) -> Res<Vec<Val<'ctx>>> {
+        let mut out = vals[..skip].to_vec();
+        for (v, t) in vals.iter().zip(types).skip(skip) {
+            let mut moved = Vec::new();
+            for f in self.fields(v) {
+                moved.push(self.shfl(f, off, true)?);
+            }
+            out.push(self.val_of_fields(*t, &moved)?);
+        }
+        Ok(out)
+    }
+
+    /// The scans' operators on `left` and `right` into `slots`; an
+    /// operator that fails records its error (with the key set before) and
+    /// sets `bad` instead of ending the thread.
+    #[allow(clippy::too_many_arguments)]
+    fn combine_guarded(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        slots: &Slots<'ctx>,
+        left: &[Val<'ctx>],
+        right: &[Val<'ctx>],
+        bad: PointerValue<'ctx>,
+    ) -> Res<()> {
+        let fail = self.ctx.append_basic_block(fr.func, "combine.failed");
+        let done = self.ctx.append_basic_block(fr.func, "combine.done");
+        self.set_on_fail(Some(fail));
+        let result = self.apply_operators(fr, nest, slots, left, right);
+        self.set_on_fail(None);
+        result?;
+        self.builder.build_unconditional_branch(done)?;
+        self.builder.position_at_end(fail);
+        self.builder.build_store(bad, self.const_i64(1))?;
+        self.builder.build_unconditional_branch(done)?;
+        self.builder.position_at_end(done);
+        Ok(())
+    }
+
+    fn set_flag(&mut self, flag: Option<PointerValue<'ctx>>) {
+        if let Some(k) = self.device.as_mut().and_then(|d| d.current.as_mut()) {
+            k.flag = flag;
+        }
     }
 
     /// Runs `then` where `cond` holds, in the current function.
@@ -392,66 +754,6 @@ impl<'ctx> Gen<'ctx, '_> {
             k += 1;
         }
         Ok(())
-    }
-
-    /// Scan pass 3: the body over this thread's slice from its carry-in.
-    /// Slices after the first failed one stop (their carry-ins are not
-    /// known); the failed one runs and reports its error.
-    pub(super) fn scan_body(
-        &mut self,
-        fr: &mut Frame<'ctx>,
-        nest: &LoopNest,
-        kp: &[BasicValueEnum<'ctx>],
-    ) -> Res<()> {
-        self.return_if_failed(fr, kp)?;
-        let types: Vec<Type> = nest.carried().map(|c| c.var.ty).collect();
-        let per = self.fields_of(nest) + 1;
-        let width = kp[WIDTH].into_int_value();
-        let (gid, lo, hi) = self.slice(width)?;
-        let out = kp[OUT].into_pointer_value();
-        let limit = self
-            .builder
-            .build_load(
-                self.i64(),
-                self.cell_ptr(out, self.const_i64((per - 1) as i64))?,
-                "limit",
-            )?
-            .into_int_value();
-        let after = self
-            .builder
-            .build_int_compare(IntPredicate::SGT, gid, limit, "")?;
-        let stop = self.ctx.append_basic_block(fr.func, "k.stop");
-        let go = self.ctx.append_basic_block(fr.func, "k.go");
-        self.builder.build_conditional_branch(after, stop, go)?;
-        self.builder.position_at_end(stop);
-        self.builder.build_return(None)?;
-        self.builder.position_at_end(go);
-        let at = self
-            .builder
-            .build_int_mul(gid, self.const_i64(per as i64), "")?;
-        let carry_in = self.read_cells(kp[PARTIALS].into_pointer_value(), at, &types)?;
-        let inits: Vec<Vec<BasicValueEnum<'ctx>>> =
-            carry_in.iter().map(|v| self.fields(v)).collect();
-        let slots = self.carried_slots(fr, &inits)?;
-        self.carried_loop(fr, nest, &slots, lo, hi, true)?;
-        if reduction_values(nest) == 0 {
-            return Ok(());
-        }
-        // The slice's reductions (from their neutral elements, the carry-
-        // ins' reduction fields) to its partial result after the buffers.
-        let (_, threads) = self.thread_range()?;
-        let fields = self.fields_of(nest);
-        let base = self
-            .builder
-            .build_int_mul(threads, self.const_i64(per as i64), "")?;
-        let aux = self.const_i64((2 * MAX_BLOCK * fields) as i64);
-        let base = self.builder.build_int_add(base, aux, "")?;
-        let mine = self
-            .builder
-            .build_int_mul(gid, self.const_i64(fields as i64), "")?;
-        let at = self.builder.build_int_add(base, mine, "")?;
-        let finals = self.load_slots(nest, &slots)?;
-        self.store_cells(kp[PARTIALS].into_pointer_value(), at, &finals)
     }
 
     /// Returns from the kernel when an earlier launch recorded an error

@@ -165,18 +165,20 @@ void arr_gpu_launch(int kernel, const arr_gpu_config *config, void **args);
 int64_t arr_gpu_threads(int kernel, int64_t work);
 void arr_gpu_launch_work(int kernel, int64_t work, void **args);
 void arr_gpu_launch_one(int kernel, void **args);
-/* One block of the size arr_gpu_plan(kernel, work, 0, 0) gives (at most
- * 1024 threads): a scan of per-thread totals. */
-void arr_gpu_launch_block(int kernel, int64_t work, void **args);
-/* Two kernels over the same slices of `work` (a scan's totals and body
- * passes): one plan both can launch (the smaller block and grid of their
- * own plans), its number of threads, and a launch of `kernel` with it. */
 /* A launch with `per_thread` bytes of shared memory a thread (a block
  * reduction's tree), and its number of blocks. */
 int64_t arr_gpu_blocks_shared(int kernel, int64_t work, int64_t per_thread);
 void arr_gpu_launch_shared(int kernel, int64_t work, int64_t per_thread, void **args);
-int64_t arr_gpu_threads_pair(int kernel, int other, int64_t work);
-void arr_gpu_launch_pair(int kernel, int other, int64_t work, void **args);
+/* A single-pass scan by decoupled look-back, `shared` bytes of shared
+ * memory a block: its threads take tiles of `block * per` consecutive
+ * items, per = ceil(work / threads) between 1 and `items`; the number of
+ * tiles, and of threads' chunks (tiles * block; 1 with no tiles, the
+ * chunk that holds the reductions' neutral elements). */
+int64_t arr_gpu_lookback_tiles(int kernel, int64_t work, int64_t shared, int64_t items);
+int64_t arr_gpu_lookback_chunks(int kernel, int64_t work, int64_t shared, int64_t items);
+/* A launch with `shared` bytes of shared memory a block (a look-back
+ * scan, private histogram bins). */
+void arr_gpu_launch_shared_block(int kernel, int64_t work, int64_t shared, void **args);
 /* Waits for every launch; prints the first error in sequential order and
  * exits 1 if one failed. Host code calls it before reporting an error of
  * its own (a kernel launched before it may have failed first) and at the

@@ -241,27 +241,35 @@ arr_gpu_config arr_gpu_plan(int kernel, int64_t work, uint32_t shared_per_block,
     return c;
 }
 
-/* The plan of `kernel` and `other` for the same slices: the smaller
- * block and grid of their two plans, which both kernels can launch. */
-static arr_gpu_config arr_gpu_plan_pair(int kernel, int other, int64_t work) {
-    arr_gpu_config a = arr_gpu_plan(kernel, work, 0, 0);
-    arr_gpu_config b = arr_gpu_plan(other, work, 0, 0);
-    if (b.block.x < a.block.x) {
-        a.block.x = b.block.x;
-    }
-    if (b.grid.x < a.grid.x) {
-        a.grid.x = b.grid.x;
-    }
-    return a;
+/* A look-back scan's plan (`shared` bytes of shared memory a block) and
+ * the items each thread takes of a tile: ceil(work / threads) between 1
+ * and `items` (the kernel computes the same from its grid). */
+static arr_gpu_config arr_gpu_lookback_plan(int kernel, int64_t work, int64_t shared,
+                                            int64_t items, int64_t *per) {
+    arr_gpu_config c = arr_gpu_plan(kernel, work, (uint32_t)shared, 0);
+    int64_t threads = (int64_t)c.grid.x * c.block.x;
+    int64_t p = (work + threads - 1) / threads;
+    *per = p < 1 ? 1 : p > items ? items : p;
+    return c;
 }
 
-int64_t arr_gpu_threads_pair(int kernel, int other, int64_t work) {
-    arr_gpu_config c = arr_gpu_plan_pair(kernel, other, work);
-    return (int64_t)c.grid.x * c.block.x;
+int64_t arr_gpu_lookback_tiles(int kernel, int64_t work, int64_t shared, int64_t items) {
+    int64_t per;
+    arr_gpu_config c = arr_gpu_lookback_plan(kernel, work, shared, items, &per);
+    int64_t tile = (int64_t)c.block.x * per;
+    return (work + tile - 1) / tile;
 }
 
-void arr_gpu_launch_pair(int kernel, int other, int64_t work, void **args) {
-    arr_gpu_config c = arr_gpu_plan_pair(kernel, other, work);
+int64_t arr_gpu_lookback_chunks(int kernel, int64_t work, int64_t shared, int64_t items) {
+    int64_t per;
+    arr_gpu_config c = arr_gpu_lookback_plan(kernel, work, shared, items, &per);
+    int64_t tiles = arr_gpu_lookback_tiles(kernel, work, shared, items);
+    /* No work: one chunk still holds the reductions' neutral elements. */
+    return tiles < 1 ? 1 : tiles * c.block.x;
+}
+
+void arr_gpu_launch_shared_block(int kernel, int64_t work, int64_t shared, void **args) {
+    arr_gpu_config c = arr_gpu_plan(kernel, work, (uint32_t)shared, 0);
     arr_gpu_launch(kernel, &c, args);
 }
 
@@ -281,12 +289,6 @@ int64_t arr_gpu_threads(int kernel, int64_t work) {
 
 void arr_gpu_launch_work(int kernel, int64_t work, void **args) {
     arr_gpu_config c = arr_gpu_plan(kernel, work, 0, 0);
-    arr_gpu_launch(kernel, &c, args);
-}
-
-void arr_gpu_launch_block(int kernel, int64_t work, void **args) {
-    arr_gpu_config c = arr_gpu_plan(kernel, work, 0, 0);
-    c.grid.x = c.grid.y = c.grid.z = 1;
     arr_gpu_launch(kernel, &c, args);
 }
 
