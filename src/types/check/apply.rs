@@ -19,6 +19,17 @@ impl<'a> Checker<'a> {
         let (callee, nparams) = match t.def_index {
             Some(d) => {
                 let scheme = self.scheme(d, (self.ctx.file, head_span.clone()))?;
+                if let Some((file, span, msg)) = &scheme.unbound_size {
+                    let name = &t.name.name;
+                    let (line, col) = self.sources.line_col(*file, span.start);
+                    let at = format!("{}:{line}:{col}", self.sources.name(*file));
+                    return Err(self
+                        .error(head_span, format!("cannot use `{name}`: its {msg}"))
+                        .with_note(format!(
+                            "arrc reads every size parameter from an argument's shape \
+                             ({at})"
+                        )));
+                }
                 let (vars, param_tys, ret) = self.instantiate_scheme(&scheme);
                 self.unify_args(args, &mut targs, &param_tys, &scheme.shapes)?;
                 let ty = Type::curried(param_tys, ret);

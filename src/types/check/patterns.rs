@@ -252,6 +252,12 @@ impl<'a> Checker<'a> {
                         })?;
                         Ok(Dim::Var(lid))
                     }
+                    // A global constant (`def r = 37` then `[r]t`, as
+                    // diku-dk/cpprandom does): accepted, not checked, like a
+                    // size expression.
+                    None if matches!(self.lookup_global(&id.name), Some(ValRef::Def(_))) => {
+                        Ok(Dim::Any)
+                    }
                     _ => {
                         let diag = self.error(&id.span, format!("unknown size `{}`", id.name));
                         let names = self.locals.iter().map(|(n, _)| &**n);
