@@ -283,9 +283,15 @@ impl<'a> Checker<'a> {
                 } else {
                     format!("`{n}` takes the sizes first, as in `unflatten n m xs`")
                 };
+                let newer = if n == "unflatten" {
+                    "is accepted only where the argument's size is written as a product \
+                     `n * m` (a parameter's type, `sized`, `replicate`, `iota`, `:>`)"
+                } else {
+                    "is not supported"
+                };
                 Err(d.with_note(format!(
                     "{how}; Futhark's newer form `{n} xs`, whose sizes come from the \
-                     type, is not supported"
+                     type, {newer}"
                 )))
             }
             (_, result) => result,
@@ -310,6 +316,11 @@ impl<'a> Checker<'a> {
                 Ok(te)
             }
             Head::Builtin(b) => {
+                if let (Builtin::Unflatten, [xs]) = (b, args.as_slice()) {
+                    if let Some(r) = self.unflatten_one(head, &e.span, xs) {
+                        return r;
+                    }
+                }
                 let targs = self.check_plain_args(&args)?;
                 let ty = builtin_type(&mut self.inf, b);
                 let name = match &head.kind {

@@ -533,6 +533,7 @@ impl<'a> Checker<'a> {
         for p in t.params {
             let mut binds = Vec::new();
             let pat = self.check_pattern(p, None, &mut binds)?;
+            self.note_product(p, None, &binds);
             for (name, span, id, ty) in binds {
                 if names.iter().any(|(n, _)| *n == name) {
                     return Err(self.error(&span, format!("duplicate parameter `{name}`")));

@@ -323,12 +323,14 @@ impl<'a> Checker<'a> {
         let mut lets = Vec::new();
         let mut cur = e;
         while let ExprKind::Let(pat, rhs, body) = &cur.kind {
+            let rhs_expr: &'a Expr = rhs;
             let mut binds = Vec::new();
             let tpat = self.check_pattern(pat, None, &mut binds)?;
             check_duplicates(self, &binds)?;
             let rhs = self.check_hint(rhs, Some(tpat.ty()))?;
             self.expect(&rhs.span, tpat.ty(), &rhs.ty)?;
             self.process_pending()?;
+            self.note_product(pat, Some(rhs_expr), &binds);
             for (name, _, id, ty) in binds {
                 self.bind_local(name, Binding::Local { id, ty });
             }

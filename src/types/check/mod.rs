@@ -32,6 +32,7 @@ mod names;
 mod patterns;
 mod qualified;
 mod sums;
+mod unflatten;
 
 use super::builtins::{scalar_member, type_member, Member, ARRAY_BUILTINS};
 use super::infer::{bit, Infer, Mask, FLOAT, INT, NUM, SCALAR, SIGNED};
@@ -272,6 +273,8 @@ struct Checker<'a> {
     sources: &'a SourceMap,
     /// Set by a rigid signature with a size parameter no parameter gives.
     unbound_size: Option<(FileId, Span, String)>,
+    /// Locals whose size is written as a product `n * m` (unflatten.rs).
+    products: HashMap<LocalId, (&'a Expr, &'a Expr)>,
     defs: Vec<GlobalDef<'a>>,
     types: Vec<GlobalType<'a>>,
     /// The environment each `import` (by importing file and path) names.
@@ -320,6 +323,7 @@ impl<'a> Checker<'a> {
     fn new(sources: &'a SourceMap) -> Self {
         Checker {
             unbound_size: None,
+            products: HashMap::new(),
             sources,
             defs: Vec::new(),
             types: Vec::new(),
