@@ -12,7 +12,7 @@ use arrc::driver::testblock::{parse_blocks, Expect, Input};
 use arrc::runtime::value::{compare, read_values, write_binary, Value};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use support::{arrc, ok, python, root};
+use support::{arrc, build, library, ok, python, root, run_main, valgrind};
 
 /// The code blocks of docs/library.md fenced as ```` ```LANG ````.
 fn doc_blocks(lang: &str) -> Vec<String> {
@@ -463,24 +463,12 @@ int main(void) {
 #[test]
 fn run_time_errors_return_from_the_library_and_leave_the_context_usable() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("failing.arr"), FAILING).unwrap();
-    ok(
-        arrc()
-            .current_dir(dir.path())
-            .args(["build", "--library", "failing.arr"])
-            .output()
-            .unwrap(),
-        "arrc build --library",
-    );
-    std::fs::write(dir.path().join("main.c"), FAILING_C).unwrap();
-    ok(
-        Command::new("cc")
-            .current_dir(dir.path())
-            .args(["-std=c11", "-Wall", "-Werror", "-o", "main", "main.c"])
-            .args(["-I.", "-L.", "-lfailing", "-Wl,-rpath,$ORIGIN"])
-            .output()
-            .unwrap(),
-        "cc main.c",
+    library(
+        dir.path(),
+        "failing",
+        FAILING,
+        &["--library"],
+        Some(FAILING_C),
     );
     let once = "1 Error: division by zero at failing.arr:1:53\n\
                 1 Error: division by zero at failing.arr:2:69\n\
@@ -489,15 +477,120 @@ fn run_time_errors_return_from_the_library_and_leave_the_context_usable() {
                 1 Error: assertion failed at failing.arr:5:57\n";
     let expected = format!("{once}{once}{once}0 ok\ndiv 0 0\n0 ok\nscan 1000\n");
     // Tiny grains send the small inputs through the parallel strategies.
-    let out = ok(
-        Command::new("valgrind")
-            .current_dir(dir.path())
-            .args(["-q", "--error-exitcode=9", "--leak-check=full"])
-            .args(["--errors-for-leak-kinds=definite,indirect", "./main"])
-            .env("ARRC_GRAIN", "1")
+    let out = valgrind(dir.path(), &[("ARRC_GRAIN", "1")]);
+    assert_eq!(out, expected);
+}
+
+/// A GPU library where there is no CUDA driver (`ARRC_CUDA_LIBRARY` names
+/// a file that does not exist, so that a machine with a GPU behaves the
+/// same), or a driver that fails: the context comes back holding the
+/// error, every call fails with it, and the process goes on.
+const NO_DRIVER: &str = "entry twice (x: f32) : f32 = 2 * x\n\
+    entry sum (xs: []f32) : f32 = f32.sum xs\n";
+
+const NO_DRIVER_C: &str = r#"
+#include "nodrv.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The error's text up to the driver's own words (which vary). */
+static void show(struct arrc_context *ctx, const char *what) {
+    char *e = arrc_context_get_error(ctx);
+    if (e == NULL) {
+        printf("%s: no error\n", what);
+        return;
+    }
+    char *why = strstr(e, " (");
+    if (why != NULL) {
+        *why = '\0';
+    }
+    printf("%s: %s\n", what, e);
+    free(e);
+}
+
+int main(void) {
+    struct arrc_context_config *cfg = arrc_context_config_new();
+    struct arrc_context *ctx = arrc_context_new(cfg);
+    arrc_context_config_free(cfg);
+    if (ctx == NULL) {
+        return 1;
+    }
+    show(ctx, "new");
+    show(ctx, "again");
+    float x = 1, r = 0;
+    struct arrc_f32_1d *xs = arrc_new_f32_1d(ctx, &x, 1);
+    printf("array %s\n", xs == NULL ? "NULL" : "made");
+    show(ctx, "arrc_new_f32_1d");
+    printf("rc %d\n", arrc_entry_twice(ctx, &r, 2));
+    show(ctx, "arrc_entry_twice");
+    arrc_context_free(ctx);
+    printf("still running\n");
+    return 0;
+}
+"#;
+
+#[test]
+fn a_gpu_library_without_a_driver_returns_errors_and_never_exits() {
+    let dir = tempfile::tempdir().unwrap();
+    let nvptx = ["--library", "--target", "nvptx"];
+    library(dir.path(), "nodrv", NO_DRIVER, &nvptx, Some(NO_DRIVER_C));
+    build(dir.path(), &["--python", "--target", "nvptx", "nodrv.arr"]);
+    let missing = "/nonexistent/libcuda.so.1";
+    // The stand-in driver of tests/gpu finds no GPU, or rejects the PTX
+    // (what an executable reports as an internal error, exit 70).
+    let fake = dir.path().join("libcuda.so.1");
+    ok(
+        Command::new("cc")
+            .args(["-std=c11", "-shared", "-fPIC"])
+            .arg(root().join("tests/gpu/fake_cuda.c"))
+            .arg("-o")
+            .arg(&fake)
             .output()
             .unwrap(),
-        "valgrind ./main",
+        "cc fake_cuda.c",
     );
-    assert_eq!(out, expected);
+    let fake = fake.to_str().unwrap();
+    let cases = [
+        (
+            missing,
+            "",
+            format!("Error: no CUDA driver: cannot load {missing}"),
+        ),
+        (fake, "nodevice", "Error: no CUDA GPU found".to_string()),
+        (
+            fake,
+            "badptx",
+            "Error: internal compiler error: CUDA: the driver rejected the PTX".to_string(),
+        ),
+    ];
+    for (driver, mode, start) in cases {
+        let env = [("ARRC_CUDA_LIBRARY", driver), ("FAKE_CUDA", mode)];
+        let out = run_main(dir.path(), &env);
+        let error = out.lines().next().unwrap_or("").trim_start_matches("new: ");
+        assert!(error.starts_with(&start), "{out}");
+        let expected = format!(
+            "new: {error}\nagain: no error\narray NULL\narrc_new_f32_1d: {error}\n\
+             rc 1\narrc_entry_twice: {error}\nstill running\n"
+        );
+        assert_eq!(out, expected);
+    }
+    let script = r#"
+import numpy as np, nodrv
+for attempt in (lambda: nodrv.Context(), lambda: nodrv.twice(1.0)):
+    try:
+        attempt()
+        raise SystemExit("no error")
+    except nodrv.Error as e:
+        assert str(e).startswith("no CUDA driver: cannot load /nonexistent/"), e
+print("ok")
+"#;
+    let run = Command::new("python3")
+        .current_dir(dir.path())
+        .env("ARRC_CUDA_LIBRARY", missing)
+        .arg("-c")
+        .arg(script)
+        .output()
+        .unwrap();
+    assert_eq!(ok(run, "the Python module without a driver"), "ok\n");
 }

@@ -7,7 +7,7 @@ mod support;
 
 use arrc::runtime::value::{compare, read_values, Value};
 use std::process::Command;
-use support::{arrc, ok, python};
+use support::{arrc, build, library, ok, python, run_main, valgrind};
 
 /// Entry points taking and returning opaque values: a record (named by its
 /// abbreviation), an array of records, a sum type, a tuple parameter and a
@@ -24,7 +24,11 @@ entry at (ps: []point) (i: i64) : point = ps[i]\n\
 entry area (s: shape) : f32 =\n  match s\n  case #circle r -> 3 * r * r\n  case #rect w h -> w * h\n\
 entry grow (s: shape) : shape =\n  match s\n  case #circle r -> #rect r r\n  case #rect w h -> #circle (w + h)\n\
 entry pair_sum (p: (i64, []i64)) : i64 = p.0 + i64.sum p.1\n\
-entry stats (xs: []i64) : (i64, (i64, []i64)) = (length xs, (i64.sum xs, map (* 2) xs))\n";
+entry stats (xs: []i64) : (i64, (i64, []i64)) = (length xs, (i64.sum xs, map (* 2) xs))\n\
+entry shapes (xs: []f32) : []shape = map (\\x -> if x > 0 then #circle x else #rect x (-x)) xs\n\
+entry areas (ss: []shape) : []f32 =\n  map (\\s -> match s\n    case #circle r -> 3 * r * r\n    case #rect w h -> w * h) ss\n\
+entry pairs (xs: [][]i64) : [](i64, []i64) = map (\\r -> (i64.sum r, r)) xs\n\
+entry pair_at (xs: [][]i64) (i: i64) : (i64, []i64) = (i64.sum xs[i], xs[i])\n";
 
 const OPAQUE_C: &str = r#"
 #include "opq.h"
@@ -84,6 +88,12 @@ int main(void) {
     printf("centroid %g %g\n", x, y);
     arrc_free_opaque_point(ctx, c);
     check(ctx, arrc_entry_at(ctx, &c, scaled, 3));
+    check(ctx, arrc_index_opaque_arr_point_1d(ctx, &c, scaled, 1));
+    arrc_project_opaque_point_x(ctx, &x, c);
+    arrc_project_opaque_point_y(ctx, &y, c);
+    printf("element 1 %g %g\n", x, y);
+    arrc_free_opaque_point(ctx, c);
+    check(ctx, arrc_index_opaque_arr_point_1d(ctx, &c, scaled, -1));
     arrc_free_opaque_arr_point_1d(ctx, scaled);
     arrc_free_opaque_arr_point_1d(ctx, ps);
 
@@ -98,6 +108,40 @@ int main(void) {
     check(ctx, arrc_destruct_opaque_shape_circle(ctx, &w, g));
     arrc_free_opaque_shape(ctx, s);
     arrc_free_opaque_shape(ctx, g);
+
+    /* An array of sum values from its elements, and an element of one. */
+    struct arrc_opaque_shape *elems[3];
+    struct arrc_opaque_arr_shape_1d *ss, *made;
+    struct arrc_f32_1d *as;
+    float av[3];
+    check(ctx, arrc_new_opaque_shape_circle(ctx, &elems[0], 1));
+    check(ctx, arrc_new_opaque_shape_rect(ctx, &elems[1], 2, 3));
+    check(ctx, arrc_new_opaque_shape_circle(ctx, &elems[2], 2));
+    check(ctx, arrc_new_opaque_arr_shape_1d(ctx, &ss, (const struct arrc_opaque_shape *const *)elems,
+                                            3));
+    check(ctx, arrc_new_opaque_arr_shape_1d(ctx, &made, NULL, 1));
+    for (int i = 0; i < 3; i++) {
+        arrc_free_opaque_shape(ctx, elems[i]);
+    }
+    check(ctx, arrc_entry_areas(ctx, &as, ss));
+    arrc_values_f32_1d(ctx, as, av);
+    printf("areas %g %g %g of %lld\n", av[0], av[1], av[2],
+           (long long)arrc_shape_opaque_arr_shape_1d(ctx, ss)[0]);
+    arrc_free_f32_1d(ctx, as);
+    arrc_free_opaque_arr_shape_1d(ctx, ss);
+    float sx[2] = {-2, 5};
+    struct arrc_f32_1d *asx = arrc_new_f32_1d(ctx, sx, 2);
+    check(ctx, arrc_entry_shapes(ctx, &made, asx));
+    arrc_free_f32_1d(ctx, asx);
+    check(ctx, arrc_index_opaque_arr_shape_1d(ctx, &s, made, 0));
+    check(ctx, arrc_destruct_opaque_shape_rect(ctx, &w, &h, s));
+    arrc_free_opaque_shape(ctx, s);
+    check(ctx, arrc_index_opaque_arr_shape_1d(ctx, &s, made, 1));
+    check(ctx, arrc_destruct_opaque_shape_circle(ctx, &a, s));
+    arrc_free_opaque_shape(ctx, s);
+    printf("elements #rect %g %g, #circle %g\n", w, h, a);
+    check(ctx, arrc_index_opaque_arr_shape_1d(ctx, &s, made, 2));
+    arrc_free_opaque_arr_shape_1d(ctx, made);
 
     int64_t v[4] = {1, 2, 3, 4}, len, sum, twice[4], total;
     struct arrc_i64_1d *vs = arrc_new_i64_1d(ctx, v, 4), *dbl;
@@ -122,40 +166,20 @@ int main(void) {
 #[test]
 fn opaque_values_cross_the_c_api() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("opq.arr"), OPAQUE).unwrap();
-    ok(
-        arrc()
-            .current_dir(dir.path())
-            .args(["build", "--library", "opq.arr"])
-            .output()
-            .unwrap(),
-        "arrc build --library",
-    );
-    std::fs::write(dir.path().join("main.c"), OPAQUE_C).unwrap();
-    ok(
-        Command::new("cc")
-            .current_dir(dir.path())
-            .args(["-std=c11", "-Wall", "-Werror", "-o", "main", "main.c"])
-            .args(["-I.", "-L.", "-lopq", "-Wl,-rpath,$ORIGIN"])
-            .output()
-            .unwrap(),
-        "cc main.c",
-    );
-    let out = ok(
-        Command::new("valgrind")
-            .current_dir(dir.path())
-            .args(["-q", "--error-exitcode=9", "--leak-check=full"])
-            .args(["--errors-for-leak-kinds=definite,indirect", "./main"])
-            .output()
-            .unwrap(),
-        "valgrind ./main",
-    );
+    library(dir.path(), "opq", OPAQUE, &["--library"], Some(OPAQUE_C));
+    let out = valgrind(dir.path(), &[]);
     let expected = "point 3 4 norm 5\nnorm 10\n\
         Error: field y: no array (NULL)\n\
         Error: size mismatch: dimension 1 of the arrays is 3 and 2\n\
         shape 3\nscaled y 20 40 60\ncentroid 4 40\n\
         Error: index 3 out of bounds for array of length 3 at opq.arr:9:43\n\
+        element 1 4 40\n\
+        Error: index -1 out of bounds for array of length 3\n\
         area 12 variant 1\nrect 2 2\nError: the value is not #circle\n\
+        Error: elems: no array (NULL)\n\
+        areas 3 6 12 of 3\n\
+        elements #rect -2 2, #circle 5\n\
+        Error: index 2 out of bounds for array of length 2\n\
         stats 4 10 2 8 pair_sum 30\n\
         Error: argument 1: no opaque value of its type\n";
     assert_eq!(out, expected);
@@ -218,6 +242,41 @@ const OPAQUE_PY: &[(&str, &str, &str, &[usize])] = &[
         "n, t = prog.stats(np.array([5, -1, 2])); out = [n, t[0], t[1]]",
         &[],
     ),
+    // Arrays of records and sum values: an element, and an array of sum
+    // values made from its elements.
+    (
+        "at",
+        "[1f32, 2f32] [3f32, 4f32] 1i64",
+        "r = prog.arr_point_1d(a([1, 2]), a([3, 4])).index(1); out = [r.x, r.y]",
+        &[],
+    ),
+    (
+        "areas",
+        "[0u8, 1u8, 0u8] [1f32, 0f32, 2f32] [0f32, 2f32, 0f32] [0f32, 3f32, 0f32]",
+        "c, r = prog.shape.circle, prog.shape.rect\n\
+         out = [prog.areas(prog.arr_shape_1d([c(f32(1)), r(f32(2), f32(3)), c(f32(2))]))]",
+        &[],
+    ),
+    (
+        "area",
+        "1u8 0f32 2f32 5f32",
+        "ss = prog.arr_shape_1d([prog.shape.circle(f32(1)), prog.shape.rect(f32(2), f32(5))])\n\
+         out = [prog.area(ss.index(1))]",
+        &[],
+    ),
+    (
+        "pair_at",
+        "[[0i64, 1i64, 2i64], [3i64, 4i64, 5i64]] 1i64",
+        "e = prog.pairs(np.arange(6).reshape(2, 3)).index(1); out = [e[0], e[1]]",
+        &[],
+    ),
+    (
+        "shapes",
+        "[-2f32, 5f32, 0.5f32]",
+        "s = prog.shapes(a([-2, 5, 0.5])); names = ['circle', 'rect']\n\
+         out = [np.array([names.index(s.index(i).variant) for i in range(3)], np.uint8)]",
+        &[0],
+    ),
 ];
 
 const OPAQUE_RUN: &str = r#"
@@ -242,15 +301,7 @@ for i, code in enumerate(sys.argv[1:]):
 fn opaque_values_in_python_match_the_interpreter() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("prog.arr");
-    std::fs::write(&path, OPAQUE).unwrap();
-    ok(
-        arrc()
-            .current_dir(dir.path())
-            .args(["build", "--python", "prog.arr"])
-            .output()
-            .unwrap(),
-        "arrc build --python",
-    );
+    library(dir.path(), "prog", OPAQUE, &["--python"], None);
     let program = arrc::driver::pipeline::lowered_library(&path).expect("front end");
     let codes: Vec<&str> = OPAQUE_PY.iter().map(|c| c.2).collect();
     ok(
@@ -299,6 +350,14 @@ fn opaque_values_in_python_match_the_interpreter() {
 import numpy as np, prog
 ps = prog.arr_point_1d(np.ones(3, np.float32), np.ones(3, np.float32))
 assert ps.shape == (3,) and len(ps) == 2
+assert ps.index(2).x == 1.0
+for bad, error in ((lambda: ps.index(3), prog.Error), (lambda: prog.arr_shape_1d([1.0]), TypeError)):
+    try:
+        bad()
+        raise SystemExit("no error")
+    except error:
+        pass
+assert prog.arr_shape_1d([]).shape == (0,)
 try:
     prog.norm(ps)
     raise SystemExit("no TypeError")
@@ -331,21 +390,10 @@ print("ok")
     let out = ok(python(dir.path(), script), "the opaque objects");
     assert_eq!(out, "ok\n");
     // A type named like an entry point: the class is `opaque_NAME`.
-    std::fs::write(
-        dir.path().join("clash.arr"),
-        "type point = {x: f32, y: f32}\n\
+    let clash = "type point = {x: f32, y: f32}\n\
          entry point (x: f32) : point = {x = x, y = 2 * x}\n\
-         entry getx (p: point) : f32 = p.x\n",
-    )
-    .unwrap();
-    ok(
-        arrc()
-            .current_dir(dir.path())
-            .args(["build", "--python", "clash.arr"])
-            .output()
-            .unwrap(),
-        "arrc build --python clash.arr",
-    );
+         entry getx (p: point) : f32 = p.x\n";
+    library(dir.path(), "clash", clash, &["--python"], None);
     let script = "import clash\np = clash.point(1.5)\n\
         assert type(p).__name__ == 'opaque_point' and p.y == 3.0\n\
         print(clash.getx(clash.opaque_point(3.0, 4.0)))\n";
@@ -360,7 +408,8 @@ entry step (xs: []f32) : []f32 = map (\\x -> x * 2 + 1) xs\n\
 entry total (xs: []f32) : f32 = f32.sum xs\n\
 entry at (xs: []f32) (i: i64) : f32 = xs[i]\n\
 entry div (xs: []i32) (d: i32) : []i32 = map (\\x -> x / (x - d)) xs\n\
-entry spread (ps: []point) : []point = map (\\p -> {x = p.x + p.y, y = p.x - p.y}) ps\n";
+entry spread (ps: []point) : []point = map (\\p -> {x = p.x + p.y, y = p.x - p.y}) ps\n\
+entry late (xs: []f32) (i: i64) : []f32 =\n  let ys = map (\\x -> x + 1) xs\n  in map (\\y -> y * ys[i]) ys\n";
 
 const GPU_C: &str = r#"
 #include "gpu.h"
@@ -429,56 +478,28 @@ int main(void) {
 #[test]
 fn a_gpu_library_keeps_its_arrays_on_the_device() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("gpu.arr"), GPU_PROGRAM).unwrap();
-    ok(
-        arrc()
-            .current_dir(dir.path())
-            .args(["build", "--library", "--target", "nvptx-emu", "gpu.arr"])
-            .output()
-            .unwrap(),
-        "arrc build --library --target nvptx-emu",
-    );
-    std::fs::write(dir.path().join("main.c"), GPU_C).unwrap();
-    ok(
-        Command::new("cc")
-            .current_dir(dir.path())
-            .args(["-std=c11", "-Wall", "-Werror", "-o", "main", "main.c"])
-            .args(["-I.", "-L.", "-lgpu", "-Wl,-rpath,$ORIGIN"])
-            .output()
-            .unwrap(),
-        "cc main.c",
-    );
+    let emu = ["--library", "--target", "nvptx-emu"];
+    library(dir.path(), "gpu", GPU_PROGRAM, &emu, Some(GPU_C));
     // Small blocks and grids: the multi-block paths on small inputs.
-    let out = ok(
-        Command::new(dir.path().join("main"))
-            .env("ARRC_GPU_SHRINK", "1")
-            .output()
-            .unwrap(),
-        "the GPU library's caller",
-    );
+    let out = run_main(dir.path(), &[("ARRC_GPU_SHRINK", "1")]);
     // x -> 4x + 3; the sum of 4i + 3 over i < 1000 is 1998000 + 3000.
     let expected = "raw none\nstep step 3 7 3999\ntotal 2.001e+06\n\
         Error: index 1000 out of bounds for array of length 1000 at gpu.arr:4:39\n\
         at 15\nError: division by zero at gpu.arr:5:53\ndiv 0 0\nspread y -3 -3000\n";
     assert_eq!(out, expected);
     // The Python module over it gives the CPU module's results.
-    ok(
-        arrc()
-            .current_dir(dir.path())
-            .args(["build", "--python", "--target", "nvptx-emu", "gpu.arr"])
-            .args(["-o", "gpu_emu"])
-            .output()
-            .unwrap(),
-        "arrc build --python --target nvptx-emu",
+    build(
+        dir.path(),
+        &[
+            "--python",
+            "--target",
+            "nvptx-emu",
+            "gpu.arr",
+            "-o",
+            "gpu_emu",
+        ],
     );
-    ok(
-        arrc()
-            .current_dir(dir.path())
-            .args(["build", "--python", "gpu.arr", "-o", "gpu_cpu"])
-            .output()
-            .unwrap(),
-        "arrc build --python",
-    );
+    build(dir.path(), &["--python", "gpu.arr", "-o", "gpu_cpu"]);
     let script = r#"
 import numpy as np, gpu_emu, gpu_cpu
 xs = np.random.default_rng(2).random(100_000).astype(np.float32)
@@ -486,6 +507,8 @@ for m in (gpu_emu, gpu_cpu):
     r = m.step(m.step(xs))
     ps = m.spread(m.arr_point_1d(xs, r))
     m.result = (r, m.total(r), ps.x, ps.y)
+    e = ps.index(7)
+    m.result += (e.x, e.y)
 for a, b in zip(gpu_emu.result, gpu_cpu.result):
     assert np.allclose(a, b, rtol=1e-3), (a, b)
 try:
@@ -496,4 +519,62 @@ except gpu_emu.Error as e:
 print("ok")
 "#;
     assert_eq!(ok(python(dir.path(), script), "the GPU module"), "ok\n");
+}
+
+/// What a GPU library's contexts hold on the device: a failed call frees
+/// what it allocated, freeing a context frees its arrays (and, the last
+/// one, the pool's cache) but not another context's, and an array freed
+/// after its context is left alone.
+const GPU_MEMORY_C: &str = r#"
+#include "gpu.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Not in the header: device bytes held by contexts (0) or from the driver (1). */
+int64_t arrc_gpu_device_bytes(int held);
+
+int main(void) {
+    struct arrc_context *ctx = arrc_context_new(NULL), *other = arrc_context_new(NULL);
+    enum { N = 5000 };
+    float xs[N], out[N];
+    for (int i = 0; i < N; i++) xs[i] = (float)i;
+    struct arrc_f32_1d *a = arrc_new_f32_1d(ctx, xs, N), *b, *c;
+    struct arrc_f32_1d *kept = arrc_new_f32_1d(other, xs, N);
+    int64_t before = arrc_gpu_device_bytes(0);
+    int rc = arrc_entry_late(ctx, &b, a, N);
+    char *e = arrc_context_get_error(ctx);
+    printf("rc %d: %s", rc, e);
+    free(e);
+    printf("a failed call leaves %lld bytes more\n",
+           (long long)(arrc_gpu_device_bytes(0) - before));
+    if (arrc_entry_late(ctx, &b, a, 2) != 0 || arrc_entry_step(ctx, &c, b) != 0) {
+        return 1;
+    }
+    printf("results held %s\n", arrc_gpu_device_bytes(0) > before ? "yes" : "no");
+    /* a, b and c are not freed: the context frees them. */
+    arrc_context_free(ctx);
+    arrc_values_f32_1d(other, kept, out);
+    printf("the other context's array %g %g\n", out[1], out[N - 1]);
+    /* Freed after its context: left alone (Futhark leaves this undefined). */
+    arrc_free_f32_1d(other, a);
+    arrc_free_f32_1d(other, kept);
+    arrc_context_free(other);
+    printf("after the last context: %lld held, %lld from the driver\n",
+           (long long)arrc_gpu_device_bytes(0), (long long)arrc_gpu_device_bytes(1));
+    return 0;
+}
+"#;
+
+#[test]
+fn a_gpu_library_frees_its_device_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let emu = ["--library", "--target", "nvptx-emu"];
+    library(dir.path(), "gpu", GPU_PROGRAM, &emu, Some(GPU_MEMORY_C));
+    let out = run_main(dir.path(), &[]);
+    let expected =
+        "rc 1: Error: index 5000 out of bounds for array of length 5000 at gpu.arr:9:21\n\
+        a failed call leaves 0 bytes more\nresults held yes\n\
+        the other context's array 1 4999\n\
+        after the last context: 0 held, 0 from the driver\n";
+    assert_eq!(out, expected);
 }

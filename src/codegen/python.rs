@@ -103,6 +103,10 @@ fn opaque_classes(api: &Api, out: &mut String) {
             }
             OpaqueKind::SumArray { rank } => ("array", format!("    _rank = {rank}\n")),
         };
+        let detail = match o.elem {
+            Some(e) => format!("{detail}    _elem = {}\n", class_name(api, e)),
+            None => detail,
+        };
         let _ = write!(
             out,
             "\n\nclass {class}(_Opaque):\n    \"\"\"{} (an opaque value of the library: {}).\"\"\"\n\n    \
@@ -111,7 +115,7 @@ fn opaque_classes(api: &Api, out: &mut String) {
             match kind {
                 "record" => "construct it from its fields, read them as attributes or by index",
                 "sum" => "construct it with a class method per constructor; `variant`, `payload`",
-                _ => "returned by and passed to entry points",
+                _ => "construct it from a (nested) list of its elements; `index`, `shape`",
             },
             o.name,
         );

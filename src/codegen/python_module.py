@@ -182,6 +182,14 @@ class Context:
         _config_free(cfg)
         if not self._ctx:
             raise MemoryError("cannot allocate an arrc context")
+        # A GPU library without a usable driver or GPU: the new context
+        # holds the error (as in Futhark's API).
+        p = _context_get_error(self._ctx)
+        if p:
+            error = self._message(p)
+            _context_free(self._ctx)
+            self._ctx = None
+            raise error
 
     def close(self):
         """Frees the context (its threads and memory): now, or when the
@@ -205,6 +213,11 @@ class Context:
         p = _context_get_error(self._ctx)
         if not p:
             return Error("unknown error")
+        return self._message(p)
+
+    @staticmethod
+    def _message(p):
+        """The error of the C string `p` (which it frees)."""
         message = _ct.string_at(p).decode("utf-8", "replace")
         _libc.free(p)
         # The line the executable prints, less its "Error: " and newline.
@@ -301,17 +314,52 @@ class _Opaque:
     _rank = 0
     _fields = ()
     _ctors = ()
+    _elem = None
 
     def __init__(self, *values, context=None):
         cls = type(self)
-        if cls._kind != "record":
-            raise TypeError(
-                "%s is made by entry points%s"
-                % (cls.__name__, " or its constructors' class methods" if cls._kind == "sum" else "")
-            )
+        if cls._kind == "sum":
+            raise TypeError("%s is made by its constructors' class methods" % cls.__name__)
         ctx = _default_context() if context is None else context
-        (made,) = ctx._invoke(cls.__name__, cls._c_new, cls._fields, (cls,), values)
+        if cls._kind == "record":
+            (made,) = ctx._invoke(cls.__name__, cls._c_new, cls._fields, (cls,), values)
+        else:
+            made = cls._stack(ctx, values)
         self._take(made)
+
+    @classmethod
+    def _stack(cls, ctx, values):
+        """An array of sum values from one (nested) sequence of them."""
+        if len(values) != 1:
+            raise TypeError("%s takes one sequence of %s values" % (cls.__name__, cls._elem.__name__))
+        shape, flat = _elements(cls, values[0], cls._rank)
+        for x in flat:
+            if not isinstance(x, cls._elem):
+                raise TypeError(
+                    "%s: the elements must be %s values, not %s"
+                    % (cls.__name__, cls._elem.__name__, _describe(x))
+                )
+            if x._ctx is not ctx:
+                raise ValueError("%s: an element belongs to another context" % cls.__name__)
+        ctx._check_open()
+        handles = (_P * max(len(flat), 1))(*[x._handle for x in flat])
+        out = _P()
+        dims = [_ct.c_int64(n) for n in shape]
+        if cls._c_new(_P(ctx._ctx), _ct.byref(out), handles, *dims) != 0:
+            raise ctx._error()
+        return cls._wrap(ctx, out.value)
+
+    def index(self, *i):
+        """The element at index `i` (one per dimension) of an array of
+        records or sum values."""
+        cls = type(self)
+        if cls._elem is None:
+            raise TypeError("%s is not an array" % cls.__name__)
+        params = (("obj", cls),) + tuple(("i%d" % d, ("i64", 0)) for d in range(cls._rank))
+        (v,) = self._ctx._invoke(
+            "%s.index" % cls.__name__, self._c_index, params, (cls._elem,), (self,) + i
+        )
+        return v
 
     def _take(self, other):
         self._ctx, self._handle = other._ctx, other._handle
@@ -394,6 +442,22 @@ class _Opaque:
         return "<%s>" % type(self).__name__
 
 
+def _elements(cls, values, rank):
+    """The shape and the row-major elements of a nested sequence of
+    `rank` levels."""
+    try:
+        items = list(values)
+    except TypeError:
+        raise TypeError("%s takes a sequence of elements, not %s" % (cls.__name__, _describe(values)))
+    if rank == 1:
+        return (len(items),), items
+    parts = [_elements(cls, x, rank - 1) for x in items]
+    inner = parts[0][0] if parts else (0,) * (rank - 1)
+    if any(shape != inner for shape, _ in parts):
+        raise ValueError("%s: the rows must have the same shape" % cls.__name__)
+    return (len(items),) + inner, [x for _, xs in parts for x in xs]
+
+
 def _opaque_class(cls):
     """Binds the C functions of opaque class `cls` and adds its field
     properties and constructors."""
@@ -401,6 +465,10 @@ def _opaque_class(cls):
     cls._c_free = _fn("arrc_free_opaque_" + n, _ct.c_int, [_P, _P])
     if cls._rank > 0:
         cls._c_shape = _fn("arrc_shape_opaque_" + n, _ct.POINTER(_ct.c_int64), [_P, _P])
+    if cls._elem is not None:
+        cls._c_index = _fn("arrc_index_opaque_" + n, _ct.c_int, None)
+    if cls._kind == "array":
+        cls._c_new = _fn("arrc_new_opaque_" + n, _ct.c_int, None)
     if cls._kind == "record":
         cls._c_new = _fn("arrc_new_opaque_" + n, _ct.c_int, None)
         cls._c_project = [

@@ -32,3 +32,64 @@ pub fn python(dir: &Path, script: &str) -> Output {
         .output()
         .expect("python3 runs")
 }
+
+/// `arrc build ARGS...` in `dir`, which must succeed.
+pub fn build(dir: &Path, args: &[&str]) {
+    let out = arrc()
+        .current_dir(dir)
+        .arg("build")
+        .args(args)
+        .output()
+        .unwrap();
+    ok(out, &format!("arrc build {}", args.join(" ")));
+}
+
+/// Writes `source` as `dir/NAME.arr` and builds it with `flags` (a library
+/// or a Python module), and, given one, compiles the C program `main_c`
+/// as `dir/main` against the library `libNAME.so`.
+pub fn library(dir: &Path, name: &str, source: &str, flags: &[&str], main_c: Option<&str>) {
+    let file = format!("{name}.arr");
+    std::fs::write(dir.join(&file), source).unwrap();
+    let mut args = flags.to_vec();
+    args.push(&file);
+    build(dir, &args);
+    if let Some(c) = main_c {
+        std::fs::write(dir.join("main.c"), c).unwrap();
+        ok(
+            Command::new("cc")
+                .current_dir(dir)
+                .args(["-std=c11", "-Wall", "-Werror", "-o", "main", "main.c"])
+                .arg("-I.")
+                .arg("-L.")
+                .arg(format!("-l{name}"))
+                .arg("-Wl,-rpath,$ORIGIN")
+                .output()
+                .unwrap(),
+            "cc main.c",
+        );
+    }
+}
+
+/// Runs `dir/main` under valgrind (errors and leaks fail it) with `env`;
+/// its output.
+pub fn valgrind(dir: &Path, env: &[(&str, &str)]) -> String {
+    ok(
+        Command::new("valgrind")
+            .current_dir(dir)
+            .args(["-q", "--error-exitcode=9", "--leak-check=full"])
+            .args(["--errors-for-leak-kinds=definite,indirect", "./main"])
+            .envs(env.iter().copied())
+            .output()
+            .unwrap(),
+        "valgrind ./main",
+    )
+}
+
+/// Runs `dir/main` with `env`, which must succeed; its output.
+pub fn run_main(dir: &Path, env: &[(&str, &str)]) -> String {
+    let out = Command::new(dir.join("main"))
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    ok(out, "./main")
+}

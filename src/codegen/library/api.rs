@@ -64,6 +64,9 @@ pub struct Opaque {
     pub ty: Type,
     pub leaves: Vec<Leaf>,
     pub kind: OpaqueKind,
+    /// For an array of records or sum values: the opaque type of its
+    /// elements (`index` gives one).
+    pub elem: Option<usize>,
 }
 
 impl Opaque {
@@ -195,6 +198,15 @@ impl Api {
             return k;
         }
         let (elem, rank) = strip_arrays(t);
+        // The element's type first: `[]point` names it `point`.
+        let elem_opaque = (rank > 0).then(|| {
+            let elem_name = name.as_deref().and_then(|n| {
+                n.strip_prefix("arr_")?
+                    .strip_suffix(&format!("_{rank}d"))
+                    .map(str::to_string)
+            });
+            self.opaque(elem, elem_name)
+        });
         let lift = |t: &Type| (0..rank).fold(t.clone(), |t, _| Type::array(t));
         let kind = match elem {
             Type::Tuple(ts) => self.record(
@@ -237,6 +249,7 @@ impl Api {
             ty: t.clone(),
             leaves,
             kind,
+            elem: elem_opaque,
         });
         self.opaques.len() - 1
     }

@@ -144,6 +144,8 @@ pub fn library_header(program: &Program, api: &Api, name: &str) -> String {
          /* Threads of the context's pool; 0 (default): ARRC_THREADS, else all cores. */\n\
          void arrc_context_config_set_threads(struct arrc_context_config *cfg, int n);\n\
          void arrc_context_config_set_num_threads(struct arrc_context_config *cfg, int n);\n\
+         /* NULL without memory. A GPU library's context may hold an error (no driver,\n \
+         * no GPU): check arrc_context_get_error at once. */\n\
          struct arrc_context *arrc_context_new(const struct arrc_context_config *cfg);\n\
          void arrc_context_free(struct arrc_context *ctx);\n\
          int arrc_context_sync(struct arrc_context *ctx);\n\

@@ -3,7 +3,9 @@
 //! in the glue, over the runtime's generic `arr_lib_opaque_*`. As in
 //! Futhark's C API: `free`; for records and tuples (and arrays of them)
 //! `new` from the fields and `project` per field, and `shape` for arrays;
-//! for sum types `variant`, and `new` and `destruct` per constructor.
+//! for sum types `variant`, and `new` and `destruct` per constructor; for
+//! arrays of either `index` (an element) and `shape`, and for arrays of
+//! sum values `new` from their elements.
 
 use super::api::{Api, ApiType, Field, Opaque, OpaqueKind};
 use super::{c_type, spaced};
@@ -60,6 +62,13 @@ fn field_out(api: &Api, f: &Field, out: &str, offset: usize) -> String {
     }
 }
 
+/// `rank` names `PREFIX0, PREFIX1, ...` and their `int64_t` parameters.
+fn int64s(prefix: &str, rank: usize) -> (Vec<String>, String) {
+    let names: Vec<String> = (0..rank).map(|d| format!("{prefix}{d}")).collect();
+    let params: Vec<String> = names.iter().map(|n| format!("int64_t {n}")).collect();
+    (names, params.join(", "))
+}
+
 /// The functions of opaque type `k`.
 fn funcs(api: &Api, k: usize) -> Vec<Func> {
     let o = &api.opaques[k];
@@ -69,11 +78,43 @@ fn funcs(api: &Api, k: usize) -> Vec<Func> {
         decl: format!("int arrc_free_opaque_{n}({CTX}, struct arrc_opaque_{n} *obj)"),
         body: "    return arr_lib_opaque_free(ctx, (arr_lib_opaque *)obj);\n".into(),
     }];
-    if o.kind.rank() > 0 {
+    let rank = o.kind.rank();
+    if rank > 0 {
         out.push(Func {
             decl: format!("const int64_t *arrc_shape_opaque_{n}({CTX}, {})", obj_in(o)),
             body: "    return arr_lib_opaque_shape(ctx, (const arr_lib_opaque *)obj);\n".into(),
         });
+    }
+    if let Some(e) = o.elem {
+        let elem = &api.opaques[e].name;
+        let (names, params) = int64s("i", rank);
+        out.push(Func {
+            decl: format!(
+                "int arrc_index_opaque_{n}({CTX}, struct arrc_opaque_{elem} **out, {}, {params})",
+                obj_in(o),
+            ),
+            body: format!(
+                "    const int64_t index[] = {{{}}};\n    \
+                 return arr_lib_opaque_index(ctx, (arr_lib_opaque **)out, (const arr_lib_opaque *)obj, \
+                 {leaves}, arr_opaque_types_{e}, index);\n",
+                names.join(", ")
+            ),
+        });
+        if let OpaqueKind::SumArray { .. } = o.kind {
+            let (dims, params) = int64s("dim", rank);
+            out.push(Func {
+                decl: format!(
+                    "int arrc_new_opaque_{n}({CTX}, {}, const struct arrc_opaque_{elem} *const *elems, {params})",
+                    obj_out(o),
+                ),
+                body: format!(
+                    "    const int64_t dims[] = {{{}}};\n    \
+                     return arr_lib_opaque_stack(ctx, (arr_lib_opaque **)out, {leaves}, \
+                     arr_opaque_types_{k}, {rank}, dims, (const void *const *)elems);\n",
+                    dims.join(", ")
+                ),
+            });
+        }
     }
     let new = |name: String, fields: &[Field], tag: Option<usize>| {
         let mut params = vec![CTX.to_string(), obj_out(o)];
@@ -151,12 +192,14 @@ fn describe(o: &Opaque) -> String {
     let what = match &o.kind {
         OpaqueKind::Record { rank: 0, .. } => "new from the fields, project a field",
         OpaqueKind::Record { .. } => {
-            "new from the fields' arrays (zipped), project a field's array"
+            "new from the fields' arrays (zipped), project a field's array,\n * index an element, shape"
         }
         OpaqueKind::Sum { .. } => {
             "variant: the constructor's index (in name order); new, destruct per constructor"
         }
-        OpaqueKind::SumArray { .. } => "passed to and from entry points",
+        OpaqueKind::SumArray { .. } => {
+            "new from its elements (row-major), index an element, shape"
+        }
     };
     let fields: Vec<String> = match &o.kind {
         OpaqueKind::Record { fields, .. } => fields

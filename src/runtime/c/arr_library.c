@@ -33,11 +33,25 @@ ARRC_API void arrc_context_config_set_num_threads(struct arrc_context_config *cf
     arrc_context_config_set_threads(cfg, n);
 }
 
+/* NULL without memory. A GPU library opens the device here: when that
+ * fails (no driver, no GPU), the context is returned with the error set,
+ * as Futhark's is, and every call on it fails with that message. */
 ARRC_API struct arrc_context *arrc_context_new(const struct arrc_context_config *cfg) {
-    return (struct arrc_context *)arr_ctx_new(cfg == NULL ? 0 : cfg->threads);
+    arr_ctx *ctx = arr_ctx_new(cfg == NULL ? 0 : cfg->threads);
+    if (ctx != NULL && arr_lib_device != NULL) {
+        (void)arr_lib_device->open((struct arrc_context *)ctx);
+    }
+    return (struct arrc_context *)ctx;
 }
 
-ARRC_API void arrc_context_free(struct arrc_context *ctx) { arr_ctx_free((arr_ctx *)ctx); }
+/* Frees the context's memory: the arrays its user did not free, on the
+ * host and on the device. */
+ARRC_API void arrc_context_free(struct arrc_context *ctx) {
+    if (ctx != NULL && arr_lib_device != NULL) {
+        arr_lib_device->close(arr_ctx_serial((arr_ctx *)ctx));
+    }
+    arr_ctx_free((arr_ctx *)ctx);
+}
 
 /* Entry points return when their work is done (a GPU entry waits for its
  * kernels): nothing is left to wait for. */
@@ -106,6 +120,7 @@ static arr_lib_array *header(struct arrc_context *ctx, int rank, const int64_t *
     a->rank = rank;
     a->refs = 1;
     a->owned = 1;
+    a->owner = arr_ctx_serial((arr_ctx *)ctx);
     a->data = NULL;
     memcpy(a->shape, dims, (size_t)rank * sizeof(int64_t));
     return a;
@@ -115,11 +130,7 @@ static arr_lib_array *header(struct arrc_context *ctx, int rank, const int64_t *
 static arr_lib_array *device_array(struct arrc_context *ctx, int rank, const int64_t *dims,
                                    int64_t bytes) {
     arr_lib_array *a = header(ctx, rank, dims);
-    if (a != NULL && arr_lib_device->alloc(bytes, &a->data) != 0) {
-        char message[128];
-        snprintf(message, sizeof message,
-                 "Error: out of GPU memory (allocating %" PRId64 " bytes)\n", bytes);
-        set_error(ctx, message);
+    if (a != NULL && arr_lib_device->alloc(ctx, bytes, &a->data) != 0) {
         free(a);
         return NULL;
     }
@@ -141,8 +152,9 @@ arr_lib_array *arr_lib_new(struct arrc_context *ctx, arr_prim prim, int rank,
     if (arr_lib_device != NULL) {
         /* On the device: `data` is copied there (new_raw too). */
         a = device_array(ctx, rank, dims, bytes);
-        if (a != NULL && bytes > 0) {
-            arr_lib_device->copy_in(a->data, data, bytes);
+        if (a != NULL && bytes > 0 && arr_lib_device->copy_in(ctx, a->data, data, bytes) != 0) {
+            arr_lib_free(ctx, a);
+            return NULL;
         }
         return a;
     }
@@ -178,7 +190,7 @@ int arr_lib_values(struct arrc_context *ctx, const arr_lib_array *a, arr_prim pr
     }
     bytes = array_bytes(prim, a->rank, a->shape);
     if (bytes > 0 && arr_lib_device != NULL) {
-        arr_lib_device->copy_out(out, a->data, bytes);
+        return arr_lib_device->copy_out(ctx, out, a->data, bytes);
     } else if (bytes > 0) {
         memcpy(out, a->data, (size_t)bytes);
     }
@@ -196,10 +208,10 @@ void *arr_lib_values_raw(struct arrc_context *ctx, const arr_lib_array *a) {
     return a == NULL || arr_lib_device != NULL ? NULL : a->data;
 }
 
-/* Frees memory the compiled code handed out (host or device). */
-static void free_data(void *data) {
+/* Frees memory of context `owner` (host or device). */
+static void free_data(uint64_t owner, void *data) {
     if (arr_lib_device != NULL) {
-        arr_lib_device->free(data);
+        arr_lib_device->free(owner, data);
     } else {
         arr_free(data);
     }
@@ -214,7 +226,7 @@ int arr_lib_free(struct arrc_context *ctx, arr_lib_array *a) {
     (void)ctx;
     if (a != NULL && __atomic_sub_fetch(&a->refs, 1, __ATOMIC_ACQ_REL) == 0) {
         if (a->owned) {
-            free_data(a->data);
+            free_data(a->owner, a->data);
         }
         free(a);
     }
@@ -238,8 +250,10 @@ static arr_lib_array *wrap_result(struct arrc_context *ctx, const arr_entry *e,
     if (shared && arr_lib_device != NULL) {
         int64_t bytes = array_bytes(t->prim, t->rank, v->shape);
         arr_lib_array *a = device_array(ctx, t->rank, v->shape, bytes);
-        if (a != NULL && bytes > 0) {
-            arr_lib_device->copy_within(a->data, v->data, bytes);
+        if (a != NULL && bytes > 0 &&
+            arr_lib_device->copy_within(ctx, a->data, v->data, bytes) != 0) {
+            arr_lib_free(ctx, a);
+            return NULL;
         }
         return a;
     }
@@ -287,12 +301,12 @@ int arr_lib_entry(struct arrc_context *ctx, const arr_entry *e, const void *cons
         set_error(ctx, line);
         goto done;
     }
-    if (arr_lib_device != NULL) {
-        arr_lib_device->enter();
+    if (arr_lib_device != NULL && arr_lib_device->enter(ctx) != 0) {
+        goto done;
     }
     rc = arr_call((arr_ctx *)ctx, e, args, results);
-    if (arr_lib_device != NULL) {
-        arr_lib_device->leave(rc != 0);
+    if (arr_lib_device != NULL && arr_lib_device->leave(ctx, rc != 0) != 0) {
+        rc = 1;
     }
     if (rc != 0) {
         goto done;
@@ -309,7 +323,7 @@ int arr_lib_entry(struct arrc_context *ctx, const arr_entry *e, const void *cons
         for (j = 0; j < e->num_results; j++) {
             if (wrapped[j] != NULL) {
                 if (wrapped[j]->data != results[j].data) {
-                    free_data(wrapped[j]->data);
+                    free_data(wrapped[j]->owner, wrapped[j]->data);
                 }
                 free(wrapped[j]);
             }
@@ -323,7 +337,7 @@ int arr_lib_entry(struct arrc_context *ctx, const arr_entry *e, const void *cons
                 shared |= e->results[k].rank > 0 && results[k].data == results[j].data;
             }
             if (e->results[j].rank > 0 && !shared) {
-                free_data(results[j].data);
+                free_data(arr_ctx_serial((arr_ctx *)ctx), results[j].data);
             }
         }
         goto done;
@@ -530,4 +544,192 @@ int arr_lib_opaque_variant(struct arrc_context *ctx, const arr_lib_opaque *o) {
         return -1;
     }
     return o->leaves[0].scalar.bytes[0];
+}
+
+/* ------------------------------------------------ arrays of opaque values */
+
+/* A new array of `prim`, `rank` and `dims` whose data is not set yet (in
+ * device memory in a GPU library); NULL with the error set. */
+static arr_lib_array *fresh_array(struct arrc_context *ctx, arr_prim prim, int rank,
+                                  const int64_t *dims) {
+    int64_t bytes = array_bytes(prim, rank, dims);
+    arr_lib_array *a;
+    if (bytes < 0) {
+        set_error(ctx, "Error: invalid array shape (a negative dimension, or too many elements)\n");
+        return NULL;
+    }
+    if (arr_lib_device != NULL) {
+        return device_array(ctx, rank, dims, bytes);
+    }
+    a = header(ctx, rank, dims);
+    if (a != NULL && (a->data = arr_alloc_in((arr_ctx *)ctx, bytes)) == NULL) {
+        set_error(ctx, "Error: out of memory\n");
+        free(a);
+        return NULL;
+    }
+    return a;
+}
+
+/* Copies `bytes` from `src` (host memory) or, with `within`, from the
+ * library's memory, to the library's memory at `dst`; 0, or 1 with the
+ * error set. */
+static int put(struct arrc_context *ctx, void *dst, const void *src, int64_t bytes, int within) {
+    if (bytes <= 0) {
+        return 0;
+    }
+    if (arr_lib_device == NULL) {
+        memcpy(dst, src, (size_t)bytes);
+        return 0;
+    }
+    return within ? arr_lib_device->copy_within(ctx, dst, src, bytes)
+                  : arr_lib_device->copy_in(ctx, dst, src, bytes);
+}
+
+/* The elements of `a` past its first `outer` dimensions, in bytes. */
+static int64_t inner_bytes(const arr_lib_array *a, arr_prim prim, int outer) {
+    return array_bytes(prim, a->rank - outer, a->shape + outer);
+}
+
+int arr_lib_opaque_index(struct arrc_context *ctx, arr_lib_opaque **out, const arr_lib_opaque *o,
+                         int n, const arr_type *types, const int64_t *index) {
+    arr_lib_opaque *e;
+    const int64_t *shape = arr_lib_opaque_shape(ctx, o);
+    int64_t flat = 0;
+    int i, d;
+    if (o == NULL || o->num_leaves != n || o->rank == 0 || shape == NULL) {
+        return no_opaque(ctx);
+    }
+    for (d = 0; d < o->rank; d++) {
+        if (index[d] < 0 || index[d] >= shape[d]) {
+            char message[160];
+            snprintf(message, sizeof message,
+                     "Error: index %" PRId64 " out of bounds for array of length %" PRId64 "\n",
+                     index[d], shape[d]);
+            set_error(ctx, message);
+            return 1;
+        }
+        flat = flat * shape[d] + index[d];
+    }
+    if ((e = arr_lib_opaque_alloc(ctx, n, types, 0)) == NULL) {
+        return 1;
+    }
+    for (i = 0; i < n; i++) {
+        const arr_lib_array *a = o->leaves[i].array;
+        arr_prim prim = types[i].prim;
+        int64_t bytes = inner_bytes(a, prim, o->rank);
+        const char *from = (const char *)a->data + flat * bytes;
+        int failed;
+        if (types[i].rank == 0) {
+            failed = arr_lib_device != NULL
+                         ? arr_lib_device->copy_out(ctx, &e->leaves[i].scalar, from, bytes)
+                         : (memcpy(&e->leaves[i].scalar, from, (size_t)bytes), 0);
+        } else {
+            e->leaves[i].array = fresh_array(ctx, prim, types[i].rank, a->shape + o->rank);
+            failed = e->leaves[i].array == NULL ||
+                     put(ctx, e->leaves[i].array->data, from, bytes, 1) != 0;
+        }
+        if (failed) {
+            arr_lib_opaque_free(ctx, e);
+            return 1;
+        }
+    }
+    *out = e;
+    return 0;
+}
+
+/* Leaf `i` of the array made of `count` elements `elems` (its type
+ * `type`, `rank` outer dimensions `dims`): the elements' scalars, or
+ * their arrays one after another. An element's array with no elements (a
+ * sum value's payload of a constructor it does not hold) is zeros. */
+static arr_lib_array *stack_leaf(struct arrc_context *ctx, int i, arr_type type, int rank,
+                                 const int64_t *dims, int64_t count,
+                                 const arr_lib_opaque *const *elems) {
+    int64_t full[ARR_MAX_RANK];
+    const arr_lib_array *like = NULL;
+    arr_lib_array *a;
+    int64_t k, bytes;
+    char *zeros = NULL;
+    int d, inner = type.rank - rank, failed = 0;
+    size_t size = prim_size(type.prim);
+    memcpy(full, dims, (size_t)rank * sizeof(int64_t));
+    for (k = 0; inner > 0 && k < count; k++) {
+        const arr_lib_array *x = elems[k]->leaves[i].array;
+        if (like == NULL || inner_bytes(like, type.prim, 0) == 0) {
+            like = x;
+        } else if (inner_bytes(x, type.prim, 0) != 0 &&
+                   memcmp(x->shape, like->shape, (size_t)inner * sizeof(int64_t)) != 0) {
+            char message[200];
+            snprintf(message, sizeof message,
+                     "Error: element %" PRId64 " holds an array of another shape than the "
+                     "elements before it (an array's elements must be regular)\n",
+                     k);
+            set_error(ctx, message);
+            return NULL;
+        }
+    }
+    for (d = 0; d < inner; d++) {
+        full[rank + d] = like != NULL ? like->shape[d] : 0;
+    }
+    if ((a = fresh_array(ctx, type.prim, type.rank, full)) == NULL) {
+        return NULL;
+    }
+    bytes = inner > 0 ? array_bytes(type.prim, inner, full + rank) : (int64_t)size;
+    if (bytes > 0 && (zeros = calloc(1, (size_t)bytes)) == NULL) {
+        set_error(ctx, "Error: out of memory\n");
+        arr_lib_free(ctx, a);
+        return NULL;
+    }
+    for (k = 0; k < count && !failed; k++) {
+        const arr_lib_leaf *l = &elems[k]->leaves[i];
+        char *to = (char *)a->data + k * bytes;
+        if (inner == 0) {
+            failed = put(ctx, to, &l->scalar, bytes, 0);
+        } else if (inner_bytes(l->array, type.prim, 0) == 0) {
+            failed = put(ctx, to, zeros, bytes, 0);
+        } else {
+            failed = put(ctx, to, l->array->data, bytes, 1);
+        }
+    }
+    free(zeros);
+    if (failed) {
+        arr_lib_free(ctx, a);
+        return NULL;
+    }
+    return a;
+}
+
+int arr_lib_opaque_stack(struct arrc_context *ctx, arr_lib_opaque **out, int n,
+                         const arr_type *types, int rank, const int64_t *dims,
+                         const void *const *elems) {
+    const arr_lib_opaque *const *es = (const arr_lib_opaque *const *)elems;
+    arr_lib_opaque *o;
+    int64_t count = array_bytes(ARR_I8, rank, dims), k;
+    int i;
+    if (count < 0) {
+        set_error(ctx, "Error: invalid array shape (a negative dimension, or too many elements)\n");
+        return 1;
+    }
+    if (count > 0 && elems == NULL) {
+        return arr_lib_null(ctx, "elems");
+    }
+    for (k = 0; k < count; k++) {
+        if (es[k] == NULL || es[k]->num_leaves != n || es[k]->rank != 0) {
+            char message[128];
+            snprintf(message, sizeof message,
+                     "Error: element %" PRId64 ": no opaque value of its type\n", k);
+            set_error(ctx, message);
+            return 1;
+        }
+    }
+    if ((o = arr_lib_opaque_alloc(ctx, n, types, rank)) == NULL) {
+        return 1;
+    }
+    for (i = 0; i < n; i++) {
+        if ((o->leaves[i].array = stack_leaf(ctx, i, types[i], rank, dims, count, es)) == NULL) {
+            arr_lib_opaque_free(ctx, o);
+            return 1;
+        }
+    }
+    *out = o;
+    return 0;
 }

@@ -16,18 +16,29 @@ struct arrc_context;
 
 /* Where a library's arrays live when not in host memory: a GPU library's
  * device (arr_gpu_library.c sets `arr_lib_device` before `main`; NULL in a
- * CPU library). `enter` and `leave` bracket an entry's call (the device is
- * the process's: calls through it take its lock); the others move data,
- * `alloc` giving 1 when there is no memory. */
+ * CPU library). Every operation returns 0, or 1 with the context's error
+ * set: a failure of the driver or a missing GPU is such an error, never an
+ * exit. Device memory is tagged with its context's serial number (`owner`),
+ * so that freeing the context frees what it still holds. `enter` and
+ * `leave` bracket an entry's call (the device is the process's: calls
+ * through it take its lock); `leave` frees what a failed call allocated. */
 typedef struct {
-    void (*enter)(void);
-    /* `failed`: the call ended with a run-time error. */
-    void (*leave)(int failed);
-    int (*alloc)(int64_t bytes, void **out);
-    void (*free)(void *p);
-    void (*copy_in)(void *dst, const void *src, int64_t bytes);
-    void (*copy_out)(void *dst, const void *src, int64_t bytes);
-    void (*copy_within)(void *dst, const void *src, int64_t bytes);
+    /* Opens the device for a new context (the first one initialises it). */
+    int (*open)(struct arrc_context *ctx);
+    /* Frees the device memory of the context `owner` (and, when no context
+     * is left, the pool's cache). */
+    void (*close)(uint64_t owner);
+    int (*enter)(struct arrc_context *ctx);
+    /* `failed`: the call ended with a run-time error; 1 when the device
+     * failed too (its message replaces the call's). */
+    int (*leave)(struct arrc_context *ctx, int failed);
+    int (*alloc)(struct arrc_context *ctx, int64_t bytes, void **out);
+    /* Memory of `owner` (a block the pool no longer holds for `owner`, as
+     * after its context was freed, is left alone). */
+    void (*free)(uint64_t owner, void *p);
+    int (*copy_in)(struct arrc_context *ctx, void *dst, const void *src, int64_t bytes);
+    int (*copy_out)(struct arrc_context *ctx, void *dst, const void *src, int64_t bytes);
+    int (*copy_within)(struct arrc_context *ctx, void *dst, const void *src, int64_t bytes);
 } arr_lib_device_ops;
 
 extern const arr_lib_device_ops *arr_lib_device;
@@ -43,6 +54,8 @@ typedef struct {
     int owned;
     int rank;
     int refs;
+    /* The serial number of the context whose memory `data` is. */
+    uint64_t owner;
     int64_t shape[];
 } arr_lib_array;
 
@@ -116,6 +129,20 @@ int arr_lib_opaque_part(struct arrc_context *ctx, arr_lib_opaque **out, const ar
                         int first, int n, int rank);
 /* The shared outer dimensions of `o` (NULL when it has no array leaf). */
 const int64_t *arr_lib_opaque_shape(struct arrc_context *ctx, const arr_lib_opaque *o);
+/* Element `index[0..o->rank)` of the array of opaque values `o` (of `n`
+ * leaves) as a new opaque value whose leaves have `types` (the array's
+ * less its outer dimensions): scalars read, arrays copied; 0, or 1 with the
+ * error set (an index out of bounds). */
+int arr_lib_opaque_index(struct arrc_context *ctx, arr_lib_opaque **out, const arr_lib_opaque *o,
+                         int n, const arr_type *types, const int64_t *index);
+/* A new array of opaque values of `n` leaves of `types` and `rank` outer
+ * dimensions `dims` from the opaque values `elems` (row-major, one per
+ * element), which must agree on the shapes of their arrays (an array with
+ * no elements, a sum value's payload of another constructor, is zeros);
+ * 0, or 1 with the error set. */
+int arr_lib_opaque_stack(struct arrc_context *ctx, arr_lib_opaque **out, int n,
+                         const arr_type *types, int rank, const int64_t *dims,
+                         const void *const *elems);
 /* Sets the error for a NULL array where `what` needs one; 1. */
 int arr_lib_null(struct arrc_context *ctx, const char *what);
 /* Sets the error for destructing a sum-type value as a constructor it

@@ -71,6 +71,7 @@ struct arr_ctx {
     /* One call at a time. */
     pthread_mutex_t call_lock;
     int threads;
+    uint64_t serial;
     void *backend;
     void (*backend_free)(void *);
     void (*backend_reset)(void);
@@ -216,6 +217,8 @@ static void free_call_blocks(arr_ctx *ctx, uint64_t call) {
 
 /* ---------------------------------------------------------------- contexts */
 
+static uint64_t serials;
+
 arr_ctx *arr_ctx_new(int threads) {
     arr_ctx *ctx = calloc(1, sizeof *ctx);
     if (ctx == NULL) {
@@ -224,6 +227,7 @@ arr_ctx *arr_ctx_new(int threads) {
     pthread_mutex_init(&ctx->call_lock, NULL);
     pthread_mutex_init(&ctx->mem_lock, NULL);
     ctx->threads = threads > 0 ? threads : 0;
+    ctx->serial = __atomic_add_fetch(&serials, 1, __ATOMIC_RELAXED);
     ctx->live.next = ctx->live.prev = &ctx->live;
     return ctx;
 }
@@ -253,6 +257,8 @@ void arr_ctx_free(arr_ctx *ctx) {
 }
 
 int arr_ctx_threads(const arr_ctx *ctx) { return ctx->threads; }
+
+uint64_t arr_ctx_serial(const arr_ctx *ctx) { return ctx->serial; }
 
 void *arr_ctx_backend(const arr_ctx *ctx) { return ctx->backend; }
 

@@ -93,6 +93,8 @@ typedef struct arr_ctx arr_ctx;
 arr_ctx *arr_ctx_new(int threads);
 void arr_ctx_free(arr_ctx *ctx);
 int arr_ctx_threads(const arr_ctx *ctx);
+/* A number no other context of the process has had (1, 2, ...). */
+uint64_t arr_ctx_serial(const arr_ctx *ctx);
 /* The context the calling thread works for (NULL: none), and setting it
  * (a backend's worker threads set their context's). */
 arr_ctx *arr_ctx_current(void);

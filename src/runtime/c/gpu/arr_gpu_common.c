@@ -16,26 +16,35 @@ uint64_t arr_gpu_seq;
 int64_t arr_gpu_launches;
 int64_t arr_gpu_driver_allocs;
 
+void (*arr_gpu_fatal_hook)(const char *message) = NULL;
+
+/* Ends the program with `code` after "PREFIX MESSAGE" on stderr, or, in a
+ * library, hands "Error: MESSAGE" to the library (which never returns). */
+static void fatal(int code, const char *prefix, const char *fmt, va_list ap) ARR_GPU_NORETURN;
+static void fatal(int code, const char *prefix, const char *fmt, va_list ap) {
+    char message[1024];
+    int n = snprintf(message, sizeof message, "Error: %s", prefix);
+    vsnprintf(message + n, sizeof message - (size_t)n - 1, fmt, ap);
+    strcat(message, "\n");
+    if (arr_gpu_fatal_hook != NULL) {
+        arr_gpu_fatal_hook(message);
+    }
+    fflush(stdout);
+    /* An executable's line: "Error: " only for a missing device. */
+    fputs(code == 3 ? message : message + strlen("Error: "), stderr);
+    exit(code);
+}
+
 void arr_gpu_exit_no_device(const char *fmt, ...) {
     va_list ap;
-    fflush(stdout);
-    fputs("Error: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    exit(3);
+    fatal(3, "", fmt, ap);
 }
 
 void arr_gpu_exit_internal(const char *fmt, ...) {
     va_list ap;
-    fflush(stdout);
-    fputs("internal compiler error: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    exit(70);
+    fatal(70, "internal compiler error: ", fmt, ap);
 }
 
 int64_t arr_gpu_heap_bytes = 8 << 20;
@@ -44,12 +53,13 @@ void arr_gpu_report(const arr_gpu_error *rec) {
     const char *loc;
     const int64_t *a = rec->args;
     if (rec->kind == ARR_GPU_ERR_HEAP) {
-        fflush(stdout);
-        fprintf(stderr,
-                "Error: out of GPU heap memory (a kernel allocating %" PRId64
-                " bytes of scratch memory; the device heap has %" PRId64 " bytes)\n",
-                a[0], arr_gpu_heap_bytes);
-        exit(1);
+        char message[256];
+        snprintf(message, sizeof message,
+                 "Error: out of GPU heap memory (a kernel allocating %" PRId64
+                 " bytes of scratch memory; the device heap has %" PRId64 " bytes)\n",
+                 a[0], arr_gpu_heap_bytes);
+        /* The call's error: an executable prints it and exits 1. */
+        arr_raise(message);
     }
     if (rec->loc < 0 || rec->loc >= arr_gpu_prog->num_locations) {
         arr_gpu_exit_internal("a kernel reported an error at unknown location %" PRId32, rec->loc);

@@ -30,9 +30,13 @@ void arr_gpu_be_free(void *ctx, uint64_t ptr);
 void arr_gpu_be_occupancy(int kernel, uint32_t shared_per_block, uint32_t shared_per_thread,
                           int *block, int *max_blocks);
 
+/* Set by a GPU library (arr_gpu_library.c): takes the whole "Error: ..."
+ * line of what would end an executable (below) and never returns. */
+extern void (*arr_gpu_fatal_hook)(const char *message);
 /* Prints "Error: MESSAGE" and exits 3 (no usable GPU or driver). */
 void arr_gpu_exit_no_device(const char *fmt, ...) ARR_GPU_PRINTF(1, 2) ARR_GPU_NORETURN;
-/* Prints "internal compiler error: MESSAGE" and exits 70: the generated
+/* Prints "internal compiler error: MESSAGE" and exits 70 (in a library
+ * both go to `arr_gpu_fatal_hook` instead): the generated
  * code broke a rule of the device ABI (a bug in arrc, not in the program). */
 void arr_gpu_exit_internal(const char *fmt, ...) ARR_GPU_PRINTF(1, 2) ARR_GPU_NORETURN;
 /* Reports the error in `rec` (seq != 0) as the CPU binary would, exit 1. */

@@ -67,13 +67,12 @@ static int64_t live_find(const arr_pool *pool, uint64_t ptr) {
     }
 }
 
-static void live_put_slot(arr_pool_slot *table, int64_t capacity, uint64_t ptr, uint64_t size) {
+static void live_put_slot(arr_pool_slot *table, int64_t capacity, const arr_pool_slot *slot) {
     int64_t i, mask = capacity - 1;
-    for (i = (int64_t)(slot_hash(ptr) & (uint64_t)mask);
+    for (i = (int64_t)(slot_hash(slot->ptr) & (uint64_t)mask);
          table[i].ptr != 0 && table[i].ptr != DELETED; i = (i + 1) & mask) {
     }
-    table[i].ptr = ptr;
-    table[i].size = size;
+    table[i] = *slot;
 }
 
 /* Records a live block; 0 on success, -1 without host memory. */
@@ -90,7 +89,7 @@ static int live_insert(arr_pool *pool, uint64_t ptr, uint64_t size) {
         }
         for (i = 0; i < pool->live_capacity; i++) {
             if (pool->live[i].ptr != 0 && pool->live[i].ptr != DELETED) {
-                live_put_slot(table, capacity, pool->live[i].ptr, pool->live[i].size);
+                live_put_slot(table, capacity, &pool->live[i]);
             }
         }
         free(pool->live);
@@ -98,9 +97,13 @@ static int live_insert(arr_pool *pool, uint64_t ptr, uint64_t size) {
         pool->live_capacity = capacity;
         pool->live_used = pool->live_count;
     }
-    live_put_slot(pool->live, pool->live_capacity, ptr, size);
+    {
+        arr_pool_slot slot = {ptr, size, pool->owner, pool->call};
+        live_put_slot(pool->live, pool->live_capacity, &slot);
+    }
     pool->live_count++;
     pool->live_used++;
+    pool->live_bytes += size;
     return 0;
 }
 
@@ -116,6 +119,21 @@ static int list_push(arr_pool_list *list, uint64_t ptr) {
     }
     list->ptrs[list->count++] = ptr;
     return 0;
+}
+
+/* Returns a block to the driver. */
+static void give_back(arr_pool *pool, uint64_t ptr, uint64_t size) {
+    pool->free(pool->ctx, ptr);
+    pool->driver_bytes -= size;
+}
+
+/* The class size of free list `index` (arr_pool_class_index inverted). */
+static uint64_t index_class_size(int index) {
+    int k = index / 4 + 8;
+    if (index == 0) {
+        return SMALL_CLASS;
+    }
+    return ((uint64_t)1 << k) + (uint64_t)(index % 4) * ((uint64_t)1 << (k - 2));
 }
 
 int arr_pool_alloc(arr_pool *pool, uint64_t bytes, uint64_t *out) {
@@ -145,18 +163,32 @@ int arr_pool_alloc(arr_pool *pool, uint64_t bytes, uint64_t *out) {
         }
     }
     pool->driver_allocs++;
+    pool->driver_bytes += size;
     if (live_insert(pool, ptr, size) != 0) {
-        pool->free(pool->ctx, ptr);
+        give_back(pool, ptr, size);
         return -1;
     }
     *out = ptr;
     return 0;
 }
 
+/* Frees live slot `slot`: into the cache, or back to the driver. */
+static void release_slot(arr_pool *pool, int64_t slot) {
+    uint64_t ptr = pool->live[slot].ptr, size = pool->live[slot].size;
+    int index = arr_pool_class_index(size);
+    pool->live[slot].ptr = DELETED;
+    pool->live_count--;
+    pool->live_bytes -= size;
+    if (pool->cached_bytes + size <= pool->cache_limit &&
+        list_push(&pool->lists[index], ptr) == 0) {
+        pool->cached_bytes += size;
+    } else {
+        give_back(pool, ptr, size);
+    }
+}
+
 int arr_pool_free(arr_pool *pool, uint64_t ptr) {
     int64_t slot;
-    uint64_t size;
-    int index;
     if (ptr == 0) {
         return 0;
     }
@@ -164,25 +196,44 @@ int arr_pool_free(arr_pool *pool, uint64_t ptr) {
     if (slot < 0) {
         return -1;
     }
-    size = pool->live[slot].size;
-    pool->live[slot].ptr = DELETED;
-    pool->live_count--;
-    index = arr_pool_class_index(size);
-    if (pool->cached_bytes + size <= pool->cache_limit &&
-        list_push(&pool->lists[index], ptr) == 0) {
-        pool->cached_bytes += size;
-    } else {
-        pool->free(pool->ctx, ptr);
-    }
+    release_slot(pool, slot);
     return 0;
 }
+
+int arr_pool_free_owned(arr_pool *pool, uint64_t ptr, uint64_t owner) {
+    int64_t slot;
+    if (ptr == 0) {
+        return 0;
+    }
+    slot = live_find(pool, ptr);
+    if (slot < 0 || pool->live[slot].owner != owner) {
+        return -1;
+    }
+    release_slot(pool, slot);
+    return 0;
+}
+
+/* Frees the live blocks whose `owner` (or `call`) is `tag`. */
+static void free_tagged(arr_pool *pool, uint64_t tag, int by_call) {
+    int64_t i;
+    for (i = 0; tag != 0 && i < pool->live_capacity; i++) {
+        const arr_pool_slot *s = &pool->live[i];
+        if (s->ptr != 0 && s->ptr != DELETED && (by_call ? s->call : s->owner) == tag) {
+            release_slot(pool, i);
+        }
+    }
+}
+
+void arr_pool_free_owner(arr_pool *pool, uint64_t owner) { free_tagged(pool, owner, 0); }
+
+void arr_pool_free_call(arr_pool *pool, uint64_t call) { free_tagged(pool, call, 1); }
 
 void arr_pool_trim(arr_pool *pool) {
     int c;
     for (c = 0; c < ARR_POOL_CLASSES; c++) {
         arr_pool_list *list = &pool->lists[c];
         while (list->count > 0) {
-            pool->free(pool->ctx, list->ptrs[--list->count]);
+            give_back(pool, list->ptrs[--list->count], index_class_size(c));
         }
     }
     pool->cached_bytes = 0;
@@ -194,7 +245,7 @@ void arr_pool_destroy(arr_pool *pool) {
     arr_pool_trim(pool);
     for (i = 0; i < pool->live_capacity; i++) {
         if (pool->live[i].ptr != 0 && pool->live[i].ptr != DELETED) {
-            pool->free(pool->ctx, pool->live[i].ptr);
+            give_back(pool, pool->live[i].ptr, pool->live[i].size);
         }
     }
     for (c = 0; c < ARR_POOL_CLASSES; c++) {

@@ -32,6 +32,8 @@ typedef struct {
 typedef struct {
     uint64_t ptr;   /* 0: empty slot; ~0: deleted */
     uint64_t size;  /* the block's class size */
+    uint64_t owner; /* `owner` and `call` of the pool when it was handed out */
+    uint64_t call;
 } arr_pool_slot;
 
 typedef struct {
@@ -43,7 +45,13 @@ typedef struct {
     /* Live blocks (handed out), an open-addressing table by address. */
     arr_pool_slot *live;
     int64_t live_count, live_used, live_capacity;
-    /* Statistics. */
+    /* Tags of the blocks handed out from now on: who holds them (a GPU
+     * library's context; 0 in an executable) and the call that allocated
+     * them (0 outside calls), so that both can be freed as a whole. */
+    uint64_t owner, call;
+    /* Statistics: bytes handed out, and bytes held from the driver
+     * (handed out or cached). */
+    uint64_t live_bytes, driver_bytes;
     uint64_t cached_bytes;
     int64_t driver_allocs, reuses;
 } arr_pool;
@@ -65,6 +73,13 @@ int arr_pool_alloc(arr_pool *pool, uint64_t bytes, uint64_t *out);
 /* `ptr` must come from arr_pool_alloc; 0 is ignored. Returns -1 for an
  * address the pool never handed out (a bug in the caller). */
 int arr_pool_free(arr_pool *pool, uint64_t ptr);
+/* Like arr_pool_free, for a block handed out to `owner`: -1 (nothing
+ * freed) when the pool holds no such block for `owner`. */
+int arr_pool_free_owned(arr_pool *pool, uint64_t ptr, uint64_t owner);
+/* Frees every live block handed out to `owner` (owner != 0), or during
+ * `call` (call != 0). */
+void arr_pool_free_owner(arr_pool *pool, uint64_t owner);
+void arr_pool_free_call(arr_pool *pool, uint64_t call);
 /* Gives every cached block back to the driver. */
 void arr_pool_trim(arr_pool *pool);
 /* Trims and frees the pool's own memory; live blocks are given back too. */
