@@ -30,7 +30,12 @@ impl<'a> Checker<'a> {
                 if !matches!(te.kind, TExprKind::Literal(_))
                     && self.inf.allowed(v).is_none_or(|m| m & SIGNED != 0) =>
             {
-                self.constrain(&te.span, &te.ty, SIGNED, "a signed integer type for an index")?;
+                self.constrain(
+                    &te.span,
+                    &te.ty,
+                    SIGNED,
+                    "a signed integer type for an index",
+                )?;
                 let span = te.span.clone();
                 let f_ty = Type::func(te.ty.clone(), i64_ty());
                 let widen = TExprKind::TypeMember(te.ty.clone(), "to_i64".into());

@@ -554,7 +554,8 @@ impl<'a> Checker<'a> {
         }
         for ((lid, name), span) in size_params.iter().zip(&size_spans) {
             if !used.contains(lid) {
-                let msg = format!("size parameter `{name}` is not used in the type of any parameter");
+                let msg =
+                    format!("size parameter `{name}` is not used in the type of any parameter");
                 if !rigid {
                     return Err(self.error(span, msg));
                 }

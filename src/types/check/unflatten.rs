@@ -85,8 +85,7 @@ impl<'a> Checker<'a> {
             },
             _ => return,
         };
-        if let (Some(found), Some((_, _, id, _))) =
-            (found, binds.iter().find(|b| b.0 == name.name))
+        if let (Some(found), Some((_, _, id, _))) = (found, binds.iter().find(|b| b.0 == name.name))
         {
             self.products.insert(*id, found);
         }
