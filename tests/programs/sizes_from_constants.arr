@@ -16,3 +16,14 @@ module g3 = gen { def r = 3i32 }
 -- input { 10 }
 -- output { 33 }
 entry main (seed: i32) = g3.sum (g3.init seed)
+
+-- A constant defined by a literal is a size that is checked.
+def three : i64 = 3
+
+-- ==
+-- entry: sum3
+-- input { [1i64, 2i64, 3i64] }
+-- output { 6i64 }
+-- input { [1i64, 2i64] }
+-- error: size
+entry sum3 (a: [three]i64) : i64 = i64.sum a
