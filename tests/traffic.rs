@@ -392,6 +392,11 @@ const NOT_MODELLED: &[(&str, &[&str], &str)] = &[
         "unfused, the map over a concatenation writes an array whose size is a sum",
     ),
     (
+        "tests/fusion/inner_slices.arr",
+        &["none", "greedy", "ilp"],
+        "a slice's size is a difference or a quotient the model cannot name",
+    ),
+    (
         "tests/fusion/strided_read.arr",
         &["none", "greedy", "ilp"],
         "a strided slice's size is a quotient the model cannot name",

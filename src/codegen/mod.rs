@@ -188,6 +188,7 @@ impl Target {
                 tuning: loopy::Tuning {
                     block_tile_bytes: None,
                     transpose_tile: None,
+                    jam_lanes: None,
                     grain: None,
                 },
                 prefetch: false,

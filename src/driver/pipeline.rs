@@ -251,6 +251,9 @@ fn loop_nests_in(
             loopy::block::register_block(f, tile_bytes)
         })?;
     }
+    if let Some(lanes) = tuning.jam_lanes {
+        each("loopy-jam", &|f| loopy::jam::jam_searches(f, lanes))?;
+    }
     if let Some(side) = tuning.transpose_tile {
         each("loopy-tile", &|f| loopy::tile::tile_transposes(f, side))?;
     }

@@ -198,7 +198,7 @@ pub fn size_classes(params: &[crate::core::ir::Var], body: &Body) -> HashMap<Var
         sizes.insert(p.id, SizeClass::Symbol(p.id, 0));
     }
     let mut rooted: HashSet<VarId> = params.iter().map(|p| p.id).collect();
-    classify_body(body, &mut sizes, &mut rooted);
+    classify_body(body, &mut sizes, &mut rooted, &mut HashMap::new());
     sizes
 }
 
@@ -208,7 +208,14 @@ pub fn size_classes(params: &[crate::core::ir::Var], body: &Body) -> HashMap<Var
 /// `rooted` holds the variables whose class `Symbol(a, d)` means dimension
 /// `d` of parameter `a` for the whole shape: parameters, and the elements
 /// (rows) a map's function gets of rooted arrays, of class `Symbol(a, d + 1)`.
-fn classify_body(body: &Body, sizes: &mut HashMap<VarId, SizeClass>, rooted: &mut HashSet<VarId>) {
+/// `rows` holds the class of the rows of matrices whose rows are vectors
+/// of a known class other than that (transposed arrays, maps making rows).
+fn classify_body(
+    body: &Body,
+    sizes: &mut HashMap<VarId, SizeClass>,
+    rooted: &mut HashSet<VarId>,
+    rows: &mut HashMap<VarId, SizeClass>,
+) {
     let class_of_atom = |sizes: &HashMap<VarId, SizeClass>, a: &Atom| match a {
         Atom::Const(c) => SizeClass::Const(c.as_i128().unwrap_or(-1) as i64),
         Atom::Var(v) => sizes
@@ -223,8 +230,8 @@ fn classify_body(body: &Body, sizes: &mut HashMap<VarId, SizeClass>, rooted: &mu
                 else_body,
                 ..
             } => {
-                classify_body(then_body, sizes, rooted);
-                classify_body(else_body, sizes, rooted);
+                classify_body(then_body, sizes, rooted, rows);
+                classify_body(else_body, sizes, rooted, rows);
             }
             // A loop parameter has its initial value's class when the body
             // gives it back in the same class (by induction, every iteration
@@ -234,7 +241,7 @@ fn classify_body(body: &Body, sizes: &mut HashMap<VarId, SizeClass>, rooted: &mu
                     let class = class_of_atom(sizes, init);
                     sizes.insert(p.id, class);
                 }
-                classify_body(body, sizes, rooted);
+                classify_body(body, sizes, rooted, rows);
                 let mut changed = false;
                 for ((p, _), next) in params.iter().zip(&body.result) {
                     if class_of_atom(sizes, next) != sizes[&p.id] {
@@ -243,7 +250,7 @@ fn classify_body(body: &Body, sizes: &mut HashMap<VarId, SizeClass>, rooted: &mu
                     }
                 }
                 if changed {
-                    classify_body(body, sizes, rooted);
+                    classify_body(body, sizes, rooted, rows);
                 }
                 for (v, (p, _)) in stm.pat.iter().zip(params) {
                     let class = sizes[&p.id].clone();
@@ -254,6 +261,10 @@ fn classify_body(body: &Body, sizes: &mut HashMap<VarId, SizeClass>, rooted: &mu
             Exp::Soac(soac) => {
                 if let SoacKind::Map(lam) = &soac.kind {
                     for (p, a) in lam.params.iter().zip(&soac.args) {
+                        if let (Some(class), 1) = (rows.get(a), p.ty.rank()) {
+                            sizes.insert(p.id, class.clone());
+                            continue;
+                        }
                         let row = match sizes.get(a) {
                             Some(SizeClass::Symbol(root, d)) if rooted.contains(a) => {
                                 SizeClass::Symbol(*root, d + 1)
@@ -265,7 +276,7 @@ fn classify_body(body: &Body, sizes: &mut HashMap<VarId, SizeClass>, rooted: &mu
                     }
                 }
                 if let Some(lam) = soac.kind.lambda() {
-                    classify_body(&lam.body, sizes, rooted);
+                    classify_body(&lam.body, sizes, rooted, rows);
                 }
             }
             _ => {}
@@ -277,6 +288,9 @@ fn classify_body(body: &Body, sizes: &mut HashMap<VarId, SizeClass>, rooted: &mu
                     .cloned()
                     .unwrap_or(SizeClass::Symbol(*array, 0));
                 sizes.insert(stm.pat[0].id, class);
+            }
+            Exp::Size { array, dim: 1 } if rows.contains_key(array) => {
+                sizes.insert(stm.pat[0].id, rows[array].clone());
             }
             Exp::Size { array, dim } => {
                 let class = match sizes.get(array) {
@@ -290,6 +304,20 @@ fn classify_body(body: &Body, sizes: &mut HashMap<VarId, SizeClass>, rooted: &mu
             Exp::Atom(a) if stm.pat.len() == 1 => {
                 let class = class_of_atom(sizes, a);
                 sizes.insert(stm.pat[0].id, class);
+            }
+            // A transposed array's outer size is its source's second.
+            Exp::Transpose(a) => {
+                let class = match (sizes.get(a), rows.get(a)) {
+                    (_, Some(row)) => row.clone(),
+                    (Some(SizeClass::Symbol(root, d)), _) if rooted.contains(a) => {
+                        SizeClass::Symbol(*root, d + 1)
+                    }
+                    _ => SizeClass::Symbol(*a, 1),
+                };
+                sizes.insert(stm.pat[0].id, class);
+                if let (Some(outer), 2) = (sizes.get(a).cloned(), stm.pat[0].ty.rank()) {
+                    rows.insert(stm.pat[0].id, outer);
+                }
             }
             // A permutation keeps its array's size.
             Exp::Reverse(a) | Exp::Rotate { array: a, .. } => {
@@ -309,6 +337,14 @@ fn classify_body(body: &Body, sizes: &mut HashMap<VarId, SizeClass>, rooted: &mu
                 let class = class_of_atom(sizes, &soac.width);
                 for v in &stm.pat {
                     sizes.insert(v.id, class.clone());
+                }
+                // A matrix made of vectors: their class is its rows'.
+                if let SoacKind::Map(lam) = &soac.kind {
+                    for (v, row) in stm.pat.iter().zip(&lam.body.result) {
+                        if let (2, Atom::Var(_)) = (v.ty.rank(), row) {
+                            rows.insert(v.id, class_of_atom(sizes, row));
+                        }
+                    }
                 }
             }
             // Scatter gives arrays of its destinations' sizes; hist arrays

@@ -16,17 +16,23 @@
 //! another order, or fewer of them, must not change which error a program
 //! reports.
 
-use crate::core::free::free_in_exp;
+use crate::core::free::{free_in_body, free_in_exp};
 use crate::core::fresh::Fresh;
-use crate::core::ir::{Atom, Body, DimSlice, Exp, Lambda, SoacKind, Stm, Type, VarId};
-use std::collections::HashMap;
+use crate::core::ir::{Atom, Body, DimSlice, Exp, Lambda, Soac, SoacKind, Stm, Type, VarId};
+use std::collections::{HashMap, HashSet};
 
 /// `body` with each permuted map's permutation moved onto its inputs.
 pub fn push_into_maps(body: &Body, fresh: &mut Fresh) -> Body {
     let mut uses: HashMap<VarId, usize> = HashMap::new();
+    // Uses apart from asking for a size (a transposed map's sizes are its
+    // inputs' own, so those are rewritten).
+    let mut sizes_asked: HashMap<VarId, usize> = HashMap::new();
     for stm in &body.stms {
         for v in free_in_exp(&stm.exp) {
             *uses.entry(v).or_default() += 1;
+            if let Exp::Size { .. } = stm.exp {
+                *sizes_asked.entry(v).or_default() += 1;
+            }
         }
     }
     for a in &body.result {
@@ -46,6 +52,7 @@ pub fn push_into_maps(body: &Body, fresh: &mut Fresh) -> Body {
         let source = match &stm.exp {
             Exp::Reverse(a) | Exp::Rotate { array: a, .. } => *a,
             Exp::Slice { array, dims } if matches!(dims[..], [DimSlice::Range { .. }]) => *array,
+            Exp::Transpose(a) => *a,
             _ => continue,
         };
         let Some(&m) = definer.get(&source) else {
@@ -54,9 +61,16 @@ pub fn push_into_maps(body: &Body, fresh: &mut Fresh) -> Body {
         let Exp::Soac(soac) = &body.stms[m].exp else {
             continue;
         };
-        let movable = matches!(&soac.kind, SoacKind::Map(lam) if cannot_fail(lam))
-            && body.stms[m].pat.len() == 1
-            && uses.get(&source) == Some(&1)
+        let used = uses.get(&source).copied().unwrap_or(0);
+        let movable = match (&soac.kind, &stm.exp) {
+            (SoacKind::Map(lam), Exp::Transpose(_)) => {
+                map_nest(lam).is_some()
+                    && used - sizes_asked.get(&source).copied().unwrap_or(0) == 1
+            }
+            (SoacKind::Map(lam), _) => cannot_fail(lam) && used == 1,
+            _ => false,
+        } && body.stms[m].pat.len() == 1
+            && !soac.args.is_empty()
             && !moved.contains_key(&m);
         if movable {
             moved.insert(m, i);
@@ -70,6 +84,16 @@ pub fn push_into_maps(body: &Body, fresh: &mut Fresh) -> Body {
     // The width of each moved slice's map: asking the map's result for its
     // size reads that instead (else it would be a use keeping the map apart).
     let mut widths: HashMap<VarId, Atom> = HashMap::new();
+    // The sizes of a transposed map's result: its width, then its first
+    // input's inner sizes.
+    let transposed: HashMap<VarId, (Atom, VarId)> = moved
+        .iter()
+        .filter(|(_, &p)| matches!(body.stms[p].exp, Exp::Transpose(_)))
+        .filter_map(|(&m, _)| match &body.stms[m].exp {
+            Exp::Soac(soac) => Some((body.stms[m].pat[0].id, (soac.width, soac.args[0]))),
+            _ => None,
+        })
+        .collect();
     for (i, stm) in body.stms.iter().enumerate() {
         if moved.contains_key(&i) {
             continue;
@@ -80,6 +104,17 @@ pub fn push_into_maps(body: &Body, fresh: &mut Fresh) -> Body {
                     exp: Exp::Atom(widths[array]),
                     ..stm.clone()
                 }),
+                Exp::Size { array, dim } if transposed.contains_key(array) => {
+                    let (width, first) = transposed[array];
+                    let exp = match dim {
+                        0 => Exp::Atom(width),
+                        _ => Exp::Size {
+                            array: first,
+                            dim: *dim,
+                        },
+                    };
+                    stms.push(Stm { exp, ..stm.clone() })
+                }
                 _ => stms.push(stm.clone()),
             }
             continue;
@@ -88,6 +123,10 @@ pub fn push_into_maps(body: &Body, fresh: &mut Fresh) -> Body {
         let Exp::Soac(soac) = &map.exp else {
             continue;
         };
+        if let Exp::Transpose(_) = &stm.exp {
+            transpose_nest(stm, map, soac, fresh, &mut stms);
+            continue;
+        }
         let mut soac = soac.clone();
         let param_types: Vec<Type> = soac
             .kind
@@ -141,6 +180,104 @@ pub fn push_into_maps(body: &Body, fresh: &mut Fresh) -> Body {
         stms,
         result: body.result.clone(),
     }
+}
+
+/// `transpose (map (\rows -> map g rows) xs)` as
+/// `map (\cols -> map g cols) (transpose xs)`: element `[i][j]` of either
+/// is `g` of the inputs' elements `[j][i]`. The outer map now runs over the
+/// inputs' columns (their inner size), the inner one over their rows (the
+/// old outer width).
+fn transpose_nest(perm: &Stm, map: &Stm, soac: &Soac, fresh: &mut Fresh, stms: &mut Vec<Stm>) {
+    let SoacKind::Map(lam) = &soac.kind else {
+        return;
+    };
+    let Some(inner_stm) = map_nest(lam) else {
+        return;
+    };
+    let Exp::Soac(inner) = &inner_stm.exp else {
+        return;
+    };
+    let mut args = Vec::with_capacity(soac.args.len());
+    for (a, p) in soac.args.iter().zip(&lam.params) {
+        let transposed = fresh.var("transposed", Type::Array(p.ty.elem(), p.ty.rank() + 1));
+        args.push(transposed.id);
+        stms.push(Stm {
+            pat: vec![transposed],
+            exp: Exp::Transpose(*a),
+            loc: perm.loc,
+        });
+    }
+    let width = fresh.var("n", Type::Scalar(crate::types::ScalarType::I64));
+    let Some(&first) = args.first() else {
+        return;
+    };
+    stms.push(Stm {
+        pat: vec![width.clone()],
+        exp: Exp::Size {
+            array: first,
+            dim: 0,
+        },
+        loc: perm.loc,
+    });
+    let mut inner = inner.clone();
+    inner.width = soac.width;
+    let lam = Lambda {
+        params: lam.params.clone(),
+        body: Body {
+            stms: vec![Stm {
+                exp: Exp::Soac(inner),
+                ..inner_stm.clone()
+            }],
+            result: lam.body.result.clone(),
+        },
+        ret: lam.ret.clone(),
+    };
+    stms.push(Stm {
+        pat: perm.pat.clone(),
+        exp: Exp::Soac(Soac {
+            label: soac.label,
+            width: Atom::Var(width.id),
+            kind: SoacKind::Map(lam),
+            args,
+        }),
+        loc: map.loc,
+    });
+}
+
+/// The inner map of a function `\rows -> map g rows` whose `g` cannot fail
+/// and streams each row parameter (vectors) once, using nothing else of them.
+fn map_nest(lam: &Lambda) -> Option<&Stm> {
+    // Before the map, only sizes of the rows that are the map's width (the
+    // transposed nest's inner width is the old outer one).
+    let (stm, before) = lam.body.stms.split_last()?;
+    let width_only = before.iter().all(|s| {
+        matches!(s.exp, Exp::Size { dim: 0, .. })
+            && matches!(&stm.exp, Exp::Soac(inner)
+                if s.pat.iter().all(|v| inner.width == Atom::Var(v.id)))
+    });
+    if !width_only {
+        return None;
+    }
+    let Exp::Soac(inner) = &stm.exp else {
+        return None;
+    };
+    let SoacKind::Map(g) = &inner.kind else {
+        return None;
+    };
+    let params: HashSet<VarId> = lam.params.iter().map(|p| p.id).collect();
+    let args: HashSet<VarId> = inner.args.iter().copied().collect();
+    let results: Vec<Atom> = stm.pat.iter().map(|v| Atom::Var(v.id)).collect();
+    let ok = cannot_fail(g)
+        && !lam.params.is_empty()
+        && lam.params.iter().all(|p| p.ty.rank() == 1)
+        && args == params
+        && inner.args.len() == params.len()
+        && lam.body.result == results
+        && free_in_body(&g.body).iter().all(|v| {
+            g.params.iter().any(|p| p.id == *v)
+                || !(params.contains(v) || before.iter().any(|s| s.pat.iter().any(|p| p.id == *v)))
+        });
+    ok.then_some(stm)
 }
 
 /// The function evaluates scalar operations only, none of which can fail.

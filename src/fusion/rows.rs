@@ -12,8 +12,9 @@
 //! the lowering makes.
 
 use super::ast::SoacStm;
-use crate::core::free::free_in_exp_except_soac_args;
-use crate::core::ir::{Body, Exp, Lambda, SoacKind, VarId};
+use crate::core::free::{free_in_exp, free_in_exp_except_soac_args};
+use crate::core::ir::{Atom, Body, Exp, Lambda, SoacKind, VarId};
+use std::collections::HashSet;
 
 /// The members of a cluster (statement indices, in order) as leaves, with
 /// every two maps over the rows of a common matrix merged into one.
@@ -37,15 +38,55 @@ pub fn merge_row_maps(body: &Body, members: &[usize]) -> Vec<SoacStm> {
             b.soac.args.contains(x) && row_streamed(&a.soac, *x) && row_streamed(&b.soac, *x)
         })
     };
+    // Read by a statement outside the cluster, or a result of the body.
+    let mut outside: HashSet<VarId> = body
+        .result
+        .iter()
+        .filter_map(|a| match a {
+            Atom::Var(v) => Some(*v),
+            Atom::Const(_) => None,
+        })
+        .collect();
+    for (i, stm) in body.stms.iter().enumerate() {
+        if !members.contains(&i) {
+            outside.extend(free_in_exp(&stm.exp));
+        }
+    }
     'search: loop {
         for a in 0..leaves.len() {
             for b in a + 1..leaves.len() {
-                if !shares_rows(&leaves[a], &leaves[b]) {
+                let made: Vec<VarId> = leaves[a].pat.iter().map(|v| v.id).collect();
+                let reads_made = |l: &SoacStm| {
+                    l.soac.args.iter().any(|x| made.contains(x))
+                        || free_in_exp_except_soac_args(&Exp::Soac(l.soac.clone()))
+                            .iter()
+                            .any(|x| made.contains(x))
+                };
+                if reads_made(&leaves[b]) || !shares_rows(&leaves[a], &leaves[b]) {
+                    // A producer of rows and their consumer: one map whose
+                    // function runs the consumer's body on the rows the
+                    // producer's body makes, so the inner SOACs can fuse
+                    // vertically too.
+                    if leaves[a + 1..b].iter().any(reads_made) {
+                        continue;
+                    }
+                    let others_read = |v: VarId| {
+                        outside.contains(&v)
+                            || leaves
+                                .iter()
+                                .enumerate()
+                                .any(|(k, l)| k != a && k != b && reads_made_var(l, v))
+                    };
+                    if let Some(m) = merged_vertically(&leaves[a], &leaves[b], &others_read) {
+                        leaves.remove(b);
+                        leaves.remove(a);
+                        leaves.insert(b - 1, m);
+                        continue 'search;
+                    }
                     continue;
                 }
                 // The merged map runs where `b` stood: nothing from `a` to
                 // `b` may read what `a` makes.
-                let made: Vec<VarId> = leaves[a].pat.iter().map(|v| v.id).collect();
                 let reads_a = leaves[a + 1..=b].iter().any(|l| {
                     l.soac.args.iter().any(|x| made.contains(x))
                         || free_in_exp_except_soac_args(&Exp::Soac(l.soac.clone()))
@@ -105,6 +146,117 @@ fn merged(a: SoacStm, b: SoacStm) -> SoacStm {
         },
         loc: a.loc,
     }
+}
+
+/// Row `row` that function `lam` makes has the same size in every
+/// iteration: a parameter (a row of a regular array), or the result of a
+/// map or scan whose width is a constant, the size of such a row, or a
+/// variable from outside the function.
+fn regular_row(lam: &Lambda, row: VarId) -> bool {
+    if lam.params.iter().any(|p| p.id == row) {
+        return true;
+    }
+    let definer = |v: VarId| {
+        lam.body
+            .stms
+            .iter()
+            .find(|s| s.pat.iter().any(|p| p.id == v))
+    };
+    let Some(stm) = definer(row) else {
+        return false;
+    };
+    let Exp::Soac(inner) = &stm.exp else {
+        return false;
+    };
+    if !matches!(
+        inner.kind,
+        SoacKind::Map(_) | SoacKind::Scan { .. } | SoacKind::ScanRight { .. }
+    ) {
+        return false;
+    }
+    match inner.width {
+        Atom::Const(_) => true,
+        Atom::Var(w) => match definer(w).map(|s| &s.exp) {
+            Some(Exp::Size { array, .. }) => regular_row(lam, *array),
+            Some(_) => false,
+            None => lam.params.iter().all(|p| p.id != w),
+        },
+    }
+}
+
+/// `leaf` reads `v`, streamed or otherwise.
+fn reads_made_var(leaf: &SoacStm, v: VarId) -> bool {
+    leaf.soac.args.contains(&v)
+        || free_in_exp_except_soac_args(&Exp::Soac(leaf.soac.clone())).contains(&v)
+}
+
+/// Producer `a` and consumer `b`, maps of one cluster (so of one width) where `b` streams rows
+/// of arrays `a` makes (and reads nothing else of `a`), as one map: `b`'s
+/// row parameters become the rows `a`'s body makes. `a`'s arrays that
+/// `keep` names stay results; the others are fused away.
+fn merged_vertically(a: &SoacStm, b: &SoacStm, keep: &dyn Fn(VarId) -> bool) -> Option<SoacStm> {
+    let (SoacKind::Map(la), SoacKind::Map(lb)) = (&a.soac.kind, &b.soac.kind) else {
+        return None;
+    };
+    let made: Vec<VarId> = a.pat.iter().map(|v| v.id).collect();
+    let streams = b.soac.args.iter().any(|x| made.contains(x));
+    let rows_only = a
+        .pat
+        .iter()
+        .all(|v| v.ty.rank() >= 2 || !b.soac.args.contains(&v.id));
+    let reads_whole = free_in_exp_except_soac_args(&Exp::Soac(b.soac.clone()))
+        .iter()
+        .any(|x| made.contains(x));
+    if !streams || !rows_only || reads_whole {
+        return None;
+    }
+    let mut params = la.params.clone();
+    let mut args = a.soac.args.clone();
+    let mut body_b = lb.body.clone();
+    for (p, x) in lb.params.iter().zip(&b.soac.args) {
+        if let Some(k) = made.iter().position(|y| y == x) {
+            let Some(Atom::Var(row)) = la.body.result.get(k) else {
+                return None;
+            };
+            // Storing rows checks that they have one size; fused away,
+            // nothing would, so only rows of one size by construction.
+            if !regular_row(la, *row) {
+                return None;
+            }
+            crate::simplify::walk::rename_in_body(&mut body_b, p.id, *row);
+        } else if let Some(k) = args.iter().position(|y| y == x) {
+            crate::simplify::walk::rename_in_body(&mut body_b, p.id, params[k].id);
+        } else {
+            params.push(p.clone());
+            args.push(*x);
+        }
+    }
+    let kept: Vec<usize> = (0..a.pat.len()).filter(|&k| keep(a.pat[k].id)).collect();
+    let mut stms = la.body.stms.clone();
+    stms.extend(body_b.stms);
+    let mut result: Vec<Atom> = kept.iter().map(|&k| la.body.result[k]).collect();
+    result.extend(body_b.result);
+    let mut ret: Vec<_> = kept
+        .iter()
+        .filter_map(|&k| la.ret.get(k).copied())
+        .collect();
+    ret.extend(lb.ret.iter().copied());
+    let mut pat: Vec<_> = kept.iter().map(|&k| a.pat[k].clone()).collect();
+    pat.extend(b.pat.iter().cloned());
+    Some(SoacStm {
+        pat,
+        soac: crate::core::ir::Soac {
+            label: a.soac.label,
+            width: a.soac.width,
+            kind: SoacKind::Map(Lambda {
+                params,
+                body: Body { stms, result },
+                ret,
+            }),
+            args,
+        },
+        loc: a.loc,
+    })
 }
 
 /// `soac` is a map over the rows of `array` (a matrix or more) whose

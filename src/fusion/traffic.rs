@@ -288,8 +288,21 @@ fn fused_generators(body: &FusedBody, uses: &[Vec<VarId>]) -> HashMap<VarId, Vec
                 parts.clone()
             }
             _ if permuted_vector(stm) => vec![v],
+            // Its rows are columns of the source, read in place by maps
+            // that stream them (`loopy::lower`'s `Generated::Column`).
+            Exp::Transpose(_) if stm.pat.iter().all(|v| v.ty.rank() == 2) => vec![v],
             _ => continue,
         };
+        let columns_streamed = !matches!(stm.exp, Exp::Transpose(_))
+            || body.items.iter().all(|other| match other {
+                Item::Cluster(cluster) => cluster.tree.leaves().iter().all(|leaf| {
+                    !leaf.soac.args.contains(&v) || super::rows::row_streamed(&leaf.soac, v)
+                }),
+                _ => true,
+            });
+        if !columns_streamed {
+            continue;
+        }
         let only_streamed = !body.result.contains(&Atom::Var(v))
             && body.items.iter().enumerate().all(|(j, other)| {
                 j == index
@@ -341,6 +354,15 @@ fn body_traffic(body: &FusedBody, model: &Model, traffic: &mut Traffic) {
                         traffic.reads.add_size(&size_name(&v.id), 1);
                         traffic.writes.add_size(&size_name(&v.id), 1);
                     }
+                }
+                // A transposed copy: every element read and written.
+                Exp::Transpose(a) if stm.pat.iter().all(|v| v.ty.rank() == 2) => {
+                    traffic.loops += 1;
+                    let mut elements = Formula::default();
+                    elements.add_size(&size_name(a), 1);
+                    let elements = elements.times(&size_name(&stm.pat[0].id));
+                    traffic.reads.add(&elements);
+                    traffic.writes.add(&elements);
                 }
                 Exp::Iota(_) | Exp::Replicate { .. } => {
                     traffic.loops += 1;
@@ -470,7 +492,9 @@ fn body_traffic(body: &FusedBody, model: &Model, traffic: &mut Traffic) {
                             if !model.nested {
                                 writes.constant += 1;
                             }
-                        } else if needed_outside(v.id, index, &uses, body, &cluster.tree) {
+                        } else if needed_outside(v.id, index, &uses, body, &cluster.tree)
+                            && !rows_made_inside(leaf, v.id)
+                        {
                             writes.add_size(&size_name(&v.id), 1);
                         }
                     }
@@ -486,6 +510,26 @@ fn body_traffic(body: &FusedBody, model: &Model, traffic: &mut Traffic) {
             }
         }
     }
+}
+
+/// `v`, an array of rows a map makes, is made row by row by SOACs in the
+/// map's function, whose writes (straight into `v`'s rows,
+/// `loopy::rows`) are counted with the function's traffic.
+fn rows_made_inside(leaf: &super::ast::SoacStm, v: VarId) -> bool {
+    let SoacKind::Map(lam) = &leaf.soac.kind else {
+        return false;
+    };
+    let Some(k) = leaf.pat.iter().position(|p| p.id == v) else {
+        return false;
+    };
+    let Some(Atom::Var(row)) = lam.body.result.get(k) else {
+        return false;
+    };
+    leaf.pat[k].ty.rank() >= 2
+        && lam.body.stms.iter().any(|s| {
+            matches!(&s.exp, Exp::Soac(soac) if !matches!(soac.kind, SoacKind::Reduce { .. }))
+                && s.pat.iter().any(|p| p.id == *row)
+        })
 }
 
 /// The size an atom gives (a constant or a size's name).

@@ -173,7 +173,7 @@ pub(super) fn outside(a: &Atom, inside: &HashSet<VarId>) -> bool {
 }
 
 /// A size assertion or assertion on values from outside the nest.
-fn invariant_assert(stmt: &Stmt, inside: &HashSet<VarId>) -> bool {
+pub(super) fn invariant_assert(stmt: &Stmt, inside: &HashSet<VarId>) -> bool {
     match stmt {
         Stmt::AssertEq {
             expected, found, ..
@@ -186,7 +186,7 @@ fn invariant_assert(stmt: &Stmt, inside: &HashSet<VarId>) -> bool {
 /// A statement of `P` or `Q` that cannot fail: blocking runs those of
 /// several rows and columns before any of their reductions, so a failing
 /// one could report another error than a sequential run's first.
-fn scalar_of_row(stmt: &Stmt) -> bool {
+pub(super) fn scalar_of_row(stmt: &Stmt) -> bool {
     match stmt {
         Stmt::Let { exp, .. } => !exp.may_fail(),
         Stmt::Row { check, .. } | Stmt::Read { check, .. } => check.is_none(),
@@ -244,25 +244,32 @@ fn matches(o: &LoopNest) -> Option<Shape<'_>> {
         }
         _ => invariant_assert(stmt, &inside),
     });
-    let r_ok = r.par == Parallelism::Reduce
-        && !r.reductions.is_empty()
-        && r.scans.is_empty()
-        && r.compactions.is_empty()
-        && r.hists.is_empty()
-        && r.scatters.is_empty()
-        && outside(&r.width, &inside)
-        && r.reductions.iter().all(|red| {
-            red.carried.iter().all(|c| match c.var.ty {
-                Type::Scalar(t) => t.is_int() || matches!(t, ScalarType::F32 | ScalarType::F64),
-                Type::Array(..) => false,
-            })
-        })
+    let r_ok = scalar_reduction(r, &inside)
         && r.body.iter().all(|stmt| match stmt {
             Stmt::Let { exp, .. } => !exp.may_fail(),
             Stmt::Read { check, .. } => check.is_none(),
             _ => false,
         });
     (s_ok && r_ok).then_some(Shape { o, p, j, q, r, s })
+}
+
+/// A reduce nest of integer and float scalars only (no scan, compaction
+/// or histogram), whose width is defined outside `inside`: the same in
+/// every iteration of the nest around it.
+pub(super) fn scalar_reduction(r: &LoopNest, inside: &HashSet<VarId>) -> bool {
+    r.par == Parallelism::Reduce
+        && !r.reductions.is_empty()
+        && r.scans.is_empty()
+        && r.compactions.is_empty()
+        && r.hists.is_empty()
+        && r.scatters.is_empty()
+        && outside(&r.width, inside)
+        && r.reductions.iter().all(|red| {
+            red.carried.iter().all(|c| match c.var.ty {
+                Type::Scalar(t) => t.is_int() || matches!(t, ScalarType::F32 | ScalarType::F64),
+                Type::Array(..) => false,
+            })
+        })
 }
 
 fn loc0() -> SrcLoc {
@@ -291,7 +298,12 @@ pub(super) fn let_bin(out: &mut Block, var: &Var, op: BinOp, a: Atom, b: Atom) {
 
 /// `blocks = width / factor`, `start = blocks * factor` (the first index
 /// of the remainder) and `rest = width - start`.
-fn split(width: &Atom, factor: usize, fresh: &mut Fresh, out: &mut Block) -> (Var, Var, Var) {
+pub(super) fn split(
+    width: &Atom,
+    factor: usize,
+    fresh: &mut Fresh,
+    out: &mut Block,
+) -> (Var, Var, Var) {
     let blocks = fresh.fresh_var("blocks", I64);
     let start = fresh.fresh_var("rest_from", I64);
     let rest = fresh.fresh_var("rest", I64);
@@ -572,7 +584,7 @@ fn block_columns(
 
 /// One reduce nest with a copy of every reduction and of the body of `r`
 /// per renaming in `envs`.
-fn jammed_reduce(r: &LoopNest, envs: &mut [Renaming], fresh: &mut Fresh) -> LoopNest {
+pub(super) fn jammed_reduce(r: &LoopNest, envs: &mut [Renaming], fresh: &mut Fresh) -> LoopNest {
     let k = fresh.fresh_var(&r.index.name, r.index.ty);
     let width = envs[0].atom(&r.width);
     // Per renaming and reduction: its carried values (next still to be
@@ -650,7 +662,7 @@ fn merge_key(stmt: &Stmt) -> Option<(Stmt, Option<VarId>)> {
 /// statement (the copies of the first statement, then of the second...);
 /// a copy equal to one in `seen` is left out, its variable standing for
 /// the earlier one's.
-fn emit_copies(
+pub(super) fn emit_copies(
     stmts: &[Stmt],
     envs: &mut [Renaming],
     fresh: &mut Fresh,

@@ -1,4 +1,4 @@
-//! Removes `iota`, `replicate`, `reverse`, `rotate`, slice-copy and `++` arrays
+//! Removes `iota`, `replicate`, `reverse`, `rotate`, `transpose`, slice-copy and `++` arrays
 //! that nothing reads (a `loopy::ir::Function` in, the same function out).
 //! The lowering computes the element of such an array wherever a loop reads
 //! it at its own index (for a permutation, by reading its source at the
@@ -10,6 +10,13 @@ use crate::core::ir::{Atom, VarId};
 use std::collections::{BTreeSet, HashSet};
 
 pub fn drop_unread(f: &mut Function) {
+    let mut used = BTreeSet::new();
+    block_vars(&f.body, &mut used, &mut HashSet::new());
+    used.extend(f.results.iter().filter_map(|a| match a {
+        Atom::Var(v) => Some(*v),
+        Atom::Const(_) => None,
+    }));
+    f.body = drop_dead_rows(&f.body, &used);
     let mut generated = HashSet::new();
     collect_generated(&f.body, &mut generated);
     if generated.is_empty() {
@@ -44,13 +51,61 @@ fn filled_by(nest: &LoopNest) -> Option<VarId> {
             | Origin::Rotate
             | Origin::Slice
             | Origin::Concat
+            | Origin::Transpose
     ) {
         return None;
     }
     nest.body.iter().find_map(|s| match s {
         Stmt::Write { array, .. } | Stmt::Copy { array, .. } => Some(*array),
+        // A transposition's or a matrix slice's copy is two loops deep.
+        Stmt::Loop(inner) if matches!(nest.origin, Origin::Transpose | Origin::Slice) => {
+            filled_by(inner)
+        }
         _ => None,
     })
+}
+
+/// `block` without the unchecked row views nothing uses: a map over the
+/// rows of a transposed array reads its columns from the source (see
+/// `loopy::lower`'s `Generated::Column`), leaving the row of the copy unread.
+fn drop_dead_rows(block: &Block, used: &BTreeSet<VarId>) -> Block {
+    block
+        .iter()
+        .filter(|s| !matches!(s, Stmt::Row { var, check: None, .. } if !used.contains(&var.id)))
+        .map(|s| match s {
+            Stmt::Loop(nest) => Stmt::Loop(LoopNest {
+                body: drop_dead_rows(&nest.body, used),
+                ..nest.clone()
+            }),
+            Stmt::If {
+                results,
+                cond,
+                then_block,
+                then_results,
+                else_block,
+                else_results,
+            } => Stmt::If {
+                results: results.clone(),
+                cond: *cond,
+                then_block: drop_dead_rows(then_block, used),
+                then_results: then_results.clone(),
+                else_block: drop_dead_rows(else_block, used),
+                else_results: else_results.clone(),
+            },
+            Stmt::SeqLoop(lp) => {
+                let mut lp = lp.clone();
+                lp.body = drop_dead_rows(&lp.body, used);
+                if let SeqForm::While { cond, result } = &lp.form {
+                    lp.form = SeqForm::While {
+                        cond: drop_dead_rows(cond, used),
+                        result: *result,
+                    };
+                }
+                Stmt::SeqLoop(lp)
+            }
+            other => other.clone(),
+        })
+        .collect()
 }
 
 fn collect_generated(block: &Block, out: &mut HashSet<VarId>) {
@@ -158,6 +213,14 @@ fn without_target(stmt: &Stmt, array: VarId) -> Stmt {
             loc: Default::default(),
         },
         Stmt::Copy { array: a, src, .. } if *a == array => Stmt::Free(*src),
+        Stmt::Loop(inner) => Stmt::Loop(LoopNest {
+            body: inner
+                .body
+                .iter()
+                .map(|s| without_target(s, array))
+                .collect(),
+            ..inner.clone()
+        }),
         other => other.clone(),
     }
 }

@@ -153,7 +153,7 @@ fn copy_at(block: &Block, k: usize) -> Option<(VarId, VarId)> {
 
 /// Records, for every definition in `block` that may share memory with an
 /// earlier array, an edge from that array to the new variable.
-fn alias_edges(block: &Block, edges: &mut HashMap<VarId, Vec<VarId>>) {
+pub(super) fn alias_edges(block: &Block, edges: &mut HashMap<VarId, Vec<VarId>>) {
     let mut edge = |from: &Atom, to: VarId| {
         if let Atom::Var(v) = from {
             edges.entry(*v).or_default().push(to);

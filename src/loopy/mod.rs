@@ -9,6 +9,7 @@ pub mod generators;
 pub mod hoist;
 pub mod inplace;
 pub mod ir;
+pub mod jam;
 pub mod lower;
 pub mod memory;
 pub mod par;
@@ -35,6 +36,9 @@ pub struct Tuning {
     /// `loopy::tile`: run transposing nests in tiles of this many
     /// iterations a side; `None`: not tiled.
     pub transpose_tile: Option<usize>,
+    /// `loopy::jam`: run a nest over an inner search (argmin per point)
+    /// this many values of its index at a time; `None`: not jammed.
+    pub jam_lanes: Option<usize>,
     /// `loopy::par::grain`: what makes a parallel task worth handing to a
     /// thread; `None`: the target does not cut nests into tasks.
     pub grain: Option<par::Grain>,

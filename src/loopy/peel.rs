@@ -136,7 +136,7 @@ pub(super) fn first_iteration(
 }
 
 /// The arrays `stmts` write, overwrite in place or consume, at any depth.
-fn writes(stmts: &[Stmt], out: &mut HashSet<VarId>) {
+pub(super) fn writes(stmts: &[Stmt], out: &mut HashSet<VarId>) {
     for stmt in stmts {
         match stmt {
             Stmt::Write { array, .. } | Stmt::Copy { array, .. } | Stmt::InPlace { array, .. } => {

@@ -164,7 +164,7 @@ fn unroll_seq(lp: &SeqLoop, trips: i64, fresh: &mut Fresh, out: &mut Block) {
 }
 
 /// Statements at every depth (operators not counted).
-fn statements(block: &Block) -> usize {
+pub(super) fn statements(block: &[Stmt]) -> usize {
     block
         .iter()
         .map(|s| match s {

@@ -37,12 +37,17 @@ pub(crate) fn tuning() -> Tuning {
     Tuning {
         block_tile_bytes: Some(l2_bytes() / 4),
         transpose_tile: Some(16),
+        jam_lanes: Some(JAM_LANES),
         grain: Some(Grain {
             task_cost: 32_768,
             max_iterations: 4096,
         }),
     }
 }
+
+/// Lanes of `loopy::jam`: eight `f32` distances and their `i64` indices
+/// fill a 256-bit and a 512-bit register.
+const JAM_LANES: usize = 8;
 
 /// The per-core L2 cache of the processor compiling (the one the program
 /// runs on: code is generated for the host CPU), from Linux's sysfs;

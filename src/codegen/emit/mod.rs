@@ -216,10 +216,16 @@ fn allow_float_rewrites(value: BasicValueEnum) -> Res<()> {
 /// subtract into a fused multiply-add (LANGUAGE.md section 6), as C
 /// compilers do; `--strict-fp` leaves the flag off.
 fn allow_contraction(value: BasicValueEnum) -> Res<()> {
+    match inkwell::values::BasicValue::as_instruction_value(&value) {
+        Some(inst) => allow_contraction_of(inst),
+        None => Ok(()),
+    }
+}
+
+/// `allow_contraction` on an instruction (any other than a float add,
+/// subtract or multiply is left alone).
+fn allow_contraction_of(inst: inkwell::values::InstructionValue) -> Res<()> {
     use inkwell::values::InstructionOpcode as Op;
-    let Some(inst) = inkwell::values::BasicValue::as_instruction_value(&value) else {
-        return Ok(());
-    };
     if !matches!(inst.get_opcode(), Op::FAdd | Op::FSub | Op::FMul) {
         return Ok(());
     }

@@ -3,8 +3,10 @@
 //! libm's `expf`, `logf` and `erff` are scalar calls that stop it. `exp`
 //! and `log`: Cody-Waite range reduction and minimax polynomials (the
 //! classic Cephes coefficients), evaluated in `f32`; `erf`: a series and a
-//! fitted tail evaluated in `f64` (see `erf_f32`). No fused multiply-adds,
-//! so results do not depend on the CPU.
+//! fitted tail evaluated in `f64` (see `erf_f32`). Their multiplies and
+//! adds may contract into fused multiply-adds, as the program's own may,
+//! unless `--strict-fp` (`contracting`); the accuracy below holds either
+//! way.
 //!
 //! Accuracy against glibc's `expf`/`logf`/`erff`, measured by
 //! `tests/vmath.rs` over every 193rd `f32` (positive and negative): at
@@ -264,6 +266,32 @@ impl<'ctx> Gen<'ctx, '_> {
     }
 
     /// `c[0] + x * (c[1] + x * (...))` in `x`'s type.
+    /// Runs `build` (straight-line code in the current block) and lets
+    /// LLVM contract the float multiplies and adds it emitted into fused
+    /// multiply-adds, as the program's own arithmetic may (LANGUAGE.md
+    /// section 6), unless `--strict-fp`. The documented accuracy holds
+    /// both ways (`tests/vmath.rs` and `tests/vmath64.rs` run the default).
+    pub(super) fn contracting(
+        &self,
+        build: impl FnOnce(&Self) -> Res<FloatValue<'ctx>>,
+    ) -> Res<FloatValue<'ctx>> {
+        let block = self.builder.get_insert_block();
+        let before = block.and_then(|bb| bb.get_last_instruction());
+        let v = build(self)?;
+        if self.strict_fp {
+            return Ok(v);
+        }
+        let mut next = match before {
+            Some(i) => i.get_next_instruction(),
+            None => block.and_then(|bb| bb.get_first_instruction()),
+        };
+        while let Some(inst) = next {
+            super::allow_contraction_of(inst)?;
+            next = inst.get_next_instruction();
+        }
+        Ok(v)
+    }
+
     pub(super) fn horner_with(
         &self,
         x: FloatValue<'ctx>,

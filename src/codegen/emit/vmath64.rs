@@ -4,8 +4,10 @@
 //! range reduction to `|r| <= ln 2 / 2` and the Taylor polynomial of degree
 //! 13 (the first term left out is below 2^-58 of the result); `log`: the
 //! reduction to `m` in `[sqrt(1/2), sqrt(2))` and the classic odd series in
-//! `s = (m - 1) / (m + 1)` with fdlibm's minimax coefficients. No fused
-//! multiply-adds, so results do not depend on the CPU.
+//! `s = (m - 1) / (m + 1)` with fdlibm's minimax coefficients. Their
+//! multiplies and adds may contract into fused multiply-adds, as the
+//! program's own may, unless `--strict-fp` (`Gen::contracting`); the
+//! accuracy below holds either way.
 //!
 //! Accuracy against glibc's `exp`/`log`, measured by `tests/vmath.rs` on
 //! 200,000 values spread over each function's finite range: at most 1 ulp

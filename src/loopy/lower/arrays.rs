@@ -153,6 +153,35 @@ impl Lowerer {
         if let [D::Range(start, stride, _)] = ds[..] {
             self.permuted(p, array, IndexFn::Strided { start, stride });
         }
+        // Over both dimensions of a matrix: a strided view (a loop reading
+        // it at its own index reads the source).
+        if let ([a, b], 2) = (&ds[..], shape.len()) {
+            let mut dim = 0;
+            let mut lin = |d: &D| match d {
+                D::Fixed(i) => Lin::Fixed(*i),
+                D::Range(start, stride, _) => {
+                    dim += 1;
+                    Lin::Dim {
+                        dim: dim - 1,
+                        start: *start,
+                        stride: *stride,
+                    }
+                }
+            };
+            let idx = [lin(a), lin(b)];
+            let var = self.var(p.id);
+            if var != array && self.shapes.contains_key(&var) {
+                let depth = Some(self.lambda_depth);
+                self.generated.insert(
+                    var,
+                    Generated::View {
+                        src: array,
+                        idx,
+                        depth,
+                    },
+                );
+            }
+        }
     }
 
     /// The element count of `start:end:stride` by Futhark's rule,

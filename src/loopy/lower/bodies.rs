@@ -506,6 +506,20 @@ impl Lowerer {
             Exp::Transpose(array) => {
                 let Some(p) = first else { return };
                 self.transpose(p, array, out);
+                let (var, src) = (self.var(p.id), self.var(*array));
+                if var != src && self.shapes.contains_key(&var) {
+                    let dim = |dim| Lin::Dim {
+                        dim,
+                        start: i64c(0),
+                        stride: i64c(1),
+                    };
+                    if self.array_shape(src).len() == 2 {
+                        let idx = [dim(1), dim(0)];
+                        let depth = Some(self.lambda_depth);
+                        self.generated
+                            .insert(var, Generated::View { src, idx, depth });
+                    }
+                }
             }
             Exp::Flatten(array) => {
                 let Some(p) = first else { return };

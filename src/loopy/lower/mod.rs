@@ -126,12 +126,39 @@ enum Generated {
         src: VarId,
         index: IndexFn,
     },
+    /// A strided view of a matrix `src` made as a copy (`transpose`, a
+    /// slice over its inner dimension): element `[i][j]` is `src` at the
+    /// two positions `idx` gives. Read at a loop's own index, a row is a
+    /// view again (over the row of the copy, used when something reads it
+    /// otherwise) and an element is read from `src`, so the copy is only
+    /// made when something else reads it.
+    /// `depth`: a view made by a statement is read in place only by loops
+    /// at its own lambda depth (each element once); a loop nested deeper
+    /// reads it again in every iteration of the enclosing one, where the
+    /// contiguous copy pays (a matrix product's transposed operand).
+    View {
+        src: VarId,
+        idx: [Lin; 2],
+        depth: Option<usize>,
+    },
     /// `first ++ second` of vectors: element `i` is `first[i]` below
     /// `split` (the first's length), else `second[i - split]`.
     Concat {
         first: VarId,
         second: VarId,
         split: Atom,
+    },
+}
+
+/// One of a `Generated::View`'s two source positions.
+#[derive(Clone, Copy)]
+enum Lin {
+    Fixed(Atom),
+    /// `start + stride * i` for the view's index `i` of dimension `dim`.
+    Dim {
+        dim: u8,
+        start: Atom,
+        stride: Atom,
     },
 }
 
@@ -484,11 +511,11 @@ impl Lowerer {
         let ty = self
             .type_of(&Atom::Var(array))
             .unwrap_or(Type::Array(ScalarType::I64, 1));
-        let shape = self.array_shape(array);
-        let rank = ty.rank();
-        if let (Some(generated), None, [i]) =
-            (self.generated.get(&array).copied(), check, &index[..])
-        {
+        let generated = match self.generated.get(&array).copied() {
+            Some(Generated::View { depth: Some(d), .. }) if d != self.lambda_depth => None,
+            other => other,
+        };
+        if let (Some(generated), None, [i]) = (generated, check, &index[..]) {
             // In range by the loop bound (unchecked): the element is known.
             return match generated {
                 Generated::Replicate(value) => value,
@@ -507,6 +534,43 @@ impl Lowerer {
                         }
                     };
                     self.elem(src, vec![j], name, None, out)
+                }
+                Generated::View { src, idx, .. } => {
+                    // The outer dimension is fixed at `i`.
+                    let mut rest = idx;
+                    for lin in &mut rest {
+                        *lin = match *lin {
+                            Lin::Dim {
+                                dim: 0,
+                                start,
+                                stride,
+                            } => {
+                                let step = self.mul(*i, stride, out);
+                                Lin::Fixed(self.add(start, step, out))
+                            }
+                            Lin::Dim { dim, start, stride } => Lin::Dim {
+                                dim: dim - 1,
+                                start,
+                                stride,
+                            },
+                            fixed => fixed,
+                        };
+                    }
+                    if let [Lin::Fixed(a), Lin::Fixed(b)] = rest {
+                        return self.elem(src, vec![a, b], name, None, out);
+                    }
+                    let row = self.raw_elem(array, index, name, None, out);
+                    if let Atom::Var(id) = row {
+                        self.generated.insert(
+                            id,
+                            Generated::View {
+                                src,
+                                idx: rest,
+                                depth: None,
+                            },
+                        );
+                    }
+                    row
                 }
                 Generated::Concat {
                     first,
@@ -533,6 +597,23 @@ impl Lowerer {
                 }
             };
         }
+        self.raw_elem(array, index, name, check, out)
+    }
+
+    /// Element (or row) `index` of `array` as stored.
+    fn raw_elem(
+        &mut self,
+        array: VarId,
+        index: Vec<Atom>,
+        name: &str,
+        check: Option<SrcLoc>,
+        out: &mut Block,
+    ) -> Atom {
+        let ty = self
+            .type_of(&Atom::Var(array))
+            .unwrap_or(Type::Array(ScalarType::I64, 1));
+        let shape = self.array_shape(array);
+        let rank = ty.rank();
         if index.len() >= rank {
             let var = self.fresh(name, Type::Scalar(ty.elem()));
             let id = var.id;
