@@ -27,6 +27,8 @@ pub const INT: Mask = bit(ScalarType::I8)
     | bit(ScalarType::U16)
     | bit(ScalarType::U32)
     | bit(ScalarType::U64);
+pub const SIGNED: Mask =
+    bit(ScalarType::I8) | bit(ScalarType::I16) | bit(ScalarType::I32) | bit(ScalarType::I64);
 pub const FLOAT: Mask = bit(ScalarType::F16) | bit(ScalarType::F32) | bit(ScalarType::F64);
 pub const NUM: Mask = INT | FLOAT;
 pub const SCALAR: Mask = NUM | bit(ScalarType::Bool);

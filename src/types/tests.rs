@@ -462,7 +462,7 @@ fn static_sizes_arity_and_literal_range() {
     let (d, text) = err("entry main (x: i32) : [2]i32 = [x, x, x]");
     assert!(d.message.contains("expected size 2, found 3"), "{d:?}");
     assert_eq!(text, "[x, x, x]");
-    let (d, _) = err("entry main (x: i8) = x + 200i8");
+    let (d, _) = err("entry main (x: i8) = x + 200");
     assert_eq!(d.message, "literal `200` does not fit in type `i8`");
     assert_eq!(
         entry_ret("entry main = (-128i8, 255u8, 127i8)"),

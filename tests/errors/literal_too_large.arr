@@ -1,1 +1,1 @@
-entry main (x: u8) : u8 = x + 256u8
+entry main (x: u8) : u8 = x + 256

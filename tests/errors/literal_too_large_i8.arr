@@ -1,2 +1,2 @@
 entry main (x: i8) : i8 =
-  x + 200i8
+  x + 200

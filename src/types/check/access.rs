@@ -23,6 +23,25 @@ impl<'a> Checker<'a> {
                 let f = self.node(TExprKind::Builtin(widen), f_ty, &span);
                 Ok(self.node(TExprKind::Apply(Box::new(f), vec![te]), i64_ty(), &span))
             }
+            // A variable nothing has fixed yet (`\i -> a[i]` before `i`
+            // meets an `i32`): any signed type, widened by `t.to_i64` once
+            // the definition's types are final. A literal stays an `i64`.
+            Type::Var(v)
+                if !matches!(te.kind, TExprKind::Literal(_))
+                    && self.inf.allowed(v).is_none_or(|m| m & SIGNED != 0) =>
+            {
+                self.constrain(
+                    &te.span,
+                    &te.ty,
+                    SIGNED,
+                    "a signed integer type for an index",
+                )?;
+                let span = te.span.clone();
+                let f_ty = Type::func(te.ty.clone(), i64_ty());
+                let widen = TExprKind::TypeMember(te.ty.clone(), "to_i64".into());
+                let f = self.node(widen, f_ty, &span);
+                Ok(self.node(TExprKind::Apply(Box::new(f), vec![te]), i64_ty(), &span))
+            }
             _ => {
                 self.expect(&te.span, &i64_ty(), &te.ty)?;
                 Ok(te)

@@ -19,6 +19,17 @@ impl<'a> Checker<'a> {
         let (callee, nparams) = match t.def_index {
             Some(d) => {
                 let scheme = self.scheme(d, (self.ctx.file, head_span.clone()))?;
+                if let Some((file, span, msg)) = &scheme.unbound_size {
+                    let name = &t.name.name;
+                    let (line, col) = self.sources.line_col(*file, span.start);
+                    let at = format!("{}:{line}:{col}", self.sources.name(*file));
+                    return Err(self
+                        .error(head_span, format!("cannot use `{name}`: its {msg}"))
+                        .with_note(format!(
+                            "arrc reads every size parameter from an argument's shape \
+                             ({at})"
+                        )));
+                }
                 let (vars, param_tys, ret) = self.instantiate_scheme(&scheme);
                 self.unify_args(args, &mut targs, &param_tys, &scheme.shapes)?;
                 let ty = Type::curried(param_tys, ret);
@@ -272,9 +283,15 @@ impl<'a> Checker<'a> {
                 } else {
                     format!("`{n}` takes the sizes first, as in `unflatten n m xs`")
                 };
+                let newer = if n == "unflatten" {
+                    "is accepted only where the argument's size is written as a product \
+                     `n * m` (a parameter's type, `sized`, `replicate`, `iota`, `:>`)"
+                } else {
+                    "is not supported"
+                };
                 Err(d.with_note(format!(
                     "{how}; Futhark's newer form `{n} xs`, whose sizes come from the \
-                     type, is not supported"
+                     type, {newer}"
                 )))
             }
             (_, result) => result,
@@ -299,6 +316,11 @@ impl<'a> Checker<'a> {
                 Ok(te)
             }
             Head::Builtin(b) => {
+                if let (Builtin::Unflatten, [xs]) = (b, args.as_slice()) {
+                    if let Some(r) = self.unflatten_one(head, &e.span, xs) {
+                        return r;
+                    }
+                }
                 let targs = self.check_plain_args(&args)?;
                 let ty = builtin_type(&mut self.inf, b);
                 let name = match &head.kind {

@@ -64,7 +64,12 @@ impl<'a> Checker<'a> {
     /// as its one instance.
     fn compute_scheme(&mut self, d: usize) -> Result<Scheme> {
         let template = self.defs[d].template.clone();
+        self.unbound_size = None;
         let sig = self.instantiate_signature(&template, true)?;
+        let unbound_size = self.unbound_size.take();
+        if let (Some((file, span, msg)), true) = (&unbound_size, self.defs[d].def.is_entry) {
+            return Err(Diagnostic::new(*file, span.clone(), msg.clone()));
+        }
         let (param_tys, ret) = (sig.param_tys.clone(), sig.ret.clone());
         let shapes = sig.params.iter().map(top_shape).collect();
         let (size_params, mut params, mut body) = self.instantiate_body(&template, sig)?;
@@ -104,6 +109,7 @@ impl<'a> Checker<'a> {
             params: params_g,
             ret: ret_g,
             shapes,
+            unbound_size,
         })
     }
 
@@ -527,6 +533,7 @@ impl<'a> Checker<'a> {
         for p in t.params {
             let mut binds = Vec::new();
             let pat = self.check_pattern(p, None, &mut binds)?;
+            self.note_product(p, None, &binds);
             for (name, span, id, ty) in binds {
                 if names.iter().any(|(n, _)| *n == name) {
                     return Err(self.error(&span, format!("duplicate parameter `{name}`")));
@@ -547,10 +554,15 @@ impl<'a> Checker<'a> {
         }
         for ((lid, name), span) in size_params.iter().zip(&size_spans) {
             if !used.contains(lid) {
-                return Err(self.error(
-                    span,
-                    format!("size parameter `{name}` is not used in the type of any parameter"),
-                ));
+                let msg =
+                    format!("size parameter `{name}` is not used in the type of any parameter");
+                // `def foo [n] = ...` has no call to give `n` (Futhark:
+                // a size-polymorphic value binding).
+                if !rigid || t.params.is_empty() {
+                    return Err(self.error(span, msg));
+                }
+                let file = self.ctx.file;
+                self.unbound_size.get_or_insert((file, span.clone(), msg));
             }
         }
         Ok((type_args, size_params, params, param_tys, ret))

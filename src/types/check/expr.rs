@@ -123,7 +123,7 @@ impl<'a> Checker<'a> {
                 let ty = x.ty.clone();
                 Ok(self.node(TExprKind::UnOp(*op, Box::new(x)), ty, span))
             }
-            ExprKind::OpSection(op) => self.op_section(*op, span),
+            ExprKind::OpSection(op) => self.op_section(*op, span, false),
             ExprKind::LeftSection(op, given) | ExprKind::RightSection(op, given) => {
                 let left_given = matches!(e.kind, ExprKind::LeftSection(..));
                 let given = self.check_expr(given)?;
@@ -283,13 +283,19 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// `(+)`: the operator as a function of two arguments.
-    pub(super) fn op_section(&mut self, op: BinOp, span: &Span) -> Result<TExpr> {
+    /// `(+)`: the operator as a function of two arguments; with `builtin`
+    /// the built-in one even where the program redefines the symbol (`T.*`
+    /// with `T` = `f32` inside a module that defines its own `*`).
+    pub(super) fn op_section(&mut self, op: BinOp, span: &Span, builtin: bool) -> Result<TExpr> {
         let (xid, xty) = (self.fresh_local(), self.inf.fresh());
         let (yid, yty) = (self.fresh_local(), self.inf.fresh());
         let x = self.node(TExprKind::Var(xid), xty.clone(), span);
         let y = self.node(TExprKind::Var(yid), yty.clone(), span);
-        let body = self.binop(op, x, y, span)?;
+        let body = if builtin {
+            self.builtin_binop(op, x, y, span)?
+        } else {
+            self.binop(op, x, y, span)?
+        };
         let ty = Type::curried(vec![xty.clone(), yty.clone()], body.ty.clone());
         let lam = TLambda {
             name: None,
@@ -317,12 +323,14 @@ impl<'a> Checker<'a> {
         let mut lets = Vec::new();
         let mut cur = e;
         while let ExprKind::Let(pat, rhs, body) = &cur.kind {
+            let rhs_expr: &'a Expr = rhs;
             let mut binds = Vec::new();
             let tpat = self.check_pattern(pat, None, &mut binds)?;
             check_duplicates(self, &binds)?;
             let rhs = self.check_hint(rhs, Some(tpat.ty()))?;
             self.expect(&rhs.span, tpat.ty(), &rhs.ty)?;
             self.process_pending()?;
+            self.note_product(pat, Some(rhs_expr), &binds);
             for (name, _, id, ty) in binds {
                 self.bind_local(name, Binding::Local { id, ty });
             }
@@ -460,6 +468,11 @@ impl<'a> Checker<'a> {
             let f = f?;
             return self.apply_values(f, vec![l, r], span);
         }
+        self.builtin_binop(op, l, r, span)
+    }
+
+    /// The built-in operator, whatever the program defines.
+    fn builtin_binop(&mut self, op: BinOp, l: TExpr, r: TExpr, span: &Span) -> Result<TExpr> {
         let sym = binop_symbol(op);
         let ty = match op {
             BinOp::Concat => {

@@ -86,7 +86,13 @@ impl<'a> Checker<'a> {
                     let pattern = ["0x", "0X", "0b", "0B"]
                         .iter()
                         .any(|p| digits.starts_with(p));
-                    let limit = if pattern && s.is_signed() {
+                    // A literal with its type's suffix wraps to the type's
+                    // width, as Futhark's lexer reads it (`255i8` is -1).
+                    let suffixed = s.is_int() && digits.ends_with(&s.to_string());
+                    if suffixed {
+                        *v &= u128::MAX >> (128 - s.bits());
+                    }
+                    let limit = if (pattern || suffixed) && s.is_signed() {
                         u128::MAX >> (128 - s.bits())
                     } else {
                         int_literal_limit(s, false)

@@ -32,9 +32,10 @@ mod names;
 mod patterns;
 mod qualified;
 mod sums;
+mod unflatten;
 
 use super::builtins::{scalar_member, type_member, Member, ARRAY_BUILTINS};
-use super::infer::{bit, Infer, Mask, FLOAT, INT, NUM, SCALAR};
+use super::infer::{bit, Infer, Mask, FLOAT, INT, NUM, SCALAR, SIGNED};
 use super::pmap::PMap;
 use super::scalar::ScalarType;
 use super::ty::{Dim, LocalId, Shape, TyVar, Type};
@@ -178,6 +179,10 @@ struct Scheme {
     /// The sizes each parameter's pattern declares, for the checks of array
     /// literals passed to it.
     shapes: Vec<Shape>,
+    /// A size parameter no parameter's type gives (`def mat [m] [n] (v: t)
+    /// : [m][n]t`): the definition checks, but a use is an error, since
+    /// arrc reads every size parameter from an argument's shape.
+    unbound_size: Option<(FileId, Span, String)>,
 }
 
 struct GlobalType<'a> {
@@ -266,6 +271,10 @@ enum Head<'a> {
 
 struct Checker<'a> {
     sources: &'a SourceMap,
+    /// Set by a rigid signature with a size parameter no parameter gives.
+    unbound_size: Option<(FileId, Span, String)>,
+    /// Locals whose size is written as a product `n * m` (unflatten.rs).
+    products: HashMap<LocalId, (&'a Expr, &'a Expr)>,
     defs: Vec<GlobalDef<'a>>,
     types: Vec<GlobalType<'a>>,
     /// The environment each `import` (by importing file and path) names.
@@ -313,6 +322,8 @@ fn is_reported(d: &Diagnostic) -> bool {
 impl<'a> Checker<'a> {
     fn new(sources: &'a SourceMap) -> Self {
         Checker {
+            unbound_size: None,
+            products: HashMap::new(),
             sources,
             defs: Vec::new(),
             types: Vec::new(),

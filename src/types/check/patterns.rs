@@ -252,6 +252,26 @@ impl<'a> Checker<'a> {
                         })?;
                         Ok(Dim::Var(lid))
                     }
+                    // A global constant (`def r = 37` then `[r]t`, as
+                    // diku-dk/cpprandom does): accepted, and not checked
+                    // (like a size expression) unless it is a literal.
+                    None if matches!(self.lookup_global(&id.name), Some(ValRef::Def(_))) => {
+                        let Some(ValRef::Def(d)) = self.lookup_global(&id.name) else {
+                            return Ok(Dim::Any);
+                        };
+                        // One defined by a literal is that size, checked.
+                        let def = self.defs[d].def;
+                        let mut body = &def.body;
+                        while let ExprKind::Ascribe(x, _) = &body.kind {
+                            body = x;
+                        }
+                        Ok(match body.kind {
+                            ExprKind::IntLit(v, _) if def.params.is_empty() => {
+                                u64::try_from(v).map_or(Dim::Any, Dim::Const)
+                            }
+                            _ => Dim::Any,
+                        })
+                    }
                     _ => {
                         let diag = self.error(&id.span, format!("unknown size `{}`", id.name));
                         let names = self.locals.iter().map(|(n, _)| &**n);

@@ -194,7 +194,7 @@ impl<'a> Checker<'a> {
             Target::Member(module, m) => Ok(self.member(module, m, span)),
             Target::Op(module, op) => {
                 // The operator as a function on the module's type.
-                let section = self.op_section(op, span)?;
+                let section = self.op_section(op, span, true)?;
                 let t = Type::Scalar(module);
                 let want = match op {
                     BinOp::Eq | BinOp::Neq | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
