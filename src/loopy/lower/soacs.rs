@@ -27,7 +27,15 @@ impl Lowerer {
     /// A reduction or scan operator as a function of its own. With
     /// `swapped`, its two groups of operands are exchanged (`scanr`, whose
     /// operator sees them in iteration order).
-    pub(super) fn operator(&mut self, lam: &core::Lambda, swapped: bool) -> Operator {
+    /// `shapes` holds the shape of each operand of one group (an
+    /// accumulator's): both groups' parameters take them, so an `if` that
+    /// picks an operand knows its result's shape.
+    pub(super) fn operator(
+        &mut self,
+        lam: &core::Lambda,
+        swapped: bool,
+        shapes: &[Vec<Atom>],
+    ) -> Operator {
         let params: Vec<Var> = lam
             .params
             .iter()
@@ -35,11 +43,16 @@ impl Lowerer {
             .collect();
         let mut args: Vec<Atom> = params.iter().map(|p| Atom::Var(p.id)).collect();
         let k = args.len() / 2;
+        for (i, p) in params.iter().enumerate() {
+            let shape = shapes.get(i.checked_rem(k).unwrap_or(0));
+            if let Some(shape) = shape.filter(|s| s.len() == p.ty.rank()) {
+                self.shapes.insert(p.id, shape.clone());
+            }
+        }
         if swapped {
             args.rotate_left(k);
         }
-        // Parameters of array type get their shapes as unknowns: operators
-        // run only in a parallel backend's combine phase.
+        // Operators run only in a parallel backend's combine phase.
         self.frames.push(Vec::new());
         let mut body = Vec::new();
         let results = self.inline(lam, &args, &mut body);
@@ -174,7 +187,7 @@ impl Lowerer {
                             after.push((*buf, r.id));
                         }
                     }
-                    let op = self.operator(op, right_to_left);
+                    let op = self.operator(op, right_to_left, &self.acc_shapes(&accs));
                     reductions.push(Reduction {
                         carried,
                         results,
@@ -200,7 +213,7 @@ impl Lowerer {
                             ));
                         }
                     }
-                    let op = self.operator(op, right_to_left);
+                    let op = self.operator(op, right_to_left, &self.acc_shapes(&accs));
                     scans.push(ScanState {
                         carried,
                         outputs,
@@ -271,6 +284,13 @@ impl Lowerer {
             }
             SoacKind::Scatter { .. } => None,
         }
+    }
+
+    /// The shapes of accumulators, for their operator's parameters.
+    pub(super) fn acc_shapes(&self, accs: &[(Var, Atom, Option<VarId>)]) -> Vec<Vec<Atom>> {
+        accs.iter()
+            .map(|(acc, _, _)| self.array_shape(acc.id))
+            .collect()
     }
 
     /// The accumulators of a reduce or scan whose results bind `pat`, with

@@ -215,7 +215,7 @@ impl Lowerer {
                             st.after.push((*buf, r.id));
                         }
                     }
-                    let op = self.operator(op, false);
+                    let op = self.operator(op, false, &self.acc_shapes(&accs));
                     st.reductions.push((carried, results, op));
                 }
                 SoacKind::Filter { .. } => {

@@ -28,7 +28,7 @@ impl Lowerer {
                 for (p, r) in leaf.pat.iter().zip(next) {
                     outputs.push(self.output(p, (&width, &index), at, r, loc, out, &mut body));
                 }
-                let op = self.operator(op, true);
+                let op = self.operator(op, true, &self.acc_shapes(&accs));
                 nest.scans.push(ScanState {
                     carried,
                     outputs,
@@ -208,6 +208,10 @@ impl Lowerer {
                 then_block
             }
             SoacKind::Hist { op, neutral, .. } => {
+                let rows: Vec<Vec<Atom>> = targets
+                    .iter()
+                    .map(|b| self.array_shape(*b).get(1..).unwrap_or_default().to_vec())
+                    .collect();
                 let then_block = self.framed(|this, block| {
                     let mut args = Vec::new();
                     for b in &targets {
@@ -224,7 +228,7 @@ impl Lowerer {
                 nest.hists.push(HistState {
                     bins: targets,
                     neutral: neutral.iter().map(|a| self.atom(a)).collect(),
-                    op: self.operator(op, false),
+                    op: self.operator(op, false, &rows),
                 });
                 then_block
             }
