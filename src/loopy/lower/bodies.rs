@@ -187,21 +187,26 @@ impl Lowerer {
             for k in 0..rank {
                 let d = self.fresh(&format!("{}_d{k}", results[j].name), I64);
                 let missing = Atom::Var(d.id);
-                then_results.push(
-                    then_shape
-                        .as_ref()
-                        .and_then(|s| s.get(k))
-                        .copied()
-                        .unwrap_or(missing),
-                );
-                else_results.push(
-                    else_shape
-                        .as_ref()
-                        .and_then(|s| s.get(k))
-                        .copied()
-                        .unwrap_or(missing),
-                );
-                dims.push(Atom::Var(d.id));
+                let then_dim = then_shape
+                    .as_ref()
+                    .and_then(|s| s.get(k))
+                    .copied()
+                    .unwrap_or(missing);
+                let else_dim = else_shape
+                    .as_ref()
+                    .and_then(|s| s.get(k))
+                    .copied()
+                    .unwrap_or(missing);
+                then_results.push(then_dim);
+                else_results.push(else_dim);
+                // A size both arms share (defined outside them) is the
+                // result's, known without running a row: a `map` over zero
+                // rows then still allocates rows of that size.
+                if then_dim == else_dim && then_dim != missing {
+                    dims.push(then_dim);
+                } else {
+                    dims.push(Atom::Var(d.id));
+                }
                 results.push(d);
             }
             self.shapes.insert(results[j].id, dims);
