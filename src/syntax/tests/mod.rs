@@ -48,34 +48,6 @@ fn sexp_expr(src: &str) -> String {
     sexp(&parse_expr(src))
 }
 
-fn op_name(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Add => "+",
-        BinOp::Sub => "-",
-        BinOp::Mul => "*",
-        BinOp::Div => "/",
-        BinOp::Mod => "%",
-        BinOp::Quot => "//",
-        BinOp::Rem => "%%",
-        BinOp::Pow => "**",
-        BinOp::Eq => "==",
-        BinOp::Neq => "!=",
-        BinOp::Lt => "<",
-        BinOp::Le => "<=",
-        BinOp::Gt => ">",
-        BinOp::Ge => ">=",
-        BinOp::LogAnd => "&&",
-        BinOp::LogOr => "||",
-        BinOp::BitAnd => "&",
-        BinOp::BitOr => "|",
-        BinOp::BitXor => "^",
-        BinOp::Shl => "<<",
-        BinOp::Shr => ">>",
-        BinOp::UShr => ">>>",
-        BinOp::Concat => "++",
-    }
-}
-
 fn list(items: impl IntoIterator<Item = String>) -> String {
     items.into_iter().collect::<Vec<_>>().join(" ")
 }
@@ -96,12 +68,12 @@ fn sexp(e: &Expr) -> String {
         ),
         ExprKind::ArrayLit(es) => format!("[{}]", list(es.iter().map(sexp))),
         ExprKind::Apply(f, args) => format!("({} {})", sexp(f), list(args.iter().map(sexp))),
-        ExprKind::BinOp(op, a, b) => format!("({} {} {})", op_name(*op), sexp(a), sexp(b)),
+        ExprKind::BinOp(op, a, b) => format!("({} {} {})", op.symbol(), sexp(a), sexp(b)),
         ExprKind::UnOp(UnOp::Neg, a) => format!("(neg {})", sexp(a)),
         ExprKind::UnOp(UnOp::Not, a) => format!("(not {})", sexp(a)),
-        ExprKind::OpSection(op) => format!("(section {})", op_name(*op)),
-        ExprKind::LeftSection(op, a) => format!("(section {} {})", sexp(a), op_name(*op)),
-        ExprKind::RightSection(op, b) => format!("(section {} {})", op_name(*op), sexp(b)),
+        ExprKind::OpSection(op) => format!("(section {})", op.symbol()),
+        ExprKind::LeftSection(op, a) => format!("(section {} {})", sexp(a), op.symbol()),
+        ExprKind::RightSection(op, b) => format!("(section {} {})", op.symbol(), sexp(b)),
         ExprKind::Lambda(ps, ret, body) => format!(
             "(fn [{}]{} {})",
             list(ps.iter().map(pat)),

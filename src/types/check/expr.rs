@@ -406,7 +406,7 @@ impl<'a> Checker<'a> {
     /// (+)`, a local `let (+)`, one of a module opened by `M.(...)`), as a
     /// function value; `None` when the symbol means the built-in operator.
     fn user_operator(&mut self, op: BinOp, span: &Span) -> Option<Result<TExpr>> {
-        let sym = binop_symbol(op);
+        let sym = op.symbol();
         match self.lookup_local(sym) {
             Some(Binding::Local { id, ty }) => {
                 let (id, ty) = (*id, ty.clone());
@@ -473,7 +473,7 @@ impl<'a> Checker<'a> {
 
     /// The built-in operator, whatever the program defines.
     fn builtin_binop(&mut self, op: BinOp, l: TExpr, r: TExpr, span: &Span) -> Result<TExpr> {
-        let sym = binop_symbol(op);
+        let sym = op.symbol();
         let ty = match op {
             BinOp::Concat => {
                 let elem = self.inf.fresh();

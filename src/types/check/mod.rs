@@ -48,7 +48,7 @@ use crate::syntax::ast::{
 };
 use crate::syntax::{Diagnostic, SourceMap};
 use modules::{ModEnv, ModValue, ValRef};
-use names::{binop_symbol, closest, plural};
+use names::{closest, plural};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;

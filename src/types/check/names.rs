@@ -1,41 +1,12 @@
 //! Words for messages: plurals, operator symbols, and the closest known
 //! name to a misspelt one.
 
-use crate::syntax::ast::BinOp;
 
 pub(super) fn plural(n: usize, word: &str) -> String {
     if n == 1 {
         format!("{n} {word}")
     } else {
         format!("{n} {word}s")
-    }
-}
-
-pub(super) fn binop_symbol(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Add => "+",
-        BinOp::Sub => "-",
-        BinOp::Mul => "*",
-        BinOp::Div => "/",
-        BinOp::Mod => "%",
-        BinOp::Quot => "//",
-        BinOp::Rem => "%%",
-        BinOp::Pow => "**",
-        BinOp::Eq => "==",
-        BinOp::Neq => "!=",
-        BinOp::Lt => "<",
-        BinOp::Le => "<=",
-        BinOp::Gt => ">",
-        BinOp::Ge => ">=",
-        BinOp::LogAnd => "&&",
-        BinOp::LogOr => "||",
-        BinOp::BitAnd => "&",
-        BinOp::BitOr => "|",
-        BinOp::BitXor => "^",
-        BinOp::Shl => "<<",
-        BinOp::Shr => ">>",
-        BinOp::UShr => ">>>",
-        BinOp::Concat => "++",
     }
 }
 
