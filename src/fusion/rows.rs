@@ -13,7 +13,7 @@
 
 use super::ast::SoacStm;
 use crate::core::free::{free_in_exp, free_in_exp_except_soac_args};
-use crate::core::ir::{Atom, Body, Exp, Lambda, SoacKind, VarId};
+use crate::core::ir::{Atom, Body, Exp, Lambda, SoacKind, Type, Var, VarId};
 use std::collections::HashSet;
 
 /// The members of a cluster (statement indices, in order) as leaves, with
@@ -108,7 +108,7 @@ pub fn merge_row_maps(body: &Body, members: &[usize]) -> Vec<SoacStm> {
 
 /// `a` and `b` as one map: `b`'s parameters for arguments `a` also has
 /// become `a`'s, and its body runs after `a`'s.
-fn merged(a: SoacStm, b: SoacStm) -> SoacStm {
+fn merged(mut a: SoacStm, b: SoacStm) -> SoacStm {
     let (SoacKind::Map(la), SoacKind::Map(lb)) = (&a.soac.kind, &b.soac.kind) else {
         return a;
     };
@@ -130,18 +130,26 @@ fn merged(a: SoacStm, b: SoacStm) -> SoacStm {
     result.extend(body_b.result);
     let mut ret = la.ret.clone();
     ret.extend(lb.ret.iter().copied());
-    let mut pat = a.pat;
+    let mut pat = std::mem::take(&mut a.pat);
     pat.extend(b.pat);
+    map_like(&a, pat, params, Body { stms, result }, ret, args)
+}
+
+/// A map with `a`'s label, width and location and the given parts.
+fn map_like(
+    a: &SoacStm,
+    pat: Vec<Var>,
+    params: Vec<Var>,
+    body: Body,
+    ret: Vec<Type>,
+    args: Vec<VarId>,
+) -> SoacStm {
     SoacStm {
         pat,
         soac: crate::core::ir::Soac {
             label: a.soac.label,
             width: a.soac.width,
-            kind: SoacKind::Map(Lambda {
-                params,
-                body: Body { stms, result },
-                ret,
-            }),
+            kind: SoacKind::Map(Lambda { params, body, ret }),
             args,
         },
         loc: a.loc,
@@ -243,20 +251,7 @@ fn merged_vertically(a: &SoacStm, b: &SoacStm, keep: &dyn Fn(VarId) -> bool) -> 
     ret.extend(lb.ret.iter().copied());
     let mut pat: Vec<_> = kept.iter().map(|&k| a.pat[k].clone()).collect();
     pat.extend(b.pat.iter().cloned());
-    Some(SoacStm {
-        pat,
-        soac: crate::core::ir::Soac {
-            label: a.soac.label,
-            width: a.soac.width,
-            kind: SoacKind::Map(Lambda {
-                params,
-                body: Body { stms, result },
-                ret,
-            }),
-            args,
-        },
-        loc: a.loc,
-    })
+    Some(map_like(a, pat, params, Body { stms, result }, ret, args))
 }
 
 /// `soac` is a map over the rows of `array` (a matrix or more) whose

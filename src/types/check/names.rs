@@ -1,7 +1,6 @@
 //! Words for messages: plurals, operator symbols, and the closest known
 //! name to a misspelt one.
 
-
 pub(super) fn plural(n: usize, word: &str) -> String {
     if n == 1 {
         format!("{n} {word}")
