@@ -33,18 +33,18 @@ use petgraph::visit::EdgeRef;
 use petgraph::Direction;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-/// Up to this many SOACs a body (or a group) is one ILP, proven optimal in
-/// milliseconds by microlp on the bodies of real programs. With cluster
-/// numbers up to the statement count the relaxation is weak: a generated
-/// body of 42 SOACs solved whole ends 100,000 nodes (36 s) unproven, at twice
-/// the bytes its windows reach (`benches/fusion.rs`).
-pub const DIRECT: usize = 12;
-/// SOACs per window, and how many of them each window decides.
-/// Measured on the generated programs of `benches/fusion.rs`: with 12
-/// microlp proves each window optimal in a few milliseconds; from 16 on some
-/// windows take 100 times longer and the total gets worse, not better.
-pub const WINDOW: usize = 12;
-pub const STEP: usize = 6;
+/// Up to this many SOACs a body (or a group) is one ILP. With the cuts of
+/// `cuts`, microlp proves the generated bodies of `benches/fusion.rs` of 20
+/// SOACs optimal in a few milliseconds and of 30 in about 100 ms, but not
+/// every body of 42 within 20,000 nodes (docs/fusion.md).
+pub const DIRECT: usize = 20;
+/// SOACs per window, and how many of them each window decides. Measured on
+/// the generated programs of `benches/fusion.rs` with the cuts: windows of
+/// 16 moving by 8 move 6% less data than windows of 12 moving by 6 on 1,000
+/// SOACs (11% on 100) in 1.4 times the time; windows of 20 gain 2% more in
+/// twice that time again, and of 24 nothing.
+pub const WINDOW: usize = 16;
+pub const STEP: usize = 8;
 
 fn soac_count(graph: &FusionGraph, nodes: impl IntoIterator<Item = usize>) -> usize {
     nodes

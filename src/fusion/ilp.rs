@@ -17,8 +17,9 @@
 //! answer is never worse than greedy.
 
 use super::cluster::{Decision, UnionFind};
+use super::cuts;
 use super::graph::FusionGraph;
-use microlp::{ComparisonOp, LinearExpr, OptimizationDirection, Problem, Variable};
+use super::solver::{self, Cmp, Column, Lp, Row};
 use petgraph::graph::NodeIndex;
 use petgraph::visit::EdgeRef;
 use petgraph::Direction;
@@ -67,7 +68,7 @@ pub struct IlpDecision {
 
 /// Bit sets over the statements.
 #[derive(Clone)]
-struct Bits(Vec<u64>);
+pub(super) struct Bits(Vec<u64>);
 
 impl Bits {
     fn new(n: usize) -> Self {
@@ -91,6 +92,8 @@ impl Bits {
 pub(super) struct Structure {
     /// Statements in an order every edge follows.
     pub order: Vec<usize>,
+    /// `reach[u]`: statements reached from `u` by a path.
+    pub reach: Vec<Bits>,
     /// `apart[u]`: statements reached from `u` by a path with a preventing
     /// edge (never in `u`'s cluster).
     apart: Vec<Bits>,
@@ -132,6 +135,7 @@ pub(super) fn structure(graph: &FusionGraph) -> Structure {
     }
     Structure {
         order,
+        reach,
         apart,
         earliest,
         tail,
@@ -143,6 +147,14 @@ impl Structure {
     /// them has a preventing edge.
     pub fn apart(&self, a: usize, b: usize) -> bool {
         self.apart[a].get(b) || self.apart[b].get(a)
+    }
+
+    /// A path leads from `a` to `b`, and one with a preventing edge.
+    pub fn reaches(&self, a: usize, b: usize) -> bool {
+        self.reach[a].get(b)
+    }
+    pub fn reaches_apart(&self, a: usize, b: usize) -> bool {
+        self.apart[a].get(b)
     }
 }
 
@@ -205,13 +217,14 @@ pub(super) fn candidate_pairs(
     pairs
 }
 
+/// A column of the model.
+type Variable = usize;
+
 /// Builds the constraints of the model as lists of terms, so that constant
 /// terms (of fixed traits) fold into the right-hand side.
 struct Model {
-    problem: Problem,
-    variables: usize,
+    lp: Lp,
     integers: usize,
-    constraints: usize,
 }
 
 /// A term of a constraint: a variable, or a constant 0/1.
@@ -222,24 +235,29 @@ enum Term {
 }
 
 impl Model {
+    fn column(&mut self, cost: f64, lo: f64, hi: f64, integer: bool) -> Variable {
+        self.integers += usize::from(integer);
+        self.lp.columns.push(Column {
+            cost,
+            lo,
+            hi,
+            integer,
+        });
+        self.lp.start.push(0.0);
+        self.lp.columns.len() - 1
+    }
     fn var(&mut self, cost: f64, range: (f64, f64)) -> Variable {
-        self.variables += 1;
-        self.problem.add_var(cost, range)
+        self.column(cost, range.0, range.1, false)
     }
     fn integer(&mut self, cost: f64, range: (i64, i64)) -> Variable {
-        self.variables += 1;
-        self.integers += 1;
-        let clamp = |v: i64| v.clamp(i32::MIN as i64, i32::MAX as i64) as i32;
-        self.problem
-            .add_integer_var(cost, (clamp(range.0), clamp(range.1)))
+        let clamp = |v: i64| v.clamp(i32::MIN as i64, i32::MAX as i64) as f64;
+        self.column(cost, clamp(range.0), clamp(range.1), true)
     }
     fn binary(&mut self, cost: f64) -> Variable {
-        self.variables += 1;
-        self.integers += 1;
-        self.problem.add_binary_var(cost)
+        self.column(cost, 0.0, 1.0, true)
     }
     /// `sum(coeff * term) op rhs`; nothing when every term is constant.
-    fn constrain(&mut self, terms: &[(f64, Term)], op: ComparisonOp, mut rhs: f64) {
+    fn constrain(&mut self, terms: &[(f64, Term)], op: Cmp, mut rhs: f64) {
         let mut expr: BTreeMap<Variable, f64> = BTreeMap::new();
         for &(k, t) in terms {
             match t {
@@ -251,9 +269,11 @@ impl Model {
         if expr.is_empty() {
             return;
         }
-        self.constraints += 1;
-        self.problem
-            .add_constraint(expr.into_iter().collect::<LinearExpr>(), op, rhs);
+        self.lp.rows.push(Row {
+            terms: expr.into_iter().collect(),
+            cmp: op,
+            rhs,
+        });
     }
 }
 
@@ -354,10 +374,8 @@ pub fn decide(
     let mut warm: Vec<(Variable, f64)> = Vec::new();
 
     let mut m = Model {
-        problem: Problem::new(OptimizationDirection::Minimize),
-        variables: 0,
+        lp: Lp::default(),
         integers: 0,
-        constraints: 0,
     };
     // Among clusterings of equal traffic prefer fewer loops, then early
     // cluster numbers (for stable output); both weigh less than a byte.
@@ -382,6 +400,30 @@ pub fn decide(
     let x_of = |a: usize, b: usize| x.get(&(a, b)).or_else(|| x.get(&(b, a))).copied();
     let start_x = |a: usize, b: usize| f64::from(start_cluster[a] != start_cluster[b]);
 
+    // Valid inequalities that tighten the relaxation (`cuts`).
+    {
+        let list: Vec<(usize, usize)> = pairs.keys().copied().collect();
+        let xs: Vec<Variable> = list.iter().map(|k| x[k]).collect();
+        for (i, j) in cuts::conflicts(&s, &list) {
+            m.constrain(
+                &[(1.0, Term::Var(xs[i])), (1.0, Term::Var(xs[j]))],
+                Cmp::Ge,
+                1.0,
+            );
+        }
+        for (ab, bc, ac) in cuts::triangles(n, &list) {
+            m.constrain(
+                &[
+                    (1.0, Term::Var(xs[ac])),
+                    (-1.0, Term::Var(xs[ab])),
+                    (-1.0, Term::Var(xs[bc])),
+                ],
+                Cmp::Le,
+                0.0,
+            );
+        }
+    }
+
     // Ordering: fusible edges join or order, preventing edges order.
     for e in g.edge_references() {
         let (u, v) = (e.source().index(), e.target().index());
@@ -389,12 +431,12 @@ pub fn decide(
             Some(xv) => {
                 let big = (hi(v) - lo(u)).max(1) as f64;
                 let d = [(1.0, Term::Var(pi[v])), (-1.0, Term::Var(pi[u]))];
-                m.constrain(&[d[0], d[1], (-1.0, Term::Var(xv))], ComparisonOp::Ge, 0.0);
-                m.constrain(&[d[0], d[1], (-big, Term::Var(xv))], ComparisonOp::Le, 0.0);
+                m.constrain(&[d[0], d[1], (-1.0, Term::Var(xv))], Cmp::Ge, 0.0);
+                m.constrain(&[d[0], d[1], (-big, Term::Var(xv))], Cmp::Le, 0.0);
             }
             None => m.constrain(
                 &[(1.0, Term::Var(pi[v])), (-1.0, Term::Var(pi[u]))],
-                ComparisonOp::Ge,
+                Cmp::Ge,
                 1.0,
             ),
         }
@@ -413,7 +455,7 @@ pub fn decide(
                     (-1.0, Term::Var(pi[q])),
                     (-big, Term::Var(xv)),
                 ],
-                ComparisonOp::Le,
+                Cmp::Le,
                 0.0,
             );
         }
@@ -458,7 +500,7 @@ pub fn decide(
                         })
                         .collect();
                     let sum: Vec<(f64, Term)> = vars.iter().map(|t| (1.0, *t)).collect();
-                    m.constrain(&sum, ComparisonOp::Eq, 1.0);
+                    m.constrain(&sum, Cmp::Eq, 1.0);
                     vars
                 }
             };
@@ -467,11 +509,7 @@ pub fn decide(
         for (&(a, b), &xv) in &x {
             for (&ta, &tb) in indicator[&a].iter().zip(&indicator[&b]) {
                 for (p, q) in [(ta, tb), (tb, ta)] {
-                    m.constrain(
-                        &[(1.0, p), (-1.0, q), (-1.0, Term::Var(xv))],
-                        ComparisonOp::Le,
-                        0.0,
-                    );
+                    m.constrain(&[(1.0, p), (-1.0, q), (-1.0, Term::Var(xv))], Cmp::Le, 0.0);
                 }
             }
         }
@@ -504,7 +542,7 @@ pub fn decide(
             let k = sharing.len() as f64;
             let mut terms = vec![(1.0, Term::Var(read))];
             terms.extend(sharing.iter().map(|&(_, xv)| (-1.0, Term::Var(xv))));
-            m.constrain(&terms, ComparisonOp::Ge, 1.0 - k);
+            m.constrain(&terms, Cmp::Ge, 1.0 - k);
             let together: f64 = sharing.iter().map(|&(q, _)| 1.0 - start_x(q, r)).sum();
             warm.push((read, (1.0 - together).max(0.0)));
         }
@@ -521,7 +559,7 @@ pub fn decide(
         for &(_, xv) in &edges {
             m.constrain(
                 &[(1.0, Term::Var(write)), (-1.0, Term::Var(xv))],
-                ComparisonOp::Ge,
+                Cmp::Ge,
                 0.0,
             );
         }
@@ -539,14 +577,14 @@ pub fn decide(
                 for xv in xs.iter().skip(1).flatten() {
                     m.constrain(
                         &[(1.0, Term::Var(*xv)), (-1.0, Term::Var(first))],
-                        ComparisonOp::Eq,
+                        Cmp::Eq,
                         0.0,
                     );
                 }
             }
             _ => {
                 for xv in xs.iter().flatten() {
-                    m.constrain(&[(1.0, Term::Var(*xv))], ComparisonOp::Eq, 1.0);
+                    m.constrain(&[(1.0, Term::Var(*xv))], Cmp::Eq, 1.0);
                 }
             }
         }
@@ -555,57 +593,43 @@ pub fn decide(
             match first.filter(|_| xs.iter().all(Option::is_some)) {
                 Some(first) => {
                     let big = (hi(sz) - lo(c)).max(0) as f64 + 1.0;
-                    m.constrain(
-                        &[d[0], d[1], (-big, Term::Var(first))],
-                        ComparisonOp::Ge,
-                        1.0 - big,
-                    );
+                    m.constrain(&[d[0], d[1], (-big, Term::Var(first))], Cmp::Ge, 1.0 - big);
                 }
-                None => m.constrain(&d, ComparisonOp::Ge, 1.0),
+                None => m.constrain(&d, Cmp::Ge, 1.0),
             }
         }
     }
 
-    let mut options = microlp::SolveOptions::default();
-    options.node_limit = Some(nodes);
-    options.warm_start = Some(warm);
-    let outcome = m
-        .problem
-        .solve_with(options)
-        .map_err(|e| IlpFailure::Solver(e.to_string()))?;
-    let mut stats = SolveStats {
+    for (var, value) in warm {
+        m.lp.start[var] = value;
+    }
+    let outcome = solver::solve(&m.lp, nodes).map_err(IlpFailure::Solver)?;
+    let stats = SolveStats {
         solves: 1,
-        variables: m.variables,
+        variables: m.lp.columns.len(),
         integers: m.integers,
-        constraints: m.constraints,
-        nodes: 0,
+        constraints: m.lp.rows.len(),
+        nodes: outcome.nodes,
     };
-    let solution = match outcome.into_solution() {
-        Ok(solution) => solution,
-        Err(interrupted) => {
-            // No assignment at all (the start was not accepted): keep greedy.
-            stats.nodes = interrupted.stats().nodes_solved;
-            return Ok(IlpDecision {
-                decision: Decision {
-                    fused: start.fused.clone(),
-                    key: start_pi.iter().enumerate().map(|(v, &p)| (p, v)).collect(),
-                },
-                proven_optimal: false,
-                windowed: false,
-                stats,
-            });
-        }
+    let Some(values) = outcome.values else {
+        // No assignment at all (the start was not accepted): keep greedy.
+        return Ok(IlpDecision {
+            decision: Decision {
+                fused: start.fused.clone(),
+                key: start_pi.iter().enumerate().map(|(v, &p)| (p, v)).collect(),
+            },
+            proven_optimal: false,
+            windowed: false,
+            stats,
+        });
     };
-    stats.nodes = solution.stats().nodes_solved;
-    let proven_optimal = matches!(solution.status(), microlp::SolutionStatus::Optimal);
+    let proven_optimal = outcome.proven_optimal;
     let fused = x
         .iter()
-        .filter(|(_, &xv)| solution.var_value(xv) < 0.5)
+        .filter(|(_, &xv)| values[xv] < 0.5)
         .map(|(&pair, _)| pair)
         .collect();
-    let key = (0..n)
-        .map(|v| (solution.var_value(pi[v]).round() as i64, v))
-        .collect();
+    let key = (0..n).map(|v| (values[pi[v]].round() as i64, v)).collect();
     Ok(IlpDecision {
         decision: Decision { fused, key },
         proven_optimal,

@@ -12,6 +12,7 @@
 pub mod ast;
 pub mod check;
 pub mod cluster;
+mod cuts;
 pub mod decompose;
 pub mod exhaustive;
 pub mod generate;
@@ -25,6 +26,7 @@ pub mod recompute;
 pub mod report;
 pub mod rows;
 mod sizes;
+mod solver;
 pub mod traffic;
 
 use crate::core::ir::{Body, Exp, LoopForm, Program, SoacId, Var};
