@@ -9,6 +9,9 @@
 //! when the body mixes classes. The objective is memory traffic in bytes
 //! (`objective::cost` is the same sum for a given clustering).
 //!
+//! Rows of `cuts` (pairs that cannot both be fused, triangles) tighten
+//! the relaxation without excluding any legal clustering.
+//!
 //! Cluster numbers range over `0..n` (`n` statements): a clustering may need
 //! more levels than the graph's longest path, as horizontal fusion joins
 //! paths, but never more than one per statement. The solver stops after a
@@ -149,10 +152,12 @@ impl Structure {
         self.apart[a].get(b) || self.apart[b].get(a)
     }
 
-    /// A path leads from `a` to `b`, and one with a preventing edge.
+    /// A path leads from `a` to `b`.
     pub fn reaches(&self, a: usize, b: usize) -> bool {
         self.reach[a].get(b)
     }
+
+    /// A path with a preventing edge leads from `a` to `b`.
     pub fn reaches_apart(&self, a: usize, b: usize) -> bool {
         self.apart[a].get(b)
     }
