@@ -216,9 +216,16 @@ impl<'ctx> Gen<'ctx, '_> {
                 let launch = self.runtime(RuntimeFn::GpuLaunchSharedBlock);
                 let k = self.ctx.i32_type().const_int(main as u64, false);
                 let args = self.launch_args(&params.types, &values, fr)?;
+                let none = self.const_i64(0);
                 self.builder.build_call(
                     launch,
-                    &[k.into(), width.into(), shared.into(), args.into()],
+                    &[
+                        k.into(),
+                        width.into(),
+                        shared.into(),
+                        none.into(),
+                        args.into(),
+                    ],
                     "",
                 )?;
             }
@@ -251,10 +258,20 @@ impl<'ctx> Gen<'ctx, '_> {
                 // One kernel (decoupled look-back); its buffer: the ticket,
                 // a status, an aggregate and an inclusive prefix per tile,
                 // then (with reductions) a partial per thread and tile.
+                // Staged input tiles take shared memory per thread.
+                let (staged, items) = self.staging(fr, nest, super::scan::TILE_ITEMS)?;
+                let per_thread = Self::staged_bytes(&staged, items);
                 let shared = self.const_i64(super::scan::lookback_shared(fields) as i64);
-                let items = self.const_i64(super::scan::TILE_ITEMS);
+                let per_thread = self.const_i64(per_thread);
+                let items = self.const_i64(items);
                 let k = self.ctx.i32_type().const_int(main as u64, false);
-                let plan_args = [k.into(), width.into(), shared.into(), items.into()];
+                let plan_args = [
+                    k.into(),
+                    width.into(),
+                    shared.into(),
+                    per_thread.into(),
+                    items.into(),
+                ];
                 let tiles_fn = self.runtime(RuntimeFn::GpuLookbackTiles);
                 let tiles = self.call_int(tiles_fn, &plan_args)?;
                 let chunks_fn = self.runtime(RuntimeFn::GpuLookbackChunks);
@@ -287,7 +304,13 @@ impl<'ctx> Gen<'ctx, '_> {
                 let args = self.launch_args(&params.types, &values, fr)?;
                 self.builder.build_call(
                     launch,
-                    &[k.into(), width.into(), shared.into(), args.into()],
+                    &[
+                        k.into(),
+                        width.into(),
+                        shared.into(),
+                        per_thread.into(),
+                        args.into(),
+                    ],
                     "",
                 )?;
                 if reductions {

@@ -9,8 +9,9 @@
 //! `kernel` chooses and generates kernels per nest (see docs/gpu.md,
 //! "Kernels"), `scan` those of scans and compactions, `reduce` the block
 //! trees of reductions, `hist` the locks of histograms without atomic
-//! updates, `private` histograms with bins in shared memory; `heap`
-//! sizes the device heap of kernels' scratch arrays; `device` holds the
+//! updates, `private` histograms with bins in shared memory, `stage` a
+//! scan's input tiles in shared memory; `heap` sizes the device heap of
+//! kernels' scratch arrays; `device` holds the
 //! device module's target parts (special registers, run-time errors,
 //! libdevice, PTX); `link` writes the program descriptor and links the
 //! binary.
@@ -30,6 +31,7 @@ pub(crate) mod link;
 mod private;
 mod reduce;
 mod scan;
+mod stage;
 
 use super::backend::{Backend, Trap};
 use super::emit::{Frame, Gen, Res};

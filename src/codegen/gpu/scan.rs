@@ -120,8 +120,10 @@ impl<'ctx> Gen<'ctx, '_> {
             .builder
             .build_right_shift(up, c(self, 5), false, "warps")?;
         let (_, threads) = self.thread_range()?;
-        // Items a thread takes: ceil(width / threads), between 1 and
-        // TILE_ITEMS (arr_gpu_lookback_tiles computes the same).
+        // Input tiles staged in shared memory, and the items a thread
+        // takes: ceil(width / threads), between 1 and `items`
+        // (arr_gpu_lookback_tiles computes the same).
+        let (staged, items) = self.staging(fr, nest, TILE_ITEMS)?;
         let up = self.builder.build_int_add(width, threads, "")?;
         let up = self.builder.build_int_sub(up, one, "")?;
         let per = self.builder.build_int_signed_div(up, threads, "")?;
@@ -132,7 +134,7 @@ impl<'ctx> Gen<'ctx, '_> {
             .builder
             .build_select(small, one, per, "")?
             .into_int_value();
-        let per = self.min(per, self.const_i64(TILE_ITEMS))?;
+        let per = self.min(per, self.const_i64(items))?;
         let tile_len = self.builder.build_int_mul(b, per, "tile_len")?;
         let up = self.builder.build_int_add(width, tile_len, "")?;
         let up = self.builder.build_int_sub(up, one, "")?;
@@ -142,6 +144,7 @@ impl<'ctx> Gen<'ctx, '_> {
         let incls0 = self.builder.build_int_add(aggs0, span, "")?;
         let reds0 = self.builder.build_int_add(incls0, span, "")?;
         let shared = self.shared_base()?;
+        let regions = self.stage_regions(shared, lookback_shared(fields), &staged, tile_len)?;
         let hdr = 2 + fields as u64;
         let warp_cell = |gen: &Self, w: IntValue<'ctx>| -> Res<IntValue<'ctx>> {
             let at = gen
@@ -212,6 +215,10 @@ impl<'ctx> Gen<'ctx, '_> {
         let lo = self.min(lo, width)?;
         let hi = self.builder.build_int_add(lo, per, "")?;
         let hi = self.min(hi, width)?;
+        // The tile's inputs, read once (coalesced) for both passes.
+        if !staged.is_empty() {
+            self.stage_tile(fr, nest, &staged, &regions, start, tile_len, width)?;
+        }
 
         // 1. The totals of this thread's items from the initial values; a
         // failing check flags them.
@@ -353,6 +360,7 @@ impl<'ctx> Gen<'ctx, '_> {
             gen.builder.position_at_end(done);
             Ok(())
         })?;
+        self.unstage();
         // The reductions beside the scan: a partial per thread and tile.
         if skip > 0 {
             let chunk = self.builder.build_int_mul(tile, b, "")?;
