@@ -79,15 +79,29 @@ impl<'ctx> Gen<'ctx, '_> {
         if operand == Atom::Var(old.id) {
             return Ok(0);
         }
-        let Some(rmw) = rmw_op(*op, old.ty.elem()) else {
+        let elem = old.ty.elem();
+        let rmw = rmw_op(*op, elem);
+        // On a GPU a float add is one atomic instruction too.
+        let float_add = self.device.is_some()
+            && *op == BinOp::Add
+            && matches!(elem, ScalarType::F32 | ScalarType::F64);
+        if rmw.is_none() && !float_add {
             return Ok(0);
-        };
+        }
         let (ptr, elem, shape) = self.array(fr, bin)?;
         let idx = self.checked_index(fr, &shape, index, None)?;
         let p = self.offset_ptr(ptr, elem, &shape, &idx)?;
-        let v = self.int(fr, &operand)?;
-        self.builder
-            .build_atomicrmw(rmw, p, v, AtomicOrdering::Monotonic)?;
+        match rmw {
+            Some(rmw) => {
+                let v = self.int(fr, &operand)?;
+                self.builder
+                    .build_atomicrmw(rmw, p, v, AtomicOrdering::Monotonic)?;
+            }
+            None => {
+                let (v, _) = self.scalar(fr, &operand)?;
+                self.float_atomic_add(p, v, elem)?;
+            }
+        }
         self.count_one(Counter::Reads)?;
         self.count_one(Counter::Writes)?;
         Ok(3)
