@@ -51,3 +51,16 @@ entry neighbours [n] (xs: [n]i32) : [n]i32 =
 entry keep_odd [n] (xs: [n]i64) (fs: [n]f32) : ([]i64, f32) =
   let kept = filter (\x -> x % 2 != 0) xs
   in (kept, reduce (+) 0 (map2 (\x f -> if x % 2 != 0 then f else 0) xs fs))
+
+-- ==
+-- entry: affine_all
+-- input { 3i64 [2i32, 3i32, 1i32] [1i32, 0i32, 5i32] } output { 6i32 8i32 }
+-- input { 0i64 empty([0]i32) empty([0]i32) } output { 1i32 0i32 }
+-- random input { 6000i64 [6000]i32 [6000]i32 } auto output
+-- random input { 6000i64 [5000]i32 [6000]i32 } error: ^index 5000 out of bounds for array of length 5000 at .*scan_staged\.arr:66:
+
+-- A reduction composing affine maps in order (not commutative) over
+-- inputs read at the index: coalesced tiles on a GPU; one input may be
+-- shorter than the iterations.
+entry affine_all (n: i64) (as: []i32) (bs: []i32) : (i32, i32) =
+  reduce (\(a1, b1) (a2, b2) -> (a1 * a2, b1 * a2 + b2)) (1i32, 0i32) (map (\i -> (as[i], bs[i])) (iota n))

@@ -297,8 +297,13 @@ impl<'ctx> Gen<'ctx, '_> {
             }
             Form::Partials => {
                 let k = self.ctx.i32_type().const_int(main as u64, false);
-                // A partial per block (tree) or per thread.
-                let shared = self.const_i64((fields * 8) as i64);
+                // A partial per block (tree) or per thread; a tree's cells
+                // and its staged input tiles in shared memory.
+                let mut per_thread = fields * 8;
+                if let (true, Some((staged, items))) = (tree, self.reduce_staging(fr, nest)?) {
+                    per_thread += Self::staged_bytes(&staged, items) as usize;
+                }
+                let shared = self.const_i64(per_thread as i64);
                 let threads = if tree {
                     let f = self.runtime(RuntimeFn::GpuBlocksShared);
                     self.call_int(f, &[k.into(), width.into(), shared.into()])?
@@ -312,7 +317,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 partials = Some(p);
                 values[PARTIALS] = self.builder.build_int_to_ptr(p, self.ptr(), "")?.into();
                 let grid = if tree {
-                    Grid::Shared(fields * 8)
+                    Grid::Shared(per_thread)
                 } else {
                     Grid::Work
                 };

@@ -596,7 +596,12 @@ impl<'ctx> Gen<'ctx, '_> {
 
     /// `vals` (in `LoopNest::carried` order) from value `from` on into
     /// `slots`.
-    fn set_slots(&self, slots: &Slots<'ctx>, vals: &[Val<'ctx>], from: usize) -> Res<()> {
+    pub(super) fn set_slots(
+        &self,
+        slots: &Slots<'ctx>,
+        vals: &[Val<'ctx>],
+        from: usize,
+    ) -> Res<()> {
         for (v, ps) in vals.iter().zip(slots).skip(from) {
             for (f, (slot, _)) in self.fields(v).iter().zip(ps) {
                 self.builder.build_store(*slot, *f)?;

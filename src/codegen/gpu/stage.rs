@@ -26,6 +26,9 @@ use std::collections::HashSet;
 /// beside the scan's own cells, under the 48 KiB a block has.
 const STAGE_BYTES: usize = 32;
 
+/// The arrays a nest stages, with their element types.
+pub(super) type StagedArrays = Vec<(VarId, ScalarType)>;
+
 /// A staged array while a tile runs: a read of `array` at `index` takes
 /// element `index - start` of `tile` (shared memory).
 #[derive(Clone, Copy)]
@@ -76,7 +79,7 @@ impl<'ctx> Gen<'ctx, '_> {
         fr: &Frame<'ctx>,
         nest: &LoopNest,
         most: i64,
-    ) -> Res<(Vec<(VarId, ScalarType)>, i64)> {
+    ) -> Res<(StagedArrays, i64)> {
         let mut staged = Vec::new();
         let mut bytes = 0;
         for a in stageable(nest) {
