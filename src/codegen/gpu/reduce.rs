@@ -2,13 +2,18 @@
 //! iterations, strided by the grid's threads when every operator is
 //! commutative (`commutative`: the lanes of a warp read neighbours, so
 //! reads coalesce), else a contiguous slice (in thread order, so the
-//! slices of a block are consecutive and the order is kept); the lanes of a warp combine their results
-//! pairwise by warp shuffles in 5 steps, lane 0 writes the warp's to
-//! shared memory, and the block combines the warps' pairwise in `log2
-//! (B / 32)` steps between barriers, the left operand always the earlier
-//! one; thread 0 writes the block's result. Only one partial per block goes to global memory, so
-//! the combining levels (`combine_body`) start from the grid's blocks
-//! instead of its threads.
+//! slices of a block are consecutive and the order is kept); the lanes of
+//! a warp combine their results pairwise by warp shuffles in 5 steps,
+//! lane 0 writes the warp's to shared memory, and the block combines the
+//! warps' pairwise in `log2 (B / 32)` steps between barriers, the left
+//! operand always the earlier one; thread 0 writes the block's result. A
+//! non-commutative reduction whose body reads inputs at its index
+//! (`stage`) folds coalesced tiles instead: per tile the block stages the
+//! inputs in shared memory, each thread folds its `c` consecutive items
+//! of the tile, the tree combines them and thread 0 adds the tile's value
+//! on the right of the block's. Only one partial per block goes to global
+//! memory, so the combining levels (`combine_body`) start from the grid's
+//! blocks instead of its threads.
 //!
 //! A failing check in the fold records its error and skips to the end of
 //! the fold, so that the thread still reaches the block's barriers (the

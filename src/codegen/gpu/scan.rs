@@ -16,9 +16,9 @@
 //!   until each has one) combining aggregates until an inclusive prefix,
 //!   and publishes the tile's inclusive prefix.
 //! - Each thread runs the body over its items from its carry-in (tile
-//!   prefix, warps before it, lanes before it). Its items were read by the
-//!   totals pass just before, by the same thread: the second read is served
-//!   by the cache, so global memory is read once per element.
+//!   prefix, warps before it, lanes before it). The inputs both passes
+//!   read at the iteration index were loaded into shared memory once per
+//!   tile, coalesced, before the totals (`stage`).
 //!
 //! Operators combine a left (earlier) value with a right (later) one,
 //! never the other way round, so non-commutative operators keep their
