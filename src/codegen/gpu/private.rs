@@ -21,8 +21,7 @@ use crate::codegen::CodegenError;
 use crate::core::ir::{Atom, BinOp, VarId};
 use crate::loopy::ir::{HistState, LoopNest, ScalarExp, Stmt};
 use crate::types::ScalarType;
-use inkwell::types::IntType;
-use inkwell::values::{BasicValue, BasicValueEnum, IntValue, PointerValue};
+use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
 use inkwell::{AtomicOrdering, AtomicRMWBinOp, IntPredicate};
 
 /// Shared memory a block's private bins may take at most (a third of what
@@ -180,20 +179,16 @@ impl<'ctx> Gen<'ctx, '_> {
         self.barrier()?;
         // The iterations into the private bins; a failing check leaves the
         // loop so that the thread reaches the barrier.
-        let done = self.ctx.append_basic_block(fr.func, "hist.updated");
-        self.set_on_fail(Some(done));
-        let result = self.grid_stride_body(fr, nest, kp);
-        self.set_on_fail(None);
-        result?;
-        self.builder.build_unconditional_branch(done)?;
-        self.builder.position_at_end(done);
+        self.leaving_on_fail(fr, "hist.updated", |gen, fr| {
+            gen.grid_stride_body(fr, nest, kp)
+        })?;
         self.barrier()?;
         // The block's bins that changed into the global ones (a bin still
         // at the neutral element leaves its global bin as it is, -0.0
         // included).
         for (h, (bin, global, p, gptr, m, elem, op)) in nest.hists.iter().zip(copies) {
             let ty = self.mem_type(elem);
-            let bits = bits_type(self, elem);
+            let bits = self.bits_type(elem);
             let neutral = self.val(fr, &h.neutral[0])?;
             let neutral = self.fields(&neutral)[0];
             let neutral = self.builder.build_bit_cast(neutral, bits, "")?;
@@ -271,19 +266,8 @@ impl<'ctx> Gen<'ctx, '_> {
         v: BasicValueEnum<'ctx>,
         elem: ScalarType,
     ) -> Res<()> {
-        let bits = bits_type(self, elem);
-        let retry = self.ctx.append_basic_block(fr.func, "merge.retry");
-        let done = self.ctx.append_basic_block(fr.func, "merge.done");
-        self.builder.build_unconditional_branch(retry)?;
-        self.builder.position_at_end(retry);
-        let old = self.builder.build_load(bits, to, "old")?;
-        if let Some(inst) = old.as_instruction_value() {
-            inst.set_alignment(elem.bytes() as u32)
-                .map_err(|e| CodegenError::Internal(format!("atomic load: {e}")))?;
-            inst.set_atomic_ordering(AtomicOrdering::Monotonic)
-                .map_err(|e| CodegenError::Internal(format!("atomic load: {e}")))?;
-        }
-        let old_bits = old.into_int_value();
+        let bits = self.bits_type(elem);
+        let (retry, old_bits) = self.cas_loop_head(fr.func, to, elem)?;
         let old_v = self
             .builder
             .build_bit_cast(old_bits, self.reg_type(elem), "")?;
@@ -297,19 +281,8 @@ impl<'ctx> Gen<'ctx, '_> {
         self.block(fr, &h.op.body)?;
         let (new, _) = self.scalar(fr, &h.op.results[0])?;
         let new_bits = self.builder.build_bit_cast(new, bits, "")?.into_int_value();
-        let pair = self.builder.build_cmpxchg(
-            to,
-            old_bits,
-            new_bits,
-            AtomicOrdering::Monotonic,
-            AtomicOrdering::Monotonic,
-        )?;
-        let swapped = self
-            .builder
-            .build_extract_value(pair, 1, "swapped")?
-            .into_int_value();
-        self.builder
-            .build_conditional_branch(swapped, done, retry)?;
+        let done = self.ctx.append_basic_block(fr.func, "merge.done");
+        self.cmpxchg_branch(to, old_bits, new_bits, done, retry)?;
         self.builder.position_at_end(done);
         Ok(())
     }
@@ -351,13 +324,4 @@ impl<'ctx> Gen<'ctx, '_> {
 fn align8<'ctx>(gen: &Gen<'ctx, '_>, bytes: IntValue<'ctx>) -> Res<IntValue<'ctx>> {
     let up = gen.builder.build_int_add(bytes, gen.const_i64(7), "")?;
     Ok(gen.builder.build_and(up, gen.const_i64(-8), "")?)
-}
-
-/// The integer type of `elem`'s bits (4 or 8 bytes).
-fn bits_type<'ctx>(gen: &Gen<'ctx, '_>, elem: ScalarType) -> IntType<'ctx> {
-    if elem.bytes() == 8 {
-        gen.i64()
-    } else {
-        gen.ctx.i32_type()
-    }
 }

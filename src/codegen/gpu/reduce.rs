@@ -157,12 +157,7 @@ impl<'ctx> Gen<'ctx, '_> {
     ) -> Res<()> {
         let types: Vec<Type> = nest.carried().map(|c| c.var.ty).collect();
         let fields = self.fields_of(nest);
-        let inits = self.inits(nest, kp)?;
-        let init_vals: Vec<Val<'ctx>> = types
-            .iter()
-            .zip(&inits)
-            .map(|(t, f)| self.val_of_fields(*t, f))
-            .collect::<Res<_>>()?;
+        let (inits, init_vals) = self.initial_values(nest, kp)?;
         let slots = self.carried_slots(fr, &inits)?;
         let acc = self.carried_slots(fr, &inits)?;
         let width = kp[WIDTH].into_int_value();
@@ -171,15 +166,10 @@ impl<'ctx> Gen<'ctx, '_> {
         let b = self.sreg("ntid.x")?;
         let block = self.sreg("ctaid.x")?;
         let blocks = self.sreg("nctaid.x")?;
-        let ceil_div = |gen: &Self, a: IntValue<'ctx>, d: IntValue<'ctx>| -> Res<IntValue<'ctx>> {
-            let up = gen.builder.build_int_add(a, d, "")?;
-            let up = gen.builder.build_int_sub(up, one, "")?;
-            Ok(gen.builder.build_int_signed_div(up, d, "")?)
-        };
         let c = self.const_i64(items);
         let tile_len = self.builder.build_int_mul(b, c, "tile_len")?;
-        let tiles = ceil_div(self, width, tile_len)?;
-        let per_block = ceil_div(self, tiles, blocks)?;
+        let tiles = self.ceil_div(width, tile_len)?;
+        let per_block = self.ceil_div(tiles, blocks)?;
         let first = self.builder.build_int_mul(block, per_block, "")?;
         let first = self.min(first, tiles)?;
         let last = self.builder.build_int_add(first, per_block, "")?;
@@ -235,14 +225,9 @@ impl<'ctx> Gen<'ctx, '_> {
         slots: &Slots<'ctx>,
         range: (IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>),
     ) -> Res<()> {
-        let folded = self.ctx.append_basic_block(fr.func, "fold.done");
-        self.set_on_fail(Some(folded));
-        let result = self.carried_loop_over(fr, nest, &nest.body, slots, range, true, 0);
-        self.set_on_fail(None);
-        result?;
-        self.builder.build_unconditional_branch(folded)?;
-        self.builder.position_at_end(folded);
-        Ok(())
+        self.leaving_on_fail(fr, "fold.done", |gen, fr| {
+            gen.carried_loop_over(fr, nest, &nest.body, slots, range, true, 0)
+        })
     }
 
     /// The block's threads' values in `slots` combined in thread order:
@@ -424,6 +409,26 @@ impl<'ctx> Gen<'ctx, '_> {
         if let Some(k) = self.device.as_mut().and_then(|d| d.current.as_mut()) {
             k.on_fail = target;
         }
+    }
+
+    /// Generates `body`, in which a failing check records its error (or
+    /// flags its thread) and goes on after `body` (a block named `name`)
+    /// instead of ending the thread, which must still reach the block's
+    /// barriers.
+    pub(super) fn leaving_on_fail(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        name: &str,
+        body: impl FnOnce(&mut Self, &mut Frame<'ctx>) -> Res<()>,
+    ) -> Res<()> {
+        let after = self.ctx.append_basic_block(fr.func, name);
+        self.set_on_fail(Some(after));
+        let result = body(self, fr);
+        self.set_on_fail(None);
+        result?;
+        self.builder.build_unconditional_branch(after)?;
+        self.builder.position_at_end(after);
+        Ok(())
     }
 
     /// The block's dynamic shared memory (`@arr_shared` on nvptx, as a

@@ -124,9 +124,7 @@ impl<'ctx> Gen<'ctx, '_> {
         // takes: ceil(width / threads), between 1 and `items`
         // (arr_gpu_lookback_tiles computes the same).
         let (staged, items) = self.staging(fr, nest, TILE_ITEMS)?;
-        let up = self.builder.build_int_add(width, threads, "")?;
-        let up = self.builder.build_int_sub(up, one, "")?;
-        let per = self.builder.build_int_signed_div(up, threads, "")?;
+        let per = self.ceil_div(width, threads)?;
         let small = self
             .builder
             .build_int_compare(IntPredicate::SLT, per, one, "")?;
@@ -136,9 +134,7 @@ impl<'ctx> Gen<'ctx, '_> {
             .into_int_value();
         let per = self.min(per, self.const_i64(items))?;
         let tile_len = self.builder.build_int_mul(b, per, "tile_len")?;
-        let up = self.builder.build_int_add(width, tile_len, "")?;
-        let up = self.builder.build_int_sub(up, one, "")?;
-        let tiles = self.builder.build_int_signed_div(up, tile_len, "tiles")?;
+        let tiles = self.ceil_div(width, tile_len)?;
         let aggs0 = self.builder.build_int_add(one, tiles, "")?;
         let span = self.builder.build_int_mul(tiles, f_v, "")?;
         let incls0 = self.builder.build_int_add(aggs0, span, "")?;
@@ -152,12 +148,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 .build_int_mul(w, c(gen, fields as u64 + 1), "")?;
             Ok(gen.builder.build_int_add(at, c(gen, hdr), "")?)
         };
-        let inits = self.inits(nest, kp)?;
-        let init_vals: Vec<Val<'ctx>> = types
-            .iter()
-            .zip(&inits)
-            .map(|(t, f)| self.val_of_fields(*t, f))
-            .collect::<Res<_>>()?;
+        let (inits, init_vals) = self.initial_values(nest, kp)?;
         // No iterations: the initial values are the final ones.
         let (gid, _) = self.thread_range()?;
         let none = self.builder.build_and(
@@ -224,15 +215,12 @@ impl<'ctx> Gen<'ctx, '_> {
         // failing check flags them.
         self.set_slots(&mine, &init_vals, 0)?;
         self.builder.build_store(bad, zero)?;
-        let totalled = self.ctx.append_basic_block(fr.func, "totals.done");
         self.set_flag(Some(bad));
-        self.set_on_fail(Some(totalled));
-        let result = self.carried_loop_over(fr, nest, totals, &mine, (lo, hi, one), true, skip);
-        self.set_on_fail(None);
+        let result = self.leaving_on_fail(fr, "totals.done", |gen, fr| {
+            gen.carried_loop_over(fr, nest, totals, &mine, (lo, hi, one), true, skip)
+        });
         self.set_flag(None);
         result?;
-        self.builder.build_unconditional_branch(totalled)?;
-        self.builder.position_at_end(totalled);
         // An operator failing from here on: after every iteration.
         self.builder.build_store(key, width)?;
 
@@ -351,14 +339,9 @@ impl<'ctx> Gen<'ctx, '_> {
             "",
         )?;
         self.when(fr.func, known, |gen| {
-            let done = gen.ctx.append_basic_block(fr.func, "body.done");
-            gen.set_on_fail(Some(done));
-            let result = gen.carried_loop(fr, nest, &carry, lo, hi, true);
-            gen.set_on_fail(None);
-            result?;
-            gen.builder.build_unconditional_branch(done)?;
-            gen.builder.position_at_end(done);
-            Ok(())
+            gen.leaving_on_fail(fr, "body.done", |gen, fr| {
+                gen.carried_loop(fr, nest, &carry, lo, hi, true)
+            })
         })?;
         self.unstage();
         // The reductions beside the scan: a partial per thread and tile.
@@ -576,6 +559,22 @@ impl<'ctx> Gen<'ctx, '_> {
         self.builder.build_unconditional_branch(spin)?;
         self.builder.position_at_end(done);
         Ok(())
+    }
+
+    /// The carried values' initial values among the kernel's parameters,
+    /// as fields and as values.
+    pub(super) fn initial_values(
+        &self,
+        nest: &LoopNest,
+        kp: &[BasicValueEnum<'ctx>],
+    ) -> Res<(Vec<Vec<BasicValueEnum<'ctx>>>, Vec<Val<'ctx>>)> {
+        let inits = self.inits(nest, kp)?;
+        let vals = nest
+            .carried()
+            .zip(&inits)
+            .map(|(c, f)| self.val_of_fields(c.var.ty, f))
+            .collect::<Res<_>>()?;
+        Ok((inits, vals))
     }
 
     /// A tile's values to cells `cells` of `partials`, then (after a

@@ -96,6 +96,13 @@ impl<'ctx> Gen<'ctx, '_> {
         Ok((staged, items))
     }
 
+    /// `ceil(a / d)` for positive `d`.
+    pub(super) fn ceil_div(&self, a: IntValue<'ctx>, d: IntValue<'ctx>) -> Res<IntValue<'ctx>> {
+        let up = self.builder.build_int_add(a, d, "")?;
+        let up = self.builder.build_int_sub(up, self.const_i64(1), "")?;
+        Ok(self.builder.build_int_signed_div(up, d, "")?)
+    }
+
     /// Bytes of shared memory a thread's staged elements take.
     pub(super) fn staged_bytes(staged: &[(VarId, ScalarType)], items: i64) -> i64 {
         items * staged.iter().map(|(_, e)| e.bytes() as i64).sum::<i64>()
