@@ -42,6 +42,11 @@ enum Form {
     /// Histograms without atomic updates: grid-stride, each update under
     /// a lock per bin (`hist`).
     Locked,
+    /// A map whose iterations reduce rows, statement `at` of its body: a
+    /// warp or a block per row (`rows`).
+    Rows {
+        at: usize,
+    },
     Single,
 }
 
@@ -50,6 +55,9 @@ pub(super) use super::abi::{Grid, Params, OUT, PARTIALS, WIDTH};
 impl<'ctx> Gen<'ctx, '_> {
     fn form(&self, nest: &LoopNest) -> Form {
         let scalar_carried = nest.carried().all(|c| matches!(c.var.ty, Type::Scalar(_)));
+        if let Some(at) = super::rows::rows_shape(nest) {
+            return Form::Rows { at };
+        }
         match nest.par {
             Parallelism::Map | Parallelism::Scatter => Form::GridStride,
             Parallelism::Reduce if scalar_carried => Form::Partials,
@@ -154,6 +162,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 gen.set_locks(kfr, nest, kp[PARTIALS].into_pointer_value())?;
                 gen.grid_stride_body(kfr, nest, kp)
             }
+            Form::Rows { at } => gen.rows_body(kfr, nest, at, kp),
             Form::Single => gen.single_body(kfr, nest, kp),
         })?;
         self.reserve_heap(fr, nest, (form != Form::Single).then_some(main), width)?;
@@ -202,6 +211,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 &values,
                 fr,
             )?,
+            Form::Rows { at } => self.launch_rows(fr, nest, at, main, &params, &mut values)?,
             Form::Locked => {
                 let count = self.lock_count(fr, nest)?;
                 let words = self.builder.build_int_add(count, self.const_i64(1), "")?;

@@ -10,7 +10,8 @@
 //! launches them; `abi` holds the kernels' parameters, prologue and
 //! launch arguments, `loops` the loops inside kernels (grid-stride,
 //! sequential with carried values), `cells` the 8-byte cells of final
-//! values and partial results; `scan` the kernels of scans and
+//! values and partial results; `rows` row reductions (a warp or a block
+//! per row); `scan` the kernels of scans and
 //! compactions, `reduce` the block trees of reductions, `hist` the locks
 //! of histograms without atomic updates, `private` histograms with bins
 //! in shared memory; `heap` sizes the device heap of kernels' scratch
@@ -35,6 +36,7 @@ pub(crate) mod link;
 mod loops;
 mod private;
 mod reduce;
+mod rows;
 mod scan;
 
 use super::backend::{Backend, Trap};
