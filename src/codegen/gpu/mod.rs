@@ -11,7 +11,8 @@
 //! launch arguments, `loops` the loops inside kernels (grid-stride,
 //! sequential with carried values), `cells` the 8-byte cells of final
 //! values and partial results; `rows` row reductions (a warp or a block
-//! per row); `scan` the kernels of scans and
+//! per row); `columns` the segmented forms (a thread per element of an
+//! array accumulator or a bin row); `scan` the kernels of scans and
 //! compactions, `reduce` the block trees of reductions, `hist` the locks
 //! of histograms without atomic updates, `private` histograms with bins
 //! in shared memory; `heap` sizes the device heap of kernels' scratch
@@ -28,6 +29,7 @@
 
 mod abi;
 mod cells;
+mod columns;
 pub(crate) mod device;
 mod heap;
 mod hist;

@@ -1,0 +1,340 @@
+//! The segmented forms: reductions and scans whose accumulator is an
+//! array, and histograms whose bins are rows, run a thread per element
+//! (column) of the array instead of one thread for the whole nest.
+//!
+//! Their bodies update the accumulator (or a bin row) element by element
+//! in one inner map of the row's width `W` (`reduce (map2 (+)) ne xss`:
+//! `acc[j] = acc[j] + xs[j]`). When every access to the arrays the nest
+//! writes is at the inner map's index, column `j` of the accumulator
+//! depends on column `j` of the iterations only, so thread `j` runs every
+//! iteration in sequential order with the inner map cut down to its own
+//! iteration `j` (`columns_shape` rewrites the body so), updating the
+//! accumulator in place. The statements around the inner map only bind
+//! values and check them, and each thread runs them. A scan's copy of the
+//! accumulator into its output row becomes the element's copy.
+//!
+//! Errors keep their sequential order: thread `j` numbers its checks in
+//! iteration `i` as `i * (W + 1) + 1 + j`; the checks around the inner map
+//! fail in every thread alike, so thread 0's key, the smallest, stands for
+//! them. With no columns (`W` = 0) host code launches the nest on one thread
+//! instead, which still meets those checks.
+
+use super::abi::{Grid, Params, OUT, WIDTH};
+use crate::codegen::emit::{Frame, Gen, Res, Val};
+use crate::core::ir::{Atom, Type, Var, VarId};
+use crate::loopy::ir::{for_each_binder, Block, LoopNest, MemSpace, Parallelism, Stmt};
+use crate::types::ScalarType;
+use inkwell::values::BasicValueEnum;
+use inkwell::IntPredicate;
+use std::collections::{HashMap, HashSet};
+
+/// A nest rewritten for a thread per column.
+pub(super) struct Columns {
+    /// The body of one iteration for one column.
+    body: Block,
+    /// The columns: the inner map's width.
+    width: Atom,
+    /// Variables bound to the column: the inner map's index and `column`.
+    indices: Vec<VarId>,
+    column: VarId,
+    /// Thread arrays that stand for the accumulator they are copied into.
+    aliases: Vec<(VarId, VarId)>,
+}
+
+/// How `nest` runs a thread per column, if it can.
+pub(super) fn columns_shape(nest: &LoopNest) -> Option<Columns> {
+    let carried: Vec<_> = nest.carried().collect();
+    let in_place = carried
+        .iter()
+        .all(|c| c.next == Atom::Var(c.var.id) && c.var.ty.rank() == 1);
+    let written: HashSet<VarId> = match nest.par {
+        Parallelism::Reduce | Parallelism::Scan
+            if in_place
+                && carried.len() == 1
+                && nest.compactions.is_empty()
+                && nest.hists.is_empty()
+                && nest.reductions.len() + nest.scans.len() == 1 =>
+        {
+            let mut w: HashSet<VarId> = carried.iter().map(|c| c.var.id).collect();
+            w.extend(nest.scans.iter().flat_map(|s| s.outputs.iter().copied()));
+            w
+        }
+        Parallelism::Hist
+            if carried.is_empty()
+                && nest.reductions.is_empty()
+                && nest.scans.is_empty()
+                && nest.compactions.is_empty() =>
+        {
+            nest.hists
+                .iter()
+                .flat_map(|h| h.bins.iter().copied())
+                .collect()
+        }
+        _ => return None,
+    };
+    let mut fresh = nest.index.id.0;
+    for_each_binder(&nest.body, &mut |v| fresh = fresh.max(v.id.0));
+    for v in nest.free_vars() {
+        fresh = fresh.max(v.0);
+    }
+    let mut cut = Cut {
+        written,
+        temps: HashSet::new(),
+        aliases: Vec::new(),
+        width: None,
+        indices: Vec::new(),
+        column: VarId(fresh.checked_add(1)?),
+        next: fresh.checked_add(2)?,
+        acc: carried.first().map(|c| c.var.id),
+        types: HashMap::new(),
+    };
+    for c in &carried {
+        cut.types.insert(c.var.id, c.var.ty);
+    }
+    let body = cut.block(&nest.body)?;
+    let width = cut.width?;
+    let invariant = match width {
+        Atom::Var(v) => !nest.defined_vars().contains(&v),
+        Atom::Const(_) => true,
+    };
+    (invariant && cut.indices.len() == 1).then_some(Columns {
+        body,
+        width,
+        indices: cut.indices,
+        column: cut.column,
+        aliases: cut.aliases,
+    })
+}
+
+/// The rewrite of a body for one column.
+struct Cut {
+    /// Arrays the nest writes, and views of them.
+    written: HashSet<VarId>,
+    /// Thread arrays of the inner map's results.
+    temps: HashSet<VarId>,
+    aliases: Vec<(VarId, VarId)>,
+    width: Option<Atom>,
+    indices: Vec<VarId>,
+    column: VarId,
+    next: u32,
+    acc: Option<VarId>,
+    types: HashMap<VarId, Type>,
+}
+
+impl Cut {
+    fn block(&mut self, block: &Block) -> Option<Block> {
+        let mut out = Vec::new();
+        for s in block {
+            match s {
+                Stmt::Let { .. }
+                | Stmt::AssertEq { .. }
+                | Stmt::Assert { .. }
+                | Stmt::SizeCheck { .. }
+                | Stmt::IndexCheck { .. }
+                | Stmt::BoundsCheck { .. }
+                | Stmt::SliceCheck { .. } => out.push(s.clone()),
+                Stmt::Read { array, .. }
+                    if !self.written.contains(array) && !self.temps.contains(array) =>
+                {
+                    out.push(s.clone())
+                }
+                Stmt::Row { var, array, .. } if !self.temps.contains(array) => {
+                    if self.written.contains(array) {
+                        self.written.insert(var.id);
+                    }
+                    out.push(s.clone());
+                }
+                Stmt::Alloc {
+                    var,
+                    shape,
+                    space: MemSpace::Thread,
+                } if shape.len() == 1 && self.same_width(shape[0]) => {
+                    self.width = Some(shape[0]);
+                    self.temps.insert(var.id);
+                }
+                Stmt::Free(v) if self.temps.contains(v) => {}
+                Stmt::Copy { array, index, src }
+                    if index.is_empty() && Some(*array) == self.acc && self.temps.contains(src) =>
+                {
+                    self.aliases.push((*src, *array));
+                }
+                Stmt::Copy { array, index, src }
+                    if Some(*src) == self.acc && self.written.contains(array) =>
+                {
+                    // A scan's output row: this column's element of it.
+                    let elem = self.types.get(src)?.elem();
+                    let tmp = Var {
+                        id: VarId(self.next),
+                        name: "col".into(),
+                        ty: Type::Scalar(elem),
+                    };
+                    self.next = self.next.checked_add(1)?;
+                    let col = Atom::Var(self.column);
+                    out.push(Stmt::Read {
+                        var: tmp.clone(),
+                        array: *src,
+                        index: vec![col],
+                        check: None,
+                    });
+                    let mut at = index.clone();
+                    at.push(col);
+                    out.push(Stmt::Write {
+                        array: *array,
+                        index: at,
+                        value: Atom::Var(tmp.id),
+                    });
+                }
+                Stmt::If {
+                    results,
+                    cond,
+                    then_block,
+                    then_results,
+                    else_block,
+                    else_results,
+                } => out.push(Stmt::If {
+                    results: results.clone(),
+                    cond: *cond,
+                    then_block: self.block(then_block)?,
+                    then_results: then_results.clone(),
+                    else_block: self.block(else_block)?,
+                    else_results: else_results.clone(),
+                }),
+                Stmt::Loop(inner) => {
+                    if inner.par != Parallelism::Map
+                        || inner.carried().next().is_some()
+                        || !inner.scatters.is_empty()
+                        || !self.same_width(inner.width)
+                        || !self.elementwise(&inner.body, inner.index.id, false)
+                    {
+                        return None;
+                    }
+                    self.width = Some(inner.width);
+                    self.indices.push(inner.index.id);
+                    out.extend(inner.body.iter().cloned());
+                }
+                _ => return None,
+            }
+        }
+        Some(out)
+    }
+
+    fn same_width(&self, w: Atom) -> bool {
+        self.width.is_none_or(|x| x == w)
+    }
+
+    /// Whether an inner map's body touches the written arrays (and the
+    /// thread arrays) only at its index `j`, reading them before it writes
+    /// any (the thread arrays stand for the accumulator they are copied
+    /// into), and holds nothing else but scalars and checks.
+    fn elementwise(&self, body: &Block, j: VarId, mut wrote: bool) -> bool {
+        let at_j = |index: &[Atom]| index.last() == Some(&Atom::Var(j));
+        let tracked = |a: &VarId| self.written.contains(a) || self.temps.contains(a);
+        for s in body {
+            let ok = match s {
+                Stmt::Read { array, index, .. } if tracked(array) => !wrote && at_j(index),
+                Stmt::Read { .. } => true,
+                Stmt::Write { array, index, .. } if tracked(array) => {
+                    wrote = true;
+                    at_j(index)
+                }
+                Stmt::If {
+                    then_block,
+                    else_block,
+                    ..
+                } => {
+                    self.elementwise(then_block, j, wrote) && self.elementwise(else_block, j, wrote)
+                }
+                Stmt::Let { .. }
+                | Stmt::AssertEq { .. }
+                | Stmt::Assert { .. }
+                | Stmt::SizeCheck { .. }
+                | Stmt::IndexCheck { .. }
+                | Stmt::BoundsCheck { .. }
+                | Stmt::SliceCheck { .. } => true,
+                _ => false,
+            };
+            if !ok {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+impl<'ctx> Gen<'ctx, '_> {
+    /// The kernel of a thread per column: column `j` runs every iteration
+    /// in order; thread 0 also writes the carried values' final values,
+    /// the accumulators updated in place.
+    pub(super) fn columns_body(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        cols: &Columns,
+        kp: &[BasicValueEnum<'ctx>],
+    ) -> Res<()> {
+        let inits = self.inits(nest, kp)?;
+        let mut finals = Vec::new();
+        for (c, fields) in nest.carried().zip(&inits) {
+            let v = self.val_of_fields(c.var.ty, fields)?;
+            fr.vals.insert(c.var.id, v.clone());
+            finals.push(v);
+        }
+        for (temp, acc) in &cols.aliases {
+            let v = self.val(fr, &Atom::Var(*acc))?;
+            fr.vals.insert(*temp, v);
+        }
+        let n = kp[WIDTH].into_int_value();
+        let width = self.int(fr, &cols.width)?;
+        let (one, zero) = (self.const_i64(1), self.const_i64(0));
+        let keys = self.builder.build_int_add(width, one, "")?;
+        let (gid, threads) = self.thread_range()?;
+        let first = self
+            .builder
+            .build_int_compare(IntPredicate::EQ, gid, zero, "")?;
+        self.when(fr.func, first, |gen| {
+            gen.store_cells(kp[OUT].into_pointer_value(), zero, &finals)
+        })?;
+        self.kernel_loop(fr, gid, width, threads, &mut |gen, fr, j| {
+            let col = Val::Scalar(j.into(), ScalarType::I64);
+            for v in cols.indices.iter().chain([&cols.column]) {
+                fr.vals.insert(*v, col.clone());
+            }
+            let after = gen.builder.build_int_add(j, one, "")?;
+            gen.kernel_loop(fr, zero, n, one, &mut |gen, fr, i| {
+                let base = gen.builder.build_int_mul(i, keys, "")?;
+                let key = gen.builder.build_int_add(base, after, "")?;
+                let slot = gen.key_slot()?;
+                gen.builder.build_store(slot, key)?;
+                fr.vals
+                    .insert(nest.index.id, Val::Scalar(i.into(), ScalarType::I64));
+                gen.block(fr, &cols.body)
+            })
+        })
+    }
+
+    /// Host side: the column kernel over the columns, or, with none, the
+    /// nest's single-thread kernel `single`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn launch_columns(
+        &mut self,
+        fr: &Frame<'ctx>,
+        cols: &Columns,
+        kernel: usize,
+        single: usize,
+        params: &Params<'ctx>,
+        values: &[BasicValueEnum<'ctx>],
+    ) -> Res<()> {
+        let width = self.int(fr, &cols.width)?;
+        let zero = self.const_i64(0);
+        let some = self
+            .builder
+            .build_int_compare(IntPredicate::SGT, width, zero, "")?;
+        let none = self.builder.build_not(some, "")?;
+        self.when(fr.func, some, |gen| {
+            gen.launch(kernel, Grid::Work, width, &params.types, values, fr)
+        })?;
+        self.when(fr.func, none, |gen| {
+            gen.launch(single, Grid::One, zero, &params.types, values, fr)
+        })
+    }
+}
