@@ -54,3 +54,19 @@ entry gathers (n: i64) (m: i64) (z: i64) (k: i64) : [m]i64 =
   in reduce (map2 (+)) (replicate m 0)
        (map (\i -> let d = 100 / (i - z)
                    in map (\j -> let v = i * m + j in if v >= k then hundred[v] else (v + d) % 100) (iota m)) (iota n))
+
+-- ==
+-- entry: two_checks
+-- input { 30i64 50i64 100000i64 100000i64 } auto output
+-- input { 30i64 50i64 140i64 100000i64 } error: ^index 140 out of bounds for array of length 100 at .*segmented\.arr:72:
+-- input { 30i64 50i64 100000i64 20i64 } error: ^assertion failed at .*segmented\.arr:70:
+-- input { 30i64 50i64 190i64 20i64 } error: ^index 190 out of bounds for array of length 100 at .*segmented\.arr:72:
+-- input { 30i64 0i64 190i64 20i64 } output { empty([0]i64) }
+
+-- A check in the element's producer and one in the accumulator's update
+-- (run in order per column, so the operator may fail).
+entry two_checks (n: i64) (m: i64) (k1: i64) (k2: i64) : [m]i64 =
+  let hundred = iota 100
+  in reduce (map2 (\a b -> assert (a + b < k2) (a + b))) (replicate m 0)
+       (map (\i ->
+          map (\j -> let v = i * m + j in if v >= k1 then hundred[v] else v % 7) (iota m)) (iota n))

@@ -21,8 +21,8 @@
 
 use super::abi::{Grid, Params, OUT, WIDTH};
 use crate::codegen::emit::{Frame, Gen, Res, Val};
-use crate::core::ir::{Atom, Type, Var, VarId};
-use crate::loopy::ir::{for_each_binder, Block, LoopNest, MemSpace, Parallelism, Stmt};
+use crate::core::ir::{Atom, SrcLoc, Type, Var, VarId};
+use crate::loopy::ir::{for_each_binder, Block, LoopNest, MemSpace, Parallelism, ScalarExp, Stmt};
 use crate::types::ScalarType;
 use inkwell::values::BasicValueEnum;
 use inkwell::IntPredicate;
@@ -30,11 +30,12 @@ use std::collections::{HashMap, HashSet};
 
 /// A nest rewritten for a thread per column.
 pub(super) struct Columns {
-    /// The body of one iteration for one column.
-    body: Block,
-    /// The columns: the inner map's width.
+    /// The body of one iteration for one column, in segments: each up to
+    /// and including one inner map's iteration, then the rest.
+    segments: Vec<Block>,
+    /// The columns: the inner maps' width.
     width: Atom,
-    /// Variables bound to the column: the inner map's index and `column`.
+    /// Variables bound to the column: the inner maps' indices and `column`.
     indices: Vec<VarId>,
     column: VarId,
     /// Thread arrays that stand for the accumulator they are copied into.
@@ -77,32 +78,50 @@ pub(super) fn columns_shape(nest: &LoopNest) -> Option<Columns> {
     for v in nest.free_vars() {
         fresh = fresh.max(v.0);
     }
+    let acc = carried.first().map(|c| c.var.id);
+    // Thread arrays copied whole into the accumulator stand for it.
+    let aliases: Vec<(VarId, VarId)> = nest
+        .body
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Copy { array, index, src } if index.is_empty() && Some(*array) == acc => {
+                Some((*src, *array))
+            }
+            _ => None,
+        })
+        .collect();
     let mut cut = Cut {
         written,
-        temps: HashSet::new(),
-        aliases: Vec::new(),
+        temps: HashMap::new(),
+        aliases: aliases.iter().map(|(t, _)| *t).collect(),
+        scalars: HashMap::new(),
+        pending: false,
         width: None,
         indices: Vec::new(),
         column: VarId(fresh.checked_add(1)?),
         next: fresh.checked_add(2)?,
-        acc: carried.first().map(|c| c.var.id),
+        acc,
         types: HashMap::new(),
+        segments: Vec::new(),
+        nested: false,
     };
     for c in &carried {
         cut.types.insert(c.var.id, c.var.ty);
     }
-    let body = cut.block(&nest.body)?;
+    let tail = cut.block(&nest.body, true)?;
+    cut.segments.push(tail);
     let width = cut.width?;
     let invariant = match width {
         Atom::Var(v) => !nest.defined_vars().contains(&v),
         Atom::Const(_) => true,
     };
-    (invariant && cut.indices.len() == 1).then_some(Columns {
-        body,
+    let maps = cut.indices.len();
+    (invariant && maps >= 1 && !(cut.nested && maps > 1)).then_some(Columns {
+        segments: cut.segments,
         width,
         indices: cut.indices,
         column: cut.column,
-        aliases: cut.aliases,
+        aliases,
     })
 }
 
@@ -110,19 +129,44 @@ pub(super) fn columns_shape(nest: &LoopNest) -> Option<Columns> {
 struct Cut {
     /// Arrays the nest writes, and views of them.
     written: HashSet<VarId>,
-    /// Thread arrays of the inner map's results.
-    temps: HashSet<VarId>,
-    aliases: Vec<(VarId, VarId)>,
+    /// Thread arrays of the inner maps' results, and their element types.
+    temps: HashMap<VarId, ScalarType>,
+    /// The thread arrays copied into the accumulator.
+    aliases: HashSet<VarId>,
+    /// Other thread arrays: the scalar that holds this column's element.
+    scalars: HashMap<VarId, VarId>,
+    /// An inner map wrote the accumulator (or bins) and no copy made it
+    /// the accumulator yet: reading the accumulator now would see the
+    /// update too early.
+    pending: bool,
     width: Option<Atom>,
     indices: Vec<VarId>,
     column: VarId,
     next: u32,
     acc: Option<VarId>,
     types: HashMap<VarId, Type>,
+    /// Finished segments (top-level statements up to an inner map's end).
+    segments: Vec<Block>,
+    /// An inner map inside a branch (no segment ends there).
+    nested: bool,
 }
 
 impl Cut {
-    fn block(&mut self, block: &Block) -> Option<Block> {
+    fn fresh(&mut self) -> Option<VarId> {
+        let v = VarId(self.next);
+        self.next = self.next.checked_add(1)?;
+        Some(v)
+    }
+
+    /// Whether `a` is the accumulator, a bin or a view of one, or a
+    /// thread array standing for the accumulator.
+    fn tracked(&self, a: &VarId) -> bool {
+        self.written.contains(a) || self.aliases.contains(a)
+    }
+
+    /// The statements of `block` for one column; at the top level, an
+    /// inner map ends a segment.
+    fn block(&mut self, block: &Block, top: bool) -> Option<Block> {
         let mut out = Vec::new();
         for s in block {
             match s {
@@ -134,12 +178,12 @@ impl Cut {
                 | Stmt::BoundsCheck { .. }
                 | Stmt::SliceCheck { .. } => out.push(s.clone()),
                 Stmt::Read { array, .. }
-                    if !self.written.contains(array) && !self.temps.contains(array) =>
+                    if !self.tracked(array) && !self.temps.contains_key(array) =>
                 {
                     out.push(s.clone())
                 }
-                Stmt::Row { var, array, .. } if !self.temps.contains(array) => {
-                    if self.written.contains(array) {
+                Stmt::Row { var, array, .. } if !self.temps.contains_key(array) => {
+                    if self.tracked(array) {
                         self.written.insert(var.id);
                     }
                     out.push(s.clone());
@@ -150,25 +194,26 @@ impl Cut {
                     space: MemSpace::Thread,
                 } if shape.len() == 1 && self.same_width(shape[0]) => {
                     self.width = Some(shape[0]);
-                    self.temps.insert(var.id);
+                    self.temps.insert(var.id, var.ty.elem());
                 }
-                Stmt::Free(v) if self.temps.contains(v) => {}
+                Stmt::Free(v) if self.temps.contains_key(v) => {}
                 Stmt::Copy { array, index, src }
-                    if index.is_empty() && Some(*array) == self.acc && self.temps.contains(src) =>
+                    if index.is_empty()
+                        && Some(*array) == self.acc
+                        && self.aliases.contains(src) =>
                 {
-                    self.aliases.push((*src, *array));
+                    self.pending = false;
                 }
                 Stmt::Copy { array, index, src }
-                    if Some(*src) == self.acc && self.written.contains(array) =>
+                    if Some(*src) == self.acc && self.written.contains(array) && !self.pending =>
                 {
                     // A scan's output row: this column's element of it.
                     let elem = self.types.get(src)?.elem();
                     let tmp = Var {
-                        id: VarId(self.next),
+                        id: self.fresh()?,
                         name: "col".into(),
                         ty: Type::Scalar(elem),
                     };
-                    self.next = self.next.checked_add(1)?;
                     let col = Atom::Var(self.column);
                     out.push(Stmt::Read {
                         var: tmp.clone(),
@@ -191,26 +236,37 @@ impl Cut {
                     then_results,
                     else_block,
                     else_results,
-                } => out.push(Stmt::If {
-                    results: results.clone(),
-                    cond: *cond,
-                    then_block: self.block(then_block)?,
-                    then_results: then_results.clone(),
-                    else_block: self.block(else_block)?,
-                    else_results: else_results.clone(),
-                }),
+                } => {
+                    let (then_block, else_block) = (
+                        self.block(then_block, false)?,
+                        self.block(else_block, false)?,
+                    );
+                    out.push(Stmt::If {
+                        results: results.clone(),
+                        cond: *cond,
+                        then_block,
+                        then_results: then_results.clone(),
+                        else_block,
+                        else_results: else_results.clone(),
+                    })
+                }
                 Stmt::Loop(inner) => {
                     if inner.par != Parallelism::Map
                         || inner.carried().next().is_some()
                         || !inner.scatters.is_empty()
                         || !self.same_width(inner.width)
-                        || !self.elementwise(&inner.body, inner.index.id, false)
                     {
                         return None;
                     }
                     self.width = Some(inner.width);
                     self.indices.push(inner.index.id);
-                    out.extend(inner.body.iter().cloned());
+                    let body = self.inner(&inner.body, inner.index.id, true)?;
+                    out.extend(body);
+                    if top {
+                        self.segments.push(std::mem::take(&mut out));
+                    } else {
+                        self.nested = true;
+                    }
                 }
                 _ => return None,
             }
@@ -222,42 +278,94 @@ impl Cut {
         self.width.is_none_or(|x| x == w)
     }
 
-    /// Whether an inner map's body touches the written arrays (and the
-    /// thread arrays) only at its index `j`, reading them before it writes
-    /// any (the thread arrays stand for the accumulator they are copied
-    /// into), and holds nothing else but scalars and checks.
-    fn elementwise(&self, body: &Block, j: VarId, mut wrote: bool) -> bool {
+    /// An inner map's body for its iteration `j`: the tracked arrays read
+    /// and written at `j` only (not read while an update is pending), the
+    /// other thread arrays written once at its top level and read after,
+    /// as scalars; nothing else but scalars and checks.
+    fn inner(&mut self, body: &Block, j: VarId, top: bool) -> Option<Block> {
         let at_j = |index: &[Atom]| index.last() == Some(&Atom::Var(j));
-        let tracked = |a: &VarId| self.written.contains(a) || self.temps.contains(a);
+        let mut out = Vec::new();
         for s in body {
-            let ok = match s {
-                Stmt::Read { array, index, .. } if tracked(array) => !wrote && at_j(index),
-                Stmt::Read { .. } => true,
-                Stmt::Write { array, index, .. } if tracked(array) => {
-                    wrote = true;
-                    at_j(index)
+            match s {
+                Stmt::Read { array, index, .. } if self.tracked(array) => {
+                    if self.pending || !at_j(index) {
+                        return None;
+                    }
+                    out.push(s.clone());
                 }
-                Stmt::If {
-                    then_block,
-                    else_block,
-                    ..
-                } => {
-                    self.elementwise(then_block, j, wrote) && self.elementwise(else_block, j, wrote)
+                Stmt::Read {
+                    var, array, index, ..
+                } if self.temps.contains_key(array) => {
+                    let held = self.scalars.get(array)?;
+                    if index.len() != 1 || !at_j(index) {
+                        return None;
+                    }
+                    out.push(Stmt::Let {
+                        var: var.clone(),
+                        exp: ScalarExp::Atom(Atom::Var(*held)),
+                        loc: SrcLoc::default(),
+                    });
                 }
-                Stmt::Let { .. }
+                Stmt::Read { .. }
+                | Stmt::Let { .. }
                 | Stmt::AssertEq { .. }
                 | Stmt::Assert { .. }
                 | Stmt::SizeCheck { .. }
                 | Stmt::IndexCheck { .. }
                 | Stmt::BoundsCheck { .. }
-                | Stmt::SliceCheck { .. } => true,
-                _ => false,
-            };
-            if !ok {
-                return false;
+                | Stmt::SliceCheck { .. } => out.push(s.clone()),
+                Stmt::Write { array, index, .. } if self.tracked(array) => {
+                    if !at_j(index) {
+                        return None;
+                    }
+                    self.pending = true;
+                    out.push(s.clone());
+                }
+                Stmt::Write {
+                    array,
+                    index,
+                    value,
+                } if self.temps.contains_key(array) => {
+                    if !top || index.len() != 1 || !at_j(index) || self.scalars.contains_key(array)
+                    {
+                        return None;
+                    }
+                    let elem = *self.temps.get(array)?;
+                    let held = Var {
+                        id: self.fresh()?,
+                        name: "col".into(),
+                        ty: Type::Scalar(elem),
+                    };
+                    self.scalars.insert(*array, held.id);
+                    out.push(Stmt::Let {
+                        var: held,
+                        exp: ScalarExp::Atom(*value),
+                        loc: SrcLoc::default(),
+                    });
+                }
+                Stmt::If {
+                    results,
+                    cond,
+                    then_block,
+                    then_results,
+                    else_block,
+                    else_results,
+                } => {
+                    let then_block = self.inner(then_block, j, false)?;
+                    let else_block = self.inner(else_block, j, false)?;
+                    out.push(Stmt::If {
+                        results: results.clone(),
+                        cond: *cond,
+                        then_block,
+                        then_results: then_results.clone(),
+                        else_block,
+                        else_results: else_results.clone(),
+                    })
+                }
+                _ => return None,
             }
         }
-        true
+        Some(out)
     }
 }
 
@@ -286,7 +394,11 @@ impl<'ctx> Gen<'ctx, '_> {
         let n = kp[WIDTH].into_int_value();
         let width = self.int(fr, &cols.width)?;
         let (one, zero) = (self.const_i64(1), self.const_i64(0));
-        let keys = self.builder.build_int_add(width, one, "")?;
+        // Keys of an iteration: segment `l`, column `j` at `l * W + 1 + j`,
+        // then room for the statements after the last inner map.
+        let segments = self.const_i64(cols.segments.len() as i64);
+        let keys = self.builder.build_int_mul(segments, width, "")?;
+        let keys = self.builder.build_int_add(keys, self.const_i64(2), "")?;
         let (gid, threads) = self.thread_range()?;
         let first = self
             .builder
@@ -302,12 +414,18 @@ impl<'ctx> Gen<'ctx, '_> {
             let after = gen.builder.build_int_add(j, one, "")?;
             gen.kernel_loop(fr, zero, n, one, &mut |gen, fr, i| {
                 let base = gen.builder.build_int_mul(i, keys, "")?;
-                let key = gen.builder.build_int_add(base, after, "")?;
-                let slot = gen.key_slot()?;
-                gen.builder.build_store(slot, key)?;
+                let base = gen.builder.build_int_add(base, after, "")?;
                 fr.vals
                     .insert(nest.index.id, Val::Scalar(i.into(), ScalarType::I64));
-                gen.block(fr, &cols.body)
+                for (l, segment) in cols.segments.iter().enumerate() {
+                    let skip = gen.const_i64(l as i64);
+                    let skip = gen.builder.build_int_mul(skip, width, "")?;
+                    let key = gen.builder.build_int_add(base, skip, "")?;
+                    let slot = gen.key_slot()?;
+                    gen.builder.build_store(slot, key)?;
+                    gen.block(fr, segment)?;
+                }
+                Ok(())
             })
         })
     }
