@@ -3,21 +3,27 @@
 //! (column) of the array instead of one thread for the whole nest.
 //!
 //! Their bodies update the accumulator (or a bin row) element by element
-//! in one inner map of the row's width `W` (`reduce (map2 (+)) ne xss`:
+//! in inner maps of the row's width `W` (`reduce (map2 (+)) ne xss`:
 //! `acc[j] = acc[j] + xs[j]`). When every access to the arrays the nest
 //! writes is at the inner map's index, column `j` of the accumulator
 //! depends on column `j` of the iterations only, so thread `j` runs every
-//! iteration in sequential order with the inner map cut down to its own
+//! iteration in sequential order with each inner map cut down to its own
 //! iteration `j` (`columns_shape` rewrites the body so), updating the
-//! accumulator in place. The statements around the inner map only bind
-//! values and check them, and each thread runs them. A scan's copy of the
-//! accumulator into its output row becomes the element's copy.
+//! accumulator in place: the operator is applied in order, so it need not
+//! be commutative, and it may fail. A thread array an inner map fills for
+//! a later one becomes a scalar; one copied whole into the accumulator
+//! stands for the accumulator itself. The statements around the inner
+//! maps only bind values and check them, and each thread runs them. A
+//! scan's copy of the accumulator into its output row becomes the
+//! element's copy.
 //!
-//! Errors keep their sequential order: thread `j` numbers its checks in
-//! iteration `i` as `i * (W + 1) + 1 + j`; the checks around the inner map
-//! fail in every thread alike, so thread 0's key, the smallest, stands for
-//! them. With no columns (`W` = 0) host code launches the nest on one thread
-//! instead, which still meets those checks.
+//! Errors keep their sequential order: with `S` segments (each up to the
+//! end of one top-level inner map, then the rest), thread `j` numbers its
+//! checks in segment `l` of iteration `i` as `i * (S * W + 2) + l * W + 1 +
+//! j`; the checks around the inner maps fail in every thread alike, so
+//! thread 0's key, the smallest, stands for them. With no columns (`W` =
+//! 0) host code launches the nest on one thread instead, which still meets
+//! those checks.
 
 use super::abi::{Grid, Params, OUT, WIDTH};
 use crate::codegen::emit::{Frame, Gen, Res, Val};
