@@ -17,13 +17,13 @@
 //! statements after the reduction (the writes of the row's results).
 //!
 //! Errors keep their sequential order: row `r` of a reduction of width `W`
-//! numbers its checks `r * (W + 2)` before the reduction, `r * (W + 2) + 1
-//! + j` in iteration `j`, and `r * (W + 2) + W + 1` after it. A check that
-//! fails in the fold leaves the fold and one before or after it leaves the
-//! row, so the group still reaches its shuffles and barriers (the statements
-//! before the reduction are the same for every thread of the group, so they
-//! fail together). Operators that can fail keep the map form (a row per
-//! thread), as block trees do.
+//! numbers its checks `r * (W + 2)` before the reduction, `r * (W + 2) +
+//! 1 + j` in iteration `j`, and `r * (W + 2) + W + 1` after it. A check
+//! that fails in the fold leaves the fold, and one before or after it
+//! leaves the row, so the group still reaches its shuffles and barriers
+//! (the statements before the reduction are the same for every thread of
+//! the group, so they fail together). Operators that can fail keep the map
+//! form (a row per thread), as block trees do.
 
 use super::abi::{Grid, Params, PARTIALS, WIDTH};
 use super::loops::Key;
