@@ -131,6 +131,29 @@ pub(super) fn columns_shape(nest: &LoopNest) -> Option<Columns> {
     })
 }
 
+/// The branch `s` with both its blocks rewritten by `f`.
+fn branches(s: &Stmt, f: &mut dyn FnMut(&Block) -> Option<Block>) -> Option<Stmt> {
+    let Stmt::If {
+        results,
+        cond,
+        then_block,
+        then_results,
+        else_block,
+        else_results,
+    } = s
+    else {
+        return None;
+    };
+    Some(Stmt::If {
+        results: results.clone(),
+        cond: *cond,
+        then_block: f(then_block)?,
+        then_results: then_results.clone(),
+        else_block: f(else_block)?,
+        else_results: else_results.clone(),
+    })
+}
+
 /// The rewrite of a body for one column.
 struct Cut {
     /// Arrays the nest writes, and views of them.
@@ -235,27 +258,7 @@ impl Cut {
                         value: Atom::Var(tmp.id),
                     });
                 }
-                Stmt::If {
-                    results,
-                    cond,
-                    then_block,
-                    then_results,
-                    else_block,
-                    else_results,
-                } => {
-                    let (then_block, else_block) = (
-                        self.block(then_block, false)?,
-                        self.block(else_block, false)?,
-                    );
-                    out.push(Stmt::If {
-                        results: results.clone(),
-                        cond: *cond,
-                        then_block,
-                        then_results: then_results.clone(),
-                        else_block,
-                        else_results: else_results.clone(),
-                    })
-                }
+                Stmt::If { .. } => out.push(branches(s, &mut |b| self.block(b, false))?),
                 Stmt::Loop(inner) => {
                     if inner.par != Parallelism::Map
                         || inner.carried().next().is_some()
@@ -349,25 +352,7 @@ impl Cut {
                         loc: SrcLoc::default(),
                     });
                 }
-                Stmt::If {
-                    results,
-                    cond,
-                    then_block,
-                    then_results,
-                    else_block,
-                    else_results,
-                } => {
-                    let then_block = self.inner(then_block, j, false)?;
-                    let else_block = self.inner(else_block, j, false)?;
-                    out.push(Stmt::If {
-                        results: results.clone(),
-                        cond: *cond,
-                        then_block,
-                        then_results: then_results.clone(),
-                        else_block,
-                        else_results: else_results.clone(),
-                    })
-                }
+                Stmt::If { .. } => out.push(branches(s, &mut |b| self.inner(b, j, false))?),
                 _ => return None,
             }
         }

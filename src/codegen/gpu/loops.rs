@@ -305,15 +305,26 @@ impl<'ctx> Gen<'ctx, '_> {
         width: IntValue<'ctx>,
     ) -> Res<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)> {
         let (gid, threads) = self.thread_range()?;
+        let (lo, hi) = self.slice_of(width, gid, threads)?;
+        Ok((gid, lo, hi))
+    }
+
+    /// Slice `[lo, hi)` of `width` iterations for thread `t` of `threads`:
+    /// `ceil(width / threads)` consecutive ones, in thread order.
+    pub(super) fn slice_of(
+        &self,
+        width: IntValue<'ctx>,
+        t: IntValue<'ctx>,
+        threads: IntValue<'ctx>,
+    ) -> Res<(IntValue<'ctx>, IntValue<'ctx>)> {
         let one = self.const_i64(1);
         let up = self.builder.build_int_add(width, threads, "")?;
         let up = self.builder.build_int_sub(up, one, "")?;
         let chunk = self.builder.build_int_signed_div(up, threads, "chunk")?;
-        let lo = self.builder.build_int_mul(gid, chunk, "")?;
+        let lo = self.builder.build_int_mul(t, chunk, "")?;
         let lo = self.min(lo, width)?;
         let hi = self.builder.build_int_add(lo, chunk, "")?;
-        let hi = self.min(hi, width)?;
-        Ok((gid, lo, hi))
+        Ok((lo, self.min(hi, width)?))
     }
 
     pub(super) fn fields_of(&self, nest: &LoopNest) -> usize {

@@ -200,13 +200,8 @@ impl<'ctx> Gen<'ctx, '_> {
             let range = if commute {
                 (t, width, size)
             } else {
-                let up = gen.builder.build_int_add(width, size, "")?;
-                let up = gen.builder.build_int_sub(up, one, "")?;
-                let chunk = gen.builder.build_int_signed_div(up, size, "chunk")?;
-                let lo = gen.builder.build_int_mul(t, chunk, "")?;
-                let lo = gen.min(lo, width)?;
-                let hi = gen.builder.build_int_add(lo, chunk, "")?;
-                (lo, gen.min(hi, width)?, one)
+                let (lo, hi) = gen.slice_of(width, t, size)?;
+                (lo, hi, one)
             };
             let folded = gen.ctx.append_basic_block(fr.func, "row.folded");
             gen.set_on_fail(Some(folded));
