@@ -42,6 +42,14 @@ enum Form {
     /// Histograms without atomic updates: grid-stride, each update under
     /// a lock per bin (`hist`).
     Locked,
+    /// A map whose iterations reduce rows, statement `at` of its body: a
+    /// warp or a block per row (`rows`).
+    Rows {
+        at: usize,
+    },
+    /// Reductions and scans of arrays, histograms of rows: a thread per
+    /// column (`columns`), or one thread when there are no columns.
+    Columns,
     Single,
 }
 
@@ -50,6 +58,9 @@ pub(super) use super::abi::{Grid, Params, OUT, PARTIALS, WIDTH};
 impl<'ctx> Gen<'ctx, '_> {
     fn form(&self, nest: &LoopNest) -> Form {
         let scalar_carried = nest.carried().all(|c| matches!(c.var.ty, Type::Scalar(_)));
+        if let Some(at) = super::rows::rows_shape(nest) {
+            return Form::Rows { at };
+        }
         match nest.par {
             Parallelism::Map | Parallelism::Scatter => Form::GridStride,
             Parallelism::Reduce if scalar_carried => Form::Partials,
@@ -105,6 +116,17 @@ impl<'ctx> Gen<'ctx, '_> {
             }
             _ => self.form(nest),
         };
+        // Reductions and scans of arrays, histograms of rows: a thread per
+        // column where the body allows.
+        let columns = match form {
+            Form::Single => super::columns::columns_shape(nest),
+            _ => None,
+        };
+        let form = if columns.is_some() {
+            Form::Columns
+        } else {
+            form
+        };
         let name = format!(
             "{}_k{}_{}",
             self.prefix,
@@ -154,9 +176,15 @@ impl<'ctx> Gen<'ctx, '_> {
                 gen.set_locks(kfr, nest, kp[PARTIALS].into_pointer_value())?;
                 gen.grid_stride_body(kfr, nest, kp)
             }
+            Form::Rows { at } => gen.rows_body(kfr, nest, at, kp),
+            Form::Columns => match &columns {
+                Some(cols) => gen.columns_body(kfr, nest, cols, kp),
+                None => gen.single_body(kfr, nest, kp),
+            },
             Form::Single => gen.single_body(kfr, nest, kp),
         })?;
-        self.reserve_heap(fr, nest, (form != Form::Single).then_some(main), width)?;
+        let one_thread = matches!(form, Form::Single | Form::Columns);
+        self.reserve_heap(fr, nest, (!one_thread).then_some(main), width)?;
         let mut partials = None;
         // Where the final carried values are (device address).
         let mut finals_at = out;
@@ -209,6 +237,18 @@ impl<'ctx> Gen<'ctx, '_> {
                 &values,
                 fr,
             )?,
+            Form::Rows { at } => self.launch_rows(fr, nest, at, main, &params, &mut values)?,
+            Form::Columns => {
+                let single = self.kernel(
+                    &format!("{name}_single"),
+                    &params,
+                    Vec::new(),
+                    |gen, kfr, kp| gen.single_body(kfr, nest, kp),
+                )?;
+                if let Some(cols) = &columns {
+                    self.launch_columns(fr, cols, main, single, &params, &values)?;
+                }
+            }
             Form::Locked => {
                 let count = self.lock_count(fr, nest)?;
                 let words = self.builder.build_int_add(count, self.const_i64(1), "")?;

@@ -15,6 +15,20 @@ use inkwell::types::BasicTypeEnum;
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
 use inkwell::IntPredicate;
 
+/// A nest's carried values in slots, a slot per field.
+pub(super) type Slots<'ctx> = [Vec<(PointerValue<'ctx>, BasicTypeEnum<'ctx>)>];
+
+/// The error key of each iteration of a carried loop.
+#[derive(Clone, Copy)]
+pub(super) enum Key<'ctx> {
+    /// The enclosing iteration's, as it is.
+    Kept,
+    /// The iteration itself.
+    Iteration,
+    /// The iteration plus this base (a row's keys after its own).
+    After(IntValue<'ctx>),
+}
+
 impl<'ctx> Gen<'ctx, '_> {
     /// A loop `for i in lo..hi step` in `fr`'s function: `each` generates
     /// an iteration with `i` (the builder is left after the loop).
@@ -149,15 +163,37 @@ impl<'ctx> Gen<'ctx, '_> {
         set_key: bool,
         skip: usize,
     ) -> Res<()> {
+        let key = if set_key { Key::Iteration } else { Key::Kept };
+        self.carried_loop_keyed(fr, nest, body, slots, range, key, skip)
+    }
+
+    /// `carried_loop_over` with the error key of each iteration as `key`
+    /// says.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn carried_loop_keyed(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        body: &crate::loopy::ir::Block,
+        slots: &[Vec<(PointerValue<'ctx>, BasicTypeEnum<'ctx>)>],
+        range: (IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>),
+        key: Key<'ctx>,
+        skip: usize,
+    ) -> Res<()> {
         let carried: Vec<&Carried> = nest.carried().collect();
         let (lo, hi, step) = range;
         // Small per-thread scratch on the stack (kept for the nests inside).
         let saved = self.thread_buffers.clone();
         self.stack_scratch(fr, body)?;
         self.kernel_loop(fr, lo, hi, step, &mut |gen, fr, i| {
-            if set_key {
-                let key = gen.key_slot()?;
-                gen.builder.build_store(key, i)?;
+            let at = match key {
+                Key::Kept => None,
+                Key::Iteration => Some(i),
+                Key::After(base) => Some(gen.builder.build_int_add(base, i, "")?),
+            };
+            if let Some(at) = at {
+                let slot = gen.key_slot()?;
+                gen.builder.build_store(slot, at)?;
             }
             fr.vals
                 .insert(nest.index.id, Val::Scalar(i.into(), ScalarType::I64));
@@ -269,15 +305,26 @@ impl<'ctx> Gen<'ctx, '_> {
         width: IntValue<'ctx>,
     ) -> Res<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)> {
         let (gid, threads) = self.thread_range()?;
+        let (lo, hi) = self.slice_of(width, gid, threads)?;
+        Ok((gid, lo, hi))
+    }
+
+    /// Slice `[lo, hi)` of `width` iterations for thread `t` of `threads`:
+    /// `ceil(width / threads)` consecutive ones, in thread order.
+    pub(super) fn slice_of(
+        &self,
+        width: IntValue<'ctx>,
+        t: IntValue<'ctx>,
+        threads: IntValue<'ctx>,
+    ) -> Res<(IntValue<'ctx>, IntValue<'ctx>)> {
         let one = self.const_i64(1);
         let up = self.builder.build_int_add(width, threads, "")?;
         let up = self.builder.build_int_sub(up, one, "")?;
         let chunk = self.builder.build_int_signed_div(up, threads, "chunk")?;
-        let lo = self.builder.build_int_mul(gid, chunk, "")?;
+        let lo = self.builder.build_int_mul(t, chunk, "")?;
         let lo = self.min(lo, width)?;
         let hi = self.builder.build_int_add(lo, chunk, "")?;
-        let hi = self.min(hi, width)?;
-        Ok((gid, lo, hi))
+        Ok((lo, self.min(hi, width)?))
     }
 
     pub(super) fn fields_of(&self, nest: &LoopNest) -> usize {

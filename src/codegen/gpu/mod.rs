@@ -10,7 +10,9 @@
 //! launches them; `abi` holds the kernels' parameters, prologue and
 //! launch arguments, `loops` the loops inside kernels (grid-stride,
 //! sequential with carried values), `cells` the 8-byte cells of final
-//! values and partial results; `scan` the kernels of scans and
+//! values and partial results; `rows` row reductions (a warp or a block
+//! per row); `columns` the segmented forms (a thread per element of an
+//! array accumulator or a bin row); `scan` the kernels of scans and
 //! compactions, `reduce` the block trees of reductions, `stage` the input
 //! tiles scans and non-commutative reductions stage in shared memory,
 //! `hist` the locks of histograms without atomic updates, `private`
@@ -28,6 +30,7 @@
 
 mod abi;
 mod cells;
+mod columns;
 pub(crate) mod device;
 mod heap;
 mod hist;
@@ -36,6 +39,7 @@ pub(crate) mod link;
 mod loops;
 mod private;
 mod reduce;
+mod rows;
 mod scan;
 mod stage;
 
