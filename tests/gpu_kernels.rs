@@ -47,9 +47,9 @@ fn emulated_suite(dirs: &[&str]) {
     cmd.current_dir(root())
         .env("ARRC_GPU_SHRINK", "1")
         .args(["test", "--target", "nvptx-emu", "--threads", "1,3"])
-        // GPU builds have no exact-errors fallback (docs/gpu.md): under
-        // fusion their first error can be a later statement's.
-        .args(["--exclude", "bench", "--exclude", "cpu_exact_errors"])
+        // The programs tagged `cpu_exact_errors` run too: a GPU executable's
+        // exact-errors fallback runs on the CPU (docs/gpu.md, "Errors").
+        .args(["--exclude", "bench"])
         .args(dirs);
     let out = cmd.output().expect("arrc test");
     let text =
@@ -358,5 +358,69 @@ entry split (n: i64) : (i64, i64) =
             assert!(got.status.success(), "{entry} on {threads}: {err}");
             assert_eq!(got.stdout, want.stdout, "{entry} on {threads}");
         }
+    }
+}
+
+/// The kernels of a program's PTX: name and text, in order.
+fn ptx_kernels(source: &str, dir: &Path) -> Vec<(String, String)> {
+    let src = dir.join("kernels.arr");
+    std::fs::write(&src, source).unwrap();
+    let out = arrc()
+        .args(["build", "--emit", "ptx"])
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ptx = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut kernels: Vec<(String, String)> = Vec::new();
+    for line in ptx.lines() {
+        if let Some(rest) = line.split(".entry ").nth(1) {
+            let name = rest.split('(').next().unwrap_or(rest).trim().to_string();
+            kernels.push((name, String::new()));
+        } else if let Some((_, text)) = kernels.last_mut() {
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+    kernels
+}
+
+/// A map of row reductions is one kernel whose warps shuffle (and whose
+/// blocks synchronise, for a block per row), unless its operator can fail;
+/// a reduction of arrays, a scan of arrays and a histogram of rows are a
+/// kernel of a thread per column beside the single-thread one that runs
+/// when there are no columns (docs/gpu.md, "Row reductions", "Segmented
+/// forms"). The results are the golden suite's (`row_reduce.arr`,
+/// `segmented.arr`).
+#[test]
+fn row_reductions_shuffle_and_segmented_forms_run_a_thread_per_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = ptx_kernels(
+        "entry main (xss: [][]f32) : []f32 = map (\\r -> reduce (+) 0 (map (\\x -> x * x) r)) xss",
+        dir.path(),
+    );
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert!(rows[0].1.contains("shfl.sync.down"), "{}", rows[0].1);
+    assert!(rows[0].1.contains("bar.sync"), "{}", rows[0].1);
+    let checked = ptx_kernels(
+        "entry main (xss: [][]i64) : []i64 = map (\\r -> reduce (\\a b -> assert (a < 100) (a + b)) 0 r) xss",
+        dir.path(),
+    );
+    assert_eq!(checked.len(), 1, "{checked:?}");
+    assert!(!checked[0].1.contains("shfl.sync"), "{}", checked[0].1);
+    for body in [
+        "reduce (map2 (+)) (replicate m 0) xss",
+        "(scan (map2 (+)) (replicate m 0) xss)[n - 1]",
+        "(reduce_by_index (replicate 4 (replicate m 0)) (map2 (+)) (replicate m 0) (map (% 4) (iota n)) xss)[1]",
+    ] {
+        let source = format!("entry main [n][m] (xss: [n][m]i64) : [m]i64 = {body}");
+        let kernels = ptx_kernels(&source, dir.path());
+        let names: Vec<&str> = kernels.iter().map(|(n, _)| n.as_str()).collect();
+        let single = names.iter().filter(|n| n.ends_with("_single")).count();
+        assert_eq!(single, 1, "{body}: {names:?}");
     }
 }

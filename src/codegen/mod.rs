@@ -359,7 +359,14 @@ pub fn link(
     out: &Path,
 ) -> Result<(), CodegenError> {
     match (gpu, objects.program) {
-        (Some(artifacts), [object]) => gpu::link::link(program, artifacts, object, out, None),
+        (Some(artifacts), [object]) => gpu::link::link(
+            program,
+            artifacts,
+            object,
+            objects.exact_fallback,
+            out,
+            None,
+        ),
         (Some(_), _) => Err(CodegenError::Internal(
             "a GPU executable links one host object".into(),
         )),
@@ -415,7 +422,7 @@ pub fn link_library(
                 "a GPU library has one host object".into(),
             ));
         };
-        return gpu::link::link(program, artifacts, object, out, Some(api));
+        return gpu::link::link(program, artifacts, object, None, out, Some(api));
     }
     let machine = backend(opts)?.machine()?;
     cpu::link::link(

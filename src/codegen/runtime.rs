@@ -54,11 +54,11 @@ pub(crate) enum RuntimeFn {
     GpuSync,
     /// `void arr_gpu_reserve_heap(int64_t bytes)`
     GpuReserveHeap,
-    /// `int64_t arr_gpu_lookback_tiles(int kernel, int64_t work, int64_t shared, int64_t items)`
+    /// `int64_t arr_gpu_lookback_tiles(int kernel, int64_t work, int64_t shared, int64_t per_thread, int64_t items)`
     GpuLookbackTiles,
-    /// `int64_t arr_gpu_lookback_chunks(int kernel, int64_t work, int64_t shared, int64_t items)`
+    /// `int64_t arr_gpu_lookback_chunks(int kernel, int64_t work, int64_t shared, int64_t per_thread, int64_t items)`
     GpuLookbackChunks,
-    /// `void arr_gpu_launch_shared_block(int kernel, int64_t work, int64_t shared, void **args)`
+    /// `void arr_gpu_launch_shared_block(int kernel, int64_t work, int64_t shared, int64_t per_thread, void **args)`
     GpuLaunchSharedBlock,
     /// `int64_t arr_gpu_blocks_shared(int kernel, int64_t work, int64_t per_thread)`
     GpuBlocksShared,
@@ -141,9 +141,9 @@ impl RuntimeFn {
             RuntimeFn::GpuLaunchOne => (None, &[I32, Ptr]),
             RuntimeFn::GpuSync => (None, &[]),
             RuntimeFn::GpuReserveHeap => (None, &[I64]),
-            RuntimeFn::GpuLookbackTiles => (Some(I64), &[I32, I64, I64, I64]),
-            RuntimeFn::GpuLookbackChunks => (Some(I64), &[I32, I64, I64, I64]),
-            RuntimeFn::GpuLaunchSharedBlock => (None, &[I32, I64, I64, Ptr]),
+            RuntimeFn::GpuLookbackTiles => (Some(I64), &[I32, I64, I64, I64, I64]),
+            RuntimeFn::GpuLookbackChunks => (Some(I64), &[I32, I64, I64, I64, I64]),
+            RuntimeFn::GpuLaunchSharedBlock => (None, &[I32, I64, I64, I64, Ptr]),
             RuntimeFn::GpuBlocksShared => (Some(I64), &[I32, I64, I64]),
             RuntimeFn::GpuLaunchShared => (None, &[I32, I64, I64, Ptr]),
             RuntimeFn::GpuFill32 => (None, &[I64, I32, I64]),

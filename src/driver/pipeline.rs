@@ -179,15 +179,21 @@ fn compile_to(
     if let Goal::Loopy = goal {
         return Ok(Output::Loopy(loops));
     }
-    let wants_fallback = matches!(goal, Goal::Executable(_) | Goal::Library(..))
-        && options.fusion.strategy != fusion::ast::Strategy::None
-        && !options.codegen.target.is_gpu();
+    // A GPU executable's fallback runs on the CPU (a GPU library's arrays
+    // live on the device, where CPU code cannot read them).
+    let gpu = options.codegen.target.is_gpu();
+    let wants_fallback = match goal {
+        Goal::Executable(_) => true,
+        Goal::Library(..) => !gpu,
+        _ => false,
+    } && options.fusion.strategy != fusion::ast::Strategy::None;
     let fallback = match wants_fallback {
         true => {
             let mut quiet = session.quiet();
+            let cpu_options = fallback_options(options);
             Some(session.step("exact-fallback-loopy", || {
                 let unfused = fusion::fuse(&core, &FusionOptions::new(fusion::ast::Strategy::None));
-                loop_nests_in(&unfused.program, options, &mut quiet)
+                loop_nests_in(&unfused.program, &cpu_options, &mut quiet)
             })?)
         }
         false => None,
@@ -379,12 +385,27 @@ fn exact_fallback(
     options: &Options,
     session: &mut Session,
 ) -> Result<Option<Vec<u8>>, Failure> {
-    match fallback.filter(|_| module.can_fail()) {
+    // A GPU module's kernels report their errors through the device's
+    // record (`locations`), not `arr_fail_*`.
+    let device_checks = module
+        .gpu_artifacts()
+        .is_some_and(|a| !a.locations.is_empty());
+    match fallback.filter(|_| module.can_fail() || device_checks) {
         Some(unfused) => Ok(Some(session.step("exact-fallback-object", || {
             fallback_object(unfused, options)
         })?)),
         None => Ok(None),
     }
+}
+
+/// The options the fallback is built with: the CPU's, whatever the
+/// target (a GPU executable's fallback runs on the host).
+fn fallback_options(options: &Options) -> Options {
+    let mut cpu = options.clone();
+    if cpu.codegen.target.is_gpu() {
+        cpu.codegen.target = codegen::Target::X86_64;
+    }
+    cpu
 }
 
 /// The object file of the exact-errors fallback: `unfused` emitted with
@@ -394,7 +415,7 @@ fn fallback_object(unfused: &loopy::ir::Program, options: &Options) -> Result<Ve
         opt_level: 0,
         exact_fallback: true,
         count_traffic: false,
-        ..options.codegen
+        ..fallback_options(options).codegen
     };
     let context = codegen::LlvmContext::create();
     let mut module = codegen::emit(&context, unfused, &codegen_options)?;

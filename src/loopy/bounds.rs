@@ -2,7 +2,9 @@
 //! drops the check of a read or row when every index is either the index
 //! of an enclosing loop (a nest, or a sequential `for`) whose bound is that
 //! very dimension of the array (the same size variable), or a constant
-//! inside a constant dimension.
+//! inside a constant dimension, or an index clamped into the dimension
+//! (`min (d - 1) (max k 0)`, a stencil's border) inside a loop whose bound
+//! is that dimension, so that `d` is at least 1 there.
 //!
 //! Why: indexing written in the source (`m[j][i]` in maps over `iota`) is
 //! lowered with checks, since the lowering does not relate the index to
@@ -12,8 +14,8 @@
 //! variable is defined once, so the same variable as bound and as
 //! dimension proves the index in range.
 
-use super::ir::{Block, Function, LoopNest, SeqForm, Stmt};
-use crate::core::ir::{Atom, Var, VarId};
+use super::ir::{Block, Function, LoopNest, ScalarExp, SeqForm, Stmt};
+use crate::core::ir::{Atom, BinOp, Var, VarId};
 use crate::types::Const;
 use std::collections::HashMap;
 
@@ -32,6 +34,11 @@ struct Facts {
     shapes: HashMap<VarId, Vec<Atom>>,
     /// Loop indices and the bound each runs below (from 0).
     bounds: HashMap<VarId, Atom>,
+    /// The scalars defined so far (variables are defined once).
+    lets: HashMap<VarId, ScalarExp>,
+    /// The bounds of the loops around the current statement: at least 1
+    /// inside an iteration.
+    enclosing: Vec<Atom>,
 }
 
 impl Facts {
@@ -47,15 +54,34 @@ impl Facts {
         };
         index.len() <= shape.len()
             && index.iter().zip(shape).all(|(i, dim)| match (i, dim) {
-                (Atom::Var(v), _) => self.bounds.get(v) == Some(dim),
+                (Atom::Var(v), _) => self.bounds.get(v) == Some(dim) || self.clamped(*v, dim),
                 (Atom::Const(Const::I64(c)), Atom::Const(Const::I64(n))) => (0..*n).contains(c),
                 _ => false,
             })
     }
 
+    /// `v` is `min (dim - 1) (max k 0)` (either operand order) inside a
+    /// loop whose bound is `dim`: in `0..dim`.
+    fn clamped(&self, v: VarId, dim: &Atom) -> bool {
+        let def = |a: &Atom| match a {
+            Atom::Var(t) => self.lets.get(t),
+            Atom::Const(_) => None,
+        };
+        let zero = |a: &Atom| matches!(a, Atom::Const(Const::I64(0)));
+        let below = |a: &Atom| matches!(def(a), Some(ScalarExp::BinOp(BinOp::Sub, d, Atom::Const(Const::I64(1)))) if d == dim);
+        let nonneg = |a: &Atom| matches!(def(a), Some(ScalarExp::BinOp(BinOp::Max, x, y)) if zero(x) || zero(y));
+        let Some(ScalarExp::BinOp(BinOp::Min, a, b)) = self.lets.get(&v) else {
+            return false;
+        };
+        ((below(a) && nonneg(b)) || (below(b) && nonneg(a))) && self.enclosing.contains(dim)
+    }
+
     fn block(&mut self, stmts: &mut Block) {
         for stmt in stmts {
             match stmt {
+                Stmt::Let { var, exp, .. } => {
+                    self.lets.insert(var.id, exp.clone());
+                }
                 Stmt::Read {
                     array,
                     index,
@@ -95,13 +121,16 @@ impl Facts {
                     for p in &lp.params {
                         self.shape_of(&p.var, &p.shape);
                     }
+                    let depth = self.enclosing.len();
                     match &mut lp.form {
                         SeqForm::For { index, bound } => {
                             self.bounds.insert(index.id, *bound);
+                            self.enclosing.push(*bound);
                         }
                         SeqForm::While { cond, .. } => self.block(cond),
                     }
                     self.block(&mut lp.body);
+                    self.enclosing.truncate(depth);
                     for r in &lp.results {
                         self.shape_of(&r.var, &r.shape);
                     }
@@ -114,7 +143,9 @@ impl Facts {
 
     fn nest(&mut self, nest: &mut LoopNest) {
         self.bounds.insert(nest.index.id, nest.width);
+        self.enclosing.push(nest.width);
         self.block(&mut nest.body);
+        self.enclosing.pop();
         for r in &mut nest.reductions {
             self.block(&mut r.op.body);
         }

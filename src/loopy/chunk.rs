@@ -205,7 +205,7 @@ fn index_conditions(nest: &LoopNest, body: &Block) -> Vec<IndexCondition> {
 
 /// Calls `f` on every statement of `block`, at any depth (branches, loops
 /// and nests).
-fn for_each_stmt(block: &Block, f: &mut impl FnMut(&Stmt)) {
+pub(crate) fn for_each_stmt(block: &Block, f: &mut impl FnMut(&Stmt)) {
     for stmt in block {
         f(stmt);
         match stmt {

@@ -713,6 +713,21 @@ fn checks_proven_by_loop_bounds_are_dropped() {
 }
 
 #[test]
+fn indices_clamped_into_their_loops_dimension_are_not_checked() {
+    let text = print_program(&lowered_source(
+        "entry main [n] (xs: [n]i32) (ys: []i32) : ([n]i32, [n]i32) =\n  \
+         (map (\\i -> xs[i64.min (n - 1) (i64.max 0 (i - 1))]) (iota n),\n   \
+         map (\\i -> ys[i64.min (n - 1) (i64.max (i + 1) 0)]) (iota n))\n",
+    ));
+    let reads: Vec<&str> = text.lines().filter(|l| l.contains("read elem")).collect();
+    // Clamped into 0..n inside the loop over n: in range for xs ([n]);
+    // ys has a length of its own, which n says nothing about.
+    assert_eq!(reads.len(), 2, "{text}");
+    assert!(!reads[0].contains(" @"), "{text}");
+    assert!(reads[1].contains(" @"), "{text}");
+}
+
+#[test]
 fn rows_sized_per_row_take_row_zeros_size_and_check_the_others() {
     let text = print_program(&lowered_source(
         "entry main (rows: [][]i32) : [][]i32 =\n  map (\\r -> filter (\\v -> v > 0) r) rows\n",

@@ -21,3 +21,24 @@ entry spread (n: i64) (m: i64) (k: i64) : (i64, i64, i64, i32, i32) =
   let lows = hist i32.min 1000 m is (map i32.i64 vs)
   let highs = hist i32.max (-1) m is (map i32.i64 vs)
   in (sums[0], sums[m - 1], reduce (+) 0 sums, lows[m / 2], highs[m - 1])
+
+-- ==
+-- entry: float_bins
+-- input { 3i64 [1.0f32, 2.0f32, 4.0f32, -1.0f32] [0.5f64, 1.5f64, -2.0f64, 8.0f64] }
+-- output { [2.0f32, 0.0f32, 4.0f32] [1.5f64, 8.5f64, -2.0f64] [2.0f32, 1.0f32, 4.0f32] [1.5f64, 0.5f64, -2.0f64] [2i64, 1i64, 3i64] }
+-- random input { 16i64 [5000]f32 [5000]f64 } auto output
+-- random input { 300i64 [6000]f32 [6000]f64 } auto output
+-- random input { 5000i64 [6000]f32 [6000]f64 } auto output
+
+-- Float bins: sums (one atomic add each, f32 and f64), a maximum and a
+-- minimum (compare-and-swap), and integer products (compare-and-swap
+-- merges): private below 16 KiB of bins in all (16 and 300 bins), global
+-- above (5000).
+entry float_bins [n] (m: i64) (xs: [n]f32) (ys: [n]f64) : ([]f32, []f64, []f32, []f64, []i64) =
+  let is = map (\i -> (i * 7919 + 1) % m) (iota n)
+  let sums = hist (+) 0 m is xs
+  let dsums = hist (+) 0 m is ys
+  let highs = hist f32.max (-f32.inf) m is xs
+  let lows = hist f64.min f64.inf m is ys
+  let prods = hist (*) 1 m is (map (\i -> 1 + i % 3) (iota n))
+  in (sums, dsums, highs, lows, prods)

@@ -79,15 +79,29 @@ impl<'ctx> Gen<'ctx, '_> {
         if operand == Atom::Var(old.id) {
             return Ok(0);
         }
-        let Some(rmw) = rmw_op(*op, old.ty.elem()) else {
+        let elem = old.ty.elem();
+        let rmw = rmw_op(*op, elem);
+        // On a GPU a float add is one atomic instruction too.
+        let float_add = self.device.is_some()
+            && *op == BinOp::Add
+            && matches!(elem, ScalarType::F32 | ScalarType::F64);
+        if rmw.is_none() && !float_add {
             return Ok(0);
-        };
+        }
         let (ptr, elem, shape) = self.array(fr, bin)?;
         let idx = self.checked_index(fr, &shape, index, None)?;
         let p = self.offset_ptr(ptr, elem, &shape, &idx)?;
-        let v = self.int(fr, &operand)?;
-        self.builder
-            .build_atomicrmw(rmw, p, v, AtomicOrdering::Monotonic)?;
+        match rmw {
+            Some(rmw) => {
+                let v = self.int(fr, &operand)?;
+                self.builder
+                    .build_atomicrmw(rmw, p, v, AtomicOrdering::Monotonic)?;
+            }
+            None => {
+                let (v, _) = self.scalar(fr, &operand)?;
+                self.float_atomic_add(p, v, elem)?;
+            }
+        }
         self.count_one(Counter::Reads)?;
         self.count_one(Counter::Writes)?;
         Ok(3)
@@ -106,23 +120,7 @@ impl<'ctx> Gen<'ctx, '_> {
         let (ptr, elem, shape) = self.array(fr, array)?;
         let idx = self.checked_index(fr, &shape, index, None)?;
         let p = self.offset_ptr(ptr, elem, &shape, &idx)?;
-        let retry = self.ctx.append_basic_block(fr.func, "cas.retry");
-        self.builder.build_unconditional_branch(retry)?;
-        self.builder.position_at_end(retry);
-        let bits_ty = match elem.bytes() {
-            1 => self.ctx.i8_type(),
-            2 => self.ctx.i16_type(),
-            4 => self.ctx.i32_type(),
-            _ => self.ctx.i64_type(),
-        };
-        let load = self.builder.build_load(bits_ty, p, "old")?;
-        if let Some(inst) = load.as_instruction_value() {
-            inst.set_alignment(elem.bytes() as u32)
-                .map_err(|e| CodegenError::Internal(format!("atomic load: {e}")))?;
-            inst.set_atomic_ordering(AtomicOrdering::Monotonic)
-                .map_err(|e| CodegenError::Internal(format!("atomic load: {e}")))?;
-        }
-        let old_bits = load.into_int_value();
+        let (retry, old_bits) = self.cas_loop_head(fr.func, p, elem)?;
         let mem = self
             .builder
             .build_bit_cast(old_bits, self.mem_type(elem), "")?;
@@ -147,23 +145,69 @@ impl<'ctx> Gen<'ctx, '_> {
             .builder
             .build_bit_cast(mem, cas.old_bits.get_type(), "")?
             .into_int_value();
-        let pair = self.builder.build_cmpxchg(
-            cas.ptr,
-            cas.old_bits,
-            new_bits,
-            AtomicOrdering::Monotonic,
-            AtomicOrdering::Monotonic,
-        )?;
-        let swapped = self
-            .builder
-            .build_extract_value(pair, 1, "swapped")?
-            .into_int_value();
         let done = self.ctx.append_basic_block(fr.func, "cas.done");
-        self.builder
-            .build_conditional_branch(swapped, done, cas.retry)?;
+        self.cmpxchg_branch(cas.ptr, cas.old_bits, new_bits, done, cas.retry)?;
         self.builder.position_at_end(done);
         self.count_one(Counter::Reads)?;
         self.count_one(Counter::Writes)?;
+        Ok(())
+    }
+
+    /// The integer type of `elem`'s bits.
+    pub(crate) fn bits_type(&self, elem: ScalarType) -> inkwell::types::IntType<'ctx> {
+        match elem.bytes() {
+            1 => self.ctx.i8_type(),
+            2 => self.ctx.i16_type(),
+            4 => self.ctx.i32_type(),
+            _ => self.ctx.i64_type(),
+        }
+    }
+
+    /// The head of a compare-and-swap loop on the `elem` at `p`: a block
+    /// (returned, to branch back to) that loads its bits atomically
+    /// (relaxed).
+    pub(crate) fn cas_loop_head(
+        &self,
+        func: FunctionValue<'ctx>,
+        p: PointerValue<'ctx>,
+        elem: ScalarType,
+    ) -> Res<(BasicBlock<'ctx>, IntValue<'ctx>)> {
+        let retry = self.ctx.append_basic_block(func, "cas.retry");
+        self.builder.build_unconditional_branch(retry)?;
+        self.builder.position_at_end(retry);
+        let load = self.builder.build_load(self.bits_type(elem), p, "old")?;
+        if let Some(inst) = load.as_instruction_value() {
+            inst.set_alignment(elem.bytes() as u32)
+                .map_err(|e| CodegenError::Internal(format!("atomic load: {e}")))?;
+            inst.set_atomic_ordering(AtomicOrdering::Monotonic)
+                .map_err(|e| CodegenError::Internal(format!("atomic load: {e}")))?;
+        }
+        Ok((retry, load.into_int_value()))
+    }
+
+    /// `cmpxchg p, expected, desired` (relaxed), then on to `swapped` if
+    /// it stored, else to `failed`.
+    pub(crate) fn cmpxchg_branch(
+        &self,
+        p: PointerValue<'ctx>,
+        expected: IntValue<'ctx>,
+        desired: IntValue<'ctx>,
+        swapped: BasicBlock<'ctx>,
+        failed: BasicBlock<'ctx>,
+    ) -> Res<()> {
+        let pair = self.builder.build_cmpxchg(
+            p,
+            expected,
+            desired,
+            AtomicOrdering::Monotonic,
+            AtomicOrdering::Monotonic,
+        )?;
+        let stored = self
+            .builder
+            .build_extract_value(pair, 1, "swapped")?
+            .into_int_value();
+        self.builder
+            .build_conditional_branch(stored, swapped, failed)?;
         Ok(())
     }
 }

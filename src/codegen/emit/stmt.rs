@@ -9,8 +9,9 @@ impl<'ctx> Gen<'ctx, '_> {
         while k < block.len() {
             match self.atomic_rmw(fr, &block[k..])? {
                 0 => {
-                    // GPU histograms' bins are accessed under a lock per bin.
-                    if !self.locked_access(fr, &block[k])? {
+                    // GPU histograms' bins are accessed under a lock per
+                    // bin; a GPU scan's inputs come from staged tiles.
+                    if !self.locked_access(fr, &block[k])? && !self.staged_read(fr, &block[k])? {
                         self.stmt(fr, &block[k])?;
                     }
                     k += 1;

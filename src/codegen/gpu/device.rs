@@ -41,6 +41,8 @@ pub(crate) struct Device<'ctx> {
     pub(crate) current: Option<KernelState<'ctx>>,
     /// Its histograms' locks, when it updates bins under locks.
     pub(crate) locks: Option<super::hist::Locks<'ctx>>,
+    /// The input tiles a look-back scan's reads take while a tile runs.
+    pub(crate) staged: Vec<super::stage::Staged<'ctx>>,
 }
 
 /// What code inside a kernel needs of its kernel.
@@ -71,6 +73,7 @@ impl<'ctx> Device<'ctx> {
             locations: Locations::default(),
             current: None,
             locks: None,
+            staged: Vec::new(),
         }
     }
 }

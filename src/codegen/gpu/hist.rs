@@ -254,18 +254,7 @@ impl<'ctx> Gen<'ctx, '_> {
         let got = self.ctx.append_basic_block(func, "lock.got");
         self.builder.build_unconditional_branch(spin)?;
         self.builder.position_at_end(spin);
-        let pair = self.builder.build_cmpxchg(
-            p,
-            i32t.const_zero(),
-            i32t.const_int(1, false),
-            AtomicOrdering::Monotonic,
-            AtomicOrdering::Monotonic,
-        )?;
-        let taken = self
-            .builder
-            .build_extract_value(pair, 1, "taken")?
-            .into_int_value();
-        self.builder.build_conditional_branch(taken, got, wait)?;
+        self.cmpxchg_branch(p, i32t.const_zero(), i32t.const_int(1, false), got, wait)?;
         self.builder.position_at_end(wait);
         self.nanosleep(64)?;
         self.builder.build_unconditional_branch(spin)?;

@@ -21,24 +21,15 @@
 //!   remains").
 //!
 //! Inside a kernel, a nest of an iteration runs sequentially in that
-//! iteration's thread (`sequential_nest`). A kernel's parameters after
-//! `err` and `seq` are its width, the device buffer its carried values'
-//! final values go to (one 8-byte cell a field), the buffer of per-thread
-//! partial results, the nest's free variables and the carried values'
-//! initial values. A check that fails records the error with the current
-//! iteration as its key and ends the thread.
+//! iteration's thread (`sequential_nest`, `loops`). The kernels'
+//! parameters and launches are in `abi`, their buffers' cells in `cells`.
 
-use super::device::nounwind;
-use crate::codegen::emit::{val_type, Frame, Gen, Mode, Res, Val};
+use crate::codegen::emit::{Frame, Gen, Res, Val};
 use crate::codegen::runtime::RuntimeFn;
-use crate::codegen::CodegenError;
 use crate::core::ir::{Atom, Type, VarId};
-use crate::loopy::ir::{Carried, LoopNest, ParPlan, Parallelism};
+use crate::loopy::ir::{LoopNest, ParPlan, Parallelism};
 use crate::types::ScalarType;
-use inkwell::types::BasicTypeEnum;
-use inkwell::values::{BasicValueEnum, FunctionValue, IntValue, PointerValue};
 use inkwell::IntPredicate;
-use std::collections::HashMap;
 
 /// How a launched nest's iterations are spread over threads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,37 +42,25 @@ enum Form {
     /// Histograms without atomic updates: grid-stride, each update under
     /// a lock per bin (`hist`).
     Locked,
+    /// A map whose iterations reduce rows, statement `at` of its body: a
+    /// warp or a block per row (`rows`).
+    Rows {
+        at: usize,
+    },
+    /// Reductions and scans of arrays, histograms of rows: a thread per
+    /// column (`columns`), or one thread when there are no columns.
+    Columns,
     Single,
 }
 
-/// The threads of a launch: as planned for the work, or one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Grid {
-    Work,
-    One,
-    /// As planned for the work with these bytes of shared memory a thread.
-    Shared(usize),
-}
-
-/// The parameters of a nest's kernels after `err` and `seq`, as values in
-/// host code and types at the kernel ABI (`bool` as `i8`).
-pub(super) struct Params<'ctx> {
-    free: Vec<(VarId, Val<'ctx>)>,
-    /// Field values: width, out, partials, free variables, initial values.
-    values: Vec<BasicValueEnum<'ctx>>,
-    pub(super) types: Vec<BasicTypeEnum<'ctx>>,
-    /// Carried values' types, in `LoopNest::carried` order.
-    carried: Vec<Type>,
-}
-
-pub(super) const WIDTH: usize = 0;
-pub(super) const OUT: usize = 1;
-pub(super) const PARTIALS: usize = 2;
-const FIXED: usize = 3;
+pub(super) use super::abi::{Grid, Params, OUT, PARTIALS, WIDTH};
 
 impl<'ctx> Gen<'ctx, '_> {
     fn form(&self, nest: &LoopNest) -> Form {
         let scalar_carried = nest.carried().all(|c| matches!(c.var.ty, Type::Scalar(_)));
+        if let Some(at) = super::rows::rows_shape(nest) {
+            return Form::Rows { at };
+        }
         match nest.par {
             Parallelism::Map | Parallelism::Scatter => Form::GridStride,
             Parallelism::Reduce if scalar_carried => Form::Partials,
@@ -137,6 +116,17 @@ impl<'ctx> Gen<'ctx, '_> {
             }
             _ => self.form(nest),
         };
+        // Reductions and scans of arrays, histograms of rows: a thread per
+        // column where the body allows.
+        let columns = match form {
+            Form::Single => super::columns::columns_shape(nest),
+            _ => None,
+        };
+        let form = if columns.is_some() {
+            Form::Columns
+        } else {
+            form
+        };
         let name = format!(
             "{}_k{}_{}",
             self.prefix,
@@ -186,9 +176,15 @@ impl<'ctx> Gen<'ctx, '_> {
                 gen.set_locks(kfr, nest, kp[PARTIALS].into_pointer_value())?;
                 gen.grid_stride_body(kfr, nest, kp)
             }
+            Form::Rows { at } => gen.rows_body(kfr, nest, at, kp),
+            Form::Columns => match &columns {
+                Some(cols) => gen.columns_body(kfr, nest, cols, kp),
+                None => gen.single_body(kfr, nest, kp),
+            },
             Form::Single => gen.single_body(kfr, nest, kp),
         })?;
-        self.reserve_heap(fr, nest, (form != Form::Single).then_some(main), width)?;
+        let one_thread = matches!(form, Form::Single | Form::Columns);
+        self.reserve_heap(fr, nest, (!one_thread).then_some(main), width)?;
         let mut partials = None;
         // Where the final carried values are (device address).
         let mut finals_at = out;
@@ -216,9 +212,16 @@ impl<'ctx> Gen<'ctx, '_> {
                 let launch = self.runtime(RuntimeFn::GpuLaunchSharedBlock);
                 let k = self.ctx.i32_type().const_int(main as u64, false);
                 let args = self.launch_args(&params.types, &values, fr)?;
+                let none = self.const_i64(0);
                 self.builder.build_call(
                     launch,
-                    &[k.into(), width.into(), shared.into(), args.into()],
+                    &[
+                        k.into(),
+                        width.into(),
+                        shared.into(),
+                        none.into(),
+                        args.into(),
+                    ],
                     "",
                 )?;
             }
@@ -234,6 +237,18 @@ impl<'ctx> Gen<'ctx, '_> {
                 &values,
                 fr,
             )?,
+            Form::Rows { at } => self.launch_rows(fr, nest, at, main, &params, &mut values)?,
+            Form::Columns => {
+                let single = self.kernel(
+                    &format!("{name}_single"),
+                    &params,
+                    Vec::new(),
+                    |gen, kfr, kp| gen.single_body(kfr, nest, kp),
+                )?;
+                if let Some(cols) = &columns {
+                    self.launch_columns(fr, cols, main, single, &params, &values)?;
+                }
+            }
             Form::Locked => {
                 let count = self.lock_count(fr, nest)?;
                 let words = self.builder.build_int_add(count, self.const_i64(1), "")?;
@@ -251,10 +266,20 @@ impl<'ctx> Gen<'ctx, '_> {
                 // One kernel (decoupled look-back); its buffer: the ticket,
                 // a status, an aggregate and an inclusive prefix per tile,
                 // then (with reductions) a partial per thread and tile.
+                // Staged input tiles take shared memory per thread.
+                let (staged, items) = self.staging(fr, nest, super::scan::TILE_ITEMS)?;
+                let per_thread = Self::staged_bytes(&staged, items);
                 let shared = self.const_i64(super::scan::lookback_shared(fields) as i64);
-                let items = self.const_i64(super::scan::TILE_ITEMS);
+                let per_thread = self.const_i64(per_thread);
+                let items = self.const_i64(items);
                 let k = self.ctx.i32_type().const_int(main as u64, false);
-                let plan_args = [k.into(), width.into(), shared.into(), items.into()];
+                let plan_args = [
+                    k.into(),
+                    width.into(),
+                    shared.into(),
+                    per_thread.into(),
+                    items.into(),
+                ];
                 let tiles_fn = self.runtime(RuntimeFn::GpuLookbackTiles);
                 let tiles = self.call_int(tiles_fn, &plan_args)?;
                 let chunks_fn = self.runtime(RuntimeFn::GpuLookbackChunks);
@@ -287,7 +312,13 @@ impl<'ctx> Gen<'ctx, '_> {
                 let args = self.launch_args(&params.types, &values, fr)?;
                 self.builder.build_call(
                     launch,
-                    &[k.into(), width.into(), shared.into(), args.into()],
+                    &[
+                        k.into(),
+                        width.into(),
+                        shared.into(),
+                        per_thread.into(),
+                        args.into(),
+                    ],
                     "",
                 )?;
                 if reductions {
@@ -306,8 +337,13 @@ impl<'ctx> Gen<'ctx, '_> {
             }
             Form::Partials => {
                 let k = self.ctx.i32_type().const_int(main as u64, false);
-                // A partial per block (tree) or per thread.
-                let shared = self.const_i64((fields * 8) as i64);
+                // A partial per block (tree) or per thread; a tree's cells
+                // and its staged input tiles in shared memory.
+                let mut per_thread = fields * 8;
+                if let (true, Some((staged, items))) = (tree, self.reduce_staging(fr, nest)?) {
+                    per_thread += Self::staged_bytes(&staged, items) as usize;
+                }
+                let shared = self.const_i64(per_thread as i64);
                 let threads = if tree {
                     let f = self.runtime(RuntimeFn::GpuBlocksShared);
                     self.call_int(f, &[k.into(), width.into(), shared.into()])?
@@ -321,7 +357,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 partials = Some(p);
                 values[PARTIALS] = self.builder.build_int_to_ptr(p, self.ptr(), "")?.into();
                 let grid = if tree {
-                    Grid::Shared(fields * 8)
+                    Grid::Shared(per_thread)
                 } else {
                     Grid::Work
                 };
@@ -366,634 +402,5 @@ impl<'ctx> Gen<'ctx, '_> {
             self.builder.build_call(free, &[p.into()], "")?;
         }
         Ok(())
-    }
-
-    /// Launches kernel `kernel` over `width` items (or one thread).
-    pub(super) fn launch(
-        &mut self,
-        kernel: usize,
-        grid: Grid,
-        width: IntValue<'ctx>,
-        types: &[BasicTypeEnum<'ctx>],
-        values: &[BasicValueEnum<'ctx>],
-        fr: &Frame<'ctx>,
-    ) -> Res<()> {
-        let args = self.launch_args(types, values, fr)?;
-        let k = self.ctx.i32_type().const_int(kernel as u64, false);
-        if grid == Grid::One {
-            let f = self.runtime(RuntimeFn::GpuLaunchOne);
-            self.builder.build_call(f, &[k.into(), args.into()], "")?;
-        } else if let Grid::Shared(bytes) = grid {
-            let f = self.runtime(RuntimeFn::GpuLaunchShared);
-            let b = self.const_i64(bytes as i64);
-            self.builder
-                .build_call(f, &[k.into(), width.into(), b.into(), args.into()], "")?;
-        } else {
-            let f = self.runtime(RuntimeFn::GpuLaunchWork);
-            self.builder
-                .build_call(f, &[k.into(), width.into(), args.into()], "")?;
-        }
-        Ok(())
-    }
-
-    /// The `void **` array of a launch's parameters (after `err` and `seq`).
-    fn launch_args(
-        &self,
-        types: &[BasicTypeEnum<'ctx>],
-        values: &[BasicValueEnum<'ctx>],
-        fr: &Frame<'ctx>,
-    ) -> Res<PointerValue<'ctx>> {
-        let n = values.len();
-        let array_ty = self.ptr().array_type(n.max(1) as u32);
-        let args = self.entry_alloca(fr.func, array_ty.into())?;
-        for (k, (v, ty)) in values.iter().zip(types).enumerate() {
-            let slot = self.entry_alloca(fr.func, *ty)?;
-            let v = self.to_abi(*v, *ty)?;
-            self.builder.build_store(slot, v)?;
-            // Safety: `k` is below the array's length.
-            let at = unsafe {
-                self.builder.build_in_bounds_gep(
-                    array_ty,
-                    args,
-                    &[self.const_i64(0), self.const_i64(k as i64)],
-                    "",
-                )?
-            };
-            self.builder.build_store(at, slot)?;
-        }
-        Ok(args)
-    }
-
-    /// `bool` (`i1`) as `i8` where the kernel ABI has it.
-    fn to_abi(
-        &self,
-        v: BasicValueEnum<'ctx>,
-        ty: BasicTypeEnum<'ctx>,
-    ) -> Res<BasicValueEnum<'ctx>> {
-        match (v, ty) {
-            (BasicValueEnum::IntValue(i), BasicTypeEnum::IntType(t))
-                if i.get_type().get_bit_width() == 1 && t.get_bit_width() == 8 =>
-            {
-                Ok(self.builder.build_int_z_extend(i, t, "")?.into())
-            }
-            _ => Ok(v),
-        }
-    }
-
-    fn abi_to_reg(
-        &self,
-        v: BasicValueEnum<'ctx>,
-        ty: BasicTypeEnum<'ctx>,
-    ) -> Res<BasicValueEnum<'ctx>> {
-        match (v, ty) {
-            (BasicValueEnum::IntValue(i), BasicTypeEnum::IntType(t))
-                if t.get_bit_width() == 1 && i.get_type().get_bit_width() != 1 =>
-            {
-                let zero = i.get_type().const_zero();
-                Ok(self
-                    .builder
-                    .build_int_compare(IntPredicate::NE, i, zero, "")?
-                    .into())
-            }
-            _ => Ok(v),
-        }
-    }
-
-    fn abi_type(&self, ty: BasicTypeEnum<'ctx>) -> BasicTypeEnum<'ctx> {
-        match ty {
-            BasicTypeEnum::IntType(t) if t.get_bit_width() == 1 => self.ctx.i8_type().into(),
-            t => t,
-        }
-    }
-
-    fn params(&self, fr: &Frame<'ctx>, nest: &LoopNest) -> Res<Params<'ctx>> {
-        let free: Vec<(VarId, Val<'ctx>)> = nest
-            .free_vars()
-            .into_iter()
-            .map(|v| Ok((v, self.val(fr, &Atom::Var(v))?)))
-            .collect::<Res<_>>()?;
-        let null = self.ptr().const_null();
-        let mut values: Vec<BasicValueEnum<'ctx>> =
-            vec![self.int(fr, &nest.width)?.into(), null.into(), null.into()];
-        for (_, val) in &free {
-            values.extend(self.fields(val));
-        }
-        let mut carried = Vec::new();
-        for c in nest.carried() {
-            let init = self.val(fr, &c.init)?;
-            values.extend(self.fields(&init));
-            carried.push(c.var.ty);
-        }
-        let types = values.iter().map(|v| self.abi_type(v.get_type())).collect();
-        Ok(Params {
-            free,
-            values,
-            types,
-            carried,
-        })
-    }
-
-    /// A kernel `name` over `params`, its body generated by `body` in a
-    /// frame holding the free variables, with the parameter values (ABI
-    /// conversions undone). Returns its index.
-    fn kernel(
-        &mut self,
-        name: &str,
-        params: &Params<'ctx>,
-        atomic_bins: Vec<VarId>,
-        body: impl FnOnce(&mut Self, &mut Frame<'ctx>, &[BasicValueEnum<'ctx>]) -> Res<()>,
-    ) -> Res<usize> {
-        let caller = self.current_block()?;
-        self.swap_modules()?;
-        let result = self.kernel_in_device(name, params, atomic_bins, body);
-        self.swap_modules()?;
-        self.builder.position_at_end(caller);
-        let f = result?;
-        let device = self
-            .device
-            .as_mut()
-            .ok_or_else(|| CodegenError::Internal("a kernel without a device".into()))?;
-        device.current = None;
-        device.locks = None;
-        device.kernels.push((name.to_string(), params.types.len()));
-        let _ = f;
-        Ok(device.kernels.len() - 1)
-    }
-
-    fn swap_modules(&mut self) -> Res<()> {
-        let device = self
-            .device
-            .as_mut()
-            .ok_or_else(|| CodegenError::Internal("GPU code without a device module".into()))?;
-        std::mem::swap(&mut self.module, &mut device.module);
-        Ok(())
-    }
-
-    fn kernel_in_device(
-        &mut self,
-        name: &str,
-        params: &Params<'ctx>,
-        atomic_bins: Vec<VarId>,
-        body: impl FnOnce(&mut Self, &mut Frame<'ctx>, &[BasicValueEnum<'ctx>]) -> Res<()>,
-    ) -> Res<FunctionValue<'ctx>> {
-        let emulated = self.emulated()?;
-        let mut all: Vec<BasicTypeEnum<'ctx>> = vec![self.ptr().into(), self.i64().into()];
-        all.extend(params.types.iter().copied());
-        let meta: Vec<_> = all.iter().map(|t| (*t).into()).collect();
-        let fn_ty = self.ctx.void_type().fn_type(&meta, false);
-        let (symbol, linkage) = if emulated {
-            (
-                format!("{name}.body"),
-                Some(inkwell::module::Linkage::Internal),
-            )
-        } else {
-            (name.to_string(), None)
-        };
-        let func = self.module.add_function(&symbol, fn_ty, linkage);
-        nounwind(self.ctx, func);
-        let entry = self.ctx.append_basic_block(func, "entry");
-        self.builder.position_at_end(entry);
-        let key = self.builder.build_alloca(self.i64(), "key")?;
-        self.builder.build_store(key, self.const_i64(0))?;
-        let param = |k: u32| {
-            func.get_nth_param(k)
-                .ok_or_else(|| CodegenError::Internal("kernel without its parameters".into()))
-        };
-        let state = super::device::KernelState {
-            err: param(0)?.into_pointer_value(),
-            seq: param(1)?.into_int_value(),
-            key,
-            flag: None,
-            on_fail: None,
-        };
-        if let Some(d) = self.device.as_mut() {
-            d.current = Some(state);
-        }
-        let mut values = Vec::new();
-        for (k, (ty, host)) in params.types.iter().zip(&params.values).enumerate() {
-            let v = param(k as u32 + 2)?;
-            values.push(self.abi_to_reg(v, host.get_type())?);
-            let _ = ty;
-        }
-        let mut frame = Frame {
-            func,
-            vals: HashMap::new(),
-            in_parallel: None,
-        };
-        let mut at = FIXED;
-        for (v, val) in &params.free {
-            let ty = val_type(val);
-            let n = self.field_types(ty).len();
-            let fields = values.get(at..at + n).ok_or_else(|| {
-                CodegenError::Internal("kernel parameters do not fit the nest".into())
-            })?;
-            frame.vals.insert(*v, self.val_of_fields(ty, fields)?);
-            at += n;
-        }
-        let mode = Mode {
-            nest_depth: 1,
-            atomic_bins,
-            ..Mode::default()
-        };
-        self.with_mode(mode, |gen| body(gen, &mut frame, &values))?;
-        self.builder.build_return(None)?;
-        self.mark_kernel(func, name, &all[2..])?;
-        Ok(func)
-    }
-
-    /// The carried values' initial values among a kernel's parameters.
-    pub(super) fn inits(
-        &self,
-        nest: &LoopNest,
-        kp: &[BasicValueEnum<'ctx>],
-    ) -> Res<Vec<Vec<BasicValueEnum<'ctx>>>> {
-        let carried: Vec<&Carried> = nest.carried().collect();
-        let total: usize = carried
-            .iter()
-            .map(|c| self.field_types(c.var.ty).len())
-            .sum();
-        let mut at = kp.len().checked_sub(total).ok_or_else(|| {
-            CodegenError::Internal("kernel parameters without the initial values".into())
-        })?;
-        let mut out = Vec::new();
-        for c in carried {
-            let n = self.field_types(c.var.ty).len();
-            out.push(kp[at..at + n].to_vec());
-            at += n;
-        }
-        Ok(out)
-    }
-
-    pub(super) fn key_slot(&self) -> Res<PointerValue<'ctx>> {
-        self.device
-            .as_ref()
-            .and_then(|d| d.current)
-            .map(|k| k.key)
-            .ok_or_else(|| CodegenError::Internal("no kernel is being generated".into()))
-    }
-
-    /// A loop `for i in lo..hi step` in `fr`'s function: `each` generates
-    /// an iteration with `i` (the builder is left after the loop).
-    pub(super) fn kernel_loop(
-        &mut self,
-        fr: &mut Frame<'ctx>,
-        lo: IntValue<'ctx>,
-        hi: IntValue<'ctx>,
-        step: IntValue<'ctx>,
-        each: &mut dyn FnMut(&mut Self, &mut Frame<'ctx>, IntValue<'ctx>) -> Res<()>,
-    ) -> Res<()> {
-        let slot = self.entry_alloca(fr.func, self.i64().into())?;
-        self.builder.build_store(slot, lo)?;
-        let header = self.ctx.append_basic_block(fr.func, "k.loop");
-        let body = self.ctx.append_basic_block(fr.func, "k.body");
-        let exit = self.ctx.append_basic_block(fr.func, "k.exit");
-        self.builder.build_unconditional_branch(header)?;
-        self.builder.position_at_end(header);
-        let i = self
-            .builder
-            .build_load(self.i64(), slot, "i")?
-            .into_int_value();
-        let more = self
-            .builder
-            .build_int_compare(IntPredicate::SLT, i, hi, "")?;
-        self.builder.build_conditional_branch(more, body, exit)?;
-        self.builder.position_at_end(body);
-        each(self, fr, i)?;
-        let next = self.builder.build_int_add(i, step, "")?;
-        self.builder.build_store(slot, next)?;
-        self.builder.build_unconditional_branch(header)?;
-        self.builder.position_at_end(exit);
-        Ok(())
-    }
-
-    pub(super) fn thread_range(&self) -> Res<(IntValue<'ctx>, IntValue<'ctx>)> {
-        let tid = self.sreg("tid.x")?;
-        let ntid = self.sreg("ntid.x")?;
-        let ctaid = self.sreg("ctaid.x")?;
-        let nctaid = self.sreg("nctaid.x")?;
-        let base = self.builder.build_int_mul(ctaid, ntid, "")?;
-        let gid = self.builder.build_int_add(base, tid, "gid")?;
-        let threads = self.builder.build_int_mul(nctaid, ntid, "threads")?;
-        Ok((gid, threads))
-    }
-
-    /// One iteration of `nest` at `i` with no carried values.
-    fn iteration(&mut self, fr: &mut Frame<'ctx>, nest: &LoopNest, i: IntValue<'ctx>) -> Res<()> {
-        let key = self.key_slot()?;
-        self.builder.build_store(key, i)?;
-        fr.vals
-            .insert(nest.index.id, Val::Scalar(i.into(), ScalarType::I64));
-        self.block(fr, &nest.body)
-    }
-
-    pub(super) fn grid_stride_body(
-        &mut self,
-        fr: &mut Frame<'ctx>,
-        nest: &LoopNest,
-        kp: &[BasicValueEnum<'ctx>],
-    ) -> Res<()> {
-        let width = kp[WIDTH].into_int_value();
-        let (gid, threads) = self.thread_range()?;
-        // Per-thread scratch (`alloc thread`) once per thread, not per
-        // iteration: small constant sizes on the stack (registers once
-        // unrolled), the others from the device heap.
-        let saved = std::mem::take(&mut self.thread_buffers);
-        let heap = self.thread_buffers_for(fr, &nest.body)?;
-        self.stack_scratch(fr, &nest.body)?;
-        self.kernel_loop(fr, gid, width, threads, &mut |gen, fr, i| {
-            gen.iteration(fr, nest, i)
-        })?;
-        for p in heap {
-            self.free(p)?;
-        }
-        self.thread_buffers = saved;
-        Ok(())
-    }
-
-    /// The nest's carried values in slots, from `inits`; returns the slots.
-    pub(super) fn carried_slots(
-        &mut self,
-        fr: &Frame<'ctx>,
-        inits: &[Vec<BasicValueEnum<'ctx>>],
-    ) -> Res<Vec<Vec<(PointerValue<'ctx>, BasicTypeEnum<'ctx>)>>> {
-        let mut slots = Vec::new();
-        for fields in inits {
-            let mut ps = Vec::new();
-            for v in fields {
-                let slot = self.entry_alloca(fr.func, v.get_type())?;
-                self.builder.build_store(slot, *v)?;
-                ps.push((slot, v.get_type()));
-            }
-            slots.push(ps);
-        }
-        Ok(slots)
-    }
-
-    /// Iterations `lo..hi` of `nest` in sequential order with its carried
-    /// values in `slots` (bound before each iteration, set from `next`
-    /// after it); `set_key` makes each iteration the error key.
-    pub(super) fn carried_loop(
-        &mut self,
-        fr: &mut Frame<'ctx>,
-        nest: &LoopNest,
-        slots: &[Vec<(PointerValue<'ctx>, BasicTypeEnum<'ctx>)>],
-        lo: IntValue<'ctx>,
-        hi: IntValue<'ctx>,
-        set_key: bool,
-    ) -> Res<()> {
-        let one = self.const_i64(1);
-        self.carried_loop_over(fr, nest, &nest.body, slots, (lo, hi, one), set_key, 0)
-    }
-
-    /// `carried_loop` running `body` (the nest's, or its totals slice)
-    /// over `range` (`lo`, `hi`, step), the first `skip` carried values
-    /// left as they are (a totals slice does not compute the reductions'
-    /// next values).
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn carried_loop_over(
-        &mut self,
-        fr: &mut Frame<'ctx>,
-        nest: &LoopNest,
-        body: &crate::loopy::ir::Block,
-        slots: &[Vec<(PointerValue<'ctx>, BasicTypeEnum<'ctx>)>],
-        range: (IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>),
-        set_key: bool,
-        skip: usize,
-    ) -> Res<()> {
-        let carried: Vec<&Carried> = nest.carried().collect();
-        let (lo, hi, step) = range;
-        // Small per-thread scratch on the stack (kept for the nests inside).
-        let saved = self.thread_buffers.clone();
-        self.stack_scratch(fr, body)?;
-        self.kernel_loop(fr, lo, hi, step, &mut |gen, fr, i| {
-            if set_key {
-                let key = gen.key_slot()?;
-                gen.builder.build_store(key, i)?;
-            }
-            fr.vals
-                .insert(nest.index.id, Val::Scalar(i.into(), ScalarType::I64));
-            for (c, ps) in carried.iter().zip(slots) {
-                let mut loaded = Vec::new();
-                for (slot, ty) in ps {
-                    loaded.push(gen.builder.build_load(*ty, *slot, "")?);
-                }
-                let v = gen.val_of_fields(c.var.ty, &loaded)?;
-                fr.vals.insert(c.var.id, v);
-            }
-            gen.block(fr, body)?;
-            let mut nexts = Vec::new();
-            for c in &carried[skip..] {
-                nexts.push(gen.fields(&gen.val(fr, &c.next)?));
-            }
-            for (vals, ps) in nexts.iter().zip(&slots[skip..]) {
-                for (v, (slot, _)) in vals.iter().zip(ps) {
-                    gen.builder.build_store(*slot, *v)?;
-                }
-            }
-            Ok(())
-        })?;
-        self.thread_buffers = saved;
-        Ok(())
-    }
-
-    pub(super) fn load_slots(
-        &self,
-        nest: &LoopNest,
-        slots: &[Vec<(PointerValue<'ctx>, BasicTypeEnum<'ctx>)>],
-    ) -> Res<Vec<Val<'ctx>>> {
-        let mut out = Vec::new();
-        for (c, ps) in nest.carried().zip(slots) {
-            let mut loaded = Vec::new();
-            for (slot, ty) in ps {
-                loaded.push(self.builder.build_load(*ty, *slot, "")?);
-            }
-            out.push(self.val_of_fields(c.var.ty, &loaded)?);
-        }
-        Ok(out)
-    }
-
-    /// Binds the results of reductions and compactions from the final
-    /// carried values (in `LoopNest::carried` order).
-    fn bind_finals(
-        &self,
-        fr: &mut Frame<'ctx>,
-        nest: &LoopNest,
-        finals: Vec<Val<'ctx>>,
-    ) -> Res<()> {
-        let mut finals = finals.into_iter();
-        let missing = || CodegenError::Internal("a nest without its carried values".into());
-        for r in &nest.reductions {
-            for v in &r.results {
-                fr.vals.insert(v.id, finals.next().ok_or_else(missing)?);
-            }
-        }
-        let scans: usize = nest.scans.iter().map(|s| s.carried.len()).sum();
-        let mut finals = finals.skip(scans);
-        for c in &nest.compactions {
-            fr.vals
-                .insert(c.result.id, finals.next().ok_or_else(missing)?);
-        }
-        Ok(())
-    }
-
-    /// A nest run by one thread, in sequential order: inside a kernel's
-    /// iteration (`set_key` false: the enclosing iteration is the key), or
-    /// a whole launched nest.
-    pub(crate) fn sequential_nest(
-        &mut self,
-        fr: &mut Frame<'ctx>,
-        nest: &LoopNest,
-        set_key: bool,
-    ) -> Res<()> {
-        let mut inits = Vec::new();
-        for c in nest.carried() {
-            inits.push(self.fields(&self.val(fr, &c.init)?));
-        }
-        let slots = self.carried_slots(fr, &inits)?;
-        let width = self.int(fr, &nest.width)?;
-        let zero = self.const_i64(0);
-        self.carried_loop(fr, nest, &slots, zero, width, set_key)?;
-        let finals = self.load_slots(nest, &slots)?;
-        self.bind_finals(fr, nest, finals)
-    }
-
-    fn single_body(
-        &mut self,
-        fr: &mut Frame<'ctx>,
-        nest: &LoopNest,
-        kp: &[BasicValueEnum<'ctx>],
-    ) -> Res<()> {
-        let inits = self.inits(nest, kp)?;
-        let slots = self.carried_slots(fr, &inits)?;
-        let zero = self.const_i64(0);
-        let width = kp[WIDTH].into_int_value();
-        self.carried_loop(fr, nest, &slots, zero, width, true)?;
-        let finals = self.load_slots(nest, &slots)?;
-        let out = kp[OUT].into_pointer_value();
-        self.store_cells(out, zero, &finals)
-    }
-
-    /// This thread's slice `[lo, hi)` of `width` iterations: contiguous,
-    /// in thread order.
-    pub(super) fn slice(
-        &self,
-        width: IntValue<'ctx>,
-    ) -> Res<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)> {
-        let (gid, threads) = self.thread_range()?;
-        let one = self.const_i64(1);
-        let up = self.builder.build_int_add(width, threads, "")?;
-        let up = self.builder.build_int_sub(up, one, "")?;
-        let chunk = self.builder.build_int_signed_div(up, threads, "chunk")?;
-        let lo = self.builder.build_int_mul(gid, chunk, "")?;
-        let lo = self.min(lo, width)?;
-        let hi = self.builder.build_int_add(lo, chunk, "")?;
-        let hi = self.min(hi, width)?;
-        Ok((gid, lo, hi))
-    }
-
-    pub(super) fn fields_of(&self, nest: &LoopNest) -> usize {
-        nest.carried()
-            .map(|c| self.field_types(c.var.ty).len())
-            .sum()
-    }
-
-    pub(super) fn min(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Res<IntValue<'ctx>> {
-        let lt = self
-            .builder
-            .build_int_compare(IntPredicate::SLT, a, b, "")?;
-        Ok(self.builder.build_select(lt, a, b, "")?.into_int_value())
-    }
-
-    pub(super) fn cell_ptr(
-        &self,
-        base: PointerValue<'ctx>,
-        k: IntValue<'ctx>,
-    ) -> Res<PointerValue<'ctx>> {
-        // Safety: the buffers have a cell per field (and per thread).
-        Ok(unsafe {
-            self.builder
-                .build_in_bounds_gep(self.i64(), base, &[k], "")?
-        })
-    }
-
-    /// Stores the fields of `vals` in consecutive 8-byte cells from cell
-    /// `first` (`bool` as a byte).
-    pub(super) fn store_cells(
-        &self,
-        base: PointerValue<'ctx>,
-        first: IntValue<'ctx>,
-        vals: &[Val<'ctx>],
-    ) -> Res<()> {
-        self.store_cells_with(base, first, vals, false)
-    }
-
-    /// `store_cells`, volatile where other blocks read the cells while
-    /// this kernel runs (no stale L1 line on either side).
-    pub(super) fn store_cells_with(
-        &self,
-        base: PointerValue<'ctx>,
-        first: IntValue<'ctx>,
-        vals: &[Val<'ctx>],
-        volatile: bool,
-    ) -> Res<()> {
-        let mut k = 0i64;
-        for v in vals {
-            for f in self.fields(v) {
-                let at = self.builder.build_int_add(first, self.const_i64(k), "")?;
-                let p = self.cell_ptr(base, at)?;
-                let f = self.to_abi(f, self.abi_type(f.get_type()))?;
-                let store = self.builder.build_store(p, f)?;
-                if volatile {
-                    store
-                        .set_volatile(true)
-                        .map_err(|e| CodegenError::Internal(format!("volatile store: {e}")))?;
-                }
-                k += 1;
-            }
-        }
-        Ok(())
-    }
-
-    pub(super) fn read_cells(
-        &self,
-        base: PointerValue<'ctx>,
-        first: IntValue<'ctx>,
-        types: &[Type],
-    ) -> Res<Vec<Val<'ctx>>> {
-        self.read_cells_with(base, first, types, false)
-    }
-
-    pub(super) fn read_cells_with(
-        &self,
-        base: PointerValue<'ctx>,
-        first: IntValue<'ctx>,
-        types: &[Type],
-        volatile: bool,
-    ) -> Res<Vec<Val<'ctx>>> {
-        let mut k = 0i64;
-        let mut out = Vec::new();
-        for t in types {
-            let mut fields = Vec::new();
-            for ft in self.field_types(*t) {
-                let at = self.builder.build_int_add(first, self.const_i64(k), "")?;
-                let p = self.cell_ptr(base, at)?;
-                let v = self.builder.build_load(self.abi_type(ft), p, "")?;
-                if volatile {
-                    if let Some(inst) = inkwell::values::BasicValue::as_instruction_value(&v) {
-                        inst.set_volatile(true)
-                            .map_err(|e| CodegenError::Internal(format!("volatile load: {e}")))?;
-                    }
-                }
-                fields.push(self.abi_to_reg(v, ft)?);
-                k += 1;
-            }
-            out.push(self.val_of_fields(*t, &fields)?);
-        }
-        Ok(out)
-    }
-
-    /// Host side: the final carried values copied into `slot`.
-    fn load_cells(&self, slot: PointerValue<'ctx>, types: &[Type]) -> Res<Vec<Val<'ctx>>> {
-        self.read_cells(slot, self.const_i64(0), types)
     }
 }

@@ -73,6 +73,7 @@ pub(crate) fn link(
     program: &loopy::ir::Program,
     artifacts: &Artifacts,
     object: &[u8],
+    exact_fallback: Option<&[u8]>,
     out: &Path,
     library: Option<&crate::codegen::Api>,
 ) -> Result<(), CodegenError> {
@@ -94,7 +95,14 @@ pub(crate) fn link(
     let dir = tempfile::tempdir().map_err(io)?;
     let path = |name: &str| dir.path().join(name);
     std::fs::write(path("program.o"), object).map_err(io)?;
-    let mut glue = glue_c(program, false, false);
+    // The exact-errors fallback: the unfused entries for the CPU, which the
+    // runtime re-runs after an error (docs/runtime.md).
+    let mut programs = vec![path("program.o")];
+    if let Some(fallback) = exact_fallback {
+        std::fs::write(path("exact.o"), fallback).map_err(io)?;
+        programs.push(path("exact.o"));
+    }
+    let mut glue = glue_c(program, false, exact_fallback.is_some());
     glue.push_str(&descriptor_c(artifacts));
     if let Some(api) = library {
         glue.push_str(&crate::codegen::library::library_glue(program, api));
@@ -119,11 +127,18 @@ pub(crate) fn link(
         crate::runtime::HOST_SOURCES
     };
     let extra: &[(&str, &str)] = if library.is_some() { gpu::LIBRARY } else { &[] };
+    // The fallback's nests run on the CPU's thread pool.
+    let parallel: &[(&str, &str)] = if exact_fallback.is_some() {
+        &[("arr_parallel.c", crate::runtime::PARALLEL_C)]
+    } else {
+        &[]
+    };
     let sources: Vec<(&str, &str)> = host
         .iter()
         .copied()
         .chain(gpu::sources(kind))
         .chain(extra.iter().copied())
+        .chain(parallel.iter().copied())
         .collect();
     let objects = sources
         .iter()
@@ -142,7 +157,7 @@ pub(crate) fn link(
         .arg(dir.path())
         .arg(path("glue.c"))
         .args(&objects)
-        .arg(path("program.o"))
+        .args(&programs)
         .args(gpu::link_libraries(kind))
         .arg("-o")
         .arg(out)

@@ -6,14 +6,20 @@
 //! turns into PTX (nvptx) or links into the host module with the device
 //! ABI lowered to the emulator's calls (nvptx-emu).
 //!
-//! `kernel` chooses and generates kernels per nest (see docs/gpu.md,
-//! "Kernels"), `scan` those of scans and compactions, `reduce` the block
-//! trees of reductions, `hist` the locks of histograms without atomic
-//! updates, `private` histograms with bins in shared memory; `heap`
-//! sizes the device heap of kernels' scratch arrays; `device` holds the
-//! device module's target parts (special registers, run-time errors,
-//! libdevice, PTX); `link` writes the program descriptor and links the
-//! binary.
+//! `kernel` chooses the kernels per nest (see docs/gpu.md, "Kernels") and
+//! launches them; `abi` holds the kernels' parameters, prologue and
+//! launch arguments, `loops` the loops inside kernels (grid-stride,
+//! sequential with carried values), `cells` the 8-byte cells of final
+//! values and partial results; `rows` row reductions (a warp or a block
+//! per row); `columns` the segmented forms (a thread per element of an
+//! array accumulator or a bin row); `scan` the kernels of scans and
+//! compactions, `reduce` the block trees of reductions, `stage` the input
+//! tiles scans and non-commutative reductions stage in shared memory,
+//! `hist` the locks of histograms without atomic updates, `private`
+//! histograms with bins in shared memory; `heap` sizes the device heap of
+//! kernels' scratch arrays; `device` holds the device module's target
+//! parts (special registers, run-time errors, libdevice, PTX); `link`
+//! writes the program descriptor and links the binary.
 //!
 //! Memory: every array host code allocates lives in device memory (the
 //! pool behind `arr_gpu_alloc`); entry arguments are copied in once and
@@ -22,14 +28,20 @@
 //! emulator serves as the CUDA driver would, so the emulator runs the
 //! same host code as a GPU.
 
+mod abi;
+mod cells;
+mod columns;
 pub(crate) mod device;
 mod heap;
 mod hist;
 mod kernel;
 pub(crate) mod link;
+mod loops;
 mod private;
 mod reduce;
+mod rows;
 mod scan;
+mod stage;
 
 use super::backend::{Backend, Trap};
 use super::emit::{Frame, Gen, Res};

@@ -1,15 +1,16 @@
 //! Histograms with bins privatised in shared memory: when every histogram
-//! of a nest is one rank-1 bin array whose operator is one binary operator
-//! that a single atomic instruction applies (integer `+`, `&`, `|`, `^`,
-//! `min`, `max`; floats update by compare-and-swap, not privatised), and
-//! the bins fit `PRIVATE_BYTES` of shared
-//! memory, each block starts its own copy of the bins at the neutral
-//! element, the grid-stride loop updates the copy (shared-memory atomics:
-//! contention stays inside the block, global memory sees no update per
-//! iteration), and after a barrier the block merges its copy into the
-//! global bins with one atomic per bin. Otherwise (bins too many for the
-//! shared memory, decided by host code at run time) the same kernel updates
-//! the global bins directly.
+//! of a nest is one rank-1 array of 4- or 8-byte bins updated atomically
+//! (the plan's `atomic`: one atomic instruction, or a compare-and-swap
+//! loop on the bin's bits) whose operator cannot fail, and the bins fit
+//! `PRIVATE_BYTES` of shared memory, each block starts its own copy of the
+//! bins at the neutral element, the grid-stride loop updates the copy
+//! (shared-memory atomics: contention stays inside the block, global memory
+//! sees no update per iteration), and after a barrier the block merges
+//! each bin of its copy that changed into the global bins (`Merge`: one
+//! atomic instruction for integer `+`, `&`, `|`, `^`, `min`, `max` and
+//! float `+`, else a compare-and-swap loop applying the operator).
+//! Otherwise (bins too many for the shared memory, decided by host code at
+//! run time) the same kernel updates the global bins directly.
 //!
 //! A check that fails records its error and leaves the loop, so that the
 //! thread still reaches the barriers.
@@ -17,19 +18,30 @@
 use super::kernel::PARTIALS;
 use crate::codegen::emit::{Frame, Gen, Res, Val};
 use crate::codegen::CodegenError;
-use crate::core::ir::{Atom, VarId};
+use crate::core::ir::{Atom, BinOp, VarId};
 use crate::loopy::ir::{HistState, LoopNest, ScalarExp, Stmt};
 use crate::types::ScalarType;
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
-use inkwell::{AtomicOrdering, AtomicRMWBinOp};
+use inkwell::{AtomicOrdering, AtomicRMWBinOp, IntPredicate};
 
 /// Shared memory a block's private bins may take at most (a third of what
 /// a block has, so that several blocks still fit on a multiprocessor).
 pub(super) const PRIVATE_BYTES: i64 = 16 * 1024;
 
-/// The atomic instruction that merges a private bin of element type
-/// `elem` into the global one, if `h`'s operator is one.
-fn merge_op(h: &HistState, elem: ScalarType) -> Option<AtomicRMWBinOp> {
+/// How a block's private bin merges into the global one.
+#[derive(Clone, Copy)]
+enum Merge {
+    /// One integer `atomicrmw`.
+    Rmw(AtomicRMWBinOp),
+    /// A float add (`atom.add.f32` / `.f64`).
+    FloatAdd,
+    /// A compare-and-swap loop on the global bin's bits, applying the
+    /// histogram's operator (global value on the left).
+    Cas,
+}
+
+/// `h`'s operator when it is one binary operator on its two parameters.
+fn single_binop(h: &HistState) -> Option<BinOp> {
     let [Stmt::Let {
         var,
         exp: ScalarExp::BinOp(op, Atom::Var(a), Atom::Var(b)),
@@ -42,10 +54,23 @@ fn merge_op(h: &HistState, elem: ScalarType) -> Option<AtomicRMWBinOp> {
         return None;
     };
     let operands = (*a == x.id && *b == y.id) || (*a == y.id && *b == x.id);
-    if h.op.results.as_slice() != [Atom::Var(var.id)] || !operands || h.bins.len() != 1 {
+    (h.op.results.as_slice() == [Atom::Var(var.id)] && operands).then_some(*op)
+}
+
+/// The merge of `h`'s private bins of element type `elem`, if they can be
+/// privatised: one bin array of 4 or 8 bytes, an operator that cannot fail.
+fn merge_op(h: &HistState, elem: ScalarType) -> Option<Merge> {
+    if h.bins.len() != 1 || h.neutral.len() != 1 || !matches!(elem.bytes(), 4 | 8) {
         return None;
     }
-    crate::codegen::emit::atomic::rmw_op(*op, elem)
+    let op = single_binop(h);
+    if let Some(rmw) = op.and_then(|op| crate::codegen::emit::atomic::rmw_op(op, elem)) {
+        return Some(Merge::Rmw(rmw));
+    }
+    if op == Some(BinOp::Add) && elem.is_float() {
+        return Some(Merge::FloatAdd);
+    }
+    crate::loopy::chunk::infallible(&h.op.body).then_some(Merge::Cas)
 }
 
 /// Whether `nest`'s histograms can be privatised (see the module comment),
@@ -53,9 +78,7 @@ fn merge_op(h: &HistState, elem: ScalarType) -> Option<AtomicRMWBinOp> {
 pub(super) fn privatisable(nest: &LoopNest, elem_of: &dyn Fn(VarId) -> Option<ScalarType>) -> bool {
     !nest.hists.is_empty()
         && nest.hists.iter().all(|h| {
-            h.bins.len() == 1
-                && h.neutral.len() == 1
-                && elem_of(h.bins[0]).is_some_and(|e| merge_op(h, e).is_some())
+            h.bins.len() == 1 && elem_of(h.bins[0]).is_some_and(|e| merge_op(h, e).is_some())
         })
 }
 
@@ -156,32 +179,111 @@ impl<'ctx> Gen<'ctx, '_> {
         self.barrier()?;
         // The iterations into the private bins; a failing check leaves the
         // loop so that the thread reaches the barrier.
-        let done = self.ctx.append_basic_block(fr.func, "hist.updated");
-        self.set_on_fail(Some(done));
-        let result = self.grid_stride_body(fr, nest, kp);
-        self.set_on_fail(None);
-        result?;
-        self.builder.build_unconditional_branch(done)?;
-        self.builder.position_at_end(done);
+        self.leaving_on_fail(fr, "hist.updated", |gen, fr| {
+            gen.grid_stride_body(fr, nest, kp)
+        })?;
         self.barrier()?;
-        // The block's bins into the global ones.
-        for (bin, global, p, gptr, m, elem, op) in copies {
-            let ty = self.reg_type(elem);
-            self.kernel_loop(fr, tid, m, b, &mut |gen, _, k| {
+        // The block's bins that changed into the global ones (a bin still
+        // at the neutral element leaves its global bin as it is, -0.0
+        // included).
+        for (h, (bin, global, p, gptr, m, elem, op)) in nest.hists.iter().zip(copies) {
+            let ty = self.mem_type(elem);
+            let bits = self.bits_type(elem);
+            let neutral = self.val(fr, &h.neutral[0])?;
+            let neutral = self.fields(&neutral)[0];
+            let neutral = self.builder.build_bit_cast(neutral, bits, "")?;
+            let neutral = neutral.into_int_value();
+            self.kernel_loop(fr, tid, m, b, &mut |gen, fr, k| {
                 let at = gen.elem_ptr(p, ty, k)?;
                 gen.announce_bytes(at, elem.bytes(), false)?;
                 let v = gen.builder.build_load(ty, at, "")?;
+                let v_bits = gen.builder.build_bit_cast(v, bits, "")?.into_int_value();
+                let changed =
+                    gen.builder
+                        .build_int_compare(IntPredicate::NE, v_bits, neutral, "")?;
                 let to = gen.elem_ptr(gptr, ty, k)?;
-                gen.builder.build_atomicrmw(
-                    op,
-                    to,
-                    v.into_int_value(),
-                    AtomicOrdering::Monotonic,
-                )?;
-                Ok(())
+                gen.when(fr.func, changed, |gen| match op {
+                    Merge::Rmw(rmw) => {
+                        gen.builder.build_atomicrmw(
+                            rmw,
+                            to,
+                            v.into_int_value(),
+                            AtomicOrdering::Monotonic,
+                        )?;
+                        Ok(())
+                    }
+                    Merge::FloatAdd => gen.float_atomic_add(to, v, elem),
+                    Merge::Cas => gen.cas_merge(fr, h, to, v, elem),
+                })
             })?;
             fr.vals.insert(bin, global);
         }
+        Ok(())
+    }
+
+    /// `*to += v` for a float `v` (`f32` or `f64`) in one atomic
+    /// instruction: the device library's `atomicrmw fadd` on nvptx (inkwell
+    /// builds integer ones only), the emulator's float atomic.
+    pub(crate) fn float_atomic_add(
+        &self,
+        to: PointerValue<'ctx>,
+        v: BasicValueEnum<'ctx>,
+        elem: ScalarType,
+    ) -> Res<()> {
+        let wide = elem.bytes() == 8;
+        let ty = self.reg_type(elem);
+        if self.emulated()? {
+            let name = if wide {
+                "arr_emu_atomic_f64"
+            } else {
+                "arr_emu_atomic_f32"
+            };
+            let i32t = self.ctx.i32_type();
+            let f = self.declare(name, Some(ty), &[self.ptr().into(), i32t.into(), ty]);
+            // ARR_ATOMIC_ADD of arr_gpu_device.h.
+            let add = i32t.const_zero();
+            self.builder
+                .build_call(f, &[to.into(), add.into(), v.into()], "")?;
+        } else {
+            let name = if wide {
+                "arr_gpu_atomic_add_f64"
+            } else {
+                "arr_gpu_atomic_add_f32"
+            };
+            let f = self.declare(name, Some(ty), &[self.ptr().into(), ty]);
+            self.builder.build_call(f, &[to.into(), v.into()], "")?;
+        }
+        Ok(())
+    }
+
+    /// `*to = op(*to, v)` by a compare-and-swap loop on the bits of the
+    /// global bin (an operator that cannot fail).
+    fn cas_merge(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        h: &HistState,
+        to: PointerValue<'ctx>,
+        v: BasicValueEnum<'ctx>,
+        elem: ScalarType,
+    ) -> Res<()> {
+        let bits = self.bits_type(elem);
+        let (retry, old_bits) = self.cas_loop_head(fr.func, to, elem)?;
+        let old_v = self
+            .builder
+            .build_bit_cast(old_bits, self.reg_type(elem), "")?;
+        let [x, y] = h.op.params.as_slice() else {
+            return Err(CodegenError::Internal(
+                "a histogram operator without two parameters".into(),
+            ));
+        };
+        fr.vals.insert(x.id, Val::Scalar(old_v, elem));
+        fr.vals.insert(y.id, Val::Scalar(v, elem));
+        self.block(fr, &h.op.body)?;
+        let (new, _) = self.scalar(fr, &h.op.results[0])?;
+        let new_bits = self.builder.build_bit_cast(new, bits, "")?.into_int_value();
+        let done = self.ctx.append_basic_block(fr.func, "merge.done");
+        self.cmpxchg_branch(to, old_bits, new_bits, done, retry)?;
+        self.builder.position_at_end(done);
         Ok(())
     }
 

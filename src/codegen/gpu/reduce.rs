@@ -2,13 +2,18 @@
 //! iterations, strided by the grid's threads when every operator is
 //! commutative (`commutative`: the lanes of a warp read neighbours, so
 //! reads coalesce), else a contiguous slice (in thread order, so the
-//! slices of a block are consecutive and the order is kept); the lanes of a warp combine their results
-//! pairwise by warp shuffles in 5 steps, lane 0 writes the warp's to
-//! shared memory, and the block combines the warps' pairwise in `log2
-//! (B / 32)` steps between barriers, the left operand always the earlier
-//! one; thread 0 writes the block's result. Only one partial per block goes to global memory, so
-//! the combining levels (`combine_body`) start from the grid's blocks
-//! instead of its threads.
+//! slices of a block are consecutive and the order is kept); the lanes of
+//! a warp combine their results pairwise by warp shuffles in 5 steps,
+//! lane 0 writes the warp's to shared memory, and the block combines the
+//! warps' pairwise in `log2 (B / 32)` steps between barriers, the left
+//! operand always the earlier one; thread 0 writes the block's result. A
+//! non-commutative reduction whose body reads inputs at its index
+//! (`stage`) folds coalesced tiles instead: per tile the block stages the
+//! inputs in shared memory, each thread folds its `c` consecutive items
+//! of the tile, the tree combines them and thread 0 adds the tile's value
+//! on the right of the block's. Only one partial per block goes to global
+//! memory, so the combining levels (`combine_body`) start from the grid's
+//! blocks instead of its threads.
 //!
 //! A failing check in the fold records its error and skips to the end of
 //! the fold, so that the thread still reaches the block's barriers (the
@@ -21,11 +26,14 @@ use super::kernel::{Grid, Params, OUT, PARTIALS, WIDTH};
 use crate::codegen::emit::{Frame, Gen, Res, Val};
 use crate::codegen::runtime::RuntimeFn;
 use crate::codegen::CodegenError;
-use crate::core::ir::{Atom, Type};
+use crate::core::ir::{Atom, Type, VarId};
 use crate::loopy::ir::{LoopNest, Operator};
+use crate::types::ScalarType;
 use inkwell::types::BasicTypeEnum;
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
 use inkwell::{AddressSpace, IntPredicate};
+
+type Slots<'ctx> = [Vec<(PointerValue<'ctx>, BasicTypeEnum<'ctx>)>];
 
 /// Partial results each thread of a reduction's combining level combines.
 const GROUP: i64 = 64;
@@ -83,6 +91,9 @@ impl<'ctx> Gen<'ctx, '_> {
         nest: &LoopNest,
         kp: &[BasicValueEnum<'ctx>],
     ) -> Res<()> {
+        if let Some((staged, items)) = self.reduce_staging(fr, nest)? {
+            return self.tiled_tree_body(fr, nest, kp, &staged, items);
+        }
         let types: Vec<Type> = nest.carried().map(|c| c.var.ty).collect();
         let fields = self.fields_of(nest);
         let inits = self.inits(nest, kp)?;
@@ -98,17 +109,142 @@ impl<'ctx> Gen<'ctx, '_> {
             let (_, lo, hi) = self.slice(width)?;
             (lo, hi, self.const_i64(1))
         };
-        // A failed check leaves the fold here instead of ending the thread.
-        let folded = self.ctx.append_basic_block(fr.func, "fold.done");
-        self.set_on_fail(Some(folded));
-        let result = self.carried_loop_over(fr, nest, &nest.body, &slots, range, true, 0);
-        self.set_on_fail(None);
-        result?;
-        self.builder.build_unconditional_branch(folded)?;
-        self.builder.position_at_end(folded);
+        self.fold(fr, nest, &slots, range)?;
+        let shared = self.shared_base()?;
+        self.block_tree(fr, nest, &slots, shared)?;
+        let tid = self.sreg("tid.x")?;
+        let zero = self.const_i64(0);
+        let lead = self
+            .builder
+            .build_int_compare(IntPredicate::EQ, tid, zero, "")?;
+        let fields_v = self.const_i64(fields as i64);
+        self.when(fr.func, lead, |gen| {
+            let vals = gen.shared_read(shared, zero, &types, fields)?;
+            let block = gen.sreg("ctaid.x")?;
+            let at = gen.builder.build_int_mul(block, fields_v, "")?;
+            gen.store_cells(kp[PARTIALS].into_pointer_value(), at, &vals)
+        })
+    }
+
+    /// A non-commutative reduction whose body reads inputs at its index
+    /// (`stage`): the staged arrays and the items a thread takes of a tile.
+    /// Host code sizes the launch's shared memory with the same answer.
+    pub(super) fn reduce_staging(
+        &self,
+        fr: &Frame<'ctx>,
+        nest: &LoopNest,
+    ) -> Res<Option<(super::stage::StagedArrays, i64)>> {
+        if nest.reductions.iter().all(|r| commutative(&r.op)) {
+            return Ok(None);
+        }
+        let (staged, items) = self.staging(fr, nest, super::scan::TILE_ITEMS)?;
+        Ok((!staged.is_empty()).then_some((staged, items)))
+    }
+
+    /// Coalesced tiles for a non-commutative reduction: block `b` takes
+    /// a contiguous run of tiles of `B * c` iterations; per tile the
+    /// block loads the staged inputs coalesced into shared memory, thread
+    /// `t` folds items `[t * c, (t + 1) * c)` of the tile from them, the
+    /// block tree combines the threads' values in order and thread 0
+    /// combines the tile's on the right of the block's so far.
+    fn tiled_tree_body(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        kp: &[BasicValueEnum<'ctx>],
+        staged: &[(VarId, ScalarType)],
+        items: i64,
+    ) -> Res<()> {
+        let types: Vec<Type> = nest.carried().map(|c| c.var.ty).collect();
+        let fields = self.fields_of(nest);
+        let (inits, init_vals) = self.initial_values(nest, kp)?;
+        let slots = self.carried_slots(fr, &inits)?;
+        let acc = self.carried_slots(fr, &inits)?;
+        let width = kp[WIDTH].into_int_value();
+        let (zero, one) = (self.const_i64(0), self.const_i64(1));
         let tid = self.sreg("tid.x")?;
         let b = self.sreg("ntid.x")?;
+        let block = self.sreg("ctaid.x")?;
+        let blocks = self.sreg("nctaid.x")?;
+        let c = self.const_i64(items);
+        let tile_len = self.builder.build_int_mul(b, c, "tile_len")?;
+        let tiles = self.ceil_div(width, tile_len)?;
+        let per_block = self.ceil_div(tiles, blocks)?;
+        let first = self.builder.build_int_mul(block, per_block, "")?;
+        let first = self.min(first, tiles)?;
+        let last = self.builder.build_int_add(first, per_block, "")?;
+        let last = self.min(last, tiles)?;
         let shared = self.shared_base()?;
+        // The tree's cells first (8 bytes a field and thread), then the tiles.
+        let cells = self
+            .builder
+            .build_int_mul(b, self.const_i64(fields as i64 * 8), "")?;
+        let tiles_at = unsafe {
+            // Safety: host code sized the shared memory for both.
+            self.builder
+                .build_in_bounds_gep(self.ctx.i8_type(), shared, &[cells], "")?
+        };
+        let regions = self.stage_regions(tiles_at, 0, staged, tile_len)?;
+        let lead = self
+            .builder
+            .build_int_compare(IntPredicate::EQ, tid, zero, "")?;
+        self.kernel_loop(fr, first, last, one, &mut |gen, fr, k| {
+            let start = gen.builder.build_int_mul(k, tile_len, "")?;
+            gen.stage_tile(fr, nest, staged, &regions, start, tile_len, width)?;
+            let lo = gen.builder.build_int_mul(tid, c, "")?;
+            let lo = gen.builder.build_int_add(start, lo, "")?;
+            let lo = gen.min(lo, width)?;
+            let hi = gen.builder.build_int_add(lo, c, "")?;
+            let hi = gen.min(hi, width)?;
+            gen.set_slots(&slots, &init_vals, 0)?;
+            gen.fold(fr, nest, &slots, (lo, hi, one))?;
+            gen.unstage();
+            gen.block_tree(fr, nest, &slots, shared)?;
+            // Thread 0: the tile's value on the right of the block's.
+            gen.when(fr.func, lead, |gen| {
+                let tile = gen.shared_read(shared, zero, &types, fields)?;
+                let so_far = gen.load_slots(nest, &acc)?;
+                gen.apply_reductions(fr, nest, &acc, &so_far, &tile)
+            })
+        })?;
+        let fields_v = self.const_i64(fields as i64);
+        self.when(fr.func, lead, |gen| {
+            let vals = gen.load_slots(nest, &acc)?;
+            let at = gen.builder.build_int_mul(block, fields_v, "")?;
+            gen.store_cells(kp[PARTIALS].into_pointer_value(), at, &vals)
+        })
+    }
+
+    /// Folds `range` (`lo`, `hi`, step) of the nest into `slots`; a failed
+    /// check leaves the fold instead of ending the thread (it must reach
+    /// the block's barriers).
+    fn fold(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        slots: &Slots<'ctx>,
+        range: (IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>),
+    ) -> Res<()> {
+        self.leaving_on_fail(fr, "fold.done", |gen, fr| {
+            gen.carried_loop_over(fr, nest, &nest.body, slots, range, true, 0)
+        })
+    }
+
+    /// The block's threads' values in `slots` combined in thread order:
+    /// warp shuffles, then the warps' cells of shared memory pairwise
+    /// between barriers; the block's value is left in cell 0 (read after
+    /// the last barrier).
+    fn block_tree(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        slots: &Slots<'ctx>,
+        shared: PointerValue<'ctx>,
+    ) -> Res<()> {
+        let types: Vec<Type> = nest.carried().map(|c| c.var.ty).collect();
+        let fields = self.fields_of(nest);
+        let tid = self.sreg("tid.x")?;
+        let b = self.sreg("ntid.x")?;
         let fields_v = self.const_i64(fields as i64);
         let mine = self.builder.build_int_mul(tid, fields_v, "")?;
         // Warp steps in registers: lane l, a multiple of 2 * off, combines
@@ -118,7 +254,7 @@ impl<'ctx> Gen<'ctx, '_> {
         let lane = self.builder.build_and(tid, self.const_i64(31), "lane")?;
         let (zero, one) = (self.const_i64(0), self.const_i64(1));
         for off in [1u64, 2, 4, 8, 16] {
-            let vals = self.load_slots(nest, &slots)?;
+            let vals = self.load_slots(nest, slots)?;
             let mut other = Vec::new();
             for (v, t) in vals.iter().zip(&types) {
                 let mut shuffled = Vec::new();
@@ -137,7 +273,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 .builder
                 .build_int_compare(IntPredicate::EQ, low, zero, "")?;
             self.when(fr.func, active, |gen| {
-                gen.apply_reductions(fr, nest, &slots, &vals, &other)
+                gen.apply_reductions(fr, nest, slots, &vals, &other)
             })?;
         }
         // Lane 0 of each warp to the warp's cell in shared memory.
@@ -153,7 +289,7 @@ impl<'ctx> Gen<'ctx, '_> {
             .build_int_compare(IntPredicate::EQ, lane, zero, "")?;
         let warp_at = self.builder.build_int_mul(warp, fields_v, "")?;
         self.when(fr.func, first, |gen| {
-            let vals = gen.load_slots(nest, &slots)?;
+            let vals = gen.load_slots(nest, slots)?;
             gen.shared_store(shared, warp_at, &vals, fields)
         })?;
         self.barrier()?;
@@ -183,15 +319,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 gen.shared_store(shared, mine, &combined, fields)
             })
         })?;
-        let lead = self
-            .builder
-            .build_int_compare(IntPredicate::EQ, tid, zero, "")?;
-        self.when(fr.func, lead, |gen| {
-            let vals = gen.shared_read(shared, zero, &types, fields)?;
-            let block = gen.sreg("ctaid.x")?;
-            let at = gen.builder.build_int_mul(block, fields_v, "")?;
-            gen.store_cells(kp[PARTIALS].into_pointer_value(), at, &vals)
-        })
+        Ok(())
     }
 
     /// `shfl.sync.down` (or `.up`) of one field (any scalar) by `off`
@@ -281,6 +409,26 @@ impl<'ctx> Gen<'ctx, '_> {
         if let Some(k) = self.device.as_mut().and_then(|d| d.current.as_mut()) {
             k.on_fail = target;
         }
+    }
+
+    /// Generates `body`, in which a failing check records its error (or
+    /// flags its thread) and goes on after `body` (a block named `name`)
+    /// instead of ending the thread, which must still reach the block's
+    /// barriers.
+    pub(super) fn leaving_on_fail(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        name: &str,
+        body: impl FnOnce(&mut Self, &mut Frame<'ctx>) -> Res<()>,
+    ) -> Res<()> {
+        let after = self.ctx.append_basic_block(fr.func, name);
+        self.set_on_fail(Some(after));
+        let result = body(self, fr);
+        self.set_on_fail(None);
+        result?;
+        self.builder.build_unconditional_branch(after)?;
+        self.builder.position_at_end(after);
+        Ok(())
     }
 
     /// The block's dynamic shared memory (`@arr_shared` on nvptx, as a

@@ -16,9 +16,9 @@
 //!   until each has one) combining aggregates until an inclusive prefix,
 //!   and publishes the tile's inclusive prefix.
 //! - Each thread runs the body over its items from its carry-in (tile
-//!   prefix, warps before it, lanes before it). Its items were read by the
-//!   totals pass just before, by the same thread: the second read is served
-//!   by the cache, so global memory is read once per element.
+//!   prefix, warps before it, lanes before it). The inputs both passes
+//!   read at the iteration index were loaded into shared memory once per
+//!   tile, coalesced, before the totals (`stage`).
 //!
 //! Operators combine a left (earlier) value with a right (later) one,
 //! never the other way round, so non-commutative operators keep their
@@ -120,11 +120,11 @@ impl<'ctx> Gen<'ctx, '_> {
             .builder
             .build_right_shift(up, c(self, 5), false, "warps")?;
         let (_, threads) = self.thread_range()?;
-        // Items a thread takes: ceil(width / threads), between 1 and
-        // TILE_ITEMS (arr_gpu_lookback_tiles computes the same).
-        let up = self.builder.build_int_add(width, threads, "")?;
-        let up = self.builder.build_int_sub(up, one, "")?;
-        let per = self.builder.build_int_signed_div(up, threads, "")?;
+        // Input tiles staged in shared memory, and the items a thread
+        // takes: ceil(width / threads), between 1 and `items`
+        // (arr_gpu_lookback_tiles computes the same).
+        let (staged, items) = self.staging(fr, nest, TILE_ITEMS)?;
+        let per = self.ceil_div(width, threads)?;
         let small = self
             .builder
             .build_int_compare(IntPredicate::SLT, per, one, "")?;
@@ -132,16 +132,15 @@ impl<'ctx> Gen<'ctx, '_> {
             .builder
             .build_select(small, one, per, "")?
             .into_int_value();
-        let per = self.min(per, self.const_i64(TILE_ITEMS))?;
+        let per = self.min(per, self.const_i64(items))?;
         let tile_len = self.builder.build_int_mul(b, per, "tile_len")?;
-        let up = self.builder.build_int_add(width, tile_len, "")?;
-        let up = self.builder.build_int_sub(up, one, "")?;
-        let tiles = self.builder.build_int_signed_div(up, tile_len, "tiles")?;
+        let tiles = self.ceil_div(width, tile_len)?;
         let aggs0 = self.builder.build_int_add(one, tiles, "")?;
         let span = self.builder.build_int_mul(tiles, f_v, "")?;
         let incls0 = self.builder.build_int_add(aggs0, span, "")?;
         let reds0 = self.builder.build_int_add(incls0, span, "")?;
         let shared = self.shared_base()?;
+        let regions = self.stage_regions(shared, lookback_shared(fields), &staged, tile_len)?;
         let hdr = 2 + fields as u64;
         let warp_cell = |gen: &Self, w: IntValue<'ctx>| -> Res<IntValue<'ctx>> {
             let at = gen
@@ -149,12 +148,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 .build_int_mul(w, c(gen, fields as u64 + 1), "")?;
             Ok(gen.builder.build_int_add(at, c(gen, hdr), "")?)
         };
-        let inits = self.inits(nest, kp)?;
-        let init_vals: Vec<Val<'ctx>> = types
-            .iter()
-            .zip(&inits)
-            .map(|(t, f)| self.val_of_fields(*t, f))
-            .collect::<Res<_>>()?;
+        let (inits, init_vals) = self.initial_values(nest, kp)?;
         // No iterations: the initial values are the final ones.
         let (gid, _) = self.thread_range()?;
         let none = self.builder.build_and(
@@ -212,20 +206,21 @@ impl<'ctx> Gen<'ctx, '_> {
         let lo = self.min(lo, width)?;
         let hi = self.builder.build_int_add(lo, per, "")?;
         let hi = self.min(hi, width)?;
+        // The tile's inputs, read once (coalesced) for both passes.
+        if !staged.is_empty() {
+            self.stage_tile(fr, nest, &staged, &regions, start, tile_len, width)?;
+        }
 
         // 1. The totals of this thread's items from the initial values; a
         // failing check flags them.
         self.set_slots(&mine, &init_vals, 0)?;
         self.builder.build_store(bad, zero)?;
-        let totalled = self.ctx.append_basic_block(fr.func, "totals.done");
         self.set_flag(Some(bad));
-        self.set_on_fail(Some(totalled));
-        let result = self.carried_loop_over(fr, nest, totals, &mine, (lo, hi, one), true, skip);
-        self.set_on_fail(None);
+        let result = self.leaving_on_fail(fr, "totals.done", |gen, fr| {
+            gen.carried_loop_over(fr, nest, totals, &mine, (lo, hi, one), true, skip)
+        });
         self.set_flag(None);
         result?;
-        self.builder.build_unconditional_branch(totalled)?;
-        self.builder.position_at_end(totalled);
         // An operator failing from here on: after every iteration.
         self.builder.build_store(key, width)?;
 
@@ -344,15 +339,11 @@ impl<'ctx> Gen<'ctx, '_> {
             "",
         )?;
         self.when(fr.func, known, |gen| {
-            let done = gen.ctx.append_basic_block(fr.func, "body.done");
-            gen.set_on_fail(Some(done));
-            let result = gen.carried_loop(fr, nest, &carry, lo, hi, true);
-            gen.set_on_fail(None);
-            result?;
-            gen.builder.build_unconditional_branch(done)?;
-            gen.builder.position_at_end(done);
-            Ok(())
+            gen.leaving_on_fail(fr, "body.done", |gen, fr| {
+                gen.carried_loop(fr, nest, &carry, lo, hi, true)
+            })
         })?;
+        self.unstage();
         // The reductions beside the scan: a partial per thread and tile.
         if skip > 0 {
             let chunk = self.builder.build_int_mul(tile, b, "")?;
@@ -570,6 +561,22 @@ impl<'ctx> Gen<'ctx, '_> {
         Ok(())
     }
 
+    /// The carried values' initial values among the kernel's parameters,
+    /// as fields and as values.
+    pub(super) fn initial_values(
+        &self,
+        nest: &LoopNest,
+        kp: &[BasicValueEnum<'ctx>],
+    ) -> Res<(Vec<Vec<BasicValueEnum<'ctx>>>, Vec<Val<'ctx>>)> {
+        let inits = self.inits(nest, kp)?;
+        let vals = nest
+            .carried()
+            .zip(&inits)
+            .map(|(c, f)| self.val_of_fields(c.var.ty, f))
+            .collect::<Res<_>>()?;
+        Ok((inits, vals))
+    }
+
     /// A tile's values to cells `cells` of `partials`, then (after a
     /// fence) its status: other blocks that see the status see the values.
     fn publish(
@@ -588,7 +595,12 @@ impl<'ctx> Gen<'ctx, '_> {
 
     /// `vals` (in `LoopNest::carried` order) from value `from` on into
     /// `slots`.
-    fn set_slots(&self, slots: &Slots<'ctx>, vals: &[Val<'ctx>], from: usize) -> Res<()> {
+    pub(super) fn set_slots(
+        &self,
+        slots: &Slots<'ctx>,
+        vals: &[Val<'ctx>],
+        from: usize,
+    ) -> Res<()> {
         for (v, ps) in vals.iter().zip(slots).skip(from) {
             for (f, (slot, _)) in self.fields(v).iter().zip(ps) {
                 self.builder.build_store(*slot, *f)?;

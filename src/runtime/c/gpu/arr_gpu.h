@@ -175,15 +175,19 @@ void arr_gpu_launch_one(int kernel, void **args);
 int64_t arr_gpu_blocks_shared(int kernel, int64_t work, int64_t per_thread);
 void arr_gpu_launch_shared(int kernel, int64_t work, int64_t per_thread, void **args);
 /* A single-pass scan by decoupled look-back, `shared` bytes of shared
- * memory a block: its threads take tiles of `block * per` consecutive
- * items, per = ceil(work / threads) between 1 and `items`; the number of
- * tiles, and of threads' chunks (tiles * block; 1 with no tiles, the
- * chunk that holds the reductions' neutral elements). */
-int64_t arr_gpu_lookback_tiles(int kernel, int64_t work, int64_t shared, int64_t items);
-int64_t arr_gpu_lookback_chunks(int kernel, int64_t work, int64_t shared, int64_t items);
-/* A launch with `shared` bytes of shared memory a block (a look-back
- * scan, private histogram bins). */
-void arr_gpu_launch_shared_block(int kernel, int64_t work, int64_t shared, void **args);
+ * memory a block plus `per_thread` a thread (its staged input tiles): its
+ * threads take tiles of `block * per` consecutive items, per = ceil(work /
+ * threads) between 1 and `items`; the number of tiles, and of threads'
+ * chunks (tiles * block; 1 with no tiles, the chunk that holds the
+ * reductions' neutral elements). */
+int64_t arr_gpu_lookback_tiles(int kernel, int64_t work, int64_t shared, int64_t per_thread,
+                               int64_t items);
+int64_t arr_gpu_lookback_chunks(int kernel, int64_t work, int64_t shared, int64_t per_thread,
+                                int64_t items);
+/* A launch with `shared` bytes of shared memory a block plus `per_thread`
+ * a thread (a look-back scan, private histogram bins). */
+void arr_gpu_launch_shared_block(int kernel, int64_t work, int64_t shared, int64_t per_thread,
+                                 void **args);
 /* Waits for every launch; prints the first error in sequential order and
  * exits 1 if one failed. Host code calls it before reporting an error of
  * its own (a kernel launched before it may have failed first) and at the

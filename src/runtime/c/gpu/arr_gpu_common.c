@@ -241,35 +241,39 @@ arr_gpu_config arr_gpu_plan(int kernel, int64_t work, uint32_t shared_per_block,
     return c;
 }
 
-/* A look-back scan's plan (`shared` bytes of shared memory a block) and
- * the items each thread takes of a tile: ceil(work / threads) between 1
- * and `items` (the kernel computes the same from its grid). */
+/* A look-back scan's plan (`shared` bytes of shared memory a block and
+ * `per_thread` a thread) and the items each thread takes of a tile:
+ * ceil(work / threads) between 1 and `items` (the kernel computes the same
+ * from its grid). */
 static arr_gpu_config arr_gpu_lookback_plan(int kernel, int64_t work, int64_t shared,
-                                            int64_t items, int64_t *per) {
-    arr_gpu_config c = arr_gpu_plan(kernel, work, (uint32_t)shared, 0);
+                                            int64_t per_thread, int64_t items, int64_t *per) {
+    arr_gpu_config c = arr_gpu_plan(kernel, work, (uint32_t)shared, (uint32_t)per_thread);
     int64_t threads = (int64_t)c.grid.x * c.block.x;
     int64_t p = (work + threads - 1) / threads;
     *per = p < 1 ? 1 : p > items ? items : p;
     return c;
 }
 
-int64_t arr_gpu_lookback_tiles(int kernel, int64_t work, int64_t shared, int64_t items) {
+int64_t arr_gpu_lookback_tiles(int kernel, int64_t work, int64_t shared, int64_t per_thread,
+                               int64_t items) {
     int64_t per;
-    arr_gpu_config c = arr_gpu_lookback_plan(kernel, work, shared, items, &per);
+    arr_gpu_config c = arr_gpu_lookback_plan(kernel, work, shared, per_thread, items, &per);
     int64_t tile = (int64_t)c.block.x * per;
     return (work + tile - 1) / tile;
 }
 
-int64_t arr_gpu_lookback_chunks(int kernel, int64_t work, int64_t shared, int64_t items) {
+int64_t arr_gpu_lookback_chunks(int kernel, int64_t work, int64_t shared, int64_t per_thread,
+                                int64_t items) {
     int64_t per;
-    arr_gpu_config c = arr_gpu_lookback_plan(kernel, work, shared, items, &per);
-    int64_t tiles = arr_gpu_lookback_tiles(kernel, work, shared, items);
+    arr_gpu_config c = arr_gpu_lookback_plan(kernel, work, shared, per_thread, items, &per);
+    int64_t tiles = arr_gpu_lookback_tiles(kernel, work, shared, per_thread, items);
     /* No work: one chunk still holds the reductions' neutral elements. */
     return tiles < 1 ? 1 : tiles * c.block.x;
 }
 
-void arr_gpu_launch_shared_block(int kernel, int64_t work, int64_t shared, void **args) {
-    arr_gpu_config c = arr_gpu_plan(kernel, work, (uint32_t)shared, 0);
+void arr_gpu_launch_shared_block(int kernel, int64_t work, int64_t shared, int64_t per_thread,
+                                 void **args) {
+    arr_gpu_config c = arr_gpu_plan(kernel, work, (uint32_t)shared, (uint32_t)per_thread);
     arr_gpu_launch(kernel, &c, args);
 }
 

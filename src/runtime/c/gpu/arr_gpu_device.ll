@@ -71,3 +71,18 @@ release:
   %unlocked = atomicrmw xchg ptr addrspace(1) %lock, i32 0 monotonic
   ret void
 }
+
+; `*p += v` on floats in one atomic instruction (atom.add.f32 / .f64, a
+; generic address: shared or global memory); the kernel generator's
+; inkwell builds integer `atomicrmw` only. The result is the old value.
+define float @arr_gpu_atomic_add_f32(ptr %p, float %v) {
+entry:
+  %old = atomicrmw fadd ptr %p, float %v monotonic, align 4
+  ret float %old
+}
+
+define double @arr_gpu_atomic_add_f64(ptr %p, double %v) {
+entry:
+  %old = atomicrmw fadd ptr %p, double %v monotonic, align 8
+  ret double %old
+}

@@ -1,0 +1,396 @@
+//! Row reductions: a launched map whose iteration reduces a row (`map
+//! (\row -> reduce op ne (map f row)) xss`, the segmented reduction of a
+//! regular nesting) runs the row's reduction on a group of threads instead
+//! of one thread: a warp per row when rows are short or many, a block per
+//! row when they are long and few, chosen by host code from the shape at
+//! run time (`ROW_LONG`, `ROW_FEW`). One kernel does both; its `partials`
+//! parameter, unused by maps, is non-null for a block per row.
+//!
+//! In a row, every thread of the group runs the statements before the
+//! reduction (they only bind values: `rows_shape`), folds its share of the
+//! row's iterations (strided by the group's size when every operator is
+//! commutative, so that the lanes of a warp read neighbours; otherwise a
+//! contiguous slice in thread order, which keeps the order), the lanes of
+//! a warp combine their values by shuffles, left operand first, and, for
+//! a block, the warps' values are combined in shared memory as in a block
+//! tree (`reduce`). The group's first thread binds the results and runs the
+//! statements after the reduction (the writes of the row's results).
+//!
+//! Errors keep their sequential order: row `r` of a reduction of width `W`
+//! numbers its checks `r * (W + 2)` before the reduction, `r * (W + 2) +
+//! 1 + j` in iteration `j`, and `r * (W + 2) + W + 1` after it. A check
+//! that fails in the fold leaves the fold, and one before or after it
+//! leaves the row, so the group still reaches its shuffles and barriers
+//! (the statements before the reduction are the same for every thread of
+//! the group, so they fail together). Operators that can fail keep the map
+//! form (a row per thread), as block trees do.
+
+use super::abi::{Grid, Params, PARTIALS, WIDTH};
+use super::loops::Key;
+use super::reduce::{commutative, TREE_FIELDS};
+use crate::codegen::emit::{Frame, Gen, Res, Val};
+use crate::codegen::CodegenError;
+use crate::core::ir::{Atom, Type};
+use crate::loopy::ir::{LoopNest, Parallelism, Stmt};
+use crate::types::ScalarType;
+use inkwell::values::{BasicValueEnum, IntValue};
+use inkwell::IntPredicate;
+
+/// Rows at least this long get a block each when they are few.
+pub(super) const ROW_LONG: i64 = 1024;
+/// Fewer rows than this are few: a GPU holds about this many warps at once
+/// (an H100: 132 multiprocessors of 64 warps), so a warp per row would
+/// leave it partly idle while each warp's lanes fold long slices.
+pub(super) const ROW_FEW: i64 = 8192;
+
+/// Where a map's iteration reduces its row: the position of the
+/// reduction's nest in the map's body.
+pub(super) fn rows_shape(nest: &LoopNest) -> Option<usize> {
+    if nest.par != Parallelism::Map || nest.carried().next().is_some() {
+        return None;
+    }
+    let mut loops = nest
+        .body
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| matches!(s, Stmt::Loop(_) | Stmt::SeqLoop(_)));
+    let (at, Stmt::Loop(inner)) = loops.next()? else {
+        return None;
+    };
+    if loops.next().is_some() || !row_reduction(inner) {
+        return None;
+    }
+    // The width is the same in every row (a regular nesting): the keys
+    // of one row come before the next row's.
+    let invariant = match &inner.width {
+        Atom::Var(v) => !nest.defined_vars().contains(v),
+        Atom::Const(_) => true,
+    };
+    (invariant && binds_only(&nest.body[..at]) && !allocates(&nest.body)).then_some(at)
+}
+
+/// Whether a block only binds values and checks them (every thread of a
+/// group may run it).
+fn binds_only(block: &[Stmt]) -> bool {
+    block.iter().all(|s| match s {
+        Stmt::If {
+            then_block,
+            else_block,
+            ..
+        } => binds_only(then_block) && binds_only(else_block),
+        _ => matches!(
+            s,
+            Stmt::Let { .. }
+                | Stmt::Read { .. }
+                | Stmt::Row { .. }
+                | Stmt::View { .. }
+                | Stmt::AssertEq { .. }
+                | Stmt::Assert { .. }
+                | Stmt::SizeCheck { .. }
+                | Stmt::IndexCheck { .. }
+                | Stmt::BoundsCheck { .. }
+                | Stmt::SliceCheck { .. }
+        ),
+    })
+}
+
+/// A reduction of scalars whose operators cannot fail, few enough fields
+/// for a block's shared memory.
+fn row_reduction(inner: &LoopNest) -> bool {
+    let fields: usize = inner
+        .carried()
+        .map(|c| match c.var.ty {
+            Type::Scalar(_) => 1,
+            _ => TREE_FIELDS + 1,
+        })
+        .sum();
+    inner.par == Parallelism::Reduce
+        && !inner.reductions.is_empty()
+        && inner.scans.is_empty()
+        && inner.compactions.is_empty()
+        && inner.hists.is_empty()
+        && (1..=TREE_FIELDS).contains(&fields)
+        && inner
+            .reductions
+            .iter()
+            .all(|r| crate::loopy::chunk::infallible(&r.op.body))
+}
+
+/// Whether a block makes or releases memory anywhere (per-thread scratch
+/// would be made once per thread of a group, not once per row).
+fn allocates(block: &[Stmt]) -> bool {
+    block.iter().any(|s| match s {
+        Stmt::Alloc { .. } | Stmt::Free(_) | Stmt::InPlace { .. } => true,
+        Stmt::If {
+            then_block,
+            else_block,
+            ..
+        } => allocates(then_block) || allocates(else_block),
+        Stmt::SeqLoop(l) => allocates(&l.body),
+        Stmt::Loop(n) => allocates(&n.body) || n.operators().any(|o| allocates(&o.body)),
+        _ => false,
+    })
+}
+
+impl<'ctx> Gen<'ctx, '_> {
+    /// The row-reduction kernel of `nest`, whose reduction is statement
+    /// `at` of its body.
+    pub(super) fn rows_body(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        at: usize,
+        kp: &[BasicValueEnum<'ctx>],
+    ) -> Res<()> {
+        let Stmt::Loop(inner) = &nest.body[at] else {
+            return Err(CodegenError::Internal(
+                "a row reduction without its nest".into(),
+            ));
+        };
+        let (pre, post) = (nest.body[..at].to_vec(), nest.body[at + 1..].to_vec());
+        let rows = kp[WIDTH].into_int_value();
+        let i64t = self.i64();
+        let (zero, one) = (self.const_i64(0), self.const_i64(1));
+        let marker = self
+            .builder
+            .build_ptr_to_int(kp[PARTIALS].into_pointer_value(), i64t, "")?;
+        let per_block = self
+            .builder
+            .build_int_compare(IntPredicate::NE, marker, zero, "block")?;
+        let tid = self.sreg("tid.x")?;
+        let ntid = self.sreg("ntid.x")?;
+        let ctaid = self.sreg("ctaid.x")?;
+        let nctaid = self.sreg("nctaid.x")?;
+        let five = self.const_i64(5);
+        let lane = self.builder.build_and(tid, self.const_i64(31), "lane")?;
+        let base = self.builder.build_int_mul(ctaid, ntid, "")?;
+        let gid = self.builder.build_int_add(base, tid, "")?;
+        let gwarp = self.builder.build_right_shift(gid, five, false, "")?;
+        let threads = self.builder.build_int_mul(nctaid, ntid, "")?;
+        let warps_all = self.builder.build_right_shift(threads, five, false, "")?;
+        let select = |gen: &Self, a: IntValue<'ctx>, b: IntValue<'ctx>| -> Res<IntValue<'ctx>> {
+            Ok(gen
+                .builder
+                .build_select(per_block, a, b, "")?
+                .into_int_value())
+        };
+        // The thread's rank in its group, the group's size, its first row
+        // and the stride over rows.
+        let t = select(self, tid, lane)?;
+        let size = select(self, ntid, self.const_i64(32))?;
+        let first = select(self, ctaid, gwarp)?;
+        let stride = select(self, nctaid, warps_all)?;
+        let width = self.int(fr, &inner.width)?;
+        let keys = self.builder.build_int_add(width, self.const_i64(2), "")?;
+        let commute = inner.reductions.iter().all(|r| commutative(&r.op));
+        self.kernel_loop(fr, first, rows, stride, &mut |gen, fr, r| {
+            let row_end = gen.ctx.append_basic_block(fr.func, "row.end");
+            let key_base = gen.builder.build_int_mul(r, keys, "")?;
+            let key = gen.key_slot()?;
+            gen.builder.build_store(key, key_base)?;
+            fr.vals
+                .insert(nest.index.id, Val::Scalar(r.into(), ScalarType::I64));
+            gen.set_on_fail(Some(row_end));
+            gen.block(fr, &pre)?;
+            let mut inits = Vec::new();
+            for c in inner.carried() {
+                inits.push(gen.fields(&gen.val(fr, &c.init)?));
+            }
+            let slots = gen.carried_slots(fr, &inits)?;
+            let range = if commute {
+                (t, width, size)
+            } else {
+                let (lo, hi) = gen.slice_of(width, t, size)?;
+                (lo, hi, one)
+            };
+            let folded = gen.ctx.append_basic_block(fr.func, "row.folded");
+            gen.set_on_fail(Some(folded));
+            let after = gen.builder.build_int_add(key_base, one, "")?;
+            let body = inner.body.clone();
+            gen.carried_loop_keyed(fr, inner, &body, &slots, range, Key::After(after), 0)?;
+            gen.builder.build_unconditional_branch(folded)?;
+            gen.builder.position_at_end(folded);
+            gen.set_on_fail(Some(row_end));
+            gen.warp_combine(fr, inner, &slots, lane)?;
+            gen.when(fr.func, per_block, |gen| {
+                gen.block_combine(fr, inner, &slots, tid, lane, ntid)
+            })?;
+            let lead = gen
+                .builder
+                .build_int_compare(IntPredicate::EQ, t, zero, "")?;
+            gen.when(fr.func, lead, |gen| {
+                let last = gen.builder.build_int_add(key_base, width, "")?;
+                let last = gen.builder.build_int_add(last, one, "")?;
+                gen.builder.build_store(key, last)?;
+                let finals = gen.load_slots(inner, &slots)?;
+                gen.bind_finals(fr, inner, finals)?;
+                gen.block(fr, &post)
+            })?;
+            gen.builder.build_unconditional_branch(row_end)?;
+            gen.builder.position_at_end(row_end);
+            Ok(())
+        })?;
+        self.set_on_fail(None);
+        Ok(())
+    }
+
+    /// The lanes' values combined by shuffles into lane 0's `slots`: lane
+    /// `l`, a multiple of `2 off`, combines its value with lane `l + off`'s
+    /// (every lane shuffles).
+    fn warp_combine(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        inner: &LoopNest,
+        slots: &super::loops::Slots<'ctx>,
+        lane: IntValue<'ctx>,
+    ) -> Res<()> {
+        let types: Vec<Type> = inner.carried().map(|c| c.var.ty).collect();
+        let zero = self.const_i64(0);
+        for off in [1u64, 2, 4, 8, 16] {
+            let vals = self.load_slots(inner, slots)?;
+            let mut other = Vec::new();
+            for (v, t) in vals.iter().zip(&types) {
+                let mut shuffled = Vec::new();
+                for f in self.fields(v) {
+                    let by = self.ctx.i32_type().const_int(off, false);
+                    shuffled.push(self.shfl(f, by, false)?);
+                }
+                other.push(self.val_of_fields(*t, &shuffled)?);
+            }
+            let mask = self.const_i64(2 * off as i64 - 1);
+            let low = self.builder.build_and(lane, mask, "")?;
+            let active = self
+                .builder
+                .build_int_compare(IntPredicate::EQ, low, zero, "")?;
+            self.when(fr.func, active, |gen| {
+                gen.apply_reductions(fr, inner, slots, &vals, &other)
+            })?;
+        }
+        Ok(())
+    }
+
+    /// A block's warps' values (in their lane 0's `slots`) combined in
+    /// shared memory, in order, into thread 0's `slots`; ends with a
+    /// barrier, so the next row may write the cells again.
+    fn block_combine(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        inner: &LoopNest,
+        slots: &super::loops::Slots<'ctx>,
+        tid: IntValue<'ctx>,
+        lane: IntValue<'ctx>,
+        ntid: IntValue<'ctx>,
+    ) -> Res<()> {
+        let types: Vec<Type> = inner.carried().map(|c| c.var.ty).collect();
+        let fields: usize = types.iter().map(|t| self.field_types(*t).len()).sum();
+        let fields_v = self.const_i64(fields as i64);
+        let (zero, one) = (self.const_i64(0), self.const_i64(1));
+        let shared = self.shared_base()?;
+        let five = self.const_i64(5);
+        let warp = self.builder.build_right_shift(tid, five, false, "warp")?;
+        let up = self.builder.build_int_add(ntid, self.const_i64(31), "")?;
+        let warps = self.builder.build_right_shift(up, five, false, "warps")?;
+        let first = self
+            .builder
+            .build_int_compare(IntPredicate::EQ, lane, zero, "")?;
+        let warp_at = self.builder.build_int_mul(warp, fields_v, "")?;
+        self.when(fr.func, first, |gen| {
+            let vals = gen.load_slots(inner, slots)?;
+            gen.shared_store(shared, warp_at, &vals, fields)
+        })?;
+        self.barrier()?;
+        let mine = self.builder.build_int_mul(tid, fields_v, "")?;
+        self.doubling_steps(fr, warps, &mut |gen, fr, s| {
+            let twice = gen.builder.build_int_add(s, s, "")?;
+            let mask = gen.builder.build_int_sub(twice, one, "")?;
+            let low = gen.builder.build_and(tid, mask, "")?;
+            let active = gen
+                .builder
+                .build_int_compare(IntPredicate::EQ, low, zero, "")?;
+            let partner = gen.builder.build_int_add(tid, s, "")?;
+            let inside = gen
+                .builder
+                .build_int_compare(IntPredicate::SLT, partner, warps, "")?;
+            let active = gen.builder.build_and(active, inside, "")?;
+            gen.when(fr.func, active, |gen| {
+                let left = gen.shared_read(shared, mine, &types, fields)?;
+                let at = gen.builder.build_int_mul(partner, fields_v, "")?;
+                let right = gen.shared_read(shared, at, &types, fields)?;
+                let left_fields: Vec<Vec<BasicValueEnum<'ctx>>> =
+                    left.iter().map(|v| gen.fields(v)).collect();
+                let cell = gen.carried_slots(fr, &left_fields)?;
+                gen.apply_reductions(fr, inner, &cell, &left, &right)?;
+                let combined = gen.load_slots(inner, &cell)?;
+                gen.shared_store(shared, mine, &combined, fields)
+            })
+        })?;
+        let lead = self
+            .builder
+            .build_int_compare(IntPredicate::EQ, tid, zero, "")?;
+        self.when(fr.func, lead, |gen| {
+            let vals = gen.shared_read(shared, zero, &types, fields)?;
+            for (v, ps) in vals.iter().zip(slots) {
+                for (f, (slot, _)) in gen.fields(v).iter().zip(ps) {
+                    gen.builder.build_store(*slot, *f)?;
+                }
+            }
+            Ok(())
+        })?;
+        self.barrier()
+    }
+}
+
+impl<'ctx> Gen<'ctx, '_> {
+    /// Host side: the row-reduction kernel `kernel` launched with a block
+    /// per row (long rows, few of them) or a warp per row, as the shape says.
+    pub(super) fn launch_rows(
+        &mut self,
+        fr: &Frame<'ctx>,
+        nest: &LoopNest,
+        at: usize,
+        kernel: usize,
+        params: &Params<'ctx>,
+        values: &mut [BasicValueEnum<'ctx>],
+    ) -> Res<()> {
+        let Stmt::Loop(inner) = &nest.body[at] else {
+            return Err(CodegenError::Internal(
+                "a row reduction without its nest".into(),
+            ));
+        };
+        let rows = values[WIDTH].into_int_value();
+        let width = self.int(fr, &inner.width)?;
+        let long = self.builder.build_int_compare(
+            IntPredicate::SGE,
+            width,
+            self.const_i64(ROW_LONG),
+            "",
+        )?;
+        let few =
+            self.builder
+                .build_int_compare(IntPredicate::SLT, rows, self.const_i64(ROW_FEW), "")?;
+        let per_block = self.builder.build_and(long, few, "block")?;
+        let marker = self
+            .builder
+            .build_int_to_ptr(self.const_i64(1), self.ptr(), "")?;
+        let null = self.ptr().const_null();
+        values[PARTIALS] = self.builder.build_select(per_block, marker, null, "")?;
+        let fields = self.fields_of(inner);
+        let per_warp = self.builder.build_not(per_block, "")?;
+        let values: &[BasicValueEnum<'ctx>] = values;
+        self.when(fr.func, per_block, |gen| {
+            let work = gen.builder.build_int_mul(rows, gen.const_i64(1024), "")?;
+            gen.launch(
+                kernel,
+                Grid::Shared(fields * 8),
+                work,
+                &params.types,
+                values,
+                fr,
+            )
+        })?;
+        self.when(fr.func, per_warp, |gen| {
+            let work = gen.builder.build_int_mul(rows, gen.const_i64(32), "")?;
+            gen.launch(kernel, Grid::Work, work, &params.types, values, fr)
+        })
+    }
+}
