@@ -217,13 +217,18 @@ pub fn emit<'ctx>(
                 .into(),
         ));
     }
-    let device = opts
-        .target
-        .is_gpu()
-        .then(|| gpu::Device::new(context, opts.target == Target::NvPtxEmu));
-    let (module, device) = emit::build(context, program, backend.as_ref(), opts, device)?;
-    module.set_triple(&machine.get_triple());
-    module.set_data_layout(&machine.get_target_data().get_data_layout());
+    // Modules get their target's data layout before any code is built:
+    // loads and stores take their alignment from it (without it an `i64`
+    // is 4-byte aligned, and NVPTX splits each access in two).
+    let device = match opts.target {
+        Target::NvPtxEmu => Some(gpu::Device::new(context, true, &machine)),
+        Target::NvPtx => {
+            let nvptx = gpu::device::nvptx_machine(opts.gpu_arch, opts.opt_level)?;
+            Some(gpu::Device::new(context, false, &nvptx))
+        }
+        _ => None,
+    };
+    let (module, device) = emit::build(context, program, backend.as_ref(), opts, &machine, device)?;
     let (gpu, device) = match device {
         Some(d) => {
             let (artifacts, device) =

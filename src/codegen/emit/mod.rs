@@ -157,11 +157,15 @@ pub(crate) fn build<'ctx>(
     program: &Program,
     backend: &dyn Backend,
     opts: &crate::codegen::CodegenOptions,
+    machine: &inkwell::targets::TargetMachine,
     device: Option<crate::codegen::gpu::Device<'ctx>>,
 ) -> Res<(Module<'ctx>, Option<crate::codegen::gpu::Device<'ctx>>)> {
+    let module = ctx.create_module("arr");
+    module.set_triple(&machine.get_triple());
+    module.set_data_layout(&machine.get_target_data().get_data_layout());
     let mut gen = Gen {
         ctx,
-        module: ctx.create_module("arr"),
+        module,
         builder: ctx.create_builder(),
         backend,
         files: &program.files,

@@ -65,9 +65,14 @@ pub(crate) struct KernelState<'ctx> {
 }
 
 impl<'ctx> Device<'ctx> {
-    pub(crate) fn new(ctx: &'ctx Context, emulated: bool) -> Device<'ctx> {
+    /// A device module with `machine`'s triple and data layout (the host's
+    /// under the emulator).
+    pub(crate) fn new(ctx: &'ctx Context, emulated: bool, machine: &TargetMachine) -> Device<'ctx> {
+        let module = ctx.create_module("arr_device");
+        module.set_triple(&machine.get_triple());
+        module.set_data_layout(&machine.get_target_data().get_data_layout());
         Device {
-            module: ctx.create_module("arr_device"),
+            module,
             emulated,
             kernels: Vec::new(),
             locations: Locations::default(),
