@@ -365,6 +365,7 @@ fn iota_index_program() -> crate::fusion::ast::FusedProgram {
             Exp::Index {
                 array: is.id,
                 indices: vec![v(&i)],
+                checked: true,
             },
         )),
         Item::Stm(stm(
@@ -372,6 +373,7 @@ fn iota_index_program() -> crate::fusion::ast::FusedProgram {
             Exp::Index {
                 array: xs.id,
                 indices: vec![v(&i)],
+                checked: true,
             },
         )),
         Item::Stm(stm(vec![s.clone()], Exp::BinOp(BinOp::Add, v(&a), v(&x)))),
@@ -585,6 +587,7 @@ fn map_with_if_and_index_in_lambda() {
                                 Exp::Index {
                                     array: table.id,
                                     indices: vec![v(&x)],
+                                    checked: true,
                                 },
                             )],
                             result: vec![v(&t)],

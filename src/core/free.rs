@@ -192,7 +192,7 @@ impl Acc {
                 self.body(then_body);
                 self.body(else_body);
             }
-            Exp::Index { array, indices } => {
+            Exp::Index { array, indices, .. } => {
                 self.use_var(*array);
                 for a in indices {
                     self.atom(a);

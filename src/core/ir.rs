@@ -409,6 +409,8 @@ pub struct Soac {
     pub width: Atom,
     pub kind: SoacKind,
     pub args: Vec<VarId>,
+    /// `#[sequential]`: the nest it becomes runs in one thread.
+    pub sequential: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -425,10 +427,12 @@ pub enum Exp {
         then_body: Body,
         else_body: Body,
     },
-    /// Bounds-checked indexing; fewer indices than the rank gives a row.
+    /// Indexing; fewer indices than the rank gives a row. Bounds-checked
+    /// unless `checked` is false (`#[unsafe]`: out of range is undefined).
     Index {
         array: VarId,
         indices: Vec<Atom>,
+        checked: bool,
     },
     /// Size of dimension `dim` of an array, as `i64`.
     Size {

@@ -200,8 +200,18 @@ fn print_exp(out: &mut String, exp: &Exp, depth: usize, names: &Names) {
             indent(out, depth);
             out.push_str("end");
         }
-        Exp::Index { array, indices } => {
-            let _ = write!(out, "{}[{}]", names.var(*array), names.atoms(indices));
+        Exp::Index {
+            array,
+            indices,
+            checked,
+        } => {
+            let unsafe_ = if *checked { "" } else { "unsafe " };
+            let _ = write!(
+                out,
+                "{unsafe_}{}[{}]",
+                names.var(*array),
+                names.atoms(indices)
+            );
         }
         Exp::Size { array, dim } => {
             let _ = write!(out, "size {} {dim}", names.var(*array));

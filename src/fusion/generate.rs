@@ -97,6 +97,7 @@ impl Gen {
                 width,
                 kind,
                 args,
+                sequential: false,
             }),
         );
         id

@@ -239,6 +239,7 @@ fn transpose_nest(perm: &Stm, map: &Stm, soac: &Soac, fresh: &mut Fresh, stms: &
             width: Atom::Var(width.id),
             kind: SoacKind::Map(lam),
             args,
+            sequential: soac.sequential,
         }),
         loc: map.loc,
     });

@@ -151,6 +151,7 @@ fn map_like(
             width: a.soac.width,
             kind: SoacKind::Map(Lambda { params, body, ret }),
             args,
+            sequential: a.soac.sequential,
         },
         loc: a.loc,
     }

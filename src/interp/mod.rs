@@ -665,7 +665,7 @@ impl Interp<'_> {
                 let vals = self.take_results(body)?;
                 self.bind_pat(stm, vals)
             }
-            Exp::Index { array, indices } => {
+            Exp::Index { array, indices, .. } => {
                 let v = self.index(*array, indices, stm.loc)?;
                 single(self, v)
             }

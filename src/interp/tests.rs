@@ -113,6 +113,7 @@ impl Ir {
             width,
             kind,
             args,
+            sequential: false,
         })
     }
 }
@@ -259,6 +260,7 @@ fn index_out_of_bounds_names_location() {
         Exp::Index {
             array: xs.id,
             indices: vec![v(&i)],
+            checked: true,
         },
         loc(12, 7),
     );
@@ -286,6 +288,7 @@ fn partial_index_and_rows() {
         Exp::Index {
             array: m.id,
             indices: vec![v(&i)],
+            checked: true,
         },
         loc(1, 1),
     );
@@ -794,6 +797,7 @@ fn loop_updates_in_place() {
                 Exp::Index {
                     array: a.id,
                     indices: vec![v(&j)],
+                    checked: true,
                 },
                 loc(1, 1),
             );
@@ -1225,6 +1229,7 @@ fn filter_keeps_row_shape() {
                 Exp::Index {
                     array: p[0].id,
                     indices: vec![i64c(0)],
+                    checked: true,
                 },
                 loc(1, 1),
             );

@@ -44,6 +44,9 @@ pub struct Function {
     /// its memory, so the caller may free every one.
     pub results: Vec<Atom>,
     pub ret: Vec<Type>,
+    /// Nests that run in one thread whatever their kind: those made of a
+    /// `#[sequential]` SOAC (their `origin`s).
+    pub sequential: Vec<Origin>,
 }
 
 /// A parameter; an array comes with one `i64` variable per dimension.

@@ -19,7 +19,7 @@
 //!   inside it may still run in parallel.
 
 use super::ir::{
-    block_vars, for_each_binder, Block, Function, LoopNest, NestPlan, ParPlan, Parallelism,
+    block_vars, for_each_binder, Block, Function, LoopNest, NestPlan, Origin, ParPlan, Parallelism,
     SeqForm, Stmt,
 };
 use super::Tuning;
@@ -57,10 +57,17 @@ pub fn plan_nests(f: &mut Function, tuning: &Tuning) {
     for_each_binder(&f.body, &mut |v| {
         types.insert(v.id, v.ty);
     });
-    plan_block(&mut f.body, &types, tuning);
+    let sequential = std::mem::take(&mut f.sequential);
+    plan_block(&mut f.body, &types, tuning, &sequential);
+    f.sequential = sequential;
 }
 
-fn plan_block(block: &mut Block, types: &HashMap<VarId, Type>, tuning: &Tuning) {
+fn plan_block(
+    block: &mut Block,
+    types: &HashMap<VarId, Type>,
+    tuning: &Tuning,
+    sequential: &[Origin],
+) {
     for stmt in block {
         match stmt {
             Stmt::If {
@@ -68,21 +75,31 @@ fn plan_block(block: &mut Block, types: &HashMap<VarId, Type>, tuning: &Tuning) 
                 else_block,
                 ..
             } => {
-                plan_block(then_block, types, tuning);
-                plan_block(else_block, types, tuning);
+                plan_block(then_block, types, tuning, sequential);
+                plan_block(else_block, types, tuning, sequential);
             }
             Stmt::SeqLoop(lp) => {
                 if let SeqForm::While { cond, .. } = &mut lp.form {
-                    plan_block(cond, types, tuning);
+                    plan_block(cond, types, tuning, sequential);
                 }
-                plan_block(&mut lp.body, types, tuning);
+                plan_block(&mut lp.body, types, tuning, sequential);
             }
             Stmt::Loop(nest) => {
-                plan_block(&mut nest.body, types, tuning);
+                plan_block(&mut nest.body, types, tuning, sequential);
                 for op in nest.operators_mut() {
-                    plan_block(&mut op.body, types, tuning);
+                    plan_block(&mut op.body, types, tuning, sequential);
                 }
-                nest.plan = Some(Box::new(nest_plan(nest, types, tuning)));
+                let plan = if sequential.contains(&nest.origin) {
+                    NestPlan {
+                        strategy: ParPlan::Sequential("#[sequential]"),
+                        grain: tuning.grain.map(|g| grain(nest, &g)),
+                        body: super::chunk::shape(nest, &nest.body, false),
+                        totals: None,
+                    }
+                } else {
+                    nest_plan(nest, types, tuning)
+                };
+                nest.plan = Some(Box::new(plan));
             }
             _ => {}
         }

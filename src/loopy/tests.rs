@@ -99,6 +99,7 @@ impl Builder {
                 width,
                 kind,
                 args,
+                sequential: false,
             },
             loc: loc(2, 3),
         }
@@ -414,6 +415,7 @@ fn iota_replicate_index_and_if_lower_and_pass_the_lint() {
             Exp::Index {
                 array: is.id,
                 indices: vec![c_i64(2)],
+                checked: true,
             },
         )),
         Item::Stm(stm(vec![c.clone()], Exp::BinOp(BinOp::Lt, v(&e), v(&n)))),
@@ -555,6 +557,7 @@ fn lint_rejects_use_after_free() {
     let p = Program {
         files: vec!["test.arr".into()],
         functions: vec![super::ir::Function {
+            sequential: Vec::new(),
             name: "main".into(),
             params: vec![super::ir::Param {
                 var: n.clone(),
@@ -659,6 +662,7 @@ fn lint_rejects_use_of_a_view_after_update_in_place() {
     let p = Program {
         files: vec!["test.arr".into()],
         functions: vec![super::ir::Function {
+            sequential: Vec::new(),
             name: "main".into(),
             params: vec![super::ir::Param {
                 var: n.clone(),

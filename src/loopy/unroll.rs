@@ -19,9 +19,10 @@
 //! the last copy's values. A nest at the top of a function stays a nest:
 //! it is what runs in parallel.
 //!
-//! `#[unroll]` on a loop (LANGUAGE.md section 11) will ask for it whatever
-//! the sizes once the front end keeps attributes: `unrolls` is where the
-//! request goes.
+//! `#[unroll]` on a loop (LANGUAGE.md section 11) is honoured earlier, when
+//! the core IR is built (`core::lower`): a `for` loop whose trip count is
+//! then a constant is lowered once per iteration, array state included, so
+//! such a loop never reaches this pass; `unrolls` decides for the others.
 
 use super::ir::{Block, Function, LoopNest, ScalarExp, SeqForm, SeqLoop, Stmt};
 use super::rename::{fresh_above, Fresh, Renaming};
@@ -66,7 +67,7 @@ fn walk(block: &mut Block, in_nest: bool, fresh: &mut Fresh) {
 }
 
 /// Whether a loop of `trips` iterations over a body of `size` statements
-/// is unrolled (the hook for `#[unroll]`).
+/// is unrolled.
 fn unrolls(trips: i64, size: usize) -> bool {
     (0..=MAX_TRIPS).contains(&trips) && size.saturating_mul(trips as usize) <= MAX_STATEMENTS
 }

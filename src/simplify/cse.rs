@@ -218,8 +218,13 @@ impl Keyer {
                 self.body(then_body);
                 self.body(else_body);
             }
-            Exp::Index { array, indices } => {
-                self.out.push_str("index ");
+            Exp::Index {
+                array,
+                indices,
+                checked,
+            } => {
+                self.out
+                    .push_str(if *checked { "index " } else { "unsafe-index " });
                 self.var(*array);
                 for a in indices {
                     self.atom(a);

@@ -354,7 +354,7 @@ impl Folder {
                     _ => None,
                 },
                 Exp::Size { array, dim } => self.size(*array, *dim),
-                Exp::Index { array, indices } => self.index(*array, indices, pat),
+                Exp::Index { array, indices, .. } => self.index(*array, indices, pat),
                 _ => None,
             };
             match next {

@@ -201,6 +201,7 @@ impl Gen {
                     Exp::Index {
                         array: arr,
                         indices: idx,
+                        checked: true,
                     },
                 );
                 scope.ints.push(Atom::Var(e.id));
@@ -275,6 +276,7 @@ impl Gen {
                 self.next_soac += 1;
                 let width = scope.sizes[0];
                 let soac = Soac {
+                    sequential: false,
                     label,
                     width,
                     kind: SoacKind::Map(Lambda {
@@ -307,6 +309,7 @@ impl Gen {
                 self.next_soac += 1;
                 let v = self.var("red", i32t);
                 let soac = Soac {
+                    sequential: false,
                     label,
                     width: scope.sizes[0],
                     kind: SoacKind::Reduce {

@@ -59,6 +59,7 @@ impl Build {
             width: v(width),
             kind: SoacKind::Map(Lambda { params, body, ret }),
             args: args.iter().map(|a| a.id).collect(),
+            sequential: false,
         })
     }
 }
@@ -353,6 +354,7 @@ fn dead_code_goes_but_failing_statements_stay() {
                 Exp::Index {
                     array: xs.id,
                     indices: vec![v(&i)],
+                    checked: true,
                 },
             ),
             s(&[&m], map),
@@ -447,6 +449,7 @@ fn hoists_invariants_but_not_what_can_fail() {
                 Exp::Index {
                     array: xs.id,
                     indices: vec![c(Const::I64(0))],
+                    checked: true,
                 },
             ),
             s(&[&r], Exp::BinOp(BinOp::Add, v(&px), v(&t))),
@@ -818,6 +821,7 @@ fn index_arithmetic_cancels() {
                 Exp::Index {
                     array: xs.id,
                     indices: vec![v(&cc)],
+                    checked: true,
                 },
             ),
         ],
@@ -834,7 +838,8 @@ fn index_arithmetic_cancels() {
         out.entries[0].body.stms[0].exp,
         Exp::Index {
             array: xs.id,
-            indices: vec![v(&i)]
+            indices: vec![v(&i)],
+            checked: true,
         }
     );
 }

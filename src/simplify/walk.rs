@@ -46,7 +46,7 @@ pub fn exp_atoms_mut(exp: &mut Exp, mut f: impl FnMut(&mut Atom)) {
             f(value);
         }
         Exp::If { cond, .. } => f(cond),
-        Exp::Index { array, indices } => {
+        Exp::Index { array, indices, .. } => {
             var(array, &mut f);
             indices.iter_mut().for_each(&mut f);
         }
@@ -150,7 +150,7 @@ pub fn exp_atoms(exp: &Exp, mut f: impl FnMut(&Atom)) {
             f(value);
         }
         Exp::If { cond, .. } => f(cond),
-        Exp::Index { array, indices } => {
+        Exp::Index { array, indices, .. } => {
             var(array, &mut f);
             indices.iter().for_each(&mut f);
         }

@@ -22,6 +22,6 @@ pub use check::{check, check_with_stats, CheckStats};
 pub use scalar::{Const, ScalarType};
 pub use ty::{Dim, LocalId, Shape, Type};
 pub use typed::{
-    Builtin, CheckedProgram, Entry, Literal, ScalarFn, TExpr, TExprKind, TLambda, TLoopForm, TPat,
-    TSlice,
+    Builtin, CheckedProgram, Entry, Literal, ScalarFn, TAttr, TExpr, TExprKind, TLambda, TLoopForm,
+    TPat, TSlice,
 };

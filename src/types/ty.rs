@@ -162,6 +162,13 @@ pub enum Dim {
     Any,
     Const(u64),
     Var(LocalId),
+    /// `scale * var + offset` (`[2 * k]t`, `[n + 1]t`), `scale` not 0: a
+    /// size parameter used only here is solved from the argument's size.
+    Linear {
+        var: LocalId,
+        scale: i64,
+        offset: i64,
+    },
 }
 
 /// The declared sizes of a value, mirroring its type: arrays of tuples are
@@ -185,17 +192,20 @@ impl Shape {
         }
     }
 
-    /// Size variables the shape mentions.
-    pub fn size_vars(&self, out: &mut Vec<LocalId>) {
+    /// Size variables the shape mentions (`linear`: also those inside
+    /// `Dim::Linear`).
+    pub fn size_vars(&self, linear: bool, out: &mut Vec<LocalId>) {
         match self {
             Shape::Other => {}
             Shape::Array(d, inner) => {
-                if let Dim::Var(id) = d {
-                    out.push(*id);
+                match d {
+                    Dim::Var(id) => out.push(*id),
+                    Dim::Linear { var, .. } if linear => out.push(*var),
+                    _ => {}
                 }
-                inner.size_vars(out);
+                inner.size_vars(linear, out);
             }
-            Shape::Tuple(ss) => ss.iter().for_each(|s| s.size_vars(out)),
+            Shape::Tuple(ss) => ss.iter().for_each(|s| s.size_vars(linear, out)),
         }
     }
 }

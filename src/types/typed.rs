@@ -151,6 +151,9 @@ pub enum TExprKind {
     Field(Box<TExpr>, Field),
     /// `e : t` where `t` declares sizes to check.
     Ascribe(Box<TExpr>, Shape),
+    /// `#[attr] e` for the attributes that change how `e` runs (the others
+    /// are dropped by the checker).
+    Attr(TAttr, Box<TExpr>),
     Assert(Box<TExpr>, Box<TExpr>),
     /// `loop pat = init form do body`: the loop state is `pat`, its type the
     /// loop's.
@@ -246,7 +249,10 @@ impl TExpr {
                 f(a);
                 f(b);
             }
-            TExprKind::UnOp(_, a) | TExprKind::Field(a, _) | TExprKind::Ascribe(a, _) => f(a),
+            TExprKind::UnOp(_, a)
+            | TExprKind::Field(a, _)
+            | TExprKind::Ascribe(a, _)
+            | TExprKind::Attr(_, a) => f(a),
             TExprKind::Lambda(lam) => f(&mut lam.body),
             TExprKind::If(c, a, b) => {
                 f(c);
@@ -286,6 +292,17 @@ impl TExpr {
             }
         }
     }
+}
+
+/// The attributes arrc honours (LANGUAGE.md section 11, docs/language.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TAttr {
+    /// `#[unroll]`: a `for` loop with a constant trip count is unrolled.
+    Unroll,
+    /// `#[sequential]`: the expression's SOACs run in one thread.
+    Sequential,
+    /// `#[unsafe]`: the expression's index reads are not bounds-checked.
+    Unsafe,
 }
 
 #[derive(Clone, Debug, PartialEq)]

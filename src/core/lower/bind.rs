@@ -218,6 +218,27 @@ impl<'a> Lowerer<'a> {
                     _ => env.bind(*id, Value::Leaf(actual, CType::Scalar(ScalarType::I64))),
                 }
             }
+            // `[scale * k + offset]`: `k` solved from the size when unknown,
+            // and the size checked against it.
+            Dim::Linear { var, scale, offset } => {
+                let actual = self.size_of(arr, depth, loc);
+                let (offset, scale) = (Self::i64_atom(*offset), Self::i64_atom(*scale));
+                let (k, solved) = match env.get(*var) {
+                    Some(Value::Leaf(n, _)) => (*n, false),
+                    _ => {
+                        let d = self.i64_op(BinOp::Sub, actual, offset, loc);
+                        (self.i64_op(BinOp::Div, d, scale, loc), true)
+                    }
+                };
+                let scaled = self.i64_op(BinOp::Mul, k, scale, loc);
+                let expected = self.i64_op(BinOp::Add, scaled, offset, loc);
+                self.assert_same(expected, actual, loc);
+                if solved {
+                    env.bind(*var, Value::Leaf(k, CType::Scalar(ScalarType::I64)))
+                } else {
+                    env.clone()
+                }
+            }
         }
     }
 }

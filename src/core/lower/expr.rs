@@ -30,6 +30,12 @@ impl<'a> Lowerer<'a> {
             TExprKind::ArrayLit(items) => self.array_lit(env, &e.ty, items, loc),
             TExprKind::Apply(f, args) => {
                 let f = self.expr(env, f);
+                if !matches!(f, Value::Func(_)) {
+                    // A function payload of a constructor the value does not
+                    // hold (`sums`): the call never runs; its result only
+                    // gives the branch its shape.
+                    return self.default_value(&e.ty, loc);
+                }
                 let args = args.iter().map(|a| self.expr(env, a)).collect();
                 self.apply(f, args, loc)
             }
@@ -112,7 +118,8 @@ impl<'a> Lowerer<'a> {
                 init,
                 form,
                 body,
-            } => self.loop_(env, pat, init, form, body, loc),
+            } => self.loop_(env, pat, init, form, body, false, loc),
+            TExprKind::Attr(attr, x) => self.attributed(env, *attr, x, loc),
             TExprKind::Slice(a, dims) => {
                 let arr = self.expr(env, a);
                 self.slice(env, &arr, dims, loc)
@@ -194,6 +201,35 @@ impl<'a> Lowerer<'a> {
         rebuild(arr, &mut out.into_iter())
     }
 
+    /// `#[attr] x`: `#[unroll]` applies to a loop written right after it,
+    /// the others to everything lowered inside `x` (called functions too).
+    fn attributed(&mut self, env: &Env<'a>, attr: TAttr, x: &'a TExpr, loc: SrcLoc) -> Value<'a> {
+        match attr {
+            TAttr::Unroll => match &x.kind {
+                TExprKind::Loop {
+                    pat,
+                    init,
+                    form,
+                    body,
+                } => self.loop_(env, pat, init, form, body, true, loc),
+                _ => self.expr(env, x),
+            },
+            TAttr::Sequential => {
+                self.sequential += 1;
+                let v = self.expr(env, x);
+                self.sequential -= 1;
+                v
+            }
+            TAttr::Unsafe => {
+                self.unchecked += 1;
+                let v = self.expr(env, x);
+                self.unchecked -= 1;
+                v
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn loop_(
         &mut self,
         env: &Env<'a>,
@@ -201,6 +237,7 @@ impl<'a> Lowerer<'a> {
         init: &'a TExpr,
         form: &'a TLoopForm,
         body: &'a TExpr,
+        unroll: bool,
         loc: SrcLoc,
     ) -> Value<'a> {
         let init_v = self.expr(env, init);
@@ -229,6 +266,15 @@ impl<'a> Lowerer<'a> {
             }
             TLoopForm::While(_) => (None, Atom::Const(Const::I64(0)), None),
         };
+        let trips = match (&index, bound) {
+            (Some(_), Atom::Const(c)) if unroll => {
+                c.as_i128().filter(|t| (0..=MAX_UNROLL).contains(t))
+            }
+            _ => None,
+        };
+        if let (Some(trips), Some(i)) = (trips, &index) {
+            return self.unrolled(env, pat, init_v, form, body, (i.ty, trips), array, loc);
+        }
         let cond = match form {
             TLoopForm::While(c) => {
                 let (stms, c) = self.nested(|s| {
@@ -285,6 +331,39 @@ impl<'a> Lowerer<'a> {
             loc,
         });
         rebuild(&init_v, &mut outs.into_iter())
+    }
+
+    /// `#[unroll]` on a loop of `trips` iterations (a constant): the body
+    /// lowered once per iteration, each seeing the previous one's values and
+    /// its index as a constant (a `for x in xs` loop: row `k` of `xs`).
+    #[allow(clippy::too_many_arguments)]
+    fn unrolled(
+        &mut self,
+        env: &Env<'a>,
+        pat: &'a TPat,
+        init: Value<'a>,
+        form: &'a TLoopForm,
+        body: &'a TExpr,
+        (index_ty, trips): (CType, i128),
+        array: Option<Value<'a>>,
+        loc: SrcLoc,
+    ) -> Value<'a> {
+        let mut state = init;
+        for k in 0..trips {
+            let mut env = self.bind(env, pat, state, loc);
+            let i = Atom::Const(Const::int_wrapping(index_ty.elem(), k));
+            match form {
+                TLoopForm::For { index: lid, .. } => env = env.bind(*lid, Value::Leaf(i, index_ty)),
+                TLoopForm::ForIn { pat: xp, .. } => {
+                    let arr = array.clone().unwrap_or_else(unit);
+                    let row = self.index(&arr, vec![i], loc);
+                    env = self.bind(&env, xp, row, loc);
+                }
+                TLoopForm::While(_) => {}
+            }
+            state = self.expr(&env, body);
+        }
+        state
     }
 
     pub(super) fn i64_atom(v: i64) -> Atom {
@@ -504,6 +583,7 @@ impl<'a> Lowerer<'a> {
                 Exp::Index {
                     array: id,
                     indices: indices.clone(),
+                    checked: self.unchecked == 0,
                 },
                 loc,
             );

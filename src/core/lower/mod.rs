@@ -32,7 +32,7 @@ use crate::syntax::ast::{self, Field, FileId, Span};
 use crate::syntax::SourceMap;
 use crate::types::pmap::PMap;
 use crate::types::{
-    Builtin, CheckedProgram, Const, Dim, Entry, LocalId, ScalarFn, ScalarType, Shape, TExpr,
+    Builtin, CheckedProgram, Const, Dim, Entry, LocalId, ScalarFn, ScalarType, Shape, TAttr, TExpr,
     TExprKind, TLambda, TLoopForm, TPat, TSlice, Type,
 };
 use std::collections::HashMap;
@@ -229,7 +229,14 @@ struct Lowerer<'a> {
     /// Constant dimensions of the entry's parameters: checked by the caller.
     entry_fixed: Vec<SizeParam>,
     param_index: HashMap<VarId, usize>,
+    /// Inside how many `#[sequential]` and `#[unsafe]` attributes the
+    /// expression being lowered is.
+    sequential: u32,
+    unchecked: u32,
 }
+
+/// The most iterations `#[unroll]` copies out (docs/language.md).
+const MAX_UNROLL: i128 = 256;
 
 impl<'a> Lowerer<'a> {
     fn new(sources: &'a SourceMap, instances: &'a [TLambda]) -> Self {
@@ -244,6 +251,8 @@ impl<'a> Lowerer<'a> {
             entry_uses: Vec::new(),
             entry_fixed: Vec::new(),
             param_index: HashMap::new(),
+            sequential: 0,
+            unchecked: 0,
         }
     }
 

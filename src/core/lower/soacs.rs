@@ -90,6 +90,7 @@ impl<'a> Lowerer<'a> {
                 width,
                 kind,
                 args,
+                sequential: self.sequential > 0,
             }),
             loc,
         });

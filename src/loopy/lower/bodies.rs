@@ -48,6 +48,7 @@ impl Lowerer {
             body,
             results,
             ret: f.ret.clone(),
+            sequential: std::mem::take(&mut self.sequential),
         }
     }
 
@@ -377,8 +378,13 @@ impl Lowerer {
                 };
                 self.seq_loop(&stm.pat, params, form, Branch::Core(body), out)
             }
-            Exp::Index { array, indices } => {
+            Exp::Index {
+                array,
+                indices,
+                checked,
+            } => {
                 let Some(p) = first else { return };
+                let check = checked.then_some(loc);
                 let array = self.var(*array);
                 let index: Vec<Atom> = indices.iter().map(|a| self.atom(a)).collect();
                 let shape = self.array_shape(array);
@@ -388,7 +394,7 @@ impl Lowerer {
                         var,
                         array,
                         index,
-                        check: Some(loc),
+                        check,
                     });
                 } else {
                     self.shapes.insert(var.id, shape[index.len()..].to_vec());
@@ -396,7 +402,7 @@ impl Lowerer {
                         var,
                         array,
                         index,
-                        check: Some(loc),
+                        check,
                     });
                 }
             }

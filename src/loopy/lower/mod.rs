@@ -65,6 +65,7 @@ pub fn lower(program: &FusedProgram) -> Program {
         nested: BTreeMap::new(),
         lambda_depth: 0,
         generated: HashMap::new(),
+        sequential: Vec::new(),
     };
     Program {
         files: program.files.clone(),
@@ -111,6 +112,9 @@ struct Lowerer {
     /// computed instead, and `generators::drop_unread` then removes the
     /// arrays nothing reads (iota and replicate fuse into their readers).
     generated: HashMap<VarId, Generated>,
+    /// The nests of the function being lowered that hold a
+    /// `#[sequential]` SOAC (`Function::sequential`).
+    sequential: Vec<Origin>,
 }
 
 #[derive(Clone, Copy)]

@@ -76,6 +76,9 @@ impl Lowerer {
     pub(super) fn cluster(&mut self, origin: Origin, tree: &FusionTree, out: &mut Block) {
         let leaves = tree.leaves();
         let Some(first) = leaves.first() else { return };
+        if leaves.iter().any(|s| s.soac.sequential) && !self.sequential.contains(&origin) {
+            self.sequential.push(origin);
+        }
         // A `scanr` alone has a nest of its own; with others it is a scan
         // of a right-to-left cluster.
         let fused_scanr =

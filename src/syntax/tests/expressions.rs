@@ -206,6 +206,16 @@ fn lambdas() {
         sexp_expr("map (\\x -> x + 1) xs"),
         "(map (fn [x] (+ x 1)) xs)"
     );
+    // A lambda as the last argument takes the rest of the expression.
+    assert_eq!(
+        sexp_expr("tabulate n \\i -> i + 1"),
+        "(tabulate n (fn [i] (+ i 1)))"
+    );
+    assert_eq!(sexp_expr("f \\x -> x"), "(f (fn [x] x))");
+    assert_eq!(
+        sexp_expr("g a \\x -> if x then a else b"),
+        "(g a (fn [x] (if x a b)))"
+    );
 }
 
 #[test]

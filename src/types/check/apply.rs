@@ -283,11 +283,17 @@ impl<'a> Checker<'a> {
                 } else {
                     format!("`{n}` takes the sizes first, as in `unflatten n m xs`")
                 };
-                let newer = if n == "unflatten" {
-                    "is accepted only where the argument's size is written as a product \
-                     `n * m` (a parameter's type, `sized`, `replicate`, `iota`, `:>`)"
-                } else {
-                    "is not supported"
+                let newer = match n.as_str() {
+                    "split" => {
+                        "is accepted only where the argument's size is written as a sum \
+                         `n + m` (a parameter's type, `sized`, `replicate`, `iota`, `:>`)"
+                    }
+                    "unflatten_4d" => "is not supported",
+                    _ => {
+                        "is accepted only where the argument's size is written as a product \
+                         (`n * m`, `n * m * l`: a parameter's type, `sized`, `replicate`, \
+                         `iota`, `:>`)"
+                    }
                 };
                 Err(d.with_note(format!(
                     "{how}; Futhark's newer form `{n} xs`, whose sizes come from the \
@@ -302,6 +308,7 @@ impl<'a> Checker<'a> {
         let (head, args) = flatten_apply(e);
         match self.classify_head(head) {
             Head::Template(t) => {
+                let args = self.sizes_from_type(&t, &args).unwrap_or(args);
                 let te = self.apply_template(t, &e.span, &head.span, &args)?;
                 // `i64.sum xs`: a reduction of the module's type.
                 let reduction = self.qual_ref(head).and_then(|(path, name)| {

@@ -363,7 +363,9 @@ impl Walk<'_> {
                 }
                 roots
             }
-            TExprKind::Field(a, _) | TExprKind::Ascribe(a, _) => self.expr(a),
+            TExprKind::Field(a, _) | TExprKind::Ascribe(a, _) | TExprKind::Attr(_, a) => {
+                self.expr(a)
+            }
             TExprKind::Assert(c, a) => {
                 self.expr(c);
                 self.expr(a)

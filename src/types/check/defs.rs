@@ -65,10 +65,19 @@ impl<'a> Checker<'a> {
     fn compute_scheme(&mut self, d: usize) -> Result<Scheme> {
         let template = self.defs[d].template.clone();
         self.unbound_size = None;
+        self.linear_size = None;
         let sig = self.instantiate_signature(&template, true)?;
         let unbound_size = self.unbound_size.take();
         if let (Some((file, span, msg)), true) = (&unbound_size, self.defs[d].def.is_entry) {
             return Err(Diagnostic::new(*file, span.clone(), msg.clone()));
+        }
+        if let (Some((file, span, msg)), true) =
+            (self.linear_size.take(), self.defs[d].def.is_entry)
+        {
+            return Err(Diagnostic::new(file, span, msg).with_note(
+                "an entry point reads each size parameter from a dimension of an argument \
+                 written as that name alone (`[k]t`)",
+            ));
         }
         let (param_tys, ret) = (sig.param_tys.clone(), sig.ret.clone());
         let shapes = sig.params.iter().map(top_shape).collect();
@@ -533,7 +542,7 @@ impl<'a> Checker<'a> {
         for p in t.params {
             let mut binds = Vec::new();
             let pat = self.check_pattern(p, None, &mut binds)?;
-            self.note_product(p, None, &binds);
+            self.note_size(p, None, &binds);
             for (name, span, id, ty) in binds {
                 if names.iter().any(|(n, _)| *n == name) {
                     return Err(self.error(&span, format!("duplicate parameter `{name}`")));
@@ -548,11 +557,23 @@ impl<'a> Checker<'a> {
             Some(te) => self.resolve_type(te)?,
             None => (self.inf.fresh(), Shape::Other),
         };
-        let mut used = Vec::new();
+        let (mut used, mut solvable) = (Vec::new(), Vec::new());
         for p in &params {
-            pat_size_vars(p, &mut used);
+            pat_size_vars(p, false, &mut used);
+            pat_size_vars(p, true, &mut solvable);
         }
         for ((lid, name), span) in size_params.iter().zip(&size_spans) {
+            if !used.contains(lid) && solvable.contains(lid) && !t.params.is_empty() {
+                // `[2 * k]t`: each call solves `k` from the argument's size,
+                // which an entry point's caller cannot.
+                let msg = format!(
+                    "size parameter `{name}` of an entry point is used only inside a size \
+                     expression"
+                );
+                let file = self.ctx.file;
+                self.linear_size.get_or_insert((file, span.clone(), msg));
+                continue;
+            }
             if !used.contains(lid) {
                 let msg =
                     format!("size parameter `{name}` is not used in the type of any parameter");

@@ -265,9 +265,24 @@ impl<'a> Checker<'a> {
                 let ty = x.ty.clone();
                 Ok(self.node(TExprKind::Assert(Box::new(c), Box::new(x)), ty, span))
             }
-            // Attributes change how code runs, never what it computes:
-            // arrc has no use for them (docs/language.md).
-            ExprKind::Attr(_, x) => self.check_hint(x, hint),
+            // Attributes change how code runs, never what it computes; the
+            // three arrc honours stay in the tree (docs/language.md).
+            ExprKind::Attr(attr, x) => {
+                let x = self.check_hint(x, hint)?;
+                let honoured = match attr.name.as_str() {
+                    "unroll" => Some(TAttr::Unroll),
+                    "sequential" => Some(TAttr::Sequential),
+                    "unsafe" => Some(TAttr::Unsafe),
+                    _ => None,
+                };
+                Ok(match honoured {
+                    Some(a) if attr.args.is_empty() => {
+                        let ty = x.ty.clone();
+                        self.node(TExprKind::Attr(a, Box::new(x)), ty, span)
+                    }
+                    _ => x,
+                })
+            }
             ExprKind::Constructor(name, args) => self.check_ctor(name, args, span),
             ExprKind::Match(x, cases) => self.check_match(x, cases, hint, span),
             ExprKind::Range {
@@ -330,7 +345,7 @@ impl<'a> Checker<'a> {
             let rhs = self.check_hint(rhs, Some(tpat.ty()))?;
             self.expect(&rhs.span, tpat.ty(), &rhs.ty)?;
             self.process_pending()?;
-            self.note_product(pat, Some(rhs_expr), &binds);
+            self.note_size(pat, Some(rhs_expr), &binds);
             for (name, _, id, ty) in binds {
                 self.bind_local(name, Binding::Local { id, ty });
             }
@@ -569,19 +584,30 @@ impl<'a> Checker<'a> {
         }
         let mut binds = Vec::new();
         let mut tpats = Vec::new();
-        for (p, hp) in params.iter().zip(&hint_params) {
+        let scope = self.locals.clone();
+        // Each parameter is in scope in the types of the later ones:
+        // `\n (xs: [n]t) -> e`.
+        let params_ok = params.iter().zip(&hint_params).try_for_each(|(p, hp)| {
+            let first = binds.len();
             let tp = self.check_pattern(p, hp.as_ref(), &mut binds)?;
             if let Some(hp) = hp {
                 self.expect(&p.span(), hp, tp.ty())?;
             }
             tpats.push(tp);
-        }
-        check_duplicates(self, &binds)?;
-        let scope = self.locals.clone();
-        for (name, _, id, ty) in binds {
-            self.bind_local(name, Binding::Local { id, ty });
-        }
-        let body = self.check_expr(body);
+            for (name, _, id, ty) in &binds[first..] {
+                self.bind_local(
+                    name.clone(),
+                    Binding::Local {
+                        id: *id,
+                        ty: ty.clone(),
+                    },
+                );
+            }
+            Ok(())
+        });
+        let body = params_ok
+            .and_then(|()| check_duplicates(self, &binds))
+            .and_then(|()| self.check_expr(body));
         self.locals = scope;
         let body = body?;
         if let Some((arrows, _)) = arity {

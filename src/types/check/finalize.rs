@@ -136,9 +136,10 @@ impl<'a> Checker<'a> {
                 self.finalize_expr(a)?;
                 self.finalize_expr(b)?;
             }
-            TExprKind::UnOp(_, a) | TExprKind::Field(a, _) | TExprKind::Ascribe(a, _) => {
-                self.finalize_expr(a)?
-            }
+            TExprKind::UnOp(_, a)
+            | TExprKind::Field(a, _)
+            | TExprKind::Ascribe(a, _)
+            | TExprKind::Attr(_, a) => self.finalize_expr(a)?,
             TExprKind::Lambda(lam) => {
                 for p in &mut lam.params {
                     self.finalize_pat(p)?;

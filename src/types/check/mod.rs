@@ -40,7 +40,8 @@ use super::pmap::PMap;
 use super::scalar::ScalarType;
 use super::ty::{Dim, LocalId, Shape, TyVar, Type};
 use super::typed::{
-    Builtin, CheckedProgram, Literal, ScalarFn, TExpr, TExprKind, TLambda, TLoopForm, TPat, TSlice,
+    Builtin, CheckedProgram, Literal, ScalarFn, TAttr, TExpr, TExprKind, TLambda, TLoopForm, TPat,
+    TSlice,
 };
 use crate::syntax::ast::{
     self, BinOp, Decl, Def, Expr, ExprKind, Field, FileId, Ident, IndexArg, ModExp, ModParam,
@@ -273,8 +274,12 @@ struct Checker<'a> {
     sources: &'a SourceMap,
     /// Set by a rigid signature with a size parameter no parameter gives.
     unbound_size: Option<(FileId, Span, String)>,
-    /// Locals whose size is written as a product `n * m` (unflatten.rs).
-    products: HashMap<LocalId, (&'a Expr, &'a Expr)>,
+    /// Set by a signature with a size parameter only a size expression
+    /// (`[2 * k]t`) gives: an error for entry points.
+    linear_size: Option<(FileId, Span, String)>,
+    /// Locals whose outer size is written as an expression such as `n * m`
+    /// or `n + m` (unflatten.rs).
+    sizes_written: HashMap<LocalId, &'a Expr>,
     defs: Vec<GlobalDef<'a>>,
     types: Vec<GlobalType<'a>>,
     /// The environment each `import` (by importing file and path) names.
@@ -323,7 +328,8 @@ impl<'a> Checker<'a> {
     fn new(sources: &'a SourceMap) -> Self {
         Checker {
             unbound_size: None,
-            products: HashMap::new(),
+            linear_size: None,
+            sizes_written: HashMap::new(),
             sources,
             defs: Vec::new(),
             types: Vec::new(),
@@ -500,7 +506,7 @@ fn unsupported_feature(name: &str) -> Option<&'static str> {
         "vjp" | "jvp" | "vjp2" | "jvp2" => "automatic differentiation (`vjp`, `jvp`)",
         "trace" | "break" => "debugging with `trace` and `break`",
         "manifest" => "`manifest`",
-        "intrinsics" => "Futhark's compiler intrinsics (`intrinsics.*`)",
+        "intrinsics" => "the module of Futhark's compiler intrinsics (`intrinsics.*`)",
         "rep" => "`rep` (a `replicate` whose size comes from the type; use `replicate n x`)",
         "hist_2d" | "reduce_by_index_2d" | "reduce_by_index_3d" => {
             "multi-dimensional histograms (`reduce_by_index_2d`)"
@@ -548,13 +554,15 @@ fn flatten_apply(e: &Expr) -> (&Expr, Vec<&Expr>) {
     (head, args)
 }
 
-fn pat_size_vars(p: &TPat, out: &mut Vec<LocalId>) {
+fn pat_size_vars(p: &TPat, linear: bool, out: &mut Vec<LocalId>) {
     match p {
         TPat::Var { .. } | TPat::Wildcard(_) | TPat::Lit(_) => {}
-        TPat::Tuple(ps, _) | TPat::Ctor(_, ps, _) => ps.iter().for_each(|q| pat_size_vars(q, out)),
+        TPat::Tuple(ps, _) | TPat::Ctor(_, ps, _) => {
+            ps.iter().for_each(|q| pat_size_vars(q, linear, out))
+        }
         TPat::Ascribed(q, shape) => {
-            shape.size_vars(out);
-            pat_size_vars(q, out);
+            shape.size_vars(linear, out);
+            pat_size_vars(q, linear, out);
         }
     }
 }

@@ -495,6 +495,9 @@ pub(super) fn lookup_module_path<'a>(
         match found {
             Some(v) => current = Some(v),
             None => {
+                if let (0, Some(feature)) = (i, super::unsupported_feature(&name.name)) {
+                    return Err(format!("{feature} is not supported"));
+                }
                 let so_far: Vec<&str> = path[..=i].iter().map(|n| n.name.as_str()).collect();
                 return Err(format!("unknown module `{}`", so_far.join(".")));
             }

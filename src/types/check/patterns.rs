@@ -27,7 +27,7 @@ impl<'a> Checker<'a> {
                         None
                     }
                 },
-                Dim::Any => None,
+                Dim::Any | Dim::Linear { .. } => None,
             };
             if let Some(k) = expected.filter(|k| *k != actual) {
                 let what = if depth == 0 {
@@ -224,12 +224,65 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// `e` as `scale * var + offset` with `var` a local `i64` (a size
+    /// parameter or parameter) and integer literals.
+    fn linear(&mut self, e: &Expr) -> Option<(LocalId, i64, i64)> {
+        let lit = |x: &Expr| match x.kind {
+            ExprKind::IntLit(v, None | Some(ScalarType::I64)) => i64::try_from(v).ok(),
+            _ => None,
+        };
+        match &e.kind {
+            ExprKind::Var {
+                qualifier: None,
+                name,
+            } => {
+                if self.ctx.size_wildcards.contains(&name.name) {
+                    return None;
+                }
+                match self.lookup_local(&name.name) {
+                    Some(Binding::Local { id, ty }) => {
+                        let (id, ty) = (*id, ty.clone());
+                        self.inf.unify(&i64_ty(), &ty).ok()?;
+                        Some((id, 1, 0))
+                    }
+                    _ => None,
+                }
+            }
+            ExprKind::BinOp(BinOp::Mul, a, b) => {
+                let (c, x) = match (lit(a), lit(b)) {
+                    (Some(c), None) => (c, b),
+                    (None, Some(c)) => (c, a),
+                    _ => return None,
+                };
+                let (v, s, o) = self.linear(x)?;
+                Some((v, s.checked_mul(c)?, o.checked_mul(c)?))
+            }
+            ExprKind::BinOp(op @ (BinOp::Add | BinOp::Sub), a, b) => {
+                let (c, x) = match (lit(a), lit(b), op) {
+                    (None, Some(c), BinOp::Add) => (c, a),
+                    (None, Some(c), _) => (c.checked_neg()?, a),
+                    (Some(c), None, BinOp::Add) => (c, b),
+                    _ => return None,
+                };
+                let (v, s, o) = self.linear(x)?;
+                Some((v, s, o.checked_add(c)?))
+            }
+            _ => None,
+        }
+    }
+
     pub(super) fn resolve_dim(&mut self, size: &'a SizeExpr) -> Result<Dim> {
         match size {
             SizeExpr::Any(_) => Ok(Dim::Any),
             SizeExpr::Const(k, _) => Ok(Dim::Const(*k)),
-            // `[n + 1]t`: accepted, not checked (docs/language.md).
-            SizeExpr::Expr(_) => Ok(Dim::Any),
+            // `[2 * k]t`, `[n + 1]t`: checked, and solved for `k` where that
+            // is the only use of `k`; other expressions are accepted and not
+            // checked (docs/language.md).
+            SizeExpr::Expr(e) => Ok(match self.linear(e) {
+                Some((var, 1, 0)) => Dim::Var(var),
+                Some((var, scale, offset)) if scale != 0 => Dim::Linear { var, scale, offset },
+                _ => Dim::Any,
+            }),
             SizeExpr::Named(id) => {
                 if self.ctx.size_wildcards.contains(&id.name) {
                     return Ok(Dim::Any);
@@ -398,7 +451,9 @@ pub(super) fn static_shape(e: &TExpr) -> Option<Vec<u64>> {
             }
             Some(dims)
         }
-        TExprKind::Ascribe(x, _) | TExprKind::Let(_, _, x) => static_shape(x),
+        TExprKind::Ascribe(x, _) | TExprKind::Attr(_, x) | TExprKind::Let(_, _, x) => {
+            static_shape(x)
+        }
         _ => None,
     }
 }
