@@ -3,11 +3,13 @@
 //! compiled, against the C library (and exact integer arithmetic) bit for
 //! bit, over ordinary and special values.
 
-use arrc::runtime::value::{self, ArrayData, ArrayValue, Value};
+mod support;
+use support::run_values;
+
+use arrc::runtime::value::{ArrayData, ArrayValue, Value};
 use arrc::types::ScalarType;
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 extern "C" {
     fn tgamma(x: f64) -> f64;
@@ -50,30 +52,6 @@ fn array<T>(elem: ScalarType, data: Vec<T>, wrap: fn(Vec<T>) -> ArrayData) -> Va
     })
 }
 
-fn run(cmd: &mut Command, args: &[Value]) -> Vec<Value> {
-    let mut input = Vec::new();
-    for a in args {
-        value::write_binary(a, &mut input);
-    }
-    let mut child = cmd
-        .arg("-b")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(&input).unwrap());
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    value::read_values_untyped(&out.stdout).unwrap()
-}
-
 /// The results of `entry` on the interpreter and compiled (`-O3`).
 fn both(dir: &Path, entry: &str, args: &[Value]) -> [Vec<Value>; 2] {
     let src = dir.join("scalars.arr");
@@ -93,7 +71,10 @@ fn both(dir: &Path, entry: &str, args: &[Value]) -> [Vec<Value>; 2] {
     interp.args(["run", "-e", entry]).arg(&src);
     let mut compiled = Command::new(&exe);
     compiled.args(["-e", entry]);
-    [run(&mut interp, args), run(&mut compiled, args)]
+    [
+        run_values(&mut interp, args),
+        run_values(&mut compiled, args),
+    ]
 }
 
 fn f64s(v: &Value) -> Vec<f64> {
@@ -316,7 +297,10 @@ fn fma_rounds_once() {
     assert!(status.success());
     let mut interp = Command::new(env!("CARGO_BIN_EXE_arrc"));
     interp.arg("run").arg(&src);
-    for results in [run(&mut interp, &args), run(&mut Command::new(&exe), &args)] {
+    for results in [
+        run_values(&mut interp, &args),
+        run_values(&mut Command::new(&exe), &args),
+    ] {
         assert_eq!(f32s(&results[0]), vec![2f32.powi(-46)]);
     }
 }

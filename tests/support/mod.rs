@@ -1,9 +1,11 @@
 #![allow(dead_code)] // each test crate uses some of these
-//! What the library tests share: running arrc, a command that must
-//! succeed, and a Python script.
+//! What several test crates share: running arrc, a command that must
+//! succeed, a compiled program on binary values, and a Python script.
 
+use arrc::runtime::value::{self, Value};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 pub fn arrc() -> Command {
     Command::new(env!("CARGO_BIN_EXE_arrc"))
@@ -92,4 +94,30 @@ pub fn run_main(dir: &Path, env: &[(&str, &str)]) -> String {
         .output()
         .unwrap();
     ok(out, "./main")
+}
+
+/// Runs a compiled program (`cmd`, to which `-b` is added) on `args` in
+/// the binary value format; its results, which must come.
+pub fn run_values(cmd: &mut Command, args: &[Value]) -> Vec<Value> {
+    let mut input = Vec::new();
+    for a in args {
+        value::write_binary(a, &mut input);
+    }
+    let mut child = cmd
+        .arg("-b")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(&input).unwrap());
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    value::read_values_untyped(&out.stdout).unwrap()
 }
