@@ -193,6 +193,49 @@ entry both (xs: []i32) (is: []i64) : ([]i32, i32) =
     }
 }
 
+/// A kernel with more parameters than the emulator's and the CUDA launch's
+/// old fixed limit of 64 (unoptimised code passes every size it uses): 100
+/// scalars of the entry, each a free variable of one map's kernel.
+#[test]
+fn a_kernel_with_a_hundred_parameters_launches() {
+    let dir = tempfile::tempdir().unwrap();
+    let params: Vec<String> = (0..100).map(|k| format!("(a{k}: i64)")).collect();
+    let terms: Vec<String> = (0..100)
+        .map(|k| format!("a{k} * (x % {})", k + 2))
+        .collect();
+    let source = format!(
+        "entry main (xs: []i64) {} : []i64 = map (\\x -> {}) xs\n",
+        params.join(" "),
+        terms.join(" + ")
+    );
+    let cpu = build(&source, "x86_64", dir.path());
+    let emu = build(&source, "nvptx-emu", dir.path());
+    let scalars: Vec<String> = (0..100).map(|k| format!("{}i64", k * 3 - 50)).collect();
+    let input = format!(
+        "[{}] {}",
+        (0..300)
+            .map(|k| k.to_string())
+            .collect::<Vec<_>>()
+            .join(","),
+        scalars.join(" ")
+    );
+    let want = run_with_stdin(Command::new(&cpu), &input);
+    assert!(
+        want.status.success(),
+        "{}",
+        String::from_utf8_lossy(&want.stderr)
+    );
+    let mut got = Command::new(&emu);
+    got.env("ARRC_GPU_SHRINK", "1");
+    let got = run_with_stdin(got, &input);
+    assert!(
+        got.status.success(),
+        "{}",
+        String::from_utf8_lossy(&got.stderr)
+    );
+    assert_eq!(got.stdout, want.stdout);
+}
+
 #[test]
 fn an_nvptx_binary_without_a_cuda_driver_exits_3() {
     let dir = tempfile::tempdir().unwrap();

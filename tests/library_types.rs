@@ -7,7 +7,7 @@ mod support;
 
 use arrc::runtime::value::{compare, read_values, Value};
 use std::process::Command;
-use support::{arrc, build, library, ok, python, run_main, valgrind};
+use support::{arrc, build, c_program, library, ok, python, run_main, valgrind};
 
 /// Entry points taking and returning opaque values: a record (named by its
 /// abbreviation), an array of records, a sum type, a tuple parameter and a
@@ -30,20 +30,8 @@ entry areas (ss: []shape) : []f32 =\n  map (\\s -> match s\n    case #circle r -
 entry pairs (xs: [][]i64) : [](i64, []i64) = map (\\r -> (i64.sum r, r)) xs\n\
 entry pair_at (xs: [][]i64) (i: i64) : (i64, []i64) = (i64.sum xs[i], xs[i])\n";
 
+/// `main` of the C program for `OPAQUE` (see `support::c_program`).
 const OPAQUE_C: &str = r#"
-#include "opq.h"
-#include <stdio.h>
-#include <stdlib.h>
-
-static int check(struct arrc_context *ctx, int rc) {
-    if (rc != 0) {
-        char *e = arrc_context_get_error(ctx);
-        printf("%s", e ? e : "no message\n");
-        free(e);
-    }
-    return rc;
-}
-
 int main(void) {
     struct arrc_context_config *cfg = arrc_context_config_new();
     struct arrc_context *ctx = arrc_context_new(cfg);
@@ -51,14 +39,14 @@ int main(void) {
 
     struct arrc_opaque_point *p, *c;
     float x, y, n;
-    check(ctx, arrc_entry_mk_point(ctx, &p, 3, 4));
-    check(ctx, arrc_project_opaque_point_x(ctx, &x, p));
-    check(ctx, arrc_project_opaque_point_y(ctx, &y, p));
-    check(ctx, arrc_entry_norm(ctx, &n, p));
+    report(ctx, arrc_entry_mk_point(ctx, &p, 3, 4));
+    report(ctx, arrc_project_opaque_point_x(ctx, &x, p));
+    report(ctx, arrc_project_opaque_point_y(ctx, &y, p));
+    report(ctx, arrc_entry_norm(ctx, &n, p));
     printf("point %g %g norm %g\n", x, y, n);
     arrc_free_opaque_point(ctx, p);
-    check(ctx, arrc_new_opaque_point(ctx, &p, 6, 8));
-    check(ctx, arrc_entry_norm(ctx, &n, p));
+    report(ctx, arrc_new_opaque_point(ctx, &p, 6, 8));
+    report(ctx, arrc_entry_norm(ctx, &n, p));
     printf("norm %g\n", n);
     arrc_free_opaque_point(ctx, p);
 
@@ -66,46 +54,46 @@ int main(void) {
     struct arrc_f32_1d *ax = arrc_new_f32_1d(ctx, xs, 3), *ay = arrc_new_f32_1d(ctx, ys, 3);
     struct arrc_f32_1d *two = arrc_new_f32_1d(ctx, ys, 2), *fy;
     struct arrc_opaque_arr_point_1d *ps, *scaled, *bad = NULL;
-    check(ctx, arrc_new_opaque_arr_point_1d(ctx, &ps, ax, ay));
+    report(ctx, arrc_new_opaque_arr_point_1d(ctx, &ps, ax, ay));
     /* The opaque value holds the arrays: the caller's may go. */
     arrc_free_f32_1d(ctx, ax);
     arrc_free_f32_1d(ctx, ay);
-    check(ctx, arrc_new_opaque_arr_point_1d(ctx, &bad, two, NULL));
+    report(ctx, arrc_new_opaque_arr_point_1d(ctx, &bad, two, NULL));
     struct arrc_f32_1d *three = arrc_new_f32_1d(ctx, xs, 3);
-    check(ctx, arrc_new_opaque_arr_point_1d(ctx, &bad, three, two));
+    report(ctx, arrc_new_opaque_arr_point_1d(ctx, &bad, three, two));
     arrc_free_f32_1d(ctx, three);
     arrc_free_opaque_arr_point_1d(ctx, bad);
     arrc_free_f32_1d(ctx, two);
     printf("shape %lld\n", (long long)arrc_shape_opaque_arr_point_1d(ctx, ps)[0]);
-    check(ctx, arrc_entry_scale(ctx, &scaled, 2, ps));
-    check(ctx, arrc_project_opaque_arr_point_1d_y(ctx, &fy, scaled));
+    report(ctx, arrc_entry_scale(ctx, &scaled, 2, ps));
+    report(ctx, arrc_project_opaque_arr_point_1d_y(ctx, &fy, scaled));
     arrc_values_f32_1d(ctx, fy, out);
     printf("scaled y %g %g %g\n", out[0], out[1], out[2]);
     arrc_free_f32_1d(ctx, fy);
-    check(ctx, arrc_entry_centroid(ctx, &c, scaled));
+    report(ctx, arrc_entry_centroid(ctx, &c, scaled));
     arrc_project_opaque_point_x(ctx, &x, c);
     arrc_project_opaque_point_y(ctx, &y, c);
     printf("centroid %g %g\n", x, y);
     arrc_free_opaque_point(ctx, c);
-    check(ctx, arrc_entry_at(ctx, &c, scaled, 3));
-    check(ctx, arrc_index_opaque_arr_point_1d(ctx, &c, scaled, 1));
+    report(ctx, arrc_entry_at(ctx, &c, scaled, 3));
+    report(ctx, arrc_index_opaque_arr_point_1d(ctx, &c, scaled, 1));
     arrc_project_opaque_point_x(ctx, &x, c);
     arrc_project_opaque_point_y(ctx, &y, c);
     printf("element 1 %g %g\n", x, y);
     arrc_free_opaque_point(ctx, c);
-    check(ctx, arrc_index_opaque_arr_point_1d(ctx, &c, scaled, -1));
+    report(ctx, arrc_index_opaque_arr_point_1d(ctx, &c, scaled, -1));
     arrc_free_opaque_arr_point_1d(ctx, scaled);
     arrc_free_opaque_arr_point_1d(ctx, ps);
 
     struct arrc_opaque_shape *s, *g;
     float a, w, h;
-    check(ctx, arrc_new_opaque_shape_circle(ctx, &s, 2));
-    check(ctx, arrc_entry_area(ctx, &a, s));
-    check(ctx, arrc_entry_grow(ctx, &g, s));
+    report(ctx, arrc_new_opaque_shape_circle(ctx, &s, 2));
+    report(ctx, arrc_entry_area(ctx, &a, s));
+    report(ctx, arrc_entry_grow(ctx, &g, s));
     printf("area %g variant %d\n", a, arrc_variant_opaque_shape(ctx, g));
-    check(ctx, arrc_destruct_opaque_shape_rect(ctx, &w, &h, g));
+    report(ctx, arrc_destruct_opaque_shape_rect(ctx, &w, &h, g));
     printf("rect %g %g\n", w, h);
-    check(ctx, arrc_destruct_opaque_shape_circle(ctx, &w, g));
+    report(ctx, arrc_destruct_opaque_shape_circle(ctx, &w, g));
     arrc_free_opaque_shape(ctx, s);
     arrc_free_opaque_shape(ctx, g);
 
@@ -114,16 +102,16 @@ int main(void) {
     struct arrc_opaque_arr_shape_1d *ss, *made;
     struct arrc_f32_1d *as;
     float av[3];
-    check(ctx, arrc_new_opaque_shape_circle(ctx, &elems[0], 1));
-    check(ctx, arrc_new_opaque_shape_rect(ctx, &elems[1], 2, 3));
-    check(ctx, arrc_new_opaque_shape_circle(ctx, &elems[2], 2));
-    check(ctx, arrc_new_opaque_arr_shape_1d(ctx, &ss, (const struct arrc_opaque_shape *const *)elems,
+    report(ctx, arrc_new_opaque_shape_circle(ctx, &elems[0], 1));
+    report(ctx, arrc_new_opaque_shape_rect(ctx, &elems[1], 2, 3));
+    report(ctx, arrc_new_opaque_shape_circle(ctx, &elems[2], 2));
+    report(ctx, arrc_new_opaque_arr_shape_1d(ctx, &ss, (const struct arrc_opaque_shape *const *)elems,
                                             3));
-    check(ctx, arrc_new_opaque_arr_shape_1d(ctx, &made, NULL, 1));
+    report(ctx, arrc_new_opaque_arr_shape_1d(ctx, &made, NULL, 1));
     for (int i = 0; i < 3; i++) {
         arrc_free_opaque_shape(ctx, elems[i]);
     }
-    check(ctx, arrc_entry_areas(ctx, &as, ss));
+    report(ctx, arrc_entry_areas(ctx, &as, ss));
     arrc_values_f32_1d(ctx, as, av);
     printf("areas %g %g %g of %lld\n", av[0], av[1], av[2],
            (long long)arrc_shape_opaque_arr_shape_1d(ctx, ss)[0]);
@@ -131,31 +119,31 @@ int main(void) {
     arrc_free_opaque_arr_shape_1d(ctx, ss);
     float sx[2] = {-2, 5};
     struct arrc_f32_1d *asx = arrc_new_f32_1d(ctx, sx, 2);
-    check(ctx, arrc_entry_shapes(ctx, &made, asx));
+    report(ctx, arrc_entry_shapes(ctx, &made, asx));
     arrc_free_f32_1d(ctx, asx);
-    check(ctx, arrc_index_opaque_arr_shape_1d(ctx, &s, made, 0));
-    check(ctx, arrc_destruct_opaque_shape_rect(ctx, &w, &h, s));
+    report(ctx, arrc_index_opaque_arr_shape_1d(ctx, &s, made, 0));
+    report(ctx, arrc_destruct_opaque_shape_rect(ctx, &w, &h, s));
     arrc_free_opaque_shape(ctx, s);
-    check(ctx, arrc_index_opaque_arr_shape_1d(ctx, &s, made, 1));
-    check(ctx, arrc_destruct_opaque_shape_circle(ctx, &a, s));
+    report(ctx, arrc_index_opaque_arr_shape_1d(ctx, &s, made, 1));
+    report(ctx, arrc_destruct_opaque_shape_circle(ctx, &a, s));
     arrc_free_opaque_shape(ctx, s);
     printf("elements #rect %g %g, #circle %g\n", w, h, a);
-    check(ctx, arrc_index_opaque_arr_shape_1d(ctx, &s, made, 2));
+    report(ctx, arrc_index_opaque_arr_shape_1d(ctx, &s, made, 2));
     arrc_free_opaque_arr_shape_1d(ctx, made);
 
     int64_t v[4] = {1, 2, 3, 4}, len, sum, twice[4], total;
     struct arrc_i64_1d *vs = arrc_new_i64_1d(ctx, v, 4), *dbl;
     struct arrc_opaque_tup2_i64_arr_i64_1d *t;
-    check(ctx, arrc_entry_stats(ctx, &len, &t, vs));
-    check(ctx, arrc_project_opaque_tup2_i64_arr_i64_1d_0(ctx, &sum, t));
-    check(ctx, arrc_project_opaque_tup2_i64_arr_i64_1d_1(ctx, &dbl, t));
-    check(ctx, arrc_entry_pair_sum(ctx, &total, t));
+    report(ctx, arrc_entry_stats(ctx, &len, &t, vs));
+    report(ctx, arrc_project_opaque_tup2_i64_arr_i64_1d_0(ctx, &sum, t));
+    report(ctx, arrc_project_opaque_tup2_i64_arr_i64_1d_1(ctx, &dbl, t));
+    report(ctx, arrc_entry_pair_sum(ctx, &total, t));
     arrc_free_opaque_tup2_i64_arr_i64_1d(ctx, t);
     /* A projected array outlives the value it came from. */
     arrc_values_i64_1d(ctx, dbl, twice);
     printf("stats %lld %lld %lld %lld pair_sum %lld\n", (long long)len, (long long)sum,
            (long long)twice[0], (long long)twice[3], (long long)total);
-    check(ctx, arrc_entry_pair_sum(ctx, &total, NULL));
+    report(ctx, arrc_entry_pair_sum(ctx, &total, NULL));
     arrc_free_i64_1d(ctx, dbl);
     arrc_free_i64_1d(ctx, vs);
     arrc_context_free(ctx);
@@ -166,7 +154,13 @@ int main(void) {
 #[test]
 fn opaque_values_cross_the_c_api() {
     let dir = tempfile::tempdir().unwrap();
-    library(dir.path(), "opq", OPAQUE, &["--library"], Some(OPAQUE_C));
+    library(
+        dir.path(),
+        "opq",
+        OPAQUE,
+        &["--library"],
+        Some(&c_program("opq.h", OPAQUE_C)),
+    );
     let out = valgrind(dir.path(), &[]);
     let expected = "point 3 4 norm 5\nnorm 10\n\
         Error: field y: no array (NULL)\n\
@@ -411,20 +405,8 @@ entry div (xs: []i32) (d: i32) : []i32 = map (\\x -> x / (x - d)) xs\n\
 entry spread (ps: []point) : []point = map (\\p -> {x = p.x + p.y, y = p.x - p.y}) ps\n\
 entry late (xs: []f32) (i: i64) : []f32 =\n  let ys = map (\\x -> x + 1) xs\n  in map (\\y -> y * ys[i]) ys\n";
 
+/// `main` of the C program for `GPU_PROGRAM`.
 const GPU_C: &str = r#"
-#include "gpu.h"
-#include <stdio.h>
-#include <stdlib.h>
-
-static int report(struct arrc_context *ctx, int rc) {
-    if (rc != 0) {
-        char *e = arrc_context_get_error(ctx);
-        printf("%s", e ? e : "no message\n");
-        free(e);
-    }
-    return rc;
-}
-
 int main(void) {
     struct arrc_context_config *cfg = arrc_context_config_new();
     struct arrc_context *ctx = arrc_context_new(cfg);
@@ -479,7 +461,13 @@ int main(void) {
 fn a_gpu_library_keeps_its_arrays_on_the_device() {
     let dir = tempfile::tempdir().unwrap();
     let emu = ["--library", "--target", "nvptx-emu"];
-    library(dir.path(), "gpu", GPU_PROGRAM, &emu, Some(GPU_C));
+    library(
+        dir.path(),
+        "gpu",
+        GPU_PROGRAM,
+        &emu,
+        Some(&c_program("gpu.h", GPU_C)),
+    );
     // Small blocks and grids: the multi-block paths on small inputs.
     let out = run_main(dir.path(), &[("ARRC_GPU_SHRINK", "1")]);
     // x -> 4x + 3; the sum of 4i + 3 over i < 1000 is 1998000 + 3000.

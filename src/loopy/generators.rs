@@ -72,39 +72,7 @@ fn drop_dead_rows(block: &Block, used: &BTreeSet<VarId>) -> Block {
     block
         .iter()
         .filter(|s| !matches!(s, Stmt::Row { var, check: None, .. } if !used.contains(&var.id)))
-        .map(|s| match s {
-            Stmt::Loop(nest) => Stmt::Loop(LoopNest {
-                body: drop_dead_rows(&nest.body, used),
-                ..nest.clone()
-            }),
-            Stmt::If {
-                results,
-                cond,
-                then_block,
-                then_results,
-                else_block,
-                else_results,
-            } => Stmt::If {
-                results: results.clone(),
-                cond: *cond,
-                then_block: drop_dead_rows(then_block, used),
-                then_results: then_results.clone(),
-                else_block: drop_dead_rows(else_block, used),
-                else_results: else_results.clone(),
-            },
-            Stmt::SeqLoop(lp) => {
-                let mut lp = lp.clone();
-                lp.body = drop_dead_rows(&lp.body, used);
-                if let SeqForm::While { cond, result } = &lp.form {
-                    lp.form = SeqForm::While {
-                        cond: drop_dead_rows(cond, used),
-                        result: *result,
-                    };
-                }
-                Stmt::SeqLoop(lp)
-            }
-            other => other.clone(),
-        })
+        .map(|s| s.map_inner_blocks(|inner| drop_dead_rows(inner, used)))
         .collect()
 }
 
@@ -156,10 +124,7 @@ fn strip(block: &Block, generated: &HashSet<VarId>, dead: &HashSet<VarId>) -> Bl
                     }
                     stmt.clone()
                 }
-                _ => Stmt::Loop(LoopNest {
-                    body: strip(&nest.body, generated, dead),
-                    ..nest.clone()
-                }),
+                _ => stmt.map_inner_blocks(|inner| strip(inner, generated, dead)),
             },
             Stmt::Free(array) if generated.contains(array) => {
                 if dead.is_empty() || dead.contains(array) {
@@ -168,31 +133,8 @@ fn strip(block: &Block, generated: &HashSet<VarId>, dead: &HashSet<VarId>) -> Bl
                 stmt.clone()
             }
             Stmt::Alloc { var, .. } if dead.contains(&var.id) => continue,
-            Stmt::If {
-                results,
-                cond,
-                then_block,
-                then_results,
-                else_block,
-                else_results,
-            } => Stmt::If {
-                results: results.clone(),
-                cond: *cond,
-                then_block: strip(then_block, generated, dead),
-                then_results: then_results.clone(),
-                else_block: strip(else_block, generated, dead),
-                else_results: else_results.clone(),
-            },
-            Stmt::SeqLoop(lp) => {
-                let mut lp = lp.clone();
-                lp.body = strip(&lp.body, generated, dead);
-                if let SeqForm::While { cond, result } = &lp.form {
-                    lp.form = SeqForm::While {
-                        cond: strip(cond, generated, dead),
-                        result: *result,
-                    };
-                }
-                Stmt::SeqLoop(lp)
+            Stmt::If { .. } | Stmt::SeqLoop(_) => {
+                stmt.map_inner_blocks(|inner| strip(inner, generated, dead))
             }
             _ => stmt.clone(),
         };

@@ -213,6 +213,55 @@ pub enum Stmt {
     Loop(LoopNest),
 }
 
+impl Stmt {
+    /// The blocks directly inside the statement that run as part of it: an
+    /// `If`'s branches, a sequential loop's `while` condition and body, a
+    /// nest's body. A nest's operators are not among them (they combine
+    /// iterations' values outside any one iteration; see
+    /// `LoopNest::operators`).
+    pub fn inner_blocks(&self) -> Vec<&Block> {
+        match self {
+            Stmt::If {
+                then_block,
+                else_block,
+                ..
+            } => vec![then_block, else_block],
+            Stmt::SeqLoop(lp) => match &lp.form {
+                SeqForm::While { cond, .. } => vec![cond, &lp.body],
+                SeqForm::For { .. } => vec![&lp.body],
+            },
+            Stmt::Loop(nest) => vec![&nest.body],
+            _ => Vec::new(),
+        }
+    }
+
+    /// `inner_blocks`, mutable.
+    pub fn inner_blocks_mut(&mut self) -> Vec<&mut Block> {
+        match self {
+            Stmt::If {
+                then_block,
+                else_block,
+                ..
+            } => vec![then_block, else_block],
+            Stmt::SeqLoop(lp) => match &mut lp.form {
+                SeqForm::While { cond, .. } => vec![cond, &mut lp.body],
+                SeqForm::For { .. } => vec![&mut lp.body],
+            },
+            Stmt::Loop(nest) => vec![&mut nest.body],
+            _ => Vec::new(),
+        }
+    }
+
+    /// The statement with `rewrite` applied to each of its `inner_blocks`.
+    pub fn map_inner_blocks(&self, mut rewrite: impl FnMut(&Block) -> Block) -> Stmt {
+        let mut stmt = self.clone();
+        for block in stmt.inner_blocks_mut() {
+            *block = rewrite(block);
+        }
+        stmt
+    }
+}
+
 /// A sequential loop. `params` are bound in `form`'s condition and in
 /// `body`; `next` gives their values for the next iteration, and `results`
 /// receive the final values after the loop.

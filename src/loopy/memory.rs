@@ -47,7 +47,7 @@ fn base_arrays(block: &Block, aliases: &mut HashMap<VarId, VarId>) {
             }
             _ => {}
         }
-        for inner in inner_blocks(stmt) {
+        for inner in blocks_and_operators(stmt) {
             base_arrays(inner, aliases);
         }
     }
@@ -87,7 +87,7 @@ fn mark_nested(block: &mut Block) {
         if let Stmt::Loop(nest) = stmt {
             nest.launch = Launch::Nested;
         }
-        for inner in inner_blocks_mut(stmt) {
+        for inner in blocks_and_operators_mut(stmt) {
             mark_nested(inner);
         }
     }
@@ -110,43 +110,23 @@ fn set_spaces(
             };
         }
         let inside = in_nest || matches!(stmt, Stmt::Loop(_));
-        for inner in inner_blocks_mut(stmt) {
+        for inner in blocks_and_operators_mut(stmt) {
             set_spaces(inner, on_device, aliases, inside);
         }
     }
 }
 
-/// The blocks directly inside a statement.
-fn inner_blocks(stmt: &Stmt) -> Vec<&Block> {
-    match stmt {
-        Stmt::If {
-            then_block,
-            else_block,
-            ..
-        } => vec![then_block, else_block],
-        Stmt::SeqLoop(lp) => match &lp.form {
-            SeqForm::While { cond, .. } => vec![cond, &lp.body],
-            SeqForm::For { .. } => vec![&lp.body],
-        },
-        Stmt::Loop(nest) => {
-            let ops = nest.operators().map(|op| &op.body);
-            std::iter::once(&nest.body).chain(ops).collect()
-        }
-        _ => Vec::new(),
+/// The statement's inner blocks and, for a nest, its operators' bodies.
+fn blocks_and_operators(stmt: &Stmt) -> Vec<&Block> {
+    let mut blocks = stmt.inner_blocks();
+    if let Stmt::Loop(nest) = stmt {
+        blocks.extend(nest.operators().map(|op| &op.body));
     }
+    blocks
 }
 
-fn inner_blocks_mut(stmt: &mut Stmt) -> Vec<&mut Block> {
+fn blocks_and_operators_mut(stmt: &mut Stmt) -> Vec<&mut Block> {
     match stmt {
-        Stmt::If {
-            then_block,
-            else_block,
-            ..
-        } => vec![then_block, else_block],
-        Stmt::SeqLoop(lp) => match &mut lp.form {
-            SeqForm::While { cond, .. } => vec![cond, &mut lp.body],
-            SeqForm::For { .. } => vec![&mut lp.body],
-        },
         Stmt::Loop(nest) => {
             let LoopNest {
                 body,
@@ -161,6 +141,6 @@ fn inner_blocks_mut(stmt: &mut Stmt) -> Vec<&mut Block> {
                 .chain(hists.iter_mut().map(|h| &mut h.op.body));
             std::iter::once(body).chain(ops).collect()
         }
-        _ => Vec::new(),
+        other => other.inner_blocks_mut(),
     }
 }

@@ -17,7 +17,7 @@
 //! Each nest decides for the allocations of its own body, not for those of
 //! a nest inside it (that nest's loop allocates them).
 
-use super::ir::{Block, Function, MemSpace, SeqForm, Stmt};
+use super::ir::{Block, Function, MemSpace, Stmt};
 use crate::core::ir::{Atom, VarId};
 use std::collections::HashSet;
 
@@ -32,7 +32,7 @@ fn visit(block: &mut Block) {
             let inside = nest.defined_vars();
             mark(&mut nest.body, &inside);
         }
-        for inner in inner_blocks_mut(stmt) {
+        for inner in stmt.inner_blocks_mut() {
             visit(inner);
         }
     }
@@ -61,29 +61,10 @@ fn mark(block: &mut Block, inside: &HashSet<VarId>) {
             }
             Stmt::Loop(_) => {}
             _ => {
-                for inner in inner_blocks_mut(stmt) {
+                for inner in stmt.inner_blocks_mut() {
                     mark(inner, inside);
                 }
             }
         }
-    }
-}
-
-/// The blocks directly inside a branch or a sequential loop, and a nest's
-/// body (not its operators, which combine iterations' values outside any
-/// one iteration).
-fn inner_blocks_mut(stmt: &mut Stmt) -> Vec<&mut Block> {
-    match stmt {
-        Stmt::If {
-            then_block,
-            else_block,
-            ..
-        } => vec![then_block, else_block],
-        Stmt::SeqLoop(lp) => match &mut lp.form {
-            SeqForm::While { cond, .. } => vec![cond, &mut lp.body],
-            SeqForm::For { .. } => vec![&mut lp.body],
-        },
-        Stmt::Loop(nest) => vec![&mut nest.body],
-        _ => Vec::new(),
     }
 }

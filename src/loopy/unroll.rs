@@ -47,7 +47,7 @@ fn walk(block: &mut Block, in_nest: bool, fresh: &mut Fresh) {
         // Inner loops first, so that a window's inner loop is unrolled
         // before the outer one counts its statements.
         let inside = in_nest || matches!(stmt, Stmt::Loop(_));
-        for inner in inner_blocks_mut(&mut stmt) {
+        for inner in stmt.inner_blocks_mut() {
             walk(inner, inside, fresh);
         }
         match stmt {
@@ -184,20 +184,4 @@ pub(super) fn statements(block: &[Stmt]) -> usize {
             _ => 1,
         })
         .sum()
-}
-
-fn inner_blocks_mut(stmt: &mut Stmt) -> Vec<&mut Block> {
-    match stmt {
-        Stmt::If {
-            then_block,
-            else_block,
-            ..
-        } => vec![then_block, else_block],
-        Stmt::SeqLoop(lp) => match &mut lp.form {
-            SeqForm::While { cond, .. } => vec![cond, &mut lp.body],
-            SeqForm::For { .. } => vec![&mut lp.body],
-        },
-        Stmt::Loop(nest) => vec![&mut nest.body],
-        _ => Vec::new(),
-    }
 }

@@ -7,6 +7,23 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+/// A C test program for the library `header` names: the standard headers,
+/// `report` (which prints the context's error when a call returns
+/// non-zero, and returns the call's code), then `main_c`.
+pub fn c_program(header: &str, main_c: &str) -> String {
+    format!(
+        "#include \"{header}\"\n#include <stdio.h>\n#include <stdlib.h>\n\n\
+         static int report(struct arrc_context *ctx, int rc) {{\n    \
+             if (rc != 0) {{\n        \
+                 char *e = arrc_context_get_error(ctx);\n        \
+                 printf(\"%s\", e ? e : \"no message\\n\");\n        \
+                 free(e);\n    \
+             }}\n    \
+             return rc;\n\
+         }}\n{main_c}"
+    )
+}
+
 pub fn arrc() -> Command {
     Command::new(env!("CARGO_BIN_EXE_arrc"))
 }

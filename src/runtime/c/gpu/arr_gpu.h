@@ -67,6 +67,11 @@ enum {
 /* An emulated kernel: see the kernel ABI above. */
 typedef void (*arr_emu_kernel_fn)(void **params);
 
+/* CUDA passes at most 4 KiB of kernel parameters; each of ours takes at
+ * most 8 bytes, and `err` and `seq` come first. A kernel with many free
+ * variables (sizes of unoptimised code) can exceed any smaller limit. */
+#define ARR_GPU_MAX_PARAMS (4096 / 8 - 2)
+
 typedef struct {
     const char *name;
     /* Parameters after `err` and `seq`. */

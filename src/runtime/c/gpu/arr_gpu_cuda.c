@@ -413,10 +413,10 @@ void arr_gpu_be_occupancy(int kernel, uint32_t shared_per_block, uint32_t shared
 
 void arr_gpu_launch(int kernel, const arr_gpu_config *config, void **args) {
     const arr_gpu_kernel_def *k = arr_gpu_kernel(kernel);
-    void *params[66];
+    void *params[ARR_GPU_MAX_PARAMS + 2];
     CUresult r;
     int i;
-    if (k->num_params < 0 || k->num_params > 64) {
+    if (k->num_params < 0 || k->num_params > ARR_GPU_MAX_PARAMS) {
         arr_gpu_exit_internal("kernel %s has %d parameters", k->name, k->num_params);
     }
     arr_gpu_seq++;

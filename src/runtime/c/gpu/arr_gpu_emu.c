@@ -522,7 +522,7 @@ void arr_gpu_fill32(arr_dptr dst, uint32_t value, int64_t count) {
 
 void arr_gpu_launch(int kernel, const arr_gpu_config *config, void **args) {
     const arr_gpu_kernel_def *k = arr_gpu_kernel(kernel);
-    void *params[66];
+    void *params[ARR_GPU_MAX_PARAMS + 2];
     arr_dptr err = (arr_dptr)(uintptr_t)emu_error_record;
     uint64_t threads = (uint64_t)config->block.x * config->block.y * config->block.z;
     emu_job job;
@@ -539,7 +539,7 @@ void arr_gpu_launch(int kernel, const arr_gpu_config *config, void **args) {
         arr_gpu_exit_internal("GPU emulator: kernel %s asks for %" PRIu32
                               " bytes of shared memory per block", k->name, config->shared_bytes);
     }
-    if (k->num_params < 0 || k->num_params > 64) {
+    if (k->num_params < 0 || k->num_params > ARR_GPU_MAX_PARAMS) {
         arr_gpu_exit_internal("GPU emulator: kernel %s has %d parameters", k->name,
                               k->num_params);
     }
