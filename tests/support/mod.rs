@@ -1,6 +1,7 @@
 #![allow(dead_code)] // each test crate uses some of these
 //! What several test crates share: running arrc, a command that must
-//! succeed, a compiled program on binary values, and a Python script.
+//! succeed, C test programs, a compiled program on binary values, and a
+//! Python script.
 
 use arrc::runtime::value::{self, Value};
 use std::io::Write;
