@@ -255,12 +255,21 @@ fn check_floats(
     (xs, ys, ns): (&[f64], &[f64], &[i32]),
 ) {
     let same = |a: f64, b: f64| (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits();
+    // Compiled `f64` `sin` and `cos` are arrc's own, within 1 ulp of
+    // libm (`tests/vmath64.rs`), so `sinpi` and `cospi` built on them are
+    // allowed 1 ulp there; every other member is libm's bit for bit.
+    let near =
+        |a: f64, b: f64| same(a, b) || (a.is_finite() && a.to_bits().abs_diff(b.to_bits()) <= 1);
     let results = both(dir, &format!("{width}s"), args);
     for (backend, results) in ["interpreter", "compiled"].iter().zip(results) {
         for (k, name) in NAMES.iter().enumerate() {
+            let own = *backend == "compiled"
+                && width == "f64"
+                && name.ends_with("pi")
+                && (name.starts_with("sin") || name.starts_with("cos"));
             for (i, (g, w)) in column(&results[k]).into_iter().zip(&want[k]).enumerate() {
                 assert!(
-                    same(g, *w),
+                    if own { near(g, *w) } else { same(g, *w) },
                     "{backend} {width}.{name} at x = {:e}, y = {:e}, n = {}: {g:e}, libm {w:e}",
                     xs[i],
                     ys[i],
