@@ -1,9 +1,12 @@
 #![allow(dead_code)] // each test crate uses some of these
-//! What the library tests share: running arrc, a command that must
-//! succeed, and a Python script.
+//! What several test crates share: running arrc, a command that must
+//! succeed, C test programs, a compiled program on binary values, and a
+//! Python script.
 
+use arrc::runtime::value::{self, Value};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 /// A C test program for the library `header` names: the standard headers,
 /// `report` (which prints the context's error when a call returns
@@ -109,4 +112,30 @@ pub fn run_main(dir: &Path, env: &[(&str, &str)]) -> String {
         .output()
         .unwrap();
     ok(out, "./main")
+}
+
+/// Runs a compiled program (`cmd`, to which `-b` is added) on `args` in
+/// the binary value format; its results, which must come.
+pub fn run_values(cmd: &mut Command, args: &[Value]) -> Vec<Value> {
+    let mut input = Vec::new();
+    for a in args {
+        value::write_binary(a, &mut input);
+    }
+    let mut child = cmd
+        .arg("-b")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(&input).unwrap());
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    value::read_values_untyped(&out.stdout).unwrap()
 }

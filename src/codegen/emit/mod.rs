@@ -13,7 +13,7 @@
 //!
 //! Files: this one holds `Gen` (the emitter's state), values and memory
 //! addressing; `entry` the entry points; `stmt` statements and sequential
-//! loops; `scalar` scalar expressions; `vmath` vectorisable `f32` math;
+//! loops; `scalar` scalar expressions; `vmath` vectorisable math functions;
 //! `atomic` atomic histogram updates; `traffic` `--count-traffic`.
 
 pub(crate) mod atomic;
@@ -22,7 +22,6 @@ mod scalar;
 mod stmt;
 mod traffic;
 mod vmath;
-mod vmath64;
 
 pub(crate) use atomic::Cas;
 pub(crate) use traffic::Counter;

@@ -274,6 +274,11 @@ impl<'ctx> Gen<'ctx, '_> {
                 let q = b.build_float_div(x, y, "")?;
                 self.call_intrinsic("llvm.trunc", &[ty], &[q.into()])?
             }
+            // Straight-line (`vmath`), except for the constant exponents
+            // LLVM rewrites exactly (`x ** 2` is `x * x`).
+            BinOp::Pow if t == ScalarType::F64 && !exact_pow_exponent(y) => {
+                self.contracting(|g| g.pow_f64(x, y))?.into()
+            }
             BinOp::Pow => self.call_intrinsic("llvm.pow", &[ty], &[x.into(), y.into()])?,
             // fmin/fmax semantics: a NaN operand yields the other one.
             BinOp::Min => self.call_intrinsic("llvm.minnum", &[ty], &[x.into(), y.into()])?,
@@ -479,13 +484,15 @@ impl<'ctx> Gen<'ctx, '_> {
             UnOp::Neg => b.build_float_neg(x, "")?.into(),
             UnOp::Abs => intr("llvm.fabs")?,
             UnOp::Sqrt => intr("llvm.sqrt")?,
-            // Straight-line versions the vectoriser can widen (`vmath`,
-            // `vmath64`).
+            // Straight-line versions the vectoriser can widen (`vmath`).
             UnOp::Exp if t == ScalarType::F32 => self.contracting(|g| g.exp_f32(x))?.into(),
             UnOp::Log if t == ScalarType::F32 => self.contracting(|g| g.log_f32(x))?.into(),
             UnOp::Erf if t == ScalarType::F32 => self.contracting(|g| g.erf_f32(x))?.into(),
             UnOp::Exp if t == ScalarType::F64 => self.contracting(|g| g.exp_f64(x))?.into(),
             UnOp::Log if t == ScalarType::F64 => self.contracting(|g| g.log_f64(x))?.into(),
+            UnOp::Erf if t == ScalarType::F64 => self.contracting(|g| g.erf_f64(x))?.into(),
+            UnOp::Sin if t == ScalarType::F64 => self.sin_cos_f64(x, false)?.into(),
+            UnOp::Cos if t == ScalarType::F64 => self.sin_cos_f64(x, true)?.into(),
             UnOp::Exp => intr("llvm.exp")?,
             UnOp::Log => intr("llvm.log")?,
             UnOp::Log2 => intr("llvm.log2")?,
@@ -604,4 +611,12 @@ impl<'ctx> Gen<'ctx, '_> {
             _ => err("conversion of a non-scalar"),
         }
     }
+}
+
+/// Whether `y` is a constant exponent that LLVM turns into exact
+/// arithmetic (`x ** 2.0` into `x * x`, `x ** 1.0` into `x`, `x ** 0.0`
+/// into 1, `x ** -1.0` into `1 / x`).
+fn exact_pow_exponent(y: FloatValue) -> bool {
+    y.get_constant()
+        .is_some_and(|(v, _)| [0.0, 1.0, 2.0, -1.0].contains(&v))
 }

@@ -1,19 +1,15 @@
-//! `f32` `exp`, `log` and `erf` as straight-line code (no calls, no
-//! branches), so that the loop vectoriser can run them on whole vectors;
-//! libm's `expf`, `logf` and `erff` are scalar calls that stop it. `exp`
+//! `f32` `exp`, `log` and `erf` as straight-line code (see the parent
+//! module); libm's `expf`, `logf` and `erff` are scalar calls. `exp`
 //! and `log`: Cody-Waite range reduction and minimax polynomials (the
 //! classic Cephes coefficients), evaluated in `f32`; `erf`: a series and a
-//! fitted tail evaluated in `f64` (see `erf_f32`). Their multiplies and
-//! adds may contract into fused multiply-adds, as the program's own may,
-//! unless `--strict-fp` (`contracting`); the accuracy below holds either
-//! way.
+//! fitted tail evaluated in `f64` (see `erf_f32`).
 //!
 //! Accuracy against glibc's `expf`/`logf`/`erff`, measured by
 //! `tests/vmath.rs` over every 193rd `f32` (positive and negative): at
 //! most 1 ulp (the test allows 2); special values (NaN, infinities, zeros,
 //! negatives, subnormals, overflow and underflow) are exactly libm's.
 
-use super::{Gen, Res};
+use crate::codegen::emit::{Gen, Res};
 
 /// Terms of the Maclaurin series of `erf` that `erf_f32` sums below 2.
 const ERF_SERIES_TERMS: i32 = 24;
@@ -47,31 +43,14 @@ fn erf_series() -> Vec<f64> {
         })
         .collect()
 }
-use inkwell::values::{FloatValue, IntValue};
+use inkwell::values::FloatValue;
 use inkwell::FloatPredicate;
 
 impl<'ctx> Gen<'ctx, '_> {
-    fn f32c(&self, v: f32) -> FloatValue<'ctx> {
-        self.ctx.f32_type().const_float(f64::from(v))
-    }
-
-    fn i32c(&self, v: i32) -> IntValue<'ctx> {
-        self.ctx.i32_type().const_int(v as u32 as u64, false)
-    }
-
     /// `c[0] + x * (c[1] + x * (...))` in `f32`.
     fn horner(&self, x: FloatValue<'ctx>, coefficients: &[f32]) -> Res<FloatValue<'ctx>> {
         let wide: Vec<f64> = coefficients.iter().map(|&c| f64::from(c)).collect();
         self.horner_with(x, &wide, |c| self.ctx.f32_type().const_float(c))
-    }
-
-    /// `2^n` for `n` in -126..=127, built from its bits.
-    fn pow2(&self, n: IntValue<'ctx>) -> Res<FloatValue<'ctx>> {
-        let b = &self.builder;
-        let biased = b.build_int_add(n, self.i32c(127), "")?;
-        let bits = b.build_left_shift(biased, self.i32c(23), "")?;
-        Ok(b.build_bit_cast(bits, self.ctx.f32_type(), "")?
-            .into_float_value())
     }
 
     pub(crate) fn exp_f32(&self, x: FloatValue<'ctx>) -> Res<FloatValue<'ctx>> {
@@ -111,17 +90,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 1.987_569_1e-4,
             ],
         )?;
-        let r2 = b.build_float_mul(r, r, "")?;
-        let e = b.build_float_add(b.build_float_mul(p, r2, "")?, r, "")?;
-        let e = b.build_float_add(e, self.f32c(1.0), "")?;
-        // Scale by 2^n in two steps so that subnormal results and 2^128
-        // (just below the overflow bound) are reached without leaving the
-        // range of normal exponents.
-        let ni = b.build_float_to_signed_int(n, self.ctx.i32_type(), "")?;
-        let half = b.build_right_shift(ni, self.i32c(1), true, "")?;
-        let rest = b.build_int_sub(ni, half, "")?;
-        let e = b.build_float_mul(e, self.pow2(half)?, "")?;
-        let e = b.build_float_mul(e, self.pow2(rest)?, "")?;
+        let e = self.exp_finish(r, p, n)?;
         let e = self.select_f(
             b.build_float_compare(FloatPredicate::OGT, x, hi, "")?,
             self.f32c(f32::INFINITY),
@@ -138,35 +107,7 @@ impl<'ctx> Gen<'ctx, '_> {
 
     pub(crate) fn log_f32(&self, x: FloatValue<'ctx>) -> Res<FloatValue<'ctx>> {
         let b = &self.builder;
-        let i32t = self.ctx.i32_type();
-        // Subnormals: scale into the normal range first (2^25), correct the
-        // exponent afterwards.
-        let tiny =
-            b.build_float_compare(FloatPredicate::OLT, x, self.f32c(f32::MIN_POSITIVE), "")?;
-        let scaled = b.build_float_mul(x, self.f32c(33_554_432.0), "")?;
-        let xs = self.select_f(tiny, scaled, x)?;
-        let bias = b
-            .build_select(tiny, self.i32c(126 + 25), self.i32c(126), "")?
-            .into_int_value();
-        // x = m 2^e with m in [sqrt(1/2), sqrt(2)).
-        let bits = b.build_bit_cast(xs, i32t, "")?.into_int_value();
-        let exp_bits = b.build_right_shift(bits, self.i32c(23), false, "")?;
-        let exp_bits = b.build_and(exp_bits, self.i32c(0xff), "")?;
-        let e = b.build_int_sub(exp_bits, bias, "")?;
-        let mant = b.build_and(bits, self.i32c(0x007f_ffff), "")?;
-        let mant = b.build_or(mant, self.i32c(0x3f00_0000), "")?;
-        let m = b
-            .build_bit_cast(mant, self.ctx.f32_type(), "")?
-            .into_float_value();
-        let small = b.build_float_compare(
-            FloatPredicate::OLT,
-            m,
-            self.f32c(std::f32::consts::FRAC_1_SQRT_2),
-            "",
-        )?;
-        let e = b.build_int_sub(e, b.build_int_z_extend(small, i32t, "")?, "")?;
-        let doubled = b.build_float_add(m, m, "")?;
-        let m = self.select_f(small, doubled, m)?;
+        let (e, m) = self.log_split(x)?;
         let m = b.build_float_sub(m, self.f32c(1.0), "")?;
         let z = b.build_float_mul(m, m, "")?;
         let p = self.horner(
@@ -263,59 +204,5 @@ impl<'ctx> Gen<'ctx, '_> {
             x,
             r.into_float_value(),
         )
-    }
-
-    /// `c[0] + x * (c[1] + x * (...))` in `x`'s type.
-    /// Runs `build` (straight-line code in the current block) and lets
-    /// LLVM contract the float multiplies and adds it emitted into fused
-    /// multiply-adds, as the program's own arithmetic may (LANGUAGE.md
-    /// section 6), unless `--strict-fp`. The documented accuracy holds
-    /// both ways (`tests/vmath.rs` and `tests/vmath64.rs` run the default).
-    pub(super) fn contracting(
-        &self,
-        build: impl FnOnce(&Self) -> Res<FloatValue<'ctx>>,
-    ) -> Res<FloatValue<'ctx>> {
-        let block = self.builder.get_insert_block();
-        let before = block.and_then(|bb| bb.get_last_instruction());
-        let v = build(self)?;
-        if self.strict_fp {
-            return Ok(v);
-        }
-        let mut next = match before {
-            Some(i) => i.get_next_instruction(),
-            None => block.and_then(|bb| bb.get_first_instruction()),
-        };
-        while let Some(inst) = next {
-            super::allow_contraction_of(inst)?;
-            next = inst.get_next_instruction();
-        }
-        Ok(v)
-    }
-
-    pub(super) fn horner_with(
-        &self,
-        x: FloatValue<'ctx>,
-        coefficients: &[f64],
-        constant: impl Fn(f64) -> FloatValue<'ctx>,
-    ) -> Res<FloatValue<'ctx>> {
-        let b = &self.builder;
-        let mut acc = constant(coefficients[coefficients.len() - 1]);
-        for c in coefficients.iter().rev().skip(1) {
-            acc = b.build_float_mul(acc, x, "")?;
-            acc = b.build_float_add(acc, constant(*c), "")?;
-        }
-        Ok(acc)
-    }
-
-    fn select_f(
-        &self,
-        cond: IntValue<'ctx>,
-        a: FloatValue<'ctx>,
-        b: FloatValue<'ctx>,
-    ) -> Res<FloatValue<'ctx>> {
-        Ok(self
-            .builder
-            .build_select(cond, a, b, "")?
-            .into_float_value())
     }
 }
