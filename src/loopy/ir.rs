@@ -255,6 +255,20 @@ impl Stmt {
         }
     }
 
+    /// Whether the statement only checks a condition (stopping the program
+    /// with an error when it fails): it binds and writes nothing.
+    pub fn is_check(&self) -> bool {
+        matches!(
+            self,
+            Stmt::AssertEq { .. }
+                | Stmt::Assert { .. }
+                | Stmt::SizeCheck { .. }
+                | Stmt::IndexCheck { .. }
+                | Stmt::BoundsCheck { .. }
+                | Stmt::SliceCheck { .. }
+        )
+    }
+
     /// The statement with `rewrite` applied to each of its `inner_blocks`.
     pub fn map_inner_blocks(&self, mut rewrite: impl FnMut(&Block) -> Block) -> Stmt {
         let mut stmt = self.clone();

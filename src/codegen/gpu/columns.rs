@@ -199,13 +199,8 @@ impl Cut {
         let mut out = Vec::new();
         for s in block {
             match s {
-                Stmt::Let { .. }
-                | Stmt::AssertEq { .. }
-                | Stmt::Assert { .. }
-                | Stmt::SizeCheck { .. }
-                | Stmt::IndexCheck { .. }
-                | Stmt::BoundsCheck { .. }
-                | Stmt::SliceCheck { .. } => out.push(s.clone()),
+                Stmt::Let { .. } => out.push(s.clone()),
+                _ if s.is_check() => out.push(s.clone()),
                 Stmt::Read { array, .. }
                     if !self.tracked(array) && !self.temps.contains_key(array) =>
                 {
@@ -315,14 +310,8 @@ impl Cut {
                         loc: SrcLoc::default(),
                     });
                 }
-                Stmt::Read { .. }
-                | Stmt::Let { .. }
-                | Stmt::AssertEq { .. }
-                | Stmt::Assert { .. }
-                | Stmt::SizeCheck { .. }
-                | Stmt::IndexCheck { .. }
-                | Stmt::BoundsCheck { .. }
-                | Stmt::SliceCheck { .. } => out.push(s.clone()),
+                Stmt::Read { .. } | Stmt::Let { .. } => out.push(s.clone()),
+                _ if s.is_check() => out.push(s.clone()),
                 Stmt::Write { array, index, .. } if self.tracked(array) => {
                     if !at_j(index) {
                         return None;

@@ -241,33 +241,37 @@ impl<'ctx> Gen<'ctx, '_> {
         slots: &Slots<'ctx>,
         shared: PointerValue<'ctx>,
     ) -> Res<()> {
-        let types: Vec<Type> = nest.carried().map(|c| c.var.ty).collect();
-        let fields = self.fields_of(nest);
         let tid = self.sreg("tid.x")?;
         let b = self.sreg("ntid.x")?;
-        let fields_v = self.const_i64(fields as i64);
-        let mine = self.builder.build_int_mul(tid, fields_v, "")?;
-        // Warp steps in registers: lane l, a multiple of 2 * off, combines
-        // its value with lane l + off's (every lane shuffles; blocks are
-        // whole warps).
-        let i64t = self.i64();
         let lane = self.builder.build_and(tid, self.const_i64(31), "lane")?;
-        let (zero, one) = (self.const_i64(0), self.const_i64(1));
+        self.warp_combine(fr, nest, slots, lane)?;
+        self.warp_cells_tree(fr, nest, slots, shared, tid, lane, b)
+    }
+
+    /// The lanes' values combined by shuffles into lane 0's `slots`: lane
+    /// `l`, a multiple of `2 off`, combines its value with lane `l + off`'s
+    /// (every lane shuffles; blocks are whole warps).
+    pub(super) fn warp_combine(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        slots: &Slots<'ctx>,
+        lane: IntValue<'ctx>,
+    ) -> Res<()> {
+        let types: Vec<Type> = nest.carried().map(|c| c.var.ty).collect();
+        let zero = self.const_i64(0);
         for off in [1u64, 2, 4, 8, 16] {
             let vals = self.load_slots(nest, slots)?;
             let mut other = Vec::new();
             for (v, t) in vals.iter().zip(&types) {
                 let mut shuffled = Vec::new();
                 for f in self.fields(v) {
-                    shuffled.push(self.shfl(
-                        f,
-                        self.ctx.i32_type().const_int(off, false),
-                        false,
-                    )?);
+                    let by = self.ctx.i32_type().const_int(off, false);
+                    shuffled.push(self.shfl(f, by, false)?);
                 }
                 other.push(self.val_of_fields(*t, &shuffled)?);
             }
-            let mask = i64t.const_int(2 * off - 1, false);
+            let mask = self.const_i64(2 * off as i64 - 1);
             let low = self.builder.build_and(lane, mask, "")?;
             let active = self
                 .builder
@@ -276,11 +280,36 @@ impl<'ctx> Gen<'ctx, '_> {
                 gen.apply_reductions(fr, nest, slots, &vals, &other)
             })?;
         }
-        // Lane 0 of each warp to the warp's cell in shared memory.
+        Ok(())
+    }
+
+    /// Lane 0 of each warp stores its `slots` to the warp's cell of
+    /// `shared`; after a barrier, step `s` over the cells has thread `t` (a
+    /// multiple of `2s`) combine cell `t` with cell `t + s`, in order, so
+    /// the block's value ends in cell 0 (read after the last barrier).
+    /// `threads` is the block's size.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn warp_cells_tree(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        slots: &Slots<'ctx>,
+        shared: PointerValue<'ctx>,
+        tid: IntValue<'ctx>,
+        lane: IntValue<'ctx>,
+        threads: IntValue<'ctx>,
+    ) -> Res<()> {
+        let types: Vec<Type> = nest.carried().map(|c| c.var.ty).collect();
+        let fields = self.fields_of(nest);
+        let fields_v = self.const_i64(fields as i64);
+        let (zero, one) = (self.const_i64(0), self.const_i64(1));
+        let mine = self.builder.build_int_mul(tid, fields_v, "")?;
         let warp = self
             .builder
             .build_right_shift(tid, self.const_i64(5), false, "warp")?;
-        let up = self.builder.build_int_add(b, self.const_i64(31), "")?;
+        let up = self
+            .builder
+            .build_int_add(threads, self.const_i64(31), "")?;
         let warps = self
             .builder
             .build_right_shift(up, self.const_i64(5), false, "warps")?;
@@ -293,8 +322,6 @@ impl<'ctx> Gen<'ctx, '_> {
             gen.shared_store(shared, warp_at, &vals, fields)
         })?;
         self.barrier()?;
-        // Step s over the warps' cells: thread t (a multiple of 2s) combines
-        // cell t with cell t + s.
         self.doubling_steps(fr, warps, &mut |gen, fr, s| {
             let twice = gen.builder.build_int_add(s, s, "")?;
             let mask = gen.builder.build_int_sub(twice, one, "")?;
@@ -318,8 +345,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 let combined = gen.load_slots(nest, &cell)?;
                 gen.shared_store(shared, mine, &combined, fields)
             })
-        })?;
-        Ok(())
+        })
     }
 
     /// `shfl.sync.down` (or `.up`) of one field (any scalar) by `off`

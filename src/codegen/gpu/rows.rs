@@ -78,19 +78,13 @@ fn binds_only(block: &[Stmt]) -> bool {
             else_block,
             ..
         } => binds_only(then_block) && binds_only(else_block),
-        _ => matches!(
-            s,
-            Stmt::Let { .. }
-                | Stmt::Read { .. }
-                | Stmt::Row { .. }
-                | Stmt::View { .. }
-                | Stmt::AssertEq { .. }
-                | Stmt::Assert { .. }
-                | Stmt::SizeCheck { .. }
-                | Stmt::IndexCheck { .. }
-                | Stmt::BoundsCheck { .. }
-                | Stmt::SliceCheck { .. }
-        ),
+        _ => {
+            s.is_check()
+                || matches!(
+                    s,
+                    Stmt::Let { .. } | Stmt::Read { .. } | Stmt::Row { .. } | Stmt::View { .. }
+                )
+        }
     })
 }
 
@@ -234,41 +228,6 @@ impl<'ctx> Gen<'ctx, '_> {
         Ok(())
     }
 
-    /// The lanes' values combined by shuffles into lane 0's `slots`: lane
-    /// `l`, a multiple of `2 off`, combines its value with lane `l + off`'s
-    /// (every lane shuffles).
-    fn warp_combine(
-        &mut self,
-        fr: &mut Frame<'ctx>,
-        inner: &LoopNest,
-        slots: &super::loops::Slots<'ctx>,
-        lane: IntValue<'ctx>,
-    ) -> Res<()> {
-        let types: Vec<Type> = inner.carried().map(|c| c.var.ty).collect();
-        let zero = self.const_i64(0);
-        for off in [1u64, 2, 4, 8, 16] {
-            let vals = self.load_slots(inner, slots)?;
-            let mut other = Vec::new();
-            for (v, t) in vals.iter().zip(&types) {
-                let mut shuffled = Vec::new();
-                for f in self.fields(v) {
-                    let by = self.ctx.i32_type().const_int(off, false);
-                    shuffled.push(self.shfl(f, by, false)?);
-                }
-                other.push(self.val_of_fields(*t, &shuffled)?);
-            }
-            let mask = self.const_i64(2 * off as i64 - 1);
-            let low = self.builder.build_and(lane, mask, "")?;
-            let active = self
-                .builder
-                .build_int_compare(IntPredicate::EQ, low, zero, "")?;
-            self.when(fr.func, active, |gen| {
-                gen.apply_reductions(fr, inner, slots, &vals, &other)
-            })?;
-        }
-        Ok(())
-    }
-
     /// A block's warps' values (in their lane 0's `slots`) combined in
     /// shared memory, in order, into thread 0's `slots`; ends with a
     /// barrier, so the next row may write the cells again.
@@ -281,49 +240,11 @@ impl<'ctx> Gen<'ctx, '_> {
         lane: IntValue<'ctx>,
         ntid: IntValue<'ctx>,
     ) -> Res<()> {
+        let shared = self.shared_base()?;
+        self.warp_cells_tree(fr, inner, slots, shared, tid, lane, ntid)?;
         let types: Vec<Type> = inner.carried().map(|c| c.var.ty).collect();
         let fields: usize = types.iter().map(|t| self.field_types(*t).len()).sum();
-        let fields_v = self.const_i64(fields as i64);
-        let (zero, one) = (self.const_i64(0), self.const_i64(1));
-        let shared = self.shared_base()?;
-        let five = self.const_i64(5);
-        let warp = self.builder.build_right_shift(tid, five, false, "warp")?;
-        let up = self.builder.build_int_add(ntid, self.const_i64(31), "")?;
-        let warps = self.builder.build_right_shift(up, five, false, "warps")?;
-        let first = self
-            .builder
-            .build_int_compare(IntPredicate::EQ, lane, zero, "")?;
-        let warp_at = self.builder.build_int_mul(warp, fields_v, "")?;
-        self.when(fr.func, first, |gen| {
-            let vals = gen.load_slots(inner, slots)?;
-            gen.shared_store(shared, warp_at, &vals, fields)
-        })?;
-        self.barrier()?;
-        let mine = self.builder.build_int_mul(tid, fields_v, "")?;
-        self.doubling_steps(fr, warps, &mut |gen, fr, s| {
-            let twice = gen.builder.build_int_add(s, s, "")?;
-            let mask = gen.builder.build_int_sub(twice, one, "")?;
-            let low = gen.builder.build_and(tid, mask, "")?;
-            let active = gen
-                .builder
-                .build_int_compare(IntPredicate::EQ, low, zero, "")?;
-            let partner = gen.builder.build_int_add(tid, s, "")?;
-            let inside = gen
-                .builder
-                .build_int_compare(IntPredicate::SLT, partner, warps, "")?;
-            let active = gen.builder.build_and(active, inside, "")?;
-            gen.when(fr.func, active, |gen| {
-                let left = gen.shared_read(shared, mine, &types, fields)?;
-                let at = gen.builder.build_int_mul(partner, fields_v, "")?;
-                let right = gen.shared_read(shared, at, &types, fields)?;
-                let left_fields: Vec<Vec<BasicValueEnum<'ctx>>> =
-                    left.iter().map(|v| gen.fields(v)).collect();
-                let cell = gen.carried_slots(fr, &left_fields)?;
-                gen.apply_reductions(fr, inner, &cell, &left, &right)?;
-                let combined = gen.load_slots(inner, &cell)?;
-                gen.shared_store(shared, mine, &combined, fields)
-            })
-        })?;
+        let zero = self.const_i64(0);
         let lead = self
             .builder
             .build_int_compare(IntPredicate::EQ, tid, zero, "")?;
