@@ -346,6 +346,55 @@ pub(crate) fn let_update(
     )
 }
 
+/// A definition. `def f ... : a -> b = unflatten` (also `unflatten_3d`,
+/// `split`) is eta-expanded to `def f ... (xs: a) : b = unflatten xs`, so
+/// that the call reads its sizes off the parameter's type as Futhark's
+/// newer signature does; passed bare, arrc's `unflatten` would want the
+/// sizes as arguments.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn def_decl(
+    is_entry: bool,
+    name: Ident,
+    type_params: Vec<TypeParam>,
+    mut params: Vec<Pattern>,
+    mut ret: Option<TypeExpr>,
+    mut body: Expr,
+    l: usize,
+    r: usize,
+) -> Decl {
+    let sized = ["unflatten", "unflatten_3d", "split"];
+    let bare_sized = matches!(&body.kind, ExprKind::Var { qualifier: None, name }
+        if sized.contains(&name.name.as_str()));
+    if let (true, Some(TypeExpr::Func(arg, a, b, _))) = (bare_sized, &ret) {
+        let span = body.span.clone();
+        let arg = arg
+            .clone()
+            .unwrap_or_else(|| ident("#eta".to_string(), span.start, span.end));
+        let a_span = a.span();
+        params.push(Pattern::Ascribed(
+            Box::new(Pattern::Id(arg.clone())),
+            (**a).clone(),
+            a_span,
+        ));
+        let b = (**b).clone();
+        ret = Some(b);
+        body = expr(
+            ExprKind::Apply(Box::new(body), vec![var(arg)]),
+            span.start,
+            span.end,
+        );
+    }
+    Decl::Def(Def {
+        is_entry,
+        name,
+        type_params,
+        params,
+        ret,
+        body,
+        span: l..r,
+    })
+}
+
 /// `def (x: t) +^ (y: t) = e` is `def (+^) (x: t) (y: t) = e`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn infix_def(

@@ -599,7 +599,8 @@ impl<'a> Checker<'a> {
         let ret_shape = sig.ret_shape.clone();
         let saved = self.swap_scope(sig.ctx.clone(), sig.locals);
         let result = self.check_expr(t.body).and_then(|body| {
-            self.expect(&body.span, &ret, &body.ty)?;
+            self.expect(&body.span, &ret, &body.ty)
+                .map_err(|d| sized_builtin_value(t.body, d))?;
             self.process_pending()?;
             if ret_shape.is_trivial() {
                 return Ok(body);
@@ -646,4 +647,32 @@ fn written_type_name(t: &TypeExpr) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// Explains a mismatch on a body that is `unflatten` (or another built-in
+/// whose sizes Futhark's newer signature reads off the array) passed as a
+/// function value: arrc's takes the sizes as arguments, and reads them off
+/// the array only in an application (the parser eta-expands a body whose
+/// declared type is written as a function, syntax::build::def_decl).
+fn sized_builtin_value(body: &Expr, d: Diagnostic) -> Diagnostic {
+    let ExprKind::Var { name, .. } = &body.kind else {
+        return d;
+    };
+    let n = name.name.as_str();
+    let how = match n {
+        "unflatten" => "\\xs -> unflatten n m xs",
+        "unflatten_3d" => "\\xs -> unflatten_3d n m l xs",
+        "unflatten_4d" => "\\xs -> unflatten_4d n m l k xs",
+        "split" => "\\xs -> split i xs",
+        _ => return d,
+    };
+    if !d.message.starts_with("type mismatch") {
+        return d;
+    }
+    d.with_note(format!(
+        "arrc's `{n}` takes its sizes as arguments; Futhark's newer `{n} xs`, whose sizes \
+         come from the type, must be applied to its array, or be a definition's whole body \
+         where the declared type is written out as a function (`: [n * m]t -> [n][m]t`), \
+         not an abbreviation: write `{how}` with the sizes"
+    ))
 }

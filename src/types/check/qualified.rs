@@ -49,9 +49,12 @@ pub(super) fn binop_of_symbol(s: &str) -> Option<BinOp> {
 }
 
 impl<'a> Checker<'a> {
-    /// Whether `name`, unbound as a value, names a module here.
+    /// Whether `name` names a module here. A local variable shadows a
+    /// module; a global value does not (values and modules are separate
+    /// namespaces, and `outer.x` means the module's `x` even though the
+    /// prelude defines a function `outer`).
     fn is_module_name(&self, name: &str) -> bool {
-        if self.lookup_local(name).is_some() || self.lookup_global(name).is_some() {
+        if self.lookup_local(name).is_some() {
             return false;
         }
         let opened = self.ctx.opened.iter().any(|m| match m {
