@@ -66,6 +66,10 @@ pub(crate) enum RuntimeFn {
     GpuLaunchShared,
     /// `void arr_gpu_fill32(arr_dptr dst, uint32_t value, int64_t count)`
     GpuFill32,
+    /// `int64_t arr_gpu_tile_side(void)`
+    GpuTileSide,
+    /// `void arr_gpu_launch_tiles(int kernel, int64_t tiles, int64_t side, int64_t shared, void **args)`
+    GpuLaunchTiles,
     /// `arr_dptr arr_gpu_entry_in(const void *data, int64_t bytes)`
     GpuEntryIn,
     /// `void *arr_gpu_entry_out(arr_dptr src, int64_t bytes)`
@@ -112,6 +116,8 @@ impl RuntimeFn {
             RuntimeFn::GpuBlocksShared => "arr_gpu_blocks_shared",
             RuntimeFn::GpuLaunchShared => "arr_gpu_launch_shared",
             RuntimeFn::GpuFill32 => "arr_gpu_fill32",
+            RuntimeFn::GpuTileSide => "arr_gpu_tile_side",
+            RuntimeFn::GpuLaunchTiles => "arr_gpu_launch_tiles",
             RuntimeFn::GpuEntryIn => "arr_gpu_entry_in",
             RuntimeFn::GpuEntryOut => "arr_gpu_entry_out",
             RuntimeFn::GpuEntryRelease => "arr_gpu_entry_release",
@@ -147,6 +153,8 @@ impl RuntimeFn {
             RuntimeFn::GpuBlocksShared => (Some(I64), &[I32, I64, I64]),
             RuntimeFn::GpuLaunchShared => (None, &[I32, I64, I64, Ptr]),
             RuntimeFn::GpuFill32 => (None, &[I64, I32, I64]),
+            RuntimeFn::GpuTileSide => (Some(I64), &[]),
+            RuntimeFn::GpuLaunchTiles => (None, &[I32, I64, I64, I64, Ptr]),
             RuntimeFn::GpuEntryIn => (Some(I64), &[Ptr, I64]),
             RuntimeFn::GpuEntryOut => (Some(Ptr), &[I64, I64]),
             RuntimeFn::GpuEntryRelease => (None, &[I64]),

@@ -16,6 +16,9 @@
 //! - scans, filters and partitions (look-back plan), with reductions
 //!   beside them or not: one kernel over tiles, each tile's carry-in by
 //!   decoupled look-back over the earlier tiles' statuses (`scan`);
+//! - maps of maps of reductions of elements read at the reduction's index
+//!   (matmul-like): square tiles of the output per block, the operands'
+//!   slices staged in shared memory (`tile`);
 //! - everything else (reductions and scans of arrays, histograms of rows):
 //!   one thread runs the nest in sequential order (docs/gpu.md, "What
 //!   remains").
@@ -50,6 +53,9 @@ enum Form {
     /// Reductions and scans of arrays, histograms of rows: a thread per
     /// column (`columns`), or one thread when there are no columns.
     Columns,
+    /// Matmul-like nests: square tiles of the output per block, operands
+    /// staged in shared memory (`tile`).
+    Tiled,
     Single,
 }
 
@@ -127,6 +133,12 @@ impl<'ctx> Gen<'ctx, '_> {
         } else {
             form
         };
+        // Matmul-like maps: tiles in shared memory.
+        let tiled = match form {
+            Form::GridStride if nest.par == Parallelism::Map => super::tile::tile_shape(nest),
+            _ => None,
+        };
+        let form = if tiled.is_some() { Form::Tiled } else { form };
         let name = format!(
             "{}_k{}_{}",
             self.prefix,
@@ -180,6 +192,10 @@ impl<'ctx> Gen<'ctx, '_> {
             Form::Columns => match &columns {
                 Some(cols) => gen.columns_body(kfr, nest, cols, kp),
                 None => gen.single_body(kfr, nest, kp),
+            },
+            Form::Tiled => match &tiled {
+                Some(t) => gen.tiled_body(kfr, t, kp),
+                None => gen.grid_stride_body(kfr, nest, kp),
             },
             Form::Single => gen.single_body(kfr, nest, kp),
         })?;
@@ -238,6 +254,17 @@ impl<'ctx> Gen<'ctx, '_> {
                 fr,
             )?,
             Form::Rows { at } => self.launch_rows(fr, nest, at, main, &params, &mut values)?,
+            Form::Tiled => {
+                let map = self.kernel(
+                    &format!("{name}_map"),
+                    &params,
+                    Vec::new(),
+                    |gen, kfr, kp| gen.grid_stride_body(kfr, nest, kp),
+                )?;
+                if let Some(t) = &tiled {
+                    self.launch_tiled(fr, t, main, map, &params, &values)?;
+                }
+            }
             Form::Columns => {
                 let single = self.kernel(
                     &format!("{name}_single"),

@@ -16,7 +16,8 @@
 //! compactions, `reduce` the block trees of reductions, `stage` the input
 //! tiles scans and non-commutative reductions stage in shared memory,
 //! `hist` the locks of histograms without atomic updates, `private`
-//! histograms with bins in shared memory; `heap` sizes the device heap of
+//! histograms with bins in shared memory; `tile` matmul-like nests in square tiles with their operands staged in
+//! shared memory; `heap` sizes the device heap of
 //! kernels' scratch arrays; `device` holds the device module's target
 //! parts (special registers, run-time errors, libdevice, PTX); `link`
 //! writes the program descriptor and links the binary.
@@ -42,6 +43,7 @@ mod reduce;
 mod rows;
 mod scan;
 mod stage;
+mod tile;
 
 use super::backend::{Backend, Trap};
 use super::emit::{Frame, Gen, Res};

@@ -71,7 +71,7 @@ pub(super) fn rows_shape(nest: &LoopNest) -> Option<usize> {
 
 /// Whether a block only binds values and checks them (every thread of a
 /// group may run it).
-fn binds_only(block: &[Stmt]) -> bool {
+pub(super) fn binds_only(block: &[Stmt]) -> bool {
     block.iter().all(|s| match s {
         Stmt::If {
             then_block,
@@ -112,7 +112,7 @@ fn row_reduction(inner: &LoopNest) -> bool {
 
 /// Whether a block makes or releases memory anywhere (per-thread scratch
 /// would be made once per thread of a group, not once per row).
-fn allocates(block: &[Stmt]) -> bool {
+pub(super) fn allocates(block: &[Stmt]) -> bool {
     block.iter().any(|s| match s {
         Stmt::Alloc { .. } | Stmt::Free(_) | Stmt::InPlace { .. } => true,
         Stmt::If {

@@ -188,6 +188,13 @@ int64_t arr_gpu_lookback_chunks(int kernel, int64_t work, int64_t shared, int64_
  * a thread (a look-back scan, private histogram bins). */
 void arr_gpu_launch_shared_block(int kernel, int64_t work, int64_t shared, int64_t per_thread,
                                  void **args);
+/* Tiled kernels (matmul-like nests): the side S of their square blocks
+ * of S x S threads (16; 4 under `ARRC_GPU_SHRINK=1`, so that tiny inputs
+ * take several tiles), and a launch of `tiles` tiles of work on blocks of
+ * `side` x `side` threads with `shared` bytes of shared memory, the
+ * kernel looping over the tiles when the grid has fewer blocks. */
+int64_t arr_gpu_tile_side(void);
+void arr_gpu_launch_tiles(int kernel, int64_t tiles, int64_t side, int64_t shared, void **args);
 /* Waits for every launch; prints the first error in sequential order and
  * exits 1 if one failed. Host code calls it before reporting an error of
  * its own (a kernel launched before it may have failed first) and at the

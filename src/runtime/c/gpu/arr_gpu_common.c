@@ -300,3 +300,26 @@ void arr_gpu_launch_one(int kernel, void **args) {
     arr_gpu_config c = {{1, 1, 1}, {1, 1, 1}, 0};
     arr_gpu_launch(kernel, &c, args);
 }
+
+int64_t arr_gpu_tile_side(void) {
+    return arr_gpu_shrink() ? 4 : 16;
+}
+
+void arr_gpu_launch_tiles(int kernel, int64_t tiles, int64_t side, int64_t shared, void **args) {
+    /* Enough blocks to fill any GPU; the kernel strides over the rest.
+     * Shrunk: at most 3, so that blocks take several tiles. */
+    int64_t most = arr_gpu_shrink() ? 3 : 65535;
+    arr_gpu_config c;
+    (void)arr_gpu_kernel(kernel);
+    if (side < 1 || side * side > 1024 || shared < 0 || shared > ARR_GPU_SHARED_LIMIT) {
+        arr_gpu_exit_internal("kernel %s: a tiled launch of %" PRId64 " x %" PRId64
+                              " threads and %" PRId64 " bytes of shared memory",
+                              arr_gpu_prog->kernels[kernel].name, side, side, shared);
+    }
+    c.grid.x = (uint32_t)(tiles < 1 ? 1 : tiles > most ? most : tiles);
+    c.grid.y = c.grid.z = 1;
+    c.block.x = c.block.y = (uint32_t)side;
+    c.block.z = 1;
+    c.shared_bytes = (uint32_t)shared;
+    arr_gpu_launch(kernel, &c, args);
+}
