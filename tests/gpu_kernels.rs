@@ -424,3 +424,40 @@ fn row_reductions_shuffle_and_segmented_forms_run_a_thread_per_column() {
         assert_eq!(single, 1, "{body}: {names:?}");
     }
 }
+
+/// A matmul-like nest is a tiled kernel (docs/gpu.md, "Tiled products"):
+/// its operands are read from global memory only where the block stages
+/// their slices (one load instruction per operand), the product's steps
+/// read shared memory between barriers; a map form beside it runs when a
+/// row or column map is empty. A nest whose reduction reads an element
+/// at another index than `k` keeps the map form. The results are the
+/// golden suite's (`matmul_tiled.arr`).
+#[test]
+fn matmul_like_nests_are_tiled_kernels() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = std::fs::read_to_string(root().join("benches/programs/matmul.arr")).unwrap();
+    let kernels = ptx_kernels(&source, dir.path());
+    let names: Vec<&str> = kernels.iter().map(|(n, _)| n.as_str()).collect();
+    let map = names
+        .iter()
+        .find(|n| n.ends_with("_map"))
+        .unwrap_or_else(|| panic!("no tiled kernel: {names:?}"));
+    let tiled = &kernels
+        .iter()
+        .find(|(n, _)| format!("{n}_map") == *map)
+        .unwrap()
+        .1;
+    assert_eq!(tiled.matches("ld.global").count(), 2, "{tiled}");
+    assert!(tiled.contains("ld.shared"), "{tiled}");
+    assert!(tiled.contains("bar.sync"), "{tiled}");
+    let shifted = ptx_kernels(
+        "entry main [n][k] (a: [n][k]f32) (b: [n][k]f32) : [n][n]f32 = \
+         map (\\r -> map (\\c -> reduce (+) 0 (map (\\l -> r[l] * c[(l + 1) % k]) (iota k))) b) a",
+        dir.path(),
+    );
+    assert!(
+        !shifted.iter().any(|(n, _)| n.ends_with("_map")),
+        "{:?}",
+        shifted.iter().map(|(n, _)| n).collect::<Vec<_>>()
+    );
+}

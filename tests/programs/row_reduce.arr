@@ -30,6 +30,8 @@ entry norms (xss: [][]f64) : []f64 =
 -- random input { [50][33]i32 [50][33]i32 } auto output
 -- random input { [70][5]i32 [70][5]i32 } auto output
 -- random input { [5][1500]i32 [5][1500]i32 } auto output
+-- random input { [1][3000]i32 [1][3000]i32 } auto output
+-- random input { [2][2600]i32 [2][2600]i32 } auto output
 
 -- Affine maps x -> a * x + b composed along each row, first one first:
 -- associative, not commutative.
@@ -39,14 +41,20 @@ entry compose_rows (ass: [][]i32) (bss: [][]i32) : ([]i32, []i32) =
 -- ==
 -- entry: fails
 -- input { 40i64 7i64 -1i64 -1i64 1000000i64 } auto output
--- input { 40i64 7i64 -1i64 -1i64 100i64 } error: ^index 100 out of bounds for array of length 10 at .*row_reduce\.arr:59:
--- input { 40i64 7i64 30i64 -1i64 100i64 } error: ^index 100 out of bounds for array of length 10 at .*row_reduce\.arr:59:
--- input { 40i64 7i64 9i64 -1i64 100i64 } error: ^division by zero at .*row_reduce\.arr:58:
--- input { 40i64 7i64 -1i64 14i64 100i64 } error: ^index 100 out of bounds for array of length 10 at .*row_reduce\.arr:59:
--- input { 40i64 7i64 -1i64 12i64 100i64 } error: ^division by zero at .*row_reduce\.arr:60:
--- input { 3i64 2000i64 -1i64 -1i64 3500i64 } error: ^index 3500 out of bounds for array of length 10 at .*row_reduce\.arr:59:
--- input { 3i64 2000i64 -1i64 0i64 3500i64 } error: ^division by zero at .*row_reduce\.arr:60:
--- input { 3i64 2000i64 1i64 -1i64 3500i64 } error: ^division by zero at .*row_reduce\.arr:58:
+-- input { 40i64 7i64 -1i64 -1i64 100i64 } error: ^index 100 out of bounds for array of length 10 at .*row_reduce\.arr:67:
+-- input { 40i64 7i64 30i64 -1i64 100i64 } error: ^index 100 out of bounds for array of length 10 at .*row_reduce\.arr:67:
+-- input { 40i64 7i64 9i64 -1i64 100i64 } error: ^division by zero at .*row_reduce\.arr:66:
+-- input { 40i64 7i64 -1i64 14i64 100i64 } error: ^index 100 out of bounds for array of length 10 at .*row_reduce\.arr:67:
+-- input { 40i64 7i64 -1i64 12i64 100i64 } error: ^division by zero at .*row_reduce\.arr:68:
+-- input { 3i64 2000i64 -1i64 -1i64 3500i64 } error: ^index 3500 out of bounds for array of length 10 at .*row_reduce\.arr:67:
+-- input { 3i64 2000i64 -1i64 0i64 3500i64 } error: ^division by zero at .*row_reduce\.arr:68:
+-- input { 3i64 2000i64 1i64 -1i64 3500i64 } error: ^division by zero at .*row_reduce\.arr:66:
+-- input { 2i64 3000i64 -1i64 -1i64 100000i64 } auto output
+-- input { 2i64 3000i64 -1i64 -1i64 2500i64 } error: ^index 2500 out of bounds for array of length 10 at .*row_reduce\.arr:67:
+-- input { 2i64 3000i64 -1i64 0i64 2500i64 } error: ^index 2500 out of bounds for array of length 10 at .*row_reduce\.arr:67:
+-- input { 2i64 3000i64 -1i64 0i64 4000i64 } error: ^division by zero at .*row_reduce\.arr:68:
+-- input { 2i64 3000i64 1i64 -1i64 4000i64 } error: ^division by zero at .*row_reduce\.arr:66:
+-- input { 1i64 5000i64 -1i64 0i64 4900i64 } error: ^index 4900 out of bounds for array of length 10 at .*row_reduce\.arr:67:
 
 -- Checks before the row's reduction (row zp divides by zero), in it (the
 -- first element at or past k reads out of bounds, in several lanes and
@@ -63,7 +71,7 @@ entry fails (n: i64) (m: i64) (zp: i64) (zq: i64) (k: i64) : []i64 =
 -- entry: checked_op
 -- input { 100i64 [[1i64, 2i64], [3i64, 4i64]] } output { [3i64, 7i64] }
 -- random input { 1000000i64 [20][50]i64 } auto output
--- input { 5i64 [[1i64, 2i64], [3i64, 4i64]] } error: ^assertion failed at .*row_reduce\.arr:70:
+-- input { 5i64 [[1i64, 2i64], [3i64, 4i64]] } error: ^assertion failed at .*row_reduce\.arr:78:
 
 -- An operator that can fail keeps a row per thread, in sequential order.
 entry checked_op (t: i64) (xss: [][]i64) : []i64 =

@@ -29,12 +29,13 @@ use super::abi::{Grid, Params, PARTIALS, WIDTH};
 use super::loops::Key;
 use super::reduce::{commutative, TREE_FIELDS};
 use crate::codegen::emit::{Frame, Gen, Res, Val};
+use crate::codegen::runtime::RuntimeFn;
 use crate::codegen::CodegenError;
 use crate::core::ir::{Atom, Type};
 use crate::loopy::ir::{LoopNest, Parallelism, Stmt};
 use crate::types::ScalarType;
-use inkwell::values::{BasicValueEnum, IntValue};
-use inkwell::IntPredicate;
+use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
+use inkwell::{AtomicOrdering, AtomicRMWBinOp, IntPredicate};
 
 /// Rows at least this long get a block each when they are few.
 pub(super) const ROW_LONG: i64 = 1024;
@@ -145,12 +146,26 @@ impl<'ctx> Gen<'ctx, '_> {
         let rows = kp[WIDTH].into_int_value();
         let i64t = self.i64();
         let (zero, one) = (self.const_i64(0), self.const_i64(1));
-        let marker = self
-            .builder
-            .build_ptr_to_int(kp[PARTIALS].into_pointer_value(), i64t, "")?;
+        let buffer = kp[PARTIALS].into_pointer_value();
+        let marker = self.builder.build_ptr_to_int(buffer, i64t, "")?;
         let per_block = self
             .builder
             .build_int_compare(IntPredicate::NE, marker, zero, "block")?;
+        // Rows split across blocks: `partials` is their buffer.
+        let split = self
+            .builder
+            .build_int_compare(IntPredicate::UGT, marker, one, "split")?;
+        let chunks_slot = self.entry_alloca(fr.func, i64t.into())?;
+        self.builder.build_store(chunks_slot, one)?;
+        self.when(fr.func, split, |gen| {
+            let c = gen.builder.build_load(i64t, buffer, "")?;
+            gen.builder.build_store(chunks_slot, c)?;
+            Ok(())
+        })?;
+        let chunks = self
+            .builder
+            .build_load(i64t, chunks_slot, "chunks")?
+            .into_int_value();
         let tid = self.sreg("tid.x")?;
         let ntid = self.sreg("ntid.x")?;
         let ctaid = self.sreg("ctaid.x")?;
@@ -168,16 +183,22 @@ impl<'ctx> Gen<'ctx, '_> {
                 .build_select(per_block, a, b, "")?
                 .into_int_value())
         };
-        // The thread's rank in its group, the group's size, its first row
-        // and the stride over rows.
+        // The thread's rank in its group, the group's size, its first
+        // item (a row, or a chunk of a split row) and the stride over them.
         let t = select(self, tid, lane)?;
         let size = select(self, ntid, self.const_i64(32))?;
         let first = select(self, ctaid, gwarp)?;
         let stride = select(self, nctaid, warps_all)?;
+        let items = self.builder.build_int_mul(rows, chunks, "items")?;
         let width = self.int(fr, &inner.width)?;
         let keys = self.builder.build_int_add(width, self.const_i64(2), "")?;
         let commute = inner.reductions.iter().all(|r| commutative(&r.op));
-        self.kernel_loop(fr, first, rows, stride, &mut |gen, fr, r| {
+        let fields = self.fields_of(inner);
+        let types: Vec<Type> = inner.carried().map(|c| c.var.ty).collect();
+        self.kernel_loop(fr, first, items, stride, &mut |gen, fr, item| {
+            let r = gen.builder.build_int_signed_div(item, chunks, "row")?;
+            let chunk = gen.builder.build_int_signed_rem(item, chunks, "")?;
+            let (lo, hi) = gen.slice_of(width, chunk, chunks)?;
             let row_end = gen.ctx.append_basic_block(fr.func, "row.end");
             let key_base = gen.builder.build_int_mul(r, keys, "")?;
             let key = gen.key_slot()?;
@@ -192,10 +213,12 @@ impl<'ctx> Gen<'ctx, '_> {
             }
             let slots = gen.carried_slots(fr, &inits)?;
             let range = if commute {
-                (t, width, size)
+                (gen.builder.build_int_add(lo, t, "")?, hi, size)
             } else {
-                let (lo, hi) = gen.slice_of(width, t, size)?;
-                (lo, hi, one)
+                let part = gen.builder.build_int_sub(hi, lo, "")?;
+                let (a, b) = gen.slice_of(part, t, size)?;
+                let a = gen.builder.build_int_add(lo, a, "")?;
+                (a, gen.builder.build_int_add(lo, b, "")?, one)
             };
             let folded = gen.ctx.append_basic_block(fr.func, "row.folded");
             gen.set_on_fail(Some(folded));
@@ -213,12 +236,25 @@ impl<'ctx> Gen<'ctx, '_> {
                 .builder
                 .build_int_compare(IntPredicate::EQ, t, zero, "")?;
             gen.when(fr.func, lead, |gen| {
+                // A split row: the block's partial, and the last of the
+                // row's blocks combines them in order.
+                let done = gen.ctx.append_basic_block(fr.func, "row.done");
+                let finish = gen.ctx.append_basic_block(fr.func, "row.finish");
+                let shared = gen.ctx.append_basic_block(fr.func, "row.shared");
+                gen.builder.build_conditional_branch(split, shared, finish)?;
+                gen.builder.position_at_end(shared);
+                let last = gen.split_partial(fr, inner, &slots, buffer, (rows, r), (chunk, chunks), fields, &types)?;
+                gen.builder.build_conditional_branch(last, finish, done)?;
+                gen.builder.position_at_end(finish);
                 let last = gen.builder.build_int_add(key_base, width, "")?;
                 let last = gen.builder.build_int_add(last, one, "")?;
                 gen.builder.build_store(key, last)?;
                 let finals = gen.load_slots(inner, &slots)?;
                 gen.bind_finals(fr, inner, finals)?;
-                gen.block(fr, &post)
+                gen.block(fr, &post)?;
+                gen.builder.build_unconditional_branch(done)?;
+                gen.builder.position_at_end(done);
+                Ok(())
             })?;
             gen.builder.build_unconditional_branch(row_end)?;
             gen.builder.position_at_end(row_end);
@@ -262,6 +298,68 @@ impl<'ctx> Gen<'ctx, '_> {
 }
 
 impl<'ctx> Gen<'ctx, '_> {
+    /// A split row's block partial (in the lead thread's `slots`) stored
+    /// in `buffer` (cell 0: the chunks per row; cells 1..=rows: a counter
+    /// per row; then `fields` cells per row and chunk); returns whether
+    /// this block was the row's last, in which case `slots` hold the row's
+    /// partials combined in chunk order.
+    #[allow(clippy::too_many_arguments)]
+    fn split_partial(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        inner: &LoopNest,
+        slots: &super::loops::Slots<'ctx>,
+        buffer: PointerValue<'ctx>,
+        (rows, r): (IntValue<'ctx>, IntValue<'ctx>),
+        (chunk, chunks): (IntValue<'ctx>, IntValue<'ctx>),
+        fields: usize,
+        types: &[Type],
+    ) -> Res<IntValue<'ctx>> {
+        let one = self.const_i64(1);
+        let per = self.const_i64(fields as i64);
+        let head = self.builder.build_int_add(rows, one, "")?;
+        let cell_of = |gen: &Self, c: IntValue<'ctx>| -> Res<IntValue<'ctx>> {
+            let at = gen.builder.build_int_mul(r, chunks, "")?;
+            let at = gen.builder.build_int_add(at, c, "")?;
+            let at = gen.builder.build_int_mul(at, per, "")?;
+            Ok(gen.builder.build_int_add(at, head, "")?)
+        };
+        let mine = self.load_slots(inner, slots)?;
+        let at = cell_of(self, chunk)?;
+        self.store_cells_with(buffer, at, &mine, true)?;
+        self.fence_gpu()?;
+        let counter = self.builder.build_int_add(r, one, "")?;
+        let counter = self.cell_ptr(buffer, counter)?;
+        let before = self.builder.build_atomicrmw(
+            AtomicRMWBinOp::Add,
+            counter,
+            one,
+            AtomicOrdering::Monotonic,
+        )?;
+        let last_one = self.builder.build_int_sub(chunks, one, "")?;
+        let last = self
+            .builder
+            .build_int_compare(IntPredicate::EQ, before, last_one, "last")?;
+        self.when(fr.func, last, |gen| {
+            gen.fence_gpu()?;
+            let zero = gen.const_i64(0);
+            let at = cell_of(gen, zero)?;
+            let firsts = gen.read_cells_with(buffer, at, types, true)?;
+            for (v, ps) in firsts.iter().zip(slots) {
+                for (f, (slot, _)) in gen.fields(v).iter().zip(ps) {
+                    gen.builder.build_store(*slot, *f)?;
+                }
+            }
+            gen.kernel_loop(fr, one, chunks, one, &mut |gen, fr, c| {
+                let at = cell_of(gen, c)?;
+                let other = gen.read_cells_with(buffer, at, types, true)?;
+                let acc = gen.load_slots(inner, slots)?;
+                gen.apply_reductions(fr, inner, slots, &acc, &other)
+            })
+        })?;
+        Ok(last)
+    }
+
     /// Host side: the row-reduction kernel `kernel` launched with a block
     /// per row (long rows, few of them) or a warp per row, as the shape says.
     pub(super) fn launch_rows(
@@ -290,16 +388,83 @@ impl<'ctx> Gen<'ctx, '_> {
             self.builder
                 .build_int_compare(IntPredicate::SLT, rows, self.const_i64(ROW_FEW), "")?;
         let per_block = self.builder.build_and(long, few, "block")?;
+        // Split rows: fewer rows than the blocks the GPU holds at once,
+        // each cut into chunks of at least ROW_LONG elements, so that
+        // every block has a chunk.
+        let fields = self.fields_of(inner);
+        let k = self.ctx.i32_type().const_int(kernel as u64, false);
+        let f = self.runtime(RuntimeFn::GpuBlocksShared);
+        let most = self.const_i64(1 << 40);
+        let per_thread = self.const_i64((fields * 8) as i64);
+        let blocks = self.call_int(f, &[k.into(), most.into(), per_thread.into()])?;
+        let no_rows = self
+            .builder
+            .build_int_compare(IntPredicate::SLT, rows, self.const_i64(1), "")?;
+        let rows_at_least_1 = self
+            .builder
+            .build_select(no_rows, self.const_i64(1), rows, "")?
+            .into_int_value();
+        let per_row = self.ceil_div(blocks, rows_at_least_1)?;
+        let fit = self.ceil_div(width, self.const_i64(ROW_LONG))?;
+        let chunks = self.min(per_row, fit)?;
+        let few_rows = self
+            .builder
+            .build_int_compare(IntPredicate::SLT, rows, blocks, "")?;
+        let several = self.builder.build_int_compare(
+            IntPredicate::SGE,
+            chunks,
+            self.const_i64(2),
+            "",
+        )?;
+        let split = self.builder.build_and(long, few_rows, "")?;
+        let split = self.builder.build_and(split, several, "split")?;
+        let chunks = self
+            .builder
+            .build_select(split, chunks, self.const_i64(1), "chunks")?
+            .into_int_value();
+        // The split form's buffer: the chunks per row, a counter per row,
+        // the partials (`split_partial`).
+        let buffer = self.entry_alloca(fr.func, self.i64().into())?;
+        self.builder.build_store(buffer, self.const_i64(0))?;
+        self.when(fr.func, split, |gen| {
+            let cells = gen.builder.build_int_mul(rows, chunks, "")?;
+            let cells = gen
+                .builder
+                .build_int_mul(cells, gen.const_i64(fields as i64), "")?;
+            let cells = gen.builder.build_int_add(cells, rows, "")?;
+            let cells = gen.builder.build_int_add(cells, gen.const_i64(1), "")?;
+            let bytes = gen.builder.build_int_mul(cells, gen.const_i64(8), "")?;
+            let alloc = gen.runtime(RuntimeFn::GpuAlloc);
+            let p = gen.call_int(alloc, &[bytes.into()])?;
+            let fill = gen.runtime(RuntimeFn::GpuFill32);
+            let words = gen.builder.build_int_add(rows, gen.const_i64(1), "")?;
+            let words = gen.builder.build_int_mul(words, gen.const_i64(2), "")?;
+            let i32t = gen.ctx.i32_type();
+            gen.builder
+                .build_call(fill, &[p.into(), i32t.const_zero().into(), words.into()], "")?;
+            let c32 = gen.builder.build_int_truncate(chunks, i32t, "")?;
+            gen.builder
+                .build_call(fill, &[p.into(), c32.into(), gen.const_i64(1).into()], "")?;
+            gen.builder.build_store(buffer, p)?;
+            Ok(())
+        })?;
+        let p = self
+            .builder
+            .build_load(self.i64(), buffer, "")?
+            .into_int_value();
         let marker = self
             .builder
             .build_int_to_ptr(self.const_i64(1), self.ptr(), "")?;
         let null = self.ptr().const_null();
-        values[PARTIALS] = self.builder.build_select(per_block, marker, null, "")?;
-        let fields = self.fields_of(inner);
-        let per_warp = self.builder.build_not(per_block, "")?;
+        let split_ptr = self.builder.build_int_to_ptr(p, self.ptr(), "")?;
+        let marker = self.builder.build_select(per_block, marker, null, "")?;
+        values[PARTIALS] = self.builder.build_select(split, split_ptr, marker.into_pointer_value(), "")?;
+        let grouped = self.builder.build_or(per_block, split, "")?;
+        let per_warp = self.builder.build_not(grouped, "")?;
         let values: &[BasicValueEnum<'ctx>] = values;
-        self.when(fr.func, per_block, |gen| {
-            let work = gen.builder.build_int_mul(rows, gen.const_i64(1024), "")?;
+        self.when(fr.func, grouped, |gen| {
+            let work = gen.builder.build_int_mul(rows, chunks, "")?;
+            let work = gen.builder.build_int_mul(work, gen.const_i64(1024), "")?;
             gen.launch(
                 kernel,
                 Grid::Shared(fields * 8),
@@ -308,6 +473,11 @@ impl<'ctx> Gen<'ctx, '_> {
                 values,
                 fr,
             )
+        })?;
+        self.when(fr.func, split, |gen| {
+            let free = gen.runtime(RuntimeFn::GpuFree);
+            gen.builder.build_call(free, &[p.into()], "")?;
+            Ok(())
         })?;
         self.when(fr.func, per_warp, |gen| {
             let work = gen.builder.build_int_mul(rows, gen.const_i64(32), "")?;
