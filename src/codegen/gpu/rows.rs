@@ -241,9 +241,19 @@ impl<'ctx> Gen<'ctx, '_> {
                 let done = gen.ctx.append_basic_block(fr.func, "row.done");
                 let finish = gen.ctx.append_basic_block(fr.func, "row.finish");
                 let shared = gen.ctx.append_basic_block(fr.func, "row.shared");
-                gen.builder.build_conditional_branch(split, shared, finish)?;
+                gen.builder
+                    .build_conditional_branch(split, shared, finish)?;
                 gen.builder.position_at_end(shared);
-                let last = gen.split_partial(fr, inner, &slots, buffer, (rows, r), (chunk, chunks), fields, &types)?;
+                let last = gen.split_partial(
+                    fr,
+                    inner,
+                    &slots,
+                    buffer,
+                    (rows, r),
+                    (chunk, chunks),
+                    fields,
+                    &types,
+                )?;
                 gen.builder.build_conditional_branch(last, finish, done)?;
                 gen.builder.position_at_end(finish);
                 let last = gen.builder.build_int_add(key_base, width, "")?;
@@ -397,9 +407,9 @@ impl<'ctx> Gen<'ctx, '_> {
         let most = self.const_i64(1 << 40);
         let per_thread = self.const_i64((fields * 8) as i64);
         let blocks = self.call_int(f, &[k.into(), most.into(), per_thread.into()])?;
-        let no_rows = self
-            .builder
-            .build_int_compare(IntPredicate::SLT, rows, self.const_i64(1), "")?;
+        let no_rows =
+            self.builder
+                .build_int_compare(IntPredicate::SLT, rows, self.const_i64(1), "")?;
         let rows_at_least_1 = self
             .builder
             .build_select(no_rows, self.const_i64(1), rows, "")?
@@ -410,12 +420,9 @@ impl<'ctx> Gen<'ctx, '_> {
         let few_rows = self
             .builder
             .build_int_compare(IntPredicate::SLT, rows, blocks, "")?;
-        let several = self.builder.build_int_compare(
-            IntPredicate::SGE,
-            chunks,
-            self.const_i64(2),
-            "",
-        )?;
+        let several =
+            self.builder
+                .build_int_compare(IntPredicate::SGE, chunks, self.const_i64(2), "")?;
         let split = self.builder.build_and(long, few_rows, "")?;
         let split = self.builder.build_and(split, several, "split")?;
         let chunks = self
@@ -440,8 +447,11 @@ impl<'ctx> Gen<'ctx, '_> {
             let words = gen.builder.build_int_add(rows, gen.const_i64(1), "")?;
             let words = gen.builder.build_int_mul(words, gen.const_i64(2), "")?;
             let i32t = gen.ctx.i32_type();
-            gen.builder
-                .build_call(fill, &[p.into(), i32t.const_zero().into(), words.into()], "")?;
+            gen.builder.build_call(
+                fill,
+                &[p.into(), i32t.const_zero().into(), words.into()],
+                "",
+            )?;
             let c32 = gen.builder.build_int_truncate(chunks, i32t, "")?;
             gen.builder
                 .build_call(fill, &[p.into(), c32.into(), gen.const_i64(1).into()], "")?;
@@ -458,7 +468,9 @@ impl<'ctx> Gen<'ctx, '_> {
         let null = self.ptr().const_null();
         let split_ptr = self.builder.build_int_to_ptr(p, self.ptr(), "")?;
         let marker = self.builder.build_select(per_block, marker, null, "")?;
-        values[PARTIALS] = self.builder.build_select(split, split_ptr, marker.into_pointer_value(), "")?;
+        values[PARTIALS] =
+            self.builder
+                .build_select(split, split_ptr, marker.into_pointer_value(), "")?;
         let grouped = self.builder.build_or(per_block, split, "")?;
         let per_warp = self.builder.build_not(grouped, "")?;
         let values: &[BasicValueEnum<'ctx>] = values;
