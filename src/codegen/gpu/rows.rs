@@ -3,8 +3,12 @@
 //! regular nesting) runs the row's reduction on a group of threads instead
 //! of one thread: a warp per row when rows are short or many, a block per
 //! row when they are long and few, chosen by host code from the shape at
-//! run time (`ROW_LONG`, `ROW_FEW`). One kernel does both; its `partials`
-//! parameter, unused by maps, is non-null for a block per row.
+//! run time (`ROW_LONG`, `ROW_FEW`), or, when long rows are fewer than
+//! the blocks the GPU holds, each row split into chunks of a block each
+//! (`split_partial`: the row's last block combines their partials in
+//! order). One kernel does all three; its `partials` parameter, unused by
+//! maps, is null for a warp per row, 1 for a block per row, and the split
+//! form's buffer otherwise.
 //!
 //! In a row, every thread of the group runs the statements before the
 //! reduction (they only bind values: `rows_shape`), folds its share of the
