@@ -101,7 +101,8 @@ pub fn flatten_nests(body: &Body, fresh: &mut Fresh) -> Body {
         _ => None,
     };
     // A map nest over the rows of one unflattened array: the flat array,
-    // the shape and the `unflatten`'s location (for its size check). Only
+    // the shape and the `unflatten`'s location (for its size check, which
+    // moves to the nest, so only past statements that cannot fail). Only
     // where it moves no more data: a SOAC makes the flat array, which
     // nothing else reads (else the fused map would write it besides), and
     // nothing but this nest reads the unflattened one. (With two inputs the
@@ -121,7 +122,14 @@ pub fn flatten_nests(body: &Body, fresh: &mut Fresh) -> Body {
                 return None;
             };
             let readers = soac.args.iter().filter(|b| *b == a).count();
-            if uses.get(a) != Some(&readers)
+            // The size check moves to the nest, past these statements.
+            let quiet = body.stms[definer[a] + 1..i].iter().all(|s| match &s.exp {
+                Exp::BinOp(op, ..) => !op.may_fail(),
+                Exp::Size { .. } | Exp::Atom(_) | Exp::UnOp(..) | Exp::Convert(..) => true,
+                _ => false,
+            });
+            if !quiet
+                || uses.get(a) != Some(&readers)
                 || uses.get(&array) != Some(&1)
                 || width_of(array).is_none()
             {

@@ -5,6 +5,7 @@
 -- stays.
 -- ==
 -- input { [1, 2, 3, 4, 5, 6] } output { [[4, 6, 8], [10, 12, 14]] }
+-- input { [1, 2, 3, 4, 5] } error: size mismatch.* at .*unflatten_map\.arr:12:39
 -- random input { [1000]i32 }
 entry main (xs: []i32) : [][]i32 =
   let a = map (\x -> x + 1) xs
