@@ -24,6 +24,7 @@ pub mod permute;
 pub mod print;
 pub mod recompute;
 pub mod report;
+mod reshape;
 pub mod rows;
 mod sizes;
 mod solver;
@@ -233,7 +234,8 @@ fn fuse_body(
     let body = match (&mut fresh, options.strategy) {
         (Some(fresh), Strategy::Greedy | Strategy::Ilp) => {
             let pushed = permute::push_into_maps(body, fresh);
-            recomputed = recompute::duplicate_cheap_maps(&pushed, fresh);
+            let flat = reshape::flatten_nests(&pushed, fresh);
+            recomputed = recompute::duplicate_cheap_maps(&flat, fresh);
             &recomputed
         }
         _ => body,

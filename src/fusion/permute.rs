@@ -247,7 +247,7 @@ fn transpose_nest(perm: &Stm, map: &Stm, soac: &Soac, fresh: &mut Fresh, stms: &
 
 /// The inner map of a function `\rows -> map g rows` whose `g` cannot fail
 /// and streams each row parameter (vectors) once, using nothing else of them.
-fn map_nest(lam: &Lambda) -> Option<&Stm> {
+pub(super) fn map_nest(lam: &Lambda) -> Option<&Stm> {
     // Before the map, only sizes of the rows that are the map's width (the
     // transposed nest's inner width is the old outer one).
     let (stm, before) = lam.body.stms.split_last()?;

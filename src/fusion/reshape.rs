@@ -1,0 +1,284 @@
+//! Fusion through `flatten` and `unflatten`: a `Body` in, a `Body` out,
+//! before the fusion graph is built (under `greedy` and `ilp`).
+//!
+//! A map nest `\rows -> map g rows` (`permute::map_nest`) computes its
+//! elements in row-major order, the order of the flat array, so
+//!
+//! - `flatten (map (\r -> map g r) xss)` is `map g (flatten xss)`, and
+//! - `map (\r -> map g r) (unflatten n m a)` is `unflatten n m (map g a)`.
+//!
+//! `flatten` and `unflatten` of a stored array are views (`loopy::lower`),
+//! so the rewritten map streams the flat array and fuses with its producer
+//! or consumer along a fusible edge instead of meeting a matrix it can only
+//! read whole. The order in which elements are computed is unchanged, so
+//! the same error is reported; the `unflatten` statements stay, so their
+//! size check does too.
+
+use super::permute::map_nest;
+use crate::core::free::free_in_exp;
+use crate::core::fresh::Fresh;
+use crate::core::ir::{Atom, Body, Exp, Lambda, Soac, SoacKind, SrcLoc, Stm, Type, VarId};
+use crate::types::ScalarType;
+use std::collections::{HashMap, HashSet};
+
+/// `body` with map nests around `flatten` and `unflatten` made flat.
+pub fn flatten_nests(body: &Body, fresh: &mut Fresh) -> Body {
+    let mut uses: HashMap<VarId, usize> = HashMap::new();
+    for stm in &body.stms {
+        for v in free_in_exp(&stm.exp) {
+            *uses.entry(v).or_default() += 1;
+        }
+    }
+    for a in &body.result {
+        if let Atom::Var(v) = a {
+            *uses.entry(*v).or_default() += 1;
+        }
+    }
+    let definer: HashMap<VarId, usize> = body
+        .stms
+        .iter()
+        .enumerate()
+        .flat_map(|(i, s)| s.pat.iter().map(move |v| (v.id, i)))
+        .collect();
+    let nest = |i: usize| match &body.stms[i].exp {
+        Exp::Soac(soac) => match &soac.kind {
+            SoacKind::Map(lam) if !soac.args.is_empty() => match &map_nest(lam)?.exp {
+                Exp::Soac(inner) => Some((soac, lam, inner)),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    };
+    let made_by_soac = |a: &VarId| {
+        definer
+            .get(a)
+            .is_some_and(|&d| matches!(body.stms[d].exp, Exp::Soac(_)))
+    };
+    // A `flatten` statement and the map nest, used by nothing else, it
+    // flattens. Not when a SOAC makes the nest's input: the nest could fuse
+    // with it (row maps in a row), the flat map could not.
+    let mut flattened: HashMap<usize, usize> = HashMap::new();
+    for (i, stm) in body.stms.iter().enumerate() {
+        let Exp::Flatten(src) = stm.exp else { continue };
+        let Some(&m) = definer.get(&src) else {
+            continue;
+        };
+        let Some((soac, _, _)) = nest(m) else {
+            continue;
+        };
+        if body.stms[m].pat.len() == 1
+            && uses.get(&src) == Some(&1)
+            && !soac.args.iter().any(made_by_soac)
+        {
+            flattened.insert(i, m);
+        }
+    }
+    // Arrays some SOAC streams: a nest whose result one streams stays (it
+    // fuses with that consumer as row maps; the flat map would not).
+    let streamed: HashSet<VarId> = body
+        .stms
+        .iter()
+        .filter_map(|s| match &s.exp {
+            Exp::Soac(soac) => Some(soac.args.iter().copied()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let dropped: HashMap<usize, usize> = flattened.iter().map(|(&i, &m)| (m, i)).collect();
+    // The width of a map over a flat array: that of the SOAC making it, so
+    // that asking for it reads nothing of the array (a `size` statement
+    // would be a preventing edge from the producer).
+    let width_of = |a: VarId| match definer.get(&a).map(|&d| &body.stms[d].exp) {
+        Some(Exp::Soac(s))
+            if matches!(
+                s.kind,
+                SoacKind::Map(_) | SoacKind::Scan { .. } | SoacKind::ScanRight { .. }
+            ) =>
+        {
+            Some(s.width)
+        }
+        _ => None,
+    };
+    // A map nest over the rows of one unflattened array: the flat array,
+    // the shape and the `unflatten`'s location (for its size check, which
+    // moves to the nest, so only past statements that cannot fail). Only
+    // where it moves no more data: a SOAC makes the flat array, which
+    // nothing else reads (else the fused map would write it besides), and
+    // nothing but this nest reads the unflattened one. (With two inputs the
+    // new `unflatten` would check only one of their sizes.)
+    let unflattened = |i: usize| -> Option<(Vec<VarId>, Atom, Atom, SrcLoc)> {
+        let (soac, _, _) = nest(i)?;
+        if body.stms[i].pat.iter().any(|p| streamed.contains(&p.id))
+            || soac.args.iter().any(|a| *a != soac.args[0])
+        {
+            return None;
+        }
+        let mut shape = None;
+        let mut flat = Vec::new();
+        for a in &soac.args {
+            let at = &body.stms[*definer.get(a)?];
+            let Exp::Unflatten { array, rows, cols } = at.exp else {
+                return None;
+            };
+            let readers = soac.args.iter().filter(|b| *b == a).count();
+            // The size check moves to the nest, past these statements.
+            let quiet = body.stms[definer[a] + 1..i].iter().all(|s| match &s.exp {
+                Exp::BinOp(op, ..) => !op.may_fail(),
+                Exp::Size { .. } | Exp::Atom(_) | Exp::UnOp(..) | Exp::Convert(..) => true,
+                _ => false,
+            });
+            if !quiet
+                || uses.get(a) != Some(&readers)
+                || uses.get(&array) != Some(&1)
+                || width_of(array).is_none()
+            {
+                return None;
+            }
+            let (r, c, _) = *shape.get_or_insert((rows, cols, at.loc));
+            if (r, c) != (rows, cols) {
+                return None;
+            }
+            flat.push(array);
+        }
+        let (rows, cols, loc) = shape?;
+        Some((flat, rows, cols, loc))
+    };
+    let unflattening: HashMap<usize, (Vec<VarId>, Atom, Atom, SrcLoc)> = (0..body.stms.len())
+        .filter(|i| !dropped.contains_key(i))
+        .filter_map(|i| Some((i, unflattened(i)?)))
+        .collect();
+    if flattened.is_empty() && unflattening.is_empty() {
+        return body.clone();
+    }
+    // The `unflatten`s the rewritten nests read go (nothing else reads
+    // them): the new `unflatten` of the result checks the same sizes, the
+    // flat result being as long as the flat input.
+    let gone: HashSet<VarId> = unflattening
+        .keys()
+        .filter_map(|&i| match &body.stms[i].exp {
+            Exp::Soac(soac) => Some(soac.args.iter().copied()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let unused = |i: usize| {
+        let stm = &body.stms[i];
+        matches!(stm.exp, Exp::Unflatten { .. }) && stm.pat.iter().all(|v| gone.contains(&v.id))
+    };
+    let mut widths: HashMap<VarId, Atom> = HashMap::new();
+    let mut stms = Vec::with_capacity(body.stms.len() + 4);
+    for (i, stm) in body.stms.iter().enumerate() {
+        if dropped.contains_key(&i) || unused(i) {
+            continue;
+        }
+        if let Exp::Size { array, dim: 0 } = stm.exp {
+            if let Some(&w) = widths.get(&array) {
+                stms.push(Stm {
+                    exp: Exp::Atom(w),
+                    ..stm.clone()
+                });
+                continue;
+            }
+        }
+        if let Some(&m) = flattened.get(&i) {
+            let Some((soac, lam, inner)) = nest(m) else {
+                continue;
+            };
+            let mut flat = Vec::with_capacity(soac.args.len());
+            for (&a, p) in soac.args.iter().zip(&lam.params) {
+                let v = fresh.var("flat", p.ty);
+                flat.push(v.id);
+                stms.push(Stm {
+                    pat: vec![v],
+                    exp: Exp::Flatten(a),
+                    loc: stm.loc,
+                });
+            }
+            let map = flat_map(soac, lam, inner, &flat, None, fresh, stm, &mut stms);
+            widths.insert(stm.pat[0].id, map.width);
+            stms.push(Stm {
+                pat: stm.pat.clone(),
+                exp: Exp::Soac(map),
+                loc: body.stms[m].loc,
+            });
+            continue;
+        }
+        let (Some((flat, rows, cols, loc)), Some((soac, lam, inner))) =
+            (unflattening.get(&i), nest(i))
+        else {
+            stms.push(stm.clone());
+            continue;
+        };
+        let width = width_of(flat[0]);
+        let map = flat_map(soac, lam, inner, flat, width, fresh, stm, &mut stms);
+        let parts: Vec<_> = stm
+            .pat
+            .iter()
+            .map(|p| fresh.var("flat", Type::Array(p.ty.elem(), p.ty.rank().max(2) - 1)))
+            .collect();
+        let ids: Vec<VarId> = parts.iter().map(|v| v.id).collect();
+        stms.push(Stm {
+            pat: parts,
+            exp: Exp::Soac(map),
+            loc: stm.loc,
+        });
+        for (p, array) in stm.pat.iter().zip(ids) {
+            stms.push(Stm {
+                pat: vec![p.clone()],
+                exp: Exp::Unflatten {
+                    array,
+                    rows: *rows,
+                    cols: *cols,
+                },
+                loc: *loc,
+            });
+        }
+    }
+    Body {
+        stms,
+        result: body.result.clone(),
+    }
+}
+
+/// The nest's inner map over the flat arrays (`flat[k]` for the outer
+/// map's `k`-th argument), over `width` or else the first one's length.
+#[allow(clippy::too_many_arguments)]
+fn flat_map(
+    soac: &Soac,
+    lam: &Lambda,
+    inner: &Soac,
+    flat: &[VarId],
+    width: Option<Atom>,
+    fresh: &mut Fresh,
+    at: &Stm,
+    stms: &mut Vec<Stm>,
+) -> Soac {
+    let width = width.unwrap_or_else(|| {
+        let n = fresh.var("n", Type::Scalar(ScalarType::I64));
+        let id = n.id;
+        stms.push(Stm {
+            pat: vec![n],
+            exp: Exp::Size {
+                array: flat[0],
+                dim: 0,
+            },
+            loc: at.loc,
+        });
+        Atom::Var(id)
+    });
+    let position: HashMap<VarId, usize> = lam
+        .params
+        .iter()
+        .enumerate()
+        .map(|(k, p)| (p.id, k))
+        .collect();
+    Soac {
+        label: soac.label,
+        width,
+        kind: inner.kind.clone(),
+        // `map_nest` checked that the inner map streams exactly the rows.
+        args: inner.args.iter().map(|a| flat[position[a]]).collect(),
+        sequential: soac.sequential,
+    }
+}
