@@ -55,19 +55,16 @@ pub(super) fn streamed_outputs(nest: &LoopNest, nest_depth: usize) -> Vec<VarId>
     let mut outputs = Vec::new();
     for stmt in &nest.body {
         match stmt {
-            Stmt::Write { array, index, .. } if matches!(index.as_slice(), [Atom::Var(i)] if *i == nest.index.id) => {
-                if !outputs.contains(array) {
-                    outputs.push(*array);
-                }
+            Stmt::Write { array, index, .. } if matches!(index.as_slice(), [Atom::Var(i)] if *i == nest.index.id) =>
+            {
+                outputs.push(*array);
             }
-            Stmt::Write { .. } | Stmt::Loop(_) | Stmt::SeqLoop(_) | Stmt::If { .. } => {
-                if writes_or_nests(stmt) {
-                    return Vec::new();
-                }
-            }
+            _ if writes_or_nests(stmt) => return Vec::new(),
             _ => {}
         }
     }
+    outputs.sort_unstable();
+    outputs.dedup();
     outputs
 }
 
