@@ -84,3 +84,54 @@ fn arrc_test_takes_contraction_into_account() {
         );
     }
 }
+
+/// `SRC`'s values in a sequential loop, once round: an accumulator's sum
+/// `acc + a * b` is not contracted (a fused multiply-add would lengthen
+/// the chain the loop carries), but `acc * b + c`, whose multiply is on the
+/// chain anyway, is.
+#[test]
+fn a_loops_carried_sum_is_not_contracted() {
+    let carried = "entry main (n: i64) (a: f64) (b: f64) (c: f64) : f64 =\n\
+                   \x20 loop acc = c for _i < n do acc + a * b\n";
+    let chained = "entry main (n: i64) (a: f64) (b: f64) (c: f64) : f64 =\n\
+                   \x20 loop acc = a for _i < n do acc * b + c\n";
+    let input = "1i64 1.000000000931322574615478515625f64 1.000000000931322574615478515625f64 \
+                 -1.0000000018626451492309570312f64";
+    assert_eq!(run_src(carried, input), "0.0f64");
+    if has_fma() {
+        let fused: f64 = run_src(chained, input)
+            .trim_end_matches("f64")
+            .parse()
+            .unwrap();
+        assert_eq!(fused, 2f64.powi(-60));
+    }
+}
+
+fn run_src(src: &str, input: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("loop.arr");
+    std::fs::write(&path, src).unwrap();
+    let exe = dir.path().join("loop");
+    let status = Command::new(env!("CARGO_BIN_EXE_arrc"))
+        .args(["build", "-O3"])
+        .arg(&path)
+        .arg("-o")
+        .arg(&exe)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut child = Command::new(&exe)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}

@@ -280,6 +280,12 @@ impl LlvmModule<'_> {
         cpu::prefetch::prefetch_streams(self.context, &self.module)
     }
 
+    /// Non-temporal stores in the stream variants of map nests (CPU; see
+    /// `cpu::stream`).
+    pub fn nontemporal(&mut self) -> Result<(), CodegenError> {
+        cpu::stream::mark_nontemporal(self.context, &self.module)
+    }
+
     /// Appends `suffix` to the names of the entry functions, so that a
     /// second copy of the program (for another processor level) links
     /// beside the first; everything else of a module is private to it.

@@ -292,6 +292,9 @@ fn optimised_module<'ctx>(
     if target.prefetch && options.prefetch {
         session.rewrite("prefetch", &mut module, |m| Ok(m.prefetch()?))?;
     }
+    if target.prefetch {
+        session.rewrite("nontemporal", &mut module, |m| Ok(m.nontemporal()?))?;
+    }
     if let Some(sanitizer) = options.codegen.sanitize {
         session.rewrite("sanitize", &mut module, |m| Ok(m.sanitize(sanitizer)?))?;
     }

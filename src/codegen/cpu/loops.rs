@@ -9,7 +9,7 @@ use super::nest::{carried_field_count, missing_param, param_ptr, Bins, Layout};
 use crate::codegen::emit::{Frame, Gen, Mode, Res, Val};
 use crate::codegen::CodegenError;
 use crate::core::ir::Type;
-use crate::core::ir::{Atom, Var};
+use crate::core::ir::{Atom, Var, VarId};
 use crate::loopy::chunk;
 use crate::loopy::ir::{
     Block, Carried, IndexCondition, LoopNest, LoopShape, MemSpace, ProvenRead, ReadDim, SeqForm,
@@ -63,6 +63,9 @@ impl<'ctx> Gen<'ctx, '_> {
     /// `void NAME(env, start, end, carry)` running `body` over the
     /// iterations `[start, end)`. With `totals_only`, only the scans' and
     /// compactions' carried values advance (a scan's totals function).
+    /// With `stream`, the stream variant of the plain function given,
+    /// writing the arrays given (`cpu::stream`).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn loop_function(
         &mut self,
         nest: &LoopNest,
@@ -71,12 +74,13 @@ impl<'ctx> Gen<'ctx, '_> {
         name: &str,
         bins: Bins,
         work: Work,
+        stream: Option<(FunctionValue<'ctx>, &[VarId])>,
     ) -> Res<FunctionValue<'ctx>> {
         let totals_only = matches!(work, Work::Totals { .. });
         let ptr = self.ptr().into();
         let i64t = self.i64().into();
         let (func, mut inner) = self.outlined(layout, name, &[ptr, i64t, i64t, ptr])?;
-        let start = func
+        let mut start = func
             .get_nth_param(1)
             .ok_or_else(missing_param)?
             .into_int_value();
@@ -85,6 +89,9 @@ impl<'ctx> Gen<'ctx, '_> {
             .ok_or_else(missing_param)?
             .into_int_value();
         let carry = param_ptr(func, 3)?;
+        if let Some((plain, outputs)) = stream {
+            start = self.stream_guard(&mut inner, func, plain, start, outputs)?;
+        }
         if bins == Bins::Private {
             let first = layout.carry_slices.iter().map(|(_, n)| n).sum::<usize>();
             for (k, (b, _)) in layout.bins.iter().enumerate() {
@@ -171,6 +178,9 @@ impl<'ctx> Gen<'ctx, '_> {
         }
         for p in heap {
             self.free(p)?;
+        }
+        if stream.is_some() {
+            self.store_fence()?;
         }
         self.builder.build_return(None)?;
         self.thread_buffers = saved_buffers;

@@ -9,6 +9,7 @@ pub(crate) mod link;
 mod loops;
 mod nest;
 pub(crate) mod prefetch;
+pub(crate) mod stream;
 
 use super::backend::{Backend, Trap};
 use super::emit::{err, Frame, Gen, Res};
@@ -50,17 +51,22 @@ pub(crate) fn tuning() -> Tuning {
 const JAM_LANES: usize = 8;
 
 /// The per-core L2 cache of the processor compiling (the one the program
-/// runs on: code is generated for the host CPU), from Linux's sysfs;
-/// 1 MiB where it cannot be read.
+/// runs on: code is generated for the host CPU); 1 MiB where it cannot be
+/// read.
 fn l2_bytes() -> usize {
-    const DEFAULT: usize = 1 << 20;
+    cache_bytes(2).unwrap_or(1 << 20)
+}
+
+/// The size of the first cache of `level` that Linux's sysfs lists for
+/// CPU 0 (per core for L2, shared for L3), within 64 KiB to 1 GiB.
+fn cache_bytes(level: u32) -> Option<usize> {
     let read = |name: &str| {
         std::fs::read_to_string(format!("/sys/devices/system/cpu/cpu0/cache/{name}")).ok()
     };
     (0..8)
         .find_map(|k| {
-            let level = read(&format!("index{k}/level"))?;
-            if level.trim() != "2" {
+            let l = read(&format!("index{k}/level"))?;
+            if l.trim() != level.to_string() {
                 return None;
             }
             let size = read(&format!("index{k}/size"))?;
@@ -74,8 +80,7 @@ fn l2_bytes() -> usize {
             };
             digits.parse::<usize>().ok().map(|n| n * scale)
         })
-        .filter(|&b| (1 << 16..=1 << 26).contains(&b))
-        .unwrap_or(DEFAULT)
+        .filter(|&b| (1 << 16..=1 << 30).contains(&b))
 }
 
 /// The CPU backend for one build.

@@ -180,7 +180,25 @@ impl<'ctx> Gen<'ctx, '_> {
                 shape: &plan.body,
                 lane_totals,
             },
+            None,
         )?;
+        let outputs = super::stream::streamed_outputs(nest, self.mode.nest_depth);
+        let stream = if outputs.is_empty() {
+            None
+        } else {
+            Some(self.loop_function(
+                nest,
+                &layout,
+                &nest.body,
+                &format!("{name}.stream"),
+                bins_mode,
+                Work::Body {
+                    shape: &plan.body,
+                    lane_totals,
+                },
+                Some((body, &outputs)),
+            )?)
+        };
         let null = self.ptr().const_null();
         let mut fns = [null; 5];
         let kind = match &plan.strategy {
@@ -196,6 +214,7 @@ impl<'ctx> Gen<'ctx, '_> {
                     Work::Totals {
                         shape: plan.totals.as_ref().unwrap_or(&LoopShape::Plain),
                     },
+                    None,
                 )?;
                 fns[0] = f.as_global_value().as_pointer_value();
                 KIND_TWO_PHASE
@@ -212,6 +231,7 @@ impl<'ctx> Gen<'ctx, '_> {
                             shape: &plan.body,
                             lane_totals: None,
                         },
+                        None,
                     )?;
                     fns[3] = f.as_global_value().as_pointer_value();
                     let h = self.hist_function(nest, &layout, &format!("{name}.hist"))?;
@@ -297,6 +317,10 @@ impl<'ctx> Gen<'ctx, '_> {
         let shared_body = match plan.strategy {
             ParPlan::Hist { atomic: false, .. } => null,
             _ => body.as_global_value().as_pointer_value(),
+        };
+        let shared_body = match stream {
+            Some(s) => self.pick_stream(fr, &outputs, s, shared_body)?,
+            None => shared_body,
         };
         let has_inner = nest.body.iter().any(holds_nest);
         let descriptor: [BasicValueEnum<'ctx>; NEST_FIELDS.len()] = [
@@ -517,6 +541,39 @@ fn holds_nest(stmt: &Stmt) -> bool {
         } => then_block.iter().chain(else_block).any(holds_nest),
         Stmt::SeqLoop(lp) => lp.body.iter().any(holds_nest),
         _ => false,
+    }
+}
+
+impl<'ctx> Gen<'ctx, '_> {
+    /// The stream variant `stream` when the arrays `outputs` take at least
+    /// `stream::stream_threshold_bytes` together, else `plain`.
+    fn pick_stream(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        outputs: &[VarId],
+        stream: FunctionValue<'ctx>,
+        plain: PointerValue<'ctx>,
+    ) -> Res<PointerValue<'ctx>> {
+        let mut bytes = self.const_i64(0);
+        for a in outputs {
+            if let Val::Array { elem, shape, .. } = self.val(fr, &Atom::Var(*a))? {
+                let count = self.product(&shape)?;
+                let size = self.const_i64(elem.bytes() as i64);
+                let b = self.builder.build_int_mul(count, size, "")?;
+                bytes = self.builder.build_int_add(bytes, b, "")?;
+            }
+        }
+        let threshold = self.const_i64(super::stream::stream_threshold_bytes() as i64);
+        let big = self
+            .builder
+            .build_int_compare(IntPredicate::UGE, bytes, threshold, "")?;
+        let chosen = self.builder.build_select(
+            big,
+            stream.as_global_value().as_pointer_value(),
+            plain,
+            "",
+        )?;
+        Ok(chosen.into_pointer_value())
     }
 }
 

@@ -147,6 +147,9 @@ pub(crate) struct Mode {
     /// Conditions known for the iterations being generated (the middle of
     /// a peeled loop): their `if`s take one branch.
     pub(crate) facts: HashMap<VarId, bool>,
+    /// Float sums on a sequential loop's carried chain (`carried_sums`):
+    /// never contracted into fused multiply-adds.
+    pub(crate) carried_sums: HashSet<VarId>,
 }
 
 /// Builds the module for `program`, which must pass `loopy::check`, with
@@ -237,6 +240,52 @@ fn allow_contraction_of(inst: inkwell::values::InstructionValue) -> Res<()> {
         .map_err(|e| CodegenError::Internal(format!("fast-math flags: {e}")))?;
     inst.set_fast_math_flags(flags | FastMathFlags::AllowContract)
         .map_err(|e| CodegenError::Internal(format!("fast-math flags: {e}")))
+}
+
+/// The float additions and subtractions of `lp`'s body (outside nested
+/// blocks) that take a scalar float parameter of the loop, or such a sum,
+/// as an operand: the chain an accumulator `acc + x * y` carries from one
+/// iteration to the next. A fused multiply-add there puts its whole latency
+/// on that chain (4 cycles on AMD Zen 3 to 5 and Intel since Skylake),
+/// against an add's 2 to 4 with the multiply off the chain: a CSR row's
+/// `acc + vals[k] * x[cols[k]]` takes 4 cycles per element contracted and
+/// 3 not (`llvm-mca -mcpu=znver5`; spmv). A loop with a constant trip count
+/// is left alone: LLVM may unroll it and vectorise the loop around it,
+/// whose iterations overlap, and then the fused form is the faster one.
+pub(crate) fn carried_sums(lp: &crate::loopy::ir::SeqLoop) -> HashSet<VarId> {
+    use crate::loopy::ir::{ScalarExp, SeqForm, Stmt};
+    let mut chain: HashSet<VarId> = HashSet::new();
+    if matches!(
+        &lp.form,
+        SeqForm::For {
+            bound: Atom::Const(_),
+            ..
+        }
+    ) {
+        return chain;
+    }
+    let floats = |t: Type| t.rank() == 0 && t.elem().is_float();
+    let params: HashSet<VarId> = lp
+        .params
+        .iter()
+        .filter(|p| floats(p.var.ty))
+        .map(|p| p.var.id)
+        .collect();
+    for stmt in &lp.body {
+        let Stmt::Let {
+            var,
+            exp: ScalarExp::BinOp(crate::core::ir::BinOp::Add | crate::core::ir::BinOp::Sub, a, b),
+            ..
+        } = stmt
+        else {
+            continue;
+        };
+        let on = |x: &Atom| matches!(x, Atom::Var(v) if params.contains(v) || chain.contains(v));
+        if floats(var.ty) && (on(a) || on(b)) {
+            chain.insert(var.id);
+        }
+    }
+    chain
 }
 
 /// The symbol of entry point number `k`.

@@ -38,7 +38,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 self.reassociate_reduction_step(var.id, exp, v)?;
                 if self.fast_math {
                     allow_float_rewrites(v)?;
-                } else if !self.strict_fp {
+                } else if !self.strict_fp && !self.mode.carried_sums.contains(&var.id) {
                     allow_contraction(v)?;
                 }
                 fr.vals.insert(var.id, Val::Scalar(v, t));
@@ -509,7 +509,9 @@ impl<'ctx> Gen<'ctx, '_> {
         };
         self.builder.build_conditional_branch(more, body, exit)?;
         self.builder.position_at_end(body);
-        self.block(fr, &lp.body)?;
+        let mut mode = self.mode.clone();
+        mode.carried_sums.extend(carried_sums(lp));
+        self.with_mode(mode, |g| g.block(fr, &lp.body))?;
         let mut nexts = Vec::new();
         for a in &lp.next {
             nexts.push(self.fields(&self.val(fr, a)?));
