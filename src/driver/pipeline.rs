@@ -179,14 +179,10 @@ fn compile_to(
     if let Goal::Loopy = goal {
         return Ok(Output::Loopy(loops));
     }
-    // A GPU executable's fallback runs on the CPU (a GPU library's arrays
-    // live on the device, where CPU code cannot read them).
-    let gpu = options.codegen.target.is_gpu();
-    let wants_fallback = match goal {
-        Goal::Executable(_) => true,
-        Goal::Library(..) => !gpu,
-        _ => false,
-    } && options.fusion.strategy != fusion::ast::Strategy::None;
+    // A GPU target's fallback runs on the CPU (a GPU library's on host
+    // copies of the arguments: `arr_exact_inputs`).
+    let wants_fallback = matches!(goal, Goal::Executable(_) | Goal::Library(..))
+        && options.fusion.strategy != fusion::ast::Strategy::None;
     let fallback = match wants_fallback {
         true => {
             let mut quiet = session.quiet();

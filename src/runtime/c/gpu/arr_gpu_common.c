@@ -135,9 +135,9 @@ void arr_gpu_free(arr_dptr ptr) {
     }
 }
 
-static const int value_sizes[] = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 1};
+static const int value_sizes[] = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 1, 2};
 
-static int64_t value_bytes(const arr_value *v) {
+int64_t arr_gpu_value_bytes(const arr_value *v) {
     int64_t n = value_sizes[v->type.prim];
     int d;
     for (d = 0; d < v->type.rank; d++) {
@@ -186,7 +186,7 @@ void arr_gpu_entry_release(arr_dptr arg) {
 }
 
 arr_dptr arr_gpu_arg_in(const arr_value *arg) {
-    int64_t bytes = value_bytes(arg);
+    int64_t bytes = arr_gpu_value_bytes(arg);
     arr_dptr d = arr_gpu_alloc(bytes);
     if (bytes > 0) {
         arr_gpu_copy_in(d, arg->data, bytes);
@@ -195,7 +195,7 @@ arr_dptr arr_gpu_arg_in(const arr_value *arg) {
 }
 
 void arr_gpu_result_out(arr_value *result, arr_dptr src) {
-    int64_t bytes = value_bytes(result);
+    int64_t bytes = arr_gpu_value_bytes(result);
     result->data = arr_alloc(bytes);
     if (bytes > 0) {
         arr_gpu_copy_out(result->data, src, bytes);

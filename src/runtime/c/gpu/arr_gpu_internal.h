@@ -43,6 +43,8 @@ void arr_gpu_exit_internal(const char *fmt, ...) ARR_GPU_PRINTF(1, 2) ARR_GPU_NO
 void arr_gpu_report(const arr_gpu_error *rec) ARR_GPU_NORETURN;
 /* Whether ARRC_GPU_SHRINK asks for tiny launches. */
 int arr_gpu_shrink(void);
+/* The bytes of `v`'s elements (its scalar's for rank 0). */
+int64_t arr_gpu_value_bytes(const arr_value *v);
 /* The kernel at `index`, checked. */
 const arr_gpu_kernel_def *arr_gpu_kernel(int index);
 
