@@ -424,3 +424,49 @@ fn row_reductions_shuffle_and_segmented_forms_run_a_thread_per_column() {
         assert_eq!(single, 1, "{body}: {names:?}");
     }
 }
+
+/// Arrays only host code uses stay in host memory (docs/gpu.md, "Memory"):
+/// the replicate that starts a sequential loop's array runs in host code,
+/// the loop writes and reads its elements there, and the device sees the
+/// argument copied in and the result copied out: 2 copies (element by
+/// element on the device: 10 writes and 12 reads more), 1 launch. A light map over an array
+/// a kernel reads stays a kernel.
+#[test]
+fn host_only_arrays_stay_in_host_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = "\
+entry main (n: i64) (ys: []i64) : (i64, []i64) =
+  let xs = loop xs = replicate 10 0i64 for i < 10 do xs with [i] = i * n
+  let s = loop s = 0 for i < 10 do s + xs[i]
+  in (s + xs[3] + xs[7], map (+ s) ys)
+entry mixed (n: i64) : []i64 =
+  let xs = loop xs = replicate 10 0i64 for i < 10 do xs with [i] = i * n
+  in map (\\x -> x + xs[x % 10]) (iota n)
+";
+    let cpu = build(source, "x86_64", dir.path());
+    let emu = build(source, "nvptx-emu", dir.path());
+    for (entry, input, counts) in [
+        ("main", "5i64 [1i64, 2i64, 3i64]", "launches=1 copies=2"),
+        ("mixed", "12i64", ""),
+    ] {
+        let mut want = Command::new(&cpu);
+        want.args(["-e", entry]);
+        let want = run_with_stdin(want, input);
+        let mut got = Command::new(&emu);
+        got.args(["-e", entry])
+            .env("ARRC_GPU_SHRINK", "1")
+            .env("ARRC_GPU_COUNT", "1");
+        let got = run_with_stdin(got, input);
+        let err = String::from_utf8_lossy(&got.stderr);
+        assert!(got.status.success(), "{entry}: {err}");
+        assert_eq!(got.stdout, want.stdout, "{entry}");
+        assert!(err.contains(&format!("gpu: {counts}")), "{entry}: {err}");
+    }
+    let out = arrc()
+        .args(["build", "--emit", "loopy", "--target", "nvptx"])
+        .arg(dir.path().join("prog.arr"))
+        .output()
+        .unwrap();
+    let loopy = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(loopy.matches("host loop map").count(), 1, "{loopy}");
+}

@@ -190,6 +190,7 @@ impl Target {
                     transpose_tile: None,
                     jam_lanes: None,
                     grain: None,
+                    host_nests: true,
                 },
                 prefetch: false,
             },

@@ -259,7 +259,9 @@ fn loop_nests_in(
     if let Some(side) = tuning.transpose_tile {
         each("loopy-tile", &|f| loopy::tile::tile_transposes(f, side))?;
     }
-    each("loopy-memory", &loopy::memory::assign_spaces)?;
+    each("loopy-memory", &|f| {
+        loopy::memory::assign_spaces(f, tuning.host_nests)
+    })?;
     each("loopy-scratch", &loopy::scratch::expand_scratch)?;
     each("loopy-plan", &|f| loopy::par::plan_nests(f, &tuning))?;
     session.rewrite("lint", &mut loops, |p| {

@@ -15,6 +15,7 @@ arr_pool arr_gpu_mem;
 uint64_t arr_gpu_seq;
 int64_t arr_gpu_launches;
 int64_t arr_gpu_driver_allocs;
+int64_t arr_gpu_copies;
 
 void (*arr_gpu_fatal_hook)(const char *message) = NULL;
 
@@ -88,6 +89,18 @@ void arr_gpu_report(const arr_gpu_error *rec) {
         break;
     }
     arr_gpu_exit_internal("a kernel reported an error of unknown kind %" PRId32, rec->kind);
+}
+
+static void print_counts(void) {
+    fprintf(stderr, "gpu: launches=%" PRId64 " copies=%" PRId64 "\n", arr_gpu_launches,
+            arr_gpu_copies);
+}
+
+void arr_gpu_trace_counts(void) {
+    const char *s = getenv("ARRC_GPU_COUNT");
+    if (s != NULL && *s != '\0' && strcmp(s, "0") != 0) {
+        atexit(print_counts);
+    }
 }
 
 int arr_gpu_shrink(void) {
