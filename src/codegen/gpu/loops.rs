@@ -132,6 +132,22 @@ impl<'ctx> Gen<'ctx, '_> {
         Ok(slots)
     }
 
+    /// A kernel's carried state: the nest's carried values in slots set to
+    /// their initial values (kernel parameters), and the width.
+    pub(super) fn carried_state(
+        &mut self,
+        fr: &Frame<'ctx>,
+        nest: &LoopNest,
+        kp: &[BasicValueEnum<'ctx>],
+    ) -> Res<(
+        Vec<Vec<(PointerValue<'ctx>, BasicTypeEnum<'ctx>)>>,
+        IntValue<'ctx>,
+    )> {
+        let inits = self.inits(nest, kp)?;
+        let slots = self.carried_slots(fr, &inits)?;
+        Ok((slots, kp[WIDTH].into_int_value()))
+    }
+
     /// Iterations `lo..hi` of `nest` in sequential order with its carried
     /// values in `slots` (bound before each iteration, set from `next`
     /// after it); `set_key` makes each iteration the error key.
@@ -288,10 +304,8 @@ impl<'ctx> Gen<'ctx, '_> {
         nest: &LoopNest,
         kp: &[BasicValueEnum<'ctx>],
     ) -> Res<()> {
-        let inits = self.inits(nest, kp)?;
-        let slots = self.carried_slots(fr, &inits)?;
+        let (slots, width) = self.carried_state(fr, nest, kp)?;
         let zero = self.const_i64(0);
-        let width = kp[WIDTH].into_int_value();
         self.carried_loop(fr, nest, &slots, zero, width, true)?;
         let finals = self.load_slots(nest, &slots)?;
         let out = kp[OUT].into_pointer_value();
