@@ -18,6 +18,9 @@ use inkwell::IntPredicate;
 /// A nest's carried values in slots, a slot per field.
 pub(super) type Slots<'ctx> = [Vec<(PointerValue<'ctx>, BasicTypeEnum<'ctx>)>];
 
+/// `Slots`, owned.
+pub(super) type SlotVec<'ctx> = Vec<Vec<(PointerValue<'ctx>, BasicTypeEnum<'ctx>)>>;
+
 /// The error key of each iteration of a carried loop.
 #[derive(Clone, Copy)]
 pub(super) enum Key<'ctx> {
@@ -139,10 +142,7 @@ impl<'ctx> Gen<'ctx, '_> {
         fr: &Frame<'ctx>,
         nest: &LoopNest,
         kp: &[BasicValueEnum<'ctx>],
-    ) -> Res<(
-        Vec<Vec<(PointerValue<'ctx>, BasicTypeEnum<'ctx>)>>,
-        IntValue<'ctx>,
-    )> {
+    ) -> Res<(SlotVec<'ctx>, IntValue<'ctx>)> {
         let inits = self.inits(nest, kp)?;
         let slots = self.carried_slots(fr, &inits)?;
         Ok((slots, kp[WIDTH].into_int_value()))
