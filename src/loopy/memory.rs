@@ -46,6 +46,11 @@ pub fn assign_spaces(f: &mut Function, host_nests: bool) {
     if host_nests {
         let outside = f.params.iter().map(|p| p.var.id);
         on_device.extend(outside.chain(atom_vars(&f.results)));
+        let mut nests = Vec::new();
+        top_nests(&f.body, &mut nests);
+        for n in nests.into_iter().filter(|n| n.launch == Launch::Host) {
+            on_device.extend(nest_uses(n));
+        }
     }
     let on_device: HashSet<VarId> = on_device.into_iter().map(|v| base(v, &aliases)).collect();
     set_spaces(&mut f.body, &on_device, &aliases, false);
@@ -57,6 +62,16 @@ fn atom_vars(atoms: &[Atom]) -> impl Iterator<Item = VarId> + '_ {
         Atom::Var(v) => Some(*v),
         Atom::Const(_) => None,
     })
+}
+
+/// What a launched nest uses from outside: its free variables and its
+/// carried values' initial values (a carried array's buffer, which the
+/// iterations update in place).
+fn nest_uses(nest: &LoopNest) -> Vec<VarId> {
+    let mut uses = nest.free_vars();
+    let inits: Vec<Atom> = nest.carried().map(|c| c.init.clone()).collect();
+    uses.extend(atom_vars(&inits));
+    uses
 }
 
 /// Joins the classes of `a` and `b` (their bases; the later one points to
@@ -99,6 +114,20 @@ fn same_memory(f: &Function, aliases: &mut HashMap<VarId, VarId>) {
                             {
                                 join(aliases, r.id, v);
                             }
+                        }
+                    }
+                }
+                Stmt::Loop(nest) => {
+                    // A carried array is its buffer, and a reduction's result
+                    // takes the buffer over.
+                    for c in nest.carried() {
+                        if let Atom::Var(v) = c.init {
+                            join(aliases, c.var.id, v);
+                        }
+                    }
+                    for r in &nest.reductions {
+                        for (res, c) in r.results.iter().zip(&r.carried) {
+                            join(aliases, res.id, c.var.id);
                         }
                     }
                 }
@@ -148,12 +177,12 @@ fn host_maps(f: &Function, aliases: &HashMap<VarId, VarId>) -> HashSet<VarId> {
         .collect();
     loop {
         for n in nests.iter().filter(|n| !inline.contains(&n.index.id)) {
-            device.extend(memory(n.free_vars()));
+            device.extend(memory(nest_uses(n)));
         }
         let before = inline.len();
         inline.retain(|index| {
             let n = nests.iter().find(|n| n.index.id == *index);
-            n.is_some_and(|n| memory(n.free_vars()).iter().all(|v| !device.contains(v)))
+            n.is_some_and(|n| memory(nest_uses(n)).iter().all(|v| !device.contains(v)))
         });
         if inline.len() == before {
             return inline;
