@@ -69,7 +69,7 @@ fn atom_vars(atoms: &[Atom]) -> impl Iterator<Item = VarId> + '_ {
 /// iterations update in place).
 fn nest_uses(nest: &LoopNest) -> Vec<VarId> {
     let mut uses = nest.free_vars();
-    let inits: Vec<Atom> = nest.carried().map(|c| c.init.clone()).collect();
+    let inits: Vec<Atom> = nest.carried().map(|c| c.init).collect();
     uses.extend(atom_vars(&inits));
     uses
 }
