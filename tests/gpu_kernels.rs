@@ -153,6 +153,22 @@ fn build(source: &str, target: &str, dir: &Path) -> PathBuf {
     exe
 }
 
+/// Entry `entry` of the CPU binary `cpu` and of the emulator's `emu`, on
+/// `input`, the emulator's with `env` and `args` besides: (CPU, emulator).
+fn run_both(
+    (cpu, emu): (&Path, &Path),
+    entry: &str,
+    input: &str,
+    env: &[(&str, &str)],
+    args: &[&str],
+) -> (Output, Output) {
+    let mut want = Command::new(cpu);
+    want.args(["-e", entry]);
+    let mut got = Command::new(emu);
+    got.args(["-e", entry]).args(args).envs(env.iter().copied());
+    (run_with_stdin(want, input), run_with_stdin(got, input))
+}
+
 /// Iterations 150 and 40 fail (different blocks under the shrunk launch;
 /// in a scan, different tiles of the look-back kernel): the error printed
 /// is iteration 40's, as on the CPU, in every kernel form.
@@ -177,12 +193,8 @@ entry both (xs: []i32) (is: []i64) : ([]i32, i32) =
         .collect();
     let input = format!("[0,1,2,3,4,5,6,7,8,9] [{}]", is.join(","));
     for entry in ["gather", "total", "prefix", "both"] {
-        let mut want = Command::new(&cpu);
-        want.args(["-e", entry]);
-        let want = run_with_stdin(want, &input);
-        let mut got = Command::new(&emu);
-        got.args(["-e", entry]).env("ARRC_GPU_SHRINK", "1");
-        let got = run_with_stdin(got, &input);
+        let shrink = [("ARRC_GPU_SHRINK", "1")];
+        let (want, got) = run_both((&cpu, &emu), entry, &input, &shrink, &[]);
         let message = String::from_utf8_lossy(&got.stderr).into_owned();
         assert!(
             message.contains("index 1000 out of bounds"),
@@ -219,15 +231,13 @@ fn a_kernel_with_a_hundred_parameters_launches() {
             .join(","),
         scalars.join(" ")
     );
-    let want = run_with_stdin(Command::new(&cpu), &input);
+    let shrink = [("ARRC_GPU_SHRINK", "1")];
+    let (want, got) = run_both((&cpu, &emu), "main", &input, &shrink, &[]);
     assert!(
         want.status.success(),
         "{}",
         String::from_utf8_lossy(&want.stderr)
     );
-    let mut got = Command::new(&emu);
-    got.env("ARRC_GPU_SHRINK", "1");
-    let got = run_with_stdin(got, &input);
     assert!(
         got.status.success(),
         "{}",
@@ -280,13 +290,9 @@ entry unknown (xs: []i64) : []i64 =
         ("known", "3000000i64 [1f32, 2f32, 3f32]"),
         ("unknown", "[5i64, 2000000i64, 3i64]"),
     ] {
-        let mut want = Command::new(&cpu);
-        want.args(["-e", entry]);
-        let want = run_with_stdin(want, input);
+        let shrink = [("ARRC_GPU_SHRINK", "1")];
+        let (want, got) = run_both((&cpu, &emu), entry, input, &shrink, &[]);
         assert!(want.status.success(), "{entry} on the CPU");
-        let mut got = Command::new(&emu);
-        got.args(["-e", entry]).env("ARRC_GPU_SHRINK", "1");
-        let got = run_with_stdin(got, input);
         let err = String::from_utf8_lossy(&got.stderr).into_owned();
         if entry == "known" {
             assert!(got.status.success(), "{entry}: {err}");
@@ -346,14 +352,10 @@ entry split (n: i64) : (i64, i64) =
     let cpu = build(source, "x86_64", dir.path());
     let emu = build(source, "nvptx-emu", dir.path());
     for entry in ["prefix", "keep", "split"] {
-        let mut want = Command::new(&cpu);
-        want.args(["-e", entry]);
-        let want = run_with_stdin(want, "200000i64");
-        assert!(want.status.success(), "{entry} on the CPU");
         for threads in ["1", "3"] {
-            let mut got = Command::new(&emu);
-            got.args(["-e", entry, "--threads", threads]);
-            let got = run_with_stdin(got, "200000i64");
+            let args = ["--threads", threads];
+            let (want, got) = run_both((&cpu, &emu), entry, "200000i64", &[], &args);
+            assert!(want.status.success(), "{entry} on the CPU");
             let err = String::from_utf8_lossy(&got.stderr);
             assert!(got.status.success(), "{entry} on {threads}: {err}");
             assert_eq!(got.stdout, want.stdout, "{entry} on {threads}");
@@ -460,4 +462,44 @@ fn matmul_like_nests_are_tiled_kernels() {
         "{:?}",
         shifted.iter().map(|(n, _)| n).collect::<Vec<_>>()
     );
+}
+
+/// Arrays only host code uses stay in host memory (docs/gpu.md, "Memory"):
+/// the replicate that starts a sequential loop's array runs in host code,
+/// the loop writes and reads its elements there, and the device sees the
+/// argument copied in and the result copied out: 2 copies (element by
+/// element on the device: 10 writes and 12 reads more), 1 launch. A light map over an array
+/// a kernel reads stays a kernel.
+#[test]
+fn host_only_arrays_stay_in_host_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = "\
+entry main (n: i64) (ys: []i64) : (i64, []i64) =
+  let xs = loop xs = replicate 10 0i64 for i < 10 do xs with [i] = i * n
+  let s = loop s = 0 for i < 10 do s + xs[i]
+  in (s + xs[3] + xs[7], map (+ s) ys)
+entry mixed (n: i64) : []i64 =
+  let xs = loop xs = replicate 10 0i64 for i < 10 do xs with [i] = i * n
+  in map (\\x -> x + xs[x % 10]) (iota n)
+";
+    let cpu = build(source, "x86_64", dir.path());
+    let emu = build(source, "nvptx-emu", dir.path());
+    for (entry, input, counts) in [
+        ("main", "5i64 [1i64, 2i64, 3i64]", "launches=1 copies=2"),
+        ("mixed", "12i64", ""),
+    ] {
+        let env = [("ARRC_GPU_SHRINK", "1"), ("ARRC_GPU_COUNT", "1")];
+        let (want, got) = run_both((&cpu, &emu), entry, input, &env, &[]);
+        let err = String::from_utf8_lossy(&got.stderr);
+        assert!(got.status.success(), "{entry}: {err}");
+        assert_eq!(got.stdout, want.stdout, "{entry}");
+        assert!(err.contains(&format!("gpu: {counts}")), "{entry}: {err}");
+    }
+    let out = arrc()
+        .args(["build", "--emit", "loopy", "--target", "nvptx"])
+        .arg(dir.path().join("prog.arr"))
+        .output()
+        .unwrap();
+    let loopy = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(loopy.matches("host loop map").count(), 1, "{loopy}");
 }

@@ -1,7 +1,8 @@
 //! Libraries (`arrc build --library`, `--python`; docs/library.md): the C
 //! example of the docs compiled against its header and run, the Python
 //! example run, the Python modules of the golden programs against the
-//! interpreter (run-time errors raised, not fatal), the GIL released during
+//! interpreter (run-time errors raised, not fatal; a GPU module's too, on
+//! the emulator, with the interpreter's first error), the GIL released during
 //! a call, and a compiled kernel mapped over a dask array's chunks on a
 //! real `LocalCluster`. Python needs numpy, futhark-data and
 //! dask[distributed] (tests/deps.sh installs them).
@@ -203,18 +204,21 @@ for i, entry in enumerate(sys.argv[1:]):
             futhark_data.dump(v, f, True)
 "#;
 
-#[test]
-fn python_modules_of_the_golden_programs_match_the_interpreter() {
-    let mut programs: Vec<PathBuf> = std::fs::read_dir(root().join("tests/programs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "arr"))
-        .collect();
-    programs.sort();
-    let mut checked = 0;
-    let mut errors = 0;
-    let mut skipped = 0;
-    let mut failures = Vec::new();
+/// What `check_modules` found: cases compared, run-time errors among them,
+/// cases skipped (opaque values), and the mismatches.
+#[derive(Default)]
+struct Checked {
+    cases: usize,
+    errors: usize,
+    skipped: usize,
+    failures: Vec<String>,
+}
+
+/// Builds each of `programs` as a Python module with `flags` and runs its
+/// literal test cases through it under each of `envs` (environment
+/// variables), comparing results and raised errors with the interpreter's.
+fn check_modules(programs: &[PathBuf], flags: &[&str], envs: &[Vec<(&str, &str)>]) -> Checked {
+    let mut checked = Checked::default();
     for (n, path) in programs.iter().enumerate() {
         let cases = golden_cases(path);
         if cases.is_empty() {
@@ -224,6 +228,7 @@ fn python_modules_of_the_golden_programs_match_the_interpreter() {
         let built = arrc()
             .arg("build")
             .arg("--python")
+            .args(flags)
             .arg(path)
             .arg("-o")
             .arg(dir.path().join("prog"))
@@ -238,55 +243,133 @@ fn python_modules_of_the_golden_programs_match_the_interpreter() {
             std::fs::write(dir.path().join(format!("{i}.in")), bytes).unwrap();
         }
         let entries: Vec<&str> = cases.iter().map(|c| c.entry.as_str()).collect();
-        let mut run = Command::new("python3");
-        run.current_dir(dir.path())
-            .arg("-c")
-            .arg(RUN_CASES)
-            .args(&entries);
-        if n % 2 == 1 {
-            // Every other program on the portable copy of the entries, the
-            // others on the x86-64-v3 one where this processor has it.
-            run.env("ARRC_NO_WIDE", "1");
-        }
-        let run = run.output().unwrap();
-        ok(run, &format!("the Python module of {}", path.display()));
-        for (i, case) in cases.iter().enumerate() {
-            let name = format!("{} ({}, case {i})", path.display(), case.entry);
-            let out = std::fs::read(dir.path().join(format!("{i}.out")));
-            let err = std::fs::read_to_string(dir.path().join(format!("{i}.err")));
-            if dir.path().join(format!("{i}.skip")).exists() {
-                skipped += 1;
-                continue;
+        for env in envs {
+            let mut run = Command::new("python3");
+            run.current_dir(dir.path())
+                .arg("-c")
+                .arg(RUN_CASES)
+                .args(&entries)
+                .envs(env.iter().copied());
+            if n % 2 == 1 {
+                // Every other program on the portable copy of the entries, the
+                // others on the x86-64-v3 one where this processor has it.
+                run.env("ARRC_NO_WIDE", "1");
             }
-            match (&case.expected, out, err) {
-                (Ok(expected), Ok(bytes), _) => {
-                    let types: Vec<_> = expected.iter().map(Value::ty).collect();
-                    match read_values(&bytes, &types) {
-                        Ok(actual) => {
-                            for (a, e) in actual.iter().zip(expected) {
-                                if let Err(why) = compare(a, e) {
-                                    failures.push(format!("{name}: {why}"));
-                                }
-                            }
-                        }
-                        Err(e) => failures.push(format!("{name}: unreadable results: {e:?}")),
-                    }
-                }
-                (Err(message), _, Ok(raised)) => {
-                    errors += 1;
-                    if raised.trim() != message.trim() {
-                        failures.push(format!("{name}: raised `{raised}`, expected `{message}`"));
-                    }
-                }
-                (expected, _, _) => failures.push(format!("{name}: expected {expected:?}")),
+            let run = run.output().unwrap();
+            ok(run, &format!("the Python module of {}", path.display()));
+            for (i, case) in cases.iter().enumerate() {
+                let name = format!("{} ({}, case {i}, {env:?})", path.display(), case.entry);
+                compare_case(&mut checked, dir.path(), i, case, &name);
             }
-            checked += 1;
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(checked >= 50, "only {checked} cases checked");
-    assert!(errors >= 3, "only {errors} run-time errors checked");
-    assert!(skipped <= 3, "{skipped} cases skipped for opaque values");
+    checked
+}
+
+/// Compares case `i`'s files in `dir` (left by `RUN_CASES`) with `case`.
+fn compare_case(checked: &mut Checked, dir: &Path, i: usize, case: &Case, name: &str) {
+    let out = std::fs::read(dir.join(format!("{i}.out")));
+    let err = std::fs::read_to_string(dir.join(format!("{i}.err")));
+    if dir.join(format!("{i}.skip")).exists() {
+        checked.skipped += 1;
+        return;
+    }
+    let failures = &mut checked.failures;
+    match (&case.expected, out, err) {
+        (Ok(expected), Ok(bytes), _) => {
+            let types: Vec<_> = expected.iter().map(Value::ty).collect();
+            match read_values(&bytes, &types) {
+                Ok(actual) => {
+                    for (a, e) in actual.iter().zip(expected) {
+                        if let Err(why) = compare(a, e) {
+                            failures.push(format!("{name}: {why}"));
+                        }
+                    }
+                }
+                Err(e) => failures.push(format!("{name}: unreadable results: {e:?}")),
+            }
+        }
+        (Err(message), _, Ok(raised)) => {
+            checked.errors += 1;
+            if raised.trim() != message.trim() {
+                failures.push(format!("{name}: raised `{raised}`, expected `{message}`"));
+            }
+        }
+        (expected, _, _) => failures.push(format!("{name}: expected {expected:?}")),
+    }
+    // Leftovers would be read by the next environment's comparison.
+    for ext in ["out", "err"] {
+        let _ = std::fs::remove_file(dir.join(format!("{i}.{ext}")));
+    }
+    checked.cases += 1;
+}
+
+/// The golden programs (`tests/programs/*.arr`), sorted.
+fn golden_programs() -> Vec<PathBuf> {
+    let mut programs: Vec<PathBuf> = std::fs::read_dir(root().join("tests/programs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "arr"))
+        .collect();
+    programs.sort();
+    programs
+}
+
+#[test]
+fn python_modules_of_the_golden_programs_match_the_interpreter() {
+    let checked = check_modules(&golden_programs(), &[], &[vec![]]);
+    assert!(
+        checked.failures.is_empty(),
+        "{}",
+        checked.failures.join("\n")
+    );
+    assert!(checked.cases >= 50, "only {} cases checked", checked.cases);
+    assert!(
+        checked.errors >= 3,
+        "only {} run-time errors checked",
+        checked.errors
+    );
+    assert!(
+        checked.skipped <= 3,
+        "{} cases skipped for opaque values",
+        checked.skipped
+    );
+}
+
+/// A GPU library reports the interpreter's first error, as a GPU
+/// executable does: after a failed call it re-runs the entry unfused on the
+/// CPU, on host copies of its device arguments (docs/library.md, "On the
+/// GPU"). The programs tagged `cpu_exact_errors` fail in a later statement
+/// first when fused; the others fail inside kernels of every kind (scans
+/// and filters in early and late tiles, reductions, histograms, rows).
+#[test]
+fn a_gpu_library_reports_the_interpreters_first_error() {
+    let programs: Vec<PathBuf> = golden_programs()
+        .into_iter()
+        .filter(|p| {
+            let text = std::fs::read_to_string(p).unwrap();
+            text.contains("cpu_exact_errors")
+                || ["scan_lookback", "hist_private", "row_reduce", "segmented"]
+                    .iter()
+                    .any(|name| p.file_stem().is_some_and(|s| s == *name))
+        })
+        .collect();
+    let emu = ["--target", "nvptx-emu"];
+    let envs: Vec<Vec<(&str, &str)>> = ["1", "3"]
+        .iter()
+        .map(|threads| vec![("ARRC_GPU_SHRINK", "1"), ("ARRC_THREADS", *threads)])
+        .collect();
+    let checked = check_modules(&programs, &emu, &envs);
+    assert!(
+        checked.failures.is_empty(),
+        "{}",
+        checked.failures.join("\n")
+    );
+    assert!(
+        checked.errors >= 12,
+        "only {} run-time errors checked",
+        checked.errors
+    );
 }
 
 /// A kernel that runs long enough to watch: `n` rounds of a loop per

@@ -105,14 +105,17 @@ pub(crate) trait Backend {
         Ok(())
     }
 
-    /// A copy of `bytes` bytes between arrays in host code.
+    /// A copy of `bytes` bytes between arrays in host code; `spaces`: the
+    /// memory of `dst` and of `src` (`Host` or `Device`).
     fn host_copy<'ctx>(
         &self,
         gen: &mut Gen<'ctx, '_>,
         dst: PointerValue<'ctx>,
         src: PointerValue<'ctx>,
         bytes: IntValue<'ctx>,
+        spaces: [MemSpace; 2],
     ) -> Res<()> {
+        let _ = spaces;
         gen.builder.build_memmove(dst, 1, src, 1, bytes)?;
         Ok(())
     }

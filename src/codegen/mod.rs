@@ -190,6 +190,7 @@ impl Target {
                     transpose_tile: None,
                     jam_lanes: None,
                     grain: None,
+                    host_nests: true,
                 },
                 prefetch: false,
             },
@@ -433,7 +434,14 @@ pub fn link_library(
                 "a GPU library has one host object".into(),
             ));
         };
-        return gpu::link::link(program, artifacts, object, None, out, Some(api));
+        return gpu::link::link(
+            program,
+            artifacts,
+            object,
+            objects.exact_fallback,
+            out,
+            Some(api),
+        );
     }
     let machine = backend(opts)?.machine()?;
     cpu::link::link(

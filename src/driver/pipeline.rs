@@ -179,14 +179,10 @@ fn compile_to(
     if let Goal::Loopy = goal {
         return Ok(Output::Loopy(loops));
     }
-    // A GPU executable's fallback runs on the CPU (a GPU library's arrays
-    // live on the device, where CPU code cannot read them).
-    let gpu = options.codegen.target.is_gpu();
-    let wants_fallback = match goal {
-        Goal::Executable(_) => true,
-        Goal::Library(..) => !gpu,
-        _ => false,
-    } && options.fusion.strategy != fusion::ast::Strategy::None;
+    // A GPU target's fallback runs on the CPU (a GPU library's on host
+    // copies of the arguments: `arr_exact_inputs`).
+    let wants_fallback = matches!(goal, Goal::Executable(_) | Goal::Library(..))
+        && options.fusion.strategy != fusion::ast::Strategy::None;
     let fallback = match wants_fallback {
         true => {
             let mut quiet = session.quiet();
@@ -263,7 +259,9 @@ fn loop_nests_in(
     if let Some(side) = tuning.transpose_tile {
         each("loopy-tile", &|f| loopy::tile::tile_transposes(f, side))?;
     }
-    each("loopy-memory", &loopy::memory::assign_spaces)?;
+    each("loopy-memory", &|f| {
+        loopy::memory::assign_spaces(f, tuning.host_nests)
+    })?;
     each("loopy-scratch", &loopy::scratch::expand_scratch)?;
     each("loopy-plan", &|f| loopy::par::plan_nests(f, &tuning))?;
     session.rewrite("lint", &mut loops, |p| {

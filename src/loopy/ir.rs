@@ -356,6 +356,9 @@ pub enum Launch {
     Host,
     /// An iteration of another nest, which runs it in its own thread.
     Nested,
+    /// Host code itself, in sequential order: a light map over host memory
+    /// on a GPU target (`loopy::memory`).
+    Inline,
 }
 
 /// Why a loop nest exists (for dumps and, later, for profiling).

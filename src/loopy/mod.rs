@@ -42,6 +42,10 @@ pub struct Tuning {
     /// `loopy::par::grain`: what makes a parallel task worth handing to a
     /// thread; `None`: the target does not cut nests into tasks.
     pub grain: Option<par::Grain>,
+    /// `loopy::memory`: host memory is not device memory (a GPU), so
+    /// arrays only host code uses stay in host memory and light maps over
+    /// them run in host code.
+    pub host_nests: bool,
 }
 
 #[cfg(test)]

@@ -332,6 +332,7 @@ fn print_nest(out: &mut String, nest: &LoopNest, depth: usize, names: &Names) {
     // `loopy::memory` has drawn the boundary.
     let launch = match (nest.launch, &nest.plan) {
         (Launch::Host, Some(_)) => "launch ",
+        (Launch::Inline, _) => "host ",
         _ => "",
     };
     let strategy = match &nest.plan {

@@ -1,7 +1,8 @@
 -- Histograms no single atomic instruction updates: bins of tuples, which
--- must change together, and bins of one byte. On a GPU each update holds a
--- lock of its bin (docs/gpu.md, "Kernels"); the operators are commutative,
--- so the order of the updates does not matter.
+-- must change together, and bins of one byte. On a GPU each update of a
+-- tuple holds a lock of its bin, a byte is updated by a compare-and-swap
+-- of the 32-bit word holding it (docs/gpu.md, "Kernels"); the operators
+-- are commutative, so the order of the updates does not matter.
 
 -- ==
 -- entry: argmax_per_bin

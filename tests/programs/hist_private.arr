@@ -42,3 +42,20 @@ entry float_bins [n] (m: i64) (xs: [n]f32) (ys: [n]f64) : ([]f32, []f64, []f32, 
   let lows = hist f64.min f64.inf m is ys
   let prods = hist (*) 1 m is (map (\i -> 1 + i % 3) (iota n))
   in (sums, dsums, highs, lows, prods)
+
+-- ==
+-- entry: narrow_bins
+-- input { 20i64 [1i32, 2i32, 300i32, -7i32, 8i32, 15i32] }
+-- output { [1u8, 1u8, 1u8, 0u8, 0u8, 0u8, 0u8, 0u8, 1u8, 0u8, 0u8, 0u8, 0u8, 1u8, 0u8, 1u8, 0u8, 0u8, 0u8, 0u8] [300i16, 1i16, 993i16] [0i8, 1i8, 2i8] }
+-- random input { 20i64 [5000]i32 } auto output
+-- random input { 9000i64 [6000]i32 } auto output
+
+-- Bins of one and two bytes: counts (u8, wrapping), maxima (i16) and
+-- minima (i8), updated by a compare-and-swap of the 32-bit word holding
+-- the bin; private below 16 KiB (20 bins), global above (9000 u8 bins
+-- and the others).
+entry narrow_bins (m: i64) (xs: []i32) : ([]u8, []i16, []i8) =
+  let is = map (\x -> i64.i32 x % m) xs
+  in (hist (+) 0u8 m is (map (\_ -> 1u8) xs),
+      hist i16.max 0i16 3 (map (\x -> i64.i32 (x % 3)) xs) (map (\x -> i16.i32 (x % 1000)) xs),
+      hist i8.min 100i8 3 (map (\x -> i64.i32 (x % 3)) xs) (map (\x -> i8.i32 (x % 100)) xs))

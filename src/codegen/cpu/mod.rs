@@ -43,6 +43,7 @@ pub(crate) fn tuning() -> Tuning {
             task_cost: 32_768,
             max_iterations: 4096,
         }),
+        host_nests: false,
     }
 }
 

@@ -7,6 +7,7 @@ impl<'ctx> Gen<'ctx, '_> {
         self.prefix = entry_symbol(k, self.exact_fallback);
         self.nests = 0;
         self.traffic_scalars.clear();
+        self.host_arrays = crate::loopy::memory::host_arrays(f);
         if self.count_traffic {
             traffic::cluster_reduction_results(&f.body, &mut self.traffic_scalars);
         }

@@ -111,6 +111,10 @@ pub(crate) struct Gen<'ctx, 'p> {
     pub(crate) thread_buffers: HashMap<VarId, PointerValue<'ctx>>,
     /// The current entry's cluster reduction results, when counting.
     traffic_scalars: HashSet<VarId>,
+    /// The current entry's arrays in host memory (`loopy::memory::host_arrays`):
+    /// host code reads, writes and frees them directly, whatever the
+    /// backend's memory.
+    pub(crate) host_arrays: HashSet<VarId>,
     /// How the statements being generated are emitted.
     pub(crate) mode: Mode,
     /// The compare-and-swap update of an atomic bin that is open (see
@@ -179,6 +183,7 @@ pub(crate) fn build<'ctx>(
         strict_fp: opts.strict_fp,
         thread_buffers: HashMap::new(),
         traffic_scalars: HashSet::new(),
+        host_arrays: HashSet::new(),
         mode: Mode::default(),
         cas: None,
         device,

@@ -81,7 +81,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 let check = check.filter(|_| !self.mode.unchecked.contains(&var.id));
                 let index = self.checked_index(fr, &shape, index, check)?;
                 let p = self.offset_ptr(ptr, elem, &shape, &index)?;
-                let v = if self.mode.nest_depth == 0 {
+                let v = if self.mode.nest_depth == 0 && !self.host_arrays.contains(array) {
                     let backend = self.backend;
                     backend.host_load(self, fr, self.mem_type(elem), p)?
                 } else {
@@ -120,7 +120,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 let p = self.offset_ptr(ptr, elem, &shape, &index)?;
                 let (v, t) = self.scalar(fr, value)?;
                 let v = self.store_to_mem(v, t)?;
-                if self.mode.nest_depth == 0 {
+                if self.mode.nest_depth == 0 && !self.host_arrays.contains(array) {
                     let backend = self.backend;
                     backend.host_store(self, fr, p, v)?;
                 } else {
@@ -128,17 +128,26 @@ impl<'ctx> Gen<'ctx, '_> {
                 }
                 self.count_one(Counter::Writes)?;
             }
-            Stmt::Copy { array, index, src } => {
+            Stmt::Copy {
+                array,
+                index,
+                src: src_array,
+            } => {
                 let (ptr, elem, shape) = self.array(fr, *array)?;
                 let index = self.checked_index(fr, &shape, index, None)?;
                 let dst = self.offset_ptr(ptr, elem, &shape, &index)?;
-                let (src, _, src_shape) = self.array(fr, *src)?;
+                let (src, _, src_shape) = self.array(fr, *src_array)?;
                 let count = self.product(&src_shape)?;
                 let size = self.const_i64(elem.bytes() as i64);
                 let bytes = self.builder.build_int_mul(count, size, "")?;
-                if self.mode.nest_depth == 0 {
+                let space = |a: &VarId| match self.host_arrays.contains(a) {
+                    true => MemSpace::Host,
+                    false => MemSpace::Device,
+                };
+                let spaces = [space(array), space(src_array)];
+                if self.mode.nest_depth == 0 && spaces != [MemSpace::Host; 2] {
                     let backend = self.backend;
-                    backend.host_copy(self, dst, src, bytes)?;
+                    backend.host_copy(self, dst, src, bytes, spaces)?;
                 } else {
                     self.builder.build_memmove(dst, 1, src, 1, bytes)?;
                 }
@@ -267,6 +276,12 @@ impl<'ctx> Gen<'ctx, '_> {
                 );
             }
             Stmt::Free(array) if self.thread_buffers.contains_key(array) => {}
+            Stmt::Free(array) if self.host_arrays.contains(array) => {
+                // Host memory whatever the backend's own (`loopy::memory`).
+                let (ptr, _, _) = self.array(fr, *array)?;
+                let f = self.runtime(crate::codegen::runtime::RuntimeFn::Free);
+                self.builder.build_call(f, &[ptr.into()], "")?;
+            }
             Stmt::Free(array) => {
                 let (ptr, _, _) = self.array(fr, *array)?;
                 self.free(ptr)?;

@@ -31,7 +31,6 @@ use crate::codegen::emit::{Frame, Gen, Res, Val};
 use crate::codegen::runtime::RuntimeFn;
 use crate::core::ir::{Atom, Type, VarId};
 use crate::loopy::ir::{LoopNest, ParPlan, Parallelism};
-use crate::types::ScalarType;
 use inkwell::IntPredicate;
 
 /// How a launched nest's iterations are spread over threads.
@@ -88,8 +87,8 @@ impl<'ctx> Gen<'ctx, '_> {
     pub(crate) fn launch_nest(&mut self, fr: &mut Frame<'ctx>, nest: &LoopNest) -> Res<()> {
         let form = match nest.par {
             Parallelism::Hist => {
-                // Atomic updates on bins of 4 or 8 bytes, the widths every
-                // GPU has atomics of; otherwise one thread.
+                // Atomic updates (`private::atomic_bins`); otherwise locks
+                // or one thread.
                 let atomic = matches!(
                     nest.plan.as_ref().map(|p| &p.strategy),
                     Some(ParPlan::Hist { atomic: true, .. })
@@ -104,7 +103,7 @@ impl<'ctx> Gen<'ctx, '_> {
                         match self.val(fr, &Atom::Var(*b))? {
                             Val::Array { elem, shape, .. } => {
                                 rank1 &= shape.len() == 1;
-                                wide &= elem.bytes() >= 4 && elem != ScalarType::Bool
+                                wide &= super::private::atomic_bins(elem)
                             }
                             Val::Scalar(..) => rank1 = false,
                         }

@@ -18,6 +18,9 @@ use inkwell::IntPredicate;
 /// A nest's carried values in slots, a slot per field.
 pub(super) type Slots<'ctx> = [Vec<(PointerValue<'ctx>, BasicTypeEnum<'ctx>)>];
 
+/// `Slots`, owned.
+pub(super) type SlotVec<'ctx> = Vec<Vec<(PointerValue<'ctx>, BasicTypeEnum<'ctx>)>>;
+
 /// The error key of each iteration of a carried loop.
 #[derive(Clone, Copy)]
 pub(super) enum Key<'ctx> {
@@ -130,6 +133,19 @@ impl<'ctx> Gen<'ctx, '_> {
             slots.push(ps);
         }
         Ok(slots)
+    }
+
+    /// A kernel's carried state: the nest's carried values in slots set to
+    /// their initial values (kernel parameters), and the width.
+    pub(super) fn carried_state(
+        &mut self,
+        fr: &Frame<'ctx>,
+        nest: &LoopNest,
+        kp: &[BasicValueEnum<'ctx>],
+    ) -> Res<(SlotVec<'ctx>, IntValue<'ctx>)> {
+        let inits = self.inits(nest, kp)?;
+        let slots = self.carried_slots(fr, &inits)?;
+        Ok((slots, kp[WIDTH].into_int_value()))
     }
 
     /// Iterations `lo..hi` of `nest` in sequential order with its carried
@@ -288,10 +304,8 @@ impl<'ctx> Gen<'ctx, '_> {
         nest: &LoopNest,
         kp: &[BasicValueEnum<'ctx>],
     ) -> Res<()> {
-        let inits = self.inits(nest, kp)?;
-        let slots = self.carried_slots(fr, &inits)?;
+        let (slots, width) = self.carried_state(fr, nest, kp)?;
         let zero = self.const_i64(0);
-        let width = kp[WIDTH].into_int_value();
         self.carried_loop(fr, nest, &slots, zero, width, true)?;
         let finals = self.load_slots(nest, &slots)?;
         let out = kp[OUT].into_pointer_value();

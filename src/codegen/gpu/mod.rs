@@ -22,9 +22,10 @@
 //! parts (special registers, run-time errors, libdevice, PTX); `link`
 //! writes the program descriptor and links the binary.
 //!
-//! Memory: every array host code allocates lives in device memory (the
-//! pool behind `arr_gpu_alloc`); entry arguments are copied in once and
-//! results out once. Host code reads, writes and copies device arrays
+//! Memory: an array host code allocates lives in device memory (the pool
+//! behind `arr_gpu_alloc`) unless only host code uses it
+//! (`loopy::memory`: then `arr_alloc`, and light maps over it run in host
+//! code); entry arguments are copied in once and results out once. Host code reads, writes and copies device arrays
 //! through the runtime's copies (`host_load` and the others), which the
 //! emulator serves as the CUDA driver would, so the emulator runs the
 //! same host code as a GPU.
@@ -50,7 +51,7 @@ use super::emit::{Frame, Gen, Res};
 use super::runtime::RuntimeFn;
 use super::Cpu;
 use crate::core::ir::SrcLoc;
-use crate::loopy::ir::{LoopNest, MemSpace};
+use crate::loopy::ir::{Launch, LoopNest, MemSpace};
 use inkwell::context::Context;
 use inkwell::module::Module;
 use inkwell::targets::TargetMachine;
@@ -86,8 +87,9 @@ impl Backend for GpuBackend {
         fr: &mut Frame<'ctx>,
         nest: &LoopNest,
     ) -> Res<()> {
-        if gen.mode.nest_depth > 0 {
-            // Inside a kernel's iteration: that thread runs it.
+        if gen.mode.nest_depth > 0 || nest.launch == Launch::Inline {
+            // Inside a kernel's iteration: that thread runs it; a light map
+            // over host memory: host code runs it.
             gen.sequential_nest(fr, nest, false)
         } else {
             gen.launch_nest(fr, nest)
@@ -118,6 +120,16 @@ impl Backend for GpuBackend {
     ) -> Res<PointerValue<'ctx>> {
         if gen.mode.nest_depth > 0 || space == MemSpace::Scratch {
             return gen.device_malloc(bytes);
+        }
+        if space == MemSpace::Host {
+            // Only host code uses it (`loopy::memory`); `Stmt::Free` of a
+            // host array calls `arr_free`.
+            let f = gen.runtime(RuntimeFn::Alloc);
+            let call = gen.builder.build_call(f, &[bytes.into()], "arr")?;
+            return match call.try_as_basic_value().basic() {
+                Some(BasicValueEnum::PointerValue(p)) => Ok(p),
+                _ => super::emit::err("arr_alloc does not return a pointer"),
+            };
         }
         let f = gen.runtime(RuntimeFn::GpuAlloc);
         let d = gen.call_int(f, &[bytes.into()])?;
@@ -174,12 +186,17 @@ impl Backend for GpuBackend {
         dst: PointerValue<'ctx>,
         src: PointerValue<'ctx>,
         bytes: IntValue<'ctx>,
+        spaces: [MemSpace; 2],
     ) -> Res<()> {
-        let f = gen.runtime(RuntimeFn::GpuCopyWithin);
         let d = gen.builder.build_ptr_to_int(dst, gen.i64(), "")?;
         let s = gen.builder.build_ptr_to_int(src, gen.i64(), "")?;
-        gen.builder
-            .build_call(f, &[d.into(), s.into(), bytes.into()], "")?;
+        let (f, args) = match spaces {
+            [MemSpace::Host, _] => (RuntimeFn::GpuCopyOut, [dst.into(), s.into(), bytes.into()]),
+            [_, MemSpace::Host] => (RuntimeFn::GpuCopyIn, [d.into(), src.into(), bytes.into()]),
+            _ => (RuntimeFn::GpuCopyWithin, [d.into(), s.into(), bytes.into()]),
+        };
+        let f = gen.runtime(f);
+        gen.builder.build_call(f, &args, "")?;
         Ok(())
     }
 

@@ -1,5 +1,5 @@
 //! Histograms with bins privatised in shared memory: when every histogram
-//! of a nest is one rank-1 array of 4- or 8-byte bins updated atomically
+//! of a nest is one rank-1 array of bins updated atomically
 //! (the plan's `atomic`: one atomic instruction, or a compare-and-swap
 //! loop on the bin's bits) whose operator cannot fail, and the bins fit
 //! `PRIVATE_BYTES` of shared memory, each block starts its own copy of the
@@ -23,6 +23,15 @@ use crate::loopy::ir::{HistState, LoopNest, ScalarExp, Stmt};
 use crate::types::ScalarType;
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
 use inkwell::{AtomicOrdering, AtomicRMWBinOp, IntPredicate};
+
+/// Whether bins of `elem` take atomic updates: numbers of every width, 1-
+/// and 2-byte bins by a compare-and-swap of the 32-bit word that holds
+/// them (LLVM's NVPTX back end expands narrower atomics so; the emulator's
+/// CPU has byte-wide ones). Not `bool`s, whose register type is not their
+/// memory's (they keep the locks).
+pub(super) fn atomic_bins(elem: ScalarType) -> bool {
+    elem != ScalarType::Bool && matches!(elem.bytes(), 1 | 2 | 4 | 8)
+}
 
 /// Shared memory a block's private bins may take at most (a third of what
 /// a block has, so that several blocks still fit on a multiprocessor).
@@ -58,9 +67,9 @@ fn single_binop(h: &HistState) -> Option<BinOp> {
 }
 
 /// The merge of `h`'s private bins of element type `elem`, if they can be
-/// privatised: one bin array of 4 or 8 bytes, an operator that cannot fail.
+/// privatised: one bin array, an operator that cannot fail.
 fn merge_op(h: &HistState, elem: ScalarType) -> Option<Merge> {
-    if h.bins.len() != 1 || h.neutral.len() != 1 || !matches!(elem.bytes(), 4 | 8) {
+    if h.bins.len() != 1 || h.neutral.len() != 1 || !atomic_bins(elem) {
         return None;
     }
     let op = single_binop(h);

@@ -96,9 +96,7 @@ impl<'ctx> Gen<'ctx, '_> {
         }
         let types: Vec<Type> = nest.carried().map(|c| c.var.ty).collect();
         let fields = self.fields_of(nest);
-        let inits = self.inits(nest, kp)?;
-        let slots = self.carried_slots(fr, &inits)?;
-        let width = kp[WIDTH].into_int_value();
+        let (slots, width) = self.carried_state(fr, nest, kp)?;
         // Commutative operators: a strided loop, so that the lanes of a
         // warp read neighbouring iterations (coalesced); otherwise a
         // contiguous slice per thread, which keeps the order.
@@ -531,9 +529,7 @@ impl<'ctx> Gen<'ctx, '_> {
         nest: &LoopNest,
         kp: &[BasicValueEnum<'ctx>],
     ) -> Res<()> {
-        let inits = self.inits(nest, kp)?;
-        let slots = self.carried_slots(fr, &inits)?;
-        let width = kp[WIDTH].into_int_value();
+        let (slots, width) = self.carried_state(fr, nest, kp)?;
         let (gid, lo, hi) = self.slice(width)?;
         self.carried_loop(fr, nest, &slots, lo, hi, true)?;
         let finals = self.load_slots(nest, &slots)?;

@@ -7,6 +7,13 @@
 //! (`staged_read`), so global memory is read once per element, in
 //! coalesced loads, whatever the thread's `c` contiguous items are.
 //!
+//! Thread `t` reads items `t * c + j`, `c` apart: with `c * e` an even
+//! number of 4-byte words the lanes of a warp would meet in few banks
+//! (`c = 8` of an `f32`, or `c = 4` of an `i64`: stride 8 words, 8 lanes a
+//! bank). So each region is padded by one element after every 128 bytes
+//! (element `k` at byte `k e + floor(k e / 128) e`): a warp's 32 reads at
+//! such a stride then fall in 32 different banks (`tile_offset`).
+//!
 //! Only elements below the width and the array's length are loaded; a read
 //! keeps its bounds check, so a read outside the array fails exactly as it
 //! would from global memory, and a read that passes it finds its element
@@ -103,9 +110,52 @@ impl<'ctx> Gen<'ctx, '_> {
         Ok(self.builder.build_int_signed_div(up, d, "")?)
     }
 
-    /// Bytes of shared memory a thread's staged elements take.
+    /// Bytes of shared memory a thread's staged elements take at most,
+    /// padding included (a region of `B * items` elements of `e` bytes
+    /// takes `items e` a thread, its padding `items e e / 128` at most and
+    /// its rounding to 8 bytes less than 1 a thread, `B` being at least 32).
     pub(super) fn staged_bytes(staged: &[(VarId, ScalarType)], items: i64) -> i64 {
-        items * staged.iter().map(|(_, e)| e.bytes() as i64).sum::<i64>()
+        staged
+            .iter()
+            .map(|(_, e)| {
+                let bytes = items * e.bytes() as i64;
+                bytes + (bytes + 15) / 16 + 1
+            })
+            .sum()
+    }
+
+    /// Byte offset of element `k` (of `e` bytes, a power of two) in a
+    /// padded region: `(k + (k >> (7 - log2 e))) << log2 e`, in 32 bits
+    /// (shared memory is 48 KiB), so that the addressing takes few
+    /// registers.
+    fn tile_offset(&self, k: IntValue<'ctx>, e: usize) -> Res<IntValue<'ctx>> {
+        let i32t = self.ctx.i32_type();
+        let log = e.trailing_zeros() as u64;
+        let k = self.builder.build_int_truncate(k, i32t, "")?;
+        let rows = self
+            .builder
+            .build_right_shift(k, i32t.const_int(7 - log, false), false, "")?;
+        let padded = self.builder.build_int_nuw_add(k, rows, "")?;
+        let off = self
+            .builder
+            .build_left_shift(padded, i32t.const_int(log, false), "")?;
+        Ok(self.builder.build_int_z_extend(off, self.i64(), "")?)
+    }
+
+    /// The address of element `k` of the padded region at `region`.
+    fn tile_elem(
+        &self,
+        region: PointerValue<'ctx>,
+        k: IntValue<'ctx>,
+        e: usize,
+    ) -> Res<PointerValue<'ctx>> {
+        let off = self.tile_offset(k, e)?;
+        // Safety: `k` is below the region's length, which host code sized
+        // with its padding.
+        Ok(unsafe {
+            self.builder
+                .build_in_bounds_gep(self.ctx.i8_type(), region, &[off], "")?
+        })
     }
 
     /// Each staged array's region of the block's shared memory from `at`
@@ -126,8 +176,10 @@ impl<'ctx> Gen<'ctx, '_> {
                     .build_in_bounds_gep(self.ctx.i8_type(), shared, &[off], "tile")?
             };
             out.push(p);
-            let bytes = self.const_i64(elem.bytes() as i64);
-            let bytes = self.builder.build_int_mul(tile_len, bytes, "")?;
+            // The padded length, rounded to 8 bytes for the next region.
+            let bytes = self.tile_offset(tile_len, elem.bytes())?;
+            let bytes = self.builder.build_int_add(bytes, self.const_i64(7), "")?;
+            let bytes = self.builder.build_and(bytes, self.const_i64(-8), "")?;
             off = self.builder.build_int_add(off, bytes, "")?;
         }
         Ok(out)
@@ -163,8 +215,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 // Safety: j is below the array's length.
                 let from = unsafe { gen.builder.build_in_bounds_gep(ty, ptr, &[j], "")? };
                 let v = gen.builder.build_load(ty, from, "")?;
-                // Safety: k is below the tile's length.
-                let to = unsafe { gen.builder.build_in_bounds_gep(ty, region, &[k], "")? };
+                let to = gen.tile_elem(region, k, bytes)?;
                 gen.announce_bytes(to, bytes, true)?;
                 gen.builder.build_store(to, v)?;
                 Ok(())
@@ -223,8 +274,8 @@ impl<'ctx> Gen<'ctx, '_> {
             .ok_or_else(|| CodegenError::Internal("a staged read without its index".into()))?;
         let k = self.builder.build_int_sub(i, s.start, "")?;
         let ty = self.mem_type(elem);
-        // Safety: the index is in the tile (below the width and the length).
-        let p = unsafe { self.builder.build_in_bounds_gep(ty, s.tile, &[k], "")? };
+        // The index is in the tile (below the width and the length).
+        let p = self.tile_elem(s.tile, k, elem.bytes())?;
         self.announce_bytes(p, elem.bytes(), false)?;
         let v = self.builder.build_load(ty, p, "")?;
         let v = self.load_from_mem(v, elem)?;

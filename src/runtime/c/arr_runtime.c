@@ -309,14 +309,21 @@ void arr_raise(const char *message) {
     longjmp(*ctx->boundary, 1);
 }
 
-/* Runs `run` under the boundary: 0, or 1 after a run-time error, with what
- * the call allocated freed and the backend reset. */
-static int run_guarded(arr_ctx *ctx, arr_entry_fn run, const arr_value *args,
+const arr_value *(*arr_exact_inputs)(const arr_entry *e, const arr_value *args) = NULL;
+
+/* Runs `e`'s entry (`exact`: its fallback) under the boundary: 0, or 1
+ * after a run-time error, with what the call allocated freed and the
+ * backend reset. */
+static int run_guarded(arr_ctx *ctx, const arr_entry *e, int exact, const arr_value *args,
                        arr_value *results) {
     jmp_buf here;
     ctx->boundary = &here;
     if (setjmp(here) == 0) {
-        run(args, results);
+        if (!exact) {
+            e->run(args, results);
+        } else {
+            e->exact(arr_exact_inputs != NULL ? arr_exact_inputs(e, args) : args, results);
+        }
         return 0;
     }
     free_call_blocks(ctx, ctx->call);
@@ -335,7 +342,7 @@ int arr_call(arr_ctx *ctx, const arr_entry *e, const arr_value *args, arr_value 
     ctx->call = ++ctx->calls;
     pthread_mutex_unlock(&ctx->mem_lock);
     ctx->error[0] = '\0';
-    failed = run_guarded(ctx, e->run, args, results);
+    failed = run_guarded(ctx, e, 0, args, results);
     if (failed && e->exact != NULL) {
         /* Fusion may have run a later statement's failing check first: the
          * unfused fallback meets the errors in sequential order, and its
@@ -343,7 +350,7 @@ int arr_call(arr_ctx *ctx, const arr_entry *e, const arr_value *args, arr_value 
          * same arguments), the fused run's error stands. */
         char fused_error[sizeof ctx->error];
         memcpy(fused_error, ctx->error, sizeof fused_error);
-        if (!run_guarded(ctx, e->exact, args, results)) {
+        if (!run_guarded(ctx, e, 1, args, results)) {
             free_call_blocks(ctx, ctx->call);
             memcpy(ctx->error, fused_error, sizeof fused_error);
         }

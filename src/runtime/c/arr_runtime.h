@@ -110,6 +110,12 @@ void arr_ctx_set_backend(arr_ctx *ctx, void *state, void (*free_state)(void *),
  * then gives (the results hold no arrays). Calls on one context are
  * serialised. */
 int arr_call(arr_ctx *ctx, const arr_entry *e, const arr_value *args, arr_value *results);
+/* Where the arguments of the exact-errors fallback come from when the
+ * entry's arrays are not in host memory (a GPU library's live on the
+ * device): NULL, or a function that returns host copies of `args` made
+ * with `arr_alloc` (freed with the call). It runs under the call's
+ * boundary, after the failed run, so it may raise. */
+extern const arr_value *(*arr_exact_inputs)(const arr_entry *e, const arr_value *args);
 /* The last error's message ("" when there is none). */
 const char *arr_ctx_error(const arr_ctx *ctx);
 void arr_ctx_set_error(arr_ctx *ctx, const char *message);

@@ -215,5 +215,8 @@ extern int64_t arr_gpu_heap_bytes;
 extern int64_t arr_gpu_launches;
 /* Device allocations that reached the driver (tests: the pool works). */
 extern int64_t arr_gpu_driver_allocs;
+/* Copies between host and device memory or within the device (each
+ * `arr_gpu_copy_*` call; tests: host-only arrays stay in host memory). */
+extern int64_t arr_gpu_copies;
 
 #endif

@@ -15,6 +15,7 @@ arr_pool arr_gpu_mem;
 uint64_t arr_gpu_seq;
 int64_t arr_gpu_launches;
 int64_t arr_gpu_driver_allocs;
+int64_t arr_gpu_copies;
 
 void (*arr_gpu_fatal_hook)(const char *message) = NULL;
 
@@ -90,6 +91,18 @@ void arr_gpu_report(const arr_gpu_error *rec) {
     arr_gpu_exit_internal("a kernel reported an error of unknown kind %" PRId32, rec->kind);
 }
 
+static void print_counts(void) {
+    fprintf(stderr, "gpu: launches=%" PRId64 " copies=%" PRId64 "\n", arr_gpu_launches,
+            arr_gpu_copies);
+}
+
+void arr_gpu_trace_counts(void) {
+    const char *s = getenv("ARRC_GPU_COUNT");
+    if (s != NULL && *s != '\0' && strcmp(s, "0") != 0) {
+        atexit(print_counts);
+    }
+}
+
 int arr_gpu_shrink(void) {
     static int shrink = -1;
     if (shrink < 0) {
@@ -135,9 +148,9 @@ void arr_gpu_free(arr_dptr ptr) {
     }
 }
 
-static const int value_sizes[] = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 1};
+static const int value_sizes[] = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 1, 2};
 
-static int64_t value_bytes(const arr_value *v) {
+int64_t arr_gpu_value_bytes(const arr_value *v) {
     int64_t n = value_sizes[v->type.prim];
     int d;
     for (d = 0; d < v->type.rank; d++) {
@@ -186,7 +199,7 @@ void arr_gpu_entry_release(arr_dptr arg) {
 }
 
 arr_dptr arr_gpu_arg_in(const arr_value *arg) {
-    int64_t bytes = value_bytes(arg);
+    int64_t bytes = arr_gpu_value_bytes(arg);
     arr_dptr d = arr_gpu_alloc(bytes);
     if (bytes > 0) {
         arr_gpu_copy_in(d, arg->data, bytes);
@@ -195,7 +208,7 @@ arr_dptr arr_gpu_arg_in(const arr_value *arg) {
 }
 
 void arr_gpu_result_out(arr_value *result, arr_dptr src) {
-    int64_t bytes = value_bytes(result);
+    int64_t bytes = arr_gpu_value_bytes(result);
     result->data = arr_alloc(bytes);
     if (bytes > 0) {
         arr_gpu_copy_out(result->data, src, bytes);

@@ -308,6 +308,7 @@ void arr_gpu_init(const arr_gpu_program *program) {
     }
     cu_open_driver();
     cu_open_device(program->ptx);
+    arr_gpu_trace_counts();
     atexit(cu_shutdown);
     cu_load_module(program);
     cu_check(cu.MemAlloc(&cu_error_record, sizeof(arr_gpu_error)), "cuMemAlloc_v2");
@@ -369,12 +370,14 @@ void arr_gpu_be_free(void *ctx, uint64_t ptr) {
 }
 
 void arr_gpu_copy_in(arr_dptr dst, const void *src, int64_t bytes) {
+    arr_gpu_copies++;
     if (bytes > 0) {
         cu_check(cu.MemcpyHtoD(dst, src, (size_t)bytes), "cuMemcpyHtoD_v2");
     }
 }
 
 void arr_gpu_copy_out(void *dst, arr_dptr src, int64_t bytes) {
+    arr_gpu_copies++;
     arr_gpu_sync();
     if (bytes > 0) {
         cu_check(cu.MemcpyDtoH(dst, src, (size_t)bytes), "cuMemcpyDtoH_v2");
@@ -382,6 +385,7 @@ void arr_gpu_copy_out(void *dst, arr_dptr src, int64_t bytes) {
 }
 
 void arr_gpu_copy_within(arr_dptr dst, arr_dptr src, int64_t bytes) {
+    arr_gpu_copies++;
     if (bytes > 0) {
         cu_check(cu.MemcpyDtoD(dst, src, (size_t)bytes), "cuMemcpyDtoD_v2");
     }

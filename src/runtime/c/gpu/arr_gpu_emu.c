@@ -477,6 +477,7 @@ void arr_gpu_init(const arr_gpu_program *program) {
                                   program->kernels[i].name);
         }
     }
+    arr_gpu_trace_counts();
     emu_error_record = calloc(1, sizeof *emu_error_record);
     if (emu_error_record == NULL) {
         arr_gpu_exit_no_device("GPU emulator: out of memory");
@@ -494,12 +495,14 @@ void arr_gpu_reserve_heap(int64_t bytes) {
 }
 
 void arr_gpu_copy_in(arr_dptr dst, const void *src, int64_t bytes) {
+    arr_gpu_copies++;
     if (bytes > 0) {
         memcpy((void *)(uintptr_t)dst, src, (size_t)bytes);
     }
 }
 
 void arr_gpu_copy_out(void *dst, arr_dptr src, int64_t bytes) {
+    arr_gpu_copies++;
     arr_gpu_sync();
     if (bytes > 0) {
         memcpy(dst, (const void *)(uintptr_t)src, (size_t)bytes);
@@ -507,6 +510,7 @@ void arr_gpu_copy_out(void *dst, arr_dptr src, int64_t bytes) {
 }
 
 void arr_gpu_copy_within(arr_dptr dst, arr_dptr src, int64_t bytes) {
+    arr_gpu_copies++;
     if (bytes > 0) {
         memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, (size_t)bytes);
     }

@@ -41,8 +41,13 @@ void arr_gpu_exit_no_device(const char *fmt, ...) ARR_GPU_PRINTF(1, 2) ARR_GPU_N
 void arr_gpu_exit_internal(const char *fmt, ...) ARR_GPU_PRINTF(1, 2) ARR_GPU_NORETURN;
 /* Reports the error in `rec` (seq != 0) as the CPU binary would, exit 1. */
 void arr_gpu_report(const arr_gpu_error *rec) ARR_GPU_NORETURN;
+/* With ARRC_GPU_COUNT set, prints `gpu: launches=L copies=C` on stderr
+ * at exit (arr_gpu_init calls it once). */
+void arr_gpu_trace_counts(void);
 /* Whether ARRC_GPU_SHRINK asks for tiny launches. */
 int arr_gpu_shrink(void);
+/* The bytes of `v`'s elements (its scalar's for rank 0). */
+int64_t arr_gpu_value_bytes(const arr_value *v);
 /* The kernel at `index`, checked. */
 const arr_gpu_kernel_def *arr_gpu_kernel(int index);
 

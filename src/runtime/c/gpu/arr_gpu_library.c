@@ -175,6 +175,25 @@ static int copy_within(struct arrc_context *ctx, void *dst, const void *src, int
     return rc;
 }
 
+/* The exact-errors fallback's arguments (docs/runtime.md): a failed call's
+ * array arguments are device memory, which the fallback, CPU code, cannot
+ * read; it runs on host copies. The failed run's error record is cleared
+ * first (a copy waits for the device and would report it again). */
+static const arr_value *host_inputs(const arr_entry *e, const arr_value *args) {
+    arr_value *host = arr_alloc((int64_t)sizeof(arr_value) * (e->num_params > 0 ? e->num_params : 1));
+    int i;
+    arr_gpu_reset_error();
+    for (i = 0; i < e->num_params; i++) {
+        host[i] = args[i];
+        if (args[i].type.rank > 0) {
+            int64_t bytes = arr_gpu_value_bytes(&args[i]);
+            host[i].data = arr_alloc(bytes);
+            arr_gpu_copy_out(host[i].data, (arr_dptr)(uintptr_t)args[i].data, bytes);
+        }
+    }
+    return host;
+}
+
 static const arr_lib_device_ops ops = {open_device, close_device, enter,  leave,
                                        alloc,       release,      copy_in, copy_out,
                                        copy_within};
@@ -192,5 +211,6 @@ __attribute__((visibility("default"))) int64_t arrc_gpu_device_bytes(int held) {
 
 __attribute__((constructor)) static void arr_gpu_library_init(void) {
     arr_lib_device = &ops;
+    arr_exact_inputs = host_inputs;
     arr_gpu_fatal_hook = fatal;
 }
