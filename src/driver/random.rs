@@ -27,7 +27,7 @@ pub struct RandomArgs {
     #[arg(long)]
     save: Option<PathBuf>,
     /// Targets to build for (comma-separated).
-    #[arg(long, value_delimiter = ',', default_value = "x86_64")]
+    #[arg(long, value_delimiter = ',', default_value = "x86_64,nvptx-emu")]
     target: Vec<String>,
     /// Optimisation levels (comma-separated).
     #[arg(long = "opt", value_delimiter = ',', default_value = "0,3")]
@@ -35,10 +35,14 @@ pub struct RandomArgs {
     /// Fusion strategies (comma-separated).
     #[arg(long, value_delimiter = ',', default_value = "ilp,greedy,none")]
     fusion: Vec<String>,
-    /// Thread counts to run every binary with (comma-separated); each also
-    /// runs with `ARRC_GRAIN=1` (and `ARRC_GPU_SHRINK=1`: tiny launches).
+    /// Thread counts to run every CPU binary with (comma-separated); each
+    /// also runs with `ARRC_GRAIN=1` (tiny grains).
     #[arg(long, value_delimiter = ',', default_value = "1,2,7")]
     threads: Vec<u32>,
+    /// Emulator threads for `--target nvptx-emu` binaries (comma-separated);
+    /// each also runs with `ARRC_GPU_SHRINK=1` (tiny launches, many blocks).
+    #[arg(long = "emu-threads", value_delimiter = ',', default_value = "1,3")]
+    emu_threads: Vec<u32>,
     /// Seconds any one run may take.
     #[arg(long, default_value_t = 20)]
     timeout: u64,
@@ -78,20 +82,24 @@ pub fn random(args: &RandomArgs) -> i32 {
             }
         }
     }
-    let mut runs = Vec::new();
-    for &threads in &args.threads {
-        for tiny_grain in [false, true] {
-            runs.push(RunConf {
-                threads,
-                tiny_grain,
-            });
-        }
-    }
+    // Each thread count with and without tiny grains (shrunk launches).
+    let confs = |threads: &[u32]| -> Vec<RunConf> {
+        threads
+            .iter()
+            .flat_map(|&threads| {
+                [false, true].map(|tiny_grain| RunConf {
+                    threads,
+                    tiny_grain,
+                })
+            })
+            .collect()
+    };
     campaign(&Campaign {
         settings: Settings {
             arrc,
             builds,
-            runs,
+            runs: confs(&args.threads),
+            emu_runs: confs(&args.emu_threads),
             timeout: Duration::from_secs(args.timeout),
         },
         seed: args.seed,

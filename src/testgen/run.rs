@@ -61,8 +61,23 @@ impl RunConf {
 pub struct Settings {
     pub arrc: PathBuf,
     pub builds: Vec<Build>,
+    /// How CPU binaries run.
     pub runs: Vec<RunConf>,
+    /// How `nvptx-emu` binaries run: their thread count is the emulator's
+    /// worker threads, whose useful values differ from the CPU's.
+    pub emu_runs: Vec<RunConf>,
     pub timeout: Duration,
+}
+
+impl Settings {
+    /// The run configurations of a binary built as `b`.
+    pub fn runs_for(&self, b: &Build) -> &[RunConf] {
+        if b.target == "nvptx-emu" {
+            &self.emu_runs
+        } else {
+            &self.runs
+        }
+    }
 }
 
 /// What a process did.
@@ -346,7 +361,7 @@ pub fn test(s: &Settings, prog: &Prog, dir: &Path) -> Verdict {
         }
         for (i, input) in prog.inputs.iter().enumerate() {
             let text = input.join("\n");
-            for r in &s.runs {
+            for r in s.runs_for(b) {
                 let mut got = run_binary(s, &exe, r, &text);
                 if got == Outcome::Timeout {
                     // A loaded machine is slow: a hang must hang again with
