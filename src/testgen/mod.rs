@@ -15,6 +15,7 @@
 
 pub mod arrays;
 pub mod ast;
+pub mod extras;
 pub mod gen;
 pub mod rng;
 pub mod run;
