@@ -15,6 +15,12 @@ const PARAM_ROWS: u32 = 1;
 
 /// The program for `seed`.
 pub fn generate(seed: u64) -> Prog {
+    generate_long(seed, false)
+}
+
+/// The program for `seed`; `long`: a chain of 12 to 30 `let`s instead of
+/// 2 to 7, so that more of them meet in fusion and in loop nests.
+pub fn generate_long(seed: u64, long: bool) -> Prog {
     let mut g = Gen::new(seed);
     let mut params: Vec<Var> = Vec::new();
     let count = g.rng.range(1, 4);
@@ -41,7 +47,8 @@ pub fn generate(seed: u64) -> Prog {
     }
     let mut env: Env = params.clone();
     let mut stms = Vec::new();
-    for _ in 0..g.rng.range(2, 7) {
+    let (lo, hi) = if long { (12, 30) } else { (2, 7) };
+    for _ in 0..g.rng.range(lo, hi) {
         let st = g.stm(&env);
         env.extend(st.vars.iter().cloned());
         stms.push(st);
