@@ -28,18 +28,16 @@ impl Gen {
         if !self.rng.chance(0.15) {
             return "";
         }
-        if soac {
-            *self.rng.pick(&[
-                "#[sequential] ",
-                "#[sequential_outer] ",
-                "#[incremental_flattening(only_inner)] ",
-                "#[noinline] ",
-            ])
-        } else {
-            *self
-                .rng
-                .pick(&["#[unroll] ", "#[unroll] ", "#[sequential] "])
-        }
+        const SOAC: [&str; 4] = [
+            "#[sequential] ",
+            "#[sequential_outer] ",
+            "#[incremental_flattening(only_inner)] ",
+            "#[noinline] ",
+        ];
+        const LOOP: [&str; 3] = ["#[unroll] ", "#[unroll] ", "#[sequential] "];
+        let opts: &[&'static str] = if soac { &SOAC } else { &LOOP };
+        let chosen: &&'static str = self.rng.pick(opts);
+        chosen
     }
 
     /// A scalar through a sum type: a `shape` built by a condition and taken
