@@ -34,6 +34,18 @@ pub enum Type {
 }
 
 impl Type {
+    /// Whether values of this type can share memory with another value
+    /// (hold an array): what uniqueness and aliasing are about.
+    pub fn may_share_memory(&self) -> bool {
+        match self {
+            Type::Array(_) => true,
+            Type::Tuple(ts) => ts.iter().any(Type::may_share_memory),
+            Type::Record(fs) => fs.iter().any(|(_, t)| t.may_share_memory()),
+            Type::Sum(cs) => cs.iter().flat_map(|(_, ts)| ts).any(Type::may_share_memory),
+            _ => false,
+        }
+    }
+
     pub fn unit() -> Type {
         Type::Tuple(Vec::new())
     }

@@ -88,6 +88,7 @@ impl<'a> Lowerer<'a> {
                 env
             }
             TPat::Ascribed(q, shape) => {
+                let v = self.shape_empty_literals(env, shape, v, &[], loc);
                 let env = self.check_shape(env, shape, &v, 0, loc);
                 self.bind(&env, q, v, loc)
             }
@@ -128,6 +129,93 @@ impl<'a> Lowerer<'a> {
                     var.name = name.to_string();
                 }
             }
+        }
+    }
+
+    /// Rebuilds the empty literals in `v` (`[]` of rank >= 2) with the row
+    /// shape `shape` gives them, as Futhark does (`[] : [0][n]t` has rows of
+    /// `n` elements); `outer` holds the sizes of the enclosing dimensions.
+    /// A literal whose row sizes are not all known here keeps empty rows.
+    pub(super) fn shape_empty_literals(
+        &mut self,
+        env: &Env<'a>,
+        shape: &Shape,
+        v: Value<'a>,
+        outer: &[Option<Atom>],
+        loc: SrcLoc,
+    ) -> Value<'a> {
+        match (shape, v) {
+            (Shape::Array(dim, inner), v) => {
+                let mut dims = outer.to_vec();
+                dims.push(self.known_dim(env, dim, loc));
+                self.shape_empty_literals(env, inner, v, &dims, loc)
+            }
+            (Shape::Tuple(shapes), Value::Tuple(vs)) if shapes.len() == vs.len() => Value::Tuple(
+                shapes
+                    .iter()
+                    .zip(vs)
+                    .map(|(s, w)| self.shape_empty_literals(env, s, w, outer, loc))
+                    .collect(),
+            ),
+            (Shape::Other, Value::Leaf(Atom::Var(id), ty))
+                if self.empty_literals.contains(&id) && ty.rank() == outer.len() =>
+            {
+                let Some(rows) = outer[1..].iter().copied().collect::<Option<Vec<Atom>>>() else {
+                    return Value::Leaf(Atom::Var(id), ty);
+                };
+                let zero = Self::i64_atom(0);
+                let flat_ty = CType::Array(ty.elem(), 1);
+                let mut array = self.let1(
+                    "empty",
+                    flat_ty,
+                    Exp::ArrayLit {
+                        elem: CType::Scalar(ty.elem()),
+                        items: Vec::new(),
+                    },
+                    loc,
+                );
+                // Innermost rows first: [0] -> [0][d_k] -> ... -> [0][d_1]..[d_k].
+                for (k, &cols) in rows.iter().enumerate().rev() {
+                    let Atom::Var(inner) = array else {
+                        return Value::Leaf(Atom::Var(id), ty);
+                    };
+                    array = self.let1(
+                        "empty",
+                        CType::Array(ty.elem(), rows.len() + 1 - k),
+                        Exp::Unflatten {
+                            array: inner,
+                            rows: zero,
+                            cols,
+                        },
+                        loc,
+                    );
+                }
+                let mut dims = vec![Some(zero)];
+                dims.extend(rows.into_iter().map(Some));
+                self.set_dims(array, dims);
+                Value::Leaf(array, ty)
+            }
+            (_, v) => v,
+        }
+    }
+
+    /// The size `dim` stands for where it is already known.
+    fn known_dim(&mut self, env: &Env<'a>, dim: &Dim, loc: SrcLoc) -> Option<Atom> {
+        match dim {
+            Dim::Any => None,
+            Dim::Const(k) => Some(Self::i64_atom(*k as i64)),
+            Dim::Var(id) => match env.get(*id) {
+                Some(Value::Leaf(n, _)) => Some(*n),
+                _ => None,
+            },
+            Dim::Linear { var, scale, offset } => match env.get(*var) {
+                Some(Value::Leaf(n, _)) => {
+                    let n = *n;
+                    let scaled = self.i64_op(BinOp::Mul, n, Self::i64_atom(*scale), loc);
+                    Some(self.i64_op(BinOp::Add, scaled, Self::i64_atom(*offset), loc))
+                }
+                _ => None,
+            },
         }
     }
 

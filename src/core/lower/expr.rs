@@ -101,6 +101,7 @@ impl<'a> Lowerer<'a> {
             }
             TExprKind::Ascribe(x, shape) => {
                 let v = self.expr(env, x);
+                let v = self.shape_empty_literals(env, shape, v, &[], loc);
                 self.check_shape(env, shape, &v, 0, loc);
                 v
             }
@@ -627,6 +628,7 @@ impl<'a> Lowerer<'a> {
                 }
             }
             let count = column.len() as i64;
+            let empty_rows = count == 0 && et.rank() > 0;
             let r = self.let1(
                 "arr",
                 et.array_of(),
@@ -639,6 +641,9 @@ impl<'a> Lowerer<'a> {
             let mut dims = vec![Some(Atom::Const(Const::I64(count)))];
             dims.extend(row_dims);
             self.set_dims(r, dims);
+            if let (true, Atom::Var(id)) = (empty_rows, r) {
+                self.empty_literals.insert(id);
+            }
             out.push((r, et.array_of()));
         }
         build_value(ty, &mut out.into_iter())

@@ -35,7 +35,7 @@ use crate::types::{
     Builtin, CheckedProgram, Const, Dim, Entry, LocalId, ScalarFn, ScalarType, Shape, TAttr, TExpr,
     TExprKind, TLambda, TLoopForm, TPat, TSlice, Type,
 };
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 /// Lowers every entry point of `checked` to a core IR function.
@@ -233,6 +233,9 @@ struct Lowerer<'a> {
     /// expression being lowered is.
     sequential: u32,
     unchecked: u32,
+    /// Arrays of rank >= 2 made by an empty literal `[]`: their row shape is
+    /// whatever the type they are ascribed says (`[] : [0][n]t`).
+    empty_literals: HashSet<VarId>,
 }
 
 /// The most iterations `#[unroll]` copies out (docs/language.md).
@@ -253,6 +256,7 @@ impl<'a> Lowerer<'a> {
             param_index: HashMap::new(),
             sequential: 0,
             unchecked: 0,
+            empty_literals: HashSet::new(),
         }
     }
 

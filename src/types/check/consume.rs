@@ -6,8 +6,8 @@
 //! update it in place, so the caller may not use it, nor anything aliasing
 //! it, afterwards. Aliases are tracked by the variables whose memory a
 //! value may share (its *roots*): a variable, a `let` of it, its rows,
-//! slices and fields, tuples holding it, and either branch of an `if` or
-//! `match`. Results of function calls, SOACs and `with` count as fresh, and
+//! slices and fields, tuples holding it, its rearrangements (`transpose`,
+//! `flatten`, `zip`, ...), and either branch of an `if` or `match`. Results of function calls, SOACs and `with` count as fresh, and
 //! `with` on its own consumes nothing (section 6 of the contract gives it
 //! value semantics), so only programs that use `*` meet this check.
 //!
@@ -92,17 +92,6 @@ pub(super) fn check_consumption(
     w.errors
         .retain(|d| seen.insert((d.file, d.span.clone(), d.message.clone())));
     w.errors
-}
-
-/// Whether values of type `t` can share memory with another value.
-fn may_alias(t: &Type) -> bool {
-    match t {
-        Type::Array(_) => true,
-        Type::Tuple(ts) => ts.iter().any(may_alias),
-        Type::Record(fs) => fs.iter().any(|(_, t)| may_alias(t)),
-        Type::Sum(cs) => cs.iter().flat_map(|(_, ts)| ts).any(may_alias),
-        _ => false,
-    }
 }
 
 fn union(mut a: Roots, b: Roots) -> Roots {
@@ -212,7 +201,7 @@ impl Walk<'_> {
                     .filter(|r| !self.consumed.contains_key(r))
                     .copied()
                     .collect();
-                if may_alias(ty) && !live.is_empty() {
+                if ty.may_share_memory() && !live.is_empty() {
                     self.aliases.insert(*id, live);
                 } else {
                     self.aliases.remove(id);
@@ -412,7 +401,7 @@ impl Walk<'_> {
                 Vec::new()
             }
         };
-        if may_alias(&e.ty) {
+        if e.ty.may_share_memory() {
             roots
         } else {
             Vec::new()
@@ -463,6 +452,20 @@ impl Walk<'_> {
             }
         };
         let arg_roots: Vec<Roots> = args.iter().map(|a| self.expr(a)).collect();
+        // Rearrangements are views of their arguments, as in Futhark (whose
+        // prelude gives them non-unique results): `transpose a` aliases `a`.
+        if let TExprKind::Builtin(
+            Builtin::Transpose
+            | Builtin::Flatten
+            | Builtin::Unflatten
+            | Builtin::Reverse
+            | Builtin::Rotate
+            | Builtin::Zip(_)
+            | Builtin::Unzip(_),
+        ) = f.kind
+        {
+            return arg_roots.into_iter().fold(Vec::new(), union);
+        }
         // A local function's body runs here, its parameters bound to the
         // arguments, before the call consumes them.
         if let TExprKind::Lambda(lam) = &f.kind {

@@ -112,7 +112,7 @@ impl<'a> Checker<'a> {
                 let (ty, shape) = self.resolve_type(te)?;
                 let first = binds.len();
                 let inner = self.check_pattern(q, Some(&ty), binds)?;
-                if matches!(te, TypeExpr::Unique(..)) {
+                if matches!(te, TypeExpr::Unique(..)) || unique_components(te, &ty) {
                     self.unique.extend(binds[first..].iter().map(|b| b.2));
                 }
                 self.expect(span, &ty, inner.ty())?;
@@ -456,4 +456,19 @@ pub(super) fn static_shape(e: &TExpr) -> Option<Vec<u64>> {
         }
         _ => None,
     }
+}
+
+/// Whether a tuple type written with `*` on some components has it on
+/// every component that can share memory (`(i32, *[]f32)`): consuming the
+/// whole value then consumes exactly what Futhark consumes.
+fn unique_components(te: &TypeExpr, ty: &Type) -> bool {
+    let (TypeExpr::Tuple(tes, _), Type::Tuple(tys)) = (te, ty) else {
+        return false;
+    };
+    tes.len() == tys.len()
+        && tes.iter().any(|t| matches!(t, TypeExpr::Unique(..)))
+        && tes
+            .iter()
+            .zip(tys)
+            .all(|(t, ty)| matches!(t, TypeExpr::Unique(..)) || !ty.may_share_memory())
 }
