@@ -1,16 +1,16 @@
 //! The random differential tester (`arrc random`, src/testgen) on a fixed
 //! range of seeds: each generated program runs on the interpreter and as
 //! binaries at `-O0` and `-O3` under every fusion strategy, on 1, 2 and 7
-//! threads, with and without `ARRC_GRAIN=1`, and every outcome must agree.
+//! threads, with and without `ARRC_GRAIN=1`, and (fewer seeds) on the GPU
+//! emulator; every outcome must agree.
 //! A failure prints the shrunk program and the commands that show it.
 //! `arrc random --seconds N` runs longer by hand.
 
 use std::process::Command;
 
-#[test]
-fn random_programs_agree_across_backends() {
-    // Seeds 1..=COUNT; the count keeps this test to a few minutes.
-    const COUNT: usize = 40;
+/// Runs `arrc random` on seeds `1..=count` with `extra` options and checks
+/// its summary: nothing failed, few skipped.
+fn sweep(count: usize, extra: &[&str]) {
     let out = Command::new(env!("CARGO_BIN_EXE_arrc"))
         .args([
             "random",
@@ -21,7 +21,8 @@ fn random_programs_agree_across_backends() {
             "--shrink-seconds",
             "60",
         ])
-        .args(["--count", &COUNT.to_string()])
+        .args(["--count", &count.to_string()])
+        .args(extra)
         .output()
         .expect("run arrc random");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -37,12 +38,36 @@ fn random_programs_agree_across_backends() {
         panic!("no summary line: {summary}");
     };
     assert_eq!(failed, 0);
-    assert_eq!(passed + skipped, COUNT, "{summary}");
+    assert_eq!(passed + skipped, count, "{summary}");
     // The generator makes well-typed programs: a few skipped (an
     // interpreter time-out) at most.
     assert!(
-        skipped * 10 <= COUNT,
-        "{skipped} of {COUNT} programs skipped"
+        skipped * 10 <= count,
+        "{skipped} of {count} programs skipped"
+    );
+}
+
+#[test]
+fn random_programs_agree_across_backends() {
+    // The count keeps this test to a few minutes.
+    sweep(40, &["--target", "x86_64"]);
+}
+
+/// The GPU kernels on the emulator, on 1 and 3 workers with and without
+/// shrunk launches: fewer seeds and configurations, since an emulator
+/// build compiles its kernels with a C compiler.
+#[test]
+fn random_programs_agree_on_the_gpu_emulator() {
+    sweep(
+        12,
+        &[
+            "--target",
+            "nvptx-emu",
+            "--opt",
+            "3",
+            "--fusion",
+            "ilp,none",
+        ],
     );
 }
 

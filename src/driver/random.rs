@@ -26,8 +26,10 @@ pub struct RandomArgs {
     /// Write each failing program, its input and the commands to a folder here.
     #[arg(long)]
     save: Option<PathBuf>,
-    /// Targets to build for (comma-separated).
-    #[arg(long, value_delimiter = ',', default_value = "x86_64")]
+    /// Targets to build for (comma-separated); `python` is the library
+    /// path: a Python module (`--python`, needs numpy and futhark-data)
+    /// called from a script.
+    #[arg(long, value_delimiter = ',', default_value = "x86_64,nvptx-emu")]
     target: Vec<String>,
     /// Optimisation levels (comma-separated).
     #[arg(long = "opt", value_delimiter = ',', default_value = "0,3")]
@@ -35,10 +37,18 @@ pub struct RandomArgs {
     /// Fusion strategies (comma-separated).
     #[arg(long, value_delimiter = ',', default_value = "ilp,greedy,none")]
     fusion: Vec<String>,
-    /// Thread counts to run every binary with (comma-separated); each also
-    /// runs with `ARRC_GRAIN=1` (and `ARRC_GPU_SHRINK=1`: tiny launches).
+    /// Thread counts to run every CPU binary with (comma-separated); each
+    /// also runs with `ARRC_GRAIN=1` (tiny grains).
     #[arg(long, value_delimiter = ',', default_value = "1,2,7")]
     threads: Vec<u32>,
+    /// Emulator threads for `--target nvptx-emu` binaries (comma-separated);
+    /// each also runs with `ARRC_GPU_SHRINK=1` (tiny launches, many blocks).
+    #[arg(long = "emu-threads", value_delimiter = ',', default_value = "1,3")]
+    emu_threads: Vec<u32>,
+    /// Threads of the library's context for `--target python` (each with
+    /// `ARRC_GRAIN=1` only: a run starts Python).
+    #[arg(long = "lib-threads", value_delimiter = ',', default_value = "2")]
+    lib_threads: Vec<u32>,
     /// Seconds any one run may take.
     #[arg(long, default_value_t = 20)]
     timeout: u64,
@@ -51,11 +61,14 @@ pub struct RandomArgs {
     /// Print the program and inputs of the first seed and stop.
     #[arg(long)]
     print: bool,
+    /// Long programs: 12 to 30 statements instead of 2 to 7.
+    #[arg(long)]
+    long: bool,
 }
 
 pub fn random(args: &RandomArgs) -> i32 {
     if args.print {
-        let p = crate::testgen::stms::generate(args.seed);
+        let p = crate::testgen::stms::generate_long(args.seed, args.long);
         print!("{}", p.source());
         for input in &p.inputs {
             println!("-- input: {}", input.join(" "));
@@ -78,20 +91,35 @@ pub fn random(args: &RandomArgs) -> i32 {
             }
         }
     }
-    let mut runs = Vec::new();
-    for &threads in &args.threads {
-        for tiny_grain in [false, true] {
-            runs.push(RunConf {
-                threads,
-                tiny_grain,
-            });
-        }
-    }
+    // Each thread count with and without tiny grains (shrunk launches).
+    let confs = |threads: &[u32]| -> Vec<RunConf> {
+        threads
+            .iter()
+            .flat_map(|&threads| {
+                [false, true].map(|tiny_grain| RunConf {
+                    threads,
+                    tiny_grain,
+                    python: false,
+                })
+            })
+            .collect()
+    };
+    let lib_runs = args
+        .lib_threads
+        .iter()
+        .map(|&threads| RunConf {
+            threads,
+            tiny_grain: true,
+            python: true,
+        })
+        .collect();
     campaign(&Campaign {
         settings: Settings {
             arrc,
             builds,
-            runs,
+            runs: confs(&args.threads),
+            emu_runs: confs(&args.emu_threads),
+            lib_runs,
             timeout: Duration::from_secs(args.timeout),
         },
         seed: args.seed,
@@ -101,6 +129,7 @@ pub fn random(args: &RandomArgs) -> i32 {
         shrink_seconds: args.shrink_seconds,
         save: args.save.clone(),
         verbose: args.verbose,
+        long: args.long,
         known: args.known.clone(),
     })
 }

@@ -43,7 +43,8 @@ impl UnionFind {
 
 /// Splits clusters that hold SOACs of conflicting loop classes (see
 /// `SoacNode::loop_class`) by unfusing their histograms and scatters, and
-/// dissolves those that mix directions (a scan with a scanr). A
+/// dissolves those that mix directions (a scan with a scanr) or carried
+/// values with a filter's family. A
 /// clusterer that knows the classes (the ILP) never needs it; greedy
 /// clusterings and windowed solutions may. Histograms and scatters produce
 /// no fusible edge, so the parts stay acyclic and keep their keys.
@@ -69,14 +70,18 @@ pub fn separate_conflicts(graph: &FusionGraph, mut decision: Decision) -> Decisi
         .flat_map(|&(a, b)| [a, b])
         .filter(|&v| random_access(v))
         .collect();
-    // A cluster walking in both directions (a scan beside a scanr) is
+    // A cluster walking in both directions (a scan beside a scanr), or
+    // holding a carried value and a filter's family (a scan feeding a
+    // filter: the compaction's loop has no place for the scan), is
     // dissolved: each member a cluster of its own, which is always acyclic
     // and keeps the members' keys.
     for &(a, b) in &clustered {
         let (Some(sa), Some(sb)) = (soac(a), soac(b)) else {
             continue;
         };
-        if matches!((sa.direction(), sb.direction()), (Some(x), Some(y)) if x != y) {
+        let directions = matches!((sa.direction(), sb.direction()), (Some(x), Some(y)) if x != y);
+        let classes = !random_access(a) && !random_access(b) && sa.loop_class() != sb.loop_class();
+        if directions || classes {
             let root = sets.find(a);
             split.extend((0..n).filter(|&v| sets.find(v) == root));
         }

@@ -60,7 +60,22 @@ pub fn decide(graph: &FusionGraph) -> Decision {
                     .count()
                     == 1
             });
-        if chain {
+        // A size statement may feed a member other than as its width
+        // (through a loop, say): fused, the family would then have to run
+        // both before and after that statement.
+        let members: Vec<usize> = g.edges.iter().flat_map(|&(p, c)| [p, c]).collect();
+        let cyclic = sizes.iter().any(|&s| {
+            graph
+                .graph
+                .edges_directed(graph.node(s), Direction::Outgoing)
+                .filter(|e| !g.width_uses.contains(&(s, e.target().index())))
+                .any(|e| {
+                    members
+                        .iter()
+                        .any(|&m| graph.reaches(e.target().index(), m))
+                })
+        });
+        if chain && !cyclic {
             fused.extend(g.edges.iter().copied());
         }
     }

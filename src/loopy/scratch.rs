@@ -15,10 +15,15 @@
 //! iterations' arrays are alive at once: one that escapes the block (a
 //! loop's carried array, a branch's result) keeps its own allocation.
 //! Each nest decides for the allocations of its own body, not for those of
-//! a nest inside it (that nest's loop allocates them).
+//! a nest inside it (that nest's loop allocates them). A shape the body
+//! checks (a slice's count, a computed size) keeps its allocation too: it
+//! may be negative, which the check inside reports in order, or not at all
+//! when the nest runs no iteration, where an allocation before the nest
+//! would fail first.
 
 use super::ir::{Block, Function, MemSpace, Stmt};
 use crate::core::ir::{Atom, VarId};
+use crate::types::Const;
 use std::collections::HashSet;
 
 pub fn expand_scratch(f: &mut Function) {
@@ -29,13 +34,38 @@ pub fn expand_scratch(f: &mut Function) {
 fn visit(block: &mut Block) {
     for stmt in block {
         if let Stmt::Loop(nest) = stmt {
-            let inside = nest.defined_vars();
+            let mut inside = nest.defined_vars();
+            inside.extend(checked_sizes(&nest.body));
             mark(&mut nest.body, &inside);
         }
         for inner in stmt.inner_blocks_mut() {
             visit(inner);
         }
     }
+}
+
+/// The sizes that `SizeCheck`s and `SliceCheck`s in `block` (at any
+/// depth) validate.
+fn checked_sizes(block: &Block) -> HashSet<VarId> {
+    let mut out = HashSet::new();
+    for stmt in block {
+        match stmt {
+            Stmt::SizeCheck {
+                size: Atom::Var(v), ..
+            }
+            | Stmt::SliceCheck {
+                count: Atom::Var(v),
+                ..
+            } => {
+                out.insert(*v);
+            }
+            _ => {}
+        }
+        for inner in stmt.inner_blocks() {
+            out.extend(checked_sizes(inner));
+        }
+    }
+    out
 }
 
 /// Marks the scratch allocations of one nest's body (through branches and
@@ -52,9 +82,11 @@ fn mark(block: &mut Block, inside: &HashSet<VarId>) {
     for stmt in block.iter_mut() {
         match stmt {
             Stmt::Alloc { var, shape, space } => {
-                let invariant = shape
-                    .iter()
-                    .all(|a| !matches!(a, Atom::Var(v) if inside.contains(v)));
+                // A negative constant is checked in the body too.
+                let invariant = shape.iter().all(|a| match a {
+                    Atom::Var(v) => !inside.contains(v),
+                    Atom::Const(c) => !matches!(c, Const::I64(n) if *n < 0),
+                });
                 if *space == MemSpace::Scratch && invariant && freed.contains(&var.id) {
                     *space = MemSpace::Thread;
                 }

@@ -27,10 +27,14 @@ impl Gen {
     /// A one-dimensional array of `t`; of length class `want` if given.
     pub fn array1(&mut self, env: &Env, t: ScalarType, d: u32, want: Option<u32>) -> (Expr, u32) {
         for _ in 0..12 {
-            let weights: [u32; 20] = if d == 0 {
-                [8, 3, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+            let weights: [u32; 25] = if d == 0 {
+                [
+                    8, 3, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ]
             } else {
-                [6, 8, 3, 3, 2, 1, 1, 1, 1, 2, 2, 1, 2, 1, 1, 1, 1, 1, 1, 1]
+                [
+                    6, 8, 3, 3, 2, 1, 1, 1, 1, 2, 2, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                ]
             };
             let k = self.rng.weighted(&weights);
             if let Some((e, size)) = self.array1_option(k, env, t, d, want) {
@@ -117,9 +121,10 @@ impl Gen {
                 let elem = src.ty.elem()?.clone();
                 let (inner, x) = self.bind(env, "x", elem, size);
                 let body = self.scalar(&inner, t, d);
+                let attr = self.attr(true);
                 Some((
                     Expr::node(ty)
-                        .t(&format!("(map (\\{x} -> "))
+                        .t(&format!("({attr}map (\\{x} -> "))
                         .e(body)
                         .t(") ")
                         .e(src)
@@ -168,9 +173,10 @@ impl Gen {
                 let (src, size) = self.array1(env, t, dd, want);
                 let op = self.op(t, false);
                 let f = *self.rng.pick(&["scan", "scanr", "scan", "exscan"]);
+                let attr = self.attr(true);
                 Some((
                     Expr::node(ty)
-                        .t(&format!("({f} {} {} ", op.text, op.ne))
+                        .t(&format!("({attr}{f} {} {} ", op.text, op.ne))
                         .e(src)
                         .t(")")
                         .inexact(t.is_float()),
@@ -398,9 +404,10 @@ impl Gen {
                 let (inner, i) = self.bind(&inner, "k", Ty::S(I64), 0);
                 let acc_e = Expr::leaf(Ty::arr(Ty::S(t)), &acc);
                 let body = self.same_size(&inner, t, dd, size, &acc_e);
+                let attr = self.attr(false);
                 Some((
                     Expr::node(ty)
-                        .t(&format!("(loop {acc} = "))
+                        .t(&format!("({attr}loop {acc} = "))
                         .e(init)
                         .t(&format!(" for {i} < {trips}i64 do "))
                         .e(body)
@@ -436,6 +443,7 @@ impl Gen {
                     ))
                 }
             }
+            20.. => self.extra_array1(k - 20, env, t, d, want),
             _ => None,
         }
     }
@@ -594,7 +602,7 @@ impl Gen {
         let ty = Ty::arr(Ty::arr(Ty::S(t)));
         let dd = d.saturating_sub(1);
         for _ in 0..10 {
-            let k = self.rng.weighted(&[5, 3, 2, 1, 1, 2, 1, 1, 1]);
+            let k = self.rng.weighted(&[5, 3, 2, 1, 1, 2, 1, 1, 1, 1]);
             let got: Option<(Expr, u32)> = match k {
                 0 => {
                     let vars: Vec<_> = self
@@ -737,6 +745,7 @@ impl Gen {
                         self.new_size(),
                     ))
                 }
+                9 if d > 0 => self.array2_from3(env, t, dd, want),
                 _ => None,
             };
             if let Some((e, s)) = got {

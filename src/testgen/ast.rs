@@ -216,14 +216,19 @@ pub struct Prog {
 
 impl Prog {
     pub fn source(&self) -> String {
+        // A definition is kept when the body or a later kept definition
+        // names it (definitions use only earlier ones).
+        let body: Vec<String> = self.stms.iter().map(|st| st.exp.text()).collect();
+        let mut kept = vec![false; self.defs.len()];
+        for i in (0..self.defs.len()).rev() {
+            let name = def_name(&self.defs[i]);
+            kept[i] = body.iter().any(|b| mentions(b, name))
+                || (i + 1..self.defs.len()).any(|j| kept[j] && mentions(&self.defs[j], name));
+        }
         let mut s = String::new();
-        for d in &self.defs {
-            let name = d.split_whitespace().nth(1).unwrap_or("");
-            let used = self.stms.iter().any(|st| mentions(&st.exp.text(), name));
-            if used {
-                s.push_str(d);
-                s.push('\n');
-            }
+        for (d, _) in self.defs.iter().zip(&kept).filter(|(_, k)| **k) {
+            s.push_str(d);
+            s.push('\n');
         }
         let params: Vec<String> = self
             .params
@@ -252,6 +257,17 @@ impl Prog {
             out.extend(st.vars.iter().cloned());
         }
         out
+    }
+}
+
+/// The name a definition binds: `def f`, `type t`, `module m`, `module
+/// type mt`.
+fn def_name(def: &str) -> &str {
+    let mut words = def.split_whitespace().skip(1);
+    match words.next() {
+        Some("type") => words.next().unwrap_or(""),
+        Some(w) => w,
+        None => "",
     }
 }
 

@@ -26,6 +26,9 @@ pub struct Gen {
     next_size: u32,
     /// Probability that a guardable operation is left unguarded.
     pub hazard: f64,
+    /// Definitions made for this program (module instances), after
+    /// `HELPERS` and `extras::DEFS`.
+    pub defs: Vec<String>,
 }
 
 /// Helper definitions a program may call; `Prog::source` keeps those used.
@@ -51,6 +54,7 @@ impl Gen {
             fresh: 0,
             next_size: 16,
             hazard,
+            defs: Vec::new(),
         }
     }
 
@@ -225,10 +229,10 @@ impl Gen {
     /// A scalar expression of type `t` in `env`, at most `depth` deep.
     pub fn scalar(&mut self, env: &Env, t: ScalarType, depth: u32) -> Expr {
         for _ in 0..12 {
-            let weights: [u32; 17] = if depth == 0 {
-                [3, 6, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+            let weights: [u32; 19] = if depth == 0 {
+                [3, 6, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
             } else {
-                [2, 5, 6, 2, 1, 2, 2, 3, 2, 2, 2, 2, 1, 1, 1, 1, 1]
+                [2, 5, 6, 2, 1, 2, 2, 3, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1]
             };
             let k = self.rng.weighted(&weights);
             if let Some(e) = self.scalar_option(k, env, t, depth) {
@@ -362,6 +366,8 @@ impl Gen {
                 )
             }
             16 => self.element2(env, t, d),
+            17 => self.sum_scalar(env, t, d),
+            18 => self.module_reduce(env, t, d),
             _ => None,
         }
     }

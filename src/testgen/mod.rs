@@ -15,6 +15,7 @@
 
 pub mod arrays;
 pub mod ast;
+pub mod extras;
 pub mod gen;
 pub mod rng;
 pub mod run;
@@ -40,6 +41,8 @@ pub struct Campaign {
     /// Where failing programs are written (one folder each).
     pub save: Option<PathBuf>,
     pub verbose: bool,
+    /// Long programs (`stms::generate_long`).
+    pub long: bool,
     /// Seeds known to fail (tests/random-found): their failures count as
     /// skipped, and a pass is reported so that the list can shrink.
     pub known: Vec<u64>,
@@ -74,7 +77,7 @@ pub fn campaign(c: &Campaign) -> i32 {
                         return;
                     }
                     let seed = c.seed.wrapping_add(k);
-                    let prog = stms::generate(seed);
+                    let prog = stms::generate_long(seed, c.long);
                     match run::test(&c.settings, &prog, dir.path()) {
                         Verdict::Skipped(why) => {
                             tally.skipped.fetch_add(1, Ordering::Relaxed);
@@ -168,7 +171,11 @@ fn report(c: &Campaign, seed: u64, orig: &ast::Prog, small: &ast::Prog, f: &Fail
             .and_then(|_| std::fs::write(d.join("prog.arr"), small.source()))
             .and_then(|_| std::fs::write(d.join("input.txt"), format!("{input}\n")))
             .and_then(|_| std::fs::write(d.join("original.arr"), orig.source()))
-            .and_then(|_| std::fs::write(d.join("commands.txt"), &cmds));
+            .and_then(|_| std::fs::write(d.join("commands.txt"), &cmds))
+            .and_then(|_| match &f.run {
+                Some(r) if r.python => std::fs::write(d.join("run.py"), run::PY_RUNNER),
+                _ => Ok(()),
+            });
         if saved.is_ok() {
             text.push_str(&format!("(saved in {})\n", d.display()));
         }

@@ -8,7 +8,7 @@
 
 use super::ast::Prog;
 use crate::core::ir::Type;
-use crate::runtime::value::{compare, read_values, write_text};
+use crate::runtime::value::{compare, read_values, write_binary, write_text};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -25,18 +25,49 @@ pub struct Build {
 
 impl Build {
     pub fn args(&self) -> Vec<String> {
-        vec![
+        // `python`: the library path, a Python module over the C API
+        // (x86-64) that `PY_RUNNER` calls.
+        let target = if self.target == "python" {
+            vec!["--python".into()]
+        } else {
+            vec!["--target".into(), self.target.clone()]
+        };
+        let mut args = vec![
             format!("-O{}", self.opt),
             "--fusion".into(),
             self.fusion.clone(),
-            "--target".into(),
-            self.target.clone(),
-            // The generator marks float arithmetic exact, which holds only
-            // without fused multiply-adds (the interpreter rounds twice).
-            "--strict-fp".into(),
-        ]
+        ];
+        args.extend(target);
+        // The generator marks float arithmetic exact, which holds only
+        // without fused multiply-adds (the interpreter rounds twice).
+        args.push("--strict-fp".into());
+        args
     }
 }
+
+/// Runs the entry `main` of the module `sys.argv[1]` (in the working
+/// folder) on the values on standard input and writes its results in the
+/// binary format; an `Error` as a binary's message, exit 1; anything else
+/// exit 70, a crash.
+pub const PY_RUNNER: &str = r#"
+import importlib, sys, traceback
+try:
+    import futhark_data
+    prog = importlib.import_module(sys.argv[1])
+    args = list(futhark_data.load(sys.stdin.buffer))
+    try:
+        r = prog.main(*args)
+    except prog.Error as e:
+        print("Error: " + str(e), file=sys.stderr)
+        sys.exit(1)
+    for v in (r if isinstance(r, tuple) else (r,)):
+        futhark_data.dump(v, sys.stdout.buffer, True)
+except SystemExit:
+    raise
+except BaseException:
+    traceback.print_exc()
+    sys.exit(70)
+"#;
 
 /// How a binary is run.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,6 +75,8 @@ pub struct RunConf {
     pub threads: u32,
     /// `ARRC_GRAIN=1`: even tiny loops take the parallel paths.
     pub tiny_grain: bool,
+    /// Through the Python module of a `python` build (`ARRC_THREADS`).
+    pub python: bool,
 }
 
 impl RunConf {
@@ -53,6 +86,9 @@ impl RunConf {
         } else {
             ""
         };
+        if self.python {
+            return format!("{grain}ARRC_THREADS={} python3 run.py prog", self.threads);
+        }
         format!("{grain}./prog --threads {}", self.threads)
     }
 }
@@ -61,8 +97,25 @@ impl RunConf {
 pub struct Settings {
     pub arrc: PathBuf,
     pub builds: Vec<Build>,
+    /// How CPU binaries run.
     pub runs: Vec<RunConf>,
+    /// How `nvptx-emu` binaries run: their thread count is the emulator's
+    /// worker threads, whose useful values differ from the CPU's.
+    pub emu_runs: Vec<RunConf>,
+    /// How Python modules (`python` builds) run.
+    pub lib_runs: Vec<RunConf>,
     pub timeout: Duration,
+}
+
+impl Settings {
+    /// The run configurations of a binary built as `b`.
+    pub fn runs_for(&self, b: &Build) -> &[RunConf] {
+        match b.target.as_str() {
+            "nvptx-emu" => &self.emu_runs,
+            "python" => &self.lib_runs,
+            _ => &self.runs,
+        }
+    }
 }
 
 /// What a process did.
@@ -215,7 +268,10 @@ pub fn build(s: &Settings, b: &Build, src: &Path, exe: &Path) -> Result<(), Stri
     }
 }
 
-pub fn run_binary(s: &Settings, exe: &Path, r: &RunConf, input: &str) -> Outcome {
+pub fn run_binary(s: &Settings, prog: &Prog, exe: &Path, r: &RunConf, input: &str) -> Outcome {
+    if r.python {
+        return run_module(s, prog, exe, r, input);
+    }
     let mut cmd = Command::new(exe);
     cmd.args(["--threads", &r.threads.to_string()]);
     // Tiny grains on the CPU; tiny launches (many blocks for few
@@ -227,6 +283,39 @@ pub fn run_binary(s: &Settings, exe: &Path, r: &RunConf, input: &str) -> Outcome
     }
     let (code, t, out, err) = run_command(&mut cmd, input.as_bytes(), s.timeout);
     outcome(code, t, out, &err)
+}
+
+/// Runs the Python module built as `exe` (`exe.py` beside it) through
+/// `PY_RUNNER`; its binary results become text.
+fn run_module(s: &Settings, prog: &Prog, exe: &Path, r: &RunConf, input: &str) -> Outcome {
+    let name = exe.file_name().map(|n| n.to_string_lossy().into_owned());
+    let mut cmd = Command::new("python3");
+    cmd.current_dir(exe.parent().unwrap_or(Path::new(".")))
+        .arg("-c")
+        .arg(PY_RUNNER)
+        .arg(name.unwrap_or_default())
+        .env("ARRC_THREADS", r.threads.to_string());
+    if r.tiny_grain {
+        cmd.env("ARRC_GRAIN", "1");
+    } else {
+        cmd.env_remove("ARRC_GRAIN");
+    }
+    // In the binary format: futhark-data reads no `f32.nan` in text.
+    let params: Vec<Type> = prog.params.iter().filter_map(|p| p.ty.core()).collect();
+    let mut bytes = Vec::new();
+    match read_values(input.as_bytes(), &params) {
+        Ok(vs) => vs.iter().for_each(|v| write_binary(v, &mut bytes)),
+        Err(e) => return Outcome::Crash(format!("unreadable input: {e}")),
+    }
+    let (code, t, out, err) = run_command(&mut cmd, &bytes, s.timeout);
+    if code != Some(0) || t {
+        return outcome(code, t, out, &err);
+    }
+    let types: Vec<Type> = prog.results.iter().filter_map(|r| r.ty.core()).collect();
+    match read_values(&out, &types) {
+        Ok(vs) => Outcome::Values(vs.iter().map(|v| write_text(v) + "\n").collect()),
+        Err(e) => Outcome::Crash(format!("unreadable results of the module: {e}")),
+    }
 }
 
 /// Compares a binary's outcome with the interpreter's.
@@ -346,8 +435,8 @@ pub fn test(s: &Settings, prog: &Prog, dir: &Path) -> Verdict {
         }
         for (i, input) in prog.inputs.iter().enumerate() {
             let text = input.join("\n");
-            for r in &s.runs {
-                let mut got = run_binary(s, &exe, r, &text);
+            for r in s.runs_for(b) {
+                let mut got = run_binary(s, prog, &exe, r, &text);
                 if got == Outcome::Timeout {
                     // A loaded machine is slow: a hang must hang again with
                     // more time.
@@ -355,7 +444,7 @@ pub fn test(s: &Settings, prog: &Prog, dir: &Path) -> Verdict {
                         timeout: s.timeout * 3,
                         ..s.clone()
                     };
-                    got = run_binary(&patient, &exe, r, &text);
+                    got = run_binary(&patient, prog, &exe, r, &text);
                 }
                 if let Some((kind, detail)) = judge(prog, &expected[i], &got) {
                     return Verdict::Fail(Failure {
@@ -395,6 +484,6 @@ pub fn reproduces(s: &Settings, prog: &Prog, f: &Failure, dir: &Path) -> bool {
         return f.kind == Kind::BuildFailed;
     }
     let Some(r) = &f.run else { return false };
-    let got = run_binary(s, &exe, r, &text);
+    let got = run_binary(s, prog, &exe, r, &text);
     judge(prog, &want, &got).is_some_and(|(k, _)| k == f.kind)
 }

@@ -3,6 +3,7 @@
 
 use super::arrays::var_expr;
 use super::ast::{Expr, Prog, Stm, Ty, Var};
+use super::extras::DEFS;
 use super::gen::{Env, Gen, HELPERS};
 use crate::types::ScalarType;
 use ScalarType::*;
@@ -14,6 +15,12 @@ const PARAM_ROWS: u32 = 1;
 
 /// The program for `seed`.
 pub fn generate(seed: u64) -> Prog {
+    generate_long(seed, false)
+}
+
+/// The program for `seed`; `long`: a chain of 12 to 30 `let`s instead of
+/// 2 to 7, so that more of them meet in fusion and in loop nests.
+pub fn generate_long(seed: u64, long: bool) -> Prog {
     let mut g = Gen::new(seed);
     let mut params: Vec<Var> = Vec::new();
     let count = g.rng.range(1, 4);
@@ -22,13 +29,14 @@ pub fn generate(seed: u64) -> Prog {
         let choice = if k == 0 {
             0
         } else {
-            g.rng.weighted(&[6, 2, 2])
+            g.rng.weighted(&[6, 2, 2, 1])
         };
         let t = g.scalar_type();
         let (ty, size) = match choice {
             0 => (Ty::arr(Ty::S(t)), PARAM_SIZE),
             1 => (Ty::S(t), 0),
-            _ => (Ty::arr(Ty::arr(Ty::S(t))), PARAM_ROWS),
+            2 => (Ty::arr(Ty::arr(Ty::S(t))), PARAM_ROWS),
+            _ => (Ty::arr(Ty::arr(Ty::arr(Ty::S(t)))), PARAM_ROWS),
         };
         params.push(Var {
             name,
@@ -39,7 +47,8 @@ pub fn generate(seed: u64) -> Prog {
     }
     let mut env: Env = params.clone();
     let mut stms = Vec::new();
-    for _ in 0..g.rng.range(2, 7) {
+    let (lo, hi) = if long { (12, 30) } else { (2, 7) };
+    for _ in 0..g.rng.range(lo, hi) {
         let st = g.stm(&env);
         env.extend(st.vars.iter().cloned());
         stms.push(st);
@@ -61,8 +70,10 @@ pub fn generate(seed: u64) -> Prog {
     }
     results.reverse();
     let inputs = (0..2).map(|_| g.inputs(&params)).collect();
+    let mut defs: Vec<String> = HELPERS.iter().chain(DEFS).map(|s| s.to_string()).collect();
+    defs.append(&mut g.defs);
     Prog {
-        defs: HELPERS.iter().map(|s| s.to_string()).collect(),
+        defs,
         params,
         stms,
         results,
@@ -116,7 +127,7 @@ impl Gen {
 
     fn stm_option(&mut self, env: &Env) -> Option<Stm> {
         let depth = 3;
-        let k = self.rng.weighted(&[4, 8, 2, 1, 1, 1, 1, 1, 1, 1]);
+        let k = self.rng.weighted(&[4, 8, 2, 1, 1, 1, 1, 1, 1, 1, 1]);
         let t = self.scalar_type();
         match k {
             0 => {
@@ -179,8 +190,9 @@ impl Gen {
                 let a2 = self.scalar(&inner, t, depth - 1);
                 let b2 = self.scalar(&inner, t2, depth - 1);
                 let trips = self.rng.range(0, 4);
+                let attr = self.attr(false);
                 let e = Expr::node(Ty::Tup(vec![]))
-                    .t(&format!("loop ({c}, {dn}) = ("))
+                    .t(&format!("{attr}loop ({c}, {dn}) = ("))
                     .e(a)
                     .t(", ")
                     .e(b)
@@ -205,6 +217,10 @@ impl Gen {
                 let ys = self.same_size(env, t2, depth - 1, size, &xs);
                 let ty = Ty::arr(Ty::Tup(vec![Ty::S(t), Ty::S(t2)]));
                 let e = Expr::node(ty).t("zip ").e(xs).t(" ").e(ys);
+                Some(self.single(e, size))
+            }
+            10 => {
+                let (e, size) = self.array3(env, t, depth, None);
                 Some(self.single(e, size))
             }
             _ => {
@@ -291,12 +307,14 @@ impl Gen {
         };
         let rows = *self.rng.pick(&[0, 1, 2, 3, 5]);
         let cols = *self.rng.pick(&[0, 1, 2, 3, 4]);
+        let depth = *self.rng.pick(&[0, 1, 2, 3]);
         params
             .iter()
             .map(|p| match p.ty.scalar_rank() {
                 Some((t, 0)) => self.value(t),
                 Some((t, 1)) => self.array_text(t, &[n]),
-                Some((t, _)) => self.array_text(t, &[rows, cols]),
+                Some((t, 2)) => self.array_text(t, &[rows, cols]),
+                Some((t, _)) => self.array_text(t, &[rows, cols, depth]),
                 None => unreachable!("parameters are first-order"),
             })
             .collect()
