@@ -428,7 +428,8 @@ fn check_case(
 }
 
 /// The compiled program against the interpreter: the same error, or the
-/// same values, bit for bit where `exactness` says no backend may differ.
+/// same values, bit for bit where `exactness` says no backend may differ
+/// (but for the sign of a zero, `value::comparable_text`).
 fn agree(interpreted: &Outcome, compiled: &Outcome, exact_floats: bool) -> Result<(), String> {
     match (interpreted, compiled) {
         (Outcome::Failed(a), Outcome::Failed(b)) if a != b => {
@@ -437,7 +438,7 @@ fn agree(interpreted: &Outcome, compiled: &Outcome, exact_floats: bool) -> Resul
         (Outcome::Values(want), Outcome::Values(got)) => {
             for (i, (w, g)) in want.iter().zip(got).enumerate() {
                 let exact = exact_floats || !w.ty().elem().is_float();
-                let (w, g) = (value::write_text(w), value::write_text(g));
+                let (w, g) = (value::comparable_text(w), value::comparable_text(g));
                 if exact && w != g {
                     return Err(format!(
                         "compiled: result {} is {g}, the interpreter's {w} (compared exactly)",

@@ -8,7 +8,7 @@
 
 use super::ast::Prog;
 use crate::core::ir::Type;
-use crate::runtime::value::{compare, read_values, write_binary, write_text};
+use crate::runtime::value::{comparable_text, compare, read_values, write_binary, write_text};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -365,7 +365,7 @@ fn compare_values(prog: &Prog, want: &str, got: &str) -> Result<(), String> {
         let (ta, tb) = (write_text(a), write_text(b));
         if r.inexact {
             compare(b, a).map_err(|why| format!("result {}: {why}: {tb} vs {ta}", i + 1))?;
-        } else if ta != tb {
+        } else if comparable_text(a) != comparable_text(b) {
             return Err(format!("result {}: binary {tb}, interpreter {ta}", i + 1));
         }
     }

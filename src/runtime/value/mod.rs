@@ -22,7 +22,7 @@ mod write;
 
 pub use compare::compare;
 pub use read::{binary_name, read_values, read_values_untyped, InputError, MAX_RANK};
-pub use write::{format_float, write_binary, write_scalar, write_text};
+pub use write::{comparable_text, format_float, write_binary, write_scalar, write_text};
 
 use crate::core::ir::Type;
 use crate::types::half::F16;

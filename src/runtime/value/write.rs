@@ -164,6 +164,15 @@ pub fn write_scalar(out: &mut String, c: Const) {
 }
 
 /// The text format, as the compiled binaries print it (without newline).
+/// `v`'s text with every zero written unsigned: what two backends must
+/// agree on where floats are exact. `min`/`max` of `0.0` and `-0.0` may
+/// give either zero (C's `fmin`/`fmax`, LLVM's `minnum`/`maxnum`), so the
+/// sign of a zero is not compared (NaNs already print alike).
+pub fn comparable_text(v: &Value) -> String {
+    // Only a zero prints as `-0.0` followed by its suffix (`-0.0f32`).
+    write_text(v).replace("-0.0f", "0.0f")
+}
+
 pub fn write_text(v: &Value) -> String {
     let mut out = String::new();
     match v {
