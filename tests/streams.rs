@@ -4,8 +4,9 @@
 //! that start off a multiple of 16 (the variant then falls back to the
 //! plain loop) and element types too narrow for aligned vector stores.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod support;
+
+use std::process::Command;
 
 const SRC: &str = "entry main (n: i64) (s: f32) : ([]f32, []f64, []i8, []i32) =\n\
                    \x20 let a = map (\\i -> f32.i64 i * s + 1f32) (iota n)\n\
@@ -15,19 +16,7 @@ const SRC: &str = "entry main (n: i64) (s: f32) : ([]f32, []f64, []i8, []i32) =\
                    \x20 in (a, b, c, d)\n";
 
 fn run(cmd: &mut Command, input: &str) -> String {
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = support::feed(cmd, input.as_bytes());
     assert!(
         out.status.success(),
         "{}",

@@ -2,8 +2,9 @@
 //! feeding an add may round once; `--strict-fp` forbids it, and `arrc test`
 //! then compares such an entry's floats bit for bit again.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod support;
+
+use std::process::Command;
 
 const SRC: &str = "-- ==\n-- input { 1.000000000931322574615478515625 \
                    1.000000000931322574615478515625 -1.0000000018626451492309570312 }\n\
@@ -13,31 +14,30 @@ const SRC: &str = "-- ==\n-- input { 1.000000000931322574615478515625 \
 /// Builds the program with `flags` and runs it on `a = b = 1 + 2^-30`,
 /// `c = -(1 + 2^-29)`: rounded twice the result is 0, fused `2^-60`.
 fn run(flags: &[&str]) -> String {
+    build_and_run(
+        SRC,
+        flags,
+        "1.000000000931322574615478515625f64 1.000000000931322574615478515625f64 \
+         -1.0000000018626451492309570312f64",
+    )
+}
+
+/// Builds `src` with `flags`, runs it on `input`; its output, trimmed.
+fn build_and_run(src: &str, flags: &[&str], input: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("fma.arr");
-    std::fs::write(&src, SRC).unwrap();
-    let exe = dir.path().join("fma");
+    let path = dir.path().join("prog.arr");
+    std::fs::write(&path, src).unwrap();
+    let exe = dir.path().join("prog");
     let status = Command::new(env!("CARGO_BIN_EXE_arrc"))
         .arg("build")
         .args(flags)
-        .arg(&src)
+        .arg(&path)
         .arg("-o")
         .arg(&exe)
         .status()
         .unwrap();
     assert!(status.success());
-    let mut child = Command::new(&exe)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"1.000000000931322574615478515625f64 1.000000000931322574615478515625f64 -1.0000000018626451492309570312f64")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = support::feed(&mut Command::new(&exe), input.as_bytes());
     assert!(out.status.success());
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
@@ -108,30 +108,5 @@ fn a_loops_carried_sum_is_not_contracted() {
 }
 
 fn run_src(src: &str, input: &str) -> String {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("loop.arr");
-    std::fs::write(&path, src).unwrap();
-    let exe = dir.path().join("loop");
-    let status = Command::new(env!("CARGO_BIN_EXE_arrc"))
-        .args(["build", "-O3"])
-        .arg(&path)
-        .arg("-o")
-        .arg(&exe)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let mut child = Command::new(&exe)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
+    build_and_run(src, &["-O3"], input)
 }

@@ -3,9 +3,11 @@
 //! Figure 12 and for every program in tests/fusion/ under every strategy;
 //! counting leaves standard output unchanged.
 
+mod support;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 fn arrc() -> Command {
     Command::new(env!("CARGO_BIN_EXE_arrc"))
@@ -36,21 +38,7 @@ fn build(program: &str, strategy: &str, count: bool, out: &Path) {
 
 /// Runs a binary on `input`: its standard output and error.
 fn run(binary: &Path, input: &str) -> (String, String) {
-    let mut child = Command::new(binary)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_string();
-    // Written from a thread so that a large output cannot block the write.
-    let writer = std::thread::spawn(move || {
-        use std::io::Write;
-        stdin.write_all(input.as_bytes()).unwrap();
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
+    let out = support::feed(&mut Command::new(binary), input.as_bytes());
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(out.status.success(), "{}: {stderr}", binary.display());
     (String::from_utf8(out.stdout).unwrap(), stderr)
@@ -366,23 +354,10 @@ fn repeated_runs_report_one_run() {
     let binary = dir.path().join("counting");
     build(program, "ilp", true, &binary);
     let once = counted(&run(&binary, &input).1);
-    let mut child = Command::new(&binary)
-        .args(["-r", "3", "-n"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
+    let out = support::feed(
+        Command::new(&binary).args(["-r", "3", "-n"]),
+        input.as_bytes(),
+    );
     assert!(out.status.success());
     assert!(out.stdout.is_empty());
     assert_eq!(counted(&String::from_utf8(out.stderr).unwrap()), once);

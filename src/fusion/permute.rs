@@ -21,18 +21,12 @@ use crate::core::fresh::Fresh;
 use crate::core::ir::{Atom, Body, DimSlice, Exp, Lambda, Soac, SoacKind, Stm, Type, VarId};
 use std::collections::{HashMap, HashSet};
 
-/// `body` with each permuted map's permutation moved onto its inputs.
-pub fn push_into_maps(body: &Body, fresh: &mut Fresh) -> Body {
+/// How often each variable is used by `body`'s statements and result.
+pub(super) fn use_counts(body: &Body) -> HashMap<VarId, usize> {
     let mut uses: HashMap<VarId, usize> = HashMap::new();
-    // Uses apart from asking for a size (a transposed map's sizes are its
-    // inputs' own, so those are rewritten).
-    let mut sizes_asked: HashMap<VarId, usize> = HashMap::new();
     for stm in &body.stms {
         for v in free_in_exp(&stm.exp) {
             *uses.entry(v).or_default() += 1;
-            if let Exp::Size { .. } = stm.exp {
-                *sizes_asked.entry(v).or_default() += 1;
-            }
         }
     }
     for a in &body.result {
@@ -40,12 +34,30 @@ pub fn push_into_maps(body: &Body, fresh: &mut Fresh) -> Body {
             *uses.entry(*v).or_default() += 1;
         }
     }
-    let definer: HashMap<VarId, usize> = body
-        .stms
+    uses
+}
+
+/// The index of the statement that binds each variable of `body`.
+pub(super) fn definers(body: &Body) -> HashMap<VarId, usize> {
+    body.stms
         .iter()
         .enumerate()
         .flat_map(|(i, s)| s.pat.iter().map(move |v| (v.id, i)))
-        .collect();
+        .collect()
+}
+
+/// `body` with each permuted map's permutation moved onto its inputs.
+pub fn push_into_maps(body: &Body, fresh: &mut Fresh) -> Body {
+    let uses = use_counts(body);
+    // Uses apart from asking for a size (a transposed map's sizes are its
+    // inputs' own, so those are rewritten).
+    let mut sizes_asked: HashMap<VarId, usize> = HashMap::new();
+    for stm in &body.stms {
+        if let Exp::Size { array, .. } = stm.exp {
+            *sizes_asked.entry(array).or_default() += 1;
+        }
+    }
+    let definer = definers(body);
     // Map statement index to the index of the permutation that moves into it.
     let mut moved: HashMap<usize, usize> = HashMap::new();
     for (i, stm) in body.stms.iter().enumerate() {

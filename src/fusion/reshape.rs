@@ -14,8 +14,7 @@
 //! the same error is reported; the `unflatten` statements stay, so their
 //! size check does too.
 
-use super::permute::map_nest;
-use crate::core::free::free_in_exp;
+use super::permute::{definers, map_nest, use_counts};
 use crate::core::fresh::Fresh;
 use crate::core::ir::{Atom, Body, Exp, Lambda, Soac, SoacKind, SrcLoc, Stm, Type, VarId};
 use crate::types::ScalarType;
@@ -23,23 +22,8 @@ use std::collections::{HashMap, HashSet};
 
 /// `body` with map nests around `flatten` and `unflatten` made flat.
 pub fn flatten_nests(body: &Body, fresh: &mut Fresh) -> Body {
-    let mut uses: HashMap<VarId, usize> = HashMap::new();
-    for stm in &body.stms {
-        for v in free_in_exp(&stm.exp) {
-            *uses.entry(v).or_default() += 1;
-        }
-    }
-    for a in &body.result {
-        if let Atom::Var(v) = a {
-            *uses.entry(*v).or_default() += 1;
-        }
-    }
-    let definer: HashMap<VarId, usize> = body
-        .stms
-        .iter()
-        .enumerate()
-        .flat_map(|(i, s)| s.pat.iter().map(move |v| (v.id, i)))
-        .collect();
+    let uses = use_counts(body);
+    let definer = definers(body);
     let nest = |i: usize| match &body.stms[i].exp {
         Exp::Soac(soac) => match &soac.kind {
             SoacKind::Map(lam) if !soac.args.is_empty() => match &map_nest(lam)?.exp {

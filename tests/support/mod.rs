@@ -114,6 +114,24 @@ pub fn run_main(dir: &Path, env: &[(&str, &str)]) -> String {
     ok(out, "./main")
 }
 
+/// Runs `cmd` with `input` on its standard input (written from another
+/// thread, so that a large input cannot block on a full output pipe);
+/// its status and output, whatever they are.
+pub fn feed(cmd: &mut Command, input: &[u8]) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input).unwrap());
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
 /// Runs a compiled program (`cmd`, to which `-b` is added) on `args` in
 /// the binary value format; its results, which must come.
 pub fn run_values(cmd: &mut Command, args: &[Value]) -> Vec<Value> {
@@ -121,17 +139,7 @@ pub fn run_values(cmd: &mut Command, args: &[Value]) -> Vec<Value> {
     for a in args {
         value::write_binary(a, &mut input);
     }
-    let mut child = cmd
-        .arg("-b")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(&input).unwrap());
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
+    let out = feed(cmd.arg("-b"), &input);
     assert!(
         out.status.success(),
         "{}",
