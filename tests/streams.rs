@@ -32,7 +32,7 @@ fn stream_variants_write_what_the_interpreter_computes() {
     std::fs::write(&src, SRC).unwrap();
     let exe = dir.path().join("streams");
     // Every output of more than 64 bytes takes the stream variant.
-    let built = Command::new(env!("CARGO_BIN_EXE_arrc"))
+    let built = support::arrc()
         .args(["build", "-O3"])
         .arg(&src)
         .arg("-o")
@@ -45,7 +45,7 @@ fn stream_variants_write_what_the_interpreter_computes() {
         "{}",
         String::from_utf8_lossy(&built.stderr)
     );
-    let asm = Command::new(env!("CARGO_BIN_EXE_arrc"))
+    let asm = support::arrc()
         .args(["build", "-O3", "--emit", "asm"])
         .arg(&src)
         .output()
@@ -59,12 +59,7 @@ fn stream_variants_write_what_the_interpreter_computes() {
     }
     for n in [1000, 100_003] {
         let input = format!("{n}i64 0.5f32");
-        let expected = run(
-            Command::new(env!("CARGO_BIN_EXE_arrc"))
-                .arg("run")
-                .arg(&src),
-            &input,
-        );
+        let expected = run(support::arrc().arg("run").arg(&src), &input);
         for (threads, grain) in [("1", None), ("2", None), ("3", Some("1")), ("5", Some("7"))] {
             let mut cmd = Command::new(&exe);
             cmd.env("ARRC_THREADS", threads);

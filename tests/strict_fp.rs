@@ -28,7 +28,7 @@ fn build_and_run(src: &str, flags: &[&str], input: &str) -> String {
     let path = dir.path().join("prog.arr");
     std::fs::write(&path, src).unwrap();
     let exe = dir.path().join("prog");
-    let status = Command::new(env!("CARGO_BIN_EXE_arrc"))
+    let status = support::arrc()
         .arg("build")
         .args(flags)
         .arg(&path)
@@ -70,7 +70,7 @@ fn arrc_test_takes_contraction_into_account() {
     // The block's 0.0 is the interpreter's (unfused) result: exact under
     // `--strict-fp`, within the tolerance by default (2^-60 from it).
     for flags in [&[][..], &["--strict-fp"][..]] {
-        let out = Command::new(env!("CARGO_BIN_EXE_arrc"))
+        let out = support::arrc()
             .arg("test")
             .args(flags)
             .arg(&src)

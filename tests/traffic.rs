@@ -5,17 +5,11 @@
 
 mod support;
 
+use support::{arrc, root};
+
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-fn arrc() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_arrc"))
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 const STRATEGIES: [&str; 3] = ["none", "greedy", "ilp"];
 
