@@ -49,3 +49,11 @@ if ! python3 -c "import nvidia.cuda_nvcc" >/dev/null 2>&1; then
     python3 -m pip install -q nvidia-cuda-nvcc-cu12 2>/dev/null \
         || python3 -m pip install -q --break-system-packages nvidia-cuda-nvcc-cu12
 fi
+
+# nvidia-cuda-nvrtc-cu12 (PyPI): NVIDIA's run-time CUDA compiler, a library;
+# benches/gpu/check_cuda.py compiles the CUDA baselines' kernels with it and
+# assembles them with the ptxas above (no nvcc or GPU needed).
+if ! python3 -c "import nvidia.cuda_nvrtc" >/dev/null 2>&1; then
+    python3 -m pip install -q nvidia-cuda-nvrtc-cu12 2>/dev/null \
+        || python3 -m pip install -q --break-system-packages nvidia-cuda-nvrtc-cu12
+fi

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Compiles the kernels of the CUDA baselines (benches/baselines/cuda/*.cu)
+to PTX with NVRTC and assembles the PTX with ptxas, for each of sm_70,
+sm_80 and sm_90, without a GPU or a CUDA toolkit: NVRTC defines
+__CUDACC_RTC__, under which a baseline keeps only its kernels (its host
+code, and CUB's scan in prefixsum.cu, are compiled by nvcc on the GPU
+machine only).
+
+    python3 benches/gpu/check_cuda.py [--arch sm_80,...] [FILE.cu ...]
+
+NVRTC comes from the PyPI package nvidia-cuda-nvrtc-cu12 ($ARRC_NVRTC
+overrides the library's path), ptxas from nvidia-cuda-nvcc-cu12
+($ARRC_PTXAS), as for arrc's own PTX (tests/deps.sh installs both). Prints
+each kernel's registers and spills; exits 1 when a file does not compile
+or assemble, 3 when NVRTC or ptxas is missing."""
+import argparse
+import ctypes
+import glob
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CUDA_DIR = os.path.join(ROOT, "benches", "baselines", "cuda")
+
+
+def nvidia_dir(sub):
+    try:
+        import nvidia  # namespace package of NVIDIA's wheels
+    except ImportError:
+        return None
+    for base in nvidia.__path__:
+        d = os.path.join(base, sub)
+        if os.path.isdir(d):
+            return d
+    return None
+
+
+def find_nvrtc():
+    env = os.environ.get("ARRC_NVRTC")
+    if env:
+        return env
+    d = nvidia_dir("cuda_nvrtc")
+    libs = sorted(glob.glob(os.path.join(d, "lib", "libnvrtc.so*"))) if d else []
+    return libs[0] if libs else None
+
+
+def find_ptxas():
+    env = os.environ.get("ARRC_PTXAS")
+    if env:
+        return env
+    d = nvidia_dir("cuda_nvcc")
+    p = os.path.join(d, "bin", "ptxas") if d else None
+    if p and os.path.exists(p):
+        return p
+    from shutil import which
+    return which("ptxas")
+
+
+class Nvrtc:
+    def __init__(self, path):
+        self.lib = ctypes.CDLL(path)
+        self.lib.nvrtcGetErrorString.restype = ctypes.c_char_p
+
+    def check(self, code, what):
+        if code != 0:
+            raise RuntimeError(f"{what}: {self.lib.nvrtcGetErrorString(code).decode()}")
+
+    def compile(self, source, name, arch, include):
+        prog = ctypes.c_void_p()
+        self.check(self.lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), name.encode(),
+                                               0, None, None), "nvrtcCreateProgram")
+        opts = [f"--gpu-architecture=compute_{arch[3:]}", f"--include-path={include}",
+                "-default-device", "--std=c++17"]
+        arr = (ctypes.c_char_p * len(opts))(*[o.encode() for o in opts])
+        code = self.lib.nvrtcCompileProgram(prog, len(opts), arr)
+        size = ctypes.c_size_t()
+        self.lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+        log = ctypes.create_string_buffer(size.value)
+        self.lib.nvrtcGetProgramLog(prog, log)
+        try:
+            if code != 0:
+                raise RuntimeError(log.value.decode(errors="replace").strip())
+            self.lib.nvrtcGetPTXSize(prog, ctypes.byref(size))
+            ptx = ctypes.create_string_buffer(size.value)
+            self.check(self.lib.nvrtcGetPTX(prog, ptx), "nvrtcGetPTX")
+            return ptx.value.decode()
+        finally:
+            self.lib.nvrtcDestroyProgram(ctypes.byref(prog))
+
+
+def assemble(ptxas, ptx, arch):
+    """ptxas -v on the PTX; returns [(kernel, registers, spill bytes)]."""
+    with tempfile.TemporaryDirectory() as d:
+        src = os.path.join(d, "k.ptx")
+        with open(src, "w") as f:
+            f.write(ptx)
+        r = subprocess.run([ptxas, "-v", "-O3", f"-arch={arch}", src, "-o", os.path.join(d, "k.cubin")],
+                           capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(r.stderr.strip())
+    out, name = [], None
+    for line in r.stderr.splitlines():
+        m = re.search(r"Compiling entry function '(\w+)'", line)
+        if m:
+            name = m.group(1)
+        m = re.search(r"(\d+) bytes spill stores", line)
+        spill = int(m.group(1)) if m else None
+        m2 = re.search(r"Used (\d+) registers", line)
+        if m2 and name:
+            out.append([name, int(m2.group(1)), 0])
+        if spill and out:
+            out[-1][2] = spill
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--arch", default="sm_70,sm_80,sm_90")
+    ap.add_argument("files", nargs="*")
+    args = ap.parse_args()
+    nvrtc_path, ptxas = find_nvrtc(), find_ptxas()
+    if not nvrtc_path or not ptxas:
+        print(f"check_cuda: missing {'NVRTC (pip nvidia-cuda-nvrtc-cu12)' if not nvrtc_path else 'ptxas'}",
+              file=sys.stderr)
+        return 3
+    nvrtc = Nvrtc(nvrtc_path)
+    files = args.files or sorted(glob.glob(os.path.join(CUDA_DIR, "*.cu")))
+    failed = 0
+    for path in files:
+        source = open(path).read()
+        for arch in args.arch.split(","):
+            what = f"{os.path.basename(path)} {arch}"
+            try:
+                ptx = nvrtc.compile(source, os.path.basename(path), arch, os.path.dirname(os.path.abspath(path)))
+                kernels = assemble(ptxas, ptx, arch)
+            except RuntimeError as e:
+                print(f"FAILED {what}: {e}")
+                failed += 1
+                continue
+            desc = ", ".join(f"{k}: {r} registers" + (f", {s} bytes spilled" if s else "")
+                             for k, r, s in kernels) or "no kernels"
+            print(f"ok {what}: {desc}")
+            failed += any(s for _, _, s in kernels)
+    print(f"{len(files)} files, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
