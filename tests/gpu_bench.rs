@@ -1,9 +1,10 @@
 //! The GPU benchmark and golden-suite scripts a session with a GPU runs
 //! (benches/gpu/, docs/gpu.md "Measuring on a GPU"), kept working without
 //! one: the CUDA baselines' kernels compile with NVRTC and assemble with
-//! ptxas; `benches/compare.py --target nvptx-emu` runs end to end (built
-//! here, and from a `--prepare` folder as the GPU machine gets it) and
-//! writes its page; an exported golden suite (`ARRC_TEST_EXPORT`) passes
+//! ptxas, and their host code type checks under libclang;
+//! `benches/compare.py --target nvptx-emu` runs end to end (built here,
+//! and from a `--prepare` folder as the GPU machine gets it) and writes
+//! its page; an exported golden suite (`ARRC_TEST_EXPORT`) passes
 //! under benches/gpu/golden.py, which also catches a wrong value and a
 //! wrong error message. Needs python3 with numpy (tests/deps.sh).
 
@@ -41,6 +42,15 @@ fn cuda_baselines_compile_with_nvrtc() {
             text.contains(&format!("ok {name}.cu sm_90")),
             "{name}: {text}"
         );
+    }
+    // The host code, type checked by libclang (tests/deps.sh installs it).
+    if text.contains("host code not checked") {
+        assert!(std::env::var_os("CI").is_none(), "under CI: {text}");
+        eprintln!("{text}");
+    } else {
+        for name in ["saxpy", "prefixsum", "copy", "matmul"] {
+            assert!(text.contains(&format!("ok {name}.cu host")), "{text}");
+        }
     }
     assert!(text.contains("0 failed"), "{text}");
 }

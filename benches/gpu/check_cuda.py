@@ -1,23 +1,32 @@
 #!/usr/bin/env python3
-"""Compiles the kernels of the CUDA baselines (benches/baselines/cuda/*.cu)
-to PTX with NVRTC and assembles the PTX with ptxas, for each of sm_70,
-sm_80 and sm_90, without a GPU or a CUDA toolkit: NVRTC defines
-__CUDACC_RTC__, under which a baseline keeps only its kernels (its host
-code, and CUB's scan in prefixsum.cu, are compiled by nvcc on the GPU
-machine only).
+"""Checks the CUDA baselines (benches/baselines/cuda/*.cu) without a GPU
+or a CUDA toolkit, in two passes:
+
+1. kernels: compiled to PTX with NVRTC and assembled with ptxas for each
+   of sm_70, sm_80 and sm_90 (registers and spills printed; a spill fails).
+   NVRTC defines __CUDACC_RTC__, under which a baseline keeps only its
+   kernels.
+2. host code (with the kernels' launches and CUB's scan): parsed and type
+   checked by libclang as CUDA host code (`--cuda-host-only`) against the
+   CUDA runtime's and CCCL's headers from PyPI; a warning or error fails.
+   Skipped, saying so, when libclang or the headers are missing.
 
     python3 benches/gpu/check_cuda.py [--arch sm_80,...] [FILE.cu ...]
 
-NVRTC comes from the PyPI package nvidia-cuda-nvrtc-cu12 ($ARRC_NVRTC
-overrides the library's path), ptxas from nvidia-cuda-nvcc-cu12
-($ARRC_PTXAS), as for arrc's own PTX (tests/deps.sh installs both). Prints
-each kernel's registers and spills; exits 1 when a file does not compile
-or assemble, 3 when NVRTC or ptxas is missing."""
+From PyPI: NVRTC (nvidia-cuda-nvrtc-cu12; $ARRC_NVRTC overrides the
+library), ptxas (nvidia-cuda-nvcc-cu12; $ARRC_PTXAS), the headers
+(nvidia-cuda-runtime-cu12, nvidia-cuda-cccl-cu12) and libclang's Python
+bindings (libclang), used with LLVM 19's libclang (Debian libclang1-19;
+$ARRC_LIBCLANG) and its CUDA wrapper headers; tests/deps.sh installs all.
+nvcc itself compiles the baselines on the GPU machine only. Exits 1 when a
+file fails a pass, 3 when NVRTC or ptxas is missing."""
 import argparse
+import atexit
 import ctypes
 import glob
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -55,8 +64,7 @@ def find_ptxas():
     p = os.path.join(d, "bin", "ptxas") if d else None
     if p and os.path.exists(p):
         return p
-    from shutil import which
-    return which("ptxas")
+    return shutil.which("ptxas")
 
 
 class Nvrtc:
@@ -116,6 +124,54 @@ def assemble(ptxas, ptx, arch):
     return out
 
 
+HOST_CHECK_SKIPPED = "host code not checked"
+
+
+def host_checker():
+    """A function checking one file's host code (returning its
+    diagnostics), or a string saying what is missing."""
+    try:
+        import clang.cindex as ci
+    except ImportError:
+        return f"{HOST_CHECK_SKIPPED}: no libclang bindings (pip install libclang)"
+    lib = os.environ.get("ARRC_LIBCLANG") or next(iter(sorted(glob.glob("/usr/lib/llvm-19/lib/libclang-19.so*"))), None)
+    resource = next(iter(sorted(glob.glob("/usr/lib/llvm-19/lib/clang/*/include/__clang_cuda_runtime_wrapper.h"))), None)
+    heads = [nvidia_dir(d) for d in ("cuda_runtime", "cuda_cccl", "cuda_nvcc")]
+    if not lib or not resource or not all(heads):
+        return f"{HOST_CHECK_SKIPPED}: needs LLVM 19's libclang and the PyPI CUDA runtime and CCCL headers"
+    try:
+        ci.Config.set_library_file(lib)
+        index = ci.Index.create()
+    except Exception as e:  # noqa: BLE001 (a library that does not load)
+        return f"{HOST_CHECK_SKIPPED}: {e}"
+    # A CUDA installation as clang looks for one: the headers, libdevice,
+    # and stand-ins for a header the PyPI packages lack and for GCC's
+    # omp.h (whose attributes clang rejects: only omp_get_wtime is used).
+    tmp = tempfile.mkdtemp(prefix="arrc-cuda-")
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
+    inc = os.path.join(tmp, "include")
+    os.makedirs(inc)
+    os.makedirs(os.path.join(tmp, "nvvm", "libdevice"))
+    os.makedirs(os.path.join(tmp, "bin"))
+    for d in heads:
+        for f in os.listdir(os.path.join(d, "include")):
+            if not os.path.exists(os.path.join(inc, f)):
+                os.symlink(os.path.join(d, "include", f), os.path.join(inc, f))
+    open(os.path.join(inc, "curand_mtgp32_kernel.h"), "w").close()
+    stub = os.path.join(tmp, "omp")
+    os.makedirs(stub)
+    with open(os.path.join(stub, "omp.h"), "w") as f:
+        f.write("double omp_get_wtime(void);\nint omp_get_thread_num(void);\nint omp_get_num_threads(void);\n")
+    args = ["-x", "cuda", "--cuda-host-only", f"--cuda-path={tmp}", "-nocudalib", "-std=c++17",
+            "--cuda-gpu-arch=sm_70", "-resource-dir", os.path.dirname(os.path.dirname(resource)),
+            f"-I{stub}", "-Wall", "-Wno-unknown-cuda-version"]
+
+    def check(path):
+        tu = index.parse(path, args=args)
+        return [str(d) for d in tu.diagnostics if d.severity >= 2]
+    return check
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--arch", default="sm_70,sm_80,sm_90")
@@ -144,6 +200,15 @@ def main():
                              for k, r, s in kernels) or "no kernels"
             print(f"ok {what}: {desc}")
             failed += any(s for _, _, s in kernels)
+    check = host_checker()
+    if isinstance(check, str):
+        print(check)
+    else:
+        for path in files:
+            diags = check(path)
+            print(f"{'ok' if not diags else 'FAILED'} {os.path.basename(path)} host" +
+                  "".join(f"\n    {d}" for d in diags))
+            failed += bool(diags)
     print(f"{len(files)} files, {failed} failed")
     return 1 if failed else 0
 
