@@ -20,6 +20,7 @@ import concurrent.futures
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -59,10 +60,17 @@ def same_values(got, want, exact):
     return None
 
 
+def find_sanitizer():
+    for c in (shutil.which("compute-sanitizer"), "/usr/local/cuda/bin/compute-sanitizer"):
+        if c and os.path.exists(c):
+            return c
+    return None
+
+
 def run_case(root, case, sanitizer, timeout):
     cmd = [os.path.join(root, case["exe"]), "-e", case["entry"], "-b"]
     if sanitizer:
-        cmd = ["compute-sanitizer", "--tool", sanitizer, "--error-exitcode", "99", "--print-limit", "5"] + cmd
+        cmd = [find_sanitizer(), "--tool", sanitizer, "--error-exitcode", "99", "--print-limit", "5"] + cmd
     with open(os.path.join(root, case["input"]), "rb") as f:
         try:
             r = subprocess.run(cmd, stdin=f, capture_output=True, timeout=timeout)
@@ -115,6 +123,11 @@ def main():
     failed_any = False
     for tool in passes:
         name = tool or "plain"
+        if tool and not find_sanitizer():
+            page.append(f"## {name}\n\nnot run: compute-sanitizer not found\n")
+            print(f"{name}: not run: compute-sanitizer not found", file=sys.stderr)
+            failed_any = True
+            continue
         results = {}
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
             futures = {}

@@ -24,6 +24,6 @@ python3 benches/compare.py --target nvptx --prebuilt "$dir" --out "$out/gpu-perf
     --work "$out/bench" --deadline "${BENCH_SECONDS:-300}" ${BENCH_ARGS:-} > "$out/bench.log" 2>&1
 echo "benchmarks: exit $? (log: bench.log)"
 python3 benches/gpu/golden.py "$dir/golden" --shrink --sanitizer memcheck,racecheck \
-    --deadline "${GOLDEN_SECONDS:-150}" --out "$out/golden.md" > "$out/golden.log" 2>&1
+    --deadline "${GOLDEN_SECONDS:-150}" --jobs 8 --timeout 60 --out "$out/golden.md" > "$out/golden.log" 2>&1
 echo "golden suite: exit $? (log: golden.log)"
 tail -n 3 "$out/golden.log"
