@@ -326,7 +326,7 @@ fn vectorised_streams_are_prefetched_a_page_ahead() {
                     .filter(|l| l.contains("getelementptr i8") && l.contains("i64 4096"))
                     .count() as u64;
                 let prefetches = body.matches("call void @llvm.prefetch").count() as u64;
-                assert!(bytes > 0 && bytes % 64 == 0, "{cpu}: {body}");
+                assert!(bytes > 0 && bytes.is_multiple_of(64), "{cpu}: {body}");
                 assert_eq!((ahead, prefetches), (bytes / 64, bytes / 64), "{cpu}: {body}");
                 bodies += 1;
             }
