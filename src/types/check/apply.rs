@@ -328,7 +328,13 @@ impl<'a> Checker<'a> {
                         return r;
                     }
                 }
-                let targs = self.check_plain_args(&args)?;
+                let (args, targs) = match self.rep_args(b, &args) {
+                    Some(r) => r?,
+                    None => {
+                        let targs = self.check_plain_args(&args)?;
+                        (args, targs)
+                    }
+                };
                 let ty = builtin_type(&mut self.inf, b);
                 let name = match &head.kind {
                     ExprKind::Var { name, .. } => name.name.clone(),

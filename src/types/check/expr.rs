@@ -248,7 +248,10 @@ impl<'a> Checker<'a> {
             }
             ExprKind::Ascribe(x, te) | ExprKind::Coerce(x, te) => {
                 let (ty, shape) = self.resolve_type(te)?;
-                let x = self.check_hint(x, Some(&ty))?;
+                let x = match self.rep_sized(x, te) {
+                    Some(r) => r?,
+                    None => self.check_hint(x, Some(&ty))?,
+                };
                 self.expect(&x.span, &ty, &x.ty)?;
                 self.static_sizes(&shape, &x, &mut Vec::new())?;
                 if shape.is_trivial() {
@@ -342,7 +345,14 @@ impl<'a> Checker<'a> {
             let mut binds = Vec::new();
             let tpat = self.check_pattern(pat, None, &mut binds)?;
             check_duplicates(self, &binds)?;
-            let rhs = self.check_hint(rhs, Some(tpat.ty()))?;
+            let sized = match pat {
+                Pattern::Ascribed(_, t, _) => self.rep_sized(rhs, t),
+                _ => None,
+            };
+            let rhs = match sized {
+                Some(r) => r?,
+                None => self.check_hint(rhs, Some(tpat.ty()))?,
+            };
             self.expect(&rhs.span, tpat.ty(), &rhs.ty)?;
             self.process_pending()?;
             self.note_size(pat, Some(rhs_expr), &binds);
