@@ -36,3 +36,21 @@ entry reps [n] (xs: [n]i32) (is: []i64) =
   let c = scatter (replicate 4 false) is (rep true)
   let d : [n]i32 = rep 5
   in (a, b, c, d, rep 6 : [n]i32)
+
+-- The written type of the result: a declared return type, a `let`'s type
+-- or an ascription gives `unflatten xs` and `rep x` their sizes.
+-- ==
+-- entry: typed
+-- input { 2i64 } output { [[1.0f32, 3.0f32, 5.0f32], [7.0f32, 9.0f32, 11.0f32]] [[0.0f32, 1.0f32], [2.0f32, 3.0f32], [4.0f32, 5.0f32]] [1i64, 1i64] [7, 7] }
+
+def plus_one [n] [m] (xs: [n][m]f32) : [n][m]f32 =
+  let w = flatten xs |> map (+ 1)
+  in w |> unflatten
+
+def fill [n] (x: i32) (_: [n]bool) : [n]i32 = rep x
+
+entry typed (k: i64) =
+  let a : [2][3]f32 = unflatten (map f32.i64 (iota 6) |> map (* 2))
+  let b = (unflatten (map f32.i64 (iota 6)) : [3][2]f32)
+  let c : [k]i64 = if k > 1 then rep 1 else rep 2
+  in (plus_one a, b, c, fill 7 [true, false])

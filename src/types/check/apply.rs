@@ -305,6 +305,9 @@ impl<'a> Checker<'a> {
     }
 
     fn check_apply_head(&mut self, e: &'a Expr) -> Result<TExpr> {
+        if let Some(r) = self.rep_sized(e) {
+            return r;
+        }
         let (head, args) = flatten_apply(e);
         match self.classify_head(head) {
             Head::Template(t) => {
@@ -324,7 +327,7 @@ impl<'a> Checker<'a> {
             }
             Head::Builtin(b) => {
                 if let (Builtin::Unflatten, [xs]) = (b, args.as_slice()) {
-                    if let Some(r) = self.unflatten_one(head, &e.span, xs) {
+                    if let Some(r) = self.unflatten_one(e, head, xs) {
                         return r;
                     }
                 }

@@ -283,6 +283,10 @@ struct Checker<'a> {
     /// Locals bound with a written array type (`flatten` of one has the
     /// product of its two outer sizes).
     types_written: HashMap<LocalId, &'a TypeExpr>,
+    /// Expressions whose value a written type describes: the tail of a
+    /// body with a declared result type, of a `let` or of an ascription
+    /// (`unflatten xs` and `rep x` there take their sizes from it).
+    typed_results: HashMap<*const Expr, &'a TypeExpr>,
     defs: Vec<GlobalDef<'a>>,
     types: Vec<GlobalType<'a>>,
     /// The environment each `import` (by importing file and path) names.
@@ -334,6 +338,7 @@ impl<'a> Checker<'a> {
             linear_size: None,
             sizes_written: HashMap::new(),
             types_written: HashMap::new(),
+            typed_results: HashMap::new(),
             sources,
             defs: Vec::new(),
             types: Vec::new(),

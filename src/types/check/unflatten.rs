@@ -31,13 +31,15 @@ pub(super) enum Written<'a> {
 pub(super) enum Factor<'a> {
     Expr(&'a Expr),
     Name(&'a Ident),
+    /// `[3]`.
+    Const(u64, &'a Span),
 }
 
 impl<'a> Factor<'a> {
     fn expr(self) -> Option<&'a Expr> {
         match self {
             Factor::Expr(e) => Some(e),
-            Factor::Name(_) => None,
+            Factor::Name(_) | Factor::Const(..) => None,
         }
     }
 }
@@ -64,6 +66,7 @@ impl<'a> Checker<'a> {
         match t {
             TypeExpr::Array(SizeExpr::Expr(e), _, _) => Some(Factor::Expr(e)),
             TypeExpr::Array(SizeExpr::Named(n), _, _) => Some(Factor::Name(n)),
+            TypeExpr::Array(SizeExpr::Const(c, span), _, _) => Some(Factor::Const(*c, span)),
             TypeExpr::Unique(t, _) => Self::type_factor(t),
             _ => None,
         }
@@ -80,6 +83,11 @@ impl<'a> Checker<'a> {
                 }
                 _ => return Err(self.error(&n.span, format!("unknown size `{}`", n.name))),
             },
+            Factor::Const(c, span) => self.node(
+                TExprKind::Literal(Literal::Int(u128::from(c))),
+                i64_ty(),
+                span,
+            ),
         };
         self.expect(&e.span, &i64_ty(), &e.ty)?;
         Ok(e)
@@ -152,7 +160,7 @@ impl<'a> Checker<'a> {
                     };
                 }
                 let n = match (name.name.as_str(), args.as_slice()) {
-                    ("sized" | "replicate" | "iota" | "take" | "tabulate", [n, ..]) => n,
+                    ("sized" | "replicate" | "iota" | "take" | "tabulate" | "spread", [n, ..]) => n,
                     ("scatter" | "copy", [dest, ..]) => return self.size_written(dest),
                     ("hist", [_, _, k, ..]) => k,
                     ("reduce_by_index", [dest, ..]) => return self.size_written(dest),
@@ -282,14 +290,39 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// `unflatten xs` with the sizes read off `xs`, as `unflatten n m xs`.
+    /// Notes that written type `t` describes the value of `e`: of each of
+    /// its tails (a `let`'s body, both branches of an `if`).
+    pub(super) fn note_typed(&mut self, e: &'a Expr, t: &'a TypeExpr) {
+        match &e.kind {
+            ExprKind::Let(_, _, body) | ExprKind::LetFun { body, .. } | ExprKind::Attr(_, body) => {
+                self.note_typed(body, t)
+            }
+            ExprKind::If(_, a, b) => {
+                self.note_typed(a, t);
+                self.note_typed(b, t);
+            }
+            _ => {
+                self.typed_results.insert(e as *const Expr, t);
+            }
+        }
+    }
+
+    /// `unflatten xs` (the application `e`) with the sizes read off `xs`,
+    /// or off the written type of its result, as `unflatten n m xs`.
     pub(super) fn unflatten_one(
         &mut self,
+        e: &'a Expr,
         head: &'a Expr,
-        whole: &Span,
         xs: &'a Expr,
     ) -> Option<Result<TExpr>> {
-        let (n, m) = Self::written_parts(self.size_written(xs)?, BinOp::Mul)?;
+        let from_type = || {
+            let t = *self.typed_results.get(&(e as *const Expr))?;
+            Some((Self::type_factor(t)?, Self::row_factor(t)?))
+        };
+        let (n, m) = self
+            .size_written(xs)
+            .and_then(|w| Self::written_parts(w, BinOp::Mul))
+            .or_else(from_type)?;
         let result = (|| {
             let targs = vec![
                 Some(self.check_factor(n)?),
@@ -298,7 +331,13 @@ impl<'a> Checker<'a> {
             ];
             let ty = builtin_type(&mut self.inf, Builtin::Unflatten);
             let head_te = self.node(TExprKind::Builtin(Builtin::Unflatten), ty, &head.span);
-            self.apply_generic(head_te, whole, &[xs, xs, xs], targs, Some(("unflatten", 0)))
+            self.apply_generic(
+                head_te,
+                &e.span,
+                &[xs, xs, xs],
+                targs,
+                Some(("unflatten", 0)),
+            )
         })();
         Some(result)
     }
@@ -421,10 +460,12 @@ impl<'a> Checker<'a> {
         Ok(self.node(TExprKind::Apply(Box::new(head), vec![n, x]), arr, span))
     }
 
-    /// `rep x` where the written type `t` it is ascribed (`rep x : [n]u`,
-    /// `let a: [n]u = rep x`) gives its size: `replicate n x`.
-    pub(super) fn rep_sized(&mut self, e: &'a Expr, t: &'a TypeExpr) -> Option<Result<TExpr>> {
+    /// `rep x` (the application `e`) where a written type gives its size
+    /// (`rep x : [n]u`, `let a: [n]u = rep x`, a body whose declared result
+    /// is `[n]u`): `replicate n x`.
+    pub(super) fn rep_sized(&mut self, e: &'a Expr) -> Option<Result<TExpr>> {
         let x = self.rep_of(e)?;
+        let t = *self.typed_results.get(&(e as *const Expr))?;
         let n = Self::type_factor(t)?;
         Some(self.check_factor(n).and_then(|n| {
             let x = self.check_expr(x)?;
