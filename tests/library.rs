@@ -392,6 +392,35 @@ fn build_python(dir: &Path, name: &str, source: &str) {
     );
 }
 
+/// Entry points named like Python builtins or keywords: the module's own
+/// code must keep using the builtins, and every entry stays reachable.
+#[test]
+fn entry_points_named_like_python_builtins_and_keywords_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = "entry len (xs: []i32) : i64 = length xs\n\
+        entry sum (xs: []i32) : i32 = reduce (+) 0 xs\n\
+        entry pass (x: i32) : i32 = x + 1\n\
+        entry twice (x: i32) : i32 = 2 * x\n";
+    build_python(dir.path(), "names", source);
+    let script = r#"
+import numpy as np, names
+from names import len as entry_len
+xs = np.arange(5, dtype=np.int32)
+ctx = names.Context()
+got = (names.len(xs), entry_len(xs), names.sum(xs), getattr(names, "pass")(4),
+       ctx.len(xs), ctx.sum(xs), getattr(ctx, "pass")(1), names.twice(3))
+assert got == (5, 5, 10, 5, 5, 10, 2, 6), got
+assert {"len", "sum", "pass", "twice"} <= set(dir(names))
+assert names.len.__name__ == "len" and names.Context.len.__qualname__ == "Context.len"
+try:
+    names.missing
+except AttributeError:
+    print("ok")
+"#;
+    let out = ok(python(dir.path(), script), "builtin-named entries");
+    assert!(out.starts_with("ok"), "{out}");
+}
+
 #[test]
 fn the_gil_is_released_while_compiled_code_runs() {
     let dir = tempfile::tempdir().unwrap();

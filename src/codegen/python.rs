@@ -18,6 +18,85 @@ const KEYWORDS: &[&str] = &[
     "with", "yield", "self",
 ];
 
+/// The lower-case names of Python's builtins (3.11 and 3.12).
+const PYTHON_BUILTINS: &[&str] = &[
+    "abs",
+    "aiter",
+    "all",
+    "anext",
+    "any",
+    "ascii",
+    "bin",
+    "bool",
+    "breakpoint",
+    "bytearray",
+    "bytes",
+    "callable",
+    "chr",
+    "classmethod",
+    "compile",
+    "complex",
+    "copyright",
+    "credits",
+    "delattr",
+    "dict",
+    "dir",
+    "divmod",
+    "enumerate",
+    "eval",
+    "exec",
+    "exit",
+    "filter",
+    "float",
+    "format",
+    "frozenset",
+    "getattr",
+    "globals",
+    "hasattr",
+    "hash",
+    "help",
+    "hex",
+    "id",
+    "input",
+    "int",
+    "isinstance",
+    "issubclass",
+    "iter",
+    "len",
+    "license",
+    "list",
+    "locals",
+    "map",
+    "max",
+    "memoryview",
+    "min",
+    "next",
+    "object",
+    "oct",
+    "open",
+    "ord",
+    "pow",
+    "print",
+    "property",
+    "quit",
+    "range",
+    "repr",
+    "reversed",
+    "round",
+    "set",
+    "setattr",
+    "slice",
+    "sorted",
+    "staticmethod",
+    "str",
+    "sum",
+    "super",
+    "tuple",
+    "type",
+    "vars",
+    "zip",
+];
+
 /// Python names for the parameters: the source names where they are
 /// usable, `in{i}` where not.
 fn param_names(names: &[&str]) -> Vec<String> {
@@ -191,20 +270,44 @@ pub fn python_module(program: &Program, api: &Api, name: &str) -> String {
              _params_{c} = ({})\n_results_{c} = ({})\n\n\n\
              def _method_{c}({with_self}):\n    \"\"\"{}({}) -> {ret}\"\"\"\n    \
              return self._call({:?}, _entry_{c}, _params_{c}, _results_{c}, ({}))\n\n\n\
-             Context.{c} = _method_{c}\n\n\n\
-             def {c}({args}):\n    \"\"\"{}({}) -> {ret}, in the default context.\"\"\"\n    \
-             return _default_context().{c}({args})\n",
+             {}",
             tuple_text(&params),
             tuple_text(&results),
             f.name,
             signature.join(", "),
             f.name,
             tuple_text(&names),
-            f.name,
-            signature.join(", "),
+            module_function(
+                &c,
+                &args,
+                &format!("{}({}) -> {ret}", f.name, signature.join(", "))
+            ),
         );
     }
     out
+}
+
+/// Binds an entry point as a `Context` method and a module-level function
+/// over the default context. A name that is a Python keyword or builtin
+/// (`pass`, `len`, `sum`) goes through `_export`, which serves it from the
+/// module's `__getattr__`: a module-level `def len` would take `len` from
+/// the module's own code.
+fn module_function(c: &str, args: &str, doc: &str) -> String {
+    let exported = KEYWORDS.contains(&c) || PYTHON_BUILTINS.contains(&c);
+    let method = if exported {
+        format!("getattr(_default_context(), {c:?})")
+    } else {
+        format!("_default_context().{c}")
+    };
+    let body = format!(
+        "({args}):\n    \"\"\"{doc}, in the default context.\"\"\"\n    \
+         return {method}({args})\n"
+    );
+    if exported {
+        format!("def _default_{c}{body}\n\n_export({c:?}, _method_{c}, _default_{c})\n")
+    } else {
+        format!("Context.{c} = _method_{c}\n\n\ndef {c}{body}")
+    }
 }
 
 /// The source names of an entry's parameters: the flattened entry has one

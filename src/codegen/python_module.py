@@ -497,6 +497,29 @@ def _opaque_class(cls):
 _default = None
 _default_lock = _threading.Lock()
 
+# Entry points named like a Python keyword or builtin (`pass`, `len`): a
+# global of that name would replace the builtin in this module's own code,
+# so they are served by the module's __getattr__ instead.
+_exported = {}
+
+
+def _export(name, method, function):
+    method.__name__ = function.__name__ = function.__qualname__ = name
+    method.__qualname__ = "Context." + name
+    setattr(Context, name, method)
+    _exported[name] = function
+
+
+def __getattr__(name):
+    try:
+        return _exported[name]
+    except KeyError:
+        raise AttributeError("module %r has no attribute %r" % (__name__, name)) from None
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_exported))
+
 
 def _default_context():
     global _default
