@@ -20,6 +20,7 @@ pub mod rows;
 pub mod scratch;
 pub mod tile;
 pub mod unroll;
+mod vars;
 
 pub use check::check;
 pub use lower::lower;
