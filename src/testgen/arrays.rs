@@ -192,6 +192,7 @@ impl Gen {
                     Some((Expr::node(ty).t("(rotate ").e(r).t(" ").e(src).t(")"), size))
                 }
             }
+            5 if self.rng.chance(0.3) => self.slice_update(env, t, dd, want),
             5 => {
                 let (src, size) = self.array1(env, t, dd, want);
                 let (wrap, var) = self.shared(env, src);
@@ -449,7 +450,7 @@ impl Gen {
     }
 
     /// Some array of length class `size` (of any element type).
-    fn array_of_size(&mut self, env: &Env, d: u32, size: u32) -> Option<(Expr, u32)> {
+    pub(super) fn array_of_size(&mut self, env: &Env, d: u32, size: u32) -> Option<(Expr, u32)> {
         let vars: Vec<_> = env
             .iter()
             .filter(|v| v.size == size && matches!(&v.ty, Ty::Arr(e) if !matches!(**e, Ty::Arr(_))))
@@ -516,34 +517,6 @@ impl Gen {
             .t(")")
     }
 
-    /// Slices with and without strides, negative ones too; in range unless risky.
-    fn slice(&mut self, env: &Env, t: ScalarType, d: u32) -> Option<(Expr, u32)> {
-        let ty = Ty::arr(Ty::S(t));
-        let (src, _) = self.array1(env, t, d, None);
-        let (wrap, v) = self.shared(env, src);
-        let text = if self.risky() {
-            let a = self.rng.range(-1, 4);
-            let b = self.rng.range(-1, 6);
-            let s = *self.rng.pick(&[-2, -1, 1, 2, 3]);
-            format!("{v}[{a}:{b}:{s}]")
-        } else {
-            let k = self.rng.range(0, 3);
-            match self.rng.below(7) {
-                0 => format!("{v}[i64.min {k} (length {v}):]"),
-                1 => format!("{v}[:i64.min {k} (length {v})]"),
-                2 => format!("{v}[::2]"),
-                3 => format!("{v}[::-1]"),
-                4 => format!("{v}[::-3]"),
-                5 => format!("{v}[i64.min {k} (length {v}):length {v}:2]"),
-                _ => format!("{v}[length {v} - 1:-1:-2]"),
-            }
-        };
-        Some((
-            wrap(Expr::node(ty).t(&format!("({text})"))),
-            self.new_size(),
-        ))
-    }
-
     /// Indices for scatter: in range, past the end, negative.
     fn indices(&mut self, env: &Env, d: u32) -> Option<Expr> {
         let ty = Ty::arr(Ty::S(I64));
@@ -597,184 +570,9 @@ impl Gen {
         Some((is, vs))
     }
 
-    /// A two-dimensional array of `t`.
-    pub fn array2(&mut self, env: &Env, t: ScalarType, d: u32, want: Option<u32>) -> (Expr, u32) {
-        let ty = Ty::arr(Ty::arr(Ty::S(t)));
-        let dd = d.saturating_sub(1);
-        for _ in 0..10 {
-            let k = self.rng.weighted(&[5, 3, 2, 1, 1, 2, 1, 1, 1, 1]);
-            let got: Option<(Expr, u32)> = match k {
-                0 => {
-                    let vars: Vec<_> = self
-                        .vars(env, &ty)
-                        .into_iter()
-                        .filter(|v| want.is_none_or(|w| w == v.size))
-                        .collect();
-                    if vars.is_empty() {
-                        None
-                    } else {
-                        let v = *self.rng.pick(&vars);
-                        Some((var_expr(v), v.size))
-                    }
-                }
-                1 if d > 0 => {
-                    // A map whose rows all have one length.
-                    let (src, size) = match want {
-                        Some(w) => self
-                            .array_of_size(env, dd, w)
-                            .unwrap_or_else(|| self.any_array(env, dd)),
-                        None => self.any_array(env, dd),
-                    };
-                    let elem = src.ty.elem().cloned().unwrap_or(Ty::S(I64));
-                    let (inner, x) = self.bind(env, "o", elem, size);
-                    let row = self.fixed_row(&inner, env, t, dd);
-                    Some((
-                        Expr::node(ty.clone())
-                            .t(&format!("(map (\\{x} -> "))
-                            .e(row)
-                            .t(") ")
-                            .e(src)
-                            .t(")"),
-                        size,
-                    ))
-                }
-                2 if want.is_none() => {
-                    let a = self.rng.range(0, 5);
-                    let b = self.rng.range(0, 5);
-                    let (inner, i) = self.bind(env, "a", Ty::S(I64), 0);
-                    let (inner, j) = self.bind(&inner, "b", Ty::S(I64), 0);
-                    let body = self.scalar(&inner, t, dd);
-                    Some((
-                        Expr::node(ty.clone())
-                            .t(&format!("(tabulate_2d {a}i64 {b}i64 (\\{i} {j} -> "))
-                            .e(body)
-                            .t("))"),
-                        self.new_size(),
-                    ))
-                }
-                3 if want.is_none() && d > 0 => {
-                    let (m, _) = self.array2(env, t, dd, None);
-                    Some((
-                        Expr::node(ty.clone()).t("(transpose ").e(m).t(")"),
-                        self.new_size(),
-                    ))
-                }
-                4 if want.is_none() && d > 0 => {
-                    let (xs, _) = self.array1(env, t, dd, None);
-                    let (wrap, v) = self.shared(env, xs);
-                    let e = if self.risky() {
-                        Expr::node(ty.clone()).t(&format!("(unflatten 2i64 2i64 {v})"))
-                    } else {
-                        Expr::node(ty.clone()).t(&format!(
-                            "(unflatten 2i64 (length {v} / 2i64) (take (2i64 * (length {v} / 2i64)) {v}))"
-                        ))
-                    };
-                    Some((wrap(e), self.new_size()))
-                }
-                5 if d > 0 => {
-                    let (m, size) = self.array2(env, t, dd, want);
-                    let (inner, r) = self.bind(env, "row", Ty::arr(Ty::S(t)), 0);
-                    let rv = Expr::leaf(Ty::arr(Ty::S(t)), &r);
-                    let body = match self.rng.below(3) {
-                        0 => {
-                            let op = self.op(t, false);
-                            Expr::node(Ty::arr(Ty::S(t)))
-                                .t(&format!("scan {} {} {r}", op.text, op.ne))
-                                .inexact(t.is_float())
-                        }
-                        1 => Expr::node(Ty::arr(Ty::S(t))).t(&format!("reverse {r}")),
-                        _ => self.same_size(&inner, t, dd, 0, &rv),
-                    };
-                    Some((
-                        Expr::node(ty.clone())
-                            .t(&format!("(map (\\{r} -> "))
-                            .e(body)
-                            .t(") ")
-                            .e(m)
-                            .t(")"),
-                        size,
-                    ))
-                }
-                6 if want.is_none() && d > 0 => {
-                    let (row, _) = self.array1(env, t, dd, None);
-                    let n = self.rng.range(0, 4);
-                    Some((
-                        Expr::node(ty.clone())
-                            .t(&format!("(replicate {n}i64 "))
-                            .e(row)
-                            .t(")"),
-                        self.new_size(),
-                    ))
-                }
-                7 if d > 0 => {
-                    let (m, size) = self.array2(env, t, dd, want);
-                    let (wrap, v) = self.shared(env, m);
-                    let (i, gi) = self.index(env, &format!("length {v}"), dd);
-                    let (j, gj) = self.index(env, &format!("length {v}[0]"), dd);
-                    let x = self.scalar(env, t, dd);
-                    let upd = Expr::node(ty.clone())
-                        .t(&format!("({v} with ["))
-                        .e(i)
-                        .t(", ")
-                        .e(j)
-                        .t("] = ")
-                        .e(x)
-                        .t(")");
-                    let e = if gi || gj {
-                        Expr::node(ty.clone())
-                            .t(&format!(
-                                "(if length {v} == 0 || length {v}[0] == 0 then {v} else "
-                            ))
-                            .e(upd)
-                            .t(")")
-                    } else {
-                        upd
-                    };
-                    Some((wrap(e), size))
-                }
-                8 if want.is_none() && d > 0 && t != Bool => {
-                    let (xs, _) = self.array1(env, t, dd, None);
-                    let (ys, _) = self.array1(env, t, dd, None);
-                    Some((
-                        Expr::node(ty.clone())
-                            .t("(outer ")
-                            .e(xs)
-                            .t(" ")
-                            .e(ys)
-                            .t(")"),
-                        self.new_size(),
-                    ))
-                }
-                9 if d > 0 => self.array2_from3(env, t, dd, want),
-                _ => None,
-            };
-            if let Some((e, s)) = got {
-                if want.is_none_or(|w| w == s) {
-                    return (e, s);
-                }
-            }
-        }
-        let v = self.lit(t);
-        let size = want.unwrap_or_else(|| self.new_size());
-        let src = env
-            .iter()
-            .find(|x| x.size == size && matches!(x.ty, Ty::Arr(_)))
-            .map(var_expr)
-            .unwrap_or_else(|| Expr::leaf(Ty::arr(Ty::S(I64)), "(iota 2i64)"));
-        (
-            Expr::node(ty)
-                .t("(map (\\_ -> replicate 3i64 ")
-                .e(v)
-                .t(") ")
-                .e(src)
-                .t(")"),
-            size,
-        )
-    }
-
     /// A row whose length does not depend on the lambda's parameter: a map
     /// over an array from outside, or a constant length.
-    fn fixed_row(&mut self, inner: &Env, outer: &Env, t: ScalarType, d: u32) -> Expr {
+    pub(super) fn fixed_row(&mut self, inner: &Env, outer: &Env, t: ScalarType, d: u32) -> Expr {
         let ty = Ty::arr(Ty::S(t));
         let outside: Vec<_> = outer
             .iter()

@@ -17,9 +17,11 @@ pub mod arrays;
 pub mod ast;
 pub mod extras;
 pub mod gen;
+pub mod ranked;
 pub mod rng;
 pub mod run;
 pub mod shrink;
+pub mod slices;
 pub mod stms;
 
 use run::{Failure, Settings, Verdict};
