@@ -27,13 +27,14 @@ impl Gen {
     /// A one-dimensional array of `t`; of length class `want` if given.
     pub fn array1(&mut self, env: &Env, t: ScalarType, d: u32, want: Option<u32>) -> (Expr, u32) {
         for _ in 0..12 {
-            let weights: [u32; 25] = if d == 0 {
+            let unit = u32::from(self.unit_arrays);
+            let weights: [u32; 26] = if d == 0 {
                 [
-                    8, 3, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    8, 3, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                 ]
             } else {
                 [
-                    6, 8, 3, 3, 2, 1, 1, 1, 1, 2, 2, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                    6, 8, 3, 3, 2, 1, 1, 1, 1, 2, 2, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, unit,
                 ]
             };
             let k = self.rng.weighted(&weights);
@@ -397,6 +398,7 @@ impl Gen {
                 };
                 Some((wrap(e), self.new_size()))
             }
+            18 if self.rng.chance(0.3) => self.while_array(env, t, dd, want),
             18 => {
                 // A loop whose state is an array of one length.
                 let (init, size) = self.array1(env, t, dd, want);
@@ -447,6 +449,39 @@ impl Gen {
             20.. => self.extra_array1(k - 20, env, t, d, want),
             _ => None,
         }
+    }
+
+    /// A `while` loop whose state is an array of one length and a
+    /// counter (with a second condition on the array, sometimes).
+    fn while_array(
+        &mut self,
+        env: &Env,
+        t: ScalarType,
+        d: u32,
+        want: Option<u32>,
+    ) -> Option<(Expr, u32)> {
+        let ty = Ty::arr(Ty::S(t));
+        let (init, size) = self.array1(env, t, d, want);
+        let trips = self.rng.range(0, 3);
+        let (inner, acc) = self.bind(env, "arr", ty.clone(), size);
+        let (inner, i) = self.bind(&inner, "k", Ty::S(I64), 0);
+        let acc_e = Expr::leaf(ty.clone(), &acc);
+        let body = self.same_size(&inner, t, d, size, &acc_e);
+        let extra = if self.rng.chance(0.4) {
+            format!(" && length {acc} > {i}")
+        } else {
+            String::new()
+        };
+        let attr = self.attr(false);
+        Some((
+            Expr::node(ty)
+                .t(&format!("(let ({acc}, _) = {attr}loop ({acc}, {i}) = ("))
+                .e(init)
+                .t(&format!(", 0i64) while {i} < {trips}i64{extra} do ("))
+                .e(body)
+                .t(&format!(", {i} + 1) in {acc})")),
+            size,
+        ))
     }
 
     /// Some array of length class `size` (of any element type).
@@ -541,7 +576,12 @@ impl Gen {
     }
 
     /// Indices and values for `hist` and `reduce_by_index`, of one length.
-    fn index_value_pairs(&mut self, env: &Env, t: ScalarType, d: u32) -> Option<(Expr, Expr)> {
+    pub(super) fn index_value_pairs(
+        &mut self,
+        env: &Env,
+        t: ScalarType,
+        d: u32,
+    ) -> Option<(Expr, Expr)> {
         let from = self.num_type();
         let (src, size) = self.array1(env, from, d, None);
         if src.inexact {

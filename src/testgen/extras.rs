@@ -104,6 +104,114 @@ impl Gen {
         )
     }
 
+    /// A `match` on nested patterns: an `opt` of a `shape` taken apart in
+    /// one pattern, or a tuple of an integer and a `bool` against literals.
+    pub fn nested_match(&mut self, env: &Env, t: ScalarType, d: u32) -> Option<Expr> {
+        let ty = Ty::S(t);
+        if self.rng.chance(0.5) {
+            let p = self.scalar_type();
+            let pn = p.name();
+            let c1 = self.exact(env, Bool, d);
+            let c2 = self.exact(env, Bool, d);
+            let a = self.scalar(env, p, d);
+            let b = self.scalar(env, p, d);
+            let inexact = a.inexact || b.inexact;
+            let (inner, u) = self.bind(env, "u", Ty::S(p), 0);
+            let (mut inner, w) = self.bind(&inner, "w", Ty::S(p), 0);
+            for v in inner.iter_mut().rev().take(2) {
+                v.inexact = inexact;
+            }
+            let bx = self.scalar(&inner, t, d);
+            let seg = self.scalar(env, t, d);
+            let pt = self.scalar(env, t, d);
+            let none = self.scalar(env, t, d);
+            return Some(
+                Expr::node(ty)
+                    .t("(match (if ")
+                    .e(c1)
+                    .t(" then #some (#box ")
+                    .e(a)
+                    .t(" ")
+                    .e(b)
+                    .t(") else if ")
+                    .e(c2)
+                    .t(&format!(
+                        " then #some #pt else #none : opt (shape {pn})) case #some (#box {u} {w}) -> "
+                    ))
+                    .e(bx)
+                    .t(" case #some (#seg _) -> ")
+                    .e(seg)
+                    .t(" case #some #pt -> ")
+                    .e(pt)
+                    .t(" case #none -> ")
+                    .e(none)
+                    .t(")"),
+            );
+        }
+        let q = *self.rng.pick(&[I8, I32, I64, U8, U16]);
+        let i = self.exact(env, q, d);
+        let c = self.exact(env, Bool, d);
+        let (inner, j) = self.bind(env, "j", Ty::S(q), 0);
+        let [e1, e2] = [0, 0].map(|_| self.scalar(env, t, d));
+        let e3 = self.scalar(&inner, t, d);
+        let e4 = self.scalar(env, t, d);
+        Some(
+            Expr::node(ty)
+                .t("(match (")
+                .e(i)
+                .t(&format!(" % 3{}, ", q.name()))
+                .e(c)
+                .t(") case (0, true) -> ")
+                .e(e1)
+                .t(" case (1, _) -> ")
+                .e(e2)
+                .t(&format!(" case ({j}, false) -> "))
+                .e(e3)
+                .t(" case _ -> ")
+                .e(e4)
+                .t(")"),
+        )
+    }
+
+    /// An array through an array of unit values (`Shape::unit_arrays`):
+    /// a map over `()`s, or over pairs of a `()` and an element.
+    pub fn unit_array(
+        &mut self,
+        env: &Env,
+        t: ScalarType,
+        d: u32,
+        want: Option<u32>,
+    ) -> Option<(Expr, u32)> {
+        if !self.unit_arrays {
+            return None;
+        }
+        let (src, size) = match want {
+            Some(w) => self.array_of_size(env, d, w)?,
+            None => self.any_array(env, d),
+        };
+        let elem = src.ty.elem()?.clone();
+        let (inner, x) = self.bind(env, "x", elem, size);
+        let body = self.scalar(&inner, t, d);
+        let e = if self.rng.chance(0.5) {
+            let plain = self.scalar(env, t, d);
+            Expr::node(Ty::arr(Ty::S(t)))
+                .t("(map (\\_ -> ")
+                .e(plain)
+                .t(") (map (\\_ -> ()) ")
+                .e(src)
+                .t("))")
+        } else {
+            let (wrap, v) = self.shared(env, src);
+            wrap(
+                Expr::node(Ty::arr(Ty::S(t)))
+                    .t(&format!("(map (\\((), {x}) -> "))
+                    .e(body)
+                    .t(&format!(") (zip (replicate (length {v}) ()) {v}))")),
+            )
+        };
+        Some((e, size))
+    }
+
     /// An array through an array of sum values: a map that builds `opt`s
     /// and one that matches them (fusable, or not).
     pub fn sum_array(
@@ -248,6 +356,7 @@ impl Gen {
                     self.new_size(),
                 ))
             }
+            5 => self.unit_array(env, t, d, want),
             4 if want.is_none() => {
                 let (a, _) = self.array3(env, t, d, None);
                 Some((

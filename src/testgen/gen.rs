@@ -29,6 +29,8 @@ pub struct Gen {
     /// Definitions made for this program (module instances), after
     /// `HELPERS` and `extras::DEFS`.
     pub defs: Vec<String>,
+    /// Arrays of the unit type `()` (`Shape::unit_arrays`).
+    pub unit_arrays: bool,
 }
 
 /// Helper definitions a program may call; `Prog::source` keeps those used.
@@ -55,6 +57,7 @@ impl Gen {
             next_size: 16,
             hazard,
             defs: Vec::new(),
+            unit_arrays: false,
         }
     }
 
@@ -229,10 +232,10 @@ impl Gen {
     /// A scalar expression of type `t` in `env`, at most `depth` deep.
     pub fn scalar(&mut self, env: &Env, t: ScalarType, depth: u32) -> Expr {
         for _ in 0..12 {
-            let weights: [u32; 19] = if depth == 0 {
-                [3, 6, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+            let weights: [u32; 20] = if depth == 0 {
+                [3, 6, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
             } else {
-                [2, 5, 6, 2, 1, 2, 2, 3, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1]
+                [2, 5, 6, 2, 1, 2, 2, 3, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1]
             };
             let k = self.rng.weighted(&weights);
             if let Some(e) = self.scalar_option(k, env, t, depth) {
@@ -367,6 +370,7 @@ impl Gen {
             }
             16 => self.element2(env, t, d),
             17 => self.sum_scalar(env, t, d),
+            19 => self.nested_match(env, t, d),
             18 => self.module_reduce(env, t, d),
             _ => None,
         }
