@@ -4,7 +4,7 @@
 //! get arrays of one length unless a size mismatch is meant.
 
 use super::ast::{Expr, Ty};
-use super::gen::{Env, Gen};
+use super::gen::{map_of, Env, Gen, Made};
 use crate::types::ScalarType;
 use ScalarType::*;
 
@@ -55,15 +55,7 @@ impl Gen {
         let (inner, x) = self.bind(env, "z", Ty::S(I64), 0);
         let _ = inner;
         let v = self.lit(t);
-        (
-            Expr::node(Ty::arr(Ty::S(t)))
-                .t(&format!("(map (\\{x} -> "))
-                .e(v)
-                .t(") ")
-                .e(src)
-                .t(")"),
-            size,
-        )
+        (map_of(Ty::arr(Ty::S(t)), "", &x, v, src), size)
     }
 
     /// An array of `t` as long as `like` (whose class is `size`).
@@ -82,12 +74,7 @@ impl Gen {
         let elem = like.ty.elem().cloned().unwrap_or(Ty::S(I64));
         let (inner, x) = self.bind(env, "w", elem, size);
         let body = self.scalar(&inner, t, d);
-        Expr::node(Ty::arr(Ty::S(t)))
-            .t(&format!("(map (\\{x} -> "))
-            .e(body)
-            .t(") ")
-            .e(like.clone())
-            .t(")")
+        map_of(Ty::arr(Ty::S(t)), "", &x, body, like.clone())
     }
 
     fn array1_option(
@@ -97,41 +84,16 @@ impl Gen {
         t: ScalarType,
         d: u32,
         want: Option<u32>,
-    ) -> Option<(Expr, u32)> {
+    ) -> Made {
         let ty = Ty::arr(Ty::S(t));
         let dd = d.saturating_sub(1);
         match k {
-            0 => {
-                let vars: Vec<_> = self
-                    .vars(env, &ty)
-                    .into_iter()
-                    .filter(|v| want.is_none_or(|w| w == v.size))
-                    .collect();
-                if vars.is_empty() {
-                    return None;
-                }
-                let v = *self.rng.pick(&vars);
-                Some((var_expr(v), v.size))
-            }
+            0 => self.var_of(env, &ty, want),
             1 => {
                 // map, over any array (of tuples and records too).
-                let (src, size) = match want {
-                    Some(w) => self.array_of_size(env, dd, w)?,
-                    None => self.any_array(env, dd),
-                };
-                let elem = src.ty.elem()?.clone();
-                let (inner, x) = self.bind(env, "x", elem, size);
-                let body = self.scalar(&inner, t, d);
+                let (src, size, x, body) = self.map_source(env, t, d, want)?;
                 let attr = self.attr(true);
-                Some((
-                    Expr::node(ty)
-                        .t(&format!("({attr}map (\\{x} -> "))
-                        .e(body)
-                        .t(") ")
-                        .e(src)
-                        .t(")"),
-                    size,
-                ))
+                Some((map_of(ty, attr, &x, body, src), size))
             }
             2 => {
                 // map2 .. map4, or the helper `pairwise`.
@@ -453,13 +415,7 @@ impl Gen {
 
     /// A `while` loop whose state is an array of one length and a
     /// counter (with a second condition on the array, sometimes).
-    fn while_array(
-        &mut self,
-        env: &Env,
-        t: ScalarType,
-        d: u32,
-        want: Option<u32>,
-    ) -> Option<(Expr, u32)> {
+    fn while_array(&mut self, env: &Env, t: ScalarType, d: u32, want: Option<u32>) -> Made {
         let ty = Ty::arr(Ty::S(t));
         let (init, size) = self.array1(env, t, d, want);
         let trips = self.rng.range(0, 3);
@@ -484,8 +440,42 @@ impl Gen {
         ))
     }
 
+    /// A variable of type `ty` (of length class `want` if given).
+    pub(super) fn var_of(&mut self, env: &Env, ty: &Ty, want: Option<u32>) -> Made {
+        let vars: Vec<_> = self
+            .vars(env, ty)
+            .into_iter()
+            .filter(|v| want.is_none_or(|w| w == v.size))
+            .collect();
+        if vars.is_empty() {
+            return None;
+        }
+        let v = *self.rng.pick(&vars);
+        Some((var_expr(v), v.size))
+    }
+
+    /// What a map to `t` needs: an array of any element type (of class
+    /// `want`), its class, the lambda's parameter and a body over it.
+    pub(super) fn map_source(
+        &mut self,
+        env: &Env,
+        t: ScalarType,
+        d: u32,
+        want: Option<u32>,
+    ) -> Option<(Expr, u32, String, Expr)> {
+        let dd = d.saturating_sub(1);
+        let (src, size) = match want {
+            Some(w) => self.array_of_size(env, dd, w)?,
+            None => self.any_array(env, dd),
+        };
+        let elem = src.ty.elem()?.clone();
+        let (inner, x) = self.bind(env, "x", elem, size);
+        let body = self.scalar(&inner, t, d);
+        Some((src, size, x, body))
+    }
+
     /// Some array of length class `size` (of any element type).
-    pub(super) fn array_of_size(&mut self, env: &Env, d: u32, size: u32) -> Option<(Expr, u32)> {
+    pub(super) fn array_of_size(&mut self, env: &Env, d: u32, size: u32) -> Made {
         let vars: Vec<_> = env
             .iter()
             .filter(|v| v.size == size && matches!(&v.ty, Ty::Arr(e) if !matches!(**e, Ty::Arr(_))))
@@ -501,13 +491,7 @@ impl Gen {
 
     /// `iota`, `replicate`, `tabulate`: as long as an array in scope, or a
     /// small constant length (a negative one when risky).
-    fn generated(
-        &mut self,
-        env: &Env,
-        t: ScalarType,
-        d: u32,
-        want: Option<u32>,
-    ) -> Option<(Expr, u32)> {
+    fn generated(&mut self, env: &Env, t: ScalarType, d: u32, want: Option<u32>) -> Made {
         let ty = Ty::arr(Ty::S(t));
         let (len, size) = match want {
             Some(w) => {
@@ -601,12 +585,7 @@ impl Gen {
             .e(src.clone())
             .t(")");
         let body = self.scalar(&inner, t, d);
-        let vs = Expr::node(Ty::arr(Ty::S(t)))
-            .t(&format!("(map (\\{x} -> "))
-            .e(body)
-            .t(") ")
-            .e(src)
-            .t(")");
+        let vs = map_of(Ty::arr(Ty::S(t)), "", &x, body, src);
         Some((is, vs))
     }
 

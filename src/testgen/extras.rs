@@ -5,7 +5,7 @@
 //! size expressions in types (`[n*2]t`, `[n+n]t`) and attributes.
 
 use super::ast::{Expr, Ty};
-use super::gen::{Env, Gen};
+use super::gen::{Env, Gen, Made};
 use crate::types::ScalarType;
 use ScalarType::*;
 
@@ -175,23 +175,11 @@ impl Gen {
 
     /// An array through an array of unit values (`Shape::unit_arrays`):
     /// a map over `()`s, or over pairs of a `()` and an element.
-    pub fn unit_array(
-        &mut self,
-        env: &Env,
-        t: ScalarType,
-        d: u32,
-        want: Option<u32>,
-    ) -> Option<(Expr, u32)> {
+    pub fn unit_array(&mut self, env: &Env, t: ScalarType, d: u32, want: Option<u32>) -> Made {
         if !self.unit_arrays {
             return None;
         }
-        let (src, size) = match want {
-            Some(w) => self.array_of_size(env, d, w)?,
-            None => self.any_array(env, d),
-        };
-        let elem = src.ty.elem()?.clone();
-        let (inner, x) = self.bind(env, "x", elem, size);
-        let body = self.scalar(&inner, t, d);
+        let (src, size, x, body) = self.map_source(env, t, d + 1, want)?;
         let e = if self.rng.chance(0.5) {
             let plain = self.scalar(env, t, d);
             Expr::node(Ty::arr(Ty::S(t)))
@@ -214,13 +202,7 @@ impl Gen {
 
     /// An array through an array of sum values: a map that builds `opt`s
     /// and one that matches them (fusable, or not).
-    pub fn sum_array(
-        &mut self,
-        env: &Env,
-        t: ScalarType,
-        d: u32,
-        want: Option<u32>,
-    ) -> Option<(Expr, u32)> {
+    pub fn sum_array(&mut self, env: &Env, t: ScalarType, d: u32, want: Option<u32>) -> Made {
         let p = self.scalar_type();
         let (src, size) = match want {
             Some(w) => self.array1(env, p, d, Some(w)),
@@ -287,7 +269,7 @@ impl Gen {
         t: ScalarType,
         d: u32,
         want: Option<u32>,
-    ) -> Option<(Expr, u32)> {
+    ) -> Made {
         let ty = Ty::arr(Ty::S(t));
         match k {
             0 => self.sum_array(env, t, d, want),
@@ -370,13 +352,7 @@ impl Gen {
 
     /// Two-dimensional arrays from rank-3 ones: flattened, a row, or a
     /// reduction of each innermost row.
-    pub fn array2_from3(
-        &mut self,
-        env: &Env,
-        t: ScalarType,
-        d: u32,
-        want: Option<u32>,
-    ) -> Option<(Expr, u32)> {
+    pub fn array2_from3(&mut self, env: &Env, t: ScalarType, d: u32, want: Option<u32>) -> Made {
         let ty = Ty::arr(Ty::arr(Ty::S(t)));
         match self.rng.below(3) {
             0 if want.is_none() => {

@@ -20,6 +20,19 @@ use ScalarType::*;
 
 pub type Env = Vec<Var>;
 
+/// An array expression and its length class, if an option could make one.
+pub type Made = Option<(Expr, u32)>;
+
+/// `({head}map (\x -> body) src)`: a map of `src` to type `ty`.
+pub fn map_of(ty: Ty, head: &str, x: &str, body: Expr, src: Expr) -> Expr {
+    Expr::node(ty)
+        .t(&format!("({head}map (\\{x} -> "))
+        .e(body)
+        .t(") ")
+        .e(src)
+        .t(")")
+}
+
 pub struct Gen {
     pub rng: Rng,
     fresh: usize,

@@ -7,7 +7,7 @@
 
 use super::arrays::var_expr;
 use super::ast::{Expr, Ty};
-use super::gen::{Env, Gen};
+use super::gen::{map_of, Env, Gen, Made};
 use crate::types::ScalarType;
 use ScalarType::*;
 
@@ -87,22 +87,11 @@ impl Gen {
         t: ScalarType,
         d: u32,
         want: Option<u32>,
-    ) -> Option<(Expr, u32)> {
+    ) -> Made {
         let ty = ranked(t, rank);
         let dd = d.saturating_sub(1);
         match k {
-            0 => {
-                let vars: Vec<_> = self
-                    .vars(env, &ty)
-                    .into_iter()
-                    .filter(|v| want.is_none_or(|w| w == v.size))
-                    .collect();
-                if vars.is_empty() {
-                    return None;
-                }
-                let v = *self.rng.pick(&vars);
-                Some((var_expr(v), v.size))
-            }
+            0 => self.var_of(env, &ty, want),
             1 if d > 0 => {
                 // A map whose results all have one shape.
                 let (src, size) = match want {
@@ -119,15 +108,7 @@ impl Gen {
                     self.tabulate(&inner, rank - 1, t, dd, "")
                 };
                 let attr = self.attr(true);
-                Some((
-                    Expr::node(ty)
-                        .t(&format!("({attr}map (\\{x} -> "))
-                        .e(block)
-                        .t(") ")
-                        .e(src)
-                        .t(")"),
-                    size,
-                ))
+                Some((map_of(ty, attr, &x, block, src), size))
             }
             2 if want.is_none() => Some((self.tabulate(env, rank, t, dd, "("), self.new_size())),
             3 if want.is_none() && d > 0 => {
@@ -249,13 +230,7 @@ impl Gen {
 
     /// A map over the rows of a matrix: a scan, a reversal or a new row
     /// as long as the old.
-    fn rows_map(
-        &mut self,
-        env: &Env,
-        t: ScalarType,
-        d: u32,
-        want: Option<u32>,
-    ) -> Option<(Expr, u32)> {
+    fn rows_map(&mut self, env: &Env, t: ScalarType, d: u32, want: Option<u32>) -> Made {
         let ty = ranked(t, 2);
         let (m, size) = self.array_n(2, env, t, d, want);
         let (inner, r) = self.bind(env, "row", Ty::arr(Ty::S(t)), 0);

@@ -4,13 +4,13 @@
 //! in range unless risky.
 
 use super::ast::{Expr, Ty};
-use super::gen::{Env, Gen};
+use super::gen::{Env, Gen, Made};
 use super::ranked::ranked;
 use crate::types::ScalarType;
 
 impl Gen {
     /// Slices with and without strides, negative ones too; in range unless risky.
-    pub(super) fn slice(&mut self, env: &Env, t: ScalarType, d: u32) -> Option<(Expr, u32)> {
+    pub(super) fn slice(&mut self, env: &Env, t: ScalarType, d: u32) -> Made {
         let ty = Ty::arr(Ty::S(t));
         let (src, _) = self.array1(env, t, d, None);
         let (wrap, v) = self.shared(env, src);
@@ -45,7 +45,7 @@ impl Gen {
         t: ScalarType,
         d: u32,
         want: Option<u32>,
-    ) -> Option<(Expr, u32)> {
+    ) -> Made {
         let ty = Ty::arr(Ty::S(t));
         let (src, size) = self.array1(env, t, d, want);
         let (wrap, v) = self.shared(env, src);
@@ -81,13 +81,7 @@ impl Gen {
 
     /// A slice of a rank-2 or rank-3 array with a stride in some
     /// dimension; its rank stays.
-    pub(super) fn slice_n(
-        &mut self,
-        rank: usize,
-        env: &Env,
-        t: ScalarType,
-        d: u32,
-    ) -> Option<(Expr, u32)> {
+    pub(super) fn slice_n(&mut self, rank: usize, env: &Env, t: ScalarType, d: u32) -> Made {
         let (a, _) = if rank == 2 {
             self.array2(env, t, d, None)
         } else {

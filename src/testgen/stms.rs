@@ -341,33 +341,26 @@ impl Gen {
         let (e, size) = if self.rng.chance(0.5) {
             let (dest, size) = self.array1(env, t, d, None);
             let dest2 = self.same_size(env, t2, d, size, &dest);
-            let e = Expr::node(Ty::Tup(vec![]))
+            let head = Expr::node(Ty::Tup(vec![]))
                 .t("unzip (reduce_by_index (zip ")
                 .e(dest)
                 .t(" ")
                 .e(dest2)
-                .t(&format!(") {op} {ne} "))
-                .e(is)
-                .t(" (zip ")
-                .e(vs)
-                .t(" ")
-                .e(vs2)
-                .t("))")
-                .inexact(inexact);
-            (e, size)
+                .t(&format!(") {op} {ne} "));
+            (head, size)
         } else {
             let bins = self.rng.pick(&[0, 1, 2, 3, 17]).to_owned();
-            let e = Expr::node(Ty::Tup(vec![]))
-                .t(&format!("unzip (hist {op} {ne} {bins}i64 "))
-                .e(is)
-                .t(" (zip ")
-                .e(vs)
-                .t(" ")
-                .e(vs2)
-                .t("))")
-                .inexact(inexact);
-            (e, self.new_size())
+            let head = Expr::node(Ty::Tup(vec![])).t(&format!("unzip (hist {op} {ne} {bins}i64 "));
+            (head, self.new_size())
         };
+        let e = e
+            .e(is)
+            .t(" (zip ")
+            .e(vs)
+            .t(" ")
+            .e(vs2)
+            .t("))")
+            .inexact(inexact);
         Some(self.pair(e, tys, [size, size]))
     }
 
