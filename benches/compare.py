@@ -6,6 +6,8 @@ docs/performance.md with a bar chart (docs/performance.png).
     python3 benches/compare.py --quick    # small sizes, one round: a smoke test
     python3 benches/compare.py --base OLD_ARRC --contenders arrc,base
                                           # A/B: this arrc against another build
+    python3 benches/compare.py --target nvptx|nvptx-emu ...
+                                          # the GPU comparison (benches/gpu/compare_gpu.py)
 
 Steps, all in one go:
  1. writes the inputs (benches/baselines/gen_data.py) into
@@ -425,6 +427,11 @@ def cmd_out(cmd):
 
 
 def main():
+    if any(a == "--target" or a.startswith("--target=") for a in sys.argv[1:]):
+        # the GPU comparison: arrc's GPU binaries against CUDA and JAX
+        sys.path.insert(0, os.path.join(ROOT, "benches", "gpu"))
+        import compare_gpu
+        return compare_gpu.main(sys.argv[1:])
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="small sizes, one round (a smoke test)")
     ap.add_argument("--rounds", type=int, help="interleaved rounds (default 3, quick 1)")

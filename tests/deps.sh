@@ -9,7 +9,7 @@ sudo_if_needed() {
     if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
 }
 
-packages=(llvm-19-dev libpolly-19-dev libzstd-dev zlib1g-dev libxml2-dev libffi-dev gcc valgrind)
+packages=(llvm-19-dev libpolly-19-dev libclang1-19 libclang-common-19-dev libzstd-dev zlib1g-dev libxml2-dev libffi-dev gcc valgrind)
 missing=()
 for pkg in "${packages[@]}"; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
@@ -48,4 +48,15 @@ fi
 if ! python3 -c "import nvidia.cuda_nvcc" >/dev/null 2>&1; then
     python3 -m pip install -q nvidia-cuda-nvcc-cu12 2>/dev/null \
         || python3 -m pip install -q --break-system-packages nvidia-cuda-nvcc-cu12
+fi
+
+# What benches/gpu/check_cuda.py checks the CUDA baselines with (no nvcc
+# or GPU needed): NVIDIA's run-time compiler NVRTC (a library) for their
+# kernels, assembled by the ptxas above; the CUDA runtime's and CCCL's
+# headers and libclang's Python bindings, used with LLVM 19's libclang,
+# for their host code.
+if ! python3 -c "import nvidia.cuda_nvrtc, nvidia.cuda_runtime, nvidia.cuda_cccl, clang.cindex" >/dev/null 2>&1; then
+    pkgs=(nvidia-cuda-nvrtc-cu12 nvidia-cuda-runtime-cu12 nvidia-cuda-cccl-cu12 libclang)
+    python3 -m pip install -q "${pkgs[@]}" 2>/dev/null \
+        || python3 -m pip install -q --break-system-packages "${pkgs[@]}"
 fi

@@ -1,6 +1,6 @@
 """Writes the input values of the suite (benches/baselines/suite.py) into a
 folder, one file of binary values per input, from fixed seeds, so that
-every contender reads the same numbers. Usage: gen_data.py DIR full|quick"""
+every contender reads the same numbers. Usage: gen_data.py DIR full|quick|tiny"""
 import os
 import sys
 import zlib

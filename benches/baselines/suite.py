@@ -12,6 +12,9 @@ SIZES = {
     "quick": dict(n=500_000, bs=100_000, mb=200, nb=2000, mm=128,
                   jac=256, sweeps=10, km=10_000, k=16, kd=4, sp_rows=20_000,
                   conv=256, lse=100_000),
+    # the GPU emulator's smoke test (benches/gpu/compare_gpu.py, nvptx-emu)
+    "tiny": dict(n=5000, bs=2000, mb=24, nb=300, mm=40, jac=32, sweeps=3,
+                 km=2000, k=16, kd=4, sp_rows=500, conv=40, lse=3000),
 }
 
 

@@ -6,6 +6,7 @@
 pub mod bench;
 pub mod cli;
 pub mod exactness;
+mod export;
 pub mod library;
 pub mod passes;
 pub mod pipeline;

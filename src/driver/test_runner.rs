@@ -4,6 +4,7 @@
 //! each other), with `futhark test`'s meaning for every line of a block.
 
 use super::exactness;
+use super::export::Export;
 use super::pipeline::{self, Options};
 use super::script;
 use super::testblock::{self, Expect, Input, RandomSpec, TestCase};
@@ -65,11 +66,18 @@ pub fn run_tests(paths: &[PathBuf], options: &Options, test: &TestOptions) -> i3
             return 1;
         }
     }
+    let mut export = match Export::from_env() {
+        Ok(e) => e,
+        Err(why) => {
+            eprintln!("Error: ARRC_TEST_EXPORT: {why}");
+            return 1;
+        }
+    };
     let mut tally = Tally::default();
     for file in &files {
         // A compiler bug on one program must not hide the other results.
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            test_file(file, options, test, &mut tally)
+            test_file(file, options, test, &mut tally, export.as_mut())
         }));
         if outcome.is_err() {
             tally.record(
@@ -137,7 +145,13 @@ pub(crate) fn collect_programs(path: &Path, out: &mut Vec<PathBuf>) -> std::io::
     Ok(())
 }
 
-fn test_file(file: &Path, options: &Options, test: &TestOptions, tally: &mut Tally) {
+fn test_file(
+    file: &Path,
+    options: &Options,
+    test: &TestOptions,
+    tally: &mut Tally,
+    mut export: Option<&mut Export>,
+) {
     let name = file.display().to_string();
     let source = match std::fs::read_to_string(file) {
         Ok(s) => s,
@@ -202,6 +216,11 @@ fn test_file(file: &Path, options: &Options, test: &TestOptions, tally: &mut Tal
     } else {
         Ok(())
     };
+    // The exported nvptx build's name, or why there is none.
+    let mut exported = match (&mut export, &compiled) {
+        (Some(export), Ok(())) => Some(export.program(file, options)),
+        _ => None,
+    };
     let base = file.parent().unwrap_or(Path::new("."));
     // Built when a case of an entry that may contract fails (see below).
     let mut strict: Option<Result<PathBuf, String>> = None;
@@ -217,7 +236,11 @@ fn test_file(file: &Path, options: &Options, test: &TestOptions, tally: &mut Tal
             let mut result = match &compiled {
                 Ok(()) => {
                     let exe = test.compiled.then_some(exe.as_path());
-                    run_case(&program, exe, entry, case, base, test, exact)
+                    let sink = match (&mut export, &mut exported) {
+                        (Some(export), Some(Ok(name))) => Some((&mut **export, name.as_str())),
+                        _ => None,
+                    };
+                    run_case(&program, exe, entry, case, base, test, exact, sink, &what)
                 }
                 Err(why) => Err(format!("compilation failed: {why}")),
             };
@@ -242,13 +265,17 @@ fn test_file(file: &Path, options: &Options, test: &TestOptions, tally: &mut Tal
                     let exact =
                         exactness::floats_exact(&program, entry, options.codegen.fast_math, false);
                     let exe = Some(strict_exe.as_path());
-                    if run_case(&program, exe, entry, case, base, test, exact).is_ok() {
+                    if run_case(&program, exe, entry, case, base, test, exact, None, &what).is_ok()
+                    {
                         result = Ok(());
                     }
                 }
             }
             tally.record(&what, result);
         }
+    }
+    if let Some(Err(why)) = exported {
+        tally.record(&name, Err(why));
     }
 }
 
@@ -283,6 +310,9 @@ pub(crate) enum Outcome {
     Failed(String),
 }
 
+/// Runs one case of `entry`; with `export`, also writes its input and the
+/// interpreter's outcome there, for the exported build named.
+#[allow(clippy::too_many_arguments)]
 fn run_case(
     program: &Program,
     exe: Option<&Path>,
@@ -291,6 +321,8 @@ fn run_case(
     base: &Path,
     test: &TestOptions,
     exact_floats: bool,
+    mut export: Option<(&mut Export, &str)>,
+    what: &str,
 ) -> Result<(), String> {
     let function = program
         .entries
@@ -318,6 +350,9 @@ fn run_case(
     };
     for count in counts {
         let input = executable_input(program, exe, &case.input, base, count)?;
+        if let (Some((export, name)), Some(expected)) = (export.take(), &interpreted) {
+            export.case(name, what, entry, &input, expected, exact_floats)?;
+        }
         let compiled = run_executable(exe, entry, &input, &function.ret, count)?;
         check_case(
             case,

@@ -9,7 +9,8 @@
  * Usage: PROG RUNS TIMES_FILE [BUDGET] < input
  *
  * Each program defines setup() (read the inputs, allocate the outputs),
- * kernel() (the timed work) and report() (print the signature). */
+ * kernel() (the timed work) and report() (print the signature). The CUDA
+ * baselines (../cuda/) include it too, so it stays valid C++. */
 #include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -56,9 +57,9 @@ static inline void *read_value(const char *type, int rank, int64_t *dims) {
     return p;
 }
 
-static inline float read_f32(void) { float *p = read_value(" f32", 0, NULL); float v = *p; free(p); return v; }
-static inline int32_t read_i32(void) { int32_t *p = read_value(" i32", 0, NULL); int32_t v = *p; free(p); return v; }
-static inline int64_t read_i64(void) { int64_t *p = read_value(" i64", 0, NULL); int64_t v = *p; free(p); return v; }
+static inline float read_f32(void) { float *p = (float *)read_value(" f32", 0, NULL); float v = *p; free(p); return v; }
+static inline int32_t read_i32(void) { int32_t *p = (int32_t *)read_value(" i32", 0, NULL); int32_t v = *p; free(p); return v; }
+static inline int64_t read_i64(void) { int64_t *p = (int64_t *)read_value(" i64", 0, NULL); int64_t v = *p; free(p); return v; }
 
 static inline void print_f32s(const float *a, int64_t n) {
     double s = 0;

@@ -24,13 +24,13 @@ use crate::types::ScalarType;
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
 use inkwell::{AtomicOrdering, AtomicRMWBinOp, IntPredicate};
 
-/// Whether bins of `elem` take atomic updates: numbers of every width, 1-
-/// and 2-byte bins by a compare-and-swap of the 32-bit word that holds
-/// them (LLVM's NVPTX back end expands narrower atomics so; the emulator's
-/// CPU has byte-wide ones). Not `bool`s, whose register type is not their
-/// memory's (they keep the locks).
+/// Whether bins of `elem` take atomic updates: numbers of every width and
+/// `bool`s, 1- and 2-byte bins by a compare-and-swap of the 32-bit word
+/// that holds them (LLVM's NVPTX back end expands narrower atomics so; the
+/// emulator's CPU has byte-wide ones). A `bool` is a byte in memory and an
+/// `i1` in registers: its compare-and-swap converts between them.
 pub(super) fn atomic_bins(elem: ScalarType) -> bool {
-    elem != ScalarType::Bool && matches!(elem.bytes(), 1 | 2 | 4 | 8)
+    matches!(elem.bytes(), 1 | 2 | 4 | 8)
 }
 
 /// Shared memory a block's private bins may take at most (a third of what
@@ -164,7 +164,8 @@ impl<'ctx> Gen<'ctx, '_> {
                     "a histogram's neutral element is an array".into(),
                 ));
             };
-            let ty = self.reg_type(elem);
+            let ty = self.mem_type(elem);
+            let neutral = self.store_to_mem(neutral, elem)?;
             self.kernel_loop(fr, tid, m, b, &mut |gen, _, k| {
                 let at = gen.elem_ptr(p, ty, k)?;
                 gen.announce_bytes(at, elem.bytes(), true)?;
@@ -199,7 +200,7 @@ impl<'ctx> Gen<'ctx, '_> {
             let ty = self.mem_type(elem);
             let bits = self.bits_type(elem);
             let neutral = self.val(fr, &h.neutral[0])?;
-            let neutral = self.fields(&neutral)[0];
+            let neutral = self.store_to_mem(self.fields(&neutral)[0], elem)?;
             let neutral = self.builder.build_bit_cast(neutral, bits, "")?;
             let neutral = neutral.into_int_value();
             self.kernel_loop(fr, tid, m, b, &mut |gen, fr, k| {
@@ -222,7 +223,10 @@ impl<'ctx> Gen<'ctx, '_> {
                         Ok(())
                     }
                     Merge::FloatAdd => gen.float_atomic_add(to, v, elem),
-                    Merge::Cas => gen.cas_merge(fr, h, to, v, elem),
+                    Merge::Cas => {
+                        let v = gen.load_from_mem(v, elem)?;
+                        gen.cas_merge(fr, h, to, v, elem)
+                    }
                 })
             })?;
             fr.vals.insert(bin, global);
@@ -279,7 +283,8 @@ impl<'ctx> Gen<'ctx, '_> {
         let (retry, old_bits) = self.cas_loop_head(fr.func, to, elem)?;
         let old_v = self
             .builder
-            .build_bit_cast(old_bits, self.reg_type(elem), "")?;
+            .build_bit_cast(old_bits, self.mem_type(elem), "")?;
+        let old_v = self.load_from_mem(old_v, elem)?;
         let [x, y] = h.op.params.as_slice() else {
             return Err(CodegenError::Internal(
                 "a histogram operator without two parameters".into(),
@@ -289,6 +294,7 @@ impl<'ctx> Gen<'ctx, '_> {
         fr.vals.insert(y.id, Val::Scalar(v, elem));
         self.block(fr, &h.op.body)?;
         let (new, _) = self.scalar(fr, &h.op.results[0])?;
+        let new = self.store_to_mem(new, elem)?;
         let new_bits = self.builder.build_bit_cast(new, bits, "")?.into_int_value();
         let done = self.ctx.append_basic_block(fr.func, "merge.done");
         self.cmpxchg_branch(to, old_bits, new_bits, done, retry)?;

@@ -52,6 +52,15 @@ pub(super) fn tree_ok(nest: &LoopNest, fields: usize) -> bool {
             .all(|r| crate::loopy::chunk::infallible(&r.op.body))
 }
 
+/// Which shuffle: from lane `l + off`, from lane `l - off`, or from lane
+/// `off` (a broadcast).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Shuffle {
+    Down,
+    Up,
+    Idx,
+}
+
 /// Whether `op` is commutative as written: each result the same
 /// commutative binary operator on the two operands' corresponding values
 /// (`+`, `*`, `min`, `max` of integers, `&&`, ...), nothing else in its
@@ -265,7 +274,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 let mut shuffled = Vec::new();
                 for f in self.fields(v) {
                     let by = self.ctx.i32_type().const_int(off, false);
-                    shuffled.push(self.shfl(f, by, false)?);
+                    shuffled.push(self.shfl(f, by, Shuffle::Down)?);
                 }
                 other.push(self.val_of_fields(*t, &shuffled)?);
             }
@@ -346,14 +355,14 @@ impl<'ctx> Gen<'ctx, '_> {
         })
     }
 
-    /// `shfl.sync.down` (or `.up`) of one field (any scalar) by `off`
-    /// (an `i32`) lanes over the whole warp: 32-bit pieces, as PTX
-    /// shuffles them.
+    /// `shfl.sync.down`, `.up` or `.idx` of one field (any scalar) by
+    /// `off` (an `i32`: lanes, or the source lane for `.idx`) over the
+    /// whole warp: 32-bit pieces, as PTX shuffles them.
     pub(super) fn shfl(
         &self,
         v: BasicValueEnum<'ctx>,
         off: IntValue<'ctx>,
-        up: bool,
+        up: Shuffle,
     ) -> Res<BasicValueEnum<'ctx>> {
         let i32t = self.ctx.i32_type();
         let bits_of = |v: BasicValueEnum<'ctx>| -> Res<IntValue<'ctx>> {
@@ -408,16 +417,19 @@ impl<'ctx> Gen<'ctx, '_> {
         })
     }
 
-    fn shfl32(&self, x: IntValue<'ctx>, off: IntValue<'ctx>, up: bool) -> Res<IntValue<'ctx>> {
+    fn shfl32(&self, x: IntValue<'ctx>, off: IntValue<'ctx>, up: Shuffle) -> Res<IntValue<'ctx>> {
         let i32t = self.ctx.i32_type();
         let name = match (self.emulated()?, up) {
-            (true, false) => "arr_emu_shfl_down_i32",
-            (true, true) => "arr_emu_shfl_up_i32",
-            (false, false) => "llvm.nvvm.shfl.sync.down.i32",
-            (false, true) => "llvm.nvvm.shfl.sync.up.i32",
+            (true, Shuffle::Down) => "arr_emu_shfl_down_i32",
+            (true, Shuffle::Up) => "arr_emu_shfl_up_i32",
+            (true, Shuffle::Idx) => "arr_emu_shfl_idx_i32",
+            (false, Shuffle::Down) => "llvm.nvvm.shfl.sync.down.i32",
+            (false, Shuffle::Up) => "llvm.nvvm.shfl.sync.up.i32",
+            (false, Shuffle::Idx) => "llvm.nvvm.shfl.sync.idx.i32",
         };
-        // The clamp: the warp's last lane down, its first up.
-        let clamp = if up { 0 } else { 0x1f };
+        // The clamp: the warp's last lane down (and for an index), its
+        // first up.
+        let clamp = if up == Shuffle::Up { 0 } else { 0x1f };
         let t = i32t.into();
         let f = self.declare(name, Some(t), &[t, t, t, t]);
         let args = [

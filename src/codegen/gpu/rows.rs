@@ -31,7 +31,7 @@
 
 use super::abi::{Grid, Params, PARTIALS, WIDTH};
 use super::loops::Key;
-use super::reduce::{commutative, TREE_FIELDS};
+use super::reduce::{commutative, Shuffle, TREE_FIELDS};
 use crate::codegen::emit::{Frame, Gen, Res, Val};
 use crate::codegen::runtime::RuntimeFn;
 use crate::codegen::CodegenError;
@@ -48,30 +48,56 @@ pub(super) const ROW_LONG: i64 = 1024;
 /// leave it partly idle while each warp's lanes fold long slices.
 pub(super) const ROW_FEW: i64 = 8192;
 
-/// Where a map's iteration reduces its row: the position of the
-/// reduction's nest in the map's body.
+/// Where a map's iteration reduces its row: the position of the last
+/// reduction's nest in the map's body (`reductions_at` gives them all).
 pub(super) fn rows_shape(nest: &LoopNest) -> Option<usize> {
     if nest.par != Parallelism::Map || nest.carried().next().is_some() {
         return None;
     }
-    let mut loops = nest
-        .body
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| matches!(s, Stmt::Loop(_) | Stmt::SeqLoop(_)));
-    let (at, Stmt::Loop(inner)) = loops.next()? else {
-        return None;
-    };
-    if loops.next().is_some() || !row_reduction(inner) {
-        return None;
+    let defined = nest.defined_vars();
+    let mut start = 0;
+    let mut last = None;
+    for (at, s) in nest.body.iter().enumerate() {
+        match s {
+            Stmt::SeqLoop(_) => return None,
+            Stmt::Loop(inner) => {
+                // The width is the same in every row (a regular nesting):
+                // the keys of one row come before the next row's.
+                let invariant = match &inner.width {
+                    Atom::Var(v) => !defined.contains(v),
+                    Atom::Const(_) => true,
+                };
+                if !row_reduction(inner) || !invariant || !binds_only(&nest.body[start..at]) {
+                    return None;
+                }
+                start = at + 1;
+                last = Some(at);
+            }
+            _ => {}
+        }
     }
-    // The width is the same in every row (a regular nesting): the keys
-    // of one row come before the next row's.
-    let invariant = match &inner.width {
-        Atom::Var(v) => !nest.defined_vars().contains(v),
-        Atom::Const(_) => true,
-    };
-    (invariant && binds_only(&nest.body[..at]) && !allocates(&nest.body)).then_some(at)
+    last.filter(|_| !allocates(&nest.body))
+}
+
+/// The positions of a row-reduction map's reductions (`rows_shape`), in
+/// order.
+pub(super) fn reductions_at(nest: &LoopNest) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (at, s) in nest.body.iter().enumerate() {
+        if matches!(s, Stmt::Loop(_)) {
+            out.push(at);
+        }
+    }
+    out
+}
+
+fn inner_at(nest: &LoopNest, at: usize) -> Res<&LoopNest> {
+    match &nest.body[at] {
+        Stmt::Loop(inner) => Ok(inner),
+        _ => Err(CodegenError::Internal(
+            "a row reduction without its nest".into(),
+        )),
+    }
 }
 
 /// Whether a block only binds values and checks them (every thread of a
@@ -132,8 +158,11 @@ pub(super) fn allocates(block: &[Stmt]) -> bool {
 }
 
 impl<'ctx> Gen<'ctx, '_> {
-    /// The row-reduction kernel of `nest`, whose reduction is statement
-    /// `at` of its body.
+    /// The row-reduction kernel of `nest`, whose last reduction is
+    /// statement `at` of its body. Reductions before the last (`let m =
+    /// reduce max row` before a sum that uses `m`) are combined the same
+    /// way and their results broadcast to the whole group, which runs the
+    /// statements between them; the rows of such a nest are never split.
     pub(super) fn rows_body(
         &mut self,
         fr: &mut Frame<'ctx>,
@@ -141,12 +170,9 @@ impl<'ctx> Gen<'ctx, '_> {
         at: usize,
         kp: &[BasicValueEnum<'ctx>],
     ) -> Res<()> {
-        let Stmt::Loop(inner) = &nest.body[at] else {
-            return Err(CodegenError::Internal(
-                "a row reduction without its nest".into(),
-            ));
-        };
-        let (pre, post) = (nest.body[..at].to_vec(), nest.body[at + 1..].to_vec());
+        let ats = reductions_at(nest);
+        let inner = inner_at(nest, at)?;
+        let post = nest.body[at + 1..].to_vec();
         let rows = kp[WIDTH].into_int_value();
         let i64t = self.i64();
         let (zero, one) = (self.const_i64(0), self.const_i64(1));
@@ -194,15 +220,24 @@ impl<'ctx> Gen<'ctx, '_> {
         let first = select(self, ctaid, gwarp)?;
         let stride = select(self, nctaid, warps_all)?;
         let items = self.builder.build_int_mul(rows, chunks, "items")?;
-        let width = self.int(fr, &inner.width)?;
-        let keys = self.builder.build_int_add(width, self.const_i64(2), "")?;
-        let commute = inner.reductions.iter().all(|r| commutative(&r.op));
+        // A row's keys: reduction k's iterations after `offsets[k]`, the
+        // statements after it at `offsets[k + 1]`.
+        let mut offsets = vec![zero];
+        for &a in &ats {
+            let w = self.int(fr, &inner_at(nest, a)?.width)?;
+            let next = self
+                .builder
+                .build_int_add(*offsets.last().unwrap_or(&zero), w, "")?;
+            offsets.push(self.builder.build_int_add(next, one, "")?);
+        }
+        let keys = self
+            .builder
+            .build_int_add(*offsets.last().unwrap_or(&zero), one, "")?;
         let fields = self.fields_of(inner);
         let types: Vec<Type> = inner.carried().map(|c| c.var.ty).collect();
         self.kernel_loop(fr, first, items, stride, &mut |gen, fr, item| {
             let r = gen.builder.build_int_signed_div(item, chunks, "row")?;
             let chunk = gen.builder.build_int_signed_rem(item, chunks, "")?;
-            let (lo, hi) = gen.slice_of(width, chunk, chunks)?;
             let row_end = gen.ctx.append_basic_block(fr.func, "row.end");
             let key_base = gen.builder.build_int_mul(r, keys, "")?;
             let key = gen.key_slot()?;
@@ -210,32 +245,33 @@ impl<'ctx> Gen<'ctx, '_> {
             fr.vals
                 .insert(nest.index.id, Val::Scalar(r.into(), ScalarType::I64));
             gen.set_on_fail(Some(row_end));
-            gen.block(fr, &pre)?;
-            let mut inits = Vec::new();
-            for c in inner.carried() {
-                inits.push(gen.fields(&gen.val(fr, &c.init)?));
+            let mut start = 0;
+            let mut last_slots = None;
+            for (k, &a) in ats.iter().enumerate() {
+                let red = inner_at(nest, a)?;
+                let seg_key = gen.builder.build_int_add(key_base, offsets[k], "")?;
+                gen.builder.build_store(key, seg_key)?;
+                gen.block(fr, &nest.body[start..a].to_vec())?;
+                start = a + 1;
+                let slots = gen.row_fold(fr, red, seg_key, (chunk, chunks), (t, size), row_end)?;
+                gen.warp_combine(fr, red, &slots, lane)?;
+                gen.when(fr.func, per_block, |gen| {
+                    gen.block_combine(fr, red, &slots, tid, lane, ntid)
+                })?;
+                if a == at {
+                    last_slots = Some(slots);
+                    break;
+                }
+                // An earlier reduction: every thread of the group binds
+                // its results for the statements and reductions after it.
+                gen.broadcast(fr, red, &slots, per_block, tid)?;
+                let after = gen.builder.build_int_add(key_base, offsets[k + 1], "")?;
+                gen.builder.build_store(key, after)?;
+                let finals = gen.load_slots(red, &slots)?;
+                gen.bind_finals(fr, red, finals)?;
             }
-            let slots = gen.carried_slots(fr, &inits)?;
-            let range = if commute {
-                (gen.builder.build_int_add(lo, t, "")?, hi, size)
-            } else {
-                let part = gen.builder.build_int_sub(hi, lo, "")?;
-                let (a, b) = gen.slice_of(part, t, size)?;
-                let a = gen.builder.build_int_add(lo, a, "")?;
-                (a, gen.builder.build_int_add(lo, b, "")?, one)
-            };
-            let folded = gen.ctx.append_basic_block(fr.func, "row.folded");
-            gen.set_on_fail(Some(folded));
-            let after = gen.builder.build_int_add(key_base, one, "")?;
-            let body = inner.body.clone();
-            gen.carried_loop_keyed(fr, inner, &body, &slots, range, Key::After(after), 0)?;
-            gen.builder.build_unconditional_branch(folded)?;
-            gen.builder.position_at_end(folded);
-            gen.set_on_fail(Some(row_end));
-            gen.warp_combine(fr, inner, &slots, lane)?;
-            gen.when(fr.func, per_block, |gen| {
-                gen.block_combine(fr, inner, &slots, tid, lane, ntid)
-            })?;
+            let slots = last_slots
+                .ok_or_else(|| CodegenError::Internal("a row reduction without its nest".into()))?;
             let lead = gen
                 .builder
                 .build_int_compare(IntPredicate::EQ, t, zero, "")?;
@@ -260,9 +296,9 @@ impl<'ctx> Gen<'ctx, '_> {
                 )?;
                 gen.builder.build_conditional_branch(last, finish, done)?;
                 gen.builder.position_at_end(finish);
-                let last = gen.builder.build_int_add(key_base, width, "")?;
-                let last = gen.builder.build_int_add(last, one, "")?;
-                gen.builder.build_store(key, last)?;
+                let after = ats.len();
+                let after = gen.builder.build_int_add(key_base, offsets[after], "")?;
+                gen.builder.build_store(key, after)?;
                 let finals = gen.load_slots(inner, &slots)?;
                 gen.bind_finals(fr, inner, finals)?;
                 gen.block(fr, &post)?;
@@ -276,6 +312,98 @@ impl<'ctx> Gen<'ctx, '_> {
         })?;
         self.set_on_fail(None);
         Ok(())
+    }
+
+    /// The thread's share of one reduction `red` over its row (of chunk
+    /// `chunk` of `chunks`), folded from the neutral element into fresh
+    /// slots; iteration `j`'s checks are keyed `seg_key + 1 + j`. A check
+    /// that fails leaves the fold only, then the row (`row_end`).
+    fn row_fold(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        red: &LoopNest,
+        seg_key: IntValue<'ctx>,
+        (chunk, chunks): (IntValue<'ctx>, IntValue<'ctx>),
+        (t, size): (IntValue<'ctx>, IntValue<'ctx>),
+        row_end: inkwell::basic_block::BasicBlock<'ctx>,
+    ) -> Res<super::loops::SlotVec<'ctx>> {
+        let one = self.const_i64(1);
+        let width = self.int(fr, &red.width)?;
+        let (lo, hi) = self.slice_of(width, chunk, chunks)?;
+        let mut inits = Vec::new();
+        for c in red.carried() {
+            inits.push(self.fields(&self.val(fr, &c.init)?));
+        }
+        let slots = self.carried_slots(fr, &inits)?;
+        let range = if red.reductions.iter().all(|r| commutative(&r.op)) {
+            (self.builder.build_int_add(lo, t, "")?, hi, size)
+        } else {
+            let part = self.builder.build_int_sub(hi, lo, "")?;
+            let (a, b) = self.slice_of(part, t, size)?;
+            let a = self.builder.build_int_add(lo, a, "")?;
+            (a, self.builder.build_int_add(lo, b, "")?, one)
+        };
+        let folded = self.ctx.append_basic_block(fr.func, "row.folded");
+        self.set_on_fail(Some(folded));
+        let after = self.builder.build_int_add(seg_key, one, "")?;
+        let body = red.body.clone();
+        self.carried_loop_keyed(fr, red, &body, &slots, range, Key::After(after), 0)?;
+        self.builder.build_unconditional_branch(folded)?;
+        self.builder.position_at_end(folded);
+        self.set_on_fail(Some(row_end));
+        Ok(slots)
+    }
+
+    /// The group's value of `red` (in its first thread's `slots`) in every
+    /// thread's `slots`: a shuffle from lane 0 for a warp, a shared cell
+    /// between barriers for a block.
+    fn broadcast(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        red: &LoopNest,
+        slots: &super::loops::Slots<'ctx>,
+        per_block: IntValue<'ctx>,
+        tid: IntValue<'ctx>,
+    ) -> Res<()> {
+        let types: Vec<Type> = red.carried().map(|c| c.var.ty).collect();
+        let fields = self.fields_of(red);
+        let zero = self.const_i64(0);
+        let store = |gen: &Self, vals: &[Val<'ctx>]| -> Res<()> {
+            for (v, ps) in vals.iter().zip(slots) {
+                for (f, (slot, _)) in gen.fields(v).iter().zip(ps) {
+                    gen.builder.build_store(*slot, *f)?;
+                }
+            }
+            Ok(())
+        };
+        let per_warp = self.builder.build_not(per_block, "")?;
+        self.when(fr.func, per_warp, |gen| {
+            let vals = gen.load_slots(red, slots)?;
+            let lane0 = gen.ctx.i32_type().const_zero();
+            let mut moved = Vec::new();
+            for (v, t) in vals.iter().zip(&types) {
+                let mut fs = Vec::new();
+                for f in gen.fields(v) {
+                    fs.push(gen.shfl(f, lane0, Shuffle::Idx)?);
+                }
+                moved.push(gen.val_of_fields(*t, &fs)?);
+            }
+            store(gen, &moved)
+        })?;
+        self.when(fr.func, per_block, |gen| {
+            let shared = gen.shared_base()?;
+            let lead = gen
+                .builder
+                .build_int_compare(IntPredicate::EQ, tid, zero, "")?;
+            gen.when(fr.func, lead, |gen| {
+                let vals = gen.load_slots(red, slots)?;
+                gen.shared_store(shared, zero, &vals, fields)
+            })?;
+            gen.barrier()?;
+            let vals = gen.shared_read(shared, zero, &types, fields)?;
+            store(gen, &vals)?;
+            gen.barrier()
+        })
     }
 
     /// A block's warps' values (in their lane 0's `slots`) combined in
@@ -385,11 +513,8 @@ impl<'ctx> Gen<'ctx, '_> {
         params: &Params<'ctx>,
         values: &mut [BasicValueEnum<'ctx>],
     ) -> Res<()> {
-        let Stmt::Loop(inner) = &nest.body[at] else {
-            return Err(CodegenError::Internal(
-                "a row reduction without its nest".into(),
-            ));
-        };
+        let inner = inner_at(nest, at)?;
+        let ats = reductions_at(nest);
         let rows = values[WIDTH].into_int_value();
         let width = self.int(fr, &inner.width)?;
         let long = self.builder.build_int_compare(
@@ -405,7 +530,10 @@ impl<'ctx> Gen<'ctx, '_> {
         // Split rows: fewer rows than the blocks the GPU holds at once,
         // each cut into chunks of at least ROW_LONG elements, so that
         // every block has a chunk.
-        let fields = self.fields_of(inner);
+        let mut fields = 0;
+        for &a in &ats {
+            fields = fields.max(self.fields_of(inner_at(nest, a)?));
+        }
         let k = self.ctx.i32_type().const_int(kernel as u64, false);
         let f = self.runtime(RuntimeFn::GpuBlocksShared);
         let most = self.const_i64(1 << 40);
@@ -428,7 +556,13 @@ impl<'ctx> Gen<'ctx, '_> {
             self.builder
                 .build_int_compare(IntPredicate::SGE, chunks, self.const_i64(2), "")?;
         let split = self.builder.build_and(long, few_rows, "")?;
-        let split = self.builder.build_and(split, several, "split")?;
+        let split = self.builder.build_and(split, several, "")?;
+        // Reductions after the first need the earlier ones' whole rows.
+        let one_reduction = self
+            .ctx
+            .bool_type()
+            .const_int((ats.len() == 1) as u64, false);
+        let split = self.builder.build_and(split, one_reduction, "split")?;
         let chunks = self
             .builder
             .build_select(split, chunks, self.const_i64(1), "chunks")?

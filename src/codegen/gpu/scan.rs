@@ -32,6 +32,7 @@
 //! kernel early, so every thread reaches every barrier and shuffle.
 
 use super::kernel::{OUT, PARTIALS, WIDTH};
+use super::reduce::Shuffle;
 use crate::codegen::emit::{Frame, Gen, Res, Val};
 use crate::codegen::CodegenError;
 use crate::core::ir::Type;
@@ -250,7 +251,7 @@ impl<'ctx> Gen<'ctx, '_> {
         let vals = self.load_slots(nest, &mine)?;
         let other = self.shuffled(&vals, &types, skip, off)?;
         let flag = self.builder.build_load(self.i64(), bad, "")?;
-        let other_bad = self.shfl(flag, off, true)?.into_int_value();
+        let other_bad = self.shfl(flag, off, Shuffle::Up)?.into_int_value();
         let off64 = self.builder.build_int_z_extend(off, self.i64(), "")?;
         let far = self
             .builder
@@ -300,7 +301,7 @@ impl<'ctx> Gen<'ctx, '_> {
         let i32one = i32t.const_int(1, false);
         let before = self.shuffled(&vals, &types, skip, i32one)?;
         let flag = self.builder.build_load(self.i64(), bad, "")?;
-        let before_bad = self.shfl(flag, i32one, true)?.into_int_value();
+        let before_bad = self.shfl(flag, i32one, Shuffle::Up)?.into_int_value();
         self.set_slots(&carry, &init_vals, 0)?;
         let head_vals = self.shared_read(shared, one, &flagged[n..], 1)?;
         let tile_in = self.shared_read(shared, c(self, 2), &types, fields)?;
@@ -633,7 +634,7 @@ impl<'ctx> Gen<'ctx, '_> {
         for (v, t) in vals.iter().zip(types).skip(skip) {
             let mut moved = Vec::new();
             for f in self.fields(v) {
-                moved.push(self.shfl(f, off, true)?);
+                moved.push(self.shfl(f, off, Shuffle::Up)?);
             }
             out.push(self.val_of_fields(*t, &moved)?);
         }

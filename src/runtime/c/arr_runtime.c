@@ -22,6 +22,7 @@ int arr_num_threads = 0;
 int64_t arr_traffic_reads = 0;
 int64_t arr_traffic_writes = 0;
 int arr_traffic_enabled = 0;
+int64_t arr_untimed_us = 0;
 int (*arr_error_hook)(const char *message) = NULL;
 
 /* ---------------------------------------------------------------- memory

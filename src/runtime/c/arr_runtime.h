@@ -162,6 +162,12 @@ extern int64_t arr_traffic_reads;
 extern int64_t arr_traffic_writes;
 extern int arr_traffic_enabled;
 
+/* Microseconds of the current run that `-t` leaves out: a GPU executable's
+ * copies of the entry's arguments to the device and of its results back
+ * (as Futhark's GPU backends and JAX's timings leave them out). `main`
+ * resets it before each timed run; 0 on the CPU. */
+extern int64_t arr_untimed_us;
+
 /* ------------------------------------------------------------ backend hook
  * Set by a backend's runtime that runs compiled code on threads of its own
  * (the multicore scheduler sets it when a pool starts); NULL when there is

@@ -2,6 +2,7 @@
  * kernels: device memory through the pool, entry arguments and results,
  * launch planning, and the report of a kernel's run-time error with the
  * CPU runtime's own messages. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "arr_gpu_internal.h"
 
 #include <inttypes.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 const arr_gpu_program *arr_gpu_prog;
 arr_pool arr_gpu_mem;
@@ -169,26 +171,40 @@ int arr_gpu_try_alloc(int64_t bytes, arr_dptr *out) {
     return 0;
 }
 
+static int64_t clock_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 arr_dptr arr_gpu_entry_in(const void *data, int64_t bytes) {
     arr_dptr d;
+    int64_t t0;
     if (arr_gpu_resident) {
         return (arr_dptr)(uintptr_t)data;
     }
+    t0 = clock_us();
     d = arr_gpu_alloc(bytes);
     if (bytes > 0) {
         arr_gpu_copy_in(d, data, bytes);
     }
+    arr_untimed_us += clock_us() - t0;
     return d;
 }
 
 void *arr_gpu_entry_out(arr_dptr src, int64_t bytes) {
     void *host;
+    int64_t t0;
     if (arr_gpu_resident) {
         return (void *)(uintptr_t)src;
     }
+    /* The kernels before the copy are the run's work: wait for them first. */
+    arr_gpu_sync();
+    t0 = clock_us();
     host = arr_alloc(bytes);
     arr_gpu_copy_out(host, src, bytes);
     arr_gpu_free(src);
+    arr_untimed_us += clock_us() - t0;
     return host;
 }
 
