@@ -8,6 +8,7 @@ docs/performance.md with a bar chart (docs/performance.png).
                                           # A/B: this arrc against another build
     python3 benches/compare.py --target nvptx|nvptx-emu ...
                                           # the GPU comparison (benches/gpu/compare_gpu.py)
+    python3 benches/compare.py --realtime # every process under `chrt -f 20`
 
 Steps, all in one go:
  1. writes the inputs (benches/baselines/gen_data.py) into
@@ -73,6 +74,8 @@ LABEL = {"arrc": "arrc", "c": "C", "numpy": "numpy", "numba": "numba", "jax": "J
 ARRC_BUILT = ("arrc", "base")
 TOLERANCE = 0.002
 TIMEOUT = 900
+# With --realtime, every contender's process is run under this prefix.
+RUN_PREFIX = []
 
 
 def log(*a):
@@ -188,6 +191,7 @@ def run_one(contender, prog, files, runs, budget, work, env):
         cmd = [os.path.join(work, "c-" + prog), str(runs), tf, str(budget)]
     else:
         cmd = [sys.executable, os.path.join(BASE, "py_bench.py"), contender, prog, str(runs), tf, str(budget)]
+    cmd = RUN_PREFIX + cmd
     cat = subprocess.Popen(["cat"] + files, stdout=subprocess.PIPE)
     with open(out, "wb") as fo:
         try:
@@ -292,7 +296,9 @@ def write_page(args, progs, stats, sigs, errors, ctimes, small, meta, out_md):
              f"each contender's process does a warm-up and up to {args.runs} timed runs "
              f"(stopping after about {args.budget:g} s of timed runs; arrc, which has no budget option, gets as many runs as fit in it at its median so far); contenders interleaved "
              "round-robin, order rotating per program and round. Times are of the kernel only: "
-             "not input parsing, JIT compilation or output.")
+             "not input parsing, JIT compilation or output."
+             + (" Every process ran under `chrt -f 20` (`--realtime`: real-time priority over the "
+                "machine's other work)." if args.realtime else ""))
     L.append("- Inputs: benches/baselines/gen_data.py (fixed seeds, numpy's PCG64), one file of binary "
              "values per input, fed to every contender on standard input. Sizes: "
              + ", ".join(f"{k} = {v:,}" for k, v in suite.SIZES["quick" if args.quick else "full"].items())
@@ -445,7 +451,12 @@ def main():
     ap.add_argument("--work", help="build and scratch folder (default a fresh temporary one)")
     ap.add_argument("--no-verify", action="store_true", help="skip the small test cases")
     ap.add_argument("--base", help="another arrc binary: contender `base`, and an A/B page")
+    ap.add_argument("--realtime", action="store_true",
+                    help="run every contender under `chrt -f 20` (SCHED_FIFO; needs root): "
+                         "steady timings while other work loads the machine")
     args = ap.parse_args()
+    if args.realtime:
+        RUN_PREFIX[:] = ["chrt", "-f", "20"]
     if args.base:
         CONTENDERS.append("base")
     if args.contenders:

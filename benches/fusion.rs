@@ -94,53 +94,51 @@ fn loops_and_traffic(fused: &arrc::fusion::Fused) -> (usize, i64) {
     (traffic.loops, elements)
 }
 
-/// Bodies just over the size solved whole are solved in windows; the
-/// objective (bytes) of the windows' clustering against a solve of the whole
-/// body with 100,000 nodes (five times the default budget), which says
-/// whether it proved its answer optimal.
+/// Bodies over the size solved as one ILP: the default (groups of up to
+/// `decompose::PROVE_WHOLE` SOACs solved whole by cycle cuts, larger ones in
+/// windows) against whole solves with 100,000 nodes (five times the default
+/// budget) with cluster numbers (`ilp`) and with cycle cuts (`order`):
+/// bytes, milliseconds and whether each proved its answer optimal.
 fn windows_against_exact() {
-    use arrc::fusion::{cluster, decompose, graph, greedy, objective};
+    use arrc::fusion::{cluster, decompose, graph, greedy, ilp, objective, order};
     println!(
-        "\n{:>7} {:>6} {:>14} {:>14} {:>10} {:>10}",
-        "mix", "soacs", "windows", "exact", "exact ms", "proven"
+        "\n{:>7} {:>6} {:>26} {:>26} {:>26}",
+        "mix", "soacs", "default", "cluster numbers", "cycle cuts"
     );
     for (mix, kinds) in [("classic", &CLASSIC[..]), ("mixed", &MIXED[..])] {
-        for soacs in [42, 48] {
+        for soacs in [42, 48, 60] {
             let p = program(soacs, kinds, true, 8, 0x9e3779b97f4a7c15);
             let f = &p.entries[0];
             let g = graph::build(&f.params, &f.body);
             let n = g.graph.node_count();
             let start = cluster::separate_conflicts(&g, greedy::decide(&g));
-            let clusters = |fused: &[(usize, usize)]| {
-                let mut sets: Vec<usize> = (0..n).collect();
-                fn find(s: &mut [usize], mut x: usize) -> usize {
-                    while s[x] != x {
-                        x = s[x];
-                    }
-                    x
-                }
-                for &(a, b) in fused {
-                    let (ra, rb) = (find(&mut sets, a), find(&mut sets, b));
-                    sets[ra.max(rb)] = ra.min(rb);
-                }
-                (0..n).map(|v| find(&mut sets, v)).collect::<Vec<_>>()
+            let show = |fused: &[(usize, usize)], ms: f64, proven: bool| {
+                let c = ilp::clusters(n, fused);
+                format!("{:.0} {:.0}ms {}", objective::cost(&g, &c), ms, proven)
             };
+            let timer = Instant::now();
             let mut budget = decompose::Budget {
                 nodes: arrc::fusion::NODE_LIMIT,
             };
-            let windowed = decompose::decide(&g, &start, &mut budget).unwrap();
+            let default = decompose::decide(&g, &start, &mut budget).unwrap();
+            let default_ms = timer.elapsed().as_secs_f64() * 1e3;
             let timer = Instant::now();
-            let mut big = decompose::Budget { nodes: 100_000 };
-            let exact = decompose::decide_with(&g, &start, &mut big, usize::MAX).unwrap();
-            let ms = timer.elapsed().as_secs_f64() * 1e3;
+            let numbers = ilp::decide(&g, &start, 100_000).unwrap();
+            let numbers_ms = timer.elapsed().as_secs_f64() * 1e3;
+            let timer = Instant::now();
+            let (cuts, _) = order::decide(&g, &start, 100_000).unwrap();
+            let cuts_ms = timer.elapsed().as_secs_f64() * 1e3;
+            let cuts = match cuts {
+                Some(found) => show(&found.decision.fused, cuts_ms, true),
+                None => format!("- {cuts_ms:.0}ms false"),
+            };
             println!(
-                "{:>7} {:>6} {:>14.0} {:>14.0} {:>10.0} {:>10}",
+                "{:>7} {:>6} {:>26} {:>26} {:>26}",
                 mix,
                 soacs,
-                objective::cost(&g, &clusters(&windowed.decision.fused)),
-                objective::cost(&g, &clusters(&exact.decision.fused)),
-                ms,
-                exact.proven_optimal
+                show(&default.decision.fused, default_ms, default.proven_optimal),
+                show(&numbers.decision.fused, numbers_ms, numbers.proven_optimal),
+                cuts
             );
         }
     }

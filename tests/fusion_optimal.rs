@@ -8,7 +8,9 @@
 use arrc::fusion::ast::Strategy;
 use arrc::fusion::generate::{program, Kind};
 use arrc::fusion::graph::{self, FusionGraph};
-use arrc::fusion::{cluster, decompose, exhaustive, fuse, greedy, ilp, objective, FusionOptions};
+use arrc::fusion::{
+    cluster, decompose, exhaustive, fuse, greedy, ilp, objective, order, FusionOptions,
+};
 
 const ALL: [Kind; 8] = [
     Kind::Map,
@@ -69,6 +71,20 @@ fn check(graph: &FusionGraph, what: &str) -> usize {
         best.cluster
     );
     assert!(ilp_cost <= greedy_cost + 1e-9, "{what}: worse than greedy");
+    // So does the model without cluster numbers, cutting cycles as it meets
+    // them (`fusion::order`).
+    let (cut, _) = order::decide(graph, &start, u64::MAX).unwrap();
+    let cut = cut.unwrap_or_else(|| panic!("{what}: cycle cuts not proven"));
+    let cut_clusters = clusters(n, &cut.decision.fused);
+    assert!(
+        objective::legal(graph, &cut_clusters),
+        "{what}: cycle cuts' clustering is legal"
+    );
+    let cut_cost = objective::cost(graph, &cut_clusters);
+    assert!(
+        (cut_cost - best.cost).abs() <= 1e-9 * best.cost.max(1.0),
+        "{what}: cycle cuts {cut_cost}"
+    );
     // Splitting into independent groups loses nothing either.
     let mut budget = decompose::Budget { nodes: u64::MAX };
     let split = decompose::decide_with(graph, &start, &mut budget, 0).unwrap();
@@ -151,4 +167,36 @@ fn same_program_same_fusion() {
         assert_eq!(a.program, b.program);
         assert_eq!(a.stats, b.stats);
     }
+}
+
+/// Beyond what the enumeration reaches (11 to 30 SOACs of every kind): the
+/// model without cluster numbers (`fusion::order`) and the one with them
+/// prove the same optimum, and the cuts' clustering is legal.
+#[test]
+fn cycle_cuts_equal_cluster_numbers() {
+    let mut compared = 0;
+    for seed in 1..=40u64 {
+        let soacs = 11 + (seed % 20) as usize;
+        let recent = 2 + (seed % 6) as usize;
+        let graph = graph_of(soacs, &ALL, recent, seed * 6_700_417);
+        let n = graph.graph.node_count();
+        let start = cluster::separate_conflicts(&graph, greedy::decide(&graph));
+        let numbers = ilp::decide(&graph, &start, 200_000).unwrap();
+        let (cut, _) = order::decide(&graph, &start, 200_000).unwrap();
+        let Some(cut) = cut.filter(|_| numbers.proven_optimal) else {
+            continue;
+        };
+        let (a, b) = (
+            clusters(n, &numbers.decision.fused),
+            clusters(n, &cut.decision.fused),
+        );
+        assert!(objective::legal(&graph, &b), "seed {seed}: legal");
+        let (ca, cb) = (objective::cost(&graph, &a), objective::cost(&graph, &b));
+        assert!(
+            (ca - cb).abs() <= 1e-9 * ca.max(1.0),
+            "seed {seed}: cluster numbers {ca}, cycle cuts {cb}"
+        );
+        compared += 1;
+    }
+    assert!(compared >= 35, "{compared} bodies proven both ways");
 }

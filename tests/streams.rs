@@ -74,3 +74,53 @@ fn stream_variants_write_what_the_interpreter_computes() {
         }
     }
 }
+
+/// The exact-errors fallback (unfused, `-O0`, run only after an error) gets
+/// no stream variants: they would be code it never vectorises.
+#[test]
+fn the_exact_errors_fallback_has_no_stream_variant() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("streams.arr");
+    std::fs::write(&src, SRC).unwrap();
+    let exe = dir.path().join("streams");
+    let built = support::arrc()
+        .args(["build", "-O3"])
+        .arg(&src)
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let nm = Command::new("nm").arg(&exe).output().unwrap();
+    assert!(nm.status.success(), "nm failed");
+    let symbols = String::from_utf8(nm.stdout).unwrap();
+    let streams: Vec<&str> = symbols
+        .lines()
+        .filter_map(|l| l.split_whitespace().last())
+        .filter(|name| name.ends_with(".stream"))
+        .collect();
+    assert!(
+        streams.iter().any(|n| n.starts_with("arr_entry_")),
+        "no stream variant: {streams:?}"
+    );
+    assert!(
+        symbols.contains("arr_exact_entry_"),
+        "no exact-errors fallback"
+    );
+    assert!(
+        !streams.iter().any(|n| n.starts_with("arr_exact_entry_")),
+        "stream variant in the fallback: {streams:?}"
+    );
+    // An error still comes from the fallback, as the interpreter reports it.
+    let expected = support::feed(support::arrc().arg("run").arg(&src), b"-3i64 0.5f32");
+    let got = support::feed(&mut Command::new(&exe), b"-3i64 0.5f32");
+    assert!(!got.status.success() && !expected.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&got.stderr),
+        String::from_utf8_lossy(&expected.stderr)
+    );
+}

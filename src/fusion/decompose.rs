@@ -27,6 +27,7 @@ use super::cluster::UnionFind as Sets;
 use super::graph::{ArrayUse, Edge, FusionGraph, Node, Sibling, SparseGroup};
 use super::ilp::{self, IlpDecision, IlpFailure, SolveStats};
 use super::objective::cost;
+use super::order;
 use crate::core::ir::VarId;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
@@ -44,6 +45,13 @@ pub const DIRECT: usize = 20;
 /// SOACs (11% on 100) in 1.4 times the time; windows of 20 gain 2% more in
 /// twice that time again, and of 24 nothing.
 pub const WINDOW: usize = 16;
+/// A group of up to this many SOACs is first solved whole without cluster
+/// numbers (`order`, cycle cuts), with at most `PROVE_NODES` nodes; only if
+/// that proves nothing is it windowed. The generated bodies of
+/// `benches/fusion.rs` of 42 to 60 SOACs take 300 to 6,000 nodes
+/// (docs/fusion.md).
+pub const PROVE_WHOLE: usize = 64;
+pub const PROVE_NODES: u64 = 10_000;
 pub const STEP: usize = 8;
 
 fn soac_count(graph: &FusionGraph, nodes: impl IntoIterator<Item = usize>) -> usize {
@@ -118,20 +126,7 @@ pub fn decide_with(
             continue;
         }
         if k <= DIRECT {
-            let units: Vec<Vec<usize>> = group.iter().map(|&v| vec![v]).collect();
-            let sub = reduced_graph(graph, &units, &[], &HashSet::new());
-            // Greedy's pairs in the group as the start (they lie in one group).
-            let local: HashMap<usize, usize> =
-                group.iter().enumerate().map(|(i, &v)| (v, i)).collect();
-            let fused = start
-                .fused
-                .iter()
-                .filter_map(|(a, b)| Some((*local.get(a)?, *local.get(b)?)))
-                .collect();
-            let warm = Decision {
-                fused,
-                key: Vec::new(),
-            };
+            let (sub, warm) = group_graph(graph, group, start);
             let found = ilp::decide(&sub, &warm, budget.share(jobs))?;
             jobs = jobs.saturating_sub(1);
             budget.spend(&found.stats);
@@ -141,6 +136,21 @@ pub fn decide_with(
                 sets.union(group[a], group[b]);
             }
         } else {
+            if k <= PROVE_WHOLE {
+                // Whole, by cycle cuts (`order`), within a part of the budget.
+                let (sub, warm) = group_graph(graph, group, start);
+                let nodes = budget.share(jobs).min(PROVE_NODES);
+                let (found, used) = order::decide(&sub, &warm, nodes)?;
+                budget.spend(&used);
+                stats.add(&used);
+                if let Some(found) = found {
+                    jobs = jobs.saturating_sub(1 + (k.saturating_sub(WINDOW)).div_ceil(STEP));
+                    for &(a, b) in &found.decision.fused {
+                        sets.union(group[a], group[b]);
+                    }
+                    continue;
+                }
+            }
             proven = false;
             windowed = true;
             windows(graph, group, &mut sets, budget, &mut jobs, &mut stats)?;
@@ -165,6 +175,24 @@ pub fn decide_with(
         windowed,
         stats,
     })
+}
+
+/// A group's statements as a graph of their own, with greedy's pairs in
+/// the group as the start (they lie in one group).
+fn group_graph(graph: &FusionGraph, group: &[usize], start: &Decision) -> (FusionGraph, Decision) {
+    let units: Vec<Vec<usize>> = group.iter().map(|&v| vec![v]).collect();
+    let sub = reduced_graph(graph, &units, &[], &HashSet::new());
+    let local: HashMap<usize, usize> = group.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+    let fused = start
+        .fused
+        .iter()
+        .filter_map(|(a, b)| Some((*local.get(a)?, *local.get(b)?)))
+        .collect();
+    let warm = Decision {
+        fused,
+        key: Vec::new(),
+    };
+    (sub, warm)
 }
 
 /// The ILP on a reduced graph, starting from nothing fused.
@@ -781,24 +809,36 @@ mod tests {
         }
     }
 
-    /// A body too large to solve whole is clustered legally in windows, and
-    /// far better than greedy.
+    /// A body over `DIRECT` SOACs whose groups have at most `PROVE_WHOLE`
+    /// is proven optimal by cycle cuts (`many_soacs`: 72 SOACs); one with a
+    /// larger group is clustered legally in windows. Both far better than
+    /// greedy.
     #[test]
-    fn windows_beat_greedy() {
+    fn large_bodies_beat_greedy() {
+        use crate::fusion::generate::{program, CLASSIC};
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fusion/many_soacs.arr");
-        let graph = graphs(&path).remove(0);
-        let n = graph.graph.node_count();
-        assert!(soac_count(&graph, 0..n) > DIRECT);
-        let start = greedy::decide(&graph);
-        let mut budget = Budget { nodes: 1_000_000 };
-        let found = decide(&graph, &start, &mut budget).unwrap();
-        assert!(found.windowed && !found.proven_optimal);
-        check_legal(&graph, &found.decision);
-        let greedy_cost = cost(&graph, &ilp::clusters(n, &start.fused));
-        let ilp_cost = cost(&graph, &ilp::clusters(n, &found.decision.fused));
-        assert!(
-            ilp_cost * 2.0 < greedy_cost,
-            "ilp {ilp_cost}, greedy {greedy_cost}"
-        );
+        let generated = program(100, &CLASSIC, true, 8, 0x9e3779b97f4a7c15);
+        let f = &generated.entries[0];
+        for (graph, windowed) in [
+            (graphs(&path).remove(0), false),
+            (graph::build(&f.params, &f.body), true),
+        ] {
+            let n = graph.graph.node_count();
+            assert!(soac_count(&graph, 0..n) > DIRECT);
+            let start = greedy::decide(&graph);
+            let mut budget = Budget {
+                nodes: crate::fusion::NODE_LIMIT,
+            };
+            let found = decide(&graph, &start, &mut budget).unwrap();
+            assert_eq!(found.windowed, windowed);
+            assert_eq!(found.proven_optimal, !windowed);
+            check_legal(&graph, &found.decision);
+            let greedy_cost = cost(&graph, &ilp::clusters(n, &start.fused));
+            let ilp_cost = cost(&graph, &ilp::clusters(n, &found.decision.fused));
+            assert!(
+                ilp_cost * 2.0 < greedy_cost,
+                "ilp {ilp_cost}, greedy {greedy_cost}"
+            );
+        }
     }
 }

@@ -283,7 +283,7 @@ impl Model {
 }
 
 /// A clustering as cluster representatives (`cluster[v]`).
-pub(super) fn clusters(n: usize, fused: &[(usize, usize)]) -> Vec<usize> {
+pub fn clusters(n: usize, fused: &[(usize, usize)]) -> Vec<usize> {
     let mut sets = UnionFind::new(n);
     for &(a, b) in fused {
         sets.union(a, b);
@@ -349,13 +349,25 @@ fn distinct_cluster_numbers(
     (0..n).map(|v| number[cluster[v]]).collect()
 }
 
+/// The model of a body, ready for the solver: the columns of the pair
+/// variables, of the cluster numbers (empty when built without them, for
+/// `order`), and the greedy start as values.
+pub(super) struct Built {
+    pub lp: Lp,
+    pub integers: usize,
+    pub pi: Vec<usize>,
+    pub x: BTreeMap<(usize, usize), usize>,
+    /// Per filter family whose pairs are all candidates, the variable that
+    /// says it is not fused (then its width uses order its members).
+    pub family_apart: Vec<Option<usize>>,
+}
+
 pub fn decide(
     graph: &FusionGraph,
     start: &Decision,
     nodes: u64,
 ) -> Result<IlpDecision, IlpFailure> {
-    let g = &graph.graph;
-    let n = g.node_count();
+    let n = graph.graph.node_count();
     if n == 0 {
         return Ok(IlpDecision {
             decision: Decision {
@@ -368,7 +380,53 @@ pub fn decide(
         });
     }
     let s = structure(graph);
-    let pairs = candidate_pairs(graph, &s);
+    let built = build(graph, &s, start, true);
+    let outcome = solver::solve(&built.lp, nodes).map_err(IlpFailure::Solver)?;
+    let stats = SolveStats {
+        solves: 1,
+        variables: built.lp.columns.len(),
+        integers: built.integers,
+        constraints: built.lp.rows.len(),
+        nodes: outcome.nodes,
+    };
+    let Some(values) = outcome.values else {
+        // No assignment at all (the start was not accepted): keep greedy.
+        let start_cluster = clusters(n, &start.fused);
+        let start_pi = distinct_cluster_numbers(graph, &start_cluster, &start.fused);
+        return Ok(IlpDecision {
+            decision: Decision {
+                fused: start.fused.clone(),
+                key: start_pi.iter().enumerate().map(|(v, &p)| (p, v)).collect(),
+            },
+            proven_optimal: false,
+            windowed: false,
+            stats,
+        });
+    };
+    let fused = built
+        .x
+        .iter()
+        .filter(|(_, &xv)| values[xv] < 0.5)
+        .map(|(&pair, _)| pair)
+        .collect();
+    let key = (0..n)
+        .map(|v| (values[built.pi[v]].round() as i64, v))
+        .collect();
+    Ok(IlpDecision {
+        decision: Decision { fused, key },
+        proven_optimal: outcome.proven_optimal,
+        windowed: false,
+        stats,
+    })
+}
+
+/// Builds the model of a non-empty body. With `order`, cluster numbers
+/// exclude every illegal clustering; without, only the cuts do, and
+/// `order::decide` adds the rows that exclude cycles as it finds them.
+pub(super) fn build(graph: &FusionGraph, s: &Structure, start: &Decision, order: bool) -> Built {
+    let g = &graph.graph;
+    let n = g.node_count();
+    let pairs = candidate_pairs(graph, s);
     let top = (n - 1).max(1) as i64;
     let lo = |v: usize| s.earliest[v];
     let hi = |v: usize| (top - s.tail[v]).max(s.earliest[v]);
@@ -387,6 +445,7 @@ pub fn decide(
     let tie_x = 1e-3 / (pairs.len() as f64 + 1.0);
     let tie_pi = 1e-3 / ((n as f64 + 1.0) * (top as f64 + 1.0));
     let pi: Vec<Variable> = (0..n)
+        .filter(|_| order)
         .map(|v| {
             let var = m.integer(tie_pi, (lo(v), hi(v)));
             warm.push((var, start_pi[v] as f64));
@@ -409,7 +468,7 @@ pub fn decide(
     {
         let list: Vec<(usize, usize)> = pairs.keys().copied().collect();
         let xs: Vec<Variable> = list.iter().map(|k| x[k]).collect();
-        for (i, j) in cuts::conflicts(&s, &list) {
+        for (i, j) in cuts::conflicts(s, &list) {
             m.constrain(
                 &[(1.0, Term::Var(xs[i])), (1.0, Term::Var(xs[j]))],
                 Cmp::Ge,
@@ -430,7 +489,7 @@ pub fn decide(
     }
 
     // Ordering: fusible edges join or order, preventing edges order.
-    for e in g.edge_references() {
+    for e in g.edge_references().filter(|_| order) {
         let (u, v) = (e.source().index(), e.target().index());
         match x_of(u, v).filter(|_| e.weight().fusible) {
             Some(xv) => {
@@ -448,7 +507,7 @@ pub fn decide(
     }
     // Readers of one array that share a loop have one cluster number.
     for (&(a, b), &fusible) in &pairs {
-        if fusible {
+        if fusible || !order {
             continue;
         }
         let xv = x[&(a, b)];
@@ -574,9 +633,11 @@ pub fn decide(
 
     // A filter family fuses whole or not at all; unfused, a member runs
     // after the `size` giving its width (the graph has no edge for that use).
+    let mut family_apart = Vec::new();
     for family in &graph.sparse_groups {
         let xs: Vec<Option<Variable>> = family.edges.iter().map(|&(a, b)| x_of(a, b)).collect();
         let first = xs.first().copied().flatten();
+        family_apart.push(first.filter(|_| xs.iter().all(Option::is_some)));
         match (first, xs.iter().all(Option::is_some)) {
             (Some(first), true) => {
                 for xv in xs.iter().skip(1).flatten() {
@@ -593,7 +654,7 @@ pub fn decide(
                 }
             }
         }
-        for &(sz, c) in &family.width_uses {
+        for &(sz, c) in family.width_uses.iter().filter(|_| order) {
             let d = [(1.0, Term::Var(pi[c])), (-1.0, Term::Var(pi[sz]))];
             match first.filter(|_| xs.iter().all(Option::is_some)) {
                 Some(first) => {
@@ -608,37 +669,11 @@ pub fn decide(
     for (var, value) in warm {
         m.lp.start[var] = value;
     }
-    let outcome = solver::solve(&m.lp, nodes).map_err(IlpFailure::Solver)?;
-    let stats = SolveStats {
-        solves: 1,
-        variables: m.lp.columns.len(),
+    Built {
+        lp: m.lp,
         integers: m.integers,
-        constraints: m.lp.rows.len(),
-        nodes: outcome.nodes,
-    };
-    let Some(values) = outcome.values else {
-        // No assignment at all (the start was not accepted): keep greedy.
-        return Ok(IlpDecision {
-            decision: Decision {
-                fused: start.fused.clone(),
-                key: start_pi.iter().enumerate().map(|(v, &p)| (p, v)).collect(),
-            },
-            proven_optimal: false,
-            windowed: false,
-            stats,
-        });
-    };
-    let proven_optimal = outcome.proven_optimal;
-    let fused = x
-        .iter()
-        .filter(|(_, &xv)| values[xv] < 0.5)
-        .map(|(&pair, _)| pair)
-        .collect();
-    let key = (0..n).map(|v| (values[pi[v]].round() as i64, v)).collect();
-    Ok(IlpDecision {
-        decision: Decision { fused, key },
-        proven_optimal,
-        windowed: false,
-        stats,
-    })
+        pi,
+        x,
+        family_apart,
+    }
 }

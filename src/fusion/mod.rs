@@ -20,6 +20,7 @@ pub mod graph;
 pub mod greedy;
 pub mod ilp;
 pub mod objective;
+pub mod order;
 pub mod permute;
 pub mod print;
 pub mod recompute;

@@ -284,9 +284,7 @@ fn fused_generators(body: &FusedBody, uses: &[Vec<VarId>]) -> HashMap<VarId, Vec
         let instead = match &stm.exp {
             Exp::Iota(_) => Vec::new(),
             Exp::Replicate { .. } if stm.pat.iter().all(|v| v.ty.rank() == 1) => Vec::new(),
-            Exp::Concat(parts) if parts.len() == 2 && stm.pat.iter().all(|v| v.ty.rank() == 1) => {
-                parts.clone()
-            }
+            Exp::Concat(parts) if parts.len() == 2 => parts.clone(),
             _ if permuted_vector(stm) => vec![v],
             // Its rows are columns of the source, read in place by maps
             // that stream them (`loopy::lower`'s `Generated::Column`).
@@ -337,10 +335,9 @@ fn body_traffic(body: &FusedBody, model: &Model, traffic: &mut Traffic) {
             Item::Stm(stm) => match &stm.exp {
                 Exp::Index { .. } if model.nested => traffic.reads.constant += 1,
                 _ if stm.pat.iter().any(|v| generators.contains_key(&v.id)) => {}
-                // `a ++ b` of vectors: a loop per part copying it.
-                Exp::Concat(parts)
-                    if parts.len() == 2 && stm.pat.iter().all(|v| v.ty.rank() == 1) =>
-                {
+                // `a ++ b`: a loop per part copying it (rows count by the
+                // outer size, as for `replicate`).
+                Exp::Concat(parts) if parts.len() == 2 => {
                     for part in parts {
                         traffic.loops += 1;
                         traffic.reads.add_size(&size_name(part), 1);

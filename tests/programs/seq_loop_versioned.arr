@@ -34,3 +34,25 @@ entry main [n1] [nnz] [m] (offs: [n1]i64) (cols: [nnz]i32) (vals: [nnz]f32) (x: 
 
 entry window (xs: []i32) (c: i64) (len: i64) (j: i64) : i32 =
   loop acc = 0 for k < len do acc + xs[k + c] + xs[j] * 0
+
+-- `cols` and `vals` of different lengths share the offset `start`: the one
+-- test per offset is against the shorter, so a row that runs past either
+-- takes the checked loop and reports that array's first bad index.
+-- ==
+-- entry: uneven
+-- input { [0i64, 2i64, 4i64] [0, 1, 2, 0] [1.0f32, 2.0f32, 3.0f32, 4.0f32, 5.0f32]
+--         [1.0f32, 10.0f32, 100.0f32] }
+-- output { [21.0f32, 304.0f32] }
+-- input { [0i64, 2i64, 5i64] [0, 1, 2, 0] [1.0f32, 2.0f32, 3.0f32, 4.0f32, 5.0f32]
+--         [1.0f32, 10.0f32, 100.0f32] }
+-- error: index 4 out of bounds
+-- input { [0i64, 2i64, 4i64] [0, 1, 2, 0, 1] [1.0f32, 2.0f32, 3.0f32]
+--         [1.0f32, 10.0f32, 100.0f32] }
+-- error: index 3 out of bounds
+
+entry uneven [n1] [a] [b] [m] (offs: [n1]i64) (cols: [a]i32) (vals: [b]f32) (x: [m]f32) : []f32 =
+  tabulate (n1 - 1) (\i ->
+    let start = offs[i]
+    let len = offs[i + 1] - start
+    in loop acc = 0.0f32 for k < len do
+         acc + vals[start + k] * x[i64.i32 cols[start + k]])

@@ -182,7 +182,12 @@ impl<'ctx> Gen<'ctx, '_> {
             },
             None,
         )?;
-        let outputs = super::stream::streamed_outputs(nest, self.mode.nest_depth);
+        // The exact-errors fallback runs only after an error, at -O0 (no
+        // vectorised loop to mark): a stream variant there is dead weight.
+        let outputs = match self.exact_fallback {
+            true => Vec::new(),
+            false => super::stream::streamed_outputs(nest, self.mode.nest_depth),
+        };
         let stream = if outputs.is_empty() {
             None
         } else {

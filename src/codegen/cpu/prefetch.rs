@@ -1,6 +1,6 @@
 //! Software prefetching of the streams of vectorised loops: an optimised
 //! LLVM module in, the same module with a prefetch `PREFETCH_BYTES` ahead
-//! of every vector load of a vectorised loop body out.
+//! of every cache line a vectorised loop body loads out.
 //!
 //! Why: the hardware prefetchers of this machine's cores stop at every
 //! 4 KiB page, so a loop that reads one or two streams and computes little
@@ -13,6 +13,14 @@
 //! so it is a stream by construction; loads that are not (gathers,
 //! invariant scalars) are not vector loads there.
 //!
+//! One prefetch per cache line, not per load: LLVM's unrolled body loads a
+//! stream as `p`, `p + 32`, `p + 64`, ... (`getelementptr i8` off the first
+//! load's address); only the loads at multiples of 64 bytes from `p` get
+//! one. Their addresses, iteration after iteration, are at most 64 bytes
+//! apart, so every line of the stream is still prefetched. A loop that
+//! widens `f32` to `f64` (a dot product summed in `f64`) loads 32-byte
+//! vectors and had issued two prefetches per line.
+//!
 //! Prefetches never fault, so running ahead of the end of an array is
 //! harmless; the address is computed without `inbounds` for that reason.
 
@@ -21,7 +29,9 @@ use inkwell::context::Context;
 use inkwell::intrinsics::Intrinsic;
 use inkwell::module::Module;
 use inkwell::types::BasicTypeEnum;
-use inkwell::values::{BasicMetadataValueEnum, InstructionOpcode, InstructionValue};
+use inkwell::values::{
+    BasicMetadataValueEnum, BasicValue, BasicValueEnum, InstructionOpcode, InstructionValue,
+};
 
 /// How far ahead of a load its prefetch reads.
 pub const PREFETCH_BYTES: u64 = 4096;
@@ -57,10 +67,13 @@ pub fn prefetch_streams(context: &Context, module: &Module) -> Result<(), Codege
             let loads: Vec<InstructionValue> = instructions(block.get_first_instruction())
                 .filter(|i| i.get_opcode() == InstructionOpcode::Load && loads_vector(i))
                 .collect();
-            for load in loads {
+            for &load in &loads {
                 let Some(address) = load.get_operand(0).and_then(|o| o.value()) else {
                     continue;
                 };
+                if same_line_as_sibling(&address, &loads) {
+                    continue;
+                }
                 builder.position_before(&load);
                 // SAFETY: a plain (not `inbounds`) byte offset from a pointer
                 // is defined for any offset; it is only prefetched.
@@ -88,4 +101,36 @@ fn instructions<'ctx>(
 
 fn loads_vector(load: &InstructionValue) -> bool {
     load.get_type().is_vector_type()
+}
+
+/// Whether `address` is `getelementptr i8, BASE, C` with BASE the address of
+/// another vector load of the block and C not a multiple of a cache line:
+/// that load's prefetch, with those of the loads at multiples of 64 bytes
+/// from BASE, already covers every line of the stream.
+fn same_line_as_sibling(address: &BasicValueEnum, loads: &[InstructionValue]) -> bool {
+    let Some(gep) = address.as_instruction_value() else {
+        return false;
+    };
+    if gep.get_opcode() != InstructionOpcode::GetElementPtr || gep.get_num_operands() != 2 {
+        return false;
+    }
+    let bytes = gep
+        .get_gep_source_element_type()
+        .is_ok_and(|t| t.is_int_type() && t.into_int_type().get_bit_width() == 8);
+    if !bytes {
+        return false;
+    }
+    let (Some(base), Some(offset)) = (
+        gep.get_operand(0).and_then(|o| o.value()),
+        gep.get_operand(1).and_then(|o| o.value()),
+    ) else {
+        return false;
+    };
+    let Some(c) = offset.into_int_value().get_sign_extended_constant() else {
+        return false;
+    };
+    c % 64 != 0
+        && loads
+            .iter()
+            .any(|l| l.get_operand(0).and_then(|o| o.value()) == Some(base))
 }

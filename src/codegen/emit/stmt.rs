@@ -436,27 +436,39 @@ impl<'ctx> Gen<'ctx, '_> {
         let zero = self.const_i64(0);
         let mut ok = b.build_int_compare(IntPredicate::SLE, bound, zero, "")?;
         let mut all = self.ctx.bool_type().const_all_ones();
+        // Offsets `c` with the lengths of every dimension they index: one
+        // test per offset against the shortest (a CSR row's `vals` and
+        // `cols` share `start`).
+        let mut offsets: Vec<(&Atom, IntValue<'ctx>)> = Vec::new();
         for read in reads {
             let (_, _, shape) = self.array(fr, read.array)?;
             for (dim, len) in read.dims.iter().zip(&shape) {
-                let in_range = match dim {
-                    // c >= 0, c < len and bound - 1 < len - c: no overflow.
-                    SeqDim::Offset(c) => {
-                        let c = self.int(fr, c)?;
-                        let lo = b.build_int_compare(IntPredicate::SGE, c, zero, "")?;
-                        let below = b.build_int_compare(IntPredicate::SLT, c, *len, "")?;
-                        let room = b.build_int_sub(*len, c, "")?;
-                        let last = b.build_int_sub(bound, self.const_i64(1), "")?;
-                        let fits = b.build_int_compare(IntPredicate::SLT, last, room, "")?;
-                        b.build_and(b.build_and(lo, below, "")?, fits, "")?
-                    }
+                match dim {
+                    SeqDim::Offset(c) => match offsets.iter_mut().find(|(o, _)| *o == c) {
+                        Some((_, shortest)) => {
+                            let less =
+                                b.build_int_compare(IntPredicate::SLT, *len, *shortest, "")?;
+                            *shortest = b.build_select(less, *len, *shortest, "")?.into_int_value();
+                        }
+                        None => offsets.push((c, *len)),
+                    },
                     SeqDim::Invariant(a) => {
                         let v = self.index(fr, a)?;
-                        b.build_int_compare(IntPredicate::ULT, v, *len, "")?
+                        let in_range = b.build_int_compare(IntPredicate::ULT, v, *len, "")?;
+                        all = b.build_and(all, in_range, "")?;
                     }
-                };
-                all = b.build_and(all, in_range, "")?;
+                }
             }
+        }
+        // c >= 0 and bound - 1 < len - c (no overflow); with bound >= 1 the
+        // latter gives c < len, and bound <= 0 passes anyway.
+        let last = b.build_int_sub(bound, self.const_i64(1), "")?;
+        for (c, len) in offsets {
+            let c = self.int(fr, c)?;
+            let lo = b.build_int_compare(IntPredicate::SGE, c, zero, "")?;
+            let room = b.build_int_sub(len, c, "")?;
+            let fits = b.build_int_compare(IntPredicate::SLT, last, room, "")?;
+            all = b.build_and(all, b.build_and(lo, fits, "")?, "")?;
         }
         ok = b.build_or(ok, all, "")?;
         Ok(ok)

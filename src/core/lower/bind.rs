@@ -21,10 +21,15 @@ impl<'a> Lowerer<'a> {
         let mut values = Vec::new();
         for p in &e.params {
             let mut tys = Vec::new();
-            type_leaves(p.ty(), 0, &mut tys);
+            marked_leaves(p.ty(), 0, &mut tys);
             let names = pat_leaf_names(p);
             let mut atoms = Vec::new();
-            for (i, ty) in tys.into_iter().enumerate() {
+            for (i, (ty, is_unit)) in tys.into_iter().enumerate() {
+                if is_unit && ty.rank() == 0 {
+                    // Not read: `type_leaves`.
+                    atoms.push((Atom::Const(Const::Bool(false)), ty));
+                    continue;
+                }
                 let name = names.get(i).map_or("p", String::as_str);
                 let v = self.fresh(name, ty);
                 self.param_index.insert(v.id, params.len());
@@ -42,6 +47,9 @@ impl<'a> Lowerer<'a> {
         let result = self.expr(&env, &e.body);
         let mut ret = Vec::new();
         type_leaves(&e.ret, 0, &mut ret);
+        let mut marked = Vec::new();
+        marked_leaves(&e.ret, 0, &mut marked);
+        let printed = marked.iter().map(|&(t, unit)| !(unit && t.rank() == 0));
         Function {
             name: e.name.clone(),
             params,
@@ -57,7 +65,12 @@ impl<'a> Lowerer<'a> {
                 .collect(),
             body: Body {
                 stms: std::mem::take(&mut self.stms),
-                result: leaves(&result).into_iter().map(|(a, _)| a).collect(),
+                result: leaves(&result)
+                    .into_iter()
+                    .zip(printed)
+                    .filter(|(_, printed)| *printed)
+                    .map(|((a, _), _)| a)
+                    .collect(),
             },
             ret,
         }

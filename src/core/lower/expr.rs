@@ -23,6 +23,12 @@ impl<'a> Lowerer<'a> {
                 callee: Callee::Lambda(lam, env.clone()),
                 applied: Vec::new(),
             })),
+            TExprKind::Tuple(_) | TExprKind::Record(_) if is_unit(&e.ty) => {
+                if let TExprKind::Tuple(es) = &e.kind {
+                    es.iter().for_each(|x| drop(self.expr(env, x)));
+                }
+                unit_leaf()
+            }
             TExprKind::Tuple(es) => Value::Tuple(es.iter().map(|x| self.expr(env, x)).collect()),
             TExprKind::Record(fs) => {
                 Value::Tuple(fs.iter().map(|(_, x)| self.expr(env, x)).collect())
@@ -609,7 +615,7 @@ impl<'a> Lowerer<'a> {
         let rows: Vec<Vec<(Atom, CType)>> =
             items.iter().map(|x| leaves(&self.expr(env, x))).collect();
         let mut elem_tys = Vec::new();
-        type_leaves(elem, 0, &mut elem_tys);
+        value_leaves(elem, 0, &mut elem_tys);
         let mut out = Vec::new();
         for (j, et) in elem_tys.into_iter().enumerate() {
             let column: Vec<Atom> = rows.iter().filter_map(|r| r.get(j).map(|x| x.0)).collect();

@@ -87,6 +87,21 @@ fn unit<'a>() -> Value<'a> {
     Value::Tuple(Vec::new())
 }
 
+/// The leaf that stands for `()`, `{}` and other fieldless values: a value
+/// with no leaf would make an array of them lose its length, so each such
+/// value is a `false` (an array of them a `bool` array of its shape). Entry
+/// points neither read nor print it (`bind::entry`).
+const UNIT_LEAF: ScalarType = ScalarType::Bool;
+
+fn unit_leaf<'a>() -> Value<'a> {
+    Value::Leaf(Atom::Const(Const::Bool(false)), CType::Scalar(UNIT_LEAF))
+}
+
+/// `()`, `{}`: the types lowering gives the unit leaf.
+fn is_unit(t: &Type) -> bool {
+    matches!(t, Type::Tuple(ts) if ts.is_empty()) || matches!(t, Type::Record(fs) if fs.is_empty())
+}
+
 /// `record` with the component at `path` (positions, outermost first)
 /// replaced by `value`.
 fn replace_at<'a>(record: Value<'a>, path: &[usize], value: Value<'a>) -> Value<'a> {
@@ -135,22 +150,47 @@ fn first_array(v: &Value) -> Option<VarId> {
 }
 
 /// The core types of the leaves of a value of type `t`, `depth` arrays deep.
+fn value_leaves(t: &Type, depth: usize, out: &mut Vec<CType>) {
+    let mut marked = Vec::new();
+    marked_leaves(t, depth, &mut marked);
+    out.extend(marked.into_iter().map(|(t, _)| t));
+}
+
+/// The leaves an entry point takes or returns for a value of type `t`: its
+/// value's, but for the scalar unit leaves, which entries neither read nor
+/// print (an array of units keeps its `bool` array: its length).
 pub(crate) fn type_leaves(t: &Type, depth: usize, out: &mut Vec<CType>) {
-    match t {
-        Type::Scalar(s) => out.push(if depth == 0 {
-            CType::Scalar(*s)
+    let mut marked = Vec::new();
+    marked_leaves(t, depth, &mut marked);
+    out.extend(
+        marked
+            .into_iter()
+            .filter(|&(t, unit)| !(unit && t.rank() == 0))
+            .map(|(t, _)| t),
+    );
+}
+
+/// `type_leaves`, each marked with whether it is a unit leaf.
+fn marked_leaves(t: &Type, depth: usize, out: &mut Vec<(CType, bool)>) {
+    let leaf = |s: ScalarType| {
+        if depth == 0 {
+            CType::Scalar(s)
         } else {
-            CType::Array(*s, depth)
-        }),
-        Type::Array(e) => type_leaves(e, depth + 1, out),
-        Type::Tuple(ts) => ts.iter().for_each(|t| type_leaves(t, depth, out)),
-        Type::Record(fs) => fs.iter().for_each(|(_, t)| type_leaves(t, depth, out)),
+            CType::Array(s, depth)
+        }
+    };
+    match t {
+        Type::Scalar(s) => out.push((leaf(*s), false)),
+        _ if is_unit(t) => out.push((leaf(UNIT_LEAF), true)),
+        Type::Array(e) => marked_leaves(e, depth + 1, out),
+        Type::Tuple(ts) => ts.iter().for_each(|t| marked_leaves(t, depth, out)),
+        Type::Record(fs) => fs.iter().for_each(|(_, t)| marked_leaves(t, depth, out)),
         // A sum type: its tag, then every constructor's payload.
         Type::Sum(cs) => {
-            type_leaves(&Type::Scalar(TAG), depth, out);
+            marked_leaves(&Type::Scalar(TAG), depth, out);
             cs.iter()
                 .flat_map(|(_, ts)| ts)
-                .for_each(|t| type_leaves(t, depth, out));
+                .for_each(|t| marked_leaves(t, depth, out));
         }
         Type::Func(..) | Type::Var(_) | Type::Param(_) => {}
     }
@@ -160,16 +200,14 @@ pub(crate) fn type_leaves(t: &Type, depth: usize, out: &mut Vec<CType>) {
 fn build_value<'a>(t: &Type, atoms: &mut impl Iterator<Item = (Atom, CType)>) -> Value<'a> {
     match t {
         Type::Scalar(_) => atoms.next().map_or_else(unit, |(a, t)| Value::Leaf(a, t)),
+        _ if is_unit(t) => atoms.next().map_or_else(unit, |(a, t)| Value::Leaf(a, t)),
         Type::Array(e) => {
             let mut inner = &**e;
             while let Type::Array(x) = inner {
                 inner = x;
             }
-            match inner {
-                Type::Scalar(_) => atoms.next().map_or_else(unit, |(a, t)| Value::Leaf(a, t)),
-                // An array of tuples is a tuple of arrays.
-                other => build_value(other, atoms),
-            }
+            // An array of tuples is a tuple of arrays.
+            build_value(inner, atoms)
         }
         Type::Tuple(ts) => Value::Tuple(ts.iter().map(|t| build_value(t, atoms)).collect()),
         Type::Record(fs) => Value::Tuple(fs.iter().map(|(_, t)| build_value(t, atoms)).collect()),
@@ -356,7 +394,7 @@ impl<'a> Lowerer<'a> {
     /// rules this out; this keeps lowering total).
     fn default_value(&mut self, t: &Type, loc: SrcLoc) -> Value<'a> {
         let mut tys = Vec::new();
-        type_leaves(t, 0, &mut tys);
+        value_leaves(t, 0, &mut tys);
         let mut atoms = Vec::new();
         for ty in tys {
             let atom = match ty {
@@ -381,7 +419,7 @@ impl<'a> Lowerer<'a> {
 fn pat_leaf_names(p: &TPat) -> Vec<String> {
     let count = |t: &Type| {
         let mut tys = Vec::new();
-        type_leaves(t, 0, &mut tys);
+        value_leaves(t, 0, &mut tys);
         tys.len()
     };
     match p {

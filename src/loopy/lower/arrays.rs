@@ -335,18 +335,21 @@ impl Lowerer {
     /// result at its offset.
     pub(super) fn concat(&mut self, p: &Var, arrays: &[VarId], loc: SrcLoc, out: &mut Block) {
         let arrays: Vec<VarId> = arrays.iter().map(|a| self.var(*a)).collect();
-        if let (&[first, second], 1) = (&arrays[..], p.ty.rank()) {
-            return self.concat_vectors(p, first, second, out);
-        }
         let Some(&first) = arrays.first() else { return };
         let first_shape = self.array_shape(first);
         let inner = first_shape.get(1..).unwrap_or_default().to_vec();
-        let mut total = i64c(0);
         for a in &arrays {
             let s = self.array_shape(*a);
             for (e, f) in inner.iter().zip(s.iter().skip(1)) {
                 self.assert_width(e, f, loc, out);
             }
+        }
+        if let &[first, second] = &arrays[..] {
+            return self.concat_two(p, first, second, out);
+        }
+        let mut total = i64c(0);
+        for a in &arrays {
+            let s = self.array_shape(*a);
             let outer = s.first().copied().unwrap_or(i64c(0));
             total = self.add(total, outer, out);
         }
@@ -380,15 +383,18 @@ impl Lowerer {
         }
     }
 
-    /// `first ++ second` of vectors: a loop per part writing it at its
-    /// offset. Readers at their own index read the parts instead (see
-    /// `Generated::Concat`), so the loops go when nothing else reads it.
-    fn concat_vectors(&mut self, p: &Var, first: VarId, second: VarId, out: &mut Block) {
+    /// `first ++ second`: a loop per part writing its elements (or rows,
+    /// whose widths `concat` checked) at its offset. Readers at their own
+    /// index read the parts instead (see `Generated::Concat`), so the loops
+    /// go when nothing else reads it.
+    fn concat_two(&mut self, p: &Var, first: VarId, second: VarId, out: &mut Block) {
         let len = |this: &Self, a: VarId| this.array_shape(a).first().copied().unwrap_or(i64c(0));
         let (split, rest) = (len(self, first), len(self, second));
         let total = self.add(split, rest, out);
         let var = self.bind(p);
-        self.alloc(&var, vec![total], out);
+        let mut shape = vec![total];
+        shape.extend(self.array_shape(first).into_iter().skip(1));
+        self.alloc(&var, shape, out);
         for (part, offset, n) in [(first, i64c(0), split), (second, split, rest)] {
             let i = self.fresh("i", I64);
             let iv = Atom::Var(i.id);

@@ -145,7 +145,7 @@ enum Generated {
         idx: [Lin; 2],
         depth: Option<usize>,
     },
-    /// `first ++ second` of vectors: element `i` is `first[i]` below
+    /// `first ++ second`: element (or row) `i` is `first[i]` below
     /// `split` (the first's length), else `second[i - split]`.
     Concat {
         first: VarId,
@@ -587,7 +587,17 @@ impl Lowerer {
                     let mut else_block = Vec::new();
                     let j = self.binop("j", BinOp::Sub, *i, split, &mut else_block);
                     let b = self.elem(second, vec![j], name, None, &mut else_block);
-                    let var = self.fresh(name, Type::Scalar(ty.elem()));
+                    // A row of a matrix: one part's row, of the first's
+                    // width (`concat` checked the second's).
+                    let var = match ty.rank() {
+                        0 | 1 => self.fresh(name, Type::Scalar(ty.elem())),
+                        rank => {
+                            let row = self.fresh(name, Type::Array(ty.elem(), rank - 1));
+                            let inner = self.array_shape(first).into_iter().skip(1).collect();
+                            self.shapes.insert(row.id, inner);
+                            row
+                        }
+                    };
                     let id = var.id;
                     out.push(Stmt::If {
                         results: vec![var],

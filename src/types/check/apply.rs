@@ -305,6 +305,9 @@ impl<'a> Checker<'a> {
     }
 
     fn check_apply_head(&mut self, e: &'a Expr) -> Result<TExpr> {
+        if let Some(r) = self.rep_sized(e) {
+            return r;
+        }
         let (head, args) = flatten_apply(e);
         match self.classify_head(head) {
             Head::Template(t) => {
@@ -324,11 +327,17 @@ impl<'a> Checker<'a> {
             }
             Head::Builtin(b) => {
                 if let (Builtin::Unflatten, [xs]) = (b, args.as_slice()) {
-                    if let Some(r) = self.unflatten_one(head, &e.span, xs) {
+                    if let Some(r) = self.unflatten_one(e, head, xs) {
                         return r;
                     }
                 }
-                let targs = self.check_plain_args(&args)?;
+                let (args, targs) = match self.rep_args(b, &args) {
+                    Some(r) => r?,
+                    None => {
+                        let targs = self.check_plain_args(&args)?;
+                        (args, targs)
+                    }
+                };
                 let ty = builtin_type(&mut self.inf, b);
                 let name = match &head.kind {
                     ExprKind::Var { name, .. } => name.name.clone(),

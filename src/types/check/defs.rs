@@ -598,6 +598,9 @@ impl<'a> Checker<'a> {
         let ret = sig.ret.clone();
         let ret_shape = sig.ret_shape.clone();
         let saved = self.swap_scope(sig.ctx.clone(), sig.locals);
+        if let Some(rt) = t.ret {
+            self.note_typed(t.body, rt);
+        }
         let result = self.check_expr(t.body).and_then(|body| {
             self.expect(&body.span, &ret, &body.ty)
                 .map_err(|d| sized_builtin_value(t.body, d))?;

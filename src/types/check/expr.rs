@@ -186,9 +186,15 @@ impl<'a> Checker<'a> {
                     scope: Some(self.locals.clone()),
                     def_index: None,
                 });
-                // Checked once on its own so that errors in it show even if unused.
+                // Checked once on its own so that errors in it show even if
+                // unused. A field access on a parameter whose type only a
+                // call gives (`let dot a b = a.0 * b.0`) stays open here;
+                // every call checks the body again with its argument types,
+                // as Futhark's inference does.
+                let outer_pending = std::mem::take(&mut self.pending);
                 let inst = self.instantiate_signature(&template, true)?;
                 self.instantiate_body(&template, inst)?;
+                self.pending = outer_pending;
                 let scope = self.locals.clone();
                 self.bind_local(name.name.clone(), Binding::Fun(template));
                 let body = self.check_hint(body, hint);
@@ -248,6 +254,7 @@ impl<'a> Checker<'a> {
             }
             ExprKind::Ascribe(x, te) | ExprKind::Coerce(x, te) => {
                 let (ty, shape) = self.resolve_type(te)?;
+                self.note_typed(x, te);
                 let x = self.check_hint(x, Some(&ty))?;
                 self.expect(&x.span, &ty, &x.ty)?;
                 self.static_sizes(&shape, &x, &mut Vec::new())?;
@@ -342,6 +349,9 @@ impl<'a> Checker<'a> {
             let mut binds = Vec::new();
             let tpat = self.check_pattern(pat, None, &mut binds)?;
             check_duplicates(self, &binds)?;
+            if let Pattern::Ascribed(_, t, _) = pat {
+                self.note_typed(rhs, t);
+            }
             let rhs = self.check_hint(rhs, Some(tpat.ty()))?;
             self.expect(&rhs.span, tpat.ty(), &rhs.ty)?;
             self.process_pending()?;

@@ -279,7 +279,14 @@ struct Checker<'a> {
     linear_size: Option<(FileId, Span, String)>,
     /// Locals whose outer size is written as an expression such as `n * m`
     /// or `n + m` (unflatten.rs).
-    sizes_written: HashMap<LocalId, &'a Expr>,
+    sizes_written: HashMap<LocalId, unflatten::Written<'a>>,
+    /// Locals bound with a written array type (`flatten` of one has the
+    /// product of its two outer sizes).
+    types_written: HashMap<LocalId, &'a TypeExpr>,
+    /// Expressions whose value a written type describes: the tail of a
+    /// body with a declared result type, of a `let` or of an ascription
+    /// (`unflatten xs` and `rep x` there take their sizes from it).
+    typed_results: HashMap<*const Expr, &'a TypeExpr>,
     defs: Vec<GlobalDef<'a>>,
     types: Vec<GlobalType<'a>>,
     /// The environment each `import` (by importing file and path) names.
@@ -330,6 +337,8 @@ impl<'a> Checker<'a> {
             unbound_size: None,
             linear_size: None,
             sizes_written: HashMap::new(),
+            types_written: HashMap::new(),
+            typed_results: HashMap::new(),
             sources,
             defs: Vec::new(),
             types: Vec::new(),
@@ -488,6 +497,19 @@ impl<'a> Checker<'a> {
         if let Some(feature) = unsupported_feature(name) {
             return self.error(span, format!("{feature} is not supported"));
         }
+        if name == "rep" {
+            // unflatten.rs: where arrc reads its size off the program.
+            return self
+                .error(
+                    span,
+                    "`rep x` (a `replicate` whose size comes from the type) is not supported here",
+                )
+                .with_note(
+                    "arrc reads the size of `rep x` only from an array of the same size beside \
+                     it (`map2 f xs (rep x)`, `zip`, `scatter`) or from a type that writes it \
+                     (`rep x : [n]t`, `let a: [n]t = rep x`); elsewhere write `replicate n x`",
+                );
+        }
         let mut candidates: Vec<&str> = self.locals.iter().map(|(n, _)| &**n).collect();
         candidates.extend(self.ctx.env.values.iter().map(|(n, _)| &**n));
         candidates.extend(ARRAY_BUILTINS.iter().map(|(n, _)| *n));
@@ -507,7 +529,6 @@ fn unsupported_feature(name: &str) -> Option<&'static str> {
         "trace" | "break" => "debugging with `trace` and `break`",
         "manifest" => "`manifest`",
         "intrinsics" => "the module of Futhark's compiler intrinsics (`intrinsics.*`)",
-        "rep" => "`rep` (a `replicate` whose size comes from the type; use `replicate n x`)",
         "hist_2d" | "reduce_by_index_2d" | "reduce_by_index_3d" => {
             "multi-dimensional histograms (`reduce_by_index_2d`)"
         }
