@@ -24,8 +24,8 @@ pub struct Shape {
     /// A chain of 12 to 30 `let`s instead of 2 to 7, so that more of them
     /// meet in fusion and in loop nests.
     pub long: bool,
-    /// Arrays of the unit type `()` (off by default while arrc gets their
-    /// lengths wrong: tests/random-found/README.md).
+    /// Arrays of the unit type `()` (off by default: the seeds' programs
+    /// stay as they were until a sweep has run them by default).
     pub unit_arrays: bool,
 }
 
