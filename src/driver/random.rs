@@ -64,11 +64,18 @@ pub struct RandomArgs {
     /// Long programs: 12 to 30 statements instead of 2 to 7.
     #[arg(long)]
     long: bool,
+    /// Also arrays of the unit type `()`.
+    #[arg(long = "unit-arrays")]
+    unit_arrays: bool,
 }
 
 pub fn random(args: &RandomArgs) -> i32 {
+    let shape = crate::testgen::stms::Shape {
+        long: args.long,
+        unit_arrays: args.unit_arrays,
+    };
     if args.print {
-        let p = crate::testgen::stms::generate_long(args.seed, args.long);
+        let p = crate::testgen::stms::generate_with(args.seed, shape);
         print!("{}", p.source());
         for input in &p.inputs {
             println!("-- input: {}", input.join(" "));
@@ -129,7 +136,7 @@ pub fn random(args: &RandomArgs) -> i32 {
         shrink_seconds: args.shrink_seconds,
         save: args.save.clone(),
         verbose: args.verbose,
-        long: args.long,
+        shape,
         known: args.known.clone(),
     })
 }

@@ -240,8 +240,10 @@ pub fn host_arrays(f: &Function) -> HashSet<VarId> {
     let mut aliases = HashMap::new();
     base_arrays(&f.body, &mut aliases);
     same_memory(f, &mut aliases);
-    let mut host = HashSet::new();
-    host_allocs(&f.body, &mut host);
+    let mut allocs = HashSet::new();
+    host_allocs(&f.body, &mut allocs);
+    // By class: a class's base may be a loop's variable, not the allocation.
+    let host: HashSet<VarId> = allocs.into_iter().map(|v| base(v, &aliases)).collect();
     let mut out = HashSet::new();
     for_each_binder(&f.body, &mut |v| {
         if matches!(v.ty, Type::Array(..)) && host.contains(&base(v.id, &aliases)) {

@@ -4,7 +4,7 @@
 //! get arrays of one length unless a size mismatch is meant.
 
 use super::ast::{Expr, Ty};
-use super::gen::{Env, Gen};
+use super::gen::{map_of, Env, Gen, Made};
 use crate::types::ScalarType;
 use ScalarType::*;
 
@@ -27,13 +27,14 @@ impl Gen {
     /// A one-dimensional array of `t`; of length class `want` if given.
     pub fn array1(&mut self, env: &Env, t: ScalarType, d: u32, want: Option<u32>) -> (Expr, u32) {
         for _ in 0..12 {
-            let weights: [u32; 25] = if d == 0 {
+            let unit = u32::from(self.unit_arrays);
+            let weights: [u32; 26] = if d == 0 {
                 [
-                    8, 3, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    8, 3, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                 ]
             } else {
                 [
-                    6, 8, 3, 3, 2, 1, 1, 1, 1, 2, 2, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+                    6, 8, 3, 3, 2, 1, 1, 1, 1, 2, 2, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, unit,
                 ]
             };
             let k = self.rng.weighted(&weights);
@@ -54,15 +55,7 @@ impl Gen {
         let (inner, x) = self.bind(env, "z", Ty::S(I64), 0);
         let _ = inner;
         let v = self.lit(t);
-        (
-            Expr::node(Ty::arr(Ty::S(t)))
-                .t(&format!("(map (\\{x} -> "))
-                .e(v)
-                .t(") ")
-                .e(src)
-                .t(")"),
-            size,
-        )
+        (map_of(Ty::arr(Ty::S(t)), "", &x, v, src), size)
     }
 
     /// An array of `t` as long as `like` (whose class is `size`).
@@ -81,12 +74,7 @@ impl Gen {
         let elem = like.ty.elem().cloned().unwrap_or(Ty::S(I64));
         let (inner, x) = self.bind(env, "w", elem, size);
         let body = self.scalar(&inner, t, d);
-        Expr::node(Ty::arr(Ty::S(t)))
-            .t(&format!("(map (\\{x} -> "))
-            .e(body)
-            .t(") ")
-            .e(like.clone())
-            .t(")")
+        map_of(Ty::arr(Ty::S(t)), "", &x, body, like.clone())
     }
 
     fn array1_option(
@@ -96,41 +84,16 @@ impl Gen {
         t: ScalarType,
         d: u32,
         want: Option<u32>,
-    ) -> Option<(Expr, u32)> {
+    ) -> Made {
         let ty = Ty::arr(Ty::S(t));
         let dd = d.saturating_sub(1);
         match k {
-            0 => {
-                let vars: Vec<_> = self
-                    .vars(env, &ty)
-                    .into_iter()
-                    .filter(|v| want.is_none_or(|w| w == v.size))
-                    .collect();
-                if vars.is_empty() {
-                    return None;
-                }
-                let v = *self.rng.pick(&vars);
-                Some((var_expr(v), v.size))
-            }
+            0 => self.var_of(env, &ty, want),
             1 => {
                 // map, over any array (of tuples and records too).
-                let (src, size) = match want {
-                    Some(w) => self.array_of_size(env, dd, w)?,
-                    None => self.any_array(env, dd),
-                };
-                let elem = src.ty.elem()?.clone();
-                let (inner, x) = self.bind(env, "x", elem, size);
-                let body = self.scalar(&inner, t, d);
+                let (src, size, x, body) = self.map_source(env, t, d, want)?;
                 let attr = self.attr(true);
-                Some((
-                    Expr::node(ty)
-                        .t(&format!("({attr}map (\\{x} -> "))
-                        .e(body)
-                        .t(") ")
-                        .e(src)
-                        .t(")"),
-                    size,
-                ))
+                Some((map_of(ty, attr, &x, body, src), size))
             }
             2 => {
                 // map2 .. map4, or the helper `pairwise`.
@@ -192,6 +155,7 @@ impl Gen {
                     Some((Expr::node(ty).t("(rotate ").e(r).t(" ").e(src).t(")"), size))
                 }
             }
+            5 if self.rng.chance(0.3) => self.slice_update(env, t, dd, want),
             5 => {
                 let (src, size) = self.array1(env, t, dd, want);
                 let (wrap, var) = self.shared(env, src);
@@ -396,6 +360,7 @@ impl Gen {
                 };
                 Some((wrap(e), self.new_size()))
             }
+            18 if self.rng.chance(0.3) => self.while_array(env, t, dd, want),
             18 => {
                 // A loop whose state is an array of one length.
                 let (init, size) = self.array1(env, t, dd, want);
@@ -448,8 +413,69 @@ impl Gen {
         }
     }
 
+    /// A `while` loop whose state is an array of one length and a
+    /// counter (with a second condition on the array, sometimes).
+    fn while_array(&mut self, env: &Env, t: ScalarType, d: u32, want: Option<u32>) -> Made {
+        let ty = Ty::arr(Ty::S(t));
+        let (init, size) = self.array1(env, t, d, want);
+        let trips = self.rng.range(0, 3);
+        let (inner, acc) = self.bind(env, "arr", ty.clone(), size);
+        let (inner, i) = self.bind(&inner, "k", Ty::S(I64), 0);
+        let acc_e = Expr::leaf(ty.clone(), &acc);
+        let body = self.same_size(&inner, t, d, size, &acc_e);
+        let extra = if self.rng.chance(0.4) {
+            format!(" && length {acc} > {i}")
+        } else {
+            String::new()
+        };
+        let attr = self.attr(false);
+        Some((
+            Expr::node(ty)
+                .t(&format!("(let ({acc}, _) = {attr}loop ({acc}, {i}) = ("))
+                .e(init)
+                .t(&format!(", 0i64) while {i} < {trips}i64{extra} do ("))
+                .e(body)
+                .t(&format!(", {i} + 1) in {acc})")),
+            size,
+        ))
+    }
+
+    /// A variable of type `ty` (of length class `want` if given).
+    pub(super) fn var_of(&mut self, env: &Env, ty: &Ty, want: Option<u32>) -> Made {
+        let vars: Vec<_> = self
+            .vars(env, ty)
+            .into_iter()
+            .filter(|v| want.is_none_or(|w| w == v.size))
+            .collect();
+        if vars.is_empty() {
+            return None;
+        }
+        let v = *self.rng.pick(&vars);
+        Some((var_expr(v), v.size))
+    }
+
+    /// What a map to `t` needs: an array of any element type (of class
+    /// `want`), its class, the lambda's parameter and a body over it.
+    pub(super) fn map_source(
+        &mut self,
+        env: &Env,
+        t: ScalarType,
+        d: u32,
+        want: Option<u32>,
+    ) -> Option<(Expr, u32, String, Expr)> {
+        let dd = d.saturating_sub(1);
+        let (src, size) = match want {
+            Some(w) => self.array_of_size(env, dd, w)?,
+            None => self.any_array(env, dd),
+        };
+        let elem = src.ty.elem()?.clone();
+        let (inner, x) = self.bind(env, "x", elem, size);
+        let body = self.scalar(&inner, t, d);
+        Some((src, size, x, body))
+    }
+
     /// Some array of length class `size` (of any element type).
-    fn array_of_size(&mut self, env: &Env, d: u32, size: u32) -> Option<(Expr, u32)> {
+    pub(super) fn array_of_size(&mut self, env: &Env, d: u32, size: u32) -> Made {
         let vars: Vec<_> = env
             .iter()
             .filter(|v| v.size == size && matches!(&v.ty, Ty::Arr(e) if !matches!(**e, Ty::Arr(_))))
@@ -465,13 +491,7 @@ impl Gen {
 
     /// `iota`, `replicate`, `tabulate`: as long as an array in scope, or a
     /// small constant length (a negative one when risky).
-    fn generated(
-        &mut self,
-        env: &Env,
-        t: ScalarType,
-        d: u32,
-        want: Option<u32>,
-    ) -> Option<(Expr, u32)> {
+    fn generated(&mut self, env: &Env, t: ScalarType, d: u32, want: Option<u32>) -> Made {
         let ty = Ty::arr(Ty::S(t));
         let (len, size) = match want {
             Some(w) => {
@@ -516,34 +536,6 @@ impl Gen {
             .t(")")
     }
 
-    /// Slices with and without strides, negative ones too; in range unless risky.
-    fn slice(&mut self, env: &Env, t: ScalarType, d: u32) -> Option<(Expr, u32)> {
-        let ty = Ty::arr(Ty::S(t));
-        let (src, _) = self.array1(env, t, d, None);
-        let (wrap, v) = self.shared(env, src);
-        let text = if self.risky() {
-            let a = self.rng.range(-1, 4);
-            let b = self.rng.range(-1, 6);
-            let s = *self.rng.pick(&[-2, -1, 1, 2, 3]);
-            format!("{v}[{a}:{b}:{s}]")
-        } else {
-            let k = self.rng.range(0, 3);
-            match self.rng.below(7) {
-                0 => format!("{v}[i64.min {k} (length {v}):]"),
-                1 => format!("{v}[:i64.min {k} (length {v})]"),
-                2 => format!("{v}[::2]"),
-                3 => format!("{v}[::-1]"),
-                4 => format!("{v}[::-3]"),
-                5 => format!("{v}[i64.min {k} (length {v}):length {v}:2]"),
-                _ => format!("{v}[length {v} - 1:-1:-2]"),
-            }
-        };
-        Some((
-            wrap(Expr::node(ty).t(&format!("({text})"))),
-            self.new_size(),
-        ))
-    }
-
     /// Indices for scatter: in range, past the end, negative.
     fn indices(&mut self, env: &Env, d: u32) -> Option<Expr> {
         let ty = Ty::arr(Ty::S(I64));
@@ -568,7 +560,12 @@ impl Gen {
     }
 
     /// Indices and values for `hist` and `reduce_by_index`, of one length.
-    fn index_value_pairs(&mut self, env: &Env, t: ScalarType, d: u32) -> Option<(Expr, Expr)> {
+    pub(super) fn index_value_pairs(
+        &mut self,
+        env: &Env,
+        t: ScalarType,
+        d: u32,
+    ) -> Option<(Expr, Expr)> {
         let from = self.num_type();
         let (src, size) = self.array1(env, from, d, None);
         if src.inexact {
@@ -588,193 +585,13 @@ impl Gen {
             .e(src.clone())
             .t(")");
         let body = self.scalar(&inner, t, d);
-        let vs = Expr::node(Ty::arr(Ty::S(t)))
-            .t(&format!("(map (\\{x} -> "))
-            .e(body)
-            .t(") ")
-            .e(src)
-            .t(")");
+        let vs = map_of(Ty::arr(Ty::S(t)), "", &x, body, src);
         Some((is, vs))
-    }
-
-    /// A two-dimensional array of `t`.
-    pub fn array2(&mut self, env: &Env, t: ScalarType, d: u32, want: Option<u32>) -> (Expr, u32) {
-        let ty = Ty::arr(Ty::arr(Ty::S(t)));
-        let dd = d.saturating_sub(1);
-        for _ in 0..10 {
-            let k = self.rng.weighted(&[5, 3, 2, 1, 1, 2, 1, 1, 1, 1]);
-            let got: Option<(Expr, u32)> = match k {
-                0 => {
-                    let vars: Vec<_> = self
-                        .vars(env, &ty)
-                        .into_iter()
-                        .filter(|v| want.is_none_or(|w| w == v.size))
-                        .collect();
-                    if vars.is_empty() {
-                        None
-                    } else {
-                        let v = *self.rng.pick(&vars);
-                        Some((var_expr(v), v.size))
-                    }
-                }
-                1 if d > 0 => {
-                    // A map whose rows all have one length.
-                    let (src, size) = match want {
-                        Some(w) => self
-                            .array_of_size(env, dd, w)
-                            .unwrap_or_else(|| self.any_array(env, dd)),
-                        None => self.any_array(env, dd),
-                    };
-                    let elem = src.ty.elem().cloned().unwrap_or(Ty::S(I64));
-                    let (inner, x) = self.bind(env, "o", elem, size);
-                    let row = self.fixed_row(&inner, env, t, dd);
-                    Some((
-                        Expr::node(ty.clone())
-                            .t(&format!("(map (\\{x} -> "))
-                            .e(row)
-                            .t(") ")
-                            .e(src)
-                            .t(")"),
-                        size,
-                    ))
-                }
-                2 if want.is_none() => {
-                    let a = self.rng.range(0, 5);
-                    let b = self.rng.range(0, 5);
-                    let (inner, i) = self.bind(env, "a", Ty::S(I64), 0);
-                    let (inner, j) = self.bind(&inner, "b", Ty::S(I64), 0);
-                    let body = self.scalar(&inner, t, dd);
-                    Some((
-                        Expr::node(ty.clone())
-                            .t(&format!("(tabulate_2d {a}i64 {b}i64 (\\{i} {j} -> "))
-                            .e(body)
-                            .t("))"),
-                        self.new_size(),
-                    ))
-                }
-                3 if want.is_none() && d > 0 => {
-                    let (m, _) = self.array2(env, t, dd, None);
-                    Some((
-                        Expr::node(ty.clone()).t("(transpose ").e(m).t(")"),
-                        self.new_size(),
-                    ))
-                }
-                4 if want.is_none() && d > 0 => {
-                    let (xs, _) = self.array1(env, t, dd, None);
-                    let (wrap, v) = self.shared(env, xs);
-                    let e = if self.risky() {
-                        Expr::node(ty.clone()).t(&format!("(unflatten 2i64 2i64 {v})"))
-                    } else {
-                        Expr::node(ty.clone()).t(&format!(
-                            "(unflatten 2i64 (length {v} / 2i64) (take (2i64 * (length {v} / 2i64)) {v}))"
-                        ))
-                    };
-                    Some((wrap(e), self.new_size()))
-                }
-                5 if d > 0 => {
-                    let (m, size) = self.array2(env, t, dd, want);
-                    let (inner, r) = self.bind(env, "row", Ty::arr(Ty::S(t)), 0);
-                    let rv = Expr::leaf(Ty::arr(Ty::S(t)), &r);
-                    let body = match self.rng.below(3) {
-                        0 => {
-                            let op = self.op(t, false);
-                            Expr::node(Ty::arr(Ty::S(t)))
-                                .t(&format!("scan {} {} {r}", op.text, op.ne))
-                                .inexact(t.is_float())
-                        }
-                        1 => Expr::node(Ty::arr(Ty::S(t))).t(&format!("reverse {r}")),
-                        _ => self.same_size(&inner, t, dd, 0, &rv),
-                    };
-                    Some((
-                        Expr::node(ty.clone())
-                            .t(&format!("(map (\\{r} -> "))
-                            .e(body)
-                            .t(") ")
-                            .e(m)
-                            .t(")"),
-                        size,
-                    ))
-                }
-                6 if want.is_none() && d > 0 => {
-                    let (row, _) = self.array1(env, t, dd, None);
-                    let n = self.rng.range(0, 4);
-                    Some((
-                        Expr::node(ty.clone())
-                            .t(&format!("(replicate {n}i64 "))
-                            .e(row)
-                            .t(")"),
-                        self.new_size(),
-                    ))
-                }
-                7 if d > 0 => {
-                    let (m, size) = self.array2(env, t, dd, want);
-                    let (wrap, v) = self.shared(env, m);
-                    let (i, gi) = self.index(env, &format!("length {v}"), dd);
-                    let (j, gj) = self.index(env, &format!("length {v}[0]"), dd);
-                    let x = self.scalar(env, t, dd);
-                    let upd = Expr::node(ty.clone())
-                        .t(&format!("({v} with ["))
-                        .e(i)
-                        .t(", ")
-                        .e(j)
-                        .t("] = ")
-                        .e(x)
-                        .t(")");
-                    let e = if gi || gj {
-                        Expr::node(ty.clone())
-                            .t(&format!(
-                                "(if length {v} == 0 || length {v}[0] == 0 then {v} else "
-                            ))
-                            .e(upd)
-                            .t(")")
-                    } else {
-                        upd
-                    };
-                    Some((wrap(e), size))
-                }
-                8 if want.is_none() && d > 0 && t != Bool => {
-                    let (xs, _) = self.array1(env, t, dd, None);
-                    let (ys, _) = self.array1(env, t, dd, None);
-                    Some((
-                        Expr::node(ty.clone())
-                            .t("(outer ")
-                            .e(xs)
-                            .t(" ")
-                            .e(ys)
-                            .t(")"),
-                        self.new_size(),
-                    ))
-                }
-                9 if d > 0 => self.array2_from3(env, t, dd, want),
-                _ => None,
-            };
-            if let Some((e, s)) = got {
-                if want.is_none_or(|w| w == s) {
-                    return (e, s);
-                }
-            }
-        }
-        let v = self.lit(t);
-        let size = want.unwrap_or_else(|| self.new_size());
-        let src = env
-            .iter()
-            .find(|x| x.size == size && matches!(x.ty, Ty::Arr(_)))
-            .map(var_expr)
-            .unwrap_or_else(|| Expr::leaf(Ty::arr(Ty::S(I64)), "(iota 2i64)"));
-        (
-            Expr::node(ty)
-                .t("(map (\\_ -> replicate 3i64 ")
-                .e(v)
-                .t(") ")
-                .e(src)
-                .t(")"),
-            size,
-        )
     }
 
     /// A row whose length does not depend on the lambda's parameter: a map
     /// over an array from outside, or a constant length.
-    fn fixed_row(&mut self, inner: &Env, outer: &Env, t: ScalarType, d: u32) -> Expr {
+    pub(super) fn fixed_row(&mut self, inner: &Env, outer: &Env, t: ScalarType, d: u32) -> Expr {
         let ty = Ty::arr(Ty::S(t));
         let outside: Vec<_> = outer
             .iter()

@@ -1,12 +1,11 @@
 //! Constructs of the language's Futhark-compatible part (LANGUAGE.md
-//! section 11) for the generator: arrays of rank 3 (reversed, rotated,
-//! transposed, flattened), sum types and `match`, a parametric module
+//! section 11) for the generator: rank-3 arrays flattened, indexed and
+//! reduced to rank 2 and 1 (`ranked.rs` makes them), sum types and `match`, a parametric module
 //! instantiated per use, uniqueness (`*[]t` parameters, `let a[i] = v`),
 //! size expressions in types (`[n*2]t`, `[n+n]t`) and attributes.
 
-use super::arrays::var_expr;
 use super::ast::{Expr, Ty};
-use super::gen::{Env, Gen};
+use super::gen::{Env, Gen, Made};
 use crate::types::ScalarType;
 use ScalarType::*;
 
@@ -105,15 +104,105 @@ impl Gen {
         )
     }
 
+    /// A `match` on nested patterns: an `opt` of a `shape` taken apart in
+    /// one pattern, or a tuple of an integer and a `bool` against literals.
+    pub fn nested_match(&mut self, env: &Env, t: ScalarType, d: u32) -> Option<Expr> {
+        let ty = Ty::S(t);
+        if self.rng.chance(0.5) {
+            let p = self.scalar_type();
+            let pn = p.name();
+            let c1 = self.exact(env, Bool, d);
+            let c2 = self.exact(env, Bool, d);
+            let a = self.scalar(env, p, d);
+            let b = self.scalar(env, p, d);
+            let inexact = a.inexact || b.inexact;
+            let (inner, u) = self.bind(env, "u", Ty::S(p), 0);
+            let (mut inner, w) = self.bind(&inner, "w", Ty::S(p), 0);
+            for v in inner.iter_mut().rev().take(2) {
+                v.inexact = inexact;
+            }
+            let bx = self.scalar(&inner, t, d);
+            let seg = self.scalar(env, t, d);
+            let pt = self.scalar(env, t, d);
+            let none = self.scalar(env, t, d);
+            return Some(
+                Expr::node(ty)
+                    .t("(match (if ")
+                    .e(c1)
+                    .t(" then #some (#box ")
+                    .e(a)
+                    .t(" ")
+                    .e(b)
+                    .t(") else if ")
+                    .e(c2)
+                    .t(&format!(
+                        " then #some #pt else #none : opt (shape {pn})) case #some (#box {u} {w}) -> "
+                    ))
+                    .e(bx)
+                    .t(" case #some (#seg _) -> ")
+                    .e(seg)
+                    .t(" case #some #pt -> ")
+                    .e(pt)
+                    .t(" case #none -> ")
+                    .e(none)
+                    .t(")"),
+            );
+        }
+        let q = *self.rng.pick(&[I8, I32, I64, U8, U16]);
+        let i = self.exact(env, q, d);
+        let c = self.exact(env, Bool, d);
+        let (inner, j) = self.bind(env, "j", Ty::S(q), 0);
+        let [e1, e2] = [0, 0].map(|_| self.scalar(env, t, d));
+        let e3 = self.scalar(&inner, t, d);
+        let e4 = self.scalar(env, t, d);
+        Some(
+            Expr::node(ty)
+                .t("(match (")
+                .e(i)
+                .t(&format!(" % 3{}, ", q.name()))
+                .e(c)
+                .t(") case (0, true) -> ")
+                .e(e1)
+                .t(" case (1, _) -> ")
+                .e(e2)
+                .t(&format!(" case ({j}, false) -> "))
+                .e(e3)
+                .t(" case _ -> ")
+                .e(e4)
+                .t(")"),
+        )
+    }
+
+    /// An array through an array of unit values (`Shape::unit_arrays`):
+    /// a map over `()`s, or over pairs of a `()` and an element.
+    pub fn unit_array(&mut self, env: &Env, t: ScalarType, d: u32, want: Option<u32>) -> Made {
+        if !self.unit_arrays {
+            return None;
+        }
+        let (src, size, x, body) = self.map_source(env, t, d + 1, want)?;
+        let e = if self.rng.chance(0.5) {
+            let plain = self.scalar(env, t, d);
+            Expr::node(Ty::arr(Ty::S(t)))
+                .t("(map (\\_ -> ")
+                .e(plain)
+                .t(") (map (\\_ -> ()) ")
+                .e(src)
+                .t("))")
+        } else {
+            let (wrap, v) = self.shared(env, src);
+            wrap(
+                Expr::node(Ty::arr(Ty::S(t)))
+                    .t(&format!("(map (\\((), {x}) -> "))
+                    .e(body)
+                    .t(&format!(") (zip (replicate (length {v}) ()) {v}))")),
+            )
+        };
+        Some((e, size))
+    }
+
     /// An array through an array of sum values: a map that builds `opt`s
     /// and one that matches them (fusable, or not).
-    pub fn sum_array(
-        &mut self,
-        env: &Env,
-        t: ScalarType,
-        d: u32,
-        want: Option<u32>,
-    ) -> Option<(Expr, u32)> {
+    pub fn sum_array(&mut self, env: &Env, t: ScalarType, d: u32, want: Option<u32>) -> Made {
         let p = self.scalar_type();
         let (src, size) = match want {
             Some(w) => self.array1(env, p, d, Some(w)),
@@ -180,7 +269,7 @@ impl Gen {
         t: ScalarType,
         d: u32,
         want: Option<u32>,
-    ) -> Option<(Expr, u32)> {
+    ) -> Made {
         let ty = Ty::arr(Ty::S(t));
         match k {
             0 => self.sum_array(env, t, d, want),
@@ -249,6 +338,7 @@ impl Gen {
                     self.new_size(),
                 ))
             }
+            5 => self.unit_array(env, t, d, want),
             4 if want.is_none() => {
                 let (a, _) = self.array3(env, t, d, None);
                 Some((
@@ -262,13 +352,7 @@ impl Gen {
 
     /// Two-dimensional arrays from rank-3 ones: flattened, a row, or a
     /// reduction of each innermost row.
-    pub fn array2_from3(
-        &mut self,
-        env: &Env,
-        t: ScalarType,
-        d: u32,
-        want: Option<u32>,
-    ) -> Option<(Expr, u32)> {
+    pub fn array2_from3(&mut self, env: &Env, t: ScalarType, d: u32, want: Option<u32>) -> Made {
         let ty = Ty::arr(Ty::arr(Ty::S(t)));
         match self.rng.below(3) {
             0 if want.is_none() => {
@@ -312,149 +396,5 @@ impl Gen {
                 ))
             }
         }
-    }
-
-    /// A three-dimensional array of `t`; of length class `want` if given.
-    pub fn array3(&mut self, env: &Env, t: ScalarType, d: u32, want: Option<u32>) -> (Expr, u32) {
-        let ty = Ty::arr(Ty::arr(Ty::arr(Ty::S(t))));
-        let dd = d.saturating_sub(1);
-        for _ in 0..10 {
-            let got = match self.rng.weighted(&[4, 3, 2, 2, 3, 2, 1, 1]) {
-                0 => {
-                    let vars: Vec<_> = self
-                        .vars(env, &ty)
-                        .into_iter()
-                        .filter(|v| want.is_none_or(|w| w == v.size))
-                        .collect();
-                    if vars.is_empty() {
-                        None
-                    } else {
-                        let v = *self.rng.pick(&vars);
-                        Some((var_expr(v), v.size))
-                    }
-                }
-                1 if want.is_none() => {
-                    let [a, b, c] = [0, 0, 0].map(|_| self.rng.range(0, 4));
-                    let (inner, i) = self.bind(env, "a", Ty::S(I64), 0);
-                    let (inner, j) = self.bind(&inner, "b", Ty::S(I64), 0);
-                    let (inner, k) = self.bind(&inner, "c", Ty::S(I64), 0);
-                    let body = self.scalar(&inner, t, dd);
-                    Some((
-                        Expr::node(ty.clone())
-                            .t(&format!(
-                                "(tabulate_3d {a}i64 {b}i64 {c}i64 (\\{i} {j} {k} -> "
-                            ))
-                            .e(body)
-                            .t("))"),
-                        self.new_size(),
-                    ))
-                }
-                2 if want.is_none() && d > 0 => {
-                    let (m, _) = self.array2(env, t, dd, None);
-                    let n = self.rng.range(0, 3);
-                    Some((
-                        Expr::node(ty.clone())
-                            .t(&format!("(replicate {n}i64 "))
-                            .e(m)
-                            .t(")"),
-                        self.new_size(),
-                    ))
-                }
-                3 if d > 0 => {
-                    // A map whose rows are matrices of one shape.
-                    let from = self.scalar_type();
-                    let (src, size) = match want {
-                        Some(w) => self.array1(env, from, dd, Some(w)),
-                        None => self.any_array(env, dd),
-                    };
-                    let elem = src.ty.elem().cloned().unwrap_or(Ty::S(I64));
-                    let (inner, x) = self.bind(env, "o", elem, size);
-                    let [a, b] = [0, 0].map(|_| self.rng.range(0, 4));
-                    let (inner, i) = self.bind(&inner, "a", Ty::S(I64), 0);
-                    let (inner, j) = self.bind(&inner, "b", Ty::S(I64), 0);
-                    let body = self.scalar(&inner, t, dd);
-                    let attr = self.attr(true);
-                    Some((
-                        Expr::node(ty.clone())
-                            .t(&format!(
-                                "({attr}map (\\{x} -> tabulate_2d {a}i64 {b}i64 (\\{i} {j} -> "
-                            ))
-                            .e(body)
-                            .t(")) ")
-                            .e(src)
-                            .t(")"),
-                        size,
-                    ))
-                }
-                4 if d > 0 => {
-                    let (a, size) = self.array3(env, t, dd, want);
-                    let e = match self.rng.below(4) {
-                        0 => Expr::node(ty.clone()).t("(reverse ").e(a).t(")"),
-                        1 => {
-                            let r = self.exact(env, I64, dd);
-                            Expr::node(ty.clone()).t("(rotate ").e(r).t(" ").e(a).t(")")
-                        }
-                        2 => Expr::node(ty.clone()).t("(map transpose ").e(a).t(")"),
-                        _ => Expr::node(ty.clone()).t("(map reverse ").e(a).t(")"),
-                    };
-                    Some((e, size))
-                }
-                5 if want.is_none() && d > 0 => {
-                    let (a, _) = self.array3(env, t, dd, None);
-                    Some((
-                        Expr::node(ty.clone()).t("(transpose ").e(a).t(")"),
-                        self.new_size(),
-                    ))
-                }
-                6 if want.is_none() && d > 0 => {
-                    // unflatten of a matrix's rows: checked at run time when risky.
-                    let (m, _) = self.array2(env, t, dd, None);
-                    let (wrap, v) = self.shared(env, m);
-                    let e = if self.risky() {
-                        Expr::node(ty.clone()).t(&format!("(unflatten 2i64 2i64 {v})"))
-                    } else {
-                        Expr::node(ty.clone()).t(&format!("(unflatten 1i64 (length {v}) {v})"))
-                    };
-                    Some((wrap(e), self.new_size()))
-                }
-                7 if d > 0 => {
-                    let (a, size) = self.array3(env, t, dd, want);
-                    let (wrap, v) = self.shared(env, a);
-                    let (i, gi) = self.index(env, &format!("length {v}"), dd);
-                    let (j, gj) = self.index(env, &format!("length {v}[0]"), dd);
-                    let (k, gk) = self.index(env, &format!("length {v}[0, 0]"), dd);
-                    let x = self.scalar(env, t, dd);
-                    let upd = Expr::node(ty.clone())
-                        .t(&format!("({v} with ["))
-                        .e(i)
-                        .t(", ")
-                        .e(j)
-                        .t(", ")
-                        .e(k)
-                        .t("] = ")
-                        .e(x)
-                        .t(")");
-                    let e = if gi || gj || gk {
-                        Expr::node(ty.clone())
-                            .t(&format!(
-                                "(if length {v} == 0 || length {v}[0] == 0 || length {v}[0, 0] == 0 then {v} else "
-                            ))
-                            .e(upd)
-                            .t(")")
-                    } else {
-                        upd
-                    };
-                    Some((wrap(e), size))
-                }
-                _ => None,
-            };
-            if let Some((e, s)) = got {
-                if want.is_none_or(|w| w == s) {
-                    return (e, s);
-                }
-            }
-        }
-        let (m, size) = self.array2(env, t, dd, want);
-        (Expr::node(ty).t("(map (\\r -> [r]) ").e(m).t(")"), size)
     }
 }

@@ -20,6 +20,19 @@ use ScalarType::*;
 
 pub type Env = Vec<Var>;
 
+/// An array expression and its length class, if an option could make one.
+pub type Made = Option<(Expr, u32)>;
+
+/// `({head}map (\x -> body) src)`: a map of `src` to type `ty`.
+pub fn map_of(ty: Ty, head: &str, x: &str, body: Expr, src: Expr) -> Expr {
+    Expr::node(ty)
+        .t(&format!("({head}map (\\{x} -> "))
+        .e(body)
+        .t(") ")
+        .e(src)
+        .t(")")
+}
+
 pub struct Gen {
     pub rng: Rng,
     fresh: usize,
@@ -29,6 +42,8 @@ pub struct Gen {
     /// Definitions made for this program (module instances), after
     /// `HELPERS` and `extras::DEFS`.
     pub defs: Vec<String>,
+    /// Arrays of the unit type `()` (`Shape::unit_arrays`).
+    pub unit_arrays: bool,
 }
 
 /// Helper definitions a program may call; `Prog::source` keeps those used.
@@ -55,6 +70,7 @@ impl Gen {
             next_size: 16,
             hazard,
             defs: Vec::new(),
+            unit_arrays: false,
         }
     }
 
@@ -229,10 +245,10 @@ impl Gen {
     /// A scalar expression of type `t` in `env`, at most `depth` deep.
     pub fn scalar(&mut self, env: &Env, t: ScalarType, depth: u32) -> Expr {
         for _ in 0..12 {
-            let weights: [u32; 19] = if depth == 0 {
-                [3, 6, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+            let weights: [u32; 20] = if depth == 0 {
+                [3, 6, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
             } else {
-                [2, 5, 6, 2, 1, 2, 2, 3, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1]
+                [2, 5, 6, 2, 1, 2, 2, 3, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1]
             };
             let k = self.rng.weighted(&weights);
             if let Some(e) = self.scalar_option(k, env, t, depth) {
@@ -367,6 +383,7 @@ impl Gen {
             }
             16 => self.element2(env, t, d),
             17 => self.sum_scalar(env, t, d),
+            19 => self.nested_match(env, t, d),
             18 => self.module_reduce(env, t, d),
             _ => None,
         }

@@ -17,9 +17,11 @@ pub mod arrays;
 pub mod ast;
 pub mod extras;
 pub mod gen;
+pub mod ranked;
 pub mod rng;
 pub mod run;
 pub mod shrink;
+pub mod slices;
 pub mod stms;
 
 use run::{Failure, Settings, Verdict};
@@ -41,8 +43,8 @@ pub struct Campaign {
     /// Where failing programs are written (one folder each).
     pub save: Option<PathBuf>,
     pub verbose: bool,
-    /// Long programs (`stms::generate_long`).
-    pub long: bool,
+    /// Long programs, arrays of `()` (`stms::Shape`).
+    pub shape: stms::Shape,
     /// Seeds known to fail (tests/random-found): their failures count as
     /// skipped, and a pass is reported so that the list can shrink.
     pub known: Vec<u64>,
@@ -77,7 +79,7 @@ pub fn campaign(c: &Campaign) -> i32 {
                         return;
                     }
                     let seed = c.seed.wrapping_add(k);
-                    let prog = stms::generate_long(seed, c.long);
+                    let prog = stms::generate_with(seed, c.shape);
                     match run::test(&c.settings, &prog, dir.path()) {
                         Verdict::Skipped(why) => {
                             tally.skipped.fetch_add(1, Ordering::Relaxed);

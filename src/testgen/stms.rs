@@ -18,10 +18,33 @@ pub fn generate(seed: u64) -> Prog {
     generate_long(seed, false)
 }
 
-/// The program for `seed`; `long`: a chain of 12 to 30 `let`s instead of
-/// 2 to 7, so that more of them meet in fusion and in loop nests.
+/// What the programs of a campaign may hold beyond the default.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Shape {
+    /// A chain of 12 to 30 `let`s instead of 2 to 7, so that more of them
+    /// meet in fusion and in loop nests.
+    pub long: bool,
+    /// Arrays of the unit type `()` (off by default: the seeds' programs
+    /// stay as they were until a sweep has run them by default).
+    pub unit_arrays: bool,
+}
+
+/// The program for `seed`, long or not.
 pub fn generate_long(seed: u64, long: bool) -> Prog {
+    generate_with(
+        seed,
+        Shape {
+            long,
+            ..Shape::default()
+        },
+    )
+}
+
+/// The program for `seed` of the given shape.
+pub fn generate_with(seed: u64, shape: Shape) -> Prog {
     let mut g = Gen::new(seed);
+    g.unit_arrays = shape.unit_arrays;
+    let long = shape.long;
     let mut params: Vec<Var> = Vec::new();
     let count = g.rng.range(1, 4);
     for k in 0..count {
@@ -249,6 +272,9 @@ impl Gen {
     /// A reduction or scan over pairs: two operators side by side, or the
     /// composition of linear functions (associative, not commutative).
     fn tuple_reduction(&mut self, env: &Env, t: ScalarType, d: u32) -> Option<Stm> {
+        if self.rng.chance(0.3) {
+            return self.tuple_histogram(env, t, d);
+        }
         let linear = t.is_int() && self.rng.chance(0.4);
         let t2 = if linear { t } else { self.scalar_type() };
         let (xs, size) = self.array1(env, t, d, None);
@@ -295,6 +321,47 @@ impl Gen {
             .t("))")
             .inexact(inexact);
         Some(self.pair(e, tys, sizes))
+    }
+
+    /// `reduce_by_index` into a zipped pair of arrays, or `hist`, with
+    /// two commutative operators side by side.
+    fn tuple_histogram(&mut self, env: &Env, t: ScalarType, d: u32) -> Option<Stm> {
+        let t2 = self.scalar_type();
+        let (is, vs) = self.index_value_pairs(env, t, d)?;
+        let vs2 = self.same_size(env, t2, d, u32::MAX, &vs);
+        let (o1, o2) = (self.op(t, true), self.op(t2, true));
+        let [a1, b1, a2, b2] = ["a", "b", "a", "b"].map(|p| self.name(p));
+        let op = format!(
+            "(\\({a1}, {b1}) ({a2}, {b2}) -> ({} {a1} {a2}, {} {b1} {b2}))",
+            o1.text, o2.text
+        );
+        let ne = format!("({}, {})", o1.ne, o2.ne);
+        let inexact = t.is_float() || t2.is_float();
+        let tys = [Ty::arr(Ty::S(t)), Ty::arr(Ty::S(t2))];
+        let (e, size) = if self.rng.chance(0.5) {
+            let (dest, size) = self.array1(env, t, d, None);
+            let dest2 = self.same_size(env, t2, d, size, &dest);
+            let head = Expr::node(Ty::Tup(vec![]))
+                .t("unzip (reduce_by_index (zip ")
+                .e(dest)
+                .t(" ")
+                .e(dest2)
+                .t(&format!(") {op} {ne} "));
+            (head, size)
+        } else {
+            let bins = self.rng.pick(&[0, 1, 2, 3, 17]).to_owned();
+            let head = Expr::node(Ty::Tup(vec![])).t(&format!("unzip (hist {op} {ne} {bins}i64 "));
+            (head, self.new_size())
+        };
+        let e = e
+            .e(is)
+            .t(" (zip ")
+            .e(vs)
+            .t(" ")
+            .e(vs2)
+            .t("))")
+            .inexact(inexact);
+        Some(self.pair(e, tys, [size, size]))
     }
 
     /// One line of text per parameter: all one-dimensional arrays of one
