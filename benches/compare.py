@@ -191,12 +191,19 @@ def run_one(contender, prog, files, runs, budget, work, env):
         cmd = [os.path.join(work, "c-" + prog), str(runs), tf, str(budget)]
     else:
         cmd = [sys.executable, os.path.join(BASE, "py_bench.py"), contender, prog, str(runs), tf, str(budget)]
-    cmd = RUN_PREFIX + cmd
+    return timed_process(RUN_PREFIX + cmd, files, tf, out, env, contender in ARRC_BUILT, TIMEOUT)
+
+
+def timed_process(cmd, files, tf, out, env, binary_output, timeout):
+    """Runs `cmd` on the concatenated input `files`, writing its results to
+    `out` and its run times to `tf`; returns (times in microseconds,
+    signature of the results) or raises RuntimeError. Shared with
+    benches/gpu/compare_gpu.py."""
     cat = subprocess.Popen(["cat"] + files, stdout=subprocess.PIPE)
     with open(out, "wb") as fo:
         try:
             r = subprocess.run(cmd, stdin=cat.stdout, stdout=fo, stderr=subprocess.PIPE, env=env,
-                               timeout=TIMEOUT)
+                               timeout=timeout)
         finally:
             cat.stdout.close()
             cat.wait()
@@ -204,7 +211,7 @@ def run_one(contender, prog, files, runs, budget, work, env):
         msg = r.stderr.decode(errors="replace").strip().splitlines()
         raise RuntimeError(f"exit {r.returncode}: " + " | ".join(msg[-3:]))
     times = [float(x) for x in open(tf).read().split()]
-    if contender in ARRC_BUILT:
+    if binary_output:
         with open(out, "rb") as f:
             sig = fvalues.signature(fvalues.read_all(f))
     else:

@@ -146,25 +146,7 @@ def run(contender, prog, files, runs, budget, bins, work, env):
         cmd = [os.path.join(work, "cuda-" + prog), str(runs), tf, str(budget)]
     else:
         cmd = [sys.executable, os.path.join(BASE, "py_bench.py"), contender, prog, str(runs), tf, str(budget)]
-    with open(out, "wb") as fo:
-        cat = subprocess.Popen(["cat"] + files, stdout=subprocess.PIPE)
-        try:
-            r = subprocess.run(cmd, stdin=cat.stdout, stdout=fo, stderr=subprocess.PIPE, env=env,
-                               timeout=TIMEOUT)
-        finally:
-            cat.stdout.close()
-            cat.wait()
-    if r.returncode != 0:
-        msg = r.stderr.decode(errors="replace").strip().splitlines()
-        raise RuntimeError(f"exit {r.returncode}: " + " | ".join(msg[-3:]))
-    times = [float(x) for x in open(tf).read().split()]
-    if contender == "arrc":
-        with open(out, "rb") as f:
-            sig = fvalues.signature(fvalues.read_all(f))
-    else:
-        sig = [float(x) for x in open(out).read().split()]
-    os.remove(out)
-    return times, sig
+    return compare.timed_process(cmd, files, tf, out, env, contender == "arrc", TIMEOUT)
 
 
 def main(argv):
