@@ -46,7 +46,6 @@ CUDA_DIR = os.path.join(BASE, "cuda")
 sys.path.insert(0, BASE)
 sys.path.insert(0, os.path.dirname(HERE))
 import compare  # noqa: E402
-import fvalues  # noqa: E402
 import suite  # noqa: E402
 
 LABEL = {"arrc": "arrc", "cuda": "CUDA", "jax": "JAX"}
