@@ -6,6 +6,7 @@
 
 mod support;
 
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const SRC: &str = "entry main (n: i64) (s: f32) : ([]f32, []f64, []i8, []i32) =\n\
@@ -25,26 +26,29 @@ fn run(cmd: &mut Command, input: &str) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-#[test]
-fn stream_variants_write_what_the_interpreter_computes() {
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("streams.arr");
+/// Writes `SRC` into `dir` and builds it at `-O3` with the compiler's
+/// environment `env`: (source, executable).
+fn build_streams(dir: &Path, env: &[(&str, &str)]) -> (PathBuf, PathBuf) {
+    let src = dir.join("streams.arr");
     std::fs::write(&src, SRC).unwrap();
-    let exe = dir.path().join("streams");
-    // Every output of more than 64 bytes takes the stream variant.
+    let exe = dir.join("streams");
     let built = support::arrc()
         .args(["build", "-O3"])
         .arg(&src)
         .arg("-o")
         .arg(&exe)
-        .env("ARRC_STREAM_MIN_BYTES", "64")
+        .envs(env.iter().copied())
         .output()
         .unwrap();
-    assert!(
-        built.status.success(),
-        "{}",
-        String::from_utf8_lossy(&built.stderr)
-    );
+    support::ok(built, "arrc build -O3 streams.arr");
+    (src, exe)
+}
+
+#[test]
+fn stream_variants_write_what_the_interpreter_computes() {
+    let dir = tempfile::tempdir().unwrap();
+    // Every output of more than 64 bytes takes the stream variant.
+    let (src, exe) = build_streams(dir.path(), &[("ARRC_STREAM_MIN_BYTES", "64")]);
     let asm = support::arrc()
         .args(["build", "-O3", "--emit", "asm"])
         .arg(&src)
@@ -80,21 +84,7 @@ fn stream_variants_write_what_the_interpreter_computes() {
 #[test]
 fn the_exact_errors_fallback_has_no_stream_variant() {
     let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("streams.arr");
-    std::fs::write(&src, SRC).unwrap();
-    let exe = dir.path().join("streams");
-    let built = support::arrc()
-        .args(["build", "-O3"])
-        .arg(&src)
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .unwrap();
-    assert!(
-        built.status.success(),
-        "{}",
-        String::from_utf8_lossy(&built.stderr)
-    );
+    let (src, exe) = build_streams(dir.path(), &[]);
     let nm = Command::new("nm").arg(&exe).output().unwrap();
     assert!(nm.status.success(), "nm failed");
     let symbols = String::from_utf8(nm.stdout).unwrap();
