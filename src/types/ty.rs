@@ -181,6 +181,10 @@ pub enum Dim {
         scale: i64,
         offset: i64,
     },
+    /// A global `i64` constant not defined by a literal (`def r = i64.i32
+    /// P.r` then `[r]t`): the instance that computes it, checked at run
+    /// time.
+    Global(usize),
 }
 
 /// The declared sizes of a value, mirroring its type: arrays of tuples are

@@ -1,5 +1,5 @@
--- A definition whose size parameter no parameter gives checks; using it
--- is the error (diku-dk/linalg's `mat`).
+-- A size parameter that no parameter's shape gives is found at each call
+-- (diku-dk/linalg's `mat`); here nothing around the call gives it.
 def mat [m] [n] (v: f32) : [m][n]f32 = tabulate_2d m n (\_ _ -> v)
 
-entry main (x: f32) = (mat x : [2][2]f32)[0, 0]
+entry main (x: f32) = let a = mat x in a[0, 0]

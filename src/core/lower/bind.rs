@@ -221,6 +221,7 @@ impl<'a> Lowerer<'a> {
                 Some(Value::Leaf(n, _)) => Some(*n),
                 _ => None,
             },
+            Dim::Global(inst) => self.global_size(*inst),
             Dim::Linear { var, scale, offset } => match env.get(*var) {
                 Some(Value::Leaf(n, _)) => {
                     let n = *n;
@@ -229,6 +230,19 @@ impl<'a> Lowerer<'a> {
                 }
                 _ => None,
             },
+        }
+    }
+
+    /// The value of a global `i64` constant used as a size (lowered where
+    /// it is used, as every constant is).
+    fn global_size(&mut self, inst: usize) -> Option<Atom> {
+        let lam = self.instances.get(inst)?;
+        if !lam.params.is_empty() {
+            return None;
+        }
+        match self.expr(&Env::default(), &lam.body) {
+            Value::Leaf(a, _) => Some(a),
+            _ => None,
         }
     }
 
@@ -318,6 +332,13 @@ impl<'a> Lowerer<'a> {
                     }
                     _ => env.bind(*id, Value::Leaf(actual, CType::Scalar(ScalarType::I64))),
                 }
+            }
+            Dim::Global(inst) => {
+                if let Some(expected) = self.global_size(*inst) {
+                    let actual = self.size_of(arr, depth, loc);
+                    self.assert_same(expected, actual, loc);
+                }
+                env.clone()
             }
             // `[scale * k + offset]`: `k` solved from the size when unknown,
             // and the size checked against it.

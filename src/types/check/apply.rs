@@ -2,37 +2,46 @@
 
 use super::defs::top_shape;
 use super::qualified::Target;
+use super::unflatten::same_size_positions;
 use super::*;
 use crate::types::builtins::{array_builtin, builtin_type};
 
 impl<'a> Checker<'a> {
     /// A use of a template applied to `args` (possibly none): a global's
     /// scheme instantiated, or a local function's body checked here.
+    /// `site` is the whole call (or the name), where the sizes its
+    /// result must have are known.
     pub(super) fn apply_template(
         &mut self,
         t: Rc<Template<'a>>,
+        site: Option<&'a Expr>,
         whole: &Span,
         head_span: &Span,
         args: &[&'a Expr],
     ) -> Result<TExpr> {
         let mut targs = self.check_plain_args(args)?;
+        // Implicit sizes passed first, and arguments bound before the call
+        // to compute one (implicit.rs).
+        let mut sizes = Vec::new();
+        let mut lets = Vec::new();
         let (callee, nparams) = match t.def_index {
             Some(d) => {
                 let scheme = self.scheme(d, (self.ctx.file, head_span.clone()))?;
-                if let Some((file, span, msg)) = &scheme.unbound_size {
-                    let name = &t.name.name;
-                    let (line, col) = self.sources.line_col(*file, span.start);
-                    let at = format!("{}:{line}:{col}", self.sources.name(*file));
-                    return Err(self
-                        .error(head_span, format!("cannot use `{name}`: its {msg}"))
-                        .with_note(format!(
-                            "arrc reads every size parameter from an argument's shape \
-                             ({at})"
-                        )));
-                }
                 let (vars, param_tys, ret) = self.instantiate_scheme(&scheme);
                 self.unify_args(args, &mut targs, &param_tys, &scheme.shapes)?;
-                let ty = Type::curried(param_tys, ret);
+                if !scheme.implicit.is_empty() {
+                    sizes = self.implicit_sizes(
+                        &t,
+                        &scheme.implicit,
+                        site,
+                        head_span,
+                        args,
+                        &mut targs,
+                        &mut lets,
+                    )?;
+                }
+                let all_params = vec![i64_ty(); sizes.len()].into_iter().chain(param_tys);
+                let ty = Type::curried(all_params.collect(), ret);
                 let use_ = TExprKind::DefUse { def: d, vars };
                 (self.node(use_, ty, head_span), scheme.params.len())
             }
@@ -59,7 +68,10 @@ impl<'a> Checker<'a> {
         };
         let n = nparams.min(args.len());
         let rest = targs.split_off(n);
-        let now: Vec<TExpr> = targs.into_iter().flatten().collect();
+        let now: Vec<TExpr> = sizes
+            .into_iter()
+            .chain(targs.into_iter().flatten())
+            .collect();
         let result = if now.is_empty() {
             callee
         } else {
@@ -72,13 +84,19 @@ impl<'a> Checker<'a> {
             }
             self.node(TExprKind::Apply(Box::new(callee), now), remaining, whole)
         };
-        if args.len() > n {
+        let mut result = if args.len() > n {
             let extra = &args[n..];
             let name = (t.name.name.as_str(), nparams);
-            self.apply_generic(result, whole, extra, rest, Some(name))
+            self.apply_generic(result, whole, extra, rest, Some(name))?
         } else {
-            Ok(result)
+            result
+        };
+        for (pat, rhs) in lets.into_iter().rev() {
+            let ty = result.ty.clone();
+            let kind = TExprKind::Let(pat, Box::new(rhs), Box::new(result));
+            result = self.node(kind, ty, whole);
         }
+        Ok(result)
     }
 
     /// Unifies the first arguments with the parameter types (plain ones
@@ -312,7 +330,7 @@ impl<'a> Checker<'a> {
         match self.classify_head(head) {
             Head::Template(t) => {
                 let args = self.sizes_from_type(&t, &args).unwrap_or(args);
-                let te = self.apply_template(t, &e.span, &head.span, &args)?;
+                let te = self.apply_template(t, Some(e), &e.span, &head.span, &args)?;
                 // `i64.sum xs`: a reduction of the module's type.
                 let reduction = self.qual_ref(head).and_then(|(path, name)| {
                     match self.resolve_qual(&path, &name) {
@@ -326,6 +344,11 @@ impl<'a> Checker<'a> {
                 Ok(te)
             }
             Head::Builtin(b) => {
+                let same = same_size_positions(b, args.len());
+                for i in same.clone() {
+                    let others = same.clone().filter(|&j| j != i).map(|j| args[j]).collect();
+                    self.size_hints.insert(args[i] as *const Expr, others);
+                }
                 if let (Builtin::Unflatten, [xs]) = (b, args.as_slice()) {
                     if let Some(r) = self.unflatten_one(e, head, xs) {
                         return r;

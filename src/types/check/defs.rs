@@ -69,7 +69,13 @@ impl<'a> Checker<'a> {
         let sig = self.instantiate_signature(&template, true)?;
         let unbound_size = self.unbound_size.take();
         if let (Some((file, span, msg)), true) = (&unbound_size, self.defs[d].def.is_entry) {
-            return Err(Diagnostic::new(*file, span.clone(), msg.clone()));
+            let name = &self.defs[d].def.name.name;
+            return Err(Diagnostic::new(
+                *file,
+                span.clone(),
+                format!("entry point `{name}`: {msg}"),
+            )
+            .with_note(ENTRY_SIZES));
         }
         if let (Some((file, span, msg)), true) =
             (self.linear_size.take(), self.defs[d].def.is_entry)
@@ -81,8 +87,10 @@ impl<'a> Checker<'a> {
         }
         let (param_tys, ret) = (sig.param_tys.clone(), sig.ret.clone());
         let shapes = sig.params.iter().map(top_shape).collect();
+        let implicit_at = sig.implicit.clone();
         let (size_params, mut params, mut body) = self.instantiate_body(&template, sig)?;
         self.finish_pending()?;
+        let implicit = implicit::used_in_body(&size_params, &implicit_at, &mut body);
         // Generalise before the defaults of `finalize` fix what is open.
         let mut open = Vec::new();
         let params_g = param_tys
@@ -102,6 +110,7 @@ impl<'a> Checker<'a> {
             .any(|p| matches!(p, TypeParam::Type(_)));
         if vars.is_empty() && !has_type_params {
             self.resolve_uses(&mut body)?;
+            implicit::prepend(&implicit, &size_params, &mut params);
             let lam = TLambda {
                 name: Some(template.name.name.clone()),
                 size_params,
@@ -118,7 +127,7 @@ impl<'a> Checker<'a> {
             params: params_g,
             ret: ret_g,
             shapes,
-            unbound_size,
+            implicit,
         })
     }
 
@@ -221,7 +230,12 @@ impl<'a> Checker<'a> {
     /// The instance of `d` where its scheme's variables are `args` (final
     /// types), elaborated on first request; `used_at` is the first use, which
     /// an error in the instance names.
-    fn instance(&mut self, d: usize, args: Vec<Type>, used_at: (FileId, Span)) -> Result<usize> {
+    pub(super) fn instance(
+        &mut self,
+        d: usize,
+        args: Vec<Type>,
+        used_at: (FileId, Span),
+    ) -> Result<usize> {
         let key = (d, args);
         if let Some(known) = self.instance_keys.get(&key) {
             return known.ok_or_else(reported);
@@ -298,6 +312,8 @@ impl<'a> Checker<'a> {
             ))
         })?;
         self.resolve_uses(&mut body)?;
+        let mut params = params;
+        implicit::prepend(&scheme.implicit, &size_params, &mut params);
         Ok(TLambda {
             name: Some(template.name.name.clone()),
             size_params,
@@ -344,6 +360,19 @@ impl<'a> Checker<'a> {
         }
         self.pending.clear();
         let sig = self.instantiate_signature(&template, false)?;
+        if let Some(&i) = sig.implicit.first() {
+            let name = &sig.size_params[i].1;
+            return Err(self
+                .error(
+                    &def.name.span,
+                    format!(
+                        "entry point `{}`: size parameter `{name}` is not used in the type \
+                         of any parameter",
+                        def.name.name
+                    ),
+                )
+                .with_note(ENTRY_SIZES));
+        }
         let ret = sig.ret.clone();
         let (size_params, mut params, mut body) = self.instantiate_body(&template, sig)?;
         self.finish_pending()?;
@@ -475,7 +504,7 @@ impl<'a> Checker<'a> {
         let saved = self.swap_scope(t.ctx.clone(), locals);
         let result = self.signature_in_scope(t, rigid);
         let (ctx, locals) = self.swap_scope(saved.0, saved.1);
-        let (type_args, size_params, params, param_tys, (ret, ret_shape)) = result?;
+        let (type_args, size_params, params, param_tys, (ret, ret_shape), implicit) = result?;
         Ok(Signature {
             ctx,
             locals,
@@ -485,6 +514,7 @@ impl<'a> Checker<'a> {
             param_tys,
             ret,
             ret_shape,
+            implicit,
         })
     }
 
@@ -499,6 +529,7 @@ impl<'a> Checker<'a> {
         Vec<TPat>,
         Vec<Type>,
         (Type, Shape),
+        Vec<usize>,
     )> {
         let mut type_args = Vec::new();
         let mut size_params = Vec::new();
@@ -562,7 +593,8 @@ impl<'a> Checker<'a> {
             pat_size_vars(p, false, &mut used);
             pat_size_vars(p, true, &mut solvable);
         }
-        for ((lid, name), span) in size_params.iter().zip(&size_spans) {
+        let mut implicit = Vec::new();
+        for (i, ((lid, name), span)) in size_params.iter().zip(&size_spans).enumerate() {
             if !used.contains(lid) && solvable.contains(lid) && !t.params.is_empty() {
                 // `[2 * k]t`: each call solves `k` from the argument's size,
                 // which an entry point's caller cannot.
@@ -574,19 +606,34 @@ impl<'a> Checker<'a> {
                 self.linear_size.get_or_insert((file, span.clone(), msg));
                 continue;
             }
-            if !used.contains(lid) {
-                let msg =
-                    format!("size parameter `{name}` is not used in the type of any parameter");
-                // `def foo [n] = ...` has no call to give `n` (Futhark:
-                // a size-polymorphic value binding).
-                if !rigid || t.params.is_empty() {
-                    return Err(self.error(span, msg));
-                }
-                let file = self.ctx.file;
-                self.unbound_size.get_or_insert((file, span.clone(), msg));
+            if used.contains(lid) {
+                continue;
             }
+            let msg = format!("size parameter `{name}` is not used in the type of any parameter");
+            // A size the written types mention (the result's, a function
+            // parameter's, a size expression) is found at each call of a
+            // global (implicit.rs); one they do not mention has none to
+            // give it (Futhark: a size-polymorphic value binding).
+            let mentioned = t.params.iter().any(|p| implicit::pattern_mentions(p, name))
+                || t.ret.is_some_and(|r| implicit::type_mentions(r, name));
+            if !mentioned && t.params.is_empty() {
+                return Err(self.error(
+                    span,
+                    format!(
+                        "size-polymorphic value binding `{}`: size parameter `{name}` is not \
+                         used in its type",
+                        t.name.name
+                    ),
+                ));
+            }
+            if !mentioned || (!rigid && t.def_index.is_none()) {
+                return Err(self.error(span, msg));
+            }
+            let file = self.ctx.file;
+            self.unbound_size.get_or_insert((file, span.clone(), msg));
+            implicit.push(i);
         }
-        Ok((type_args, size_params, params, param_tys, ret))
+        Ok((type_args, size_params, params, param_tys, ret, implicit))
     }
 
     /// Checks a template's body in its instantiated scope.
@@ -618,6 +665,8 @@ impl<'a> Checker<'a> {
         Ok((sig.size_params, sig.params, result?))
     }
 }
+
+const ENTRY_SIZES: &str = "an entry point's caller gives every size through an argument's shape";
 
 /// The sizes a parameter pattern declares at its top.
 pub(super) fn top_shape(p: &TPat) -> Shape {

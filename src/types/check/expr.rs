@@ -439,7 +439,7 @@ impl<'a> Checker<'a> {
             }
             Some(Binding::Fun(t)) => {
                 let t = t.clone();
-                return Some(self.apply_template(t, span, span, &[]));
+                return Some(self.apply_template(t, None, span, span, &[]));
             }
             None => {}
         }
@@ -463,7 +463,7 @@ impl<'a> Checker<'a> {
         match found.or_else(|| self.ctx.env.values.get(sym).copied()) {
             Some(ValRef::Def(d)) => {
                 let t = self.defs[d].template.clone();
-                Some(self.apply_template(t, span, span, &[]))
+                Some(self.apply_template(t, None, span, span, &[]))
             }
             _ => None,
         }

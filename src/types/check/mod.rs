@@ -26,6 +26,7 @@ mod exhaustive;
 mod expr;
 mod finalize;
 mod forms;
+mod implicit;
 mod loops;
 mod modules;
 mod names;
@@ -180,10 +181,10 @@ struct Scheme {
     /// The sizes each parameter's pattern declares, for the checks of array
     /// literals passed to it.
     shapes: Vec<Shape>,
-    /// A size parameter no parameter's type gives (`def mat [m] [n] (v: t)
-    /// : [m][n]t`): the definition checks, but a use is an error, since
-    /// arrc reads every size parameter from an argument's shape.
-    unbound_size: Option<(FileId, Span, String)>,
+    /// The size parameters no parameter's shape gives (`def mat [m] [n]
+    /// (v: t) : [m][n]t`) that the body uses: each call finds them and
+    /// passes them first (implicit.rs).
+    implicit: Vec<implicit::Implicit>,
 }
 
 struct GlobalType<'a> {
@@ -254,6 +255,9 @@ struct Signature<'a> {
     ret: Type,
     /// The sizes the return type declares (checked on the body).
     ret_shape: Shape,
+    /// Size parameters (positions among `size_params`) that no
+    /// parameter's shape gives: a call finds them (implicit.rs).
+    implicit: Vec<usize>,
 }
 
 struct Pending {
@@ -272,7 +276,8 @@ enum Head<'a> {
 
 struct Checker<'a> {
     sources: &'a SourceMap,
-    /// Set by a rigid signature with a size parameter no parameter gives.
+    /// Set by a signature with a size parameter no parameter's shape
+    /// gives: an error for entry points.
     unbound_size: Option<(FileId, Span, String)>,
     /// Set by a signature with a size parameter only a size expression
     /// (`[2 * k]t`) gives: an error for entry points.
@@ -287,6 +292,10 @@ struct Checker<'a> {
     /// body with a declared result type, of a `let` or of an ascription
     /// (`unflatten xs` and `rep x` there take their sizes from it).
     typed_results: HashMap<*const Expr, &'a TypeExpr>,
+    /// Arguments of a built-in whose arrays must have one size (`zip xs
+    /// ys`), with the other such arguments: a call there may take an
+    /// implicit size from them (implicit.rs).
+    size_hints: HashMap<*const Expr, Vec<&'a Expr>>,
     defs: Vec<GlobalDef<'a>>,
     types: Vec<GlobalType<'a>>,
     /// The environment each `import` (by importing file and path) names.
@@ -339,6 +348,7 @@ impl<'a> Checker<'a> {
             sizes_written: HashMap::new(),
             types_written: HashMap::new(),
             typed_results: HashMap::new(),
+            size_hints: HashMap::new(),
             sources,
             defs: Vec::new(),
             types: Vec::new(),

@@ -27,7 +27,7 @@ impl<'a> Checker<'a> {
                         None
                     }
                 },
-                Dim::Any | Dim::Linear { .. } => None,
+                Dim::Any | Dim::Linear { .. } | Dim::Global(_) => None,
             };
             if let Some(k) = expected.filter(|k| *k != actual) {
                 let what = if depth == 0 {
@@ -306,24 +306,25 @@ impl<'a> Checker<'a> {
                         Ok(Dim::Var(lid))
                     }
                     // A global constant (`def r = 37` then `[r]t`, as
-                    // diku-dk/cpprandom does): accepted, and not checked
-                    // (like a size expression) unless it is a literal.
+                    // diku-dk/cpprandom does): one defined by a literal is
+                    // that size; another is computed and checked at run
+                    // time.
                     None if matches!(self.lookup_global(&id.name), Some(ValRef::Def(_))) => {
                         let Some(ValRef::Def(d)) = self.lookup_global(&id.name) else {
                             return Ok(Dim::Any);
                         };
-                        // One defined by a literal is that size, checked.
                         let def = self.defs[d].def;
                         let mut body = &def.body;
                         while let ExprKind::Ascribe(x, _) = &body.kind {
                             body = x;
                         }
-                        Ok(match body.kind {
+                        match body.kind {
                             ExprKind::IntLit(v, _) if def.params.is_empty() => {
-                                u64::try_from(v).map_or(Dim::Any, Dim::Const)
+                                return Ok(u64::try_from(v).map_or(Dim::Any, Dim::Const))
                             }
-                            _ => Dim::Any,
-                        })
+                            _ => {}
+                        }
+                        self.global_size(d, id)
                     }
                     _ => {
                         let diag = self.error(&id.span, format!("unknown size `{}`", id.name));
@@ -336,6 +337,27 @@ impl<'a> Checker<'a> {
                 }
             }
         }
+    }
+
+    /// A size naming global definition `d`: its instance, when `d` is an
+    /// `i64` constant (a function is a type error).
+    fn global_size(&mut self, d: usize, id: &Ident) -> Result<Dim> {
+        let used_at = (self.ctx.file, id.span.clone());
+        let scheme = self.scheme(d, used_at.clone())?;
+        // `def n = 10 + 10` is an `i64` here whatever its literals default to.
+        let (args, params, ret) = self.instantiate_scheme(&scheme);
+        if !params.is_empty() || self.inf.unify(&i64_ty(), &ret).is_err() {
+            return Err(self.error(
+                &id.span,
+                format!(
+                    "size `{}` must be an `i64` constant, but has type `{}`",
+                    id.name,
+                    self.inf.display(&Type::curried(params, ret))
+                ),
+            ));
+        }
+        let args = args.iter().map(|t| self.inf.finalize(t)).collect();
+        Ok(Dim::Global(self.instance(d, args, used_at)?))
     }
 
     pub(super) fn expand_abbrev(

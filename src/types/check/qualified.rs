@@ -165,7 +165,13 @@ impl<'a> Checker<'a> {
     }
 
     /// A qualified name as a value.
-    fn check_qualified(&mut self, path: &[String], name: &str, span: &Span) -> Result<TExpr> {
+    fn check_qualified(
+        &mut self,
+        site: Option<&'a Expr>,
+        path: &[String],
+        name: &str,
+        span: &Span,
+    ) -> Result<TExpr> {
         let target = self.resolve_qual(path, name).map_err(|msg| {
             let diag = self.error(span, msg);
             match self.resolve_module(path) {
@@ -184,11 +190,11 @@ impl<'a> Checker<'a> {
         match target {
             Target::Def(d) => {
                 let template = self.defs[d].template.clone();
-                self.apply_template(template, span, span, &[])
+                self.apply_template(template, site, span, span, &[])
             }
             Target::Reduction(module, d) => {
                 let template = self.defs[d].template.clone();
-                let te = self.apply_template(template, span, span, &[])?;
+                let te = self.apply_template(template, site, span, span, &[])?;
                 let elem = Type::Scalar(module);
                 let want = Type::func(Type::array(elem.clone()), elem);
                 self.expect(span, &want, &te.ty)?;
@@ -237,10 +243,10 @@ impl<'a> Checker<'a> {
         let span = &e.span;
         if let Some(q) = qualifier {
             let path: Vec<String> = q.split('.').map(String::from).collect();
-            return self.check_qualified(&path, &name.name, span);
+            return self.check_qualified(Some(e), &path, &name.name, span);
         }
         match self.classify_head(e) {
-            Head::Template(t) => return self.apply_template(t, span, span, &[]),
+            Head::Template(t) => return self.apply_template(t, Some(e), span, span, &[]),
             Head::Builtin(b) => {
                 let ty = builtin_type(&mut self.inf, b);
                 return Ok(self.node(TExprKind::Builtin(b), ty, span));
@@ -265,6 +271,6 @@ impl<'a> Checker<'a> {
     /// `M.x` written as a field access on a module name, if `x` is that.
     pub(super) fn qualified_field(&mut self, e: &'a Expr) -> Option<Result<TExpr>> {
         let (path, name) = self.qual_ref(e)?;
-        Some(self.check_qualified(&path, &name, &e.span))
+        Some(self.check_qualified(Some(e), &path, &name, &e.span))
     }
 }

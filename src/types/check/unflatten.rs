@@ -73,7 +73,7 @@ impl<'a> Checker<'a> {
     }
 
     /// The checked `i64` a factor is.
-    fn check_factor(&mut self, f: Factor<'a>) -> Result<TExpr> {
+    pub(super) fn check_factor(&mut self, f: Factor<'a>) -> Result<TExpr> {
         let e = match f {
             Factor::Expr(e) => self.check_expr(e)?,
             Factor::Name(n) => match self.lookup_local(&n.name) {
@@ -112,7 +112,7 @@ impl<'a> Checker<'a> {
     }
 
     /// The written type of a local name, if its binding wrote one.
-    fn local_type_written(&self, e: &'a Expr) -> Option<&'a TypeExpr> {
+    pub(super) fn local_type_written(&self, e: &'a Expr) -> Option<&'a TypeExpr> {
         match &e.kind {
             ExprKind::Var {
                 qualifier: None,
@@ -301,8 +301,25 @@ impl<'a> Checker<'a> {
                 self.note_typed(a, t);
                 self.note_typed(b, t);
             }
+            // Each component of a tuple its type writes component by component.
+            ExprKind::Tuple(es) if matches!(t, TypeExpr::Tuple(ts, _) if ts.len() == es.len()) => {
+                self.typed_results.insert(e as *const Expr, t);
+                if let TypeExpr::Tuple(ts, _) = t {
+                    for (x, tx) in es.iter().zip(ts) {
+                        self.note_typed(x, tx);
+                    }
+                }
+            }
             _ => {
                 self.typed_results.insert(e as *const Expr, t);
+                // `copy x` has the size of `x`.
+                if let ExprKind::Apply(f, args) = &e.kind {
+                    let copy = matches!(&f.kind, ExprKind::Var { qualifier: None, name }
+                        if name.name == "copy" && self.lookup_local("copy").is_none());
+                    if let (true, [x]) = (copy, args.as_slice()) {
+                        self.note_typed(x, t);
+                    }
+                }
             }
         }
     }
@@ -369,7 +386,7 @@ impl<'a> Checker<'a> {
 
 /// The argument positions of a built-in whose arrays must have one size
 /// (`map2 f xs ys`, `zip xs ys`, `scatter dest is vs`: `is` and `vs`).
-fn same_size_positions(b: Builtin, args: usize) -> std::ops::Range<usize> {
+pub(super) fn same_size_positions(b: Builtin, args: usize) -> std::ops::Range<usize> {
     match b {
         Builtin::Map(k) if k >= 2 => 1..args.min(usize::from(k) + 1),
         Builtin::Zip(_) => 0..args,
