@@ -68,6 +68,10 @@ entry functions (xs: []i32) =
   (width (replicate 3), width (\x -> [x, x, x, x, x]), filter (> 0) xs |> later (\_ -> 0),
    flatmap (\x -> [x, x + 1]) xs)
 
+-- Without a declared return type the inferred one may give a size: the
+-- definition checks (a use would need the size from somewhere).
+def resize [n] [m] (xs: [n]i32) = (length xs, m)
+
 -- The declared result size is checked against the one the call found.
 def wrong [n] (x: i64) : [n]i64 = replicate 3 x
 

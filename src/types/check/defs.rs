@@ -626,7 +626,10 @@ impl<'a> Checker<'a> {
                     ),
                 ));
             }
-            if !mentioned || (!rigid && t.def_index.is_none()) {
+            // Without a declared return type, the inferred one may give it
+            // (`def resize [n] [m] (g: gen [n]) = {size = witness m, ...}`).
+            let inferred = t.ret.is_none() && !t.params.is_empty();
+            if !(mentioned || inferred) || (!rigid && t.def_index.is_none()) {
                 return Err(self.error(span, msg));
             }
             let file = self.ctx.file;
