@@ -335,6 +335,27 @@ fn vectorised_streams_are_prefetched_a_page_ahead() {
     }
 }
 
+#[test]
+fn compute_bound_vector_bodies_are_not_prefetched() {
+    // A matrix product's register-blocked body loads 8 rows and computes
+    // 32 operations on them; its vector loads get no prefetch.
+    let src = "entry main [n] [k] [m] (a: [n][k]f32) (bt: [m][k]f32) : [n][m]f32 =\n  \
+               map (\\x -> map (\\y -> reduce (+) 0.0f32 (map2 (*) x y)) bt) a\n";
+    for cpu in ["x86-64-v3", "x86-64-v4"] {
+        let ir = emitted(src, &["-O3", "--cpu", cpu, "--emit", "llvm"]);
+        let mut blocked = 0;
+        for body in ir.split("\nvector.body").skip(1) {
+            let body = &body[..body.find("\n\n").unwrap_or(body.len())];
+            let loads = body.matches(" = load <").count();
+            if loads >= 8 && body.matches(" = fmul ").count() >= 16 {
+                assert!(!body.contains("@llvm.prefetch"), "{cpu}: {body}");
+                blocked += 1;
+            }
+        }
+        assert!(blocked > 0, "no blocked body in:\n{ir}");
+    }
+}
+
 /// The size in bytes of a vector type written `<N x T>` at the start of `t`.
 fn vector_bytes(t: &str) -> u64 {
     let inner = &t[1..t.find('>').unwrap()];

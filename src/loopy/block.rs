@@ -577,14 +577,28 @@ fn block_columns(
         .collect();
     let mut seen = Vec::new();
     emit_copies(shape.q, &mut envs, fresh, &mut body, &mut seen);
-    body.push(Stmt::Loop(jammed_reduce(shape.r, &mut envs, fresh)));
+    body.push(Stmt::Loop(jammed_reduce(
+        shape.r,
+        &mut envs,
+        fresh,
+        &|stmts, envs, fresh, out| emit_copies(stmts, envs, fresh, out, &mut Vec::new()),
+    )));
     emit_copies(shape.s, &mut envs, fresh, &mut body, &mut seen);
     LoopNest::map(j.origin, local, var(count), body)
 }
 
+/// How a jamming pass copies a body once per renaming (`emit_copies`, or
+/// `loopy::jam`'s, which jams the loops inside too).
+pub(super) type Copier<'a> = &'a dyn Fn(&[Stmt], &mut [Renaming], &mut Fresh, &mut Block);
+
 /// One reduce nest with a copy of every reduction and of the body of `r`
-/// per renaming in `envs`.
-pub(super) fn jammed_reduce(r: &LoopNest, envs: &mut [Renaming], fresh: &mut Fresh) -> LoopNest {
+/// per renaming in `envs` (the body's copies made by `copies`).
+pub(super) fn jammed_reduce(
+    r: &LoopNest,
+    envs: &mut [Renaming],
+    fresh: &mut Fresh,
+    copies: Copier,
+) -> LoopNest {
     let k = fresh.fresh_var(&r.index.name, r.index.ty);
     let width = envs[0].atom(&r.width);
     // Per renaming and reduction: its carried values (next still to be
@@ -600,7 +614,7 @@ pub(super) fn jammed_reduce(r: &LoopNest, envs: &mut [Renaming], fresh: &mut Fre
         started.push(reds);
     }
     let mut body = Vec::new();
-    emit_copies(&r.body, envs, fresh, &mut body, &mut Vec::new());
+    copies(&r.body, envs, fresh, &mut body);
     let mut reductions = Vec::new();
     for (env, reds) in envs.iter_mut().zip(started) {
         for (red, (mut carried, op)) in r.reductions.iter().zip(reds) {

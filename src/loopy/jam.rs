@@ -3,13 +3,17 @@
 //! that each iteration handles `lanes` consecutive values of the index.
 //!
 //! In (the shape of k-means's labelling, `map (\x -> argmin (map (dist x)
-//! cs)) xs`, followed by the histograms that fuse into the same nest):
+//! cs)) xs` or an explicit `loop` over the centres, followed by the
+//! histograms that fuse into the same nest):
 //!
 //! ```text
 //! loop map|hist i < n        -- O
 //!   P                        -- reads and lets of i that cannot fail
 //!   loop reduce k < wk       -- R: scalar reductions whose body branches
-//!     body                   --   (a search: argmin, argmax, first match)
+//!     body                   --   (a search: argmin, argmax, first match),
+//!                            --   or a `for` loop carrying scalars, whose
+//!                            --   body branches; either may hold sums and
+//!                            --   loops of the same kind (a distance)
 //!   S                        -- the rest: writes, histogram updates
 //! ```
 //!
@@ -20,7 +24,8 @@
 //!   if t < n / L then
 //!     i_v = t * L + v                              -- v < L
 //!     P per i_v
-//!     for k < wk: R's accumulators and body per i_v
+//!     for k < wk: R's accumulators and body per i_v (the loops inside
+//!                 R jammed alike: one loop, every lane's accumulators)
 //!     S per i_v, in order of v
 //!   else
 //!     for v < n % L: P, R and S of i = n / L * L + v
@@ -34,12 +39,15 @@
 //! k-means benchmark's labelling (1M points, 16 centres) ran several
 //! times faster; see docs/performance.md.
 //!
-//! Safe because `P` and `R` can neither fail nor write, and read no
-//! memory `S` writes: running every lane's `P` and `R` before the first
-//! lane's `S` computes the same values, and the `S`s run in the original
-//! order, so the first error is still the first. The points after the
-//! last full block run one by one in the nest's last iteration, after all
-//! the others (parallel chunks report the earliest chunk's error).
+//! Safe because `P` and `R` write nothing and read no memory `S` writes,
+//! and only fail alike in every lane (`P` not at all, `R` only where its
+//! operands are the same in every lane, outside its branches: a checked
+//! row of the centres): running every lane's `P` and `R` before the first
+//! lane's `S` computes the same values and fails where the first lane
+//! would, and the `S`s run in the original order, so the first error is
+//! still the first. The points after the last full block run one by one
+//! in the nest's last iteration, after all the others (parallel chunks
+//! report the earliest chunk's error).
 
 use super::block::{
     emit_copies, for_loop, i64c, invariant_assert, jammed_reduce, let_bin, rewrite_nests,
@@ -50,7 +58,7 @@ use super::ir::{
 };
 use super::rename::{fresh_above, Fresh, NameSource, Renaming};
 use super::unroll::statements;
-use crate::core::ir::{Atom, BinOp, Type, VarId};
+use crate::core::ir::{Atom, BinOp, Type, Var, VarId};
 use crate::types::ScalarType;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -75,16 +83,16 @@ pub fn jam_searches(f: &mut Function, lanes: usize) {
 fn matches<'a>(
     o: &'a LoopNest,
     edges: &HashMap<VarId, Vec<VarId>>,
-) -> Option<(&'a [Stmt], &'a LoopNest, &'a [Stmt])> {
+) -> Option<(&'a [Stmt], &'a Stmt, &'a [Stmt])> {
     let carries = !o.reductions.is_empty() || !o.scans.is_empty() || !o.compactions.is_empty();
     if carries || !matches!(o.par, Parallelism::Map | Parallelism::Hist) {
         return None;
     }
-    let at = o.body.iter().position(|s| matches!(s, Stmt::Loop(_)))?;
-    let Stmt::Loop(r) = &o.body[at] else {
-        return None;
-    };
-    let (p, s) = (&o.body[..at], &o.body[at + 1..]);
+    let at = o
+        .body
+        .iter()
+        .position(|s| matches!(s, Stmt::Loop(_) | Stmt::SeqLoop(_)))?;
+    let (p, r, s) = (&o.body[..at], &o.body[at], &o.body[at + 1..]);
     let mut uses = BTreeSet::new();
     let mut inside = HashSet::new();
     block_vars(&o.body, &mut uses, &mut inside);
@@ -92,15 +100,21 @@ fn matches<'a>(
     let p_ok = p
         .iter()
         .all(|s| scalar_of_row(s) || invariant_assert(s, &inside));
-    let r_ok = scalar_reduction(r, &inside)
-        && pure(&r.body)
-        && r.body.iter().any(|s| matches!(s, Stmt::If { .. }));
+    let searches = r
+        .inner_blocks()
+        .iter()
+        .any(|b| b.iter().any(|s| matches!(s, Stmt::If { .. })));
+    let mut lanes = Lanes {
+        inside: &inside,
+        same: HashSet::new(),
+    };
+    let r_ok = searches && lanes.jammable(std::slice::from_ref(r), false);
     if !(p_ok && r_ok && s.iter().all(simple)) {
         return None;
     }
     let mut read = HashSet::new();
     reads(p, &mut read);
-    reads(&r.body, &mut read);
+    reads(std::slice::from_ref(r), &mut read);
     let mut written = HashSet::new();
     super::peel::writes(s, &mut written);
     let shared = sharing(&written, edges);
@@ -110,19 +124,89 @@ fn matches<'a>(
     Some((p, r, s))
 }
 
-/// Statements that cannot fail or write: non-failing lets, unchecked
-/// reads, and branches of those.
-fn pure(block: &Block) -> bool {
-    block.iter().all(|stmt| match stmt {
-        Stmt::Let { exp, .. } => !exp.may_fail(),
-        Stmt::Read { check, .. } => check.is_none(),
-        Stmt::If {
-            then_block,
-            else_block,
-            ..
-        } => pure(then_block) && pure(else_block),
-        _ => false,
-    })
+/// Decides which statements of `R` every lane may run before any lane's
+/// `S`: they neither write nor allocate, and any that may fail (a checked
+/// read, a division, a check) fails alike in every lane, so that the
+/// first error is still the first lane's.
+struct Lanes<'a> {
+    /// What `o`'s body defines, and its index.
+    inside: &'a HashSet<VarId>,
+    /// Those of `inside` seen to have the same value in every lane: loop
+    /// indices of `R`, and what is computed from them and from outside.
+    same: HashSet<VarId>,
+}
+
+impl Lanes<'_> {
+    fn alike(&self, a: &Atom) -> bool {
+        match a {
+            Atom::Var(v) => !self.inside.contains(v) || self.same.contains(v),
+            Atom::Const(_) => true,
+        }
+    }
+
+    /// Whether `stmt` reads only values the same in every lane (its own
+    /// variables, for a statement without inner blocks).
+    fn same_in_every_lane(&self, stmt: &Stmt) -> bool {
+        let mut uses = BTreeSet::new();
+        block_vars(std::slice::from_ref(stmt), &mut uses, &mut HashSet::new());
+        uses.iter().all(|v| self.alike(&Atom::Var(*v)))
+    }
+
+    /// Whether `block` may run for every lane ahead of `S` and be jammed
+    /// (`jam_block`); `guarded`: it runs under a branch, whose condition
+    /// may differ between lanes, so nothing in it may fail.
+    fn jammable(&mut self, block: &[Stmt], guarded: bool) -> bool {
+        block.iter().all(|stmt| {
+            let same = self.same_in_every_lane(stmt);
+            let may_fail = match stmt {
+                Stmt::Let { exp, .. } => exp.may_fail(),
+                Stmt::Read { check, .. } | Stmt::Row { check, .. } => check.is_some(),
+                other => other.is_check(),
+            };
+            if may_fail && (guarded || !same) {
+                return false;
+            }
+            match stmt {
+                Stmt::Let { var, .. } | Stmt::Read { var, .. } | Stmt::Row { var, .. } => {
+                    if same {
+                        self.same.insert(var.id);
+                    }
+                    true
+                }
+                Stmt::If {
+                    then_block,
+                    else_block,
+                    ..
+                } => self.jammable(then_block, true) && self.jammable(else_block, true),
+                Stmt::Loop(r) => {
+                    self.same.insert(r.index.id);
+                    scalar_reduction(r, self.inside) && self.jammable(&r.body, guarded)
+                }
+                Stmt::SeqLoop(lp) => {
+                    let SeqForm::For { index, bound } = &lp.form else {
+                        return false;
+                    };
+                    self.same.insert(index.id);
+                    self.alike(bound)
+                        && lp
+                            .params
+                            .iter()
+                            .all(|p| p.shape.is_empty() && scalar(p.var.ty))
+                        && self.jammable(&lp.body, guarded)
+                }
+                other => other.is_check(),
+            }
+        })
+    }
+}
+
+fn scalar(t: Type) -> bool {
+    match t {
+        Type::Scalar(t) => {
+            t.is_int() || matches!(t, ScalarType::F32 | ScalarType::F64 | ScalarType::Bool)
+        }
+        Type::Array(..) => false,
+    }
 }
 
 /// Statements of `S` the rewrite handles: scalars, element reads and
@@ -148,19 +232,11 @@ fn simple(stmt: &Stmt) -> bool {
 
 fn reads(block: &[Stmt], out: &mut HashSet<VarId>) {
     for stmt in block {
-        match stmt {
-            Stmt::Read { array, .. } | Stmt::Row { array, .. } => {
-                out.insert(*array);
-            }
-            Stmt::If {
-                then_block,
-                else_block,
-                ..
-            } => {
-                reads(then_block, out);
-                reads(else_block, out);
-            }
-            _ => {}
+        if let Stmt::Read { array, .. } | Stmt::Row { array, .. } = stmt {
+            out.insert(*array);
+        }
+        for inner in stmt.inner_blocks() {
+            reads(inner, out);
         }
     }
 }
@@ -222,6 +298,70 @@ fn sequential(r: LoopNest) -> Stmt {
     })
 }
 
+/// Appends `stmts` once per renaming in `envs` (`emit_copies`), except
+/// that the copies of a loop are one loop (`jammed_reduce`, `sequential`;
+/// `jammed_loop`), whose body is jammed the same way: a lane's search and
+/// the reductions inside it run beside the other lanes'.
+fn jam_block(stmts: &[Stmt], envs: &mut [Renaming], fresh: &mut Fresh, out: &mut Block) {
+    let mut seen = Vec::new();
+    for stmt in stmts {
+        match stmt {
+            Stmt::Loop(r) => out.push(sequential(jammed_reduce(r, envs, fresh, &jam_block))),
+            Stmt::SeqLoop(
+                lp @ SeqLoop {
+                    form: SeqForm::For { index, bound },
+                    ..
+                },
+            ) => out.push(Stmt::SeqLoop(jammed_loop(lp, index, bound, envs, fresh))),
+            _ => emit_copies(std::slice::from_ref(stmt), envs, fresh, out, &mut seen),
+        }
+    }
+}
+
+/// One `for` loop (over `index < bound`, `lp`'s form) carrying every
+/// renaming's parameters, in the order of `envs`, with the jammed body.
+fn jammed_loop(
+    lp: &SeqLoop,
+    index: &Var,
+    bound: &Atom,
+    envs: &mut [Renaming],
+    fresh: &mut Fresh,
+) -> SeqLoop {
+    let k = fresh.fresh_var(&index.name, index.ty);
+    let bound = envs[0].atom(bound);
+    let mut params = Vec::new();
+    for env in envs.iter_mut() {
+        for p in &lp.params {
+            let init = env.atom(&p.init);
+            params.push(SeqParam {
+                var: env.def(fresh, &p.var),
+                shape: Vec::new(),
+                init,
+            });
+        }
+        env.map.insert(index.id, k.id);
+    }
+    let mut body = Vec::new();
+    jam_block(&lp.body, envs, fresh, &mut body);
+    let next = envs.iter().flat_map(|env| env.atoms(&lp.next)).collect();
+    let mut results = Vec::new();
+    for env in envs.iter_mut() {
+        for r in &lp.results {
+            results.push(Param {
+                var: env.def(fresh, &r.var),
+                shape: Vec::new(),
+            });
+        }
+    }
+    SeqLoop {
+        params,
+        form: SeqForm::For { index: k, bound },
+        body,
+        next,
+        results,
+    }
+}
+
 /// The jammed form of `o`, if it matches.
 fn jammed(
     o: &LoopNest,
@@ -231,7 +371,7 @@ fn jammed(
 ) -> Option<Vec<Stmt>> {
     let (p, r, s) = matches(o, edges)?;
     if statements(p)
-        .saturating_add(statements(&r.body))
+        .saturating_add(statements(std::slice::from_ref(r)))
         .saturating_add(statements(s))
         * lanes
         > MAX_STATEMENTS
@@ -259,7 +399,7 @@ fn jammed(
         envs.push(env);
     }
     emit_copies(p, &mut envs, fresh, &mut jammed, &mut Vec::new());
-    jammed.push(sequential(jammed_reduce(r, &mut envs, fresh)));
+    jam_block(std::slice::from_ref(r), &mut envs, fresh, &mut jammed);
     for env in &mut envs {
         jammed.extend(env.block(fresh, s));
     }
@@ -344,6 +484,43 @@ mod tests {
         let text = lowered(
             "entry main [n] [k] (xs: [n]f32) (cs: [k]f32) : [n]f32 =\n  \
              map (\\x -> f32.sum (map (\\c -> x * c) cs)) xs\n",
+        );
+        assert!(!text.contains("full_block"), "{text}");
+    }
+
+    #[test]
+    fn an_explicit_loop_over_centres_is_jammed_with_its_sums() {
+        let text = lowered(
+            "entry main [n] [k] [d] (ps: [n][d]f32) (cs: [k][d]f32) : [n]i64 =\n  \
+             map (\\p -> (loop (b, bd) = (0i64, f32.inf) for c < k do\n    \
+             let x = f32.sum (map2 (\\x y -> (x - y) * (x - y)) p cs[c])\n    \
+             in if x < bd then (c, x) else (b, bd)).0) ps\n",
+        );
+        let lanes = crate::codegen::Target::X86_64
+            .describe()
+            .tuning
+            .jam_lanes
+            .expect("the CPU jams");
+        assert!(text.contains("full_block"), "{text}");
+        // The jammed loop carries every lane's pair, the sum inside it
+        // every lane's accumulator; the last points keep the reduce nest.
+        let line_of = |at: usize| &text[at..text[at..].find('\n').expect("a line") + at];
+        let outer = line_of(text.find("seqloop (b_").expect("the jammed loop"));
+        assert_eq!(outer.matches(": f32 = f32.inf").count(), lanes, "{text}");
+        let inner = line_of(text.find("seqloop (acc").expect("the jammed sum"));
+        assert_eq!(inner.matches(": f32 = 0.0f32").count(), lanes, "{text}");
+        assert_eq!(text.matches("loop reduce").count(), 1, "{text}");
+    }
+
+    #[test]
+    fn a_search_that_may_fail_per_point_is_not_jammed() {
+        // `p[c]` is checked against each point's own row: a later point's
+        // failure must not come before an earlier point's write.
+        let text = lowered(
+            "entry main [n] [k] (ps: [n][]f32) (cs: [k]f32) : [n]i64 =\n  \
+             map (\\p -> (loop (b, bd) = (0i64, f32.inf) for c < k do\n    \
+             let x = (p[c] - cs[c]) * (p[c] - cs[c])\n    \
+             in if x < bd then (c, x) else (b, bd)).0) ps\n",
         );
         assert!(!text.contains("full_block"), "{text}");
     }
