@@ -409,7 +409,7 @@ impl Gen {
                     ))
                 }
             }
-            26 => self.grown_array1(env, t, d, want),
+            26 => self.grown_array1(env, t, dd, want),
             20.. => self.extra_array1(k - 20, env, t, d, want),
             _ => None,
         }

@@ -3,8 +3,9 @@
 //! ranges, local functions with size parameters, records with array
 //! fields as loop state, reductions and scans whose operator works on
 //! whole rows (`map2 op`) or on pairs per row, histograms into matrices
-//! (`reduce_by_index` and `hist` of rows, `reduce_by_index_2d`) and
-//! `flatten`/`unflatten` chains.
+//! (`reduce_by_index` and `hist` of rows, `reduce_by_index_2d`),
+//! `flatten`/`unflatten` chains, size coercions (`xs :> [k]t`), `split`,
+//! `head`, `last`, `tail` and `init`.
 
 use super::ast::{Expr, Ty, Var};
 use super::gen::{Env, Gen, Made};
@@ -16,7 +17,24 @@ impl Gen {
     /// A scalar from one of the grown constructs.
     pub fn grown_scalar(&mut self, env: &Env, t: ScalarType, d: u32) -> Option<Expr> {
         let ty = Ty::S(t);
-        match self.rng.below(5) {
+        match self.rng.below(6) {
+            5 => {
+                // `head` or `last`: an error on an empty array unless
+                // guarded.
+                let (xs, _) = self.array1(env, t, d, None);
+                let (wrap, v) = self.shared(env, xs);
+                let f = *self.rng.pick(&["head", "last"]);
+                if self.risky() {
+                    return Some(wrap(Expr::node(ty).t(&format!("({f} {v})"))));
+                }
+                let dflt = self.lit(t);
+                Some(wrap(
+                    Expr::node(ty)
+                        .t(&format!("(if length {v} == 0 then "))
+                        .e(dflt)
+                        .t(&format!(" else {f} {v})")),
+                ))
+            }
             0 => {
                 // A loop over an array's elements.
                 let (xs, size) = self.any_array(env, d);
@@ -188,10 +206,72 @@ impl Gen {
 
     /// A one-dimensional array from one of the grown constructs.
     pub fn grown_array1(&mut self, env: &Env, t: ScalarType, d: u32, want: Option<u32>) -> Made {
-        match self.rng.below(4) {
+        let ty = Ty::arr(Ty::S(t));
+        match self.rng.below(7) {
             0 if want.is_none() && t.is_int() => self.range(env, t, d),
             1 => self.local_size_fn(env, t, d, want),
             2 => self.record_loop(env, t, d, want),
+            4 => {
+                // A size coercion to another array's length: a size
+                // mismatch when risky.
+                let (xs, size) = self.array1(env, t, d, want);
+                let (wrap, v) = self.shared(env, xs);
+                let ys = if self.risky() {
+                    self.any_array(env, d).0
+                } else {
+                    // Another array of the class if one is in scope (an
+                    // array made for it would chain maps without end).
+                    let same: Vec<_> = env
+                        .iter()
+                        .filter(|x| x.size == size && matches!(x.ty, Ty::Arr(_)))
+                        .collect();
+                    if same.is_empty() {
+                        Expr::leaf(ty.clone(), &v)
+                    } else {
+                        super::arrays::var_expr(*self.rng.pick(&same))
+                    }
+                };
+                let k = self.name("k");
+                let e = Expr::node(ty)
+                    .t(&format!("(let {k} = length "))
+                    .e(ys)
+                    .t(&format!(" in {v} :> [{k}]{})", t.name()));
+                Some((wrap(e), size))
+            }
+            5 if want.is_none() => {
+                // `split` at a point inside the array unless risky, the
+                // halves swapped.
+                let (xs, _) = self.array1(env, t, d, None);
+                let (wrap, v) = self.shared(env, xs);
+                let i = self.exact(env, I64, d);
+                let at = if self.risky() {
+                    i
+                } else {
+                    Expr::node(Ty::S(I64))
+                        .t("(i64.min (i64.abs ")
+                        .e(i)
+                        .t(&format!(") (length {v}))"))
+                };
+                let (a, b) = (self.name("a"), self.name("b"));
+                let e = Expr::node(ty)
+                    .t(&format!("(let ({a}, {b}) = split "))
+                    .e(at)
+                    .t(&format!(" {v} in {b} ++ {a})"));
+                Some((wrap(e), self.new_size()))
+            }
+            6 if want.is_none() => {
+                // `tail` or `init`: an error on an empty array unless
+                // guarded.
+                let (xs, _) = self.array1(env, t, d, None);
+                let (wrap, v) = self.shared(env, xs);
+                let f = *self.rng.pick(&["tail", "init"]);
+                let text = if self.risky() {
+                    format!("({f} {v})")
+                } else {
+                    format!("(if length {v} == 0 then {v} else {f} {v})")
+                };
+                Some((wrap(Expr::node(ty).t(&text)), self.new_size()))
+            }
             _ if want.is_none() => {
                 // A reduction of whole rows: one row as long as the
                 // matrix's (its width from `transpose`, which has it also
@@ -199,7 +279,7 @@ impl Gen {
                 let (m, _) = self.array2(env, t, d, None);
                 let (wrap, v) = self.shared(env, m);
                 let op = self.op(t, false);
-                let e = Expr::node(Ty::arr(Ty::S(t)))
+                let e = Expr::node(ty)
                     .t(&format!(
                         "(reduce (map2 {}) (replicate (length (transpose {v})) {}) {v})",
                         op.text, op.ne
