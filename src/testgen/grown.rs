@@ -228,7 +228,7 @@ impl Gen {
                     if same.is_empty() {
                         Expr::leaf(ty.clone(), &v)
                     } else {
-                        super::arrays::var_expr(*self.rng.pick(&same))
+                        super::arrays::var_expr(same[self.rng.below(same.len())])
                     }
                 };
                 let k = self.name("k");
