@@ -64,15 +64,15 @@ pub struct RandomArgs {
     /// Long programs: 12 to 30 statements instead of 2 to 7.
     #[arg(long)]
     long: bool,
-    /// Also arrays of the unit type `()`.
-    #[arg(long = "unit-arrays")]
-    unit_arrays: bool,
+    /// No arrays of the unit type `()` (they are on by default).
+    #[arg(long = "no-unit-arrays")]
+    no_unit_arrays: bool,
 }
 
 pub fn random(args: &RandomArgs) -> i32 {
     let shape = crate::testgen::stms::Shape {
         long: args.long,
-        unit_arrays: args.unit_arrays,
+        unit_arrays: !args.no_unit_arrays,
     };
     if args.print {
         let p = crate::testgen::stms::generate_with(args.seed, shape);

@@ -89,7 +89,7 @@ impl Gen {
     }
 
     pub fn scalar_type(&mut self) -> ScalarType {
-        const W: [(ScalarType, u32); 11] = [
+        const W: [(ScalarType, u32); 12] = [
             (I32, 5),
             (I64, 5),
             (F32, 4),
@@ -101,6 +101,7 @@ impl Gen {
             (U16, 1),
             (U32, 1),
             (U64, 1),
+            (F16, 1),
         ];
         let weights: Vec<u32> = W.iter().map(|w| w.1).collect();
         W[self.rng.weighted(&weights)].0
@@ -130,7 +131,7 @@ impl Gen {
                 "false"
             })
             .into(),
-            F32 | F64 => {
+            F16 | F32 | F64 => {
                 let v = self.rng.range(-12, 12) as f64 / 4.0;
                 if v < 0.0 {
                     format!("(-{:?}{n})", -v)
@@ -223,6 +224,14 @@ impl Gen {
                 2 => op("(!=)", "false".into(), true),
                 _ => op("(==)", "true".into(), true),
             },
+            // Half precision adds with so few bits that a reassociated
+            // sum leaves the tolerance: only the exact operators.
+            F16 => match choice % 3 {
+                0 => op("f16.min", "f16.inf".into(), true),
+                1 => op("f16.max", "(-f16.inf)".into(), true),
+                _ if !commutative => last_nonzero,
+                _ => op("f16.min", "f16.inf".into(), true),
+            },
             F32 | F64 => match choice % 5 {
                 0 | 1 => op("(+)", format!("0{n}"), true),
                 2 => op(&format!("{n}.min"), format!("{n}.inf"), true),
@@ -245,10 +254,14 @@ impl Gen {
     /// A scalar expression of type `t` in `env`, at most `depth` deep.
     pub fn scalar(&mut self, env: &Env, t: ScalarType, depth: u32) -> Expr {
         for _ in 0..12 {
-            let weights: [u32; 20] = if depth == 0 {
-                [3, 6, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+            let weights: [u32; 21] = if depth == 0 {
+                [
+                    3, 6, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                ]
             } else {
-                [2, 5, 6, 2, 1, 2, 2, 3, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1]
+                [
+                    2, 5, 6, 2, 1, 2, 2, 3, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 2,
+                ]
             };
             let k = self.rng.weighted(&weights);
             if let Some(e) = self.scalar_option(k, env, t, depth) {
@@ -268,7 +281,7 @@ impl Gen {
             2 => {
                 let ops: &[&str] = match t {
                     Bool => &["&&", "||", "==", "!="],
-                    F32 | F64 => &["+", "-", "*", "+", "-"],
+                    F16 | F32 | F64 => &["+", "-", "*", "+", "-"],
                     _ => &["+", "-", "*", "&", "|", "^", "<<", ">>", ">>>", "+", "-"],
                 };
                 let o = *self.rng.pick(ops);
@@ -385,6 +398,7 @@ impl Gen {
             17 => self.sum_scalar(env, t, d),
             19 => self.nested_match(env, t, d),
             18 => self.module_reduce(env, t, d),
+            20 => self.grown_scalar(env, t, d),
             _ => None,
         }
     }
@@ -583,7 +597,13 @@ impl Gen {
         let ty = Ty::S(t);
         match self.rng.below(4) {
             0 if t != Bool => {
-                let f = *self.rng.pick(&["sum", "product", "maximum", "minimum"]);
+                // Half-precision sums leave the tolerance when reassociated.
+                let fs: &[&str] = if t == F16 {
+                    &["maximum", "minimum"]
+                } else {
+                    &["sum", "product", "maximum", "minimum"]
+                };
+                let f = *self.rng.pick(fs);
                 let (xs, _) = self.array1(env, t, d, None);
                 Some(
                     Expr::node(ty)
@@ -616,7 +636,7 @@ impl Gen {
                         .t(")"),
                 )
             }
-            3 if t != Bool => {
+            3 if t != Bool && t != F16 => {
                 let (xs, size) = self.array1(env, t, d, None);
                 let ys = self.same_size(env, t, d, size, &xs);
                 Some(

@@ -17,6 +17,7 @@ pub mod arrays;
 pub mod ast;
 pub mod extras;
 pub mod gen;
+pub mod grown;
 pub mod ranked;
 pub mod rng;
 pub mod run;

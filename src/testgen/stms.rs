@@ -18,15 +18,23 @@ pub fn generate(seed: u64) -> Prog {
     generate_long(seed, false)
 }
 
-/// What the programs of a campaign may hold beyond the default.
-#[derive(Clone, Copy, Debug, Default)]
+/// What the programs of a campaign hold beyond the default.
+#[derive(Clone, Copy, Debug)]
 pub struct Shape {
     /// A chain of 12 to 30 `let`s instead of 2 to 7, so that more of them
     /// meet in fusion and in loop nests.
     pub long: bool,
-    /// Arrays of the unit type `()` (off by default: the seeds' programs
-    /// stay as they were until a sweep has run them by default).
+    /// Arrays of the unit type `()` (on by default since a sweep ran them).
     pub unit_arrays: bool,
+}
+
+impl Default for Shape {
+    fn default() -> Shape {
+        Shape {
+            long: false,
+            unit_arrays: true,
+        }
+    }
 }
 
 /// The program for `seed`, long or not.
