@@ -536,12 +536,7 @@ impl<'a> Checker<'a> {
 fn unsupported_feature(name: &str) -> Option<&'static str> {
     Some(match name {
         "vjp" | "jvp" | "vjp2" | "jvp2" => "automatic differentiation (`vjp`, `jvp`)",
-        "trace" | "break" => "debugging with `trace` and `break`",
-        "manifest" => "`manifest`",
         "intrinsics" => "the module of Futhark's compiler intrinsics (`intrinsics.*`)",
-        "hist_2d" | "reduce_by_index_2d" | "reduce_by_index_3d" => {
-            "multi-dimensional histograms (`reduce_by_index_2d`)"
-        }
         "stream_map" | "stream_red" | "stream_map_per" | "stream_red_per" | "stream_seq" => {
             "the `stream_*` operations"
         }
