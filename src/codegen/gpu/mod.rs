@@ -41,6 +41,7 @@ mod kernel;
 pub(crate) mod link;
 mod loops;
 mod private;
+mod private_locked;
 mod reduce;
 mod rows;
 mod scan;
