@@ -27,7 +27,10 @@
 //! leaves the row, so the group still reaches its shuffles and barriers
 //! (the statements before the reduction are the same for every thread of
 //! the group, so they fail together). Operators that can fail keep the map
-//! form (a row per thread), as block trees do.
+//! form (a row per thread), as block trees do. Reductions inside branches
+//! and sequential loops, and scratch arrays a reduction fills, are the
+//! group's statements (`group`); only a single reduction, last in the
+//! body, is split across blocks.
 
 use super::abi::{Grid, Params, PARTIALS, WIDTH};
 use super::loops::Key;
