@@ -392,7 +392,8 @@ fn ptx_kernels(source: &str, dir: &Path) -> Vec<(String, String)> {
 }
 
 /// A map of row reductions is one kernel whose warps shuffle (and whose
-/// blocks synchronise, for a block per row), unless its operator can fail;
+/// blocks synchronise, for a block per row), unless its operator can fail
+/// (also with the reduction in a branch, a loop, or filling scratch);
 /// a reduction of arrays, a scan of arrays and a histogram of rows are a
 /// kernel of a thread per column beside the single-thread one that runs
 /// when there are no columns (docs/gpu.md, "Row reductions", "Segmented
@@ -414,6 +415,31 @@ fn row_reductions_shuffle_and_segmented_forms_run_a_thread_per_column() {
     );
     assert_eq!(checked.len(), 1, "{checked:?}");
     assert!(!checked[0].1.contains("shfl.sync"), "{}", checked[0].1);
+    // A reduction inside a branch or a sequential loop, and one that fills
+    // a scratch array read after it, still take a group per row; the
+    // scratch array is one buffer per group, synchronised around the fold.
+    for (body, scratch) in [
+        ("if n == 0 then 0 else reduce (+) 0 r", false),
+        (
+            "loop a = 0 for i < n do a + reduce (+) 0 (map (* i) r)",
+            false,
+        ),
+        (
+            "let ys = map (* 3) r in reduce (+) 0 ys + ys[n % length ys]",
+            true,
+        ),
+    ] {
+        let source =
+            format!("entry main (n: i64) (xss: [][]i64) : []i64 = map (\\r -> {body}) xss");
+        let kernels = ptx_kernels(&source, dir.path());
+        assert_eq!(kernels.len(), 1, "{body}: {kernels:?}");
+        assert!(
+            kernels[0].1.contains("shfl.sync"),
+            "{body}: {}",
+            kernels[0].1
+        );
+        assert_eq!(kernels[0].1.contains("bar.warp.sync"), scratch, "{body}");
+    }
     for body in [
         "reduce (map2 (+)) (replicate m 0) xss",
         "(scan (map2 (+)) (replicate m 0) xss)[n - 1]",

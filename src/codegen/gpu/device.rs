@@ -43,6 +43,9 @@ pub(crate) struct Device<'ctx> {
     pub(crate) locks: Option<super::hist::Locks<'ctx>>,
     /// The input tiles a look-back scan's reads take while a tile runs.
     pub(crate) staged: Vec<super::stage::Staged<'ctx>>,
+    /// The row group whose reductions the kernel's statements meet
+    /// (`group`).
+    pub(crate) rows: Option<super::group::RowGroup<'ctx>>,
 }
 
 /// What code inside a kernel needs of its kernel.
@@ -79,6 +82,7 @@ impl<'ctx> Device<'ctx> {
             current: None,
             locks: None,
             staged: Vec::new(),
+            rows: None,
         }
     }
 }

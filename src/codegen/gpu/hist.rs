@@ -224,7 +224,7 @@ impl<'ctx> Gen<'ctx, '_> {
     }
 
     /// Takes the lock of histogram `h`'s bin `i`.
-    fn acquire(&mut self, h: usize, i: IntValue<'ctx>) -> Res<()> {
+    pub(super) fn acquire(&mut self, h: usize, i: IntValue<'ctx>) -> Res<()> {
         let Some(locks) = self.device.as_ref().and_then(|d| d.locks.as_ref()) else {
             return Err(CodegenError::Internal("a lock without locks".into()));
         };
@@ -264,6 +264,19 @@ impl<'ctx> Gen<'ctx, '_> {
             l.held = Some((h, p, 0));
         }
         Ok(())
+    }
+
+    /// The lock `acquire` took, released after its update.
+    pub(super) fn release_held_lock(&mut self) -> Res<()> {
+        let held = self
+            .device
+            .as_mut()
+            .and_then(|d| d.locks.as_mut())
+            .and_then(|l| l.held.take());
+        match held {
+            Some((_, p, _)) => self.release(p),
+            None => Err(CodegenError::Internal("no lock held".into())),
+        }
     }
 
     /// Where a failing check ends the thread: the lock it holds, released.

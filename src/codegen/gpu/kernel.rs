@@ -183,10 +183,7 @@ impl<'ctx> Gen<'ctx, '_> {
             Form::Partials if tree => gen.tree_body(kfr, nest, kp),
             Form::Partials => gen.partials_body(kfr, nest, kp),
             Form::Scan => gen.lookback_body(kfr, nest, kp),
-            Form::Locked => {
-                gen.set_locks(kfr, nest, kp[PARTIALS].into_pointer_value())?;
-                gen.grid_stride_body(kfr, nest, kp)
-            }
+            Form::Locked => gen.locked_hist_body(kfr, nest, kp),
             Form::Rows { at } => gen.rows_body(kfr, nest, at, kp),
             Form::Columns => match &columns {
                 Some(cols) => gen.columns_body(kfr, nest, cols, kp),
@@ -286,7 +283,40 @@ impl<'ctx> Gen<'ctx, '_> {
                     .build_call(fill, &[p.into(), zero.into(), count.into()], "")?;
                 partials = Some(p);
                 values[PARTIALS] = self.builder.build_int_to_ptr(p, self.ptr(), "")?.into();
-                self.launch(main, Grid::Work, width, &params.types, &values, fr)?;
+                // Private bins and locks when they fit a block's shared
+                // memory: the word after the locks tells the kernel.
+                let bytes = self.locked_private_bytes(fr, nest)?;
+                let limit = self.const_i64(super::private::PRIVATE_BYTES);
+                let fits = self
+                    .builder
+                    .build_int_compare(IntPredicate::SLE, bytes, limit, "")?;
+                let shared = self
+                    .builder
+                    .build_select(fits, bytes, self.const_i64(0), "")?
+                    .into_int_value();
+                let mark = self.builder.build_int_mul(count, self.const_i64(4), "")?;
+                let mark = self.builder.build_int_add(p, mark, "")?;
+                let flag = self
+                    .builder
+                    .build_int_z_extend(fits, self.ctx.i32_type(), "")?;
+                let one = self.const_i64(1);
+                self.builder
+                    .build_call(fill, &[mark.into(), flag.into(), one.into()], "")?;
+                let launch = self.runtime(RuntimeFn::GpuLaunchSharedBlock);
+                let k = self.ctx.i32_type().const_int(main as u64, false);
+                let args = self.launch_args(&params.types, &values, fr)?;
+                let none = self.const_i64(0);
+                self.builder.build_call(
+                    launch,
+                    &[
+                        k.into(),
+                        width.into(),
+                        shared.into(),
+                        none.into(),
+                        args.into(),
+                    ],
+                    "",
+                )?;
             }
             Form::Scan => {
                 // One kernel (decoupled look-back); its buffer: the ticket,

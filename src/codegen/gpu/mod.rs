@@ -34,12 +34,14 @@ mod abi;
 mod cells;
 mod columns;
 pub(crate) mod device;
+mod group;
 mod heap;
 mod hist;
 mod kernel;
 pub(crate) mod link;
 mod loops;
 mod private;
+mod private_locked;
 mod reduce;
 mod rows;
 mod scan;
@@ -87,6 +89,10 @@ impl Backend for GpuBackend {
         fr: &mut Frame<'ctx>,
         nest: &LoopNest,
     ) -> Res<()> {
+        if let Some(group) = gen.row_group_for(nest) {
+            // A reduction of a row group's statements (`group`).
+            return gen.group_reduce(fr, nest, group);
+        }
         if gen.mode.nest_depth > 0 || nest.launch == Launch::Inline {
             // Inside a kernel's iteration: that thread runs it; a light map
             // over host memory: host code runs it.

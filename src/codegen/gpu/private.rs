@@ -1,7 +1,7 @@
 //! Histograms with bins privatised in shared memory: when every histogram
 //! of a nest is one rank-1 array of bins updated atomically
 //! (the plan's `atomic`: one atomic instruction, or a compare-and-swap
-//! loop on the bin's bits) whose operator cannot fail, and the bins fit
+//! loop on the bin's bits), and the bins fit
 //! `PRIVATE_BYTES` of shared memory, each block starts its own copy of the
 //! bins at the neutral element, the grid-stride loop updates the copy
 //! (shared-memory atomics: contention stays inside the block, global memory
@@ -13,7 +13,8 @@
 //! run time) the same kernel updates the global bins directly.
 //!
 //! A check that fails records its error and leaves the loop, so that the
-//! thread still reaches the barriers.
+//! thread still reaches the barriers; an operator that fails in the merge
+//! records its error keyed after every iteration.
 
 use super::kernel::PARTIALS;
 use crate::codegen::emit::{Frame, Gen, Res, Val};
@@ -67,7 +68,7 @@ fn single_binop(h: &HistState) -> Option<BinOp> {
 }
 
 /// The merge of `h`'s private bins of element type `elem`, if they can be
-/// privatised: one bin array, an operator that cannot fail.
+/// privatised: one bin array of atomic bins.
 fn merge_op(h: &HistState, elem: ScalarType) -> Option<Merge> {
     if h.bins.len() != 1 || h.neutral.len() != 1 || !atomic_bins(elem) {
         return None;
@@ -79,7 +80,9 @@ fn merge_op(h: &HistState, elem: ScalarType) -> Option<Merge> {
     if op == Some(BinOp::Add) && elem.is_float() {
         return Some(Merge::FloatAdd);
     }
-    crate::loopy::chunk::infallible(&h.op.body).then_some(Merge::Cas)
+    // An operator that can fail too: the merge is one more grouping of its
+    // applications (`private_locked` says why that is allowed).
+    Some(Merge::Cas)
 }
 
 /// Whether `nest`'s histograms can be privatised (see the module comment),
@@ -193,6 +196,10 @@ impl<'ctx> Gen<'ctx, '_> {
             gen.grid_stride_body(fr, nest, kp)
         })?;
         self.barrier()?;
+        // A failing operator in the merge is keyed after every iteration.
+        let key = self.key_slot()?;
+        self.builder
+            .build_store(key, kp[super::kernel::WIDTH].into_int_value())?;
         // The block's bins that changed into the global ones (a bin still
         // at the neutral element leaves its global bin as it is, -0.0
         // included).

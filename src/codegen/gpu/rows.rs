@@ -27,16 +27,19 @@
 //! leaves the row, so the group still reaches its shuffles and barriers
 //! (the statements before the reduction are the same for every thread of
 //! the group, so they fail together). Operators that can fail keep the map
-//! form (a row per thread), as block trees do.
+//! form (a row per thread), as block trees do. Reductions inside branches
+//! and sequential loops, and scratch arrays a reduction fills, are the
+//! group's statements (`group`); only a single reduction, last in the
+//! body, is split across blocks.
 
 use super::abi::{Grid, Params, PARTIALS, WIDTH};
 use super::loops::Key;
-use super::reduce::{commutative, Shuffle, TREE_FIELDS};
+use super::reduce::{commutative, Shuffle};
 use crate::codegen::emit::{Frame, Gen, Res, Val};
 use crate::codegen::runtime::RuntimeFn;
 use crate::codegen::CodegenError;
-use crate::core::ir::{Atom, Type};
-use crate::loopy::ir::{LoopNest, Parallelism, Stmt};
+use crate::core::ir::{Atom, Type, Var, VarId};
+use crate::loopy::ir::{LoopNest, Stmt};
 use crate::types::ScalarType;
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
 use inkwell::{AtomicOrdering, AtomicRMWBinOp, IntPredicate};
@@ -49,55 +52,10 @@ pub(super) const ROW_LONG: i64 = 1024;
 pub(super) const ROW_FEW: i64 = 8192;
 
 /// Where a map's iteration reduces its row: the position of the last
-/// reduction's nest in the map's body (`reductions_at` gives them all).
+/// statement of the map's body that holds a reduction (`group` says what
+/// may come before it).
 pub(super) fn rows_shape(nest: &LoopNest) -> Option<usize> {
-    if nest.par != Parallelism::Map || nest.carried().next().is_some() {
-        return None;
-    }
-    let defined = nest.defined_vars();
-    let mut start = 0;
-    let mut last = None;
-    for (at, s) in nest.body.iter().enumerate() {
-        match s {
-            Stmt::SeqLoop(_) => return None,
-            Stmt::Loop(inner) => {
-                // The width is the same in every row (a regular nesting):
-                // the keys of one row come before the next row's.
-                let invariant = match &inner.width {
-                    Atom::Var(v) => !defined.contains(v),
-                    Atom::Const(_) => true,
-                };
-                if !row_reduction(inner) || !invariant || !binds_only(&nest.body[start..at]) {
-                    return None;
-                }
-                start = at + 1;
-                last = Some(at);
-            }
-            _ => {}
-        }
-    }
-    last.filter(|_| !allocates(&nest.body))
-}
-
-/// The positions of a row-reduction map's reductions (`rows_shape`), in
-/// order.
-pub(super) fn reductions_at(nest: &LoopNest) -> Vec<usize> {
-    let mut out = Vec::new();
-    for (at, s) in nest.body.iter().enumerate() {
-        if matches!(s, Stmt::Loop(_)) {
-            out.push(at);
-        }
-    }
-    out
-}
-
-fn inner_at(nest: &LoopNest, at: usize) -> Res<&LoopNest> {
-    match &nest.body[at] {
-        Stmt::Loop(inner) => Ok(inner),
-        _ => Err(CodegenError::Internal(
-            "a row reduction without its nest".into(),
-        )),
-    }
+    super::group::group_prefix(nest).map(|(at, _)| at)
 }
 
 /// Whether a block only binds values and checks them (every thread of a
@@ -119,50 +77,14 @@ pub(super) fn binds_only(block: &[Stmt]) -> bool {
     })
 }
 
-/// A reduction of scalars whose operators cannot fail, few enough fields
-/// for a block's shared memory.
-fn row_reduction(inner: &LoopNest) -> bool {
-    let fields: usize = inner
-        .carried()
-        .map(|c| match c.var.ty {
-            Type::Scalar(_) => 1,
-            _ => TREE_FIELDS + 1,
-        })
-        .sum();
-    inner.par == Parallelism::Reduce
-        && !inner.reductions.is_empty()
-        && inner.scans.is_empty()
-        && inner.compactions.is_empty()
-        && inner.hists.is_empty()
-        && (1..=TREE_FIELDS).contains(&fields)
-        && inner
-            .reductions
-            .iter()
-            .all(|r| crate::loopy::chunk::infallible(&r.op.body))
-}
-
-/// Whether a block makes or releases memory anywhere (per-thread scratch
-/// would be made once per thread of a group, not once per row).
-pub(super) fn allocates(block: &[Stmt]) -> bool {
-    block.iter().any(|s| match s {
-        Stmt::Alloc { .. } | Stmt::Free(_) | Stmt::InPlace { .. } => true,
-        Stmt::If {
-            then_block,
-            else_block,
-            ..
-        } => allocates(then_block) || allocates(else_block),
-        Stmt::SeqLoop(l) => allocates(&l.body),
-        Stmt::Loop(n) => allocates(&n.body) || n.operators().any(|o| allocates(&o.body)),
-        _ => false,
-    })
-}
-
 impl<'ctx> Gen<'ctx, '_> {
-    /// The row-reduction kernel of `nest`, whose last reduction is
-    /// statement `at` of its body. Reductions before the last (`let m =
-    /// reduce max row` before a sum that uses `m`) are combined the same
-    /// way and their results broadcast to the whole group, which runs the
-    /// statements between them; the rows of such a nest are never split.
+    /// The row-reduction kernel of `nest`, whose last statement holding a
+    /// reduction is statement `at` of its body. The statements before it
+    /// (with reductions inside branches and loops, and `at` itself unless
+    /// it is a reduction) run on the whole group, every reduction's result
+    /// broadcast (`group`); a reduction at `at` is combined into the
+    /// group's first thread only, and may be split across blocks when it
+    /// is the only one. The first thread runs the rest of the body.
     pub(super) fn rows_body(
         &mut self,
         fr: &mut Frame<'ctx>,
@@ -170,8 +92,17 @@ impl<'ctx> Gen<'ctx, '_> {
         at: usize,
         kp: &[BasicValueEnum<'ctx>],
     ) -> Res<()> {
-        let ats = reductions_at(nest);
-        let inner = inner_at(nest, at)?;
+        let (_, scratch) = super::group::group_prefix(nest)
+            .ok_or_else(|| CodegenError::Internal("a row reduction without its shape".into()))?;
+        let last = match &nest.body[at] {
+            Stmt::Loop(inner) => Some(inner),
+            _ => None,
+        };
+        let grouped_end = if last.is_some() { at } else { at + 1 };
+        let mut earlier = Vec::new();
+        super::group::group_reductions(&nest.body[..grouped_end], &mut earlier);
+        let reductions: Vec<VarId> = earlier.iter().map(|n| n.index.id).collect();
+        let pre = nest.body[..grouped_end].to_vec();
         let post = nest.body[at + 1..].to_vec();
         let rows = kp[WIDTH].into_int_value();
         let i64t = self.i64();
@@ -220,105 +151,272 @@ impl<'ctx> Gen<'ctx, '_> {
         let first = select(self, ctaid, gwarp)?;
         let stride = select(self, nctaid, warps_all)?;
         let items = self.builder.build_int_mul(rows, chunks, "items")?;
-        // A row's keys: reduction k's iterations after `offsets[k]`, the
-        // statements after it at `offsets[k + 1]`.
-        let mut offsets = vec![zero];
-        for &a in &ats {
-            let w = self.int(fr, &inner_at(nest, a)?.width)?;
-            let next = self
-                .builder
-                .build_int_add(*offsets.last().unwrap_or(&zero), w, "")?;
-            offsets.push(self.builder.build_int_add(next, one, "")?);
-        }
-        let keys = self
+        // A row's keys: the group statements' (`group`), then the last
+        // reduction's iterations and the statements after it.
+        let mut keys = self.group_span(fr, &nest.body[..=at])?;
+        keys = self.builder.build_int_add(keys, one, "keys")?;
+        let lead = self
             .builder
-            .build_int_add(*offsets.last().unwrap_or(&zero), one, "")?;
-        let fields = self.fields_of(inner);
-        let types: Vec<Type> = inner.carried().map(|c| c.var.ty).collect();
-        self.kernel_loop(fr, first, items, stride, &mut |gen, fr, item| {
-            let r = gen.builder.build_int_signed_div(item, chunks, "row")?;
-            let chunk = gen.builder.build_int_signed_rem(item, chunks, "")?;
-            let row_end = gen.ctx.append_basic_block(fr.func, "row.end");
-            let key_base = gen.builder.build_int_mul(r, keys, "")?;
-            let key = gen.key_slot()?;
-            gen.builder.build_store(key, key_base)?;
-            fr.vals
-                .insert(nest.index.id, Val::Scalar(r.into(), ScalarType::I64));
-            gen.set_on_fail(Some(row_end));
-            let mut start = 0;
-            let mut last_slots = None;
-            for (k, &a) in ats.iter().enumerate() {
-                let red = inner_at(nest, a)?;
-                let seg_key = gen.builder.build_int_add(key_base, offsets[k], "")?;
-                gen.builder.build_store(key, seg_key)?;
-                gen.block(fr, &nest.body[start..a].to_vec())?;
-                start = a + 1;
-                let slots = gen.row_fold(fr, red, seg_key, (chunk, chunks), (t, size), row_end)?;
-                gen.warp_combine(fr, red, &slots, lane)?;
-                gen.when(fr.func, per_block, |gen| {
-                    gen.block_combine(fr, red, &slots, tid, lane, ntid)
-                })?;
-                if a == at {
-                    last_slots = Some(slots);
-                    break;
+            .build_int_compare(IntPredicate::EQ, t, zero, "")?;
+        // The group's scratch arrays: one buffer per group for all its rows.
+        let saved = std::mem::take(&mut self.thread_buffers);
+        let ready = self.group_buffers(fr, &pre, &scratch, per_block, lead, tid)?;
+        self.stack_scratch(fr, &post)?;
+        let group_of = |row_end| super::group::RowGroup {
+            reductions: reductions.clone(),
+            per_block,
+            tid,
+            lane,
+            ntid,
+            rank: t,
+            size,
+            row_end,
+            scratch: !scratch.is_empty(),
+        };
+        let shared_scratch = !scratch.is_empty();
+        self.when(fr.func, ready, |gen| {
+            gen.kernel_loop(fr, first, items, stride, &mut |gen, fr, item| {
+                let r = gen.builder.build_int_signed_div(item, chunks, "row")?;
+                let chunk = gen.builder.build_int_signed_rem(item, chunks, "")?;
+                let row_end = gen.ctx.append_basic_block(fr.func, "row.end");
+                let key_base = gen.builder.build_int_mul(r, keys, "")?;
+                let key = gen.key_slot()?;
+                gen.builder.build_store(key, key_base)?;
+                fr.vals
+                    .insert(nest.index.id, Val::Scalar(r.into(), ScalarType::I64));
+                gen.set_on_fail(Some(row_end));
+                if let Some(d) = gen.device.as_mut() {
+                    d.rows = Some(group_of(row_end));
                 }
-                // An earlier reduction: every thread of the group binds
-                // its results for the statements and reductions after it.
-                gen.broadcast(fr, red, &slots, per_block, tid)?;
-                let after = gen.builder.build_int_add(key_base, offsets[k + 1], "")?;
-                gen.builder.build_store(key, after)?;
-                let finals = gen.load_slots(red, &slots)?;
-                gen.bind_finals(fr, red, finals)?;
-            }
-            let slots = last_slots
-                .ok_or_else(|| CodegenError::Internal("a row reduction without its nest".into()))?;
-            let lead = gen
-                .builder
-                .build_int_compare(IntPredicate::EQ, t, zero, "")?;
-            gen.when(fr.func, lead, |gen| {
-                // A split row: the block's partial, and the last of the
-                // row's blocks combines them in order.
-                let done = gen.ctx.append_basic_block(fr.func, "row.done");
-                let finish = gen.ctx.append_basic_block(fr.func, "row.finish");
-                let shared = gen.ctx.append_basic_block(fr.func, "row.shared");
-                gen.builder
-                    .build_conditional_branch(split, shared, finish)?;
-                gen.builder.position_at_end(shared);
-                let last = gen.split_partial(
-                    fr,
-                    inner,
-                    &slots,
-                    buffer,
-                    (rows, r),
-                    (chunk, chunks),
-                    fields,
-                    &types,
-                )?;
-                gen.builder.build_conditional_branch(last, finish, done)?;
-                gen.builder.position_at_end(finish);
-                let after = ats.len();
-                let after = gen.builder.build_int_add(key_base, offsets[after], "")?;
-                gen.builder.build_store(key, after)?;
-                let finals = gen.load_slots(inner, &slots)?;
-                gen.bind_finals(fr, inner, finals)?;
-                gen.block(fr, &post)?;
-                gen.builder.build_unconditional_branch(done)?;
-                gen.builder.position_at_end(done);
+                let ran = gen.block(fr, &pre);
+                if let Some(d) = gen.device.as_mut() {
+                    d.rows = None;
+                }
+                ran?;
+                match last {
+                    Some(inner) => gen.last_reduction(
+                        fr,
+                        inner,
+                        &post,
+                        (per_block, split, shared_scratch),
+                        (buffer, rows, r),
+                        (chunk, chunks),
+                        (t, size, tid, lane, ntid),
+                        row_end,
+                    )?,
+                    None => gen.when(fr.func, lead, |gen| gen.block(fr, &post))?,
+                }
+                gen.builder.build_unconditional_branch(row_end)?;
+                gen.builder.position_at_end(row_end);
+                if shared_scratch {
+                    // No thread folds the next row into the scratch while
+                    // the first still reads this one's.
+                    gen.group_sync(fr, per_block)?;
+                }
                 Ok(())
-            })?;
-            gen.builder.build_unconditional_branch(row_end)?;
-            gen.builder.position_at_end(row_end);
-            Ok(())
+            })
         })?;
         self.set_on_fail(None);
+        // The group's buffers go back once all its threads are done.
+        if shared_scratch {
+            self.group_sync(fr, per_block)?;
+            let ptrs: Vec<_> = scratch
+                .iter()
+                .filter_map(|v| self.thread_buffers.get(v).copied())
+                .collect();
+            self.when(fr.func, lead, |gen| {
+                for &p in &ptrs {
+                    let made = gen.builder.build_is_not_null(p, "")?;
+                    gen.when(fr.func, made, |gen| gen.device_free(p))?;
+                }
+                Ok(())
+            })?;
+        }
+        self.thread_buffers = saved;
         Ok(())
+    }
+
+    /// The map's last reduction `inner` (statement `at`): folded and
+    /// combined into the group's first thread (with the other blocks'
+    /// chunks of a split row), which binds its results and runs `post`.
+    #[allow(clippy::too_many_arguments)]
+    fn last_reduction(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        inner: &LoopNest,
+        post: &[Stmt],
+        (per_block, split, shared_scratch): (IntValue<'ctx>, IntValue<'ctx>, bool),
+        (buffer, rows, r): (PointerValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>),
+        (chunk, chunks): (IntValue<'ctx>, IntValue<'ctx>),
+        (t, size, tid, lane, ntid): (
+            IntValue<'ctx>,
+            IntValue<'ctx>,
+            IntValue<'ctx>,
+            IntValue<'ctx>,
+            IntValue<'ctx>,
+        ),
+        row_end: inkwell::basic_block::BasicBlock<'ctx>,
+    ) -> Res<()> {
+        let zero = self.const_i64(0);
+        let one = self.const_i64(1);
+        let fields = self.fields_of(inner);
+        let types: Vec<Type> = inner.carried().map(|c| c.var.ty).collect();
+        let key = self.key_slot()?;
+        let seg_key = self
+            .builder
+            .build_load(self.i64(), key, "cursor")?
+            .into_int_value();
+        if shared_scratch {
+            self.group_sync(fr, per_block)?;
+        }
+        let slots = self.row_fold(fr, inner, seg_key, (chunk, chunks), (t, size), row_end)?;
+        if shared_scratch {
+            self.group_sync(fr, per_block)?;
+        }
+        self.warp_combine(fr, inner, &slots, lane)?;
+        self.when(fr.func, per_block, |gen| {
+            gen.block_combine(fr, inner, &slots, tid, lane, ntid)
+        })?;
+        let w = self.int(fr, &inner.width)?;
+        let lead = self
+            .builder
+            .build_int_compare(IntPredicate::EQ, t, zero, "")?;
+        let post = post.to_vec();
+        self.when(fr.func, lead, |gen| {
+            // A split row: the block's partial, and the last of the
+            // row's blocks combines them in order.
+            let done = gen.ctx.append_basic_block(fr.func, "row.done");
+            let finish = gen.ctx.append_basic_block(fr.func, "row.finish");
+            let shared = gen.ctx.append_basic_block(fr.func, "row.shared");
+            gen.builder
+                .build_conditional_branch(split, shared, finish)?;
+            gen.builder.position_at_end(shared);
+            let last = gen.split_partial(
+                fr,
+                inner,
+                &slots,
+                buffer,
+                (rows, r),
+                (chunk, chunks),
+                fields,
+                &types,
+            )?;
+            gen.builder.build_conditional_branch(last, finish, done)?;
+            gen.builder.position_at_end(finish);
+            let after = gen.builder.build_int_add(seg_key, w, "")?;
+            let after = gen.builder.build_int_add(after, one, "")?;
+            gen.builder.build_store(key, after)?;
+            let finals = gen.load_slots(inner, &slots)?;
+            gen.bind_finals(fr, inner, finals)?;
+            gen.block(fr, &post)?;
+            gen.builder.build_unconditional_branch(done)?;
+            gen.builder.position_at_end(done);
+            Ok(())
+        })
+    }
+
+    /// One buffer per group for each scratch array of the group statements
+    /// (`scratch`, made by `pre`'s `alloc thread`s), from the device heap
+    /// by the group's first thread and passed to the others, in
+    /// `thread_buffers`; returns whether all were made (the same in every
+    /// thread of the group; the first records a full heap).
+    fn group_buffers(
+        &mut self,
+        fr: &Frame<'ctx>,
+        pre: &[Stmt],
+        scratch: &[VarId],
+        per_block: IntValue<'ctx>,
+        lead: IntValue<'ctx>,
+        tid: IntValue<'ctx>,
+    ) -> Res<IntValue<'ctx>> {
+        let mut ready = self.ctx.bool_type().const_int(1, false);
+        let mut allocs = Vec::new();
+        scratch_allocs(pre, scratch, &mut allocs);
+        if allocs.is_empty() {
+            return Ok(ready);
+        }
+        let i64t = self.i64();
+        let zero = self.const_i64(0);
+        for (var, shape) in allocs {
+            let n = self.int(fr, &shape[0])?;
+            let bytes =
+                self.builder
+                    .build_int_mul(n, self.const_i64(var.ty.elem().bytes() as i64), "")?;
+            let slot = self.entry_alloca(fr.func, i64t.into())?;
+            self.builder.build_store(slot, zero)?;
+            // A failed `malloc` records the error and goes on at `got`,
+            // leaving the slot null.
+            let got = self.ctx.append_basic_block(fr.func, "group.scratch");
+            self.set_on_fail(Some(got));
+            self.when(fr.func, lead, |gen| {
+                let p = gen.device_malloc(bytes)?;
+                let p = gen.builder.build_ptr_to_int(p, i64t, "")?;
+                gen.builder.build_store(slot, p)?;
+                Ok(())
+            })?;
+            self.builder.build_unconditional_branch(got)?;
+            self.builder.position_at_end(got);
+            self.set_on_fail(None);
+            let p = self.group_value(fr, slot, per_block, tid)?;
+            let ok = self
+                .builder
+                .build_int_compare(IntPredicate::NE, p, zero, "")?;
+            ready = self.builder.build_and(ready, ok, "")?;
+            let ptr = self.builder.build_int_to_ptr(p, self.ptr(), "")?;
+            self.thread_buffers.insert(var.id, ptr);
+        }
+        Ok(ready)
+    }
+
+    /// The `i64` in the group's first thread's `slot`, in every thread of
+    /// the group: a shuffle from lane 0 for a warp, a shared cell between
+    /// barriers for a block.
+    fn group_value(
+        &mut self,
+        fr: &Frame<'ctx>,
+        slot: PointerValue<'ctx>,
+        per_block: IntValue<'ctx>,
+        tid: IntValue<'ctx>,
+    ) -> Res<IntValue<'ctx>> {
+        let i64t = self.i64();
+        let zero = self.const_i64(0);
+        let out = self.entry_alloca(fr.func, i64t.into())?;
+        let per_warp = self.builder.build_not(per_block, "")?;
+        self.when(fr.func, per_warp, |gen| {
+            let v = gen.builder.build_load(i64t, slot, "")?;
+            let lane0 = gen.ctx.i32_type().const_zero();
+            let moved = gen.shfl(v, lane0, Shuffle::Idx)?;
+            gen.builder.build_store(out, moved)?;
+            Ok(())
+        })?;
+        self.when(fr.func, per_block, |gen| {
+            let shared = gen.shared_base()?;
+            let lead = gen
+                .builder
+                .build_int_compare(IntPredicate::EQ, tid, zero, "")?;
+            let ty = Type::Scalar(ScalarType::I64);
+            gen.when(fr.func, lead, |gen| {
+                let v = gen.builder.build_load(i64t, slot, "")?;
+                let v = Val::Scalar(v, ScalarType::I64);
+                gen.shared_store(shared, zero, &[v], 1)
+            })?;
+            gen.barrier()?;
+            let vals = gen.shared_read(shared, zero, &[ty], 1)?;
+            if let Some(v) = vals.first() {
+                for f in gen.fields(v) {
+                    gen.builder.build_store(out, f)?;
+                }
+            }
+            gen.barrier()
+        })?;
+        Ok(self.builder.build_load(i64t, out, "")?.into_int_value())
     }
 
     /// The thread's share of one reduction `red` over its row (of chunk
     /// `chunk` of `chunks`), folded from the neutral element into fresh
     /// slots; iteration `j`'s checks are keyed `seg_key + 1 + j`. A check
     /// that fails leaves the fold only, then the row (`row_end`).
-    fn row_fold(
+    pub(super) fn row_fold(
         &mut self,
         fr: &mut Frame<'ctx>,
         red: &LoopNest,
@@ -357,7 +455,7 @@ impl<'ctx> Gen<'ctx, '_> {
     /// The group's value of `red` (in its first thread's `slots`) in every
     /// thread's `slots`: a shuffle from lane 0 for a warp, a shared cell
     /// between barriers for a block.
-    fn broadcast(
+    pub(super) fn broadcast(
         &mut self,
         fr: &mut Frame<'ctx>,
         red: &LoopNest,
@@ -409,7 +507,7 @@ impl<'ctx> Gen<'ctx, '_> {
     /// A block's warps' values (in their lane 0's `slots`) combined in
     /// shared memory, in order, into thread 0's `slots`; ends with a
     /// barrier, so the next row may write the cells again.
-    fn block_combine(
+    pub(super) fn block_combine(
         &mut self,
         fr: &mut Frame<'ctx>,
         inner: &LoopNest,
@@ -513,8 +611,15 @@ impl<'ctx> Gen<'ctx, '_> {
         params: &Params<'ctx>,
         values: &mut [BasicValueEnum<'ctx>],
     ) -> Res<()> {
-        let inner = inner_at(nest, at)?;
-        let ats = reductions_at(nest);
+        let mut reds = Vec::new();
+        super::group::group_reductions(&nest.body[..=at], &mut reds);
+        let inner = *reds
+            .last()
+            .ok_or_else(|| CodegenError::Internal("a row reduction without its nest".into()))?;
+        let scratch = super::group::group_prefix(nest).is_some_and(|(_, s)| !s.is_empty());
+        // Split rows need the row's only reduction last, its result used by
+        // the row's last block alone, and no scratch shared by a group.
+        let splittable = reds.len() == 1 && matches!(nest.body[at], Stmt::Loop(_)) && !scratch;
         let rows = values[WIDTH].into_int_value();
         let width = self.int(fr, &inner.width)?;
         let long = self.builder.build_int_compare(
@@ -530,10 +635,7 @@ impl<'ctx> Gen<'ctx, '_> {
         // Split rows: fewer rows than the blocks the GPU holds at once,
         // each cut into chunks of at least ROW_LONG elements, so that
         // every block has a chunk.
-        let mut fields = 0;
-        for &a in &ats {
-            fields = fields.max(self.fields_of(inner_at(nest, a)?));
-        }
+        let fields = reds.iter().map(|r| self.fields_of(r)).max().unwrap_or(1);
         let k = self.ctx.i32_type().const_int(kernel as u64, false);
         let f = self.runtime(RuntimeFn::GpuBlocksShared);
         let most = self.const_i64(1 << 40);
@@ -558,10 +660,7 @@ impl<'ctx> Gen<'ctx, '_> {
         let split = self.builder.build_and(long, few_rows, "")?;
         let split = self.builder.build_and(split, several, "")?;
         // Reductions after the first need the earlier ones' whole rows.
-        let one_reduction = self
-            .ctx
-            .bool_type()
-            .const_int((ats.len() == 1) as u64, false);
+        let one_reduction = self.ctx.bool_type().const_int(splittable as u64, false);
         let split = self.builder.build_and(split, one_reduction, "split")?;
         let chunks = self
             .builder
@@ -633,5 +732,25 @@ impl<'ctx> Gen<'ctx, '_> {
             let work = gen.builder.build_int_mul(rows, gen.const_i64(32), "")?;
             gen.launch(kernel, Grid::Work, work, &params.types, values, fr)
         })
+    }
+}
+
+/// The `alloc thread` statements of `block` (through branches and loops)
+/// that make the group's scratch arrays.
+fn scratch_allocs<'b>(block: &'b [Stmt], scratch: &[VarId], out: &mut Vec<(&'b Var, &'b [Atom])>) {
+    for s in block {
+        match s {
+            Stmt::Alloc { var, shape, .. } if scratch.contains(&var.id) => out.push((var, shape)),
+            Stmt::If {
+                then_block,
+                else_block,
+                ..
+            } => {
+                scratch_allocs(then_block, scratch, out);
+                scratch_allocs(else_block, scratch, out);
+            }
+            Stmt::SeqLoop(l) => scratch_allocs(&l.body, scratch, out),
+            _ => {}
+        }
     }
 }

@@ -1,0 +1,351 @@
+//! Statements a whole group of threads runs in a row reduction (`rows`):
+//! what a map body may hold before its last reduction, and the
+//! reductions met there.
+//!
+//! In: the body of a launched map. Out: `group_prefix`, the statements up
+//! to the last one that holds a row reduction when every thread of a warp
+//! or block may run them together (they bind values and check them, branch
+//! on such values, loop a number of times known before the kernel, make
+//! per-row scratch arrays, and reduce the row); the kernel then emits them
+//! with `Gen::group_reduce` standing in for each reduction
+//! (`Backend::nest` calls it for the nests `RowGroup` names).
+//!
+//! Every thread of the group holds the same values outside the folds (each
+//! reduction's result is broadcast), so branches and loops take the same
+//! path in all of them and every thread reaches the group's shuffles and
+//! barriers. A scratch array the body makes before the last reduction
+//! (`alloc thread`, memory expansion per group) is one buffer per group,
+//! made once before the rows by the group's first thread: a reduction's
+//! body may write it only at its own index (each element by the thread that
+//! folds that iteration, no other access in that body), and the group
+//! synchronises before and after every fold and at the end of each row, so
+//! the writes are seen by the statements after the fold and no thread
+//! starts the next fold while another still reads.
+//!
+//! Error keys: a row's statements take the key of a cursor that starts at
+//! the row's base; a reduction at cursor `c` keys its iteration `j` at `c +
+//! 1 + j` and moves the cursor to `c + W + 1`. So keys grow in sequential
+//! order within a row, and `span` bounds what one row uses.
+
+use super::reduce::TREE_FIELDS;
+use crate::codegen::emit::{Frame, Gen, Res};
+use crate::core::ir::{Atom, Type, VarId};
+use crate::loopy::ir::{LoopNest, MemSpace, Parallelism, SeqForm, Stmt};
+use crate::types::ScalarType;
+use inkwell::basic_block::BasicBlock;
+use inkwell::values::IntValue;
+use inkwell::IntPredicate;
+use std::collections::HashSet;
+
+/// What the group's reductions need while the kernel emits the statements
+/// before the last one (`Device::rows`).
+#[derive(Clone)]
+pub(crate) struct RowGroup<'ctx> {
+    /// The nests (by index variable) `group_reduce` emits.
+    pub(crate) reductions: Vec<VarId>,
+    pub(crate) per_block: IntValue<'ctx>,
+    pub(crate) tid: IntValue<'ctx>,
+    pub(crate) lane: IntValue<'ctx>,
+    pub(crate) ntid: IntValue<'ctx>,
+    /// The thread's rank in its group and the group's size.
+    pub(crate) rank: IntValue<'ctx>,
+    pub(crate) size: IntValue<'ctx>,
+    pub(crate) row_end: BasicBlock<'ctx>,
+    /// Whether the group shares scratch arrays (then it synchronises around
+    /// each fold).
+    pub(crate) scratch: bool,
+}
+
+/// A map body's group prefix: `Some((at, scratch))` when statements
+/// `0..=at` may run on a group (`at`: the last statement holding a row
+/// reduction) and `scratch` lists the arrays they make per group.
+pub(super) fn group_prefix(nest: &LoopNest) -> Option<(usize, Vec<VarId>)> {
+    if nest.par != Parallelism::Map || nest.carried().next().is_some() {
+        return None;
+    }
+    let at = nest.body.iter().rposition(holds_reduction)?;
+    let defined = nest.defined_vars();
+    let mut scratch = Vec::new();
+    if !uniform(&nest.body[..=at], &defined, &mut scratch) {
+        return None;
+    }
+    // The first thread runs the rest; it must not hand a group buffer to
+    // another owner (`free` of the new owner would free the group's).
+    if !scratch.is_empty() && in_place(&nest.body[at + 1..]) {
+        return None;
+    }
+    Some((at, scratch))
+}
+
+/// The row reductions of a group prefix, in the order the body meets them.
+pub(super) fn group_reductions<'b>(block: &'b [Stmt], out: &mut Vec<&'b LoopNest>) {
+    for s in block {
+        match s {
+            Stmt::Loop(inner) => out.push(inner),
+            Stmt::If {
+                then_block,
+                else_block,
+                ..
+            } => {
+                group_reductions(then_block, out);
+                group_reductions(else_block, out);
+            }
+            Stmt::SeqLoop(l) => group_reductions(&l.body, out),
+            _ => {}
+        }
+    }
+}
+
+fn holds_reduction(s: &Stmt) -> bool {
+    match s {
+        Stmt::Loop(_) => true,
+        Stmt::If {
+            then_block,
+            else_block,
+            ..
+        } => then_block.iter().any(holds_reduction) || else_block.iter().any(holds_reduction),
+        Stmt::SeqLoop(l) => l.body.iter().any(holds_reduction),
+        _ => false,
+    }
+}
+
+fn invariant(a: &Atom, defined: &HashSet<VarId>) -> bool {
+    match a {
+        Atom::Var(v) => !defined.contains(v),
+        Atom::Const(_) => true,
+    }
+}
+
+/// Whether every thread of a group may run `block` (collecting the group's
+/// scratch arrays).
+fn uniform(block: &[Stmt], defined: &HashSet<VarId>, scratch: &mut Vec<VarId>) -> bool {
+    block.iter().all(|s| match s {
+        Stmt::Let { .. } | Stmt::Read { .. } | Stmt::Row { .. } | Stmt::View { .. } => true,
+        _ if s.is_check() => true,
+        Stmt::If {
+            then_block,
+            else_block,
+            ..
+        } => uniform(then_block, defined, scratch) && uniform(else_block, defined, scratch),
+        // A loop every thread runs the same number of times, with scalar
+        // state (broadcast results keep it equal across the group).
+        Stmt::SeqLoop(l) => {
+            matches!(&l.form, SeqForm::For { bound, .. } if invariant(bound, defined))
+                && l.params.iter().all(|p| matches!(p.var.ty, Type::Scalar(_)))
+                && uniform(&l.body, defined, scratch)
+        }
+        Stmt::Loop(inner) => {
+            row_reduction(inner)
+                && invariant(&inner.width, defined)
+                && writes_own(&inner.body, inner.index.id, scratch)
+        }
+        Stmt::Alloc {
+            var,
+            shape,
+            space: MemSpace::Thread,
+        } if shape.len() == 1 && shape.iter().all(|d| invariant(d, defined)) => {
+            scratch.push(var.id);
+            true
+        }
+        Stmt::Free(a) => scratch.contains(a),
+        _ => false,
+    })
+}
+
+/// A reduction of scalars whose operators cannot fail, few enough fields
+/// for a block's shared memory.
+pub(super) fn row_reduction(inner: &LoopNest) -> bool {
+    let fields: usize = inner
+        .carried()
+        .map(|c| match c.var.ty {
+            Type::Scalar(_) => 1,
+            _ => TREE_FIELDS + 1,
+        })
+        .sum();
+    inner.par == Parallelism::Reduce
+        && !inner.reductions.is_empty()
+        && inner.scans.is_empty()
+        && inner.compactions.is_empty()
+        && inner.hists.is_empty()
+        && (1..=TREE_FIELDS).contains(&fields)
+        && inner
+            .reductions
+            .iter()
+            .all(|r| crate::loopy::chunk::infallible(&r.op.body))
+}
+
+/// Whether a reduction's body touches the group's scratch arrays only by
+/// writing them at its own index `j` (other threads fold other `j`s).
+fn writes_own(block: &[Stmt], j: VarId, scratch: &[VarId]) -> bool {
+    let ours = |a: &VarId| scratch.contains(a);
+    block.iter().all(|s| match s {
+        Stmt::Write { array, index, .. } if ours(array) => index == &[Atom::Var(j)],
+        Stmt::Read { array, .. }
+        | Stmt::Row { array, .. }
+        | Stmt::View { array, .. }
+        | Stmt::InPlace { array, .. } => !ours(array),
+        Stmt::Copy { array, src, .. } => !ours(array) && !ours(src),
+        Stmt::Free(a) => !ours(a),
+        Stmt::If {
+            then_block,
+            else_block,
+            ..
+        } => writes_own(then_block, j, scratch) && writes_own(else_block, j, scratch),
+        Stmt::SeqLoop(l) => {
+            let cond_ok = match &l.form {
+                SeqForm::While { cond, .. } => writes_own(cond, j, scratch),
+                SeqForm::For { .. } => true,
+            };
+            let next_ok = l.next.iter().all(|a| !matches!(a, Atom::Var(v) if ours(v)));
+            cond_ok && next_ok && writes_own(&l.body, j, scratch)
+        }
+        Stmt::Loop(n) => {
+            writes_own(&n.body, j, scratch)
+                && n.operators().all(|o| writes_own(&o.body, j, scratch))
+        }
+        _ => true,
+    })
+}
+
+fn in_place(block: &[Stmt]) -> bool {
+    block.iter().any(|s| match s {
+        Stmt::InPlace { .. } => true,
+        Stmt::If {
+            then_block,
+            else_block,
+            ..
+        } => in_place(then_block) || in_place(else_block),
+        Stmt::SeqLoop(l) => in_place(&l.body),
+        Stmt::Loop(n) => in_place(&n.body),
+        _ => false,
+    })
+}
+
+impl<'ctx> Gen<'ctx, '_> {
+    /// The most keys a row's run of `block` uses (a reduction of width `W`
+    /// `W + 1`, a branch its longer side, a loop its count times its
+    /// body's); every size is known before the rows (`uniform`).
+    pub(super) fn group_span(&self, fr: &Frame<'ctx>, block: &[Stmt]) -> Res<IntValue<'ctx>> {
+        let zero = self.const_i64(0);
+        let mut sum = zero;
+        for s in block {
+            let part = match s {
+                Stmt::Loop(inner) => {
+                    let w = self.int(fr, &inner.width)?;
+                    let w = self.max0(w)?;
+                    self.builder.build_int_add(w, self.const_i64(1), "")?
+                }
+                Stmt::If {
+                    then_block,
+                    else_block,
+                    ..
+                } => {
+                    let a = self.group_span(fr, then_block)?;
+                    let b = self.group_span(fr, else_block)?;
+                    let lt = self
+                        .builder
+                        .build_int_compare(IntPredicate::SLT, a, b, "")?;
+                    self.builder.build_select(lt, b, a, "")?.into_int_value()
+                }
+                Stmt::SeqLoop(l) => {
+                    let SeqForm::For { index, bound } = &l.form else {
+                        continue;
+                    };
+                    let n = self.int(fr, bound)?;
+                    let signed = !matches!(
+                        index.ty,
+                        Type::Scalar(
+                            ScalarType::U8 | ScalarType::U16 | ScalarType::U32 | ScalarType::U64
+                        )
+                    );
+                    let n = self
+                        .builder
+                        .build_int_cast_sign_flag(n, self.i64(), signed, "")?;
+                    let n = self.max0(n)?;
+                    let body = self.group_span(fr, &l.body)?;
+                    self.builder.build_int_mul(n, body, "")?
+                }
+                _ => continue,
+            };
+            sum = self.builder.build_int_add(sum, part, "")?;
+        }
+        Ok(sum)
+    }
+
+    fn max0(&self, v: IntValue<'ctx>) -> Res<IntValue<'ctx>> {
+        let zero = self.const_i64(0);
+        let neg = self
+            .builder
+            .build_int_compare(IntPredicate::SLT, v, zero, "")?;
+        Ok(self
+            .builder
+            .build_select(neg, zero, v, "")?
+            .into_int_value())
+    }
+
+    /// The row group of the kernel being generated, when `nest` is one of
+    /// its reductions.
+    pub(crate) fn row_group_for(&self, nest: &LoopNest) -> Option<RowGroup<'ctx>> {
+        let g = self.device.as_ref()?.rows.as_ref()?;
+        g.reductions.contains(&nest.index.id).then(|| g.clone())
+    }
+
+    /// A reduction of the group prefix: the group folds the row as
+    /// `rows_body` does, combines, and every thread binds the result; the
+    /// key cursor moves past the reduction's iterations.
+    pub(crate) fn group_reduce(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        red: &LoopNest,
+        g: RowGroup<'ctx>,
+    ) -> Res<()> {
+        let key = self.key_slot()?;
+        let c = self
+            .builder
+            .build_load(self.i64(), key, "cursor")?
+            .into_int_value();
+        let whole = (self.const_i64(0), self.const_i64(1));
+        if g.scratch {
+            self.group_sync(fr, g.per_block)?;
+        }
+        let slots = self.row_fold(fr, red, c, whole, (g.rank, g.size), g.row_end)?;
+        if g.scratch {
+            self.group_sync(fr, g.per_block)?;
+        }
+        self.warp_combine(fr, red, &slots, g.lane)?;
+        self.when(fr.func, g.per_block, |gen| {
+            gen.block_combine(fr, red, &slots, g.tid, g.lane, g.ntid)
+        })?;
+        self.broadcast(fr, red, &slots, g.per_block, g.tid)?;
+        let w = self.int(fr, &red.width)?;
+        let w = self.max0(w)?;
+        let after = self.builder.build_int_add(c, w, "")?;
+        let after = self.builder.build_int_add(after, self.const_i64(1), "")?;
+        self.builder.build_store(key, after)?;
+        let finals = self.load_slots(red, &slots)?;
+        self.bind_finals(fr, red, finals)
+    }
+
+    /// Every thread of the group waits here, and sees the others' memory
+    /// writes from before it: a barrier for a block, `bar.warp.sync` of
+    /// the whole warp otherwise.
+    pub(super) fn group_sync(&mut self, fr: &Frame<'ctx>, per_block: IntValue<'ctx>) -> Res<()> {
+        self.when(fr.func, per_block, |gen| gen.barrier())?;
+        let per_warp = self.builder.build_not(per_block, "")?;
+        self.when(fr.func, per_warp, |gen| gen.warp_sync())
+    }
+
+    /// `bar.warp.sync` with every lane of the warp.
+    pub(super) fn warp_sync(&self) -> Res<()> {
+        let i32t = self.ctx.i32_type();
+        let name = if self.emulated()? {
+            "arr_emu_warp_sync"
+        } else {
+            "llvm.nvvm.bar.warp.sync"
+        };
+        let f = self.declare(name, None, &[i32t.into()]);
+        let all = i32t.const_int(0xffff_ffff, false);
+        self.builder.build_call(f, &[all.into()], "")?;
+        Ok(())
+    }
+}
