@@ -35,7 +35,7 @@ fn soacs(graph: &FusionGraph) -> usize {
 /// The dynamic program's clustering is legal, costs what it says, and
 /// costs `best`.
 fn check(graph: &FusionGraph, best: f64, what: &str) {
-    let found = frontier::solve(graph, 1_000_000, f64::INFINITY)
+    let found = frontier::solve(graph, 1_000_000, u64::MAX, f64::INFINITY)
         .unwrap_or_else(|| panic!("{what}: no answer"));
     assert!(
         objective::legal(graph, &found.cluster),
@@ -87,7 +87,7 @@ fn frontier_equals_ilp_optimum() {
             &graph,
             &ilp::clusters(graph.graph.node_count(), &start.fused),
         );
-        let bounded = frontier::solve(&graph, 1_000_000, upper).unwrap();
+        let bounded = frontier::solve(&graph, 1_000_000, u64::MAX, upper).unwrap();
         assert_eq!(bounded.cost, best, "seed {seed}: bounded by greedy");
         compared += 1;
     }

@@ -251,10 +251,11 @@ impl State {
 }
 
 /// The least-traffic legal clustering, or `None` when more than
-/// `max_states` frontier states arise at some point (or the graph is not
-/// in program order). States costing more than `upper` are dropped: pass
-/// the cost of a known legal clustering, or infinity.
-pub fn solve(graph: &FusionGraph, max_states: usize, upper: f64) -> Option<Exact> {
+/// `max_states` frontier states arise at some point or more than
+/// `max_total` in all (or the graph is not in program order). States
+/// costing more than `upper` are dropped: pass the cost of a known legal
+/// clustering, or infinity.
+pub fn solve(graph: &FusionGraph, max_states: usize, max_total: u64, upper: f64) -> Option<Exact> {
     let plan = plan(graph)?;
     let n = plan.soac.len();
     if plan.active.iter().any(|a| a.len() > 120) {
@@ -318,11 +319,11 @@ pub fn solve(graph: &FusionGraph, max_states: usize, upper: f64) -> Option<Exact
         for &s in prev_active {
             pos[s] = usize::MAX;
         }
-        if next.len() > max_states || next.is_empty() {
-            return None;
-        }
         widest = widest.max(next.len());
         total += next.len() as u64;
+        if next.len() > max_states || total > max_total || next.is_empty() {
+            return None;
+        }
         trail.push(parents);
         states = next;
     }
@@ -368,8 +369,17 @@ impl Step<'_> {
     #[allow(clippy::type_complexity)]
     fn transitions(&self, state: &State, c: usize) -> Option<Vec<(State, u32)>> {
         let (plan, v) = (self.plan, self.v);
+        let new = c == state.traits.len();
+        if !new {
+            let (t, u) = (state.traits[c], plan.traits[v]);
+            if !plan.soac[state.rep[c] as usize]
+                || (t.0 != 0 && u.0 != 0 && t.0 != u.0)
+                || (t.1 != 0 && u.1 != 0 && t.1 != u.1)
+            {
+                return Some(Vec::new());
+            }
+        }
         let mut s = state.clone();
-        let new = c == s.traits.len();
         if new {
             if c >= 63 {
                 return None;
@@ -381,13 +391,7 @@ impl Step<'_> {
                 s.loops += 1;
             }
         } else {
-            if !plan.soac[s.rep[c] as usize] {
-                return Some(Vec::new());
-            }
             let (t, u) = (s.traits[c], plan.traits[v]);
-            if (t.0 != 0 && u.0 != 0 && t.0 != u.0) || (t.1 != 0 && u.1 != 0 && t.1 != u.1) {
-                return Some(Vec::new());
-            }
             s.traits[c] = (t.0.max(u.0), t.1.max(u.1));
         }
         let fresh = s.slot.iter().map(|x| x.1).max().map_or(0, |m| m + 1);
@@ -415,19 +419,20 @@ impl Step<'_> {
             }
         }
         // Families: each edge into `v` is fused or not, all alike.
-        let mut family: HashMap<usize, u8> = self
-            .prev_families
-            .iter()
-            .zip(&s.family)
-            .map(|(&f, &st)| (f, st))
-            .collect();
+        let mut family: Families = Families(
+            self.prev_families
+                .iter()
+                .zip(&s.family)
+                .map(|(&f, &st)| (f, st))
+                .collect(),
+        );
         for &(f, p) in &plan.family_edges[v] {
             let now = if cluster_of(&s, p)? == c { FUSED } else { APART };
-            let st = family.entry(f).or_insert(UNKNOWN);
-            if *st != UNKNOWN && *st != now {
+            let st = family.get(f).unwrap_or(UNKNOWN);
+            if st != UNKNOWN && st != now {
                 return Some(Vec::new());
             }
-            *st = now;
+            family.set(f, now);
         }
         // Reads and writes of the arrays `v` streams, against its
         // earlier readers, all on the frontier.
@@ -462,9 +467,12 @@ impl Step<'_> {
         // still undecided is tried both ways.
         let mut undecided: Vec<usize> = Vec::new();
         for &(f, _) in &plan.width_uses[v] {
-            let st = *family
-                .entry(f)
-                .or_insert(if plan.empty_family[f] { APART } else { UNKNOWN });
+            let st = family.get(f).unwrap_or(if plan.empty_family[f] {
+                APART
+            } else {
+                UNKNOWN
+            });
+            family.set(f, st);
             if st == UNKNOWN && !undecided.contains(&f) {
                 undecided.push(f);
             }
@@ -474,12 +482,12 @@ impl Step<'_> {
             let mut s = s.clone();
             let mut family = family.clone();
             for (i, &f) in undecided.iter().enumerate() {
-                family.insert(f, if guess >> i & 1 == 1 { FUSED } else { APART });
+                family.set(f, if guess >> i & 1 == 1 { FUSED } else { APART });
             }
             let mut order = order.clone();
             let mut legal = true;
             for &(f, u) in &plan.width_uses[v] {
-                if family[&f] == APART {
+                if family.get(f) == Some(APART) {
                     let cu = cluster_of(&s, u)?;
                     if cu == c {
                         legal = false;
@@ -515,6 +523,23 @@ impl Step<'_> {
     }
 }
 
+/// The fusion of the families a transition sees, by family.
+#[derive(Clone)]
+struct Families(Vec<(usize, u8)>);
+
+impl Families {
+    fn get(&self, f: usize) -> Option<u8> {
+        self.0.iter().find(|x| x.0 == f).map(|x| x.1)
+    }
+
+    fn set(&mut self, f: usize, st: u8) {
+        match self.0.iter_mut().find(|x| x.0 == f) {
+            Some(x) => x.1 = st,
+            None => self.0.push((f, st)),
+        }
+    }
+}
+
 /// Puts the components of slots `a` and `b` together.
 fn join(slot: &mut [(u8, u8)], a: usize, b: usize) {
     let (ka, kb) = (slot[a].1, slot[b].1);
@@ -537,7 +562,7 @@ fn close(
     active: &[usize],
     pos: &[usize],
     v: usize,
-    family: &HashMap<usize, u8>,
+    family: &Families,
     plan: &Plan,
 ) -> Option<bool> {
     let slot_of = |u: usize| if u == v { s.slot.len() - 1 } else { pos[u] };
@@ -568,7 +593,8 @@ fn close(
         }
     }
     let mut cluster_map = vec![u8::MAX; k];
-    let mut comp_map: HashMap<u8, u8> = HashMap::new();
+    let mut comp_map = [u8::MAX; 256];
+    let mut comps_seen = 0u8;
     let mut slot = Vec::with_capacity(kept.len());
     let mut open = 0u8;
     for &p in &kept {
@@ -577,8 +603,11 @@ fn close(
             cluster_map[c as usize] = open;
             open += 1;
         }
-        let next = comp_map.len() as u8;
-        let m = *comp_map.entry(m).or_insert(next);
+        if comp_map[m as usize] == u8::MAX {
+            comp_map[m as usize] = comps_seen;
+            comps_seen += 1;
+        }
+        let m = comp_map[m as usize];
         slot.push((cluster_map[c as usize], m));
     }
     let mut traits = vec![(0, 0); open as usize];
@@ -605,7 +634,7 @@ fn close(
     s.rep = rep;
     s.family = plan.families[v]
         .iter()
-        .map(|f| family.get(f).copied().unwrap_or(UNKNOWN))
+        .map(|&f| family.get(f).unwrap_or(UNKNOWN))
         .collect();
     Some(true)
 }
