@@ -422,6 +422,35 @@ except AttributeError:
 }
 
 #[test]
+fn entry_points_named_like_the_modules_own_names_get_a_trailing_underscore() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = "type Error = {a: f32, b: f32}\n\
+        entry Context (x: i32) : i32 = x + 1\n\
+        entry close (x: i32) : i32 = x * 2\n\
+        entry _fn (x: i32) : i32 = x - 1\n\
+        entry mk (x: f32) : Error = {a = x, b = x + 1}\n";
+    build_python(dir.path(), "clash", source);
+    let script = r#"
+import clash
+ctx = clash.Context(threads=1)
+got = (clash.Context_(1), clash.close_(2), clash._fn_(3), ctx.Context_(4), ctx.close_(5),
+       clash.mk(1.0).b)
+assert got == (2, 4, 2, 5, 10, 2.0), got
+assert issubclass(clash.Error, Exception) and isinstance(ctx, clash.Context)
+ctx.close()
+try:
+    ctx.close_(1)
+except ValueError:
+    print("ok")
+"#;
+    let out = ok(
+        python(dir.path(), script),
+        "entries named like the module's names",
+    );
+    assert!(out.starts_with("ok"), "{out}");
+}
+
+#[test]
 fn the_gil_is_released_while_compiled_code_runs() {
     let dir = tempfile::tempdir().unwrap();
     build_python(dir.path(), "slow", SLOW);

@@ -141,11 +141,12 @@ fn type_desc(api: &Api, t: ApiType) -> String {
 }
 
 /// The Python class of opaque type `k`: its C name, unless that is a
-/// keyword or an entry point's name.
+/// keyword, an entry point's name or one the module binds (`Context`).
 fn class_name(api: &Api, k: usize) -> String {
     let name = &api.opaques[k].name;
     let entry = api.entries.iter().any(|e| entry_c_name(&e.name) == *name);
-    if KEYWORDS.contains(&name.as_str()) || name.starts_with('_') || entry {
+    let module = module_bound_names().contains(name);
+    if KEYWORDS.contains(&name.as_str()) || name.starts_with('_') || entry || module {
         format!("opaque_{name}")
     } else {
         name.clone()
@@ -233,9 +234,16 @@ pub fn python_module(program: &Program, api: &Api, name: &str) -> String {
     }
     out.push_str("}\n");
     opaque_classes(api, &mut out);
+    let c_names: Vec<String> = program
+        .functions
+        .iter()
+        .map(|f| entry_c_name(&f.name))
+        .collect();
+    let python_names = entry_python_names(api, &c_names);
     for (k, f) in program.functions.iter().enumerate() {
         let e = &api.entries[k];
-        let c = entry_c_name(&f.name);
+        let c = &c_names[k];
+        let py = &python_names[k];
         let source: Vec<&str> = f.params.iter().map(|p| p.var.name.as_str()).collect();
         let source = entry_param_names(&source, e, api);
         let names = param_names(&source);
@@ -278,7 +286,8 @@ pub fn python_module(program: &Program, api: &Api, name: &str) -> String {
             f.name,
             tuple_text(&names),
             module_function(
-                &c,
+                c,
+                py,
                 &args,
                 &format!("{}({}) -> {ret}", f.name, signature.join(", "))
             ),
@@ -287,27 +296,105 @@ pub fn python_module(program: &Program, api: &Api, name: &str) -> String {
     out
 }
 
-/// Binds an entry point as a `Context` method and a module-level function
-/// over the default context. A name that is a Python keyword or builtin
-/// (`pass`, `len`, `sum`) goes through `_export`, which serves it from the
-/// module's `__getattr__`: a module-level `def len` would take `len` from
-/// the module's own code.
-fn module_function(c: &str, args: &str, doc: &str) -> String {
-    let exported = KEYWORDS.contains(&c) || PYTHON_BUILTINS.contains(&c);
+/// Binds entry point `c` (its C name) as a `Context` method and a
+/// module-level function over the default context, both named `py`. A name
+/// that is a Python keyword or builtin (`pass`, `len`, `sum`) goes through
+/// `_export`, which serves it from the module's `__getattr__`: a
+/// module-level `def len` would take `len` from the module's own code.
+fn module_function(c: &str, py: &str, args: &str, doc: &str) -> String {
+    let exported = KEYWORDS.contains(&py) || PYTHON_BUILTINS.contains(&py);
     let method = if exported {
-        format!("getattr(_default_context(), {c:?})")
+        format!("getattr(_default_context(), {py:?})")
     } else {
-        format!("_default_context().{c}")
+        format!("_default_context().{py}")
     };
     let body = format!(
         "({args}):\n    \"\"\"{doc}, in the default context.\"\"\"\n    \
          return {method}({args})\n"
     );
     if exported {
-        format!("def _default_{c}{body}\n\n_export({c:?}, _method_{c}, _default_{c})\n")
+        format!("def _default_{c}{body}\n\n_export({py:?}, _method_{c}, _default_{c})\n")
     } else {
-        format!("Context.{c} = _method_{c}\n\n\ndef {c}{body}")
+        format!("Context.{py} = _method_{c}\n\n\ndef {py}{body}")
     }
+}
+
+/// What each entry is called in Python: its C name, with `_` appended
+/// while that would replace a name the module or `Context` already binds
+/// (`Context`, `Error`, `close`, the module's private helpers, another
+/// entry's or an opaque class's name, or one of the per-entry helpers
+/// `_entry_NAME`, ... that `python_module` defines).
+fn entry_python_names(api: &Api, c_names: &[String]) -> Vec<String> {
+    let mut taken = module_bound_names();
+    taken.extend((0..api.opaques.len()).map(|k| class_name(api, k)));
+    for c in c_names {
+        for prefix in ["_entry_", "_params_", "_results_", "_method_", "_default_"] {
+            taken.push(format!("{prefix}{c}"));
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    for (k, c) in c_names.iter().enumerate() {
+        let clashes = |name: &str, out: &[String]| {
+            taken.iter().any(|t| t == name)
+                || out.iter().any(|t| t == name)
+                || c_names.iter().enumerate().any(|(j, o)| j > k && o == name)
+        };
+        let mut name = c.clone();
+        while clashes(&name, &out) {
+            name.push('_');
+        }
+        out.push(name);
+    }
+    out
+}
+
+/// The names `python_module.py` binds at its top level (functions,
+/// classes, assignments, imports) and the attributes of its `Context`
+/// class, read from its text so that the list cannot fall behind it.
+fn module_bound_names() -> Vec<String> {
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut names = vec!["_LIBRARY".to_string(), "_ARRAYS".to_string()];
+    let mut in_context = false;
+    for line in MODULE.lines() {
+        let top = !line.starts_with(' ') && !line.is_empty();
+        if top {
+            in_context = line.starts_with("class Context");
+        }
+        let body = if top {
+            line
+        } else if in_context && line.starts_with("    ") && !line.starts_with("     ") {
+            &line[4..]
+        } else {
+            continue;
+        };
+        let name = if let Some(rest) = body.strip_prefix("def ") {
+            ident(rest)
+        } else if let Some(rest) = body.strip_prefix("class ") {
+            ident(rest)
+        } else if let Some((_, alias)) = body.split_once(" as ") {
+            if body.starts_with("import ") {
+                ident(alias)
+            } else {
+                continue;
+            }
+        } else if body.contains(" = ") {
+            let name = ident(body);
+            if !body[name.len()..].trim_start().starts_with('=') {
+                continue;
+            }
+            name
+        } else {
+            continue;
+        };
+        if !name.is_empty() {
+            names.push(name);
+        }
+    }
+    names
 }
 
 /// The source names of an entry's parameters: the flattened entry has one
@@ -329,5 +416,34 @@ fn tuple_text(items: &[String]) -> String {
         0 => String::new(),
         1 => format!("{},", items[0]),
         _ => items.join(", "),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::module_bound_names;
+
+    #[test]
+    fn the_modules_own_names_are_read_from_its_text() {
+        let names = module_bound_names();
+        for name in [
+            "Context",
+            "Error",
+            "close",
+            "_call",
+            "_fn",
+            "_np",
+            "_ct",
+            "_ELEMS",
+            "_default_context",
+            "_exported",
+            "_LIBRARY",
+        ] {
+            assert!(names.iter().any(|n| n == name), "{name} missing: {names:?}");
+        }
+        // Locals of functions and methods are not the module's names.
+        for name in ["cfg", "message", "values", "p"] {
+            assert!(!names.iter().any(|n| n == name), "{name} listed: {names:?}");
+        }
     }
 }

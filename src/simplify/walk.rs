@@ -19,6 +19,112 @@ pub fn soac_lambda_mut(kind: &mut SoacKind) -> Option<&mut Lambda> {
     }
 }
 
+/// The match behind `exp_atoms` and `exp_atoms_mut`, written once for
+/// shared and mutable references (`$iter` is `iter` or `iter_mut`).
+macro_rules! match_atoms {
+    ($exp:expr, $f:ident, $var:ident, $iter:ident $(, $mut:tt)?) => {
+        match $exp {
+            Exp::Atom(a) | Exp::UnOp(_, a) | Exp::Convert(_, a) | Exp::Iota(a) | Exp::Assert(a) => $f(a),
+            Exp::BinOp(_, a, b) | Exp::AssertEqSizes(a, b) => {
+                $f(a);
+                $f(b);
+            }
+            Exp::Fma(a, b, c) => {
+                $f(a);
+                $f(b);
+                $f(c);
+            }
+            Exp::Replicate { count, value } => {
+                $f(count);
+                $f(value);
+            }
+            Exp::If { cond, .. } => $f(cond),
+            Exp::Index { array, indices, .. } => {
+                $var(array, &mut $f);
+                indices.$iter().for_each(&mut $f);
+            }
+            Exp::Size { array, .. }
+            | Exp::Transpose(array)
+            | Exp::Flatten(array)
+            | Exp::Reverse(array) => $var(array, &mut $f),
+            Exp::ArrayLit { items, .. } => items.$iter().for_each(&mut $f),
+            Exp::Soac(soac) => {
+                $f(& $($mut)? soac.width);
+                match & $($mut)? soac.kind {
+                    SoacKind::Reduce { neutral, .. }
+                    | SoacKind::Scan { neutral, .. }
+                    | SoacKind::ScanRight { neutral, .. } => neutral.$iter().for_each(&mut $f),
+                    SoacKind::Hist {
+                        neutral,
+                        bins,
+                        dest,
+                        ..
+                    } => {
+                        neutral.$iter().for_each(&mut $f);
+                        $f(bins);
+                        for d in dest.$iter().flatten() {
+                            $var(d, &mut $f);
+                        }
+                    }
+                    SoacKind::Scatter { dest } => {
+                        for d in dest {
+                            $var(d, &mut $f);
+                        }
+                    }
+                    SoacKind::Map(_) | SoacKind::Filter { .. } | SoacKind::Partition { .. } => {}
+                }
+                for a in & $($mut)? soac.args {
+                    $var(a, &mut $f);
+                }
+            }
+            Exp::Loop { params, form, .. } => {
+                for (_, init) in params {
+                    $f(init);
+                }
+                if let LoopForm::For { bound, .. } = form {
+                    $f(bound);
+                }
+            }
+            Exp::Slice { array, dims } => {
+                $var(array, &mut $f);
+                for d in dims {
+                    match d {
+                        DimSlice::Index(a) => $f(a),
+                        DimSlice::Range { start, end, stride } => {
+                            $f(start);
+                            $f(end);
+                            $f(stride);
+                        }
+                    }
+                }
+            }
+            Exp::Update {
+                array,
+                indices,
+                value,
+            } => {
+                $var(array, &mut $f);
+                indices.$iter().for_each(&mut $f);
+                $f(value);
+            }
+            Exp::Unflatten { array, rows, cols } => {
+                $var(array, &mut $f);
+                $f(rows);
+                $f(cols);
+            }
+            Exp::Rotate { array, amount } => {
+                $var(array, &mut $f);
+                $f(amount);
+            }
+            Exp::Concat(vs) => {
+                for v in vs {
+                    $var(v, &mut $f);
+                }
+            }
+        }
+    };
+}
+
 /// Calls `f` on every atom `exp` reads directly (not inside nested bodies);
 /// array operands are passed as `Atom::Var` and keep a rewrite only if it
 /// is again a variable.
@@ -30,209 +136,13 @@ pub fn exp_atoms_mut(exp: &mut Exp, mut f: impl FnMut(&mut Atom)) {
             *v = w;
         }
     };
-    match exp {
-        Exp::Atom(a) | Exp::UnOp(_, a) | Exp::Convert(_, a) | Exp::Iota(a) | Exp::Assert(a) => f(a),
-        Exp::BinOp(_, a, b) | Exp::AssertEqSizes(a, b) => {
-            f(a);
-            f(b);
-        }
-        Exp::Fma(a, b, c) => {
-            f(a);
-            f(b);
-            f(c);
-        }
-        Exp::Replicate { count, value } => {
-            f(count);
-            f(value);
-        }
-        Exp::If { cond, .. } => f(cond),
-        Exp::Index { array, indices, .. } => {
-            var(array, &mut f);
-            indices.iter_mut().for_each(&mut f);
-        }
-        Exp::Size { array, .. }
-        | Exp::Transpose(array)
-        | Exp::Flatten(array)
-        | Exp::Reverse(array) => var(array, &mut f),
-        Exp::ArrayLit { items, .. } => items.iter_mut().for_each(&mut f),
-        Exp::Soac(soac) => {
-            f(&mut soac.width);
-            match &mut soac.kind {
-                SoacKind::Reduce { neutral, .. }
-                | SoacKind::Scan { neutral, .. }
-                | SoacKind::ScanRight { neutral, .. } => neutral.iter_mut().for_each(&mut f),
-                SoacKind::Hist {
-                    neutral,
-                    bins,
-                    dest,
-                    ..
-                } => {
-                    neutral.iter_mut().for_each(&mut f);
-                    f(bins);
-                    for d in dest.iter_mut().flatten() {
-                        var(d, &mut f);
-                    }
-                }
-                SoacKind::Scatter { dest } => {
-                    for d in dest {
-                        var(d, &mut f);
-                    }
-                }
-                SoacKind::Map(_) | SoacKind::Filter { .. } | SoacKind::Partition { .. } => {}
-            }
-            for a in &mut soac.args {
-                var(a, &mut f);
-            }
-        }
-        Exp::Loop { params, form, .. } => {
-            for (_, init) in params {
-                f(init);
-            }
-            if let LoopForm::For { bound, .. } = form {
-                f(bound);
-            }
-        }
-        Exp::Slice { array, dims } => {
-            var(array, &mut f);
-            for d in dims {
-                match d {
-                    DimSlice::Index(a) => f(a),
-                    DimSlice::Range { start, end, stride } => {
-                        f(start);
-                        f(end);
-                        f(stride);
-                    }
-                }
-            }
-        }
-        Exp::Update {
-            array,
-            indices,
-            value,
-        } => {
-            var(array, &mut f);
-            indices.iter_mut().for_each(&mut f);
-            f(value);
-        }
-        Exp::Unflatten { array, rows, cols } => {
-            var(array, &mut f);
-            f(rows);
-            f(cols);
-        }
-        Exp::Rotate { array, amount } => {
-            var(array, &mut f);
-            f(amount);
-        }
-        Exp::Concat(vs) => {
-            for v in vs {
-                var(v, &mut f);
-            }
-        }
-    }
+    match_atoms!(exp, f, var, iter_mut, mut)
 }
 
 /// Reads the atoms of `exp` (direct ones only, as in `exp_atoms_mut`).
 pub fn exp_atoms(exp: &Exp, mut f: impl FnMut(&Atom)) {
     let var = |v: &VarId, f: &mut dyn FnMut(&Atom)| f(&Atom::Var(*v));
-    match exp {
-        Exp::Atom(a) | Exp::UnOp(_, a) | Exp::Convert(_, a) | Exp::Iota(a) | Exp::Assert(a) => f(a),
-        Exp::BinOp(_, a, b) | Exp::AssertEqSizes(a, b) => {
-            f(a);
-            f(b);
-        }
-        Exp::Fma(a, b, c) => {
-            f(a);
-            f(b);
-            f(c);
-        }
-        Exp::Replicate { count, value } => {
-            f(count);
-            f(value);
-        }
-        Exp::If { cond, .. } => f(cond),
-        Exp::Index { array, indices, .. } => {
-            var(array, &mut f);
-            indices.iter().for_each(&mut f);
-        }
-        Exp::Size { array, .. }
-        | Exp::Transpose(array)
-        | Exp::Flatten(array)
-        | Exp::Reverse(array) => var(array, &mut f),
-        Exp::ArrayLit { items, .. } => items.iter().for_each(&mut f),
-        Exp::Soac(soac) => {
-            f(&soac.width);
-            match &soac.kind {
-                SoacKind::Reduce { neutral, .. }
-                | SoacKind::Scan { neutral, .. }
-                | SoacKind::ScanRight { neutral, .. } => neutral.iter().for_each(&mut f),
-                SoacKind::Hist {
-                    neutral,
-                    bins,
-                    dest,
-                    ..
-                } => {
-                    neutral.iter().for_each(&mut f);
-                    f(bins);
-                    for d in dest.iter().flatten() {
-                        var(d, &mut f);
-                    }
-                }
-                SoacKind::Scatter { dest } => {
-                    for d in dest {
-                        var(d, &mut f);
-                    }
-                }
-                SoacKind::Map(_) | SoacKind::Filter { .. } | SoacKind::Partition { .. } => {}
-            }
-            for a in &soac.args {
-                var(a, &mut f);
-            }
-        }
-        Exp::Loop { params, form, .. } => {
-            for (_, init) in params {
-                f(init);
-            }
-            if let LoopForm::For { bound, .. } = form {
-                f(bound);
-            }
-        }
-        Exp::Slice { array, dims } => {
-            var(array, &mut f);
-            for d in dims {
-                match d {
-                    DimSlice::Index(a) => f(a),
-                    DimSlice::Range { start, end, stride } => {
-                        f(start);
-                        f(end);
-                        f(stride);
-                    }
-                }
-            }
-        }
-        Exp::Update {
-            array,
-            indices,
-            value,
-        } => {
-            var(array, &mut f);
-            indices.iter().for_each(&mut f);
-            f(value);
-        }
-        Exp::Unflatten { array, rows, cols } => {
-            var(array, &mut f);
-            f(rows);
-            f(cols);
-        }
-        Exp::Rotate { array, amount } => {
-            var(array, &mut f);
-            f(amount);
-        }
-        Exp::Concat(vs) => {
-            for v in vs {
-                var(v, &mut f);
-            }
-        }
-    }
+    match_atoms!(exp, f, var, iter)
 }
 
 /// Variables bound by the scopes nested in `exp` (lambda parameters, loop
