@@ -154,7 +154,14 @@ fn frontier_at_scale() {
     use arrc::fusion::{cluster, decompose, frontier, graph, greedy, ilp, objective};
     println!(
         "\n{:>7} {:>6} {:>6} {:>24} {:>8} {:>9} {:>9} {:>24}",
-        "mix", "soacs", "recent", "frontier ms", "widest", "states", "bytes", "default: ms bytes proven"
+        "mix",
+        "soacs",
+        "recent",
+        "frontier ms",
+        "widest",
+        "states",
+        "bytes",
+        "default: ms bytes proven"
     );
     for recent in [2, 3, 4] {
         for (mix, kinds) in [("classic", &CLASSIC[..]), ("mixed", &MIXED[..])] {

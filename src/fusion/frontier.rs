@@ -278,7 +278,11 @@ pub fn solve(graph: &FusionGraph, max_states: usize, max_total: u64, upper: f64)
     let empty = Vec::new();
     for v in 0..n {
         let prev_active = if v == 0 { &empty } else { &plan.active[v - 1] };
-        let prev_families = if v == 0 { &empty } else { &plan.families[v - 1] };
+        let prev_families = if v == 0 {
+            &empty
+        } else {
+            &plan.families[v - 1]
+        };
         for (i, &s) in prev_active.iter().enumerate() {
             pos[s] = i;
         }
@@ -427,7 +431,11 @@ impl Step<'_> {
                 .collect(),
         );
         for &(f, p) in &plan.family_edges[v] {
-            let now = if cluster_of(&s, p)? == c { FUSED } else { APART };
+            let now = if cluster_of(&s, p)? == c {
+                FUSED
+            } else {
+                APART
+            };
             let st = family.get(f).unwrap_or(UNKNOWN);
             if st != UNKNOWN && st != now {
                 return Some(Vec::new());
@@ -467,11 +475,9 @@ impl Step<'_> {
         // still undecided is tried both ways.
         let mut undecided: Vec<usize> = Vec::new();
         for &(f, _) in &plan.width_uses[v] {
-            let st = family.get(f).unwrap_or(if plan.empty_family[f] {
-                APART
-            } else {
-                UNKNOWN
-            });
+            let st = family
+                .get(f)
+                .unwrap_or(if plan.empty_family[f] { APART } else { UNKNOWN });
             family.set(f, st);
             if st == UNKNOWN && !undecided.contains(&f) {
                 undecided.push(f);
@@ -567,7 +573,7 @@ fn close(
 ) -> Option<bool> {
     let slot_of = |u: usize| if u == v { s.slot.len() - 1 } else { pos[u] };
     let kept: Vec<usize> = active.iter().map(|&u| slot_of(u)).collect();
-    if kept.iter().any(|&p| p == usize::MAX) {
+    if kept.contains(&usize::MAX) {
         return None;
     }
     // Components per cluster, and those still on the frontier.
@@ -621,9 +627,9 @@ fn close(
         traits[to as usize] = s.traits[c];
         rep[to as usize] = s.rep[c];
         let mut r = 0u64;
-        for d in 0..k {
-            if s.reach[c] >> d & 1 == 1 && cluster_map[d] != u8::MAX {
-                r |= 1 << cluster_map[d];
+        for (d, &to) in cluster_map.iter().enumerate() {
+            if s.reach[c] >> d & 1 == 1 && to != u8::MAX {
+                r |= 1 << to;
             }
         }
         reach[to as usize] = r;
