@@ -81,6 +81,7 @@ fn main() {
         }
     }
     windows_against_exact();
+    frontier_at_scale();
 }
 
 /// Loops and traffic (reads plus writes, in elements of the input's length)
@@ -140,6 +141,64 @@ fn windows_against_exact() {
                 show(&numbers.decision.fused, numbers_ms, numbers.proven_optimal),
                 cuts
             );
+        }
+    }
+}
+
+/// The exact dynamic program over program order (`fusion::frontier`, no
+/// state limit) on bodies whose SOACs read one of the 2, 3 or 4 latest
+/// arrays, against the default path (`decompose::decide`): milliseconds
+/// (min / median / max of 3 runs), the most states at one point, all
+/// states, and bytes moved.
+fn frontier_at_scale() {
+    use arrc::fusion::{cluster, decompose, frontier, graph, greedy, ilp, objective};
+    println!(
+        "\n{:>7} {:>6} {:>6} {:>24} {:>8} {:>9} {:>9} {:>24}",
+        "mix",
+        "soacs",
+        "recent",
+        "frontier ms",
+        "widest",
+        "states",
+        "bytes",
+        "default: ms bytes proven"
+    );
+    for recent in [2, 3, 4] {
+        for (mix, kinds) in [("classic", &CLASSIC[..]), ("mixed", &MIXED[..])] {
+            for soacs in [100, 1000] {
+                let p = program(soacs, kinds, true, recent, 0x9e3779b97f4a7c15);
+                let f = &p.entries[0];
+                let g = graph::build(&f.params, &f.body);
+                let n = g.graph.node_count();
+                let mut times = Vec::new();
+                let mut found = None;
+                for _ in 0..3 {
+                    let timer = Instant::now();
+                    found = frontier::solve(&g, usize::MAX, u64::MAX, f64::INFINITY);
+                    times.push(timer.elapsed().as_secs_f64() * 1e3);
+                }
+                times.sort_by(f64::total_cmp);
+                let Some(found) = found else { continue };
+                let start = cluster::separate_conflicts(&g, greedy::decide(&g));
+                let timer = Instant::now();
+                let mut budget = decompose::Budget {
+                    nodes: arrc::fusion::NODE_LIMIT,
+                };
+                let default = decompose::decide(&g, &start, &mut budget).unwrap();
+                let default_ms = timer.elapsed().as_secs_f64() * 1e3;
+                let bytes = objective::cost(&g, &ilp::clusters(n, &default.decision.fused));
+                println!(
+                    "{:>7} {:>6} {:>6} {:>24} {:>8} {:>9} {:>9} {:>24}",
+                    mix,
+                    soacs,
+                    recent,
+                    format!("{:.1} / {:.1} / {:.1}", times[0], times[1], times[2]),
+                    found.widest,
+                    found.states,
+                    found.cost,
+                    format!("{default_ms:.1} {bytes:.0} {}", default.proven_optimal)
+                );
+            }
         }
     }
 }

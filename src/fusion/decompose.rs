@@ -53,6 +53,17 @@ pub const WINDOW: usize = 16;
 pub const PROVE_WHOLE: usize = 64;
 pub const PROVE_NODES: u64 = 10_000;
 pub const STEP: usize = 8;
+/// A group of more than `DIRECT` SOACs is first solved exactly by the
+/// dynamic program over program order (`frontier`), which gives up past
+/// `FRONTIER_WIDEST` states at one point of the program or
+/// `FRONTIER_STATES` in all: bodies whose statements are related only
+/// across short distances (chains, a few readers per array) are proven
+/// optimal in milliseconds. The generated bodies of `benches/fusion.rs`,
+/// whose SOACs read any of the 8 latest arrays, need 60,000 states at one
+/// point and more; giving up on them costs a few milliseconds, where
+/// limits of 2,000 and 60,000 cost 100 ms (docs/fusion.md).
+pub const FRONTIER_WIDEST: usize = 1_000;
+pub const FRONTIER_STATES: u64 = 40_000;
 
 fn soac_count(graph: &FusionGraph, nodes: impl IntoIterator<Item = usize>) -> usize {
     nodes
@@ -136,6 +147,17 @@ pub fn decide_with(
                 sets.union(group[a], group[b]);
             }
         } else {
+            let (sub, _) = group_graph(graph, group, start);
+            let exact =
+                super::frontier::solve(&sub, FRONTIER_WIDEST, FRONTIER_STATES, f64::INFINITY);
+            stats.states += exact.as_ref().map_or(0, |e| e.states);
+            if let Some(exact) = exact {
+                jobs = jobs.saturating_sub(1 + (k.saturating_sub(WINDOW)).div_ceil(STEP));
+                for (v, &c) in exact.cluster.iter().enumerate() {
+                    sets.union(group[v], group[c]);
+                }
+                continue;
+            }
             if k <= PROVE_WHOLE {
                 // Whole, by cycle cuts (`order`), within a part of the budget.
                 let (sub, warm) = group_graph(graph, group, start);

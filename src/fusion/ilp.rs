@@ -47,6 +47,8 @@ pub struct SolveStats {
     pub constraints: usize,
     /// Branch-and-bound nodes used.
     pub nodes: u64,
+    /// Frontier states of the exact dynamic program (`frontier`).
+    pub states: u64,
 }
 
 impl SolveStats {
@@ -56,6 +58,7 @@ impl SolveStats {
         self.integers += other.integers;
         self.constraints += other.constraints;
         self.nodes += other.nodes;
+        self.states += other.states;
     }
 }
 
@@ -388,6 +391,7 @@ pub fn decide(
         integers: built.integers,
         constraints: built.lp.rows.len(),
         nodes: outcome.nodes,
+        states: 0,
     };
     let Some(values) = outcome.values else {
         // No assignment at all (the start was not accepted): keep greedy.

@@ -15,6 +15,7 @@ pub mod cluster;
 mod cuts;
 pub mod decompose;
 pub mod exhaustive;
+pub mod frontier;
 pub mod generate;
 pub mod graph;
 pub mod greedy;

@@ -113,6 +113,7 @@ pub fn decide(
             integers: built.integers,
             constraints: built.lp.rows.len(),
             nodes: outcome.nodes,
+            states: 0,
         });
         left = left.saturating_sub(outcome.nodes.max(1));
         let Some(values) = outcome.values.filter(|_| outcome.proven_optimal) else {

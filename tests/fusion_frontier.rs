@@ -1,0 +1,95 @@
+//! The exact dynamic program over program order (`fusion::frontier`)
+//! against the enumeration of every legal clustering on small random
+//! bodies, and against the ILP's proven optimum on larger ones.
+
+use arrc::fusion::generate::{program, Kind, CLASSIC};
+use arrc::fusion::graph::{self, FusionGraph};
+use arrc::fusion::{cluster, exhaustive, frontier, greedy, ilp, objective, order};
+
+const ALL: [Kind; 9] = [
+    Kind::Map,
+    Kind::Map2,
+    Kind::Reduce,
+    Kind::Scan,
+    Kind::ScanRight,
+    Kind::MapUsing,
+    Kind::Filter,
+    Kind::Hist,
+    Kind::Scatter,
+];
+
+fn graph_of(soacs: usize, kinds: &[Kind], recent: usize, seed: u64) -> FusionGraph {
+    let p = program(soacs, kinds, false, recent, seed);
+    let f = &p.entries[0];
+    graph::build(&f.params, &f.body)
+}
+
+fn soacs(graph: &FusionGraph) -> usize {
+    graph
+        .graph
+        .node_indices()
+        .filter(|&v| graph.graph[v].soac.is_some())
+        .count()
+}
+
+/// The dynamic program's clustering is legal, costs what it says, and
+/// costs `best`.
+fn check(graph: &FusionGraph, best: f64, what: &str) {
+    let found = frontier::solve(graph, 1_000_000, u64::MAX, f64::INFINITY)
+        .unwrap_or_else(|| panic!("{what}: no answer"));
+    assert!(
+        objective::legal(graph, &found.cluster),
+        "{what}: illegal {:?}",
+        found.cluster
+    );
+    let cost = objective::cost(graph, &found.cluster);
+    assert_eq!(cost, found.cost, "{what}: cost as claimed");
+    assert!(
+        (cost - best).abs() <= 1e-9 * best.max(1.0),
+        "{what}: dynamic program {cost}, optimum {best}"
+    );
+}
+
+#[test]
+fn frontier_equals_enumerated_minimum() {
+    let mut bodies = 0;
+    for seed in 1..=400u64 {
+        let n = 4 + (seed % 7) as usize;
+        let recent = 2 + (seed % 4) as usize;
+        let kinds: &[Kind] = if seed % 3 == 0 { &CLASSIC } else { &ALL };
+        let graph = graph_of(n, kinds, recent, seed * 7919);
+        if soacs(&graph) > 10 {
+            continue;
+        }
+        let best = exhaustive::minimum(&graph);
+        check(&graph, best.cost, &format!("seed {seed}"));
+        bodies += 1;
+    }
+    assert!(bodies >= 330, "{bodies} bodies checked");
+}
+
+/// Beyond the enumeration: the cycle-cut ILP's proven optimum on bodies of
+/// 11 to 40 SOACs, and the upper bound of greedy's clustering loses nothing.
+#[test]
+fn frontier_equals_ilp_optimum() {
+    let mut compared = 0;
+    for seed in 1..=40u64 {
+        let n = 11 + (seed % 30) as usize;
+        let recent = 2 + (seed % 6) as usize;
+        let graph = graph_of(n, &ALL, recent, seed * 6_700_417);
+        let start = cluster::separate_conflicts(&graph, greedy::decide(&graph));
+        let (cut, _) = order::decide(&graph, &start, 200_000).unwrap();
+        let Some(cut) = cut else { continue };
+        let cl = ilp::clusters(graph.graph.node_count(), &cut.decision.fused);
+        let best = objective::cost(&graph, &cl);
+        check(&graph, best, &format!("seed {seed}"));
+        let upper = objective::cost(
+            &graph,
+            &ilp::clusters(graph.graph.node_count(), &start.fused),
+        );
+        let bounded = frontier::solve(&graph, 1_000_000, u64::MAX, upper).unwrap();
+        assert_eq!(bounded.cost, best, "seed {seed}: bounded by greedy");
+        compared += 1;
+    }
+    assert!(compared >= 35, "{compared} bodies compared");
+}
