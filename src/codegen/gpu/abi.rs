@@ -73,6 +73,34 @@ impl<'ctx> Gen<'ctx, '_> {
         Ok(())
     }
 
+    /// Launches kernel `kernel` over `width` items in blocks that take
+    /// `shared` bytes of dynamic shared memory each, plus `per_thread`
+    /// bytes per thread (`GpuLaunchSharedBlock`).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn launch_shared_block(
+        &mut self,
+        kernel: usize,
+        width: IntValue<'ctx>,
+        shared: IntValue<'ctx>,
+        per_thread: IntValue<'ctx>,
+        types: &[BasicTypeEnum<'ctx>],
+        values: &[BasicValueEnum<'ctx>],
+        fr: &Frame<'ctx>,
+    ) -> Res<()> {
+        let launch = self.runtime(RuntimeFn::GpuLaunchSharedBlock);
+        let k = self.ctx.i32_type().const_int(kernel as u64, false);
+        let args = self.launch_args(types, values, fr)?;
+        let call_args = [
+            k.into(),
+            width.into(),
+            shared.into(),
+            per_thread.into(),
+            args.into(),
+        ];
+        self.builder.build_call(launch, &call_args, "")?;
+        Ok(())
+    }
+
     /// The `void **` array of a launch's parameters (after `err` and `seq`).
     pub(super) fn launch_args(
         &self,

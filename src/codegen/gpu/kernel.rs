@@ -221,21 +221,8 @@ impl<'ctx> Gen<'ctx, '_> {
                     .builder
                     .build_select(fits, values[OUT], null.into(), "")?;
                 values[PARTIALS] = marker;
-                let launch = self.runtime(RuntimeFn::GpuLaunchSharedBlock);
-                let k = self.ctx.i32_type().const_int(main as u64, false);
-                let args = self.launch_args(&params.types, &values, fr)?;
                 let none = self.const_i64(0);
-                self.builder.build_call(
-                    launch,
-                    &[
-                        k.into(),
-                        width.into(),
-                        shared.into(),
-                        none.into(),
-                        args.into(),
-                    ],
-                    "",
-                )?;
+                self.launch_shared_block(main, width, shared, none, &params.types, &values, fr)?;
             }
             Form::GridStride | Form::Single => self.launch(
                 main,
@@ -302,21 +289,8 @@ impl<'ctx> Gen<'ctx, '_> {
                 let one = self.const_i64(1);
                 self.builder
                     .build_call(fill, &[mark.into(), flag.into(), one.into()], "")?;
-                let launch = self.runtime(RuntimeFn::GpuLaunchSharedBlock);
-                let k = self.ctx.i32_type().const_int(main as u64, false);
-                let args = self.launch_args(&params.types, &values, fr)?;
                 let none = self.const_i64(0);
-                self.builder.build_call(
-                    launch,
-                    &[
-                        k.into(),
-                        width.into(),
-                        shared.into(),
-                        none.into(),
-                        args.into(),
-                    ],
-                    "",
-                )?;
+                self.launch_shared_block(main, width, shared, none, &params.types, &values, fr)?;
             }
             Form::Scan => {
                 // One kernel (decoupled look-back); its buffer: the ticket,
@@ -364,18 +338,14 @@ impl<'ctx> Gen<'ctx, '_> {
                     .build_call(fill, &[p.into(), zero32.into(), words.into()], "")?;
                 partials = Some(p);
                 values[PARTIALS] = self.builder.build_int_to_ptr(p, self.ptr(), "")?.into();
-                let launch = self.runtime(RuntimeFn::GpuLaunchSharedBlock);
-                let args = self.launch_args(&params.types, &values, fr)?;
-                self.builder.build_call(
-                    launch,
-                    &[
-                        k.into(),
-                        width.into(),
-                        shared.into(),
-                        per_thread.into(),
-                        args.into(),
-                    ],
-                    "",
+                self.launch_shared_block(
+                    main,
+                    width,
+                    shared,
+                    per_thread,
+                    &params.types,
+                    &values,
+                    fr,
                 )?;
                 if reductions {
                     let combine = self.kernel(
