@@ -189,8 +189,12 @@ impl Lowerer {
     /// (an error `SliceCheck` reports) divides by 1 instead.
     fn slice_count(&mut self, start: Atom, end: Atom, stride: Atom, out: &mut Block) -> Atom {
         if stride == i64c(1) {
-            let n = self.binop("n", BinOp::Sub, end, start, out);
-            return n;
+            // `xs[:k]`: the count is `k` itself, so later passes see the
+            // same variable (a bound `k` proves `i < k` in range).
+            if start == i64c(0) {
+                return end;
+            }
+            return self.binop("n", BinOp::Sub, end, start, out);
         }
         if let Atom::Const(Const::I64(s)) = stride {
             if s != 0 {

@@ -430,6 +430,7 @@ impl Lowerer {
     fn mul(&mut self, a: Atom, b: Atom, out: &mut Block) -> Atom {
         match (a, b) {
             (Atom::Const(Const::I64(1)), x) | (x, Atom::Const(Const::I64(1))) => x,
+            (zero @ Atom::Const(Const::I64(0)), _) | (_, zero @ Atom::Const(Const::I64(0))) => zero,
             (Atom::Const(Const::I64(x)), Atom::Const(Const::I64(y))) => i64c(x.wrapping_mul(y)),
             _ => self.binop("prod", BinOp::Mul, a, b, out),
         }
