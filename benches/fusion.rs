@@ -7,7 +7,7 @@
 //! a little too large to solve whole are checked against exact solves.
 
 use arrc::fusion::ast::Strategy;
-use arrc::fusion::generate::{program, Kind, CLASSIC};
+use arrc::fusion::generate::{fusion_graph, program, Kind, CLASSIC};
 use arrc::fusion::{fuse, FusionOptions};
 use std::time::Instant;
 
@@ -101,16 +101,14 @@ fn loops_and_traffic(fused: &arrc::fusion::Fused) -> (usize, i64) {
 /// budget) with cluster numbers (`ilp`) and with cycle cuts (`order`):
 /// bytes, milliseconds and whether each proved its answer optimal.
 fn windows_against_exact() {
-    use arrc::fusion::{cluster, decompose, graph, greedy, ilp, objective, order};
+    use arrc::fusion::{cluster, decompose, greedy, ilp, objective, order};
     println!(
         "\n{:>7} {:>6} {:>26} {:>26} {:>26}",
         "mix", "soacs", "default", "cluster numbers", "cycle cuts"
     );
     for (mix, kinds) in [("classic", &CLASSIC[..]), ("mixed", &MIXED[..])] {
         for soacs in [42, 48, 60] {
-            let p = program(soacs, kinds, true, 8, 0x9e3779b97f4a7c15);
-            let f = &p.entries[0];
-            let g = graph::build(&f.params, &f.body);
+            let g = fusion_graph(soacs, kinds, true, 8, 0x9e3779b97f4a7c15);
             let n = g.graph.node_count();
             let start = cluster::separate_conflicts(&g, greedy::decide(&g));
             let show = |fused: &[(usize, usize)], ms: f64, proven: bool| {
@@ -151,7 +149,7 @@ fn windows_against_exact() {
 /// (min / median / max of 3 runs), the most states at one point, all
 /// states, and bytes moved.
 fn frontier_at_scale() {
-    use arrc::fusion::{cluster, decompose, frontier, graph, greedy, ilp, objective};
+    use arrc::fusion::{cluster, decompose, frontier, greedy, ilp, objective};
     println!(
         "\n{:>7} {:>6} {:>6} {:>24} {:>8} {:>9} {:>9} {:>24}",
         "mix",
@@ -166,9 +164,7 @@ fn frontier_at_scale() {
     for recent in [2, 3, 4] {
         for (mix, kinds) in [("classic", &CLASSIC[..]), ("mixed", &MIXED[..])] {
             for soacs in [100, 1000] {
-                let p = program(soacs, kinds, true, recent, 0x9e3779b97f4a7c15);
-                let f = &p.entries[0];
-                let g = graph::build(&f.params, &f.body);
+                let g = fusion_graph(soacs, kinds, true, recent, 0x9e3779b97f4a7c15);
                 let n = g.graph.node_count();
                 let mut times = Vec::new();
                 let mut found = None;

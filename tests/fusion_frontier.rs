@@ -2,8 +2,8 @@
 //! against the enumeration of every legal clustering on small random
 //! bodies, and against the ILP's proven optimum on larger ones.
 
-use arrc::fusion::generate::{program, Kind, CLASSIC};
-use arrc::fusion::graph::{self, FusionGraph};
+use arrc::fusion::generate::{fusion_graph, Kind, CLASSIC};
+use arrc::fusion::graph::FusionGraph;
 use arrc::fusion::{cluster, exhaustive, frontier, greedy, ilp, objective, order};
 
 const ALL: [Kind; 9] = [
@@ -17,12 +17,6 @@ const ALL: [Kind; 9] = [
     Kind::Hist,
     Kind::Scatter,
 ];
-
-fn graph_of(soacs: usize, kinds: &[Kind], recent: usize, seed: u64) -> FusionGraph {
-    let p = program(soacs, kinds, false, recent, seed);
-    let f = &p.entries[0];
-    graph::build(&f.params, &f.body)
-}
 
 fn soacs(graph: &FusionGraph) -> usize {
     graph
@@ -57,7 +51,7 @@ fn frontier_equals_enumerated_minimum() {
         let n = 4 + (seed % 7) as usize;
         let recent = 2 + (seed % 4) as usize;
         let kinds: &[Kind] = if seed % 3 == 0 { &CLASSIC } else { &ALL };
-        let graph = graph_of(n, kinds, recent, seed * 7919);
+        let graph = fusion_graph(n, kinds, false, recent, seed * 7919);
         if soacs(&graph) > 10 {
             continue;
         }
@@ -76,7 +70,7 @@ fn frontier_equals_ilp_optimum() {
     for seed in 1..=40u64 {
         let n = 11 + (seed % 30) as usize;
         let recent = 2 + (seed % 6) as usize;
-        let graph = graph_of(n, &ALL, recent, seed * 6_700_417);
+        let graph = fusion_graph(n, &ALL, false, recent, seed * 6_700_417);
         let start = cluster::separate_conflicts(&graph, greedy::decide(&graph));
         let (cut, _) = order::decide(&graph, &start, 200_000).unwrap();
         let Some(cut) = cut else { continue };

@@ -6,8 +6,8 @@
 //! program always fuses the same way.
 
 use arrc::fusion::ast::Strategy;
-use arrc::fusion::generate::{program, Kind};
-use arrc::fusion::graph::{self, FusionGraph};
+use arrc::fusion::generate::{fusion_graph, program, Kind};
+use arrc::fusion::graph::FusionGraph;
 use arrc::fusion::{
     cluster, decompose, exhaustive, fuse, greedy, ilp, objective, order, FusionOptions,
 };
@@ -22,12 +22,6 @@ const ALL: [Kind; 8] = [
     Kind::Hist,
     Kind::Scatter,
 ];
-
-fn graph_of(soacs: usize, kinds: &[Kind], recent: usize, seed: u64) -> FusionGraph {
-    let p = program(soacs, kinds, false, recent, seed);
-    let f = &p.entries[0];
-    graph::build(&f.params, &f.body)
-}
 
 fn clusters(n: usize, fused: &[(usize, usize)]) -> Vec<usize> {
     let mut root: Vec<usize> = (0..n).collect();
@@ -105,7 +99,7 @@ fn ilp_equals_enumerated_minimum() {
         // 4 to 10 SOACs, reading from the 2 to 5 latest arrays.
         let soacs = 4 + (seed % 7) as usize;
         let recent = 2 + (seed % 4) as usize;
-        let graph = graph_of(soacs, &ALL, recent, seed * 7919);
+        let graph = fusion_graph(soacs, &ALL, false, recent, seed * 7919);
         let count = graph
             .graph
             .node_indices()
@@ -138,7 +132,7 @@ fn ilp_equals_enumerated_minimum_in_both_directions() {
     for seed in 1..=120u64 {
         let soacs = 4 + (seed % 7) as usize;
         let recent = 2 + (seed % 4) as usize;
-        let graph = graph_of(soacs, &kinds, recent, seed * 104_729);
+        let graph = fusion_graph(soacs, &kinds, false, recent, seed * 104_729);
         let directions: std::collections::BTreeSet<_> = graph
             .graph
             .node_indices()
@@ -178,7 +172,7 @@ fn cycle_cuts_equal_cluster_numbers() {
     for seed in 1..=40u64 {
         let soacs = 11 + (seed % 20) as usize;
         let recent = 2 + (seed % 6) as usize;
-        let graph = graph_of(soacs, &ALL, recent, seed * 6_700_417);
+        let graph = fusion_graph(soacs, &ALL, false, recent, seed * 6_700_417);
         let n = graph.graph.node_count();
         let start = cluster::separate_conflicts(&graph, greedy::decide(&graph));
         let numbers = ilp::decide(&graph, &start, 200_000).unwrap();

@@ -165,6 +165,19 @@ impl Gen {
     }
 }
 
+/// The fusion graph of `program`'s entry body (the same arguments).
+pub fn fusion_graph(
+    soacs: usize,
+    kinds: &[Kind],
+    cycle: bool,
+    recent: usize,
+    seed: u64,
+) -> crate::fusion::graph::FusionGraph {
+    let p = program(soacs, kinds, cycle, recent, seed);
+    let f = &p.entries[0];
+    crate::fusion::graph::build(&f.params, &f.body)
+}
+
 /// A program of about `soacs` SOACs of the `kinds` (in turn when `cycle`,
 /// else drawn at random), each reading one of the `recent` latest arrays.
 pub fn program(soacs: usize, kinds: &[Kind], cycle: bool, recent: usize, seed: u64) -> Program {
