@@ -8,8 +8,14 @@ use crate::codegen;
 use std::path::{Path, PathBuf};
 
 /// Where a library's files go: the directory and the name (`-o DIR/NAME`,
-/// else the source's directory and stem).
-fn destination(program: &Path, output: Option<&Path>) -> Result<(PathBuf, String), Failure> {
+/// else the source's directory and stem). A name given with the extension
+/// of a file the build writes (`-o DIR/NAME.py` for a module, `NAME.h` or
+/// `libNAME.so` for a C library) names the same files as `-o DIR/NAME`.
+fn destination(
+    program: &Path,
+    output: Option<&Path>,
+    python: bool,
+) -> Result<(PathBuf, String), Failure> {
     let named = output.unwrap_or(program);
     let stem = if output.is_some() {
         named.file_name()
@@ -18,6 +24,13 @@ fn destination(program: &Path, output: Option<&Path>) -> Result<(PathBuf, String
     };
     let name = stem
         .and_then(|s| s.to_str())
+        .map(|s| {
+            if output.is_some() {
+                without_file_extension(s, python)
+            } else {
+                s
+            }
+        })
         .filter(|s| !s.is_empty() && !s.contains(['/', '\0']))
         .ok_or_else(|| {
             Failure::Usage(format!("cannot name a library after `{}`", named.display()))
@@ -29,6 +42,20 @@ fn destination(program: &Path, output: Option<&Path>) -> Result<(PathBuf, String
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from("."));
     Ok((dir, name))
+}
+
+/// `name` less the extension of a file that `--python` (`.py`) or
+/// `--library` (`.h`, and `lib....so`) writes.
+fn without_file_extension(name: &str, python: bool) -> &str {
+    if python {
+        return name.strip_suffix(".py").unwrap_or(name);
+    }
+    if let Some(header) = name.strip_suffix(".h") {
+        return header;
+    }
+    name.strip_suffix(".so")
+        .map(|base| base.strip_prefix("lib").unwrap_or(base))
+        .unwrap_or(name)
 }
 
 fn python_identifier(name: &str) -> bool {
@@ -44,7 +71,7 @@ pub fn build(
     python: bool,
     time_passes: bool,
 ) -> Result<(), Failure> {
-    let (dir, name) = destination(program, output)?;
+    let (dir, name) = destination(program, output, python)?;
     if python && !python_identifier(&name) {
         return Err(Failure::Usage(format!(
             "`{name}` is not a Python module name (name the module with -o DIR/NAME)"
@@ -83,4 +110,29 @@ pub fn build(
     };
     std::fs::write(&file, text)
         .map_err(|e| Failure::Message(format!("cannot write `{}`: {e}", file.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::destination;
+    use std::path::{Path, PathBuf};
+
+    fn named(output: &str, python: bool) -> (PathBuf, String) {
+        destination(Path::new("src/prog.arr"), Some(Path::new(output)), python).unwrap()
+    }
+
+    #[test]
+    fn output_names_may_carry_the_written_extension() {
+        let plain = (PathBuf::from("out"), "saxpy".to_string());
+        assert_eq!(named("out/saxpy", true), plain);
+        assert_eq!(named("out/saxpy.py", true), plain);
+        assert_eq!(named("out/saxpy", false), plain);
+        assert_eq!(named("out/saxpy.h", false), plain);
+        assert_eq!(named("out/libsaxpy.so", false), plain);
+        // Only the extension of what the build writes is taken off.
+        assert_eq!(named("out/saxpy.h", true).1, "saxpy.h");
+        assert_eq!(named("out/saxpy.py", false).1, "saxpy.py");
+        let source = destination(Path::new("src/prog.arr"), None, true).unwrap();
+        assert_eq!(source, (PathBuf::from("src"), "prog".to_string()));
+    }
 }
