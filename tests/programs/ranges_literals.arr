@@ -13,6 +13,16 @@ entry ranges (n: i32) : ([]i32, []i32, []i32, []i32, []i32, []i64) =
 -- input { -1 }
 -- error: Error
 
+-- `a..b` is the language contract's spelling of the inclusive `a...b`.
+-- ==
+-- entry: two_dot
+-- input { 2 5 }
+-- output { [2, 3, 4, 5] [2, 3, 4, 5] [3, 5, 7] }
+-- input { 5 2 }
+-- error: Error
+entry two_dot (a: i32) (b: i32) : ([]i32, []i32, []i32) =
+  (a..b, a...b, a+1..a+3...b+2)
+
 -- ==
 -- entry: chars
 -- input { }
