@@ -185,6 +185,13 @@ pub enum Dim {
     /// P.r` then `[r]t`): the instance that computes it, checked at run
     /// time.
     Global(usize),
+    /// A field of an `i64`-valued tuple or record variable in scope
+    /// (`[s.0]t`, `[r.n]t`): the field positions from the outside in,
+    /// checked at run time.
+    Field {
+        var: LocalId,
+        path: Vec<usize>,
+    },
 }
 
 /// The declared sizes of a value, mirroring its type: arrays of tuples are

@@ -47,3 +47,22 @@ entry sizes (xs: []i32) : ([]i32, []i32, i64) =
 -- input { [1, 2] 3i64 }
 -- error: Error
 entry coerce_fails (xs: []i32) (n: i64) : []i32 = xs :> [n]i32
+
+-- A string literal as an input value of a `[]u8` parameter, as Futhark's
+-- values allow: its UTF-8 bytes, with the escapes of the language's string
+-- literals; also in rows of a `[][]u8`.
+
+-- ==
+-- entry: digits
+-- input { "12" } output { 12i64 2i64 }
+-- input { "" } output { 0i64 0i64 }
+
+entry digits (s: []u8) : (i64, i64) =
+  (foldl (\acc c -> acc * 10 + i64.u8 (c - '0')) 0 s, length s)
+
+-- ==
+-- entry: rows
+-- input { ["ab", "cd"] } output { [[97u8, 98u8], [99u8, 100u8]] }
+-- input { ["a\"\\\n"] } output { [[97u8, 34u8, 92u8, 10u8]] }
+
+entry rows (s: [][]u8) : [][]u8 = s

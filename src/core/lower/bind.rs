@@ -170,7 +170,8 @@ impl<'a> Lowerer<'a> {
                     .map(|(s, w)| self.shape_empty_literals(env, s, w, outer, loc))
                     .collect(),
             ),
-            (Shape::Other, Value::Leaf(Atom::Var(id), ty))
+            // A unit element's shape is the empty tuple; its array one leaf.
+            (Shape::Other | Shape::Tuple(_), Value::Leaf(Atom::Var(id), ty))
                 if self.empty_literals.contains(&id) && ty.rank() == outer.len() =>
             {
                 let Some(rows) = outer[1..].iter().copied().collect::<Option<Vec<Atom>>>() else {
@@ -222,6 +223,7 @@ impl<'a> Lowerer<'a> {
                 _ => None,
             },
             Dim::Global(inst) => self.global_size(*inst),
+            Dim::Field { var, path } => Self::field_size(env, *var, path),
             Dim::Linear { var, scale, offset } => match env.get(*var) {
                 Some(Value::Leaf(n, _)) => {
                     let n = *n;
@@ -242,6 +244,21 @@ impl<'a> Lowerer<'a> {
         }
         match self.expr(&Env::default(), &lam.body) {
             Value::Leaf(a, _) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The `i64` at `path` in the tuple or record bound to `var`.
+    fn field_size(env: &Env<'a>, var: LocalId, path: &[usize]) -> Option<Atom> {
+        let mut v = env.get(var)?;
+        for &i in path {
+            match v {
+                Value::Tuple(parts) => v = parts.get(i)?,
+                _ => return None,
+            }
+        }
+        match v {
+            Value::Leaf(n, _) => Some(*n),
             _ => None,
         }
     }
@@ -332,6 +349,13 @@ impl<'a> Lowerer<'a> {
                     }
                     _ => env.bind(*id, Value::Leaf(actual, CType::Scalar(ScalarType::I64))),
                 }
+            }
+            Dim::Field { var, path } => {
+                if let Some(expected) = Self::field_size(env, *var, path) {
+                    let actual = self.size_of(arr, depth, loc);
+                    self.assert_same(expected, actual, loc);
+                }
+                env.clone()
             }
             Dim::Global(inst) => {
                 if let Some(expected) = self.global_size(*inst) {

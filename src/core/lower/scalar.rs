@@ -50,8 +50,9 @@ impl<'a> Lowerer<'a> {
                 let mask = self.let1("t", ty, Exp::BinOp(BinOp::Shl, int(1), shift), loc);
                 let keep = self.let1("t", ty, Exp::UnOp(UnOp::Not, mask), loc);
                 let cleared = self.let1("t", ty, Exp::BinOp(BinOp::And, xs[1], keep), loc);
+                // `b` unmasked, as Futhark's definition `(x & !(1 << bit)) |
+                // (b << bit)`: `set_bit 0 0 2` is 2.
                 let b = self.let1("t", ty, Exp::Convert(t, xs[2]), loc);
-                let b = self.let1("t", ty, Exp::BinOp(BinOp::And, b, int(1)), loc);
                 let b = self.let1("t", ty, Exp::BinOp(BinOp::Shl, b, shift), loc);
                 Exp::BinOp(BinOp::Or, cleared, b)
             }

@@ -667,6 +667,39 @@ static void read_empty(arr_reader *r, int depth, size_t at) {
     }
 }
 
+/* A string literal at `at`, as Futhark's values allow it for a `[]u8`: its
+ * UTF-8 bytes, with the escapes of the language's string literals. */
+static void read_string(arr_reader *r, int depth, size_t at) {
+    int64_t count = 0;
+    size_t p = at + 1;
+    for (;;) {
+        unsigned char c;
+        if (p >= r->len) {
+            input_fail(r, at, "unterminated string literal");
+        }
+        c = r->buf[p++];
+        if (c == '"') {
+            break;
+        }
+        if (c == '\\') {
+            unsigned char e = p < r->len ? r->buf[p] : 0;
+            switch (e) {
+            case 'n': c = '\n'; break;
+            case 't': c = '\t'; break;
+            case 'r': c = '\r'; break;
+            case '0': c = 0; break;
+            case '\\': case '\'': case '"': c = e; break;
+            default: input_fail(r, p - 1, "unknown escape in string literal");
+            }
+            p++;
+        }
+        push_bytes(r, &c, 1);
+        count++;
+    }
+    r->pos = p;
+    note_dim(r, depth, count, at);
+}
+
 /* An element of an array literal at `depth` (rank - depth dimensions left). */
 static void read_text_elem(arr_reader *r, int depth) {
     size_t at;
@@ -676,6 +709,10 @@ static void read_text_elem(arr_reader *r, int depth) {
         scalar_bits v;
         read_scalar(r, &v);
         push_bytes(r, &v, (size_t)prim_sizes[r->prim]);
+        return;
+    }
+    if (at < r->len && r->buf[at] == '"' && depth + 1 == r->rank && r->prim == ARR_U8) {
+        read_string(r, depth, at);
         return;
     }
     if (at < r->len && r->buf[at] == '[') {

@@ -283,6 +283,14 @@ impl Reader<'_> {
             a.data.push(c);
             return Ok(());
         }
+        if self.peek() == Some(b'"') && depth + 1 == a.rank && a.elem == ScalarType::U8 {
+            let bytes = self.read_string(at)?;
+            let n = bytes.len();
+            for b in bytes {
+                a.data.push(Const::U8(b));
+            }
+            return self.note_dim(a, depth, n, at);
+        }
         if self.peek() == Some(b'[') {
             self.pos += 1;
             self.skip_space();
@@ -312,6 +320,41 @@ impl Reader<'_> {
             return self.read_empty(a, depth, at);
         }
         Err(self.expect_fail(at, &type_string(Type::Array(a.elem, a.rank - depth))))
+    }
+
+    /// A string literal at `at` as Futhark's values allow it for a `[]u8`:
+    /// its UTF-8 bytes, with the escapes of the language's string literals.
+    fn read_string(&mut self, at: usize) -> Result<Vec<u8>, InputError> {
+        let mut out = Vec::new();
+        let mut p = at + 1;
+        loop {
+            let Some(&c) = self.buf.get(p) else {
+                return Err(self.fail(at, "unterminated string literal".to_string()));
+            };
+            p += 1;
+            match c {
+                b'"' => break,
+                b'\\' => {
+                    let e = self.buf.get(p).copied();
+                    out.push(match e {
+                        Some(b'n') => b'\n',
+                        Some(b't') => b'\t',
+                        Some(b'r') => b'\r',
+                        Some(b'0') => 0,
+                        Some(c @ (b'\\' | b'\'' | b'"')) => c,
+                        _ => {
+                            return Err(
+                                self.fail(p - 1, "unknown escape in string literal".to_string())
+                            )
+                        }
+                    });
+                    p += 1;
+                }
+                c => out.push(c),
+            }
+        }
+        self.pos = p;
+        Ok(out)
     }
 
     /// `empty([2][0]i32)`: dimensions and element type.
@@ -502,6 +545,9 @@ impl Reader<'_> {
             r.skip_space();
         }
         let start = r.pos;
+        if r.peek() == Some(b'"') {
+            return Some(Type::Array(ScalarType::U8, rank + 1));
+        }
         let end = r.scan_word(start);
         if &b[start..end] == b"empty" {
             r.pos = end;

@@ -27,7 +27,7 @@ impl<'a> Checker<'a> {
                         None
                     }
                 },
-                Dim::Any | Dim::Linear { .. } | Dim::Global(_) => None,
+                Dim::Any | Dim::Linear { .. } | Dim::Global(_) | Dim::Field { .. } => None,
             };
             if let Some(k) = expected.filter(|k| *k != actual) {
                 let what = if depth == 0 {
@@ -271,6 +271,52 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// `s.0`, `r.n.m`: a local variable, the positions of the fields taken
+    /// from it (in its type's order, which its value's parts follow) and the
+    /// type of the last; `None` where a type is not yet a known tuple or
+    /// record.
+    fn field_of_local(&mut self, e: &Expr) -> Option<(LocalId, Vec<usize>, Type)> {
+        let (var, mut path, ty, field) = match &e.kind {
+            ExprKind::Var {
+                qualifier: None,
+                name,
+            } => {
+                if self.ctx.size_wildcards.contains(&name.name) {
+                    return None;
+                }
+                return match self.lookup_local(&name.name) {
+                    Some(Binding::Local { id, ty }) => Some((*id, Vec::new(), ty.clone())),
+                    _ => None,
+                };
+            }
+            // `r.n` may read as `n` of a module `r`.
+            ExprKind::Var {
+                qualifier: Some(q),
+                name,
+            } if !q.contains('.') => match self.lookup_local(q) {
+                Some(Binding::Local { id, ty }) => {
+                    (*id, Vec::new(), ty.clone(), Field::Name(name.name.clone()))
+                }
+                _ => return None,
+            },
+            ExprKind::Field(x, field) => {
+                let (var, path, ty) = self.field_of_local(x)?;
+                (var, path, ty, field.clone())
+            }
+            _ => return None,
+        };
+        let (i, t) = match (self.inf.shallow(&ty), &field) {
+            (Type::Tuple(ts), Field::Index(i)) => (*i, ts.get(*i)?.clone()),
+            (Type::Record(fs), Field::Name(n)) => {
+                let i = fs.iter().position(|(f, _)| f == n)?;
+                (i, fs[i].1.clone())
+            }
+            _ => return None,
+        };
+        path.push(i);
+        Some((var, path, t))
+    }
+
     pub(super) fn resolve_dim(&mut self, size: &'a SizeExpr) -> Result<Dim> {
         match size {
             SizeExpr::Any(_) => Ok(Dim::Any),
@@ -281,7 +327,14 @@ impl<'a> Checker<'a> {
             SizeExpr::Expr(e) => Ok(match self.linear(e) {
                 Some((var, 1, 0)) => Dim::Var(var),
                 Some((var, scale, offset)) if scale != 0 => Dim::Linear { var, scale, offset },
-                _ => Dim::Any,
+                _ => match self.field_of_local(e) {
+                    Some((var, path, ty))
+                        if !path.is_empty() && self.inf.unify(&i64_ty(), &ty).is_ok() =>
+                    {
+                        Dim::Field { var, path }
+                    }
+                    _ => Dim::Any,
+                },
             }),
             SizeExpr::Named(id) => {
                 if self.ctx.size_wildcards.contains(&id.name) {
