@@ -336,6 +336,46 @@ fn vectorised_streams_are_prefetched_a_page_ahead() {
 }
 
 #[test]
+fn streaming_reductions_read_two_halves_side_by_side() {
+    // A sum of squares reads one stream; its loop runs each range as two
+    // halves in one loop (`split.combine` joins them), whose vectorised
+    // body loads both.
+    let sumsq = "entry main (xs: []f32) : f64 =\n  \
+                 reduce (+) 0.0 (map (\\x -> f64.f32 x * f64.f32 x) xs)\n";
+    let ir = emitted(sumsq, &["-O3", "--cpu", "x86-64-v4", "--emit", "llvm"]);
+    assert!(ir.contains("split.combine:"), "no split loop in:\n{ir}");
+    let split = &ir[ir.find("\nsplit:").unwrap()..ir.find("\nsplit.combine:").unwrap()];
+    let body = &split[split.find("\nvector.body").expect("no vectorised halves")..];
+    let body = &body[..body.find("\n\n").unwrap_or(body.len())];
+    let loads = body.matches(" = load <").count();
+    assert!(loads >= 2 && loads.is_multiple_of(2), "{body}");
+    // A gather whose index is checked may fail: its iterations stay in order.
+    let gather = "entry main (xs: []f32) (is: []i64) : f32 =\n  \
+                  reduce (+) 0.0 (map (\\i -> xs[i]) is)\n";
+    let ir = emitted(gather, &["-O3", "--emit", "llvm"]);
+    assert!(!ir.contains("split.combine"), "{ir}");
+}
+
+#[test]
+fn gathers_of_a_float_sum_loop_are_prefetched_ahead() {
+    // A CSR row's loop sums `vals[s + k] * x[cols[s + k]]` in order: each
+    // iteration also prefetches the `x` element that `cols` names 64
+    // entries on.
+    let spmv = "entry main [n1] [nnz] [m] (offs: [n1]i64) (cols: [nnz]i32) (vals: [nnz]f32) \
+                (x: [m]f32) : []f32 =\n  \
+                tabulate (n1 - 1) (\\i -> let s = offs[i] in\n    \
+                loop acc = 0f32 for k < offs[i + 1] - s do acc + vals[s + k] * x[i64.i32 cols[s + k]])\n";
+    let ir = emitted(spmv, &["-O3", "--emit", "llvm"]);
+    let ahead = ir.lines().filter(|l| l.contains("%gather.next")).count();
+    assert!(ahead > 0 && ir.contains("@llvm.prefetch"), "{ir}");
+    // An integer sum of the same gathers vectorises; it gets none.
+    let ints = "entry main [n] [m] (cols: [n]i32) (x: [m]i32) : i32 =\n  \
+                loop acc = 0i32 for k < n do acc + x[i64.i32 cols[k]]\n";
+    let ir = emitted(ints, &["-O3", "--emit", "llvm"]);
+    assert!(!ir.contains("gather.next"), "{ir}");
+}
+
+#[test]
 fn compute_bound_vector_bodies_are_not_prefetched() {
     // A matrix product's register-blocked body loads 8 rows and computes
     // 32 operations on them; its vector loads get no prefetch.

@@ -10,7 +10,7 @@
 
 use super::emit::{Frame, Gen, Res};
 use crate::core::ir::SrcLoc;
-use crate::loopy::ir::{LoopNest, MemSpace};
+use crate::loopy::ir::{LoopNest, MemSpace, SeqLoop};
 use inkwell::context::Context;
 use inkwell::module::Module;
 use inkwell::targets::TargetMachine;
@@ -117,6 +117,18 @@ pub(crate) trait Backend {
     ) -> Res<()> {
         let _ = spaces;
         gen.builder.build_memmove(dst, 1, src, 1, bytes)?;
+        Ok(())
+    }
+
+    /// At the end of an iteration of a sequential loop's body, before the
+    /// next values are stored.
+    fn seq_iteration_end<'ctx>(
+        &self,
+        gen: &mut Gen<'ctx, '_>,
+        fr: &Frame<'ctx>,
+        lp: &SeqLoop,
+    ) -> Res<()> {
+        let _ = (gen, fr, lp);
         Ok(())
     }
 

@@ -157,6 +157,11 @@ impl<'ctx> Gen<'ctx, '_> {
                     "a loop in lanes without the totals that start them".into(),
                 ))
             }
+            (LoopShape::Plain, _)
+                if !totals_only && self.mode.nest_depth == 0 && split_streams(nest, bins) =>
+            {
+                self.emit_split(&mut inner, &run, carry)?
+            }
             (LoopShape::Plain, _) => self.emit_loop(&mut inner, &run)?,
             (LoopShape::Versioned(reads), _) => self.emit_versioned(&mut inner, &run, reads)?,
             (
@@ -598,6 +603,73 @@ impl<'ctx> Gen<'ctx, '_> {
         Ok(())
     }
 
+    /// A reduction's body over `[start, end)` as two halves that one loop
+    /// runs side by side (`split_streams`): lane 0 over the first `h`
+    /// iterations, lane 1 over the next `h` from the neutral values in
+    /// `carry` (still untouched), then lane 1 combined into lane 0, which
+    /// goes on over the iterations left. `h` is a multiple of 64
+    /// iterations, so both halves start equally aligned. The operator is
+    /// only reassociated, as a parallel reduction may be, and the halves
+    /// depend only on the range, so results repeat.
+    fn emit_split(
+        &mut self,
+        inner: &mut Frame<'ctx>,
+        run: &LoopRun<'_, 'ctx>,
+        carry: PointerValue<'ctx>,
+    ) -> Res<()> {
+        let func = inner.func;
+        let layout = run.layout;
+        let second = (0..run.slots.len())
+            .map(|k| self.entry_alloca(func, layout.carry_fields[k]))
+            .collect::<Res<Vec<_>>>()?;
+        let b = &self.builder;
+        let len = b.build_int_sub(run.end, run.start, "")?;
+        let pairs = b.build_int_signed_div(len, self.const_i64(2 * SPLIT_ALIGN), "")?;
+        let half = b.build_int_mul(pairs, self.const_i64(SPLIT_ALIGN), "half")?;
+        let none = b.build_int_compare(IntPredicate::EQ, half, self.const_i64(0), "")?;
+        let halves = self.ctx.append_basic_block(func, "split");
+        let combine = self.ctx.append_basic_block(func, "split.combine");
+        let rest = self.ctx.append_basic_block(func, "split.rest");
+        let before = self.current_block()?;
+        self.builder.build_conditional_branch(none, rest, halves)?;
+        self.builder.position_at_end(halves);
+        for (k, (ty, to)) in layout.carry_fields.iter().zip(&second).enumerate() {
+            let p = self
+                .builder
+                .build_struct_gep(layout.carry_ty, carry, k as u32, "")?;
+            let v = self.builder.build_load(*ty, p, "")?;
+            self.builder.build_store(*to, v)?;
+        }
+        let halves_end = self.builder.build_int_add(run.start, half, "")?;
+        let interleaved = LoopRun {
+            end: halves_end,
+            exit: combine,
+            ..*run
+        };
+        let lanes = [(None, run.slots), (Some(half), second.as_slice())];
+        self.emit_lanes(inner, &interleaved, &lanes)?;
+        self.builder.position_at_end(combine);
+        self.combine_carried(
+            inner,
+            run.nest,
+            layout,
+            run.slots,
+            &second,
+            Combine::Reductions,
+        )?;
+        let split_end = self.builder.build_int_add(halves_end, half, "")?;
+        let combined = self.current_block()?;
+        self.builder.build_unconditional_branch(rest)?;
+        self.builder.position_at_end(rest);
+        let rest_start = self.builder.build_phi(self.i64(), "rest.start")?;
+        rest_start.add_incoming(&[(&run.start, before), (&split_end, combined)]);
+        let leftover = LoopRun {
+            start: rest_start.as_basic_value().into_int_value(),
+            ..*run
+        };
+        self.emit_loop(inner, &leftover)
+    }
+
     /// Whether every read of `reads` is in range for all iterations of
     /// `[start, end)` (an empty range included).
     fn reads_in_range(
@@ -637,6 +709,45 @@ impl<'ctx> Gen<'ctx, '_> {
 
 /// The `MemSpace::Thread` allocations of a nest's body, through branches
 /// and sequential loops (a nest inside has its own loop function).
+/// Iterations the halves of a split reduction are cut at multiples of
+/// (`emit_split`): 64 `f32`s, four cache lines.
+const SPLIT_ALIGN: i64 = 64;
+
+/// Whether a nest's body loop runs in two halves side by side
+/// (`emit_split`): a reduction and nothing else (no scan, histogram or
+/// write), whose body cannot fail (the halves meet their iterations out of
+/// order) and holds no loop. Why: one stream read in order leaves this
+/// machine's memory idle between the prefetches of its pages; two streams
+/// 32 KiB apart keep twice as many lines in flight. A sum of squares of
+/// 50M `f32` (2 threads, hand-written C on an Intel Xeon with AVX-512,
+/// interleaved, 6 rounds): 4.11 ms against 5.35 for one stream (0.77x); a
+/// dot product, already two streams, 9.86 against 10.21 (0.97x).
+fn split_streams(nest: &LoopNest, bins: Bins) -> bool {
+    fn simple(block: &Block) -> bool {
+        block.iter().all(|stmt| match stmt {
+            Stmt::Let { exp, .. } => !exp.may_fail(),
+            Stmt::Read { check, .. } => check.is_none(),
+            Stmt::If {
+                then_block,
+                else_block,
+                ..
+            } => simple(then_block) && simple(else_block),
+            _ => false,
+        })
+    }
+    !nest.reductions.is_empty()
+        && nest.scans.is_empty()
+        && nest.compactions.is_empty()
+        && nest.hists.is_empty()
+        && nest.scatters.is_empty()
+        && bins == Bins::Shared
+        && matches!(
+            nest.plan.as_deref().map(|p| &p.strategy),
+            Some(crate::loopy::ir::ParPlan::Partials)
+        )
+        && simple(&nest.body)
+}
+
 fn thread_allocs<'b>(block: &'b Block, out: &mut Vec<(&'b Var, &'b [Atom])>) {
     for stmt in block {
         match stmt {

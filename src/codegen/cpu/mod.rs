@@ -5,6 +5,7 @@
 //! optimisation (`prefetch`), and the link with `cc` (`link`).
 
 mod combine;
+mod gather;
 pub(crate) mod link;
 mod loops;
 mod nest;
@@ -92,6 +93,17 @@ pub(crate) struct CpuBackend {
 }
 
 impl Backend for CpuBackend {
+    /// Prefetches for the loop's gathers through an index array
+    /// (`cpu::gather`).
+    fn seq_iteration_end<'ctx>(
+        &self,
+        gen: &mut Gen<'ctx, '_>,
+        fr: &Frame<'ctx>,
+        lp: &crate::loopy::ir::SeqLoop,
+    ) -> Res<()> {
+        gen.prefetch_gathers(fr, lp)
+    }
+
     fn nest<'ctx>(
         &self,
         gen: &mut Gen<'ctx, '_>,

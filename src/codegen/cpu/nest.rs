@@ -324,7 +324,11 @@ impl<'ctx> Gen<'ctx, '_> {
             _ => body.as_global_value().as_pointer_value(),
         };
         let shared_body = match stream {
-            Some(s) => self.pick_stream(fr, &outputs, s, shared_body)?,
+            Some(s) => {
+                let mut streamed = outputs.clone();
+                streamed.extend(super::stream::streamed_inputs(nest, &outputs));
+                self.pick_stream(fr, &streamed, s, shared_body)?
+            }
             None => shared_body,
         };
         let has_inner = nest.body.iter().any(holds_nest);
@@ -550,17 +554,18 @@ fn holds_nest(stmt: &Stmt) -> bool {
 }
 
 impl<'ctx> Gen<'ctx, '_> {
-    /// The stream variant `stream` when the arrays `outputs` take at least
+    /// The stream variant `stream` when the arrays `streamed` (a map
+    /// nest's outputs and the inputs it reads in order) take at least
     /// `stream::stream_threshold_bytes` together, else `plain`.
     fn pick_stream(
         &mut self,
         fr: &mut Frame<'ctx>,
-        outputs: &[VarId],
+        streamed: &[VarId],
         stream: FunctionValue<'ctx>,
         plain: PointerValue<'ctx>,
     ) -> Res<PointerValue<'ctx>> {
         let mut bytes = self.const_i64(0);
-        for a in outputs {
+        for a in streamed {
             if let Val::Array { elem, shape, .. } = self.val(fr, &Atom::Var(*a))? {
                 let count = self.product(&shape)?;
                 let size = self.const_i64(elem.bytes() as i64);

@@ -539,6 +539,8 @@ impl<'ctx> Gen<'ctx, '_> {
         let mut mode = self.mode.clone();
         mode.carried_sums.extend(carried_sums(lp));
         self.with_mode(mode, |g| g.block(fr, &lp.body))?;
+        let backend = self.backend;
+        backend.seq_iteration_end(self, fr, lp)?;
         let mut nexts = Vec::new();
         for a in &lp.next {
             nexts.push(self.fields(&self.val(fr, a)?));
