@@ -54,9 +54,15 @@ const JAM_LANES: usize = 8;
 
 /// The per-core L2 cache of the processor compiling (the one the program
 /// runs on: code is generated for the host CPU); 1 MiB where it cannot be
-/// read.
+/// read. `ARRC_L2_BYTES` overrides it, so that dumps of tiled nests are the
+/// same on every machine (the golden dump test sets it).
 fn l2_bytes() -> usize {
-    cache_bytes(2).unwrap_or(1 << 20)
+    std::env::var("ARRC_L2_BYTES")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&b| (1 << 16..=1 << 30).contains(&b))
+        .or_else(|| cache_bytes(2))
+        .unwrap_or(1 << 20)
 }
 
 /// The size of the first cache of `level` that Linux's sysfs lists for
