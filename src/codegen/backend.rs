@@ -31,6 +31,9 @@ pub(crate) enum Trap {
     Assert,
     /// `negative size N`: the size.
     NegativeSize,
+    /// `Range 0..1..<-2 is invalid`: start, second, end, form
+    /// (`core::ir::range_form`).
+    Range,
 }
 
 impl Trap {
@@ -38,7 +41,7 @@ impl Trap {
     pub(crate) fn operands(self) -> usize {
         match self {
             Trap::Bounds | Trap::SizeMismatch => 2,
-            Trap::Slice => 4,
+            Trap::Slice | Trap::Range => 4,
             Trap::NegativeSize => 1,
             Trap::DivisionByZero | Trap::Assert => 0,
         }

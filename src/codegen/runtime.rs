@@ -28,6 +28,9 @@ pub(crate) enum RuntimeFn {
     FailAssert,
     /// `void arr_fail_negative_size(int64_t size, const char *loc)`
     FailNegativeSize,
+    /// `void arr_fail_range(int64_t start, int64_t second, int64_t end,
+    /// int64_t form, const char *loc)`
+    FailRange,
     /// `void arr_run_nest(const arr_nest *nest, void *env, int64_t width, void *carry)`
     RunNest,
     /// `int arr_in_parallel(void)`
@@ -97,6 +100,7 @@ impl RuntimeFn {
             RuntimeFn::FailDivisionByZero => "arr_fail_division_by_zero",
             RuntimeFn::FailAssert => "arr_fail_assert",
             RuntimeFn::FailNegativeSize => "arr_fail_negative_size",
+            RuntimeFn::FailRange => "arr_fail_range",
             RuntimeFn::RunNest => "arr_run_nest",
             RuntimeFn::InParallel => "arr_in_parallel",
             RuntimeFn::GpuInit => "arr_gpu_init",
@@ -131,7 +135,7 @@ impl RuntimeFn {
             RuntimeFn::Alloc => (Some(Ptr), &[I64]),
             RuntimeFn::Free => (None, &[Ptr]),
             RuntimeFn::FailBounds | RuntimeFn::FailSizeMismatch => (None, &[I64, I64, Ptr]),
-            RuntimeFn::FailSlice => (None, &[I64, I64, I64, I64, Ptr]),
+            RuntimeFn::FailSlice | RuntimeFn::FailRange => (None, &[I64, I64, I64, I64, Ptr]),
             RuntimeFn::FailDivisionByZero | RuntimeFn::FailAssert => (None, &[Ptr]),
             RuntimeFn::FailNegativeSize => (None, &[I64, Ptr]),
             RuntimeFn::RunNest => (None, &[Ptr, Ptr, I64, Ptr]),
@@ -171,6 +175,7 @@ impl RuntimeFn {
                 | RuntimeFn::FailDivisionByZero
                 | RuntimeFn::FailAssert
                 | RuntimeFn::FailNegativeSize
+                | RuntimeFn::FailRange
         )
     }
 }

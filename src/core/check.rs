@@ -145,7 +145,7 @@ impl Checker {
             | Exp::Reverse(_)
             | Exp::Rotate { .. }
             | Exp::Concat(_) => Some(1),
-            Exp::AssertEqSizes(..) | Exp::Assert(_) => None,
+            Exp::AssertEqSizes(..) | Exp::Assert(..) => None,
             Exp::If {
                 then_body,
                 else_body,

@@ -109,8 +109,10 @@ impl Acc {
 
     fn exp(&mut self, exp: &Exp) {
         match exp {
-            Exp::Atom(a) | Exp::UnOp(_, a) | Exp::Convert(_, a) | Exp::Iota(a) | Exp::Assert(a) => {
-                self.atom(a)
+            Exp::Atom(a) | Exp::UnOp(_, a) | Exp::Convert(_, a) | Exp::Iota(a) => self.atom(a),
+            Exp::Assert(a, report) => {
+                self.atom(a);
+                report.atoms().iter().for_each(|x| self.atom(x));
             }
             Exp::Loop { params, form, body } => {
                 for (_, init) in params {

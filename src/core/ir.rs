@@ -60,6 +60,63 @@ pub struct Var {
     pub ty: Type,
 }
 
+/// What a failed assertion reports besides its location.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AssertReport {
+    /// `assertion failed`.
+    Plain,
+    /// Futhark's `Range START..SECOND..<END is invalid`: the range's start,
+    /// second element and end as `i64`, and its form as an `i64` constant
+    /// (`range_form`).
+    Range([Atom; 4]),
+}
+
+impl AssertReport {
+    /// The values the report prints.
+    pub fn atoms(&self) -> &[Atom] {
+        match self {
+            AssertReport::Plain => &[],
+            AssertReport::Range(a) => a,
+        }
+    }
+
+    pub fn atoms_mut(&mut self) -> &mut [Atom] {
+        match self {
+            AssertReport::Plain => &mut [],
+            AssertReport::Range(a) => a,
+        }
+    }
+
+    pub fn iter(&self) -> std::slice::Iter<'_, Atom> {
+        self.atoms().iter()
+    }
+
+    pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, Atom> {
+        self.atoms_mut().iter_mut()
+    }
+}
+
+/// The form of a range for its report: 0 for `a..<b`, 1 for `a..>b`, 2 for
+/// `a...b`, plus 4 when the second element is written (`a..s..<b`).
+pub fn range_form(end: u8, with_second: bool) -> i64 {
+    i64::from(end) + if with_second { 4 } else { 0 }
+}
+
+/// Futhark's message for an invalid range of form `range_form`.
+pub fn range_message(start: i64, second: i64, end: i64, form: i64) -> String {
+    let second = if form & 4 != 0 {
+        format!("..{second}")
+    } else {
+        String::new()
+    };
+    let op = match form & 3 {
+        0 => "..<",
+        1 => "..>",
+        _ => "...",
+    };
+    format!("Range {start}{second}{op}{end} is invalid")
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Atom {
     Var(VarId),
@@ -451,8 +508,8 @@ pub enum Exp {
     },
     /// Stops with `size mismatch` unless the two `i64`s are equal.
     AssertEqSizes(Atom, Atom),
-    /// Stops with `assertion failed` unless the `bool` is true.
-    Assert(Atom),
+    /// Stops unless the `bool` is true, with what the report says.
+    Assert(Atom, AssertReport),
     Soac(Soac),
     /// A sequential loop. `params` are the loop-carried variables with their
     /// initial values; the body's results are their next values, and the

@@ -228,8 +228,12 @@ fn print_exp(out: &mut String, exp: &Exp, depth: usize, names: &Names) {
         Exp::AssertEqSizes(a, b) => {
             let _ = write!(out, "assert_eq_sizes {} {}", names.atom(a), names.atom(b));
         }
-        Exp::Assert(c) => {
+        Exp::Assert(c, report) => {
             let _ = write!(out, "assert {}", names.atom(c));
+            if let AssertReport::Range(a) = report {
+                let a: Vec<String> = a.iter().map(|x| names.atom(x)).collect();
+                let _ = write!(out, " range({})", a.join(", "));
+            }
         }
         Exp::Soac(soac) => {
             let _ = write!(

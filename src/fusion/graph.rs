@@ -527,7 +527,7 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
     }
     for (i, stm) in body.stms.iter().enumerate() {
         let ordered = match stm.exp {
-            Exp::Assert(_) => true,
+            Exp::Assert(..) => true,
             Exp::AssertEqSizes(..) => !after_soac[i],
             _ => false,
         };

@@ -18,7 +18,8 @@ pub mod ops;
 mod soacs;
 
 use crate::core::ir::{
-    Atom, Body, Exp, Function, Lambda, LoopForm, Program, SrcLoc, Stm, Type, Var, VarId,
+    range_message, AssertReport, Atom, Body, Exp, Function, Lambda, LoopForm, Program, SrcLoc, Stm,
+    Type, Var, VarId,
 };
 use crate::runtime::value::{type_string, ArrayData, ArrayValue, Value};
 use crate::types::{Const, ScalarType};
@@ -743,10 +744,20 @@ impl Interp<'_> {
                 }
                 Ok(())
             }
-            Exp::Assert(c) => {
+            Exp::Assert(c, report) => {
                 if self.scalar(c)? != Const::Bool(true) && !self.trial() {
+                    let what = match report {
+                        AssertReport::Plain => "assertion failed".to_string(),
+                        AssertReport::Range(a) => {
+                            let mut v = [0i64; 4];
+                            for (x, a) in v.iter_mut().zip(a) {
+                                *x = self.scalar(a)?.as_i128().unwrap_or(0) as i64;
+                            }
+                            range_message(v[0], v[1], v[2], v[3])
+                        }
+                    };
                     return Err(RunError::Program(format!(
-                        "assertion failed at {}",
+                        "{what} at {}",
                         self.loc(stm.loc)
                     )));
                 }

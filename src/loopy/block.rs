@@ -178,7 +178,9 @@ pub(super) fn invariant_assert(stmt: &Stmt, inside: &HashSet<VarId>) -> bool {
         Stmt::AssertEq {
             expected, found, ..
         } => outside(expected, inside) && outside(found, inside),
-        Stmt::Assert { cond, .. } => outside(cond, inside),
+        Stmt::Assert { cond, report, .. } => {
+            outside(cond, inside) && report.iter().all(|a| outside(a, inside))
+        }
         _ => false,
     }
 }

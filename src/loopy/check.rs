@@ -283,7 +283,12 @@ impl Checker {
                 expect(scope, expected, I64, "size")?;
                 expect(scope, found, I64, "size")
             }
-            Stmt::Assert { cond, .. } => expect(scope, cond, BOOL, "assertion"),
+            Stmt::Assert { cond, report, .. } => {
+                for a in report.iter() {
+                    expect(scope, a, I64, "range report")?;
+                }
+                expect(scope, cond, BOOL, "assertion")
+            }
             Stmt::SizeCheck { size, .. } => expect(scope, size, I64, "size check"),
             Stmt::IndexCheck { index, len, .. } => {
                 expect(scope, index, I64, "index check")?;

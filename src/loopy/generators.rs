@@ -6,7 +6,7 @@
 //! loop that fills it and its `Free` are dead: these fuse into their readers.
 
 use super::ir::{block_vars, Block, Function, LoopNest, Origin, SeqForm, Stmt};
-use crate::core::ir::{Atom, VarId};
+use crate::core::ir::{AssertReport, Atom, VarId};
 use std::collections::{BTreeSet, HashSet};
 
 pub fn drop_unread(f: &mut Function) {
@@ -152,6 +152,7 @@ fn without_target(stmt: &Stmt, array: VarId) -> Stmt {
             array: a, value, ..
         } if *a == array => Stmt::Assert {
             cond: *value,
+            report: AssertReport::Plain,
             loc: Default::default(),
         },
         Stmt::Copy { array: a, src, .. } if *a == array => Stmt::Free(*src),

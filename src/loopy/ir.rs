@@ -20,7 +20,7 @@
 //! - `LoopNest::par` agrees with what the nest carries (see
 //!   `LoopNest::required_parallelism`).
 
-use crate::core::ir::{Atom, BinOp, SizeParam, SrcLoc, Type, UnOp, Var, VarId};
+use crate::core::ir::{AssertReport, Atom, BinOp, SizeParam, SrcLoc, Type, UnOp, Var, VarId};
 use crate::fusion::ast::ClusterId;
 use crate::types::{Const, ScalarType};
 
@@ -156,9 +156,11 @@ pub enum Stmt {
         found: Atom,
         loc: SrcLoc,
     },
-    /// Stops with `assertion failed` unless the `bool` holds.
+    /// Stops unless the `bool` holds, with what the report says
+    /// (`assertion failed`, or an invalid range and its values).
     Assert {
         cond: Atom,
+        report: AssertReport,
         loc: SrcLoc,
     },
     /// Stops with `negative size N` unless the `i64` is at least 0: a

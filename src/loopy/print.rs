@@ -207,8 +207,15 @@ fn print_stmt(out: &mut String, stmt: &Stmt, depth: usize, names: &Names) {
                 loc.col
             );
         }
-        Stmt::Assert { cond, loc } => {
-            let _ = writeln!(out, "assert {} @{}:{}", names.atom(cond), loc.line, loc.col);
+        Stmt::Assert { cond, report, loc } => {
+            let values: Vec<String> = report.iter().map(|a| names.atom(a)).collect();
+            let report = if values.is_empty() {
+                String::new()
+            } else {
+                format!(" range({})", values.join(", "))
+            };
+            let cond = names.atom(cond);
+            let _ = writeln!(out, "assert {cond}{report} @{}:{}", loc.line, loc.col);
         }
         Stmt::IndexCheck { index, len, loc } => {
             let (index, len) = (names.atom(index), names.atom(len));

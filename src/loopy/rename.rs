@@ -188,10 +188,17 @@ impl Renaming {
                 found: self.atom(found),
                 loc: *loc,
             },
-            Stmt::Assert { cond, loc } => Stmt::Assert {
-                cond: self.atom(cond),
-                loc: *loc,
-            },
+            Stmt::Assert { cond, report, loc } => {
+                let mut report = *report;
+                for a in report.atoms_mut() {
+                    *a = self.atom(a);
+                }
+                Stmt::Assert {
+                    cond: self.atom(cond),
+                    report,
+                    loc: *loc,
+                }
+            }
             Stmt::IndexCheck { index, len, loc } => Stmt::IndexCheck {
                 index: self.atom(index),
                 len: self.atom(len),

@@ -125,7 +125,10 @@ pub(crate) fn block_vars(
                 atom_use(expected, uses);
                 atom_use(found, uses);
             }
-            Stmt::Assert { cond, .. } => atom_use(cond, uses),
+            Stmt::Assert { cond, report, .. } => {
+                atom_use(cond, uses);
+                report.iter().for_each(|a| atom_use(a, uses));
+            }
             Stmt::SizeCheck { size, .. } => atom_use(size, uses),
             Stmt::IndexCheck { index, len, .. } => {
                 atom_use(index, uses);

@@ -255,9 +255,13 @@ impl Keyer {
                 let (x, y) = if y < x { (y, x) } else { (x, y) };
                 let _ = write!(self.out, "assert_eq_sizes {x} {y}");
             }
-            Exp::Assert(c) => {
+            Exp::Assert(c, report) => {
                 self.out.push_str("assert ");
                 self.atom(c);
+                for a in report.atoms() {
+                    self.out.push(' ');
+                    self.atom(a);
+                }
             }
             Exp::Soac(soac) => {
                 let _ = write!(self.out, "{} ", soac.kind.name());

@@ -234,7 +234,7 @@ impl Facts {
             Exp::Iota(n) | Exp::Replicate { count: n, .. } => !self.is_nonneg(n),
             Exp::ArrayLit { elem, items } => elem.rank() > 0 && items.len() > 1,
             Exp::AssertEqSizes(a, b) => !same_atom(a, b),
-            Exp::Assert(c) => !matches!(c, Atom::Const(Const::Bool(true))),
+            Exp::Assert(c, _) => !matches!(c, Atom::Const(Const::Bool(true))),
             Exp::Soac(soac) => {
                 let fits = if in_place {
                     self.fits_here.contains(&soac.label)

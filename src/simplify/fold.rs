@@ -222,7 +222,7 @@ impl Folder {
                 }
                 out.push(stm);
             }
-            Exp::Assert(c) => {
+            Exp::Assert(c, _) => {
                 if let Atom::Const(Const::Bool(true)) = c {
                     self.changed = true;
                     for p in &stm.pat {

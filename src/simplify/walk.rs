@@ -24,7 +24,11 @@ pub fn soac_lambda_mut(kind: &mut SoacKind) -> Option<&mut Lambda> {
 macro_rules! match_atoms {
     ($exp:expr, $f:ident, $var:ident, $iter:ident $(, $mut:tt)?) => {
         match $exp {
-            Exp::Atom(a) | Exp::UnOp(_, a) | Exp::Convert(_, a) | Exp::Iota(a) | Exp::Assert(a) => $f(a),
+            Exp::Atom(a) | Exp::UnOp(_, a) | Exp::Convert(_, a) | Exp::Iota(a) => $f(a),
+            Exp::Assert(a, report) => {
+                $f(a);
+                report.$iter().for_each(&mut $f);
+            }
             Exp::BinOp(_, a, b) | Exp::AssertEqSizes(a, b) => {
                 $f(a);
                 $f(b);
@@ -279,7 +283,7 @@ pub fn node_kind(exp: &Exp) -> &'static str {
         Exp::Replicate { .. } => "replicate",
         Exp::ArrayLit { .. } => "array",
         Exp::AssertEqSizes(..) => "assert_eq_sizes",
-        Exp::Assert(_) => "assert",
+        Exp::Assert(..) => "assert",
         Exp::Soac(soac) => soac.kind.name(),
         Exp::Loop { .. } => "loop",
         Exp::Slice { .. } => "slice",

@@ -8,10 +8,31 @@
 entry ranges (n: i32) : ([]i32, []i32, []i32, []i32, []i32, []i64) =
   (0..<n, 1...n, n..>0, 0..2...n, n..n-2..>0, 0..3..<5)
 
+-- An invalid range stops with Futhark's message, which names its values.
+
 -- ==
 -- entry: ranges
 -- input { -1 }
--- error: Error
+-- error: ^Range 0\.\.<-1 is invalid at .*ranges_literals\.arr:9:
+
+-- ==
+-- entry: stepped
+-- input { 1i64 3i64 9i64 } output { 16i64 25i64 10i64 }
+-- input { 2i64 2i64 -8i64 } error: ^Range 2\.\.2\.\.<-8 is invalid at .*ranges_literals\.arr:33:
+-- input { 1i64 0i64 5i64 } error: ^Range 1\.\.0\.\.<5 is invalid at .*ranges_literals\.arr:33:
+
+-- ==
+-- entry: inclusive
+-- input { 1i64 0i64 5i64 } error: ^Range 1\.\.0\.\.\.5 is invalid at .*ranges_literals\.arr:34:
+
+-- ==
+-- entry: downwards
+-- input { 3i64 } error: ^Range 0\.\.>3 is invalid at .*ranges_literals\.arr:35:
+
+entry stepped (a: i64) (b: i64) (c: i64) : (i64, i64, i64) =
+  (i64.sum (a..b..<c), i64.sum (a..b...c), i64.sum ((c - 5)..>0))
+entry inclusive (a: i64) (b: i64) (c: i64) : i64 = i64.sum (a..b...c)
+entry downwards (c: i64) : i64 = i64.sum (0..>c)
 
 -- `a..b` is the language contract's spelling of the inclusive `a...b`.
 -- ==

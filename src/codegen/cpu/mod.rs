@@ -204,6 +204,7 @@ pub(crate) fn host_trap<'ctx>(
         Trap::DivisionByZero => RuntimeFn::FailDivisionByZero,
         Trap::Assert => RuntimeFn::FailAssert,
         Trap::NegativeSize => RuntimeFn::FailNegativeSize,
+        Trap::Range => RuntimeFn::FailRange,
     });
     let mut args: Vec<BasicMetadataValueEnum> = operands.iter().map(|v| (*v).into()).collect();
     args.push(loc.into());

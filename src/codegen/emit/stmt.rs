@@ -216,10 +216,18 @@ impl<'ctx> Gen<'ctx, '_> {
                 let bad = self.builder.build_int_compare(IntPredicate::NE, e, f, "")?;
                 self.trap_if(fr, bad, Trap::SizeMismatch, &[e, f], *loc)?;
             }
-            Stmt::Assert { cond, loc } => {
+            Stmt::Assert { cond, report, loc } => {
                 let c = self.int(fr, cond)?;
                 let bad = self.builder.build_not(c, "")?;
-                self.trap_if(fr, bad, Trap::Assert, &[], *loc)?;
+                let mut values = Vec::new();
+                for a in report.iter() {
+                    values.push(self.int(fr, a)?);
+                }
+                let trap = match report {
+                    crate::core::ir::AssertReport::Plain => Trap::Assert,
+                    crate::core::ir::AssertReport::Range(_) => Trap::Range,
+                };
+                self.trap_if(fr, bad, trap, &values, *loc)?;
             }
             Stmt::IndexCheck { index, len, loc } => {
                 let (i, n) = (self.int(fr, index)?, self.int(fr, len)?);

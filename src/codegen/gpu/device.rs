@@ -234,6 +234,7 @@ impl<'ctx> Gen<'ctx, '_> {
             Trap::DivisionByZero => 4,
             Trap::Assert => 5,
             Trap::NegativeSize => 6,
+            Trap::Range => 8,
         };
         self.record_failure(kind, loc_index as u64, operands)
     }

@@ -115,7 +115,7 @@ impl<'a> Lowerer<'a> {
                 let (cond, _) = Self::scalar(&self.expr(env, c));
                 self.stms.push(Stm {
                     pat: Vec::new(),
-                    exp: Exp::Assert(cond),
+                    exp: Exp::Assert(cond, AssertReport::Plain),
                     loc,
                 });
                 self.expr(env, x)
@@ -442,7 +442,7 @@ impl<'a> Lowerer<'a> {
                     );
                     self.stms.push(Stm {
                         pat: Vec::new(),
-                        exp: Exp::Assert(ok),
+                        exp: Exp::Assert(ok, AssertReport::Plain),
                         loc,
                     });
                     let neg = if start.is_none() || end.is_none() {

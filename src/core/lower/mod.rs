@@ -25,8 +25,8 @@ mod sums;
 const TAG: ScalarType = ScalarType::U8;
 
 use super::ir::{
-    Atom, BinOp, Body, DimSlice, Exp, Function, Lambda, LoopForm, Program, SizeParam, Soac, SoacId,
-    SoacKind, SrcLoc, Stm, Type as CType, UnOp, Var, VarId,
+    range_form, AssertReport, Atom, BinOp, Body, DimSlice, Exp, Function, Lambda, LoopForm,
+    Program, SizeParam, Soac, SoacId, SoacKind, SrcLoc, Stm, Type as CType, UnOp, Var, VarId,
 };
 use crate::syntax::ast::{self, Field, FileId, Span};
 use crate::syntax::SourceMap;

@@ -238,9 +238,20 @@ impl<'a> Lowerer<'a> {
                 (valid, op(self, Quot, up, safe))
             }
         };
+        // Futhark's message names the range's values, as `i64`.
+        let end_code = match kind {
+            RangeKind::UpTo => 0,
+            RangeKind::DownTo => 1,
+            RangeKind::Inclusive => 2,
+        };
+        let form = int(range_form(end_code, second.is_some()));
+        let second_value = match second {
+            Some(_) => op(self, Add, x, d),
+            None => int(0),
+        };
         self.stms.push(Stm {
             pat: Vec::new(),
-            exp: Exp::Assert(valid),
+            exp: Exp::Assert(valid, AssertReport::Range([x, second_value, z, form])),
             loc,
         });
         let arr = CType::Array(i64_, 1);

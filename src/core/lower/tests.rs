@@ -518,7 +518,7 @@ fn assert_is_checked_before_its_body() {
         .body
         .stms
         .iter()
-        .map(|s| matches!(s.exp, Exp::Assert(_)))
+        .map(|s| matches!(s.exp, Exp::Assert(..)))
         .collect();
     assert_eq!(kinds, [false, true, false]);
     assert_eq!(f.body.stms[1].loc.col, 23);

@@ -298,7 +298,7 @@ fn division_by_zero_and_assert() {
         Exp::BinOp(BinOp::Ge, v(&x), i32c(0)),
         loc(4, 1),
     );
-    ir.let_many(&[], Exp::Assert(v(&pos)), loc(4, 5));
+    ir.let_many(&[], Exp::Assert(v(&pos), AssertReport::Plain), loc(4, 5));
     let body = ir.body(vec![v(&q), v(&r)]);
     let p = program(
         "main",

@@ -485,9 +485,14 @@ impl Lowerer {
                     self.subst.insert(p.id, a);
                 }
             }
-            Exp::Assert(c) => {
+            Exp::Assert(c, report) => {
+                let mut report = *report;
+                for a in report.atoms_mut() {
+                    *a = self.atom(a);
+                }
                 out.push(Stmt::Assert {
                     cond: self.atom(c),
+                    report,
                     loc,
                 });
                 for p in &stm.pat {

@@ -435,3 +435,14 @@ void arr_fail_assert(const char *loc) { fail("Error: assertion failed at %s\n", 
 void arr_fail_negative_size(int64_t size, const char *loc) {
     fail("Error: negative size %" PRId64 " at %s\n", size, loc);
 }
+
+/* Futhark's message for an invalid range; `form` as core::ir::range_form:
+ * 0 `..<`, 1 `..>`, 2 `...`, plus 4 when the second element is written. */
+void arr_fail_range(int64_t start, int64_t second, int64_t end, int64_t form, const char *loc) {
+    const char *op = (form & 3) == 0 ? "..<" : (form & 3) == 1 ? "..>" : "...";
+    if (form & 4) {
+        fail("Error: Range %" PRId64 "..%" PRId64 "%s%" PRId64 " is invalid at %s\n", start,
+             second, op, end, loc);
+    }
+    fail("Error: Range %" PRId64 "%s%" PRId64 " is invalid at %s\n", start, op, end, loc);
+}
