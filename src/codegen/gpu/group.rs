@@ -33,7 +33,7 @@ use crate::core::ir::{Atom, Type, VarId};
 use crate::loopy::ir::{LoopNest, MemSpace, Parallelism, SeqForm, Stmt};
 use crate::types::ScalarType;
 use inkwell::basic_block::BasicBlock;
-use inkwell::values::IntValue;
+use inkwell::values::{IntValue, PointerValue};
 use inkwell::IntPredicate;
 use std::collections::HashSet;
 
@@ -54,19 +54,38 @@ pub(crate) struct RowGroup<'ctx> {
     /// Whether the group shares scratch arrays (then it synchronises around
     /// each fold).
     pub(crate) scratch: bool,
+    /// Whether a row's keys are unbounded before the kernel (`Prefix`):
+    /// then reductions leave the key cursor at the row's base.
+    pub(crate) dynamic: bool,
 }
 
-/// A map body's group prefix: `Some((at, scratch))` when statements
-/// `0..=at` may run on a group (`at`: the last statement holding a row
-/// reduction) and `scratch` lists the arrays they make per group.
-pub(super) fn group_prefix(nest: &LoopNest) -> Option<(usize, Vec<VarId>)> {
+/// A map body's group prefix (`group_prefix`).
+pub(super) struct Prefix {
+    /// The last statement holding a row reduction: statements `0..=at`
+    /// run on the group.
+    pub(super) at: usize,
+    /// The arrays the group statements make per group.
+    pub(super) scratch: Vec<VarId>,
+    /// Whether the statements loop a number of times only the row knows
+    /// (a `while` loop, a `for` loop whose count the row computes): a
+    /// row's keys cannot be bounded before the kernel, so every statement
+    /// of the row takes the row's base key and iteration `j` of a fold
+    /// `base + 1 + j`. That orders a row's errors because the group leaves
+    /// the row at its first failure (a failed fold included: `group_any`).
+    pub(super) dynamic: bool,
+}
+
+/// A map body's group prefix, when its statements up to the last one
+/// holding a row reduction may run on a group.
+pub(super) fn group_prefix(nest: &LoopNest) -> Option<Prefix> {
     if nest.par != Parallelism::Map || nest.carried().next().is_some() {
         return None;
     }
     let at = nest.body.iter().rposition(holds_reduction)?;
     let defined = nest.defined_vars();
     let mut scratch = Vec::new();
-    if !uniform(&nest.body[..=at], &defined, &mut scratch) {
+    let mut dynamic = false;
+    if !uniform(&nest.body[..=at], &defined, &mut scratch, &mut dynamic) {
         return None;
     }
     // The first thread runs the rest; it must not hand a group buffer to
@@ -74,7 +93,11 @@ pub(super) fn group_prefix(nest: &LoopNest) -> Option<(usize, Vec<VarId>)> {
     if !scratch.is_empty() && in_place(&nest.body[at + 1..]) {
         return None;
     }
-    Some((at, scratch))
+    Some(Prefix {
+        at,
+        scratch,
+        dynamic,
+    })
 }
 
 /// The row reductions of a group prefix, in the order the body meets them.
@@ -117,8 +140,13 @@ fn invariant(a: &Atom, defined: &HashSet<VarId>) -> bool {
 }
 
 /// Whether every thread of a group may run `block` (collecting the group's
-/// scratch arrays).
-fn uniform(block: &[Stmt], defined: &HashSet<VarId>, scratch: &mut Vec<VarId>) -> bool {
+/// scratch arrays, and noting loops whose rounds only the row knows).
+fn uniform(
+    block: &[Stmt],
+    defined: &HashSet<VarId>,
+    scratch: &mut Vec<VarId>,
+    dynamic: &mut bool,
+) -> bool {
     block.iter().all(|s| match s {
         Stmt::Let { .. } | Stmt::Read { .. } | Stmt::Row { .. } | Stmt::View { .. } => true,
         _ if s.is_check() => true,
@@ -126,13 +154,27 @@ fn uniform(block: &[Stmt], defined: &HashSet<VarId>, scratch: &mut Vec<VarId>) -
             then_block,
             else_block,
             ..
-        } => uniform(then_block, defined, scratch) && uniform(else_block, defined, scratch),
+        } => {
+            uniform(then_block, defined, scratch, dynamic)
+                && uniform(else_block, defined, scratch, dynamic)
+        }
         // A loop every thread runs the same number of times, with scalar
-        // state (broadcast results keep it equal across the group).
+        // state (broadcast results keep it equal across the group); a
+        // count or condition the row computes makes the row's keys
+        // dynamic.
         Stmt::SeqLoop(l) => {
-            matches!(&l.form, SeqForm::For { bound, .. } if invariant(bound, defined))
-                && l.params.iter().all(|p| matches!(p.var.ty, Type::Scalar(_)))
-                && uniform(&l.body, defined, scratch)
+            let form = match &l.form {
+                SeqForm::For { bound, .. } => {
+                    *dynamic |= !invariant(bound, defined);
+                    true
+                }
+                SeqForm::While { cond, .. } => {
+                    *dynamic = true;
+                    !cond.iter().any(holds_reduction) && uniform(cond, defined, scratch, dynamic)
+                }
+            };
+            form && l.params.iter().all(|p| matches!(p.var.ty, Type::Scalar(_)))
+                && uniform(&l.body, defined, scratch, dynamic)
         }
         Stmt::Loop(inner) => {
             row_reduction(inner)
@@ -308,20 +350,23 @@ impl<'ctx> Gen<'ctx, '_> {
         if g.scratch {
             self.group_sync(fr, g.per_block)?;
         }
-        let slots = self.row_fold(fr, red, c, whole, (g.rank, g.size), g.row_end)?;
+        let (slots, failed) = self.row_fold(fr, red, c, whole, (g.rank, g.size), g.row_end)?;
         if g.scratch {
             self.group_sync(fr, g.per_block)?;
         }
+        self.leave_if_any(fr, g.per_block, failed, g.row_end)?;
         self.warp_combine(fr, red, &slots, g.lane)?;
         self.when(fr.func, g.per_block, |gen| {
             gen.block_combine(fr, red, &slots, g.tid, g.lane, g.ntid)
         })?;
         self.broadcast(fr, red, &slots, g.per_block, g.tid)?;
-        let w = self.int(fr, &red.width)?;
-        let w = self.max0(w)?;
-        let after = self.builder.build_int_add(c, w, "")?;
-        let after = self.builder.build_int_add(after, self.const_i64(1), "")?;
-        self.builder.build_store(key, after)?;
+        if !g.dynamic {
+            let w = self.int(fr, &red.width)?;
+            let w = self.max0(w)?;
+            let after = self.builder.build_int_add(c, w, "")?;
+            let after = self.builder.build_int_add(after, self.const_i64(1), "")?;
+            self.builder.build_store(key, after)?;
+        }
         let finals = self.load_slots(red, &slots)?;
         self.bind_finals(fr, red, finals)
     }
@@ -333,6 +378,82 @@ impl<'ctx> Gen<'ctx, '_> {
         self.when(fr.func, per_block, |gen| gen.barrier())?;
         let per_warp = self.builder.build_not(per_block, "")?;
         self.when(fr.func, per_warp, |gen| gen.warp_sync())
+    }
+
+    /// Every thread of the group leaves for `row_end` when one of them
+    /// failed a check of the fold (`failed`, an `i1` slot): the row's
+    /// first error is recorded, and the rest of the row, which would run
+    /// on a partial result (a `while` loop might not end), is skipped by
+    /// the whole group alike.
+    pub(super) fn leave_if_any(
+        &mut self,
+        fr: &Frame<'ctx>,
+        per_block: IntValue<'ctx>,
+        failed: PointerValue<'ctx>,
+        row_end: BasicBlock<'ctx>,
+    ) -> Res<()> {
+        let bool_t = self.ctx.bool_type();
+        let mine = self
+            .builder
+            .build_load(bool_t, failed, "failed")?
+            .into_int_value();
+        let any = self.group_any(fr, per_block, mine)?;
+        let go = self.ctx.append_basic_block(fr.func, "row.fold.ok");
+        self.builder.build_conditional_branch(any, row_end, go)?;
+        self.builder.position_at_end(go);
+        Ok(())
+    }
+
+    /// Whether `pred` holds in any thread of the group: `vote.any.sync` of
+    /// the whole warp, or `bar.red.or` of the block (a barrier).
+    fn group_any(
+        &mut self,
+        fr: &Frame<'ctx>,
+        per_block: IntValue<'ctx>,
+        pred: IntValue<'ctx>,
+    ) -> Res<IntValue<'ctx>> {
+        let i32t = self.ctx.i32_type();
+        let bool_t = self.ctx.bool_type();
+        let emulated = self.emulated()?;
+        let out = self.entry_alloca(fr.func, bool_t.into())?;
+        let wide = self.builder.build_int_z_extend(pred, i32t, "")?;
+        let per_warp = self.builder.build_not(per_block, "")?;
+        self.when(fr.func, per_warp, |gen| {
+            let all = i32t.const_all_ones();
+            let any = if emulated {
+                let f = gen.declare("arr_emu_vote_any", Some(i32t.into()), &[i32t.into(); 2]);
+                let r = gen.call_int(f, &[all.into(), wide.into()])?;
+                gen.builder
+                    .build_int_compare(IntPredicate::NE, r, i32t.const_zero(), "")?
+            } else {
+                let f = gen.declare(
+                    "llvm.nvvm.vote.any.sync",
+                    Some(bool_t.into()),
+                    &[i32t.into(), bool_t.into()],
+                );
+                gen.call_int(f, &[all.into(), pred.into()])?
+            };
+            gen.builder.build_store(out, any)?;
+            Ok(())
+        })?;
+        self.when(fr.func, per_block, |gen| {
+            let name = if emulated {
+                "arr_emu_barrier_or"
+            } else {
+                "llvm.nvvm.barrier0.or"
+            };
+            let f = gen.declare(name, Some(i32t.into()), &[i32t.into()]);
+            let r = gen.call_int(f, &[wide.into()])?;
+            let any = gen
+                .builder
+                .build_int_compare(IntPredicate::NE, r, i32t.const_zero(), "")?;
+            gen.builder.build_store(out, any)?;
+            Ok(())
+        })?;
+        Ok(self
+            .builder
+            .build_load(bool_t, out, "any")?
+            .into_int_value())
     }
 
     /// `bar.warp.sync` with every lane of the warp.
