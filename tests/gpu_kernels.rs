@@ -477,6 +477,21 @@ fn row_reductions_in_loops_the_row_counts_take_a_group_that_votes() {
             assert!(text.contains(shape), "{body}: no {shape} in {text}");
         }
     }
+    // A loop's array state is one buffer per group, which the folds read
+    // and the group's first thread writes between synchronisations of the
+    // group (`row_reduce_state.arr`); a kernel beside it fills the initial
+    // value.
+    let body = "let v = loop v = replicate 3 0 for i < n do v with [i % 3] = reduce (+) 0 (map (+ v[i % 3]) r) in v[0] + v[2]";
+    let source = format!("entry main (n: i64) (xss: [][]i64) : []i64 = map (\\r -> {body}) xss");
+    let kernels = ptx_kernels(&source, dir.path());
+    let rows: Vec<_> = kernels
+        .iter()
+        .filter(|(name, _)| !name.ends_with("_replicate"))
+        .collect();
+    assert_eq!(rows.len(), 1, "{kernels:?}");
+    for shape in ["shfl.sync.down", "bar.warp.sync", "bar.sync"] {
+        assert!(rows[0].1.contains(shape), "no {shape} in {}", rows[0].1);
+    }
 }
 
 /// A matmul-like nest is a tiled kernel (docs/gpu.md, "Tiled products"):

@@ -93,7 +93,10 @@ impl<'ctx> Gen<'ctx, '_> {
         kp: &[BasicValueEnum<'ctx>],
     ) -> Res<()> {
         let super::group::Prefix {
-            scratch, dynamic, ..
+            scratch,
+            aliases,
+            dynamic,
+            ..
         } = super::group::group_prefix(nest)
             .ok_or_else(|| CodegenError::Internal("a row reduction without its shape".into()))?;
         let last = match &nest.body[at] {
@@ -181,6 +184,16 @@ impl<'ctx> Gen<'ctx, '_> {
         // The group's scratch arrays: one buffer per group for all its rows.
         let saved = std::mem::take(&mut self.thread_buffers);
         let ready = self.group_buffers(fr, &pre, &scratch, per_block, lead, tid)?;
+        // A loop's array state and an in-place update name a group buffer
+        // too (freeing one of them frees nothing: the group's first thread
+        // frees the buffers after its rows).
+        let mut shared = scratch.clone();
+        for (alias, root) in &aliases {
+            shared.push(*alias);
+            if let Some(p) = self.thread_buffers.get(root).copied() {
+                self.thread_buffers.insert(*alias, p);
+            }
+        }
         self.stack_scratch(fr, &post)?;
         let group_of = |row_end| super::group::RowGroup {
             reductions: reductions.clone(),
@@ -193,6 +206,7 @@ impl<'ctx> Gen<'ctx, '_> {
             row_end,
             scratch: !scratch.is_empty(),
             dynamic,
+            shared: shared.clone(),
         };
         let shared_scratch = !scratch.is_empty();
         self.when(fr.func, ready, |gen| {
@@ -476,7 +490,15 @@ impl<'ctx> Gen<'ctx, '_> {
         self.set_on_fail(Some(flagged));
         let after = self.builder.build_int_add(seg_key, one, "")?;
         let body = red.body.clone();
-        self.carried_loop_keyed(fr, red, &body, &slots, range, Key::After(after), 0)?;
+        // Inside the fold every thread writes the group's arrays at its
+        // own iterations (`group_write` is for the statements around it).
+        let group = self.device.as_mut().and_then(|d| d.rows.take());
+        let folded_ok =
+            self.carried_loop_keyed(fr, red, &body, &slots, range, Key::After(after), 0);
+        if let Some(d) = self.device.as_mut() {
+            d.rows = group;
+        }
+        folded_ok?;
         self.builder.build_unconditional_branch(folded)?;
         self.builder.position_at_end(flagged);
         self.builder.build_store(failed, bool_t.const_all_ones())?;
