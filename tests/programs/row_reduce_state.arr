@@ -69,3 +69,16 @@ entry fails (n: i64) (m: i64) (wr: i64) (wk: i64) (fr: i64) : []i32 =
                                                else v[k % 3] + i32.i64 ((i + j) % 5)) (iota m))
               in v with [if i == wr && k == wk then 5 else k] = s
             in v[0] + v[1] + v[2]) (iota n)
+
+-- ==
+-- entry: branch_copy
+-- input { [1i64, 2i64, 3i64] [1f64, 2f64, 3f64, 4f64] } auto output
+-- input { [1i64, 2i64] empty([0]f64) } auto output
+-- random input { [40]i64 [3000]f64 } auto output
+
+-- A branch that returns one of two scratch arrays (a copy, or a copy
+-- updated in place) keeps a row per thread: a group could not tell which
+-- buffer the result names (the random tester's seed 9121 freed one twice).
+entry branch_copy (ks: []i64) (ys: []f64) : []f64 =
+  map (\k -> reduce (+) 0 (let s = map (\y -> y * 2) ys
+                           in if length s == 0 then s else s with [0] = f64.i64 k)) ks

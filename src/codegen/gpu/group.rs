@@ -191,13 +191,21 @@ fn uniform(
     block.iter().all(|s| match s {
         Stmt::Let { .. } | Stmt::Read { .. } | Stmt::Row { .. } | Stmt::View { .. } => true,
         _ if s.is_check() => true,
+        // A branch may not return a group array: its result would name
+        // one of two buffers (and freeing it would free that buffer).
         Stmt::If {
             then_block,
+            then_results,
             else_block,
+            else_results,
             ..
         } => {
             uniform(then_block, defined, group, dynamic)
                 && uniform(else_block, defined, group, dynamic)
+                && then_results
+                    .iter()
+                    .chain(else_results)
+                    .all(|a| !matches!(a, Atom::Var(v) if group.ours(*v)))
         }
         // A loop every thread runs the same number of times, with scalar
         // state (broadcast results keep it equal across the group) or
