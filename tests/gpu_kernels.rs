@@ -453,6 +453,47 @@ fn row_reductions_shuffle_and_segmented_forms_run_a_thread_per_column() {
     }
 }
 
+/// Reductions in loops whose rounds only the row knows (a `while` loop
+/// whose condition reads a result, a `for` loop whose count the row
+/// computes) take a group per row too, and every fold ends with a vote of
+/// the group (`vote.sync.any` for a warp, `bar.red.or` for a block) on
+/// which the whole group leaves a row that failed (docs/gpu.md, "Row
+/// reductions"). The results are the golden suite's
+/// (`row_reduce_dynamic.arr`).
+#[test]
+fn row_reductions_in_loops_the_row_counts_take_a_group_that_votes() {
+    let dir = tempfile::tempdir().unwrap();
+    for body in [
+        "let (_, a) = loop (k, a) = (0, 0) while k < 3 && a < n do (k + 1, a + reduce (+) 0 r) in a",
+        "loop a = 0 for i < r[0] % 4 do a * 3 + reduce (+) 0 (map (+ a) r)",
+        "let s = reduce (+) 0 (map (\\x -> assert (x != 0) x) r) in loop i = 0 while i != s do i + 1",
+    ] {
+        let source =
+            format!("entry main (n: i64) (xss: [][]i64) : []i64 = map (\\r -> {body}) xss");
+        let kernels = ptx_kernels(&source, dir.path());
+        assert_eq!(kernels.len(), 1, "{body}: {kernels:?}");
+        let text = &kernels[0].1;
+        for shape in ["shfl.sync.down", "vote.sync.any", "bar.red.or"] {
+            assert!(text.contains(shape), "{body}: no {shape} in {text}");
+        }
+    }
+    // A loop's array state is one buffer per group, which the folds read
+    // and the group's first thread writes between synchronisations of the
+    // group (`row_reduce_state.arr`); a kernel beside it fills the initial
+    // value.
+    let body = "let v = loop v = replicate 3 0 for i < n do v with [i % 3] = reduce (+) 0 (map (+ v[i % 3]) r) in v[0] + v[2]";
+    let source = format!("entry main (n: i64) (xss: [][]i64) : []i64 = map (\\r -> {body}) xss");
+    let kernels = ptx_kernels(&source, dir.path());
+    let rows: Vec<_> = kernels
+        .iter()
+        .filter(|(name, _)| !name.ends_with("_replicate"))
+        .collect();
+    assert_eq!(rows.len(), 1, "{kernels:?}");
+    for shape in ["shfl.sync.down", "bar.warp.sync", "bar.sync"] {
+        assert!(rows[0].1.contains(shape), "no {shape} in {}", rows[0].1);
+    }
+}
+
 /// A matmul-like nest is a tiled kernel (docs/gpu.md, "Tiled products"):
 /// its operands are read from global memory only where the block stages
 /// their slices (one load instruction per operand), the product's steps

@@ -10,8 +10,13 @@ impl<'ctx> Gen<'ctx, '_> {
             match self.atomic_rmw(fr, &block[k..])? {
                 0 => {
                     // GPU histograms' bins are accessed under a lock per
-                    // bin; a GPU scan's inputs come from staged tiles.
-                    if !self.locked_access(fr, &block[k])? && !self.staged_read(fr, &block[k])? {
+                    // bin; a GPU scan's inputs come from staged tiles; a
+                    // row group's shared arrays are written by its first
+                    // thread.
+                    if !self.locked_access(fr, &block[k])?
+                        && !self.staged_read(fr, &block[k])?
+                        && !self.group_write(fr, &block[k])?
+                    {
                         self.stmt(fr, &block[k])?;
                     }
                     k += 1;

@@ -5,10 +5,11 @@
 //! In: the body of a launched map. Out: `group_prefix`, the statements up
 //! to the last one that holds a row reduction when every thread of a warp
 //! or block may run them together (they bind values and check them, branch
-//! on such values, loop a number of times known before the kernel, make
-//! per-row scratch arrays, and reduce the row); the kernel then emits them
-//! with `Gen::group_reduce` standing in for each reduction
-//! (`Backend::nest` calls it for the nests `RowGroup` names).
+//! on such values, loop with scalar state or with a group array as state,
+//! make per-row scratch arrays, and reduce the row); the kernel then emits
+//! them with `Gen::group_reduce` standing in for each reduction
+//! (`Backend::nest` calls it for the nests `RowGroup` names) and
+//! `Gen::group_write` for each write of a group array outside the folds.
 //!
 //! Every thread of the group holds the same values outside the folds (each
 //! reduction's result is broadcast), so branches and loops take the same
@@ -25,7 +26,10 @@
 //! Error keys: a row's statements take the key of a cursor that starts at
 //! the row's base; a reduction at cursor `c` keys its iteration `j` at `c +
 //! 1 + j` and moves the cursor to `c + W + 1`. So keys grow in sequential
-//! order within a row, and `span` bounds what one row uses.
+//! order within a row, and `span` bounds what one row uses. A loop whose
+//! rounds only the row knows makes the keys dynamic (`Prefix::dynamic`):
+//! the cursor stays at the row's base, and the group leaves the row at its
+//! first failure (`leave_if_any` after every fold).
 
 use super::reduce::TREE_FIELDS;
 use crate::codegen::emit::{Frame, Gen, Res};
@@ -33,7 +37,7 @@ use crate::core::ir::{Atom, Type, VarId};
 use crate::loopy::ir::{LoopNest, MemSpace, Parallelism, SeqForm, Stmt};
 use crate::types::ScalarType;
 use inkwell::basic_block::BasicBlock;
-use inkwell::values::IntValue;
+use inkwell::values::{IntValue, PointerValue};
 use inkwell::IntPredicate;
 use std::collections::HashSet;
 
@@ -54,27 +58,58 @@ pub(crate) struct RowGroup<'ctx> {
     /// Whether the group shares scratch arrays (then it synchronises around
     /// each fold).
     pub(crate) scratch: bool,
+    /// Whether a row's keys are unbounded before the kernel (`Prefix`):
+    /// then reductions leave the key cursor at the row's base.
+    pub(crate) dynamic: bool,
+    /// The group's scratch arrays and their aliases (loop state, in-place
+    /// updates): the group's first thread writes them outside the folds.
+    pub(crate) shared: Vec<VarId>,
 }
 
-/// A map body's group prefix: `Some((at, scratch))` when statements
-/// `0..=at` may run on a group (`at`: the last statement holding a row
-/// reduction) and `scratch` lists the arrays they make per group.
-pub(super) fn group_prefix(nest: &LoopNest) -> Option<(usize, Vec<VarId>)> {
+/// A map body's group prefix (`group_prefix`).
+pub(super) struct Prefix {
+    /// The last statement holding a row reduction: statements `0..=at`
+    /// run on the group.
+    pub(super) at: usize,
+    /// The arrays the group statements make per group.
+    pub(super) scratch: Vec<VarId>,
+    /// Names of those arrays' memory besides their own (a loop's array
+    /// state and result, an in-place update), each with its array.
+    pub(super) aliases: Vec<(VarId, VarId)>,
+    /// Whether the statements loop a number of times only the row knows
+    /// (a `while` loop, a `for` loop whose count the row computes): a
+    /// row's keys cannot be bounded before the kernel, so every statement
+    /// of the row takes the row's base key and iteration `j` of a fold
+    /// `base + 1 + j`. That orders a row's errors because the group leaves
+    /// the row at its first failure (a failed fold included: `group_any`).
+    pub(super) dynamic: bool,
+}
+
+/// A map body's group prefix, when its statements up to the last one
+/// holding a row reduction may run on a group.
+pub(super) fn group_prefix(nest: &LoopNest) -> Option<Prefix> {
     if nest.par != Parallelism::Map || nest.carried().next().is_some() {
         return None;
     }
     let at = nest.body.iter().rposition(holds_reduction)?;
     let defined = nest.defined_vars();
-    let mut scratch = Vec::new();
-    if !uniform(&nest.body[..=at], &defined, &mut scratch) {
+    let mut group = Shared::default();
+    let mut dynamic = false;
+    if !uniform(&nest.body[..=at], &defined, &mut group, &mut dynamic) {
         return None;
     }
+    let Shared { scratch, aliases } = group;
     // The first thread runs the rest; it must not hand a group buffer to
     // another owner (`free` of the new owner would free the group's).
     if !scratch.is_empty() && in_place(&nest.body[at + 1..]) {
         return None;
     }
-    Some((at, scratch))
+    Some(Prefix {
+        at,
+        scratch,
+        aliases,
+        dynamic,
+    })
 }
 
 /// The row reductions of a group prefix, in the order the body meets them.
@@ -116,38 +151,131 @@ fn invariant(a: &Atom, defined: &HashSet<VarId>) -> bool {
     }
 }
 
+/// The group's scratch arrays while `uniform` walks the statements.
+#[derive(Default)]
+struct Shared {
+    scratch: Vec<VarId>,
+    aliases: Vec<(VarId, VarId)>,
+}
+
+impl Shared {
+    fn root(&self, v: VarId) -> Option<VarId> {
+        if self.scratch.contains(&v) {
+            return Some(v);
+        }
+        self.aliases.iter().find(|(a, _)| *a == v).map(|(_, r)| *r)
+    }
+
+    fn ours(&self, v: VarId) -> bool {
+        self.root(v).is_some()
+    }
+
+    /// Every name of the group's memory.
+    fn names(&self) -> Vec<VarId> {
+        let mut all = self.scratch.clone();
+        all.extend(self.aliases.iter().map(|(a, _)| *a));
+        all
+    }
+}
+
 /// Whether every thread of a group may run `block` (collecting the group's
-/// scratch arrays).
-fn uniform(block: &[Stmt], defined: &HashSet<VarId>, scratch: &mut Vec<VarId>) -> bool {
+/// scratch arrays and their aliases, and noting loops whose rounds only
+/// the row knows). Writes of the group's arrays outside a fold are the
+/// first thread's (`Gen::group_write`).
+fn uniform(
+    block: &[Stmt],
+    defined: &HashSet<VarId>,
+    group: &mut Shared,
+    dynamic: &mut bool,
+) -> bool {
     block.iter().all(|s| match s {
         Stmt::Let { .. } | Stmt::Read { .. } | Stmt::Row { .. } | Stmt::View { .. } => true,
         _ if s.is_check() => true,
+        // A branch may not return a group array: its result would name
+        // one of two buffers (and freeing it would free that buffer).
         Stmt::If {
             then_block,
+            then_results,
             else_block,
+            else_results,
             ..
-        } => uniform(then_block, defined, scratch) && uniform(else_block, defined, scratch),
-        // A loop every thread runs the same number of times, with scalar
-        // state (broadcast results keep it equal across the group).
-        Stmt::SeqLoop(l) => {
-            matches!(&l.form, SeqForm::For { bound, .. } if invariant(bound, defined))
-                && l.params.iter().all(|p| matches!(p.var.ty, Type::Scalar(_)))
-                && uniform(&l.body, defined, scratch)
+        } => {
+            uniform(then_block, defined, group, dynamic)
+                && uniform(else_block, defined, group, dynamic)
+                && then_results
+                    .iter()
+                    .chain(else_results)
+                    .all(|a| !matches!(a, Atom::Var(v) if group.ours(*v)))
         }
+        // A loop every thread runs the same number of times, with scalar
+        // state (broadcast results keep it equal across the group) or
+        // group arrays updated in place; a count or condition the row
+        // computes makes the row's keys dynamic.
+        Stmt::SeqLoop(l) => {
+            let form = match &l.form {
+                SeqForm::For { bound, .. } => {
+                    *dynamic |= !invariant(bound, defined);
+                    true
+                }
+                SeqForm::While { cond, .. } => {
+                    *dynamic = true;
+                    !cond.iter().any(holds_reduction) && uniform(cond, defined, group, dynamic)
+                }
+            };
+            // An array state starts as a group array; its next value and
+            // the loop's result name the same memory.
+            let mut states = Vec::new();
+            for (k, p) in l.params.iter().enumerate() {
+                if matches!(p.var.ty, Type::Scalar(_)) {
+                    continue;
+                }
+                match &p.init {
+                    Atom::Var(v) if group.ours(*v) => {
+                        let root = group.root(*v).unwrap_or(*v);
+                        group.aliases.push((p.var.id, root));
+                        states.push((k, root));
+                    }
+                    _ => return false,
+                }
+            }
+            if !(form && uniform(&l.body, defined, group, dynamic)) {
+                return false;
+            }
+            states.into_iter().all(|(k, root)| {
+                let same =
+                    matches!(l.next.get(k), Some(Atom::Var(v)) if group.root(*v) == Some(root));
+                if let Some(r) = l.results.get(k) {
+                    group.aliases.push((r.var.id, root));
+                }
+                same
+            })
+        }
+        Stmt::InPlace { var, array } => match group.root(*array) {
+            Some(root) => {
+                group.aliases.push((var.id, root));
+                true
+            }
+            None => false,
+        },
+        Stmt::Write { array, .. } | Stmt::Copy { array, .. } => group.ours(*array),
         Stmt::Loop(inner) => {
+            let names = group.names();
+            // A fold that writes none of the group's arrays may read them
+            // (the group synchronises before it).
+            let reads = !writes_any(&inner.body, &names);
             row_reduction(inner)
                 && invariant(&inner.width, defined)
-                && writes_own(&inner.body, inner.index.id, scratch)
+                && writes_own(&inner.body, inner.index.id, &names, reads)
         }
         Stmt::Alloc {
             var,
             shape,
-            space: MemSpace::Thread,
+            space: MemSpace::Thread | MemSpace::Scratch,
         } if shape.len() == 1 && shape.iter().all(|d| invariant(d, defined)) => {
-            scratch.push(var.id);
+            group.scratch.push(var.id);
             true
         }
-        Stmt::Free(a) => scratch.contains(a),
+        Stmt::Free(a) => group.ours(*a),
         _ => false,
     })
 }
@@ -174,34 +302,46 @@ pub(super) fn row_reduction(inner: &LoopNest) -> bool {
             .all(|r| crate::loopy::chunk::infallible(&r.op.body))
 }
 
+/// Whether `block` writes one of `arrays`.
+fn writes_any(block: &[Stmt], arrays: &[VarId]) -> bool {
+    block.iter().any(|s| match s {
+        Stmt::Write { array, .. } | Stmt::Copy { array, .. } | Stmt::InPlace { array, .. } => {
+            arrays.contains(array)
+        }
+        _ => s.inner_blocks().iter().any(|b| writes_any(b, arrays)),
+    })
+}
+
 /// Whether a reduction's body touches the group's scratch arrays only by
-/// writing them at its own index `j` (other threads fold other `j`s).
-fn writes_own(block: &[Stmt], j: VarId, scratch: &[VarId]) -> bool {
+/// writing them at its own index `j` (other threads fold other `j`s), or,
+/// when `reads`, by reading them.
+fn writes_own(block: &[Stmt], j: VarId, scratch: &[VarId], reads: bool) -> bool {
     let ours = |a: &VarId| scratch.contains(a);
     block.iter().all(|s| match s {
         Stmt::Write { array, index, .. } if ours(array) => index == &[Atom::Var(j)],
-        Stmt::Read { array, .. }
-        | Stmt::Row { array, .. }
-        | Stmt::View { array, .. }
-        | Stmt::InPlace { array, .. } => !ours(array),
+        Stmt::Read { array, .. } | Stmt::Row { array, .. } | Stmt::View { array, .. } => {
+            reads || !ours(array)
+        }
+        Stmt::InPlace { array, .. } => !ours(array),
         Stmt::Copy { array, src, .. } => !ours(array) && !ours(src),
         Stmt::Free(a) => !ours(a),
         Stmt::If {
             then_block,
             else_block,
             ..
-        } => writes_own(then_block, j, scratch) && writes_own(else_block, j, scratch),
+        } => writes_own(then_block, j, scratch, reads) && writes_own(else_block, j, scratch, reads),
         Stmt::SeqLoop(l) => {
             let cond_ok = match &l.form {
-                SeqForm::While { cond, .. } => writes_own(cond, j, scratch),
+                SeqForm::While { cond, .. } => writes_own(cond, j, scratch, reads),
                 SeqForm::For { .. } => true,
             };
             let next_ok = l.next.iter().all(|a| !matches!(a, Atom::Var(v) if ours(v)));
-            cond_ok && next_ok && writes_own(&l.body, j, scratch)
+            cond_ok && next_ok && writes_own(&l.body, j, scratch, reads)
         }
         Stmt::Loop(n) => {
-            writes_own(&n.body, j, scratch)
-                && n.operators().all(|o| writes_own(&o.body, j, scratch))
+            writes_own(&n.body, j, scratch, reads)
+                && n.operators()
+                    .all(|o| writes_own(&o.body, j, scratch, reads))
         }
         _ => true,
     })
@@ -308,20 +448,23 @@ impl<'ctx> Gen<'ctx, '_> {
         if g.scratch {
             self.group_sync(fr, g.per_block)?;
         }
-        let slots = self.row_fold(fr, red, c, whole, (g.rank, g.size), g.row_end)?;
+        let (slots, failed) = self.row_fold(fr, red, c, whole, (g.rank, g.size), g.row_end)?;
         if g.scratch {
             self.group_sync(fr, g.per_block)?;
         }
+        self.leave_if_any(fr, g.per_block, failed, g.row_end)?;
         self.warp_combine(fr, red, &slots, g.lane)?;
         self.when(fr.func, g.per_block, |gen| {
             gen.block_combine(fr, red, &slots, g.tid, g.lane, g.ntid)
         })?;
         self.broadcast(fr, red, &slots, g.per_block, g.tid)?;
-        let w = self.int(fr, &red.width)?;
-        let w = self.max0(w)?;
-        let after = self.builder.build_int_add(c, w, "")?;
-        let after = self.builder.build_int_add(after, self.const_i64(1), "")?;
-        self.builder.build_store(key, after)?;
+        if !g.dynamic {
+            let w = self.int(fr, &red.width)?;
+            let w = self.max0(w)?;
+            let after = self.builder.build_int_add(c, w, "")?;
+            let after = self.builder.build_int_add(after, self.const_i64(1), "")?;
+            self.builder.build_store(key, after)?;
+        }
         let finals = self.load_slots(red, &slots)?;
         self.bind_finals(fr, red, finals)
     }
@@ -333,6 +476,107 @@ impl<'ctx> Gen<'ctx, '_> {
         self.when(fr.func, per_block, |gen| gen.barrier())?;
         let per_warp = self.builder.build_not(per_block, "")?;
         self.when(fr.func, per_warp, |gen| gen.warp_sync())
+    }
+
+    /// Every thread of the group leaves for `row_end` when one of them
+    /// failed a check of the fold (`failed`, an `i1` slot): the row's
+    /// first error is recorded, and the rest of the row, which would run
+    /// on a partial result (a `while` loop might not end), is skipped by
+    /// the whole group alike.
+    pub(super) fn leave_if_any(
+        &mut self,
+        fr: &Frame<'ctx>,
+        per_block: IntValue<'ctx>,
+        failed: PointerValue<'ctx>,
+        row_end: BasicBlock<'ctx>,
+    ) -> Res<()> {
+        let bool_t = self.ctx.bool_type();
+        let mine = self
+            .builder
+            .build_load(bool_t, failed, "failed")?
+            .into_int_value();
+        let any = self.group_any(fr, per_block, mine)?;
+        let go = self.ctx.append_basic_block(fr.func, "row.fold.ok");
+        self.builder.build_conditional_branch(any, row_end, go)?;
+        self.builder.position_at_end(go);
+        Ok(())
+    }
+
+    /// Whether `pred` holds in any thread of the group: `vote.any.sync` of
+    /// the whole warp, or `bar.red.or` of the block (a barrier).
+    fn group_any(
+        &mut self,
+        fr: &Frame<'ctx>,
+        per_block: IntValue<'ctx>,
+        pred: IntValue<'ctx>,
+    ) -> Res<IntValue<'ctx>> {
+        let i32t = self.ctx.i32_type();
+        let bool_t = self.ctx.bool_type();
+        let emulated = self.emulated()?;
+        let out = self.entry_alloca(fr.func, bool_t.into())?;
+        let wide = self.builder.build_int_z_extend(pred, i32t, "")?;
+        let per_warp = self.builder.build_not(per_block, "")?;
+        self.when(fr.func, per_warp, |gen| {
+            let all = i32t.const_all_ones();
+            let any = if emulated {
+                let f = gen.declare("arr_emu_vote_any", Some(i32t.into()), &[i32t.into(); 2]);
+                let r = gen.call_int(f, &[all.into(), wide.into()])?;
+                gen.builder
+                    .build_int_compare(IntPredicate::NE, r, i32t.const_zero(), "")?
+            } else {
+                let f = gen.declare(
+                    "llvm.nvvm.vote.any.sync",
+                    Some(bool_t.into()),
+                    &[i32t.into(), bool_t.into()],
+                );
+                gen.call_int(f, &[all.into(), pred.into()])?
+            };
+            gen.builder.build_store(out, any)?;
+            Ok(())
+        })?;
+        self.when(fr.func, per_block, |gen| {
+            let name = if emulated {
+                "arr_emu_barrier_or"
+            } else {
+                "llvm.nvvm.barrier0.or"
+            };
+            let f = gen.declare(name, Some(i32t.into()), &[i32t.into()]);
+            let r = gen.call_int(f, &[wide.into()])?;
+            let any = gen
+                .builder
+                .build_int_compare(IntPredicate::NE, r, i32t.const_zero(), "")?;
+            gen.builder.build_store(out, any)?;
+            Ok(())
+        })?;
+        Ok(self
+            .builder
+            .build_load(bool_t, out, "any")?
+            .into_int_value())
+    }
+
+    /// A write of a group array outside the folds (`RowGroup::shared`):
+    /// the group's first thread writes, between two synchronisations of
+    /// the group (no thread still reads the old value, every thread sees
+    /// the new one). Returns whether `s` was such a write. Its checks are
+    /// statements of their own, which every thread runs.
+    pub(crate) fn group_write(&mut self, fr: &mut Frame<'ctx>, s: &Stmt) -> Res<bool> {
+        let Some(g) = self.device.as_ref().and_then(|d| d.rows.clone()) else {
+            return Ok(false);
+        };
+        let (Stmt::Write { array, .. } | Stmt::Copy { array, .. }) = s else {
+            return Ok(false);
+        };
+        if !g.shared.contains(array) {
+            return Ok(false);
+        }
+        self.group_sync(fr, g.per_block)?;
+        let lead =
+            self.builder
+                .build_int_compare(IntPredicate::EQ, g.rank, self.const_i64(0), "")?;
+        let stmt = s.clone();
+        self.when(fr.func, lead, |gen| gen.stmt(fr, &stmt))?;
+        self.group_sync(fr, g.per_block)?;
+        Ok(true)
     }
 
     /// `bar.warp.sync` with every lane of the warp.

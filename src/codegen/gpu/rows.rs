@@ -55,7 +55,7 @@ pub(super) const ROW_FEW: i64 = 8192;
 /// statement of the map's body that holds a reduction (`group` says what
 /// may come before it).
 pub(super) fn rows_shape(nest: &LoopNest) -> Option<usize> {
-    super::group::group_prefix(nest).map(|(at, _)| at)
+    super::group::group_prefix(nest).map(|p| p.at)
 }
 
 /// Whether a block only binds values and checks them (every thread of a
@@ -92,7 +92,12 @@ impl<'ctx> Gen<'ctx, '_> {
         at: usize,
         kp: &[BasicValueEnum<'ctx>],
     ) -> Res<()> {
-        let (_, scratch) = super::group::group_prefix(nest)
+        let super::group::Prefix {
+            scratch,
+            aliases,
+            dynamic,
+            ..
+        } = super::group::group_prefix(nest)
             .ok_or_else(|| CodegenError::Internal("a row reduction without its shape".into()))?;
         let last = match &nest.body[at] {
             Stmt::Loop(inner) => Some(inner),
@@ -152,8 +157,26 @@ impl<'ctx> Gen<'ctx, '_> {
         let stride = select(self, nctaid, warps_all)?;
         let items = self.builder.build_int_mul(rows, chunks, "items")?;
         // A row's keys: the group statements' (`group`), then the last
-        // reduction's iterations and the statements after it.
-        let mut keys = self.group_span(fr, &nest.body[..=at])?;
+        // reduction's iterations and the statements after it; with
+        // dynamic keys, the base and the widest reduction's iterations.
+        let mut keys = if dynamic {
+            let mut all = Vec::new();
+            super::group::group_reductions(&nest.body[..=at], &mut all);
+            let mut widest = zero;
+            for red in all {
+                let w = self.int(fr, &red.width)?;
+                let wider = self
+                    .builder
+                    .build_int_compare(IntPredicate::SGT, w, widest, "")?;
+                widest = self
+                    .builder
+                    .build_select(wider, w, widest, "")?
+                    .into_int_value();
+            }
+            widest
+        } else {
+            self.group_span(fr, &nest.body[..=at])?
+        };
         keys = self.builder.build_int_add(keys, one, "keys")?;
         let lead = self
             .builder
@@ -161,6 +184,16 @@ impl<'ctx> Gen<'ctx, '_> {
         // The group's scratch arrays: one buffer per group for all its rows.
         let saved = std::mem::take(&mut self.thread_buffers);
         let ready = self.group_buffers(fr, &pre, &scratch, per_block, lead, tid)?;
+        // A loop's array state and an in-place update name a group buffer
+        // too (freeing one of them frees nothing: the group's first thread
+        // frees the buffers after its rows).
+        let mut shared = scratch.clone();
+        for (alias, root) in &aliases {
+            shared.push(*alias);
+            if let Some(p) = self.thread_buffers.get(root).copied() {
+                self.thread_buffers.insert(*alias, p);
+            }
+        }
         self.stack_scratch(fr, &post)?;
         let group_of = |row_end| super::group::RowGroup {
             reductions: reductions.clone(),
@@ -172,6 +205,8 @@ impl<'ctx> Gen<'ctx, '_> {
             size,
             row_end,
             scratch: !scratch.is_empty(),
+            dynamic,
+            shared: shared.clone(),
         };
         let shared_scratch = !scratch.is_empty();
         self.when(fr.func, ready, |gen| {
@@ -198,7 +233,7 @@ impl<'ctx> Gen<'ctx, '_> {
                         fr,
                         inner,
                         &post,
-                        (per_block, split, shared_scratch),
+                        (per_block, split, shared_scratch, dynamic),
                         (buffer, rows, r),
                         (chunk, chunks),
                         (t, size, tid, lane, ntid),
@@ -245,7 +280,7 @@ impl<'ctx> Gen<'ctx, '_> {
         fr: &mut Frame<'ctx>,
         inner: &LoopNest,
         post: &[Stmt],
-        (per_block, split, shared_scratch): (IntValue<'ctx>, IntValue<'ctx>, bool),
+        (per_block, split, shared_scratch, dynamic): (IntValue<'ctx>, IntValue<'ctx>, bool, bool),
         (buffer, rows, r): (PointerValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>),
         (chunk, chunks): (IntValue<'ctx>, IntValue<'ctx>),
         (t, size, tid, lane, ntid): (
@@ -269,10 +304,12 @@ impl<'ctx> Gen<'ctx, '_> {
         if shared_scratch {
             self.group_sync(fr, per_block)?;
         }
-        let slots = self.row_fold(fr, inner, seg_key, (chunk, chunks), (t, size), row_end)?;
+        let (slots, failed) =
+            self.row_fold(fr, inner, seg_key, (chunk, chunks), (t, size), row_end)?;
         if shared_scratch {
             self.group_sync(fr, per_block)?;
         }
+        self.leave_if_any(fr, per_block, failed, row_end)?;
         self.warp_combine(fr, inner, &slots, lane)?;
         self.when(fr.func, per_block, |gen| {
             gen.block_combine(fr, inner, &slots, tid, lane, ntid)
@@ -303,9 +340,11 @@ impl<'ctx> Gen<'ctx, '_> {
             )?;
             gen.builder.build_conditional_branch(last, finish, done)?;
             gen.builder.position_at_end(finish);
-            let after = gen.builder.build_int_add(seg_key, w, "")?;
-            let after = gen.builder.build_int_add(after, one, "")?;
-            gen.builder.build_store(key, after)?;
+            if !dynamic {
+                let after = gen.builder.build_int_add(seg_key, w, "")?;
+                let after = gen.builder.build_int_add(after, one, "")?;
+                gen.builder.build_store(key, after)?;
+            }
             let finals = gen.load_slots(inner, &slots)?;
             gen.bind_finals(fr, inner, finals)?;
             gen.block(fr, &post)?;
@@ -415,7 +454,9 @@ impl<'ctx> Gen<'ctx, '_> {
     /// The thread's share of one reduction `red` over its row (of chunk
     /// `chunk` of `chunks`), folded from the neutral element into fresh
     /// slots; iteration `j`'s checks are keyed `seg_key + 1 + j`. A check
-    /// that fails leaves the fold only, then the row (`row_end`).
+    /// that fails leaves the fold only and sets the returned flag (an `i1`
+    /// slot), on which the group leaves the row (`leave_if_any`); later
+    /// checks leave the row (`row_end`).
     pub(super) fn row_fold(
         &mut self,
         fr: &mut Frame<'ctx>,
@@ -424,7 +465,7 @@ impl<'ctx> Gen<'ctx, '_> {
         (chunk, chunks): (IntValue<'ctx>, IntValue<'ctx>),
         (t, size): (IntValue<'ctx>, IntValue<'ctx>),
         row_end: inkwell::basic_block::BasicBlock<'ctx>,
-    ) -> Res<super::loops::SlotVec<'ctx>> {
+    ) -> Res<(super::loops::SlotVec<'ctx>, PointerValue<'ctx>)> {
         let one = self.const_i64(1);
         let width = self.int(fr, &red.width)?;
         let (lo, hi) = self.slice_of(width, chunk, chunks)?;
@@ -441,15 +482,30 @@ impl<'ctx> Gen<'ctx, '_> {
             let a = self.builder.build_int_add(lo, a, "")?;
             (a, self.builder.build_int_add(lo, b, "")?, one)
         };
+        let bool_t = self.ctx.bool_type();
+        let failed = self.entry_alloca(fr.func, bool_t.into())?;
+        self.builder.build_store(failed, bool_t.const_zero())?;
         let folded = self.ctx.append_basic_block(fr.func, "row.folded");
-        self.set_on_fail(Some(folded));
+        let flagged = self.ctx.append_basic_block(fr.func, "row.fold.failed");
+        self.set_on_fail(Some(flagged));
         let after = self.builder.build_int_add(seg_key, one, "")?;
         let body = red.body.clone();
-        self.carried_loop_keyed(fr, red, &body, &slots, range, Key::After(after), 0)?;
+        // Inside the fold every thread writes the group's arrays at its
+        // own iterations (`group_write` is for the statements around it).
+        let group = self.device.as_mut().and_then(|d| d.rows.take());
+        let folded_ok =
+            self.carried_loop_keyed(fr, red, &body, &slots, range, Key::After(after), 0);
+        if let Some(d) = self.device.as_mut() {
+            d.rows = group;
+        }
+        folded_ok?;
+        self.builder.build_unconditional_branch(folded)?;
+        self.builder.position_at_end(flagged);
+        self.builder.build_store(failed, bool_t.const_all_ones())?;
         self.builder.build_unconditional_branch(folded)?;
         self.builder.position_at_end(folded);
         self.set_on_fail(Some(row_end));
-        Ok(slots)
+        Ok((slots, failed))
     }
 
     /// The group's value of `red` (in its first thread's `slots`) in every
@@ -616,7 +672,7 @@ impl<'ctx> Gen<'ctx, '_> {
         let inner = *reds
             .last()
             .ok_or_else(|| CodegenError::Internal("a row reduction without its nest".into()))?;
-        let scratch = super::group::group_prefix(nest).is_some_and(|(_, s)| !s.is_empty());
+        let scratch = super::group::group_prefix(nest).is_some_and(|p| !p.scratch.is_empty());
         // Split rows need the row's only reduction last, its result used by
         // the row's last block alone, and no scratch shared by a group.
         let splittable = reds.len() == 1 && matches!(nest.body[at], Stmt::Loop(_)) && !scratch;
