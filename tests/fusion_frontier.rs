@@ -57,6 +57,18 @@ fn frontier_equals_enumerated_minimum() {
         }
         let best = exhaustive::minimum(&graph);
         check(&graph, best.cost, &format!("seed {seed}"));
+        // The bound on what is still to come is admissible: with the
+        // optimum itself as the incumbent, the optimum survives.
+        let tight = frontier::solve(&graph, 1_000_000, u64::MAX, best.cost)
+            .unwrap_or_else(|| panic!("seed {seed}: optimum pruned"));
+        assert_eq!(tight.cost, best.cost, "seed {seed}: bounded by the optimum");
+        let beam = frontier::beam(&graph, 2).unwrap();
+        assert!(objective::legal(&graph, &beam.cluster), "seed {seed}: beam");
+        assert_eq!(objective::cost(&graph, &beam.cluster), beam.cost);
+        assert!(
+            beam.cost >= best.cost,
+            "seed {seed}: beam below the optimum"
+        );
         bodies += 1;
     }
     assert!(bodies >= 330, "{bodies} bodies checked");
@@ -86,4 +98,37 @@ fn frontier_equals_ilp_optimum() {
         compared += 1;
     }
     assert!(compared >= 35, "{compared} bodies compared");
+}
+
+/// Bodies like those of `benches/fusion.rs` (each SOAC reads one of the 8
+/// latest arrays; sizes cheap in a debug build), proven by branch and
+/// bound from a beam's clustering, at the cycle-cut ILP's proven optimum.
+#[test]
+fn frontier_proves_benchmark_bodies() {
+    const MIXED: [Kind; 8] = [
+        Kind::Map,
+        Kind::Map2,
+        Kind::Reduce,
+        Kind::Scan,
+        Kind::MapUsing,
+        Kind::Filter,
+        Kind::Hist,
+        Kind::Scatter,
+    ];
+    for (kinds, soacs) in [(&CLASSIC[..], 30), (&MIXED[..], 22)] {
+        let graph = fusion_graph(soacs, kinds, true, 8, 0x9e3779b97f4a7c15);
+        let start = cluster::separate_conflicts(&graph, greedy::decide(&graph));
+        let (cut, _) = order::decide(&graph, &start, 200_000).unwrap();
+        let cut = cut.expect("the cycle-cut ILP proves it");
+        let cl = ilp::clusters(graph.graph.node_count(), &cut.decision.fused);
+        let optimum = objective::cost(&graph, &cl);
+        let beam = frontier::beam(&graph, 128).unwrap();
+        assert!(objective::legal(&graph, &beam.cluster));
+        assert_eq!(objective::cost(&graph, &beam.cluster), beam.cost);
+        let found = frontier::solve(&graph, 10_000, 100_000, beam.cost)
+            .unwrap_or_else(|| panic!("{soacs} SOACs: no answer"));
+        assert!(objective::legal(&graph, &found.cluster));
+        assert_eq!(objective::cost(&graph, &found.cluster), found.cost);
+        assert_eq!(found.cost, optimum, "{soacs} SOACs");
+    }
 }

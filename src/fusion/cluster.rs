@@ -18,6 +18,7 @@ pub struct Decision {
 }
 
 /// Disjoint sets of `0..n`; a set's representative is its smallest member.
+#[derive(Clone)]
 pub(crate) struct UnionFind(Vec<usize>);
 
 impl UnionFind {

@@ -11,18 +11,26 @@
 //! a family's width use), the open clusters holding them, each cluster's
 //! fixed traits, which open clusters reach which others through the part
 //! decided, how each cluster's members are connected so far, and the
-//! families whose fusion is decided but not finished. Two partial
-//! clusterings with the same frontier have the same legal completions at
-//! the same added cost, so only the cheaper is kept (ties: fewer loops).
-//! The frontier is a separator: once a statement has no later relation,
-//! no later choice can change its legality or cost. See docs/fusion.md,
-//! "Exact by dynamic programming", for the proof.
+//! families whose fusion is decided but not finished. The frontier is a
+//! separator: once a statement has no later relation, no later choice can
+//! change its legality or cost.
+//!
+//! Of two partial clusterings whose frontiers group the same statements
+//! alike (and decide the same families), one *dominates* the other when it
+//! costs no more and its open clusters reach no more of each other, fix no
+//! more traits and are no less connected: every legal completion of the
+//! other completes it too, at the same added cost, so only it is kept.
+//! And a partial clustering whose cost plus the least any completion must
+//! still add (`bound.rs`) exceeds the cost of a known clustering (`upper`,
+//! from `beam` or greedy) is dropped: branch and bound. See docs/fusion.md,
+//! "Exact by dynamic programming", for the proofs.
 //!
 //! The work is the number of frontier states, which grows with how many
 //! statements are related across each point of the program (in the
 //! generated bodies, the arrays read from the latest few); past
 //! `max_states` states at one point the method gives up, deterministically.
 
+use super::bound::{bound, Bound};
 use super::graph::FusionGraph;
 use petgraph::graph::NodeIndex;
 use petgraph::visit::EdgeRef;
@@ -67,6 +75,8 @@ struct Plan {
     families: Vec<Vec<usize>>,
     /// Families without edges are never fused.
     empty_family: Vec<bool>,
+    /// Lower bounds on the bytes still to come after each statement.
+    bound: Bound,
 }
 
 struct Array {
@@ -194,7 +204,13 @@ fn plan(graph: &FusionGraph) -> Option<Plan> {
                 .collect(),
         );
     }
+    let terms: Vec<(f64, Option<usize>, &[usize], bool)> = arrays
+        .iter()
+        .map(|a| (a.bytes, a.producer, &a.readers[..], a.always))
+        .collect();
+    let bound = bound(graph, &active, &terms, &always);
     Some(Plan {
+        bound,
         soac,
         traits,
         incoming,
@@ -231,18 +247,49 @@ struct State {
 }
 
 impl State {
+    /// What states must share to be compared: the frontier's clusters
+    /// and the families' fusion.
     fn key(&self) -> Vec<u8> {
-        let mut key = Vec::with_capacity(2 * self.slot.len() + 10 * self.traits.len() + 4);
-        for &(c, k) in &self.slot {
-            key.extend([c, k]);
-        }
+        let mut key = Vec::with_capacity(self.slot.len() + self.family.len() + 1);
+        key.extend(self.slot.iter().map(|x| x.0));
         key.push(255);
-        for (t, r) in self.traits.iter().zip(&self.reach) {
-            key.extend([t.0, t.1]);
-            key.extend(r.to_le_bytes());
-        }
         key.extend(&self.family);
         key
+    }
+
+    /// Whether every completion of `other` completes `self` as well, at
+    /// least as cheaply (both of one key): no dearer, its clusters reach no
+    /// more of each other, fix no more traits and are no less connected.
+    fn dominates(&self, other: &State) -> bool {
+        if other.better_than(self) {
+            return false;
+        }
+        let fixes_less = |a: u8, b: u8| a == 0 || a == b;
+        if !self
+            .traits
+            .iter()
+            .zip(&other.traits)
+            .all(|(a, b)| fixes_less(a.0, b.0) && fixes_less(a.1, b.1))
+        {
+            return false;
+        }
+        if self
+            .reach
+            .iter()
+            .zip(&other.reach)
+            .any(|(a, b)| a & !b != 0)
+        {
+            return false;
+        }
+        // Components: each of `other`'s lies within one of `self`'s.
+        let mut within = [u8::MAX; 256];
+        self.slot.iter().zip(&other.slot).all(|(a, b)| {
+            let w = &mut within[b.1 as usize];
+            if *w == u8::MAX {
+                *w = a.1;
+            }
+            *w == a.1
+        })
     }
 
     fn better_than(&self, other: &State) -> bool {
@@ -253,9 +300,52 @@ impl State {
 /// The least-traffic legal clustering, or `None` when more than
 /// `max_states` frontier states arise at some point or more than
 /// `max_total` in all (or the graph is not in program order). States
-/// costing more than `upper` are dropped: pass the cost of a known legal
-/// clustering, or infinity.
+/// whose cost plus the least still to come (`bound.rs`) exceeds `upper`
+/// are dropped: pass the cost of a known legal clustering, or infinity.
 pub fn solve(graph: &FusionGraph, max_states: usize, max_total: u64, upper: f64) -> Option<Exact> {
+    search(graph, max_states, max_total, upper, None)
+}
+
+/// A legal clustering found by keeping only the `width` states of least
+/// cost plus the least still to come at each point (a beam): no proof of
+/// optimality, but a good upper bound for `solve`, found in time linear
+/// in the body. Some states have no legal completion (a cluster whose
+/// parts are not yet connected); so that the beam never ends with none,
+/// it also keeps the best *safe* state, where every open cluster is
+/// connected and no family is fused: putting the next statement in a
+/// cluster of its own keeps it safe. `None` if the graph is not in
+/// program order or too wide.
+pub fn beam(graph: &FusionGraph, width: usize) -> Option<Exact> {
+    search(
+        graph,
+        usize::MAX,
+        u64::MAX,
+        f64::INFINITY,
+        Some(width.max(1)),
+    )
+}
+
+/// Bytes a state after statement `v` must still add: the bound for every
+/// state, and the writes it still owes.
+fn still_to_come(plan: &Plan, v: usize, state: &State) -> f64 {
+    let owed: f64 = plan.bound.pending[v]
+        .iter()
+        .filter(|w| {
+            let home = state.slot[w.producer].0;
+            w.readers.iter().all(|&r| state.slot[r].0 == home)
+        })
+        .map(|w| w.bytes)
+        .sum();
+    plan.bound.rest[v] + owed
+}
+
+fn search(
+    graph: &FusionGraph,
+    max_states: usize,
+    max_total: u64,
+    upper: f64,
+    beam: Option<usize>,
+) -> Option<Exact> {
     let plan = plan(graph)?;
     let n = plan.soac.len();
     if plan.active.iter().any(|a| a.len() > 120) {
@@ -288,13 +378,15 @@ pub fn solve(graph: &FusionGraph, max_states: usize, max_total: u64, upper: f64)
         }
         let mut next: Vec<State> = Vec::new();
         let mut parents: Vec<(u32, u32)> = Vec::new();
-        let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
+        let mut index: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
+        let mut alive: Vec<bool> = Vec::new();
+        let mut count = 0usize;
         let step = Step {
             plan: &plan,
             v,
             pos: &pos,
             prev_families,
-            upper,
+            upper: upper - plan.bound.rest[v],
         };
         for (si, state) in states.iter().enumerate() {
             let k = state.traits.len();
@@ -303,25 +395,74 @@ pub fn solve(graph: &FusionGraph, max_states: usize, max_total: u64, upper: f64)
                 for out in step.transitions(state, c)? {
                     let rep = out.1;
                     let out = out.0;
-                    let key = out.key();
-                    match index.get(&key) {
-                        Some(&i) => {
-                            if out.better_than(&next[i]) {
-                                next[i] = out;
-                                parents[i] = (si as u32, rep);
-                            }
+                    if out.cost + still_to_come(&plan, v, &out) > upper {
+                        continue;
+                    }
+                    let kept = index.entry(out.key()).or_default();
+                    if kept.iter().any(|&i| next[i].dominates(&out)) {
+                        continue;
+                    }
+                    kept.retain(|&i| {
+                        let beaten = out.dominates(&next[i]);
+                        if beaten {
+                            alive[i] = false;
+                            count -= 1;
                         }
-                        None => {
-                            index.insert(key, next.len());
-                            next.push(out);
-                            parents.push((si as u32, rep));
-                        }
+                        !beaten
+                    });
+                    kept.push(next.len());
+                    next.push(out);
+                    parents.push((si as u32, rep));
+                    alive.push(true);
+                    count += 1;
+                    if count > max_states && beam.is_none() {
+                        return None;
                     }
                 }
             }
         }
         for &s in prev_active {
             pos[s] = usize::MAX;
+        }
+        if count < next.len() {
+            let mut i = 0;
+            next.retain(|_| {
+                i += 1;
+                alive[i - 1]
+            });
+            let mut i = 0;
+            parents.retain(|_| {
+                i += 1;
+                alive[i - 1]
+            });
+        }
+        if let Some(width) = beam.filter(|&w| next.len() > w) {
+            let score: Vec<f64> = next
+                .iter()
+                .map(|s| s.cost + still_to_come(&plan, v, s))
+                .collect();
+            let mut order: Vec<usize> = (0..next.len()).collect();
+            order.sort_by(|&a, &b| {
+                score[a]
+                    .total_cmp(&score[b])
+                    .then(next[a].loops.cmp(&next[b].loops))
+                    .then(a.cmp(&b))
+            });
+            let safe = |s: &State| {
+                s.family.iter().all(|&f| f != FUSED)
+                    && s.slot
+                        .iter()
+                        .all(|a| s.slot.iter().all(|b| a.0 != b.0 || a.1 == b.1))
+            };
+            if !order[..width].iter().any(|&i| safe(&next[i])) {
+                if let Some(i) = order[width..].iter().position(|&i| safe(&next[i])) {
+                    order.swap(width - 1, width + i);
+                }
+            }
+            order.truncate(width);
+            order.sort_unstable();
+            next = order.iter().map(|&i| next[i].clone()).collect();
+            parents = order.iter().map(|&i| parents[i]).collect();
         }
         widest = widest.max(next.len());
         total += next.len() as u64;

@@ -10,6 +10,7 @@
 //! `greedy` (vertical producer-into-consumer only) and `ilp` (optimal).
 
 pub mod ast;
+mod bound;
 pub mod check;
 pub mod cluster;
 mod cuts;
