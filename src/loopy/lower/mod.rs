@@ -16,7 +16,9 @@
 //! sequential loop's body and condition, an `if` branch) has a frame listing
 //! the arrays it allocated; at the block's end those that do not escape are
 //! freed, so long loops do not leak. Arrays escape only as owned values:
-//! a branch or loop result that is a view or an outer array is copied.
+//! a branch or loop result that is a view or an outer array is copied
+//! (for an `if`: when either arm allocates the result or returns a view of
+//! an array it allocates, through views and inner `if`s; `view_of`).
 //! Updates, scatter destinations and loop initial values are lowered as
 //! fresh copies; `loopy::inplace` then reuses the memory of those whose old
 //! array is dead. (Allocating per-iteration buffers once outside a nest is
