@@ -7,8 +7,12 @@ use crate::core::ir::{Atom, Lambda, Soac, SoacKind, SrcLoc, Stm, VarId};
 use crate::runtime::value::ArrayData;
 use crate::types::Const;
 
-/// Statements a `map`'s trial run (see `trial_rows`) may execute.
-const TRIAL_STEPS: u64 = 100_000;
+/// Statements a `map`'s trial run (see `trial_rows`) may execute: enough
+/// for a row that maps a reduction over a few hundred elements per element
+/// of a few hundred (100,000 gave up on 300 by 300 and made the rows empty,
+/// random seed 1400136); a trial that runs out costs about a tenth of a
+/// second.
+const TRIAL_STEPS: u64 = 2_000_000;
 /// Elements a reduction folds from the neutral element before combining
 /// with the running total (`REDUCE_BLOCK` in the C runtime).
 const REDUCE_BLOCK: usize = 16384;

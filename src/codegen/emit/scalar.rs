@@ -600,7 +600,14 @@ impl<'ctx> Gen<'ctx, '_> {
                         b.build_float_trunc(v, ft, "")?.into()
                     });
                 }
-                // Truncating, saturating, NaN to 0.
+                // Truncating, saturating, NaN to 0. A half goes through
+                // f32 (exact): LLVM 19's saturating conversion of a half
+                // NaN to i16 gave -32768 (random seed 1500249).
+                let v = if from == ScalarType::F16 {
+                    self.builder.build_float_ext(v, self.ctx.f32_type(), "")?
+                } else {
+                    v
+                };
                 let name = if to.is_signed() {
                     "llvm.fptosi.sat"
                 } else {

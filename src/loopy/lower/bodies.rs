@@ -147,7 +147,9 @@ impl Lowerer {
 
     /// An `if`; each array result also returns its dimensions, so the shape
     /// of the result is known after the `if`. An array result is owned when
-    /// either branch allocates it; the other branch then returns a copy.
+    /// either branch allocates it or returns a view of an array it
+    /// allocates (which it frees: the view is copied out); the other branch
+    /// then returns a copy.
     fn if_stm(&mut self, pat: &[Var], cond: &Atom, then: Branch, els: Branch, out: &mut Block) {
         let cond = self.atom(cond);
         let mut arms = Vec::new();
@@ -161,8 +163,10 @@ impl Lowerer {
         let n = pat.len();
         let own: Vec<bool> = (0..n)
             .map(|j| {
-                arms.iter()
-                    .any(|(_, res, frame)| res.get(j).is_some_and(|a| self.owned_by(frame, a)))
+                arms.iter().any(|(_, res, frame)| {
+                    res.get(j)
+                        .is_some_and(|a| self.owned_by(frame, a) || self.views_into(frame, a))
+                })
             })
             .collect();
         let mut arms_out = Vec::new();
@@ -213,6 +217,17 @@ impl Lowerer {
             self.shapes.insert(results[j].id, dims);
             if own[j] {
                 self.adopt(results[j].id);
+            } else {
+                // An alias of either arm's array (a view of it, perhaps).
+                let arms = [then_results.get(j), else_results.get(j)];
+                let bases = arms
+                    .into_iter()
+                    .filter_map(|a| match a {
+                        Some(Atom::Var(v)) => Some(*v),
+                        _ => None,
+                    })
+                    .collect();
+                self.view_of.insert(results[j].id, bases);
             }
         }
         out.push(Stmt::If {
@@ -631,6 +646,7 @@ impl Lowerer {
     ) {
         let var = self.bind(p);
         self.shapes.insert(var.id, shape.clone());
+        self.view_of.insert(var.id, vec![array]);
         out.push(Stmt::View {
             var,
             array,

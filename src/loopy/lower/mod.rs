@@ -16,7 +16,9 @@
 //! sequential loop's body and condition, an `if` branch) has a frame listing
 //! the arrays it allocated; at the block's end those that do not escape are
 //! freed, so long loops do not leak. Arrays escape only as owned values:
-//! a branch or loop result that is a view or an outer array is copied.
+//! a branch or loop result that is a view or an outer array is copied
+//! (for an `if`: when either arm allocates the result or returns a view of
+//! an array it allocates, through views and inner `if`s; `view_of`).
 //! Updates, scatter destinations and loop initial values are lowered as
 //! fresh copies; `loopy::inplace` then reuses the memory of those whose old
 //! array is dead. (Allocating per-iteration buffers once outside a nest is
@@ -59,6 +61,7 @@ pub fn lower(program: &FusedProgram) -> Program {
         shapes: HashMap::new(),
         types: HashMap::new(),
         owned: HashSet::new(),
+        view_of: HashMap::new(),
         frames: Vec::new(),
         carried: HashSet::new(),
         renaming: 0,
@@ -93,6 +96,10 @@ struct Lowerer {
     types: HashMap<VarId, Type>,
     /// Arrays that own their memory (not parameters or views).
     owned: HashSet<VarId>,
+    /// The arrays whose memory a view made by `view` (or an unowned `if`
+    /// result) may look into, so that a block returning such a view of
+    /// memory it frees copies it out first.
+    view_of: HashMap<VarId, Vec<VarId>>,
     /// Per open block, the arrays it allocated (see the module comment).
     frames: Vec<Vec<VarId>>,
     /// Values a nest carries from one iteration to the next: bound only in
@@ -391,6 +398,25 @@ impl Lowerer {
 
     fn owned_by(&self, frame: &[VarId], a: &Atom) -> bool {
         matches!(a, Atom::Var(v) if frame.contains(v) && self.owned.contains(v))
+    }
+
+    /// Whether `a` is a view (through any chain of views) of an array
+    /// `frame` owns: it dies with the frame unless copied out.
+    fn views_into(&self, frame: &[VarId], a: &Atom) -> bool {
+        let Atom::Var(v) = *a else { return false };
+        let mut todo = vec![v];
+        let mut seen = HashSet::new();
+        while let Some(v) = todo.pop() {
+            for &base in self.view_of.get(&v).into_iter().flatten() {
+                if self.owned_by(frame, &Atom::Var(base)) {
+                    return true;
+                }
+                if seen.insert(base) {
+                    todo.push(base);
+                }
+            }
+        }
+        false
     }
 
     // ---- small emitters -------------------------------------------------
