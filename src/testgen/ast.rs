@@ -103,6 +103,16 @@ impl Expr {
         }
     }
 
+    /// The parenthesised call `(f a b ...)` of a function named in full
+    /// (`f32.max`).
+    pub fn call(ty: Ty, function: &str, args: impl IntoIterator<Item = Expr>) -> Expr {
+        let mut call = Expr::node(ty).t(&format!("({function}"));
+        for arg in args {
+            call = call.t(" ").e(arg);
+        }
+        call.t(")")
+    }
+
     pub fn t(mut self, text: &str) -> Expr {
         match self.parts.last_mut() {
             Some(Part::Text(s)) => s.push_str(text),

@@ -30,12 +30,7 @@ impl Gen {
                     0 => Expr::node(ty).t("(").e(a).t(" ** ").e(b).t(")"),
                     k => {
                         let f = ["pow", "atan2", "hypot"][k - 1];
-                        Expr::node(ty)
-                            .t(&format!("({n}.{f} "))
-                            .e(a)
-                            .t(" ")
-                            .e(b)
-                            .t(")")
+                        Expr::call(ty, &format!("{n}.{f}"), [a, b])
                     }
                 };
                 Some(e.inexact(true))
@@ -83,14 +78,7 @@ impl Gen {
                     }
                     _ => {
                         let f = "nextafter";
-                        Some(
-                            Expr::node(ty)
-                                .t(&format!("({n}.{f} "))
-                                .e(a)
-                                .t(" ")
-                                .e(b)
-                                .t(")"),
-                        )
+                        Some(Expr::call(ty, &format!("{n}.{f}"), [a, b]))
                     }
                 }
             }

@@ -542,14 +542,7 @@ impl Gen {
                 let f = if k == 0 { "min" } else { "max" };
                 let a = self.scalar(env, t, d);
                 let b = self.scalar(env, t, d);
-                Some(
-                    Expr::node(ty)
-                        .t(&format!("({n}.{f} "))
-                        .e(a)
-                        .t(" ")
-                        .e(b)
-                        .t(")"),
-                )
+                Some(Expr::call(ty, &format!("{n}.{f}"), [a, b]))
             }
             2 => {
                 let a = self.scalar(env, t, d);
