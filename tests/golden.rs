@@ -377,6 +377,44 @@ fn gathers_of_a_float_sum_loop_are_prefetched_ahead() {
 }
 
 #[test]
+fn private_histogram_loops_prefetch_their_input_a_page_ahead() {
+    // The loop over a thread's private bins is scalar (no `vector.body`):
+    // it prefetches the input 4096 bytes ahead, once per loop (its unrolled
+    // body reads less than a cache line per iteration), never the bins.
+    let src = "entry main [n] (xs: [n]i32) : [256]i32 =\n  \
+               hist (+) 0 256 (map (\\x -> i64.i32 (x & 255)) xs) (replicate n 1)\n";
+    let ir = emitted(src, &["-O3", "--cpu", "x86-64-v3", "--emit", "llvm"]);
+    let start = ir
+        .find(".private(")
+        .map(|k| ir[..k].rfind("define").unwrap())
+        .expect("no private-bins loop");
+    let body = &ir[start..start + ir[start..].find("\n}\n").unwrap()];
+    let prefetches = body.matches("call void @llvm.prefetch").count();
+    let ahead = body
+        .lines()
+        .filter(|l| l.contains("getelementptr i8") && l.contains("i64 4096"))
+        .count();
+    // Blocks that branch back to themselves: the loops.
+    let loops = body
+        .split("\n\n")
+        .filter_map(|b| {
+            let label = &b[..b.find(':')?];
+            let branch = b
+                .lines()
+                .rev()
+                .find(|l| l.trim_start().starts_with("br "))?;
+            Some(
+                branch.contains(&format!("label %{label},"))
+                    || branch.ends_with(&format!("label %{label}")),
+            )
+        })
+        .filter(|&l| l)
+        .count();
+    assert!(prefetches > 0 && prefetches <= loops, "{body}");
+    assert_eq!(ahead, prefetches, "{body}");
+}
+
+#[test]
 fn compute_bound_vector_bodies_are_not_prefetched() {
     // A matrix product's register-blocked body loads 8 rows and computes
     // 32 operations on them; its vector loads get no prefetch.

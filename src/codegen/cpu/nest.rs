@@ -230,7 +230,7 @@ impl<'ctx> Gen<'ctx, '_> {
                         nest,
                         &layout,
                         &nest.body,
-                        &format!("{name}.private"),
+                        &format!("{name}{}", super::prefetch::PRIVATE_HIST_SUFFIX),
                         Bins::Private,
                         Work::Body {
                             shape: &plan.body,

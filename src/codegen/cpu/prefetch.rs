@@ -1,6 +1,8 @@
 //! Software prefetching of the streams of vectorised loops: an optimised
 //! LLVM module in, the same module with a prefetch `PREFETCH_BYTES` ahead
-//! of every cache line a vectorised loop body loads out.
+//! of every cache line a vectorised loop body loads out, and of the input
+//! a histogram's loop over private bins reads (scalar, so no
+//! `vector.body`: a load indexed by the loop's counter is its stream).
 //!
 //! Why: the hardware prefetchers of this machine's cores stop at every
 //! 4 KiB page, so a loop that reads one or two streams and computes little
@@ -30,10 +32,17 @@
 //! without them (interleaved, 4 rounds of 10 runs, `chrt -f 20`); the
 //! streaming loops above compute 1 or 2 operations per vector.
 //!
+//! A private-bins histogram loop (one increment per element, the bins in
+//! L1) waits on the same page starts: on the Intel Xeon (2 MiB L2), 50M
+//! `i32` into 256 bins on one thread took 46 ms in hand-written C and 25
+//! ms with a prefetch 4 KiB ahead per 16 elements.
+//!
 //! Prefetches never fault, so running ahead of the end of an array is
 //! harmless; the address is computed without `inbounds` for that reason.
 
 use crate::codegen::CodegenError;
+use inkwell::basic_block::BasicBlock;
+use inkwell::builder::Builder;
 use inkwell::context::Context;
 use inkwell::intrinsics::Intrinsic;
 use inkwell::module::Module;
@@ -47,25 +56,25 @@ pub const PREFETCH_BYTES: u64 = 4096;
 
 /// Adds the prefetches; see the module comment.
 pub fn prefetch_streams(context: &Context, module: &Module) -> Result<(), CodegenError> {
-    let fail = |what: &str| CodegenError::Internal(format!("prefetch: {what}"));
-    let ptr = context.ptr_type(Default::default());
-    let prefetch = Intrinsic::find("llvm.prefetch")
-        .and_then(|p| p.get_declaration(module, &[BasicTypeEnum::from(ptr)]))
-        .ok_or_else(|| fail("no llvm.prefetch"))?;
-    let i8t = context.i8_type();
-    let i32t = context.i32_type();
-    // read, keep in all cache levels, data cache
-    let flags = [
-        i32t.const_int(0, false),
-        i32t.const_int(3, false),
-        i32t.const_int(1, false),
-    ];
-    let ahead = context.i64_type().const_int(PREFETCH_BYTES, false);
     let builder = context.create_builder();
     let mut function = module.get_first_function();
     while let Some(f) = function {
         function = f.get_next_function();
+        let private_hist = f
+            .get_name()
+            .to_str()
+            .is_ok_and(|n| n.ends_with(PRIVATE_HIST_SUFFIX));
         for block in f.get_basic_blocks() {
+            if private_hist && loops_to_itself(block) {
+                for load in instructions(block.get_first_instruction())
+                    .filter(|i| i.get_opcode() == InstructionOpcode::Load)
+                    .filter(|i| indexed_by_phi_of(i, block))
+                    .collect::<Vec<_>>()
+                {
+                    prefetch_ahead(context, module, &builder, load)?;
+                }
+                continue;
+            }
             let is_vector_body = block
                 .get_name()
                 .to_str()
@@ -86,22 +95,114 @@ pub fn prefetch_streams(context: &Context, module: &Module) -> Result<(), Codege
                 if sibling_offset(&address, &loads).is_some_and(|c| c % 64 != 0) {
                     continue;
                 }
-                builder.position_before(&load);
-                // SAFETY: a plain (not `inbounds`) byte offset from a pointer
-                // is defined for any offset; it is only prefetched.
-                let target = unsafe {
-                    builder.build_gep(i8t, address.into_pointer_value(), &[ahead], "ahead")
-                }
-                .map_err(|e| fail(&e.to_string()))?;
-                let args: Vec<BasicMetadataValueEnum> = std::iter::once(target.into())
-                    .chain(flags.iter().map(|&f| f.into()))
-                    .collect();
-                builder
-                    .build_call(prefetch, &args, "")
-                    .map_err(|e| fail(&e.to_string()))?;
+                prefetch_ahead(context, module, &builder, load)?;
             }
         }
     }
+    Ok(())
+}
+
+/// The name's end of a histogram nest's loop over private bins
+/// (`cpu::nest`).
+pub const PRIVATE_HIST_SUFFIX: &str = ".private";
+
+/// A block whose terminator may branch back to itself: a loop's body.
+fn loops_to_itself(block: BasicBlock) -> bool {
+    block.get_terminator().is_some_and(|t| {
+        (0..t.get_num_operands())
+            .filter_map(|k| t.get_operand(k).and_then(|o| o.block()))
+            .any(|b| b == block)
+    })
+}
+
+/// A load of `getelementptr T, BASE, I` with `I` a phi of `block`: the
+/// current element of a stream the loop walks (the first of an unrolled
+/// body's, whose others are at `I + 1`, ...). A bin's load is indexed by a
+/// value read from memory, not by a phi, and gets no prefetch.
+fn indexed_by_phi_of(load: &InstructionValue, block: BasicBlock) -> bool {
+    let Some(gep) = load
+        .get_operand(0)
+        .and_then(|o| o.value())
+        .and_then(|a| a.as_instruction_value())
+    else {
+        return false;
+    };
+    if gep.get_opcode() != InstructionOpcode::GetElementPtr || gep.get_num_operands() != 2 {
+        return false;
+    }
+    let by_phi = gep
+        .get_operand(1)
+        .and_then(|o| o.value())
+        .and_then(|i| i.as_instruction_value())
+        .is_some_and(|i| i.get_opcode() == InstructionOpcode::Phi && i.get_parent() == Some(block));
+    // An unrolled body reads element `I + k` as `getelementptr T, (BASE + k
+    // * size), I`: one prefetch per cache line of those offsets.
+    let line_offset = gep
+        .get_operand(0)
+        .and_then(|o| o.value())
+        .and_then(|b| constant_byte_offset(&b))
+        .unwrap_or(0);
+    by_phi && line_offset % 64 == 0
+}
+
+/// `C` where `address` is `getelementptr i8, BASE, C`.
+fn constant_byte_offset(address: &BasicValueEnum) -> Option<i64> {
+    let gep = address.as_instruction_value()?;
+    if gep.get_opcode() != InstructionOpcode::GetElementPtr || gep.get_num_operands() != 2 {
+        return None;
+    }
+    let bytes = gep
+        .get_gep_source_element_type()
+        .is_ok_and(|t| t.is_int_type() && t.into_int_type().get_bit_width() == 8);
+    if !bytes {
+        return None;
+    }
+    gep.get_operand(1)
+        .and_then(|o| o.value())?
+        .into_int_value()
+        .get_sign_extended_constant()
+}
+
+/// Before `load`: a prefetch `PREFETCH_BYTES` past its address (read, kept
+/// in all cache levels, data).
+fn prefetch_ahead(
+    context: &Context,
+    module: &Module,
+    builder: &Builder,
+    load: InstructionValue,
+) -> Result<(), CodegenError> {
+    let fail = |what: &str| CodegenError::Internal(format!("prefetch: {what}"));
+    let Some(address) = load.get_operand(0).and_then(|o| o.value()) else {
+        return Ok(());
+    };
+    let ptr = context.ptr_type(Default::default());
+    let prefetch = Intrinsic::find("llvm.prefetch")
+        .and_then(|p| p.get_declaration(module, &[BasicTypeEnum::from(ptr)]))
+        .ok_or_else(|| fail("no llvm.prefetch"))?;
+    let i32t = context.i32_type();
+    let ahead = context.i64_type().const_int(PREFETCH_BYTES, false);
+    builder.position_before(&load);
+    // SAFETY: a plain (not `inbounds`) byte offset from a pointer is
+    // defined for any offset; it is only prefetched.
+    let target = unsafe {
+        builder.build_gep(
+            context.i8_type(),
+            address.into_pointer_value(),
+            &[ahead],
+            "ahead",
+        )
+    }
+    .map_err(|e| fail(&e.to_string()))?;
+    let args: Vec<BasicMetadataValueEnum> = [
+        target.into(),
+        i32t.const_int(0, false).into(),
+        i32t.const_int(3, false).into(),
+        i32t.const_int(1, false).into(),
+    ]
+    .into();
+    builder
+        .build_call(prefetch, &args, "")
+        .map_err(|e| fail(&e.to_string()))?;
     Ok(())
 }
 
