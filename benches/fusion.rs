@@ -7,21 +7,9 @@
 //! a little too large to solve whole are checked against exact solves.
 
 use arrc::fusion::ast::Strategy;
-use arrc::fusion::generate::{fusion_graph, program, Kind, CLASSIC};
+use arrc::fusion::generate::{fusion_graph, program, CLASSIC, MIXED};
 use arrc::fusion::{fuse, FusionOptions};
 use std::time::Instant;
-
-/// With histograms, scatters and filter families besides.
-const MIXED: [Kind; 8] = [
-    Kind::Map,
-    Kind::Map2,
-    Kind::Reduce,
-    Kind::Scan,
-    Kind::MapUsing,
-    Kind::Filter,
-    Kind::Hist,
-    Kind::Scatter,
-];
 
 /// Runs per measurement: the best shows the cost without noise from other
 /// processes, the mean what to expect.

@@ -2,7 +2,7 @@
 //! against the enumeration of every legal clustering on small random
 //! bodies, and against the ILP's proven optimum on larger ones.
 
-use arrc::fusion::generate::{fusion_graph, Kind, CLASSIC};
+use arrc::fusion::generate::{fusion_graph, Kind, CLASSIC, MIXED};
 use arrc::fusion::graph::FusionGraph;
 use arrc::fusion::{cluster, exhaustive, frontier, greedy, ilp, objective, order};
 
@@ -105,16 +105,6 @@ fn frontier_equals_ilp_optimum() {
 /// bound from a beam's clustering, at the cycle-cut ILP's proven optimum.
 #[test]
 fn frontier_proves_benchmark_bodies() {
-    const MIXED: [Kind; 8] = [
-        Kind::Map,
-        Kind::Map2,
-        Kind::Reduce,
-        Kind::Scan,
-        Kind::MapUsing,
-        Kind::Filter,
-        Kind::Hist,
-        Kind::Scatter,
-    ];
     for (kinds, soacs) in [(&CLASSIC[..], 30), (&MIXED[..], 22)] {
         let graph = fusion_graph(soacs, kinds, true, 8, 0x9e3779b97f4a7c15);
         let start = cluster::separate_conflicts(&graph, greedy::decide(&graph));

@@ -6,22 +6,11 @@
 //! program always fuses the same way.
 
 use arrc::fusion::ast::Strategy;
-use arrc::fusion::generate::{fusion_graph, program, Kind};
+use arrc::fusion::generate::{fusion_graph, program, Kind, MIXED as ALL};
 use arrc::fusion::graph::FusionGraph;
 use arrc::fusion::{
     cluster, decompose, exhaustive, fuse, greedy, ilp, objective, order, FusionOptions,
 };
-
-const ALL: [Kind; 8] = [
-    Kind::Map,
-    Kind::Map2,
-    Kind::Reduce,
-    Kind::Scan,
-    Kind::MapUsing,
-    Kind::Filter,
-    Kind::Hist,
-    Kind::Scatter,
-];
 
 fn clusters(n: usize, fused: &[(usize, usize)]) -> Vec<usize> {
     let mut root: Vec<usize> = (0..n).collect();

@@ -857,20 +857,10 @@ mod tests {
     /// 100 is clustered legally in windows. All far better than greedy.
     #[test]
     fn large_bodies_beat_greedy() {
-        use crate::fusion::generate::{program, Kind, CLASSIC};
+        use crate::fusion::generate::{program, CLASSIC, MIXED};
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fusion/many_soacs.arr");
-        let mixed = [
-            Kind::Map,
-            Kind::Map2,
-            Kind::Reduce,
-            Kind::Scan,
-            Kind::MapUsing,
-            Kind::Filter,
-            Kind::Hist,
-            Kind::Scatter,
-        ];
         let classic = program(100, &CLASSIC, true, 8, 0x9e3779b97f4a7c15);
-        let mixed = program(100, &mixed, true, 8, 0x9e3779b97f4a7c15);
+        let mixed = program(100, &MIXED, true, 8, 0x9e3779b97f4a7c15);
         let (c, m) = (&classic.entries[0], &mixed.entries[0]);
         for (graph, windowed) in [
             (graphs(&path).remove(0), false),

@@ -40,6 +40,18 @@ pub const CLASSIC: [Kind; 5] = [
     Kind::MapUsing,
 ];
 
+/// `benches/fusion.rs`'s mix with histograms, scatters and filter families.
+pub const MIXED: [Kind; 8] = [
+    Kind::Map,
+    Kind::Map2,
+    Kind::Reduce,
+    Kind::Scan,
+    Kind::MapUsing,
+    Kind::Filter,
+    Kind::Hist,
+    Kind::Scatter,
+];
+
 struct Gen {
     next_var: u32,
     next_soac: u32,
