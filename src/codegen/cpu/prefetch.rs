@@ -65,41 +65,47 @@ pub fn prefetch_streams(context: &Context, module: &Module) -> Result<(), Codege
             .to_str()
             .is_ok_and(|n| n.ends_with(PRIVATE_HIST_SUFFIX));
         for block in f.get_basic_blocks() {
-            if private_hist && loops_to_itself(block) {
-                for load in instructions(block.get_first_instruction())
-                    .filter(|i| i.get_opcode() == InstructionOpcode::Load)
-                    .filter(|i| indexed_by_phi_of(i, block))
-                    .collect::<Vec<_>>()
-                {
-                    prefetch_ahead(context, module, &builder, load)?;
-                }
-                continue;
-            }
-            let is_vector_body = block
-                .get_name()
-                .to_str()
-                .is_ok_and(|n| n.starts_with("vector.body"));
-            if !is_vector_body {
-                continue;
-            }
-            let loads: Vec<InstructionValue> = instructions(block.get_first_instruction())
-                .filter(|i| i.get_opcode() == InstructionOpcode::Load && loads_vector(i))
-                .collect();
-            if compute_bound(block.get_first_instruction(), &loads) {
-                continue;
-            }
-            for &load in &loads {
-                let Some(address) = load.get_operand(0).and_then(|o| o.value()) else {
-                    continue;
-                };
-                if sibling_offset(&address, &loads).is_some_and(|c| c % 64 != 0) {
-                    continue;
-                }
+            for load in streamed_loads(block, private_hist) {
                 prefetch_ahead(context, module, &builder, load)?;
             }
         }
     }
     Ok(())
+}
+
+/// The loads of `block` that stream through memory and earn a prefetch: in a
+/// private histogram's loop every load its induction variable indexes (the loop
+/// is scalar, so the vector-body rule below never sees it); in a vectorised
+/// body the vector loads, unless the body is compute-bound or a load is a
+/// sibling of another within one cache line.
+fn streamed_loads(block: BasicBlock, private_hist: bool) -> Vec<InstructionValue> {
+    let loads = instructions(block.get_first_instruction())
+        .filter(|i| i.get_opcode() == InstructionOpcode::Load);
+    if private_hist && loops_to_itself(block) {
+        return loads.filter(|i| indexed_by_phi_of(i, block)).collect();
+    }
+    let is_vector_body = block
+        .get_name()
+        .to_str()
+        .is_ok_and(|n| n.starts_with("vector.body"));
+    if !is_vector_body {
+        return Vec::new();
+    }
+    let vector_loads: Vec<InstructionValue> = loads.filter(loads_vector).collect();
+    if compute_bound(block.get_first_instruction(), &vector_loads) {
+        return Vec::new();
+    }
+    vector_loads
+        .iter()
+        .copied()
+        .filter(|load| {
+            load.get_operand(0)
+                .and_then(|o| o.value())
+                .is_some_and(|address| {
+                    sibling_offset(&address, &vector_loads).is_none_or(|c| c % 64 == 0)
+                })
+        })
+        .collect()
 }
 
 /// The name's end of a histogram nest's loop over private bins
