@@ -47,11 +47,12 @@ pub const DIRECT: usize = 20;
 pub const WINDOW: usize = 16;
 /// A group of up to this many SOACs is first solved whole without cluster
 /// numbers (`order`, cycle cuts), with at most `PROVE_WORK` work units;
-/// only if that proves nothing is it windowed. The generated bodies of
-/// `benches/fusion.rs` of 42 to 60 SOACs take 300 to 6,000 nodes
-/// (docs/fusion.md).
+/// only if that proves nothing is it windowed. The generated mixed bodies
+/// of `benches/fusion.rs` of 42 and 48 SOACs, which the frontier gives up
+/// on, take about 11,600 and 12,800 units (docs/fusion.md); what is left
+/// of the default budget goes to the windows where the proof fails.
 pub const PROVE_WHOLE: usize = 64;
-pub const PROVE_WORK: u64 = 10_000;
+pub const PROVE_WORK: u64 = 15_000;
 pub const STEP: usize = 8;
 /// A group of more than `DIRECT` SOACs is first solved exactly by the
 /// dynamic program over program order (`frontier`), which gives up past
