@@ -44,8 +44,8 @@ use std::collections::BTreeMap;
 /// Work units one compilation's ILPs may use in all: branch-and-bound
 /// nodes, each weighted by its LP's size (`solver::CELLS_PER_UNIT` rows
 /// times columns a unit). A work limit, not a time, so a program always
-/// fuses the same way, yet one that bounds the solver's time: under a
-/// second (the frontier's states are bounded apart, `decompose`).
+/// fuses the same way, yet one that bounds the solver's time: about a
+/// second at most (the frontier's states are bounded apart, `decompose`).
 pub const NODE_LIMIT: u64 = 20_000;
 
 #[derive(Clone, Debug)]

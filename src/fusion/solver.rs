@@ -44,10 +44,11 @@ pub(super) struct Lp {
     pub start: Vec<f64>,
 }
 
-/// Rows times columns that one work unit pays for. A node costs about
-/// 10 ns per cell, whatever the LP's size (measured from 15,000 to 265,000
-/// cells, docs/fusion.md), so a unit is about 40 µs and the default
-/// budget of 20,000 units (`fusion::NODE_LIMIT`) under a second. A node
+/// Rows times columns that one work unit pays for. A node costs 2.6 to
+/// 12.5 ns per cell, whatever the LP's size (measured from 15,000 to
+/// 265,000 cells, docs/fusion.md), so a unit is 10 to 50 µs and the
+/// default budget of 20,000 units (`fusion::NODE_LIMIT`) about a second
+/// at most. A node
 /// of an LP of up to 64 rows and columns costs one unit, as every node
 /// did before nodes were weighted.
 pub const CELLS_PER_UNIT: u64 = 4096;
