@@ -25,7 +25,7 @@ fn main() {
         "mean",
         "loops",
         "traffic",
-        "ILP solves/vars/ints/rows/nodes",
+        "ILP solves/vars/ints/rows/nodes/work",
         "note"
     );
     for (mix, kinds) in [("classic", &CLASSIC[..]), ("mixed", &MIXED[..])] {
@@ -56,8 +56,8 @@ fn main() {
                     loops_and_traffic(&fused).0,
                     loops_and_traffic(&fused).1,
                     format!(
-                        "{}/{}/{}/{}/{}",
-                        s.solves, s.variables, s.integers, s.constraints, s.nodes
+                        "{}/{}/{}/{}/{}/{}",
+                        s.solves, s.variables, s.integers, s.constraints, s.nodes, s.work
                     ),
                     match (strategy, fused.notes.is_empty()) {
                         (Strategy::Ilp, true) => "optimal",
@@ -85,14 +85,17 @@ fn loops_and_traffic(fused: &arrc::fusion::Fused) -> (usize, i64) {
 
 /// Bodies over the size solved as one ILP: the default (groups of up to
 /// `decompose::PROVE_WHOLE` SOACs solved whole by cycle cuts, larger ones in
-/// windows) against whole solves with 100,000 nodes (five times the default
-/// budget) with cluster numbers (`ilp`) and with cycle cuts (`order`):
-/// bytes, milliseconds and whether each proved its answer optimal.
+/// windows) against whole solves with 100,000 work units (five times the
+/// default budget) with cluster numbers (`ilp`) and with cycle cuts (`order`):
+/// bytes, milliseconds and whether each proved its answer optimal; then
+/// the default's work units, and each whole solve's nanoseconds per LP
+/// cell (rows times columns, summed over nodes), what a work unit
+/// (`arrc::fusion::CELLS_PER_UNIT` cells) assumes to be about constant.
 fn windows_against_exact() {
     use arrc::fusion::{cluster, decompose, greedy, ilp, objective, order};
     println!(
-        "\n{:>7} {:>6} {:>26} {:>26} {:>26}",
-        "mix", "soacs", "default", "cluster numbers", "cycle cuts"
+        "\n{:>7} {:>6} {:>26} {:>26} {:>26} {:>26}",
+        "mix", "soacs", "default", "cluster numbers", "cycle cuts", "work, ns/cell ilp order"
     );
     for (mix, kinds) in [("classic", &CLASSIC[..]), ("mixed", &MIXED[..])] {
         for soacs in [42, 48, 60] {
@@ -105,7 +108,7 @@ fn windows_against_exact() {
             };
             let timer = Instant::now();
             let mut budget = decompose::Budget {
-                nodes: arrc::fusion::NODE_LIMIT,
+                work: arrc::fusion::NODE_LIMIT,
             };
             let default = decompose::decide(&g, &start, &mut budget).unwrap();
             let default_ms = timer.elapsed().as_secs_f64() * 1e3;
@@ -113,19 +116,27 @@ fn windows_against_exact() {
             let numbers = ilp::decide(&g, &start, 100_000).unwrap();
             let numbers_ms = timer.elapsed().as_secs_f64() * 1e3;
             let timer = Instant::now();
-            let (cuts, _) = order::decide(&g, &start, 100_000).unwrap();
+            let (cuts, used) = order::decide(&g, &start, 100_000).unwrap();
             let cuts_ms = timer.elapsed().as_secs_f64() * 1e3;
+            let per_cell = |ms: f64, cells: u64| ms * 1e6 / cells.max(1) as f64;
+            let costs = format!(
+                "{} {:.1} {:.1}",
+                default.stats.work,
+                per_cell(numbers_ms, numbers.stats.cells),
+                per_cell(cuts_ms, used.cells)
+            );
             let cuts = match cuts {
                 Some(found) => show(&found.decision.fused, cuts_ms, true),
                 None => format!("- {cuts_ms:.0}ms false"),
             };
             println!(
-                "{:>7} {:>6} {:>26} {:>26} {:>26}",
+                "{:>7} {:>6} {:>26} {:>26} {:>26} {:>26}",
                 mix,
                 soacs,
                 show(&default.decision.fused, default_ms, default.proven_optimal),
                 show(&numbers.decision.fused, numbers_ms, numbers.proven_optimal),
-                cuts
+                cuts,
+                costs
             );
         }
     }
@@ -173,7 +184,7 @@ fn frontier_at_scale() {
                 let start = cluster::separate_conflicts(&g, greedy::decide(&g));
                 let timer = Instant::now();
                 let mut budget = decompose::Budget {
-                    nodes: arrc::fusion::NODE_LIMIT,
+                    work: arrc::fusion::NODE_LIMIT,
                 };
                 let default = decompose::decide(&g, &start, &mut budget).unwrap();
                 let default_ms = timer.elapsed().as_secs_f64() * 1e3;

@@ -69,7 +69,7 @@ fn check(graph: &FusionGraph, what: &str) -> usize {
         "{what}: cycle cuts {cut_cost}"
     );
     // Splitting into independent groups loses nothing either.
-    let mut budget = decompose::Budget { nodes: u64::MAX };
+    let mut budget = decompose::Budget { work: u64::MAX };
     let split = decompose::decide_with(graph, &start, &mut budget, 0).unwrap();
     let split_cost = objective::cost(graph, &clusters(n, &split.decision.fused));
     assert!(split.proven_optimal, "{what}: groups not proven");

@@ -113,10 +113,16 @@ pub struct CompileArgs {
     pub target: TargetArg,
     #[arg(long, value_enum, default_value_t = FusionArg::Ilp)]
     pub fusion: FusionArg,
-    /// Branch-and-bound nodes the ILP clusterer may use for the whole
-    /// program before keeping the best clustering found.
+    /// Work the ILP clusterer may use for the whole program before keeping
+    /// the best clustering found: branch-and-bound nodes, each weighted by
+    /// its LP's size (a node of a body of up to about 20 SOACs counts one).
     #[arg(long = "fusion-node-limit", default_value_t = crate::fusion::NODE_LIMIT)]
     pub fusion_node_limit: u64,
+    /// Print what the ILP clusterer did on standard error: solves, nodes,
+    /// work units, LP cells (rows times columns, summed over nodes) and
+    /// frontier states.
+    #[arg(long = "fusion-stats")]
+    pub fusion_stats: bool,
     /// Allow float rewrites that can change results: reassociation,
     /// `x*0`, fused multiply-adds, reciprocals (NaN and infinity still hold).
     #[arg(long = "fast-math")]
@@ -270,6 +276,7 @@ impl CompileArgs {
         };
         let mut fusion = FusionOptions::new(strategy);
         fusion.node_limit = self.fusion_node_limit;
+        fusion.report_stats = self.fusion_stats;
         Options {
             simplify: (self.opt_level > 0).then(|| crate::simplify::SimplifyOptions {
                 fast_math: self.fast_math,

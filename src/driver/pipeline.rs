@@ -170,6 +170,9 @@ fn compile_to(
         for note in &fused.notes {
             eprintln!("warning: {note}");
         }
+        if options.fusion.report_stats {
+            eprintln!("{}", fused.stats.summary(options.fusion.node_limit));
+        }
         Ok(fused.program)
     })?;
     if let Goal::Fused = goal {

@@ -46,12 +46,13 @@ pub const DIRECT: usize = 20;
 /// twice that time again, and of 24 nothing.
 pub const WINDOW: usize = 16;
 /// A group of up to this many SOACs is first solved whole without cluster
-/// numbers (`order`, cycle cuts), with at most `PROVE_NODES` nodes; only if
-/// that proves nothing is it windowed. The generated bodies of
-/// `benches/fusion.rs` of 42 to 60 SOACs take 300 to 6,000 nodes
-/// (docs/fusion.md).
+/// numbers (`order`, cycle cuts), with at most `PROVE_WORK` work units;
+/// only if that proves nothing is it windowed. The generated mixed bodies
+/// of `benches/fusion.rs` of 42 and 48 SOACs, which the frontier gives up
+/// on, take about 11,600 and 12,800 units (docs/fusion.md); what is left
+/// of the default budget goes to the windows where the proof fails.
 pub const PROVE_WHOLE: usize = 64;
-pub const PROVE_NODES: u64 = 10_000;
+pub const PROVE_WORK: u64 = 15_000;
 pub const STEP: usize = 8;
 /// A group of more than `DIRECT` SOACs is first solved exactly by the
 /// dynamic program over program order (`frontier`), which gives up past
@@ -75,21 +76,22 @@ fn soac_count(graph: &FusionGraph, nodes: impl IntoIterator<Item = usize>) -> us
         .count()
 }
 
-/// The branch-and-bound nodes the solves of one compilation may still use.
+/// The work units (branch-and-bound nodes weighted by their LP's size,
+/// `solver::node_cost`) the solves of one compilation may still use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Budget {
-    pub nodes: u64,
+    pub work: u64,
 }
 
 impl Budget {
-    /// Nodes for the next of `jobs` solves: ten equal shares of what is
+    /// Work for the next of `jobs` solves: ten equal shares of what is
     /// left (most solves need far less than a share and a few far more).
     fn share(&self, jobs: usize) -> u64 {
-        (self.nodes.saturating_mul(10) / jobs.max(1) as u64).min(self.nodes)
+        (self.work.saturating_mul(10) / jobs.max(1) as u64).min(self.work)
     }
 
     fn spend(&mut self, stats: &SolveStats) {
-        self.nodes = self.nodes.saturating_sub(stats.nodes);
+        self.work = self.work.saturating_sub(stats.work);
     }
 }
 
@@ -170,8 +172,8 @@ pub fn decide_with(
             if k <= PROVE_WHOLE {
                 // Whole, by cycle cuts (`order`), within a part of the budget.
                 let (sub, warm) = group_graph(graph, group, start);
-                let nodes = budget.share(jobs).min(PROVE_NODES);
-                let (found, used) = order::decide(&sub, &warm, nodes)?;
+                let work = budget.share(jobs).min(PROVE_WORK);
+                let (found, used) = order::decide(&sub, &warm, work)?;
                 budget.spend(&used);
                 stats.add(&used);
                 if let Some(found) = found {
@@ -834,7 +836,7 @@ mod tests {
                 }
                 let start = greedy::decide(&graph);
                 let whole = ilp::decide(&graph, &start, u64::MAX).unwrap();
-                let mut budget = Budget { nodes: u64::MAX };
+                let mut budget = Budget { work: u64::MAX };
                 let split = decide_with(&graph, &start, &mut budget, 0).unwrap();
                 assert!(whole.proven_optimal && split.proven_optimal);
                 check_legal(&graph, &split.decision);
@@ -871,7 +873,7 @@ mod tests {
             assert!(soac_count(&graph, 0..n) > DIRECT);
             let start = greedy::decide(&graph);
             let mut budget = Budget {
-                nodes: crate::fusion::NODE_LIMIT,
+                work: crate::fusion::NODE_LIMIT,
             };
             let found = decide(&graph, &start, &mut budget).unwrap();
             assert_eq!(found.windowed, windowed);

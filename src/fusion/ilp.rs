@@ -47,6 +47,11 @@ pub struct SolveStats {
     pub constraints: usize,
     /// Branch-and-bound nodes used.
     pub nodes: u64,
+    /// Work units used: nodes weighted by their LP's size
+    /// (`solver::node_cost`); what the budget counts.
+    pub work: u64,
+    /// Rows times columns of the LP of each node, summed.
+    pub cells: u64,
     /// Frontier states of the exact dynamic program (`frontier`).
     pub states: u64,
 }
@@ -58,7 +63,17 @@ impl SolveStats {
         self.integers += other.integers;
         self.constraints += other.constraints;
         self.nodes += other.nodes;
+        self.work += other.work;
+        self.cells += other.cells;
         self.states += other.states;
+    }
+
+    /// One line for `--fusion-stats`, with the work `limit` it ran under.
+    pub fn summary(&self, limit: u64) -> String {
+        format!(
+            "fusion stats: solves {}, nodes {}, work {} of {limit}, lp cells {}, frontier states {}",
+            self.solves, self.nodes, self.work, self.cells, self.states
+        )
     }
 }
 
@@ -365,11 +380,9 @@ pub(super) struct Built {
     pub family_apart: Vec<Option<usize>>,
 }
 
-pub fn decide(
-    graph: &FusionGraph,
-    start: &Decision,
-    nodes: u64,
-) -> Result<IlpDecision, IlpFailure> {
+/// The optimal clustering within `work` units (`solver::node_cost` per
+/// branch-and-bound node), or the best found, at least `start`.
+pub fn decide(graph: &FusionGraph, start: &Decision, work: u64) -> Result<IlpDecision, IlpFailure> {
     let n = graph.graph.node_count();
     if n == 0 {
         return Ok(IlpDecision {
@@ -384,13 +397,15 @@ pub fn decide(
     }
     let s = structure(graph);
     let built = build(graph, &s, start, true);
-    let outcome = solver::solve(&built.lp, nodes).map_err(IlpFailure::Solver)?;
+    let outcome = solver::solve(&built.lp, work).map_err(IlpFailure::Solver)?;
     let stats = SolveStats {
         solves: 1,
         variables: built.lp.columns.len(),
         integers: built.integers,
         constraints: built.lp.rows.len(),
         nodes: outcome.nodes,
+        work: outcome.work,
+        cells: outcome.cells,
         states: 0,
     };
     let Some(values) = outcome.values else {

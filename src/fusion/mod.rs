@@ -33,22 +33,29 @@ mod sizes;
 mod solver;
 pub mod traffic;
 
+pub use solver::CELLS_PER_UNIT;
+
 use crate::core::ir::{Body, Exp, LoopForm, Program, SoacId, Var};
 use ast::{FusedBody, FusedFunction, FusedProgram, Item, Strategy};
 use cluster::Decision;
 use decompose::Budget;
 use std::collections::BTreeMap;
 
-/// Branch-and-bound nodes one compilation's ILPs may use in all: a work
-/// limit, not a time, so a program always fuses the same way.
+/// Work units one compilation's ILPs may use in all: branch-and-bound
+/// nodes, each weighted by its LP's size (`solver::CELLS_PER_UNIT` rows
+/// times columns a unit). A work limit, not a time, so a program always
+/// fuses the same way, yet one that bounds the solver's time: about a
+/// second at most (the frontier's states are bounded apart, `decompose`).
 pub const NODE_LIMIT: u64 = 20_000;
 
 #[derive(Clone, Debug)]
 pub struct FusionOptions {
     pub strategy: Strategy,
-    /// Branch-and-bound nodes for the whole program; past them the ILP
+    /// Work units (`NODE_LIMIT`) for the whole program; past them the ILP
     /// clusterer keeps the best clustering found (at least greedy's).
     pub node_limit: u64,
+    /// Print the solvers' statistics on standard error (`--fusion-stats`).
+    pub report_stats: bool,
 }
 
 impl FusionOptions {
@@ -56,6 +63,7 @@ impl FusionOptions {
         FusionOptions {
             strategy,
             node_limit: NODE_LIMIT,
+            report_stats: false,
         }
     }
 }
@@ -81,7 +89,7 @@ pub fn fuse(program: &Program, options: &FusionOptions) -> Fused {
     let mut session = Session {
         options,
         budget: Budget {
-            nodes: options.node_limit,
+            work: options.node_limit,
         },
         stats: ilp::SolveStats::default(),
         notes: Vec::new(),
@@ -265,7 +273,7 @@ fn fuse_body(
                         ));
                     } else if !found.proven_optimal {
                         session.notes.push(format!(
-                            "fusion: the ILP solver used its {} branch-and-bound nodes before \
+                            "fusion: the ILP solver used its {} units of work before \
                              proving a body of {} statements optimal; using the best clustering \
                              it found",
                             options.node_limit,

@@ -56,13 +56,13 @@ const ROOT_ROUNDS: usize = 200;
 pub fn decide(
     graph: &FusionGraph,
     start: &Decision,
-    nodes: u64,
+    work: u64,
 ) -> Result<(Option<IlpDecision>, SolveStats), IlpFailure> {
     let n = graph.graph.node_count();
     let s = ilp::structure(graph);
     let mut built = ilp::build(graph, &s, start, false);
     let mut stats = SolveStats::default();
-    let mut left = nodes;
+    let mut left = work;
     let mut seen: BTreeSet<Vec<(usize, i64)>> = BTreeSet::new();
     let mut add = |lp: &mut solver::Lp, rows: Vec<Row>| {
         let mut added = false;
@@ -96,8 +96,13 @@ pub fn decide(
         start: built.lp.start.clone(),
     };
     for _ in 0..ROOT_ROUNDS {
-        let outcome = solver::solve(&relaxed, 1).map_err(IlpFailure::Solver)?;
+        // Each round is charged like a node: a large body's hundreds of
+        // rounds would otherwise cost seconds outside the budget.
+        let outcome = solver::solve(&relaxed, left).map_err(IlpFailure::Solver)?;
         stats.solves += 1;
+        stats.work += outcome.work;
+        stats.cells += outcome.cells;
+        left = left.saturating_sub(outcome.work);
         let Some(values) = outcome.values else { break };
         let rows = violated(graph, &built, &values);
         if !add(&mut relaxed, rows) {
@@ -113,9 +118,11 @@ pub fn decide(
             integers: built.integers,
             constraints: built.lp.rows.len(),
             nodes: outcome.nodes,
+            work: outcome.work,
+            cells: outcome.cells,
             states: 0,
         });
-        left = left.saturating_sub(outcome.nodes.max(1));
+        left = left.saturating_sub(outcome.work.max(1));
         let Some(values) = outcome.values.filter(|_| outcome.proven_optimal) else {
             return Ok((None, stats));
         };

@@ -6,6 +6,13 @@
 //! branch-and-bound nodes, never on the clock, so the same program always
 //! fuses the same way. Keeping the model apart from the solver is what let
 //! HiGHS be measured against it (docs/fusion.md).
+//!
+//! Limits are in *work units*, not nodes: a node of a large LP costs far
+//! more than one of a small LP (about 2 ms for the 46-SOAC group of
+//! `tests/random-found/ilp_slow_unrolled.arr`, 265,000 rows times
+//! columns), so each node is charged by the LP's size (`node_cost`), and a
+//! budget of units bounds the time in practice as well as
+//! deterministically.
 
 #[derive(Clone, Copy)]
 pub(super) struct Column {
@@ -37,15 +44,50 @@ pub(super) struct Lp {
     pub start: Vec<f64>,
 }
 
+/// Rows times columns that one work unit pays for. A node costs 2.6 to
+/// 12.5 ns per cell, whatever the LP's size (measured from 15,000 to
+/// 265,000 cells, docs/fusion.md), so a unit is 10 to 50 µs and the
+/// default budget of 20,000 units (`fusion::NODE_LIMIT`) about a second
+/// at most. A node
+/// of an LP of up to 64 rows and columns costs one unit, as every node
+/// did before nodes were weighted.
+pub const CELLS_PER_UNIT: u64 = 4096;
+
+/// Work units one branch-and-bound node (or one solve of a linear
+/// relaxation) of `lp` costs: its rows times its columns, in units of
+/// `CELLS_PER_UNIT`, at least one. A node's pivots grow with both.
+pub(super) fn node_cost(lp: &Lp) -> u64 {
+    let cells = (lp.rows.len().max(1) as u64).saturating_mul(lp.columns.len().max(1) as u64);
+    cells.div_ceil(CELLS_PER_UNIT)
+}
+
 pub(super) struct Outcome {
     /// One value per column; `None` when the solver found no assignment.
     pub values: Option<Vec<f64>>,
     pub proven_optimal: bool,
     /// Branch-and-bound nodes used.
     pub nodes: u64,
+    /// Work units used: `node_cost` per node, the root's included.
+    pub work: u64,
+    /// Rows times columns summed over the nodes: what the work stands for,
+    /// reported so that tests can bound it (`--fusion-stats`).
+    pub cells: u64,
 }
 
-pub(super) fn solve(lp: &Lp, nodes: u64) -> Result<Outcome, String> {
+/// Solves `lp` within `work` units (`node_cost` each node). With less
+/// than one node's cost left nothing is solved (`values` is `None`).
+pub(super) fn solve(lp: &Lp, work: u64) -> Result<Outcome, String> {
+    let cost = node_cost(lp);
+    let nodes = work / cost;
+    if nodes == 0 {
+        return Ok(Outcome {
+            values: None,
+            proven_optimal: false,
+            nodes: 0,
+            work: 0,
+            cells: 0,
+        });
+    }
     use microlp::{ComparisonOp, LinearExpr, OptimizationDirection, Problem};
     let mut problem = Problem::new(OptimizationDirection::Minimize);
     let clamp = |v: f64| v.clamp(i32::MIN as f64, i32::MAX as f64) as i32;
@@ -71,16 +113,33 @@ pub(super) fn solve(lp: &Lp, nodes: u64) -> Result<Outcome, String> {
     options.node_limit = Some(nodes);
     options.warm_start = Some(vars.iter().copied().zip(lp.start.iter().copied()).collect());
     let outcome = problem.solve_with(options).map_err(|e| e.to_string())?;
+    let cells = (lp.rows.len().max(1) as u64).saturating_mul(lp.columns.len().max(1) as u64);
+    let charged = |nodes: u64| {
+        let solved = nodes.max(1);
+        (solved.saturating_mul(cost), solved.saturating_mul(cells))
+    };
     Ok(match outcome.into_solution() {
-        Ok(solution) => Outcome {
-            proven_optimal: matches!(solution.status(), microlp::SolutionStatus::Optimal),
-            nodes: solution.stats().nodes_solved,
-            values: Some(vars.iter().map(|&v| solution.var_value(v)).collect()),
-        },
-        Err(interrupted) => Outcome {
-            values: None,
-            proven_optimal: false,
-            nodes: interrupted.stats().nodes_solved,
-        },
+        Ok(solution) => {
+            let nodes = solution.stats().nodes_solved;
+            let (work, cells) = charged(nodes);
+            Outcome {
+                proven_optimal: matches!(solution.status(), microlp::SolutionStatus::Optimal),
+                nodes,
+                work,
+                cells,
+                values: Some(vars.iter().map(|&v| solution.var_value(v)).collect()),
+            }
+        }
+        Err(interrupted) => {
+            let nodes = interrupted.stats().nodes_solved;
+            let (work, cells) = charged(nodes);
+            Outcome {
+                values: None,
+                proven_optimal: false,
+                nodes,
+                work,
+                cells,
+            }
+        }
     })
 }
