@@ -83,7 +83,7 @@ const WITHOUT_BLOCK: &[&str] = &[
 
 /// The suite had this many cases when last counted; fewer means test
 /// blocks were lost (raise it when adding cases).
-const RECORDED_CASES: usize = 972;
+const RECORDED_CASES: usize = 984;
 
 fn arr_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -230,6 +230,7 @@ const SANITIZED: &[&str] = &[
     "tests/programs/filter_partition.arr",
     "tests/programs/runtime_errors.arr",
     "tests/programs/if_view_escape.arr",
+    "tests/programs/donate_args.arr",
 ];
 
 /// `arrc test --sanitize KIND` over `SANITIZED` with the smallest grain, so
