@@ -69,7 +69,8 @@ struct Rewrite {
 }
 
 impl Rewrite {
-    /// Rewrites `f`; returns the position of the `InPlace`.
+    /// Rewrites `f` (the rewrite was found at `at`); returns the position
+    /// of the last statement rewritten.
     fn apply(&self, f: &mut Function, at: usize) -> usize {
         if let Some(free) = self.free {
             f.body.remove(free);
