@@ -421,6 +421,38 @@ except AttributeError:
     assert!(out.starts_with("ok"), "{out}");
 }
 
+/// A library's caller keeps its arrays: entries whose executable writes
+/// into a dead argument (`loopy::donate`: a map's output, an update in
+/// place, a consumed `*[]t` one too) leave the caller's arrays as they were.
+#[test]
+fn a_librarys_entries_leave_the_callers_arrays_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = "entry saxpy [n] (a: f32) (xs: [n]f32) (ys: [n]f32) : [n]f32 =\n  \
+        map2 (\\x y -> a * x + y) xs ys\n\n\
+        entry update (xs: *[]i32) (i: i64) : []i32 =\n  let xs[i] = 7\n  in xs\n\n\
+        entry both (xs: []i32) : ([]i32, []i32) = (map (+ 1) xs, xs)\n";
+    build_python(dir.path(), "keep", source);
+    let script = r#"
+import numpy as np, keep
+xs = np.arange(4, dtype=np.float32)
+ys = np.full(4, 10, dtype=np.float32)
+out = np.asarray(keep.saxpy(np.float32(2), xs, ys))
+assert out.tolist() == [10, 12, 14, 16], out
+# The same array for both parameters.
+out = np.asarray(keep.saxpy(np.float32(2), xs, xs))
+assert out.tolist() == [0, 3, 6, 9], out
+assert xs.tolist() == [0, 1, 2, 3] and ys.tolist() == [10] * 4, (xs, ys)
+zs = np.array([1, 2, 3], dtype=np.int32)
+assert np.asarray(keep.update(zs, 1)).tolist() == [1, 7, 3]
+a, b = keep.both(zs)
+assert np.asarray(a).tolist() == [2, 3, 4] and np.asarray(b).tolist() == [1, 2, 3]
+assert zs.tolist() == [1, 2, 3], zs
+print("ok")
+"#;
+    let out = ok(python(dir.path(), script), "arguments kept");
+    assert!(out.starts_with("ok"), "{out}");
+}
+
 #[test]
 fn entry_points_named_like_the_modules_own_names_get_a_trailing_underscore() {
     let dir = tempfile::tempdir().unwrap();

@@ -58,7 +58,7 @@ pub fn glue_c(program: &Program, wide: bool, exact: bool) -> String {
         };
         let _ = writeln!(
             out,
-            "    {{{}, {}, {}, {}, {}, {}, {sizes}, arr_run_{k}, {}}},",
+            "    {{{}, {}, {}, {}, {}, {}, {sizes}, arr_run_{k}, {}, {}}},",
             c_string(&f.name),
             f.params.len(),
             if f.params.is_empty() {
@@ -78,11 +78,16 @@ pub fn glue_c(program: &Program, wide: bool, exact: bool) -> String {
             } else {
                 "NULL".to_string()
             },
+            if f.overwritten.is_empty() {
+                "NULL".to_string()
+            } else {
+                format!("arr_overwritten_{k}")
+            },
         );
     }
     if program.functions.is_empty() {
         // C has no empty arrays; the count says there is nothing.
-        out.push_str("    {NULL, 0, NULL, 0, NULL, 0, NULL, NULL, NULL},\n");
+        out.push_str("    {NULL, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL},\n");
     }
     out.push_str("};\n");
     let _ = writeln!(
@@ -214,6 +219,21 @@ fn entry(out: &mut String, k: usize, f: &Function, wide: bool, exact: bool) {
             out,
             "static const arr_type arr_results_{k}[] = {{{}}};",
             types.join(", ")
+        );
+    }
+    if !f.overwritten.is_empty() {
+        let flags: Vec<&str> = f
+            .params
+            .iter()
+            .map(|p| match f.overwritten.contains(&p.var.id) {
+                true => "1",
+                false => "0",
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "static const unsigned char arr_overwritten_{k}[] = {{{}}};",
+            flags.join(", ")
         );
     }
     let sizes = size_constraints(f);

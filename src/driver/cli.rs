@@ -310,6 +310,7 @@ impl CompileArgs {
             },
             // For comparisons; read here, not inside the compiler.
             prefetch: std::env::var_os("ARRC_NO_PREFETCH").is_none(),
+            donate: std::env::var_os("ARRC_NO_DONATE").is_none(),
         }
     }
 }

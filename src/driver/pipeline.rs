@@ -14,6 +14,8 @@
 //!   fusion                     fusion::fuse, nested clusters too   -> fusion::ast::FusedProgram
 //!   lower-loopy                loopy::lower                         -> loopy::ir::Program
 //!   loopy-{generators, bounds, inplace, rows, unroll, hoist}
+//!   loopy-donate               executables on the CPU: dead array arguments
+//!                              overwritten in place (not a library's)
 //!   loopy-{block, tile}        when the target's tuning asks for them (CPU)
 //!   loopy-memory               launched nests and memory spaces
 //!   loopy-scratch              per-thread scratch for per-iteration arrays
@@ -55,6 +57,9 @@ pub struct Options {
     /// Run the `prefetch` pass where the target has it (`ARRC_NO_PREFETCH`
     /// turns it off, for comparisons).
     pub prefetch: bool,
+    /// Let an executable's entries overwrite dead array arguments
+    /// (`loopy::donate`; `ARRC_NO_DONATE` turns it off, for comparisons).
+    pub donate: bool,
 }
 
 impl Default for Options {
@@ -64,6 +69,7 @@ impl Default for Options {
             fusion: FusionOptions::new(fusion::ast::Strategy::Ilp),
             codegen: CodegenOptions::default(),
             prefetch: true,
+            donate: true,
         }
     }
 }
@@ -178,7 +184,10 @@ fn compile_to(
     if let Goal::Fused = goal {
         return Ok(Output::Fused(fused));
     }
-    let loops = loop_nests_in(&fused, options, session)?;
+    // A library's caller keeps its arguments; a GPU entry's are copies.
+    let donate =
+        options.donate && !matches!(goal, Goal::Library(..)) && !options.codegen.target.is_gpu();
+    let loops = loop_nests_in(&fused, options, donate, session)?;
     if let Goal::Loopy = goal {
         return Ok(Output::Loopy(loops));
     }
@@ -192,7 +201,9 @@ fn compile_to(
             let cpu_options = fallback_options(options);
             Some(session.step("exact-fallback-loopy", || {
                 let unfused = fusion::fuse(&core, &FusionOptions::new(fusion::ast::Strategy::None));
-                loop_nests_in(&unfused.program, &cpu_options, &mut quiet)
+                // It re-runs on the arguments after an error: it overwrites
+                // none of them.
+                loop_nests_in(&unfused.program, &cpu_options, false, &mut quiet)
             })?)
         }
         false => None,
@@ -231,10 +242,12 @@ fn simplify_rounds(
 }
 
 /// Fusion AST to planned loop nests: the lowering, then every loop-nest
-/// pass over each entry, then the lint.
+/// pass over each entry, then the lint; `donate`: the caller gives the
+/// array arguments up (`loopy::donate`).
 fn loop_nests_in(
     fused: &FusedProgram,
     options: &Options,
+    donate: bool,
     session: &mut Session,
 ) -> Result<loopy::ir::Program, Failure> {
     let tuning = options.codegen.target.describe().tuning;
@@ -248,6 +261,9 @@ fn loop_nests_in(
     each("loopy-generators", &loopy::generators::drop_unread)?;
     each("loopy-bounds", &loopy::bounds::drop_proven_checks)?;
     each("loopy-inplace", &loopy::inplace::reuse_dead_copies)?;
+    if donate {
+        each("loopy-donate", &loopy::donate::overwrite_dead_arguments)?;
+    }
     each("loopy-rows", &loopy::rows::write_rows_in_place)?;
     each("loopy-unroll", &loopy::unroll::unroll_small_loops)?;
     each("loopy-hoist", &loopy::hoist::hoist_invariants)?;
@@ -479,7 +495,7 @@ pub fn simplify(
 
 /// The fusion AST to planned loop nests, outside a compilation (tests).
 pub fn loop_nests(fused: &FusedProgram, options: &Options) -> Result<loopy::ir::Program, Failure> {
-    loop_nests_in(fused, options, &mut Session::new(None))
+    loop_nests_in(fused, options, false, &mut Session::new(None))
 }
 
 /// Planned loop nests to an executable linked with the real runtime,

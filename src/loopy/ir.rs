@@ -45,12 +45,16 @@ pub struct Function {
     pub size_params: Vec<SizeParam>,
     pub body: Block,
     /// Array results are never parameters, views or each other: each owns
-    /// its memory, so the caller may free every one.
+    /// its memory, so the caller may free every one, except the memory of
+    /// an `overwritten` parameter, which stays the caller's.
     pub results: Vec<Atom>,
     pub ret: Vec<Type>,
     /// Nests that run in one thread whatever their kind: those made of a
     /// `#[sequential]` SOAC (their `origin`s).
     pub sequential: Vec<Origin>,
+    /// Array parameters whose memory the entry overwrites (the caller gave
+    /// them up: `loopy::donate`); their memory stays the caller's to free.
+    pub overwritten: Vec<VarId>,
 }
 
 /// A parameter; an array comes with one `i64` variable per dimension.

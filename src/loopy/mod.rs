@@ -5,6 +5,7 @@ pub mod block;
 pub mod bounds;
 pub mod check;
 pub mod chunk;
+pub mod donate;
 pub mod generators;
 pub mod hoist;
 pub mod inplace;

@@ -558,6 +558,7 @@ fn lint_rejects_use_after_free() {
         files: vec!["test.arr".into()],
         functions: vec![super::ir::Function {
             sequential: Vec::new(),
+            overwritten: Vec::new(),
             name: "main".into(),
             params: vec![super::ir::Param {
                 var: n.clone(),
@@ -663,6 +664,7 @@ fn lint_rejects_use_of_a_view_after_update_in_place() {
         files: vec!["test.arr".into()],
         functions: vec![super::ir::Function {
             sequential: Vec::new(),
+            overwritten: Vec::new(),
             name: "main".into(),
             params: vec![super::ir::Param {
                 var: n.clone(),

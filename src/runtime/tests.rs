@@ -375,13 +375,13 @@ static void run_alias(const arr_value *args, arr_value *results) {
 }
 static const arr_type alias_results[] = {{ARR_I32, 1}, {ARR_I32, 1}};
 
-#define E(name) {#name, 1, ty_##name, 1, ty_##name, 0, NULL, run_##name, NULL}
+#define E(name) {#name, 1, ty_##name, 1, ty_##name, 0, NULL, run_##name, NULL, NULL}
 const arr_entry arr_entries[] = {
-    {"main", 1, sum_params, 1, sum_results, 0, NULL, run_sum, NULL},
-    {"pair", 2, pair_params, 2, pair_results, 0, NULL, run_pair, NULL},
-    {"sized", 2, sized_params, 1, sized_results, 1, sized_constraints, run_sized, NULL},
-    {"index", 2, index_params, 1, sum_results, 0, NULL, run_index, NULL},
-    {"alias", 1, sum_params, 2, alias_results, 0, NULL, run_alias, NULL},
+    {"main", 1, sum_params, 1, sum_results, 0, NULL, run_sum, NULL, NULL},
+    {"pair", 2, pair_params, 2, pair_results, 0, NULL, run_pair, NULL, NULL},
+    {"sized", 2, sized_params, 1, sized_results, 1, sized_constraints, run_sized, NULL, NULL},
+    {"index", 2, index_params, 1, sum_results, 0, NULL, run_index, NULL, NULL},
+    {"alias", 1, sum_params, 2, alias_results, 0, NULL, run_alias, NULL, NULL},
     E(echo_i8), E(echo_i16), E(echo_i32), E(echo_i64), E(echo_u8), E(echo_u16),
     E(echo_u32), E(echo_u64), E(echo_f32), E(echo_f64), E(echo_bool),
     E(echo_f32_2), E(echo_bool_3), E(echo_u16_5), E(echo_f64_8), E(echo_i32_0), E(echo_f64_0),

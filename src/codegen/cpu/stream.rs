@@ -272,12 +272,14 @@ mod tests {
              map2 (\\x y -> a * x + y) xs ys\n",
         )
         .unwrap();
-        let Ok(Output::Loopy(program)) = compile(
-            &path,
-            &Options::default(),
-            Goal::Loopy,
-            &mut Session::new(None),
-        ) else {
+        // The inputs as parameters: none overwritten (`loopy::donate`).
+        let options = Options {
+            donate: false,
+            ..Options::default()
+        };
+        let Ok(Output::Loopy(program)) =
+            compile(&path, &options, Goal::Loopy, &mut Session::new(None))
+        else {
             panic!("no loop nests");
         };
         let function = &program.functions[0];

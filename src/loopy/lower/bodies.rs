@@ -49,6 +49,7 @@ impl Lowerer {
             results,
             ret: f.ret.clone(),
             sequential: std::mem::take(&mut self.sequential),
+            overwritten: Vec::new(),
         }
     }
 

@@ -72,6 +72,10 @@ typedef struct {
      * arguments here and reports this run's first error, the one a
      * sequential reading of the program meets. */
     arr_entry_fn exact;
+    /* Per parameter, 1 where the entry overwrites the argument's array
+     * (its caller gives it up: an executable's; loopy::donate); NULL: none.
+     * A result may then be that array. */
+    const unsigned char *overwritten;
 } arr_entry;
 
 /* Defined by the generated glue. */

@@ -26,6 +26,15 @@ static int prim_is_unsigned(arr_prim p) { return p >= ARR_U8 && p <= ARR_U64; }
 static int prim_is_float(arr_prim p) { return p == ARR_F16 || p == ARR_F32 || p == ARR_F64; }
 static int prim_bits(arr_prim p) { return prim_sizes[p] * 8; }
 
+int64_t arr_value_bytes(const arr_type *t, const arr_value *v) {
+    int64_t bytes = prim_sizes[t->prim];
+    int d;
+    for (d = 0; d < t->rank; d++) {
+        bytes *= v->shape[d];
+    }
+    return bytes;
+}
+
 /* `[][]f32` */
 static void type_string(char *out, size_t n, arr_prim prim, int rank) {
     size_t k = 0;

@@ -43,6 +43,8 @@ void arr_skip_space(arr_reader *r);
 void arr_expect_fail(const arr_reader *r, size_t at, const char *what) ARR_NORETURN;
 
 /* A result in the text or the binary value format (without the newline). */
+/* The bytes of the elements of array `v` of type `t`. */
+int64_t arr_value_bytes(const arr_type *t, const arr_value *v);
 void arr_print_text(FILE *f, const arr_type *t, const arr_value *v);
 void arr_print_binary(FILE *f, const arr_type *t, const arr_value *v);
 
