@@ -28,9 +28,10 @@
 //! (the statements before the reduction are the same for every thread of
 //! the group, so they fail together). Operators that can fail keep the map
 //! form (a row per thread), as block trees do. Reductions inside branches
-//! and sequential loops, and scratch arrays a reduction fills, are the
-//! group's statements (`group`); only a single reduction, last in the
-//! body, is split across blocks.
+//! and sequential loops, scratch arrays a reduction fills, and maps of the
+//! row (into scratch, or the output's row) are the group's statements
+//! (`group`); only a single reduction, last in the body, is split across
+//! blocks.
 
 use super::abi::{Grid, Params, PARTIALS, WIDTH};
 use super::loops::Key;
@@ -39,7 +40,7 @@ use crate::codegen::emit::{Frame, Gen, Res, Val};
 use crate::codegen::runtime::RuntimeFn;
 use crate::codegen::CodegenError;
 use crate::core::ir::{Atom, Type, Var, VarId};
-use crate::loopy::ir::{LoopNest, Stmt};
+use crate::loopy::ir::{LoopNest, Parallelism, Stmt};
 use crate::types::ScalarType;
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
 use inkwell::{AtomicOrdering, AtomicRMWBinOp, IntPredicate};
@@ -100,7 +101,7 @@ impl<'ctx> Gen<'ctx, '_> {
         } = super::group::group_prefix(nest)
             .ok_or_else(|| CodegenError::Internal("a row reduction without its shape".into()))?;
         let last = match &nest.body[at] {
-            Stmt::Loop(inner) => Some(inner),
+            Stmt::Loop(inner) if inner.par != Parallelism::Map => Some(inner),
             _ => None,
         };
         let grouped_end = if last.is_some() { at } else { at + 1 };
