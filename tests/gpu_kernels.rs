@@ -529,6 +529,35 @@ fn row_maps_beside_reductions_take_a_group() {
     }
 }
 
+/// A scan of the row into a scratch array, with a reduction beside it or
+/// over its result, is run by the row's group too: the lanes scan their
+/// slices' totals by `shfl.sync.up` and the reductions combine by
+/// `shfl.sync.down` (docs/gpu.md, "Row reductions"; before, a thread ran
+/// each row and no kernel shuffled). The results are the golden suite's
+/// (`row_scan.arr`).
+#[test]
+fn row_scans_take_a_group() {
+    let dir = tempfile::tempdir().unwrap();
+    for body in [
+        "let ys = scan (+) 0 r in reduce (+) 0 (map2 (*) ys r) + ys[0]",
+        "let ys = scan (\\a b -> if b == 0 then a else b) 0 r in reduce (+) 0 (rotate 1 ys)",
+    ] {
+        let source = format!("entry main (xss: [][]i64) : []i64 = map (\\r -> {body}) xss");
+        let kernels = ptx_kernels(&source, dir.path());
+        let grouped = kernels.iter().any(|(_, text)| {
+            [
+                "shfl.sync.up",
+                "shfl.sync.down",
+                "bar.warp.sync",
+                "bar.sync",
+            ]
+            .iter()
+            .all(|shape| text.contains(shape))
+        });
+        assert!(grouped, "{body}: no group kernel in {kernels:?}");
+    }
+}
+
 /// A matmul-like nest is a tiled kernel (docs/gpu.md, "Tiled products"):
 /// its operands are read from global memory only where the block stages
 /// their slices (one load instruction per operand), the product's steps

@@ -6,9 +6,10 @@
 //! to the last one that holds a row reduction when every thread of a warp
 //! or block may run them together (they bind values and check them, branch
 //! on such values, loop with scalar state or with a group array as state,
-//! make per-row scratch arrays, reduce the row, and map it into arrays at
-//! each iteration's own index: `own_accesses`); the kernel then emits
-//! them with `Gen::group_reduce` standing in for each reduction
+//! make per-row scratch arrays, reduce the row, and map or scan it into
+//! arrays at each iteration's own index: `own_accesses`); the kernel then emits
+//! them with `Gen::group_reduce` standing in for each reduction, map
+//! and scan (`group_scan`)
 //! (`Backend::nest` calls it for the nests `RowGroup` names) and
 //! `Gen::group_write` for each write of a group array outside the folds.
 //!
@@ -283,6 +284,7 @@ fn uniform(
         Stmt::Loop(inner) => {
             let folds = match inner.par {
                 Parallelism::Map => inner.carried().next().is_none() && inner.scatters.is_empty(),
+                Parallelism::Scan => row_scan(inner),
                 _ => row_reduction(inner),
             };
             folds && invariant(&inner.width, defined) && own_accesses(inner, group)
@@ -326,7 +328,25 @@ pub(super) fn row_reduction(inner: &LoopNest) -> bool {
             .all(|r| crate::loopy::chunk::infallible(&r.op.body))
 }
 
-/// Whether a fold (a reduction or map the group shares, `inner`) touches
+/// A scan of scalars (with reductions beside it or not) whose operators
+/// cannot fail and whose plan has a totals slice (`group_scan`).
+fn row_scan(inner: &LoopNest) -> bool {
+    inner.par == Parallelism::Scan
+        && !inner.scans.is_empty()
+        && inner.compactions.is_empty()
+        && inner.hists.is_empty()
+        && inner.carried().all(|c| matches!(c.var.ty, Type::Scalar(_)))
+        && (1..=TREE_FIELDS).contains(&inner.carried().count())
+        && inner
+            .operators()
+            .all(|o| crate::loopy::chunk::infallible(&o.body))
+        && matches!(
+            inner.plan.as_ref().map(|p| &p.strategy),
+            Some(crate::loopy::ir::ParPlan::TwoPhase { .. })
+        )
+}
+
+/// Whether a fold (a reduction, scan or map the group shares, `inner`) touches
 /// memory the group's other threads see only at its own iterations: each
 /// array it writes, but those it makes itself, at one index that maps
 /// iterations one to one (`j`, `j + c`, `c + j` or `j - c` in one
@@ -559,6 +579,9 @@ impl<'ctx> Gen<'ctx, '_> {
         red: &LoopNest,
         g: RowGroup<'ctx>,
     ) -> Res<()> {
+        if red.par == Parallelism::Scan {
+            return self.group_scan(fr, red, g);
+        }
         let key = self.key_slot()?;
         let c = self
             .builder

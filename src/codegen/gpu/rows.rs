@@ -28,10 +28,10 @@
 //! (the statements before the reduction are the same for every thread of
 //! the group, so they fail together). Operators that can fail keep the map
 //! form (a row per thread), as block trees do. Reductions inside branches
-//! and sequential loops, scratch arrays a reduction fills, and maps of the
-//! row (into scratch, or the output's row) are the group's statements
-//! (`group`); only a single reduction, last in the body, is split across
-//! blocks.
+//! and sequential loops, scratch arrays a reduction fills, maps of the
+//! row (into scratch, or the output's row) and scans of it (`group_scan`)
+//! are the group's statements (`group`); only a single reduction, last in
+//! the body, is split across blocks.
 
 use super::abi::{Grid, Params, PARTIALS, WIDTH};
 use super::loops::Key;
@@ -101,7 +101,7 @@ impl<'ctx> Gen<'ctx, '_> {
         } = super::group::group_prefix(nest)
             .ok_or_else(|| CodegenError::Internal("a row reduction without its shape".into()))?;
         let last = match &nest.body[at] {
-            Stmt::Loop(inner) if inner.par != Parallelism::Map => Some(inner),
+            Stmt::Loop(inner) if inner.par == Parallelism::Reduce => Some(inner),
             _ => None,
         };
         let grouped_end = if last.is_some() { at } else { at + 1 };
@@ -676,7 +676,9 @@ impl<'ctx> Gen<'ctx, '_> {
         let scratch = super::group::group_prefix(nest).is_some_and(|p| !p.scratch.is_empty());
         // Split rows need the row's only reduction last, its result used by
         // the row's last block alone, and no scratch shared by a group.
-        let splittable = reds.len() == 1 && matches!(nest.body[at], Stmt::Loop(_)) && !scratch;
+        let splittable = reds.len() == 1
+            && matches!(&nest.body[at], Stmt::Loop(l) if l.par == Parallelism::Reduce)
+            && !scratch;
         let rows = values[WIDTH].into_int_value();
         let width = self.int(fr, &inner.width)?;
         let long = self.builder.build_int_compare(
