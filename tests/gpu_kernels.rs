@@ -534,7 +534,7 @@ fn row_maps_beside_reductions_take_a_group() {
 /// slices' totals by `shfl.sync.up` and the reductions combine by
 /// `shfl.sync.down` (docs/gpu.md, "Row reductions"; before, a thread ran
 /// each row and no kernel shuffled). The results are the golden suite's
-/// (`row_scan.arr`).
+/// (`row_scan.arr`), here also unfused.
 #[test]
 fn row_scans_take_a_group() {
     let dir = tempfile::tempdir().unwrap();
@@ -556,6 +556,20 @@ fn row_scans_take_a_group() {
         });
         assert!(grouped, "{body}: no group kernel in {kernels:?}");
     }
+    // Unfused, the row's arrays are nests of their own; a scratch array of
+    // a negative size is the row's size check's error, not a full heap
+    // (`negative_scratch`).
+    let out = arrc()
+        .current_dir(root())
+        .env("ARRC_GPU_SHRINK", "1")
+        .args(["test", "--target", "nvptx-emu", "--fusion", "none"])
+        .arg("tests/programs/row_scan.arr")
+        .output()
+        .expect("arrc test");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains(" passed, 0 failed"), "{text}");
 }
 
 /// A matmul-like nest is a tiled kernel (docs/gpu.md, "Tiled products"):

@@ -60,3 +60,16 @@ entry scan_fails (n: i64) (m: i64) (sr: i64) (rr: i64) (ar: i64) : []i64 =
             let ps = scan (+) 0 (map (\j -> if i == sr && j >= m / 2 then ten[j + 100] else (i * j) % 7) (iota m))
             let s = reduce (+) 0 (map2 (\j p -> if i == rr && j >= m / 3 then ten[j + 200] else p % 5) (iota m) ps)
             in if i == ar then ten[i + 300] else s + ps[m - 1]) (iota n)
+
+-- ==
+-- entry: negative_scratch
+-- input { 3i64 [[1i32, 5i32, 3i32], [4i32, 0i32, 6i32]] } output { [12i32, 13i32] }
+-- input { -1i64 [[1i32, 5i32, 3i32]] } error: ^negative size -1 at .*row_scan\.arr:74:
+-- input { -1i64 empty([0][3]i32) } output { empty([0]i32) }
+
+-- The row's group makes its scratch arrays before its rows: one of a
+-- negative size is not made, and the row's size check reports it (found
+-- by `arrc random`, seed 9010, where the group reported a full heap).
+entry negative_scratch (k: i64) (xss: [][]i32) : []i32 =
+  map (\row -> let ps = scan (+) 0 (tabulate k (\j -> i32.i64 j))
+               in reduce (+) 0 row + (if k > 0 then ps[k - 1] else 0)) xss

@@ -388,7 +388,15 @@ impl<'ctx> Gen<'ctx, '_> {
             // leaving the slot null.
             let got = self.ctx.append_basic_block(fr.func, "group.scratch");
             self.set_on_fail(Some(got));
-            self.when(fr.func, lead, |gen| {
+            // A negative size is the row's own error (its `check_size`
+            // comes before any use of the buffer): no buffer, and the
+            // rows still run to report it.
+            let negative = self
+                .builder
+                .build_int_compare(IntPredicate::SLT, n, zero, "")?;
+            let sized = self.builder.build_not(negative, "")?;
+            let make = self.builder.build_and(lead, sized, "")?;
+            self.when(fr.func, make, |gen| {
                 let p = gen.device_malloc(bytes)?;
                 let p = gen.builder.build_ptr_to_int(p, i64t, "")?;
                 gen.builder.build_store(slot, p)?;
@@ -401,6 +409,7 @@ impl<'ctx> Gen<'ctx, '_> {
             let ok = self
                 .builder
                 .build_int_compare(IntPredicate::NE, p, zero, "")?;
+            let ok = self.builder.build_or(ok, negative, "")?;
             ready = self.builder.build_and(ready, ok, "")?;
             let ptr = self.builder.build_int_to_ptr(p, self.ptr(), "")?;
             self.thread_buffers.insert(var.id, ptr);
