@@ -494,6 +494,84 @@ fn row_reductions_in_loops_the_row_counts_take_a_group_that_votes() {
     }
 }
 
+/// Maps over the row beside its reductions (the output's row written
+/// after them, a map into a scratch array that a reduction reads at
+/// another index, `concat`'s writes one element on) share the row's group
+/// too: its kernel shuffles and synchronises the warp around the map
+/// (docs/gpu.md, "Row reductions"; before, a thread ran each row and no
+/// kernel shuffled). The results are the golden suite's
+/// (`row_reduce_maps.arr`).
+#[test]
+fn row_maps_beside_reductions_take_a_group() {
+    let dir = tempfile::tempdir().unwrap();
+    for (result, body) in [
+        (
+            "[][]i64",
+            "let m = reduce i64.max 0 r in map (\\x -> x - m) r",
+        ),
+        (
+            "[]i64",
+            "let ys = concat [7] (map (* 3) r) in reduce (+) 0 ys + ys[length ys - 1]",
+        ),
+        (
+            "[]i64",
+            "let ys = map (* 3) r in reduce (+) 0 (rotate 1 ys) + ys[0]",
+        ),
+    ] {
+        let source = format!("entry main (xss: [][]i64) : {result} = map (\\r -> {body}) xss");
+        let kernels = ptx_kernels(&source, dir.path());
+        let grouped = kernels.iter().any(|(_, text)| {
+            ["shfl.sync.down", "bar.warp.sync", "bar.sync"]
+                .iter()
+                .all(|shape| text.contains(shape))
+        });
+        assert!(grouped, "{body}: no group kernel in {kernels:?}");
+    }
+}
+
+/// A scan of the row into a scratch array, with a reduction beside it or
+/// over its result, is run by the row's group too: the lanes scan their
+/// slices' totals by `shfl.sync.up` and the reductions combine by
+/// `shfl.sync.down` (docs/gpu.md, "Row reductions"; before, a thread ran
+/// each row and no kernel shuffled). The results are the golden suite's
+/// (`row_scan.arr`), here also unfused.
+#[test]
+fn row_scans_take_a_group() {
+    let dir = tempfile::tempdir().unwrap();
+    for body in [
+        "let ys = scan (+) 0 r in reduce (+) 0 (map2 (*) ys r) + ys[0]",
+        "let ys = scan (\\a b -> if b == 0 then a else b) 0 r in reduce (+) 0 (rotate 1 ys)",
+    ] {
+        let source = format!("entry main (xss: [][]i64) : []i64 = map (\\r -> {body}) xss");
+        let kernels = ptx_kernels(&source, dir.path());
+        let grouped = kernels.iter().any(|(_, text)| {
+            [
+                "shfl.sync.up",
+                "shfl.sync.down",
+                "bar.warp.sync",
+                "bar.sync",
+            ]
+            .iter()
+            .all(|shape| text.contains(shape))
+        });
+        assert!(grouped, "{body}: no group kernel in {kernels:?}");
+    }
+    // Unfused, the row's arrays are nests of their own; a scratch array of
+    // a negative size is the row's size check's error, not a full heap
+    // (`negative_scratch`).
+    let out = arrc()
+        .current_dir(root())
+        .env("ARRC_GPU_SHRINK", "1")
+        .args(["test", "--target", "nvptx-emu", "--fusion", "none"])
+        .arg("tests/programs/row_scan.arr")
+        .output()
+        .expect("arrc test");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains(" passed, 0 failed"), "{text}");
+}
+
 /// A matmul-like nest is a tiled kernel (docs/gpu.md, "Tiled products"):
 /// its operands are read from global memory only where the block stages
 /// their slices (one load instruction per operand), the product's steps

@@ -6,8 +6,10 @@
 //! to the last one that holds a row reduction when every thread of a warp
 //! or block may run them together (they bind values and check them, branch
 //! on such values, loop with scalar state or with a group array as state,
-//! make per-row scratch arrays, and reduce the row); the kernel then emits
-//! them with `Gen::group_reduce` standing in for each reduction
+//! make per-row scratch arrays, reduce the row, and map or scan it into
+//! arrays at each iteration's own index: `own_accesses`); the kernel then emits
+//! them with `Gen::group_reduce` standing in for each reduction, map
+//! and scan (`group_scan`)
 //! (`Backend::nest` calls it for the nests `RowGroup` names) and
 //! `Gen::group_write` for each write of a group array outside the folds.
 //!
@@ -16,10 +18,10 @@
 //! path in all of them and every thread reaches the group's shuffles and
 //! barriers. A scratch array the body makes before the last reduction
 //! (`alloc thread`, memory expansion per group) is one buffer per group,
-//! made once before the rows by the group's first thread: a reduction's
-//! body may write it only at its own index (each element by the thread that
-//! folds that iteration, no other access in that body), and the group
-//! synchronises before and after every fold and at the end of each row, so
+//! made once before the rows by the group's first thread: a reduction's or
+//! map's body may write it only at its own index (each element by the
+//! thread that folds that iteration), and the group synchronises before
+//! and after every fold that shares memory and at the end of each row, so
 //! the writes are seen by the statements after the fold and no thread
 //! starts the next fold while another still reads.
 //!
@@ -33,8 +35,8 @@
 
 use super::reduce::TREE_FIELDS;
 use crate::codegen::emit::{Frame, Gen, Res};
-use crate::core::ir::{Atom, Type, VarId};
-use crate::loopy::ir::{LoopNest, MemSpace, Parallelism, SeqForm, Stmt};
+use crate::core::ir::{Atom, BinOp, Type, VarId};
+use crate::loopy::ir::{LoopNest, MemSpace, Parallelism, ScalarExp, SeqForm, Stmt};
 use crate::types::ScalarType;
 use inkwell::basic_block::BasicBlock;
 use inkwell::values::{IntValue, PointerValue};
@@ -98,7 +100,15 @@ pub(super) fn group_prefix(nest: &LoopNest) -> Option<Prefix> {
     if !uniform(&nest.body[..=at], &defined, &mut group, &mut dynamic) {
         return None;
     }
-    let Shared { scratch, aliases } = group;
+    // Maps alone are no row reduction (a map of maps is a plain map).
+    let mut folds = Vec::new();
+    group_reductions(&nest.body[..=at], &mut folds);
+    if folds.iter().all(|f| f.par == Parallelism::Map) {
+        return None;
+    }
+    let Shared {
+        scratch, aliases, ..
+    } = group;
     // The first thread runs the rest; it must not hand a group buffer to
     // another owner (`free` of the new owner would free the group's).
     if !scratch.is_empty() && in_place(&nest.body[at + 1..]) {
@@ -156,6 +166,8 @@ fn invariant(a: &Atom, defined: &HashSet<VarId>) -> bool {
 struct Shared {
     scratch: Vec<VarId>,
     aliases: Vec<(VarId, VarId)>,
+    /// Rows and views the statements take, each with its array.
+    views: Vec<(VarId, VarId)>,
 }
 
 impl Shared {
@@ -170,11 +182,19 @@ impl Shared {
         self.root(v).is_some()
     }
 
-    /// Every name of the group's memory.
-    fn names(&self) -> Vec<VarId> {
-        let mut all = self.scratch.clone();
-        all.extend(self.aliases.iter().map(|(a, _)| *a));
-        all
+    /// The memory `v` names: its group buffer, or the array it is a row
+    /// or view of, or itself.
+    fn memory(&self, v: VarId) -> VarId {
+        let mut v = v;
+        loop {
+            if let Some(r) = self.root(v) {
+                return r;
+            }
+            match self.views.iter().find(|(w, _)| *w == v) {
+                Some((_, a)) => v = *a,
+                None => return v,
+            }
+        }
     }
 }
 
@@ -189,7 +209,7 @@ fn uniform(
     dynamic: &mut bool,
 ) -> bool {
     block.iter().all(|s| match s {
-        Stmt::Let { .. } | Stmt::Read { .. } | Stmt::Row { .. } | Stmt::View { .. } => true,
+        Stmt::Let { .. } | Stmt::Read { .. } => true,
         _ if s.is_check() => true,
         // A branch may not return a group array: its result would name
         // one of two buffers (and freeing it would free that buffer).
@@ -258,14 +278,20 @@ fn uniform(
             None => false,
         },
         Stmt::Write { array, .. } | Stmt::Copy { array, .. } => group.ours(*array),
+        // A reduction, or a map of the row without results of its own
+        // (it writes arrays at its own iterations): the group shares its
+        // iterations.
         Stmt::Loop(inner) => {
-            let names = group.names();
-            // A fold that writes none of the group's arrays may read them
-            // (the group synchronises before it).
-            let reads = !writes_any(&inner.body, &names);
-            row_reduction(inner)
-                && invariant(&inner.width, defined)
-                && writes_own(&inner.body, inner.index.id, &names, reads)
+            let folds = match inner.par {
+                Parallelism::Map => inner.carried().next().is_none() && inner.scatters.is_empty(),
+                Parallelism::Scan => row_scan(inner),
+                _ => row_reduction(inner),
+            };
+            folds && invariant(&inner.width, defined) && own_accesses(inner, group)
+        }
+        Stmt::Row { var, array, .. } | Stmt::View { var, array, .. } => {
+            group.views.push((var.id, *array));
+            true
         }
         Stmt::Alloc {
             var,
@@ -302,49 +328,163 @@ pub(super) fn row_reduction(inner: &LoopNest) -> bool {
             .all(|r| crate::loopy::chunk::infallible(&r.op.body))
 }
 
-/// Whether `block` writes one of `arrays`.
-fn writes_any(block: &[Stmt], arrays: &[VarId]) -> bool {
-    block.iter().any(|s| match s {
-        Stmt::Write { array, .. } | Stmt::Copy { array, .. } | Stmt::InPlace { array, .. } => {
-            arrays.contains(array)
+/// A scan of scalars (with reductions beside it or not) whose operators
+/// cannot fail and whose plan has a totals slice (`group_scan`).
+fn row_scan(inner: &LoopNest) -> bool {
+    inner.par == Parallelism::Scan
+        && !inner.scans.is_empty()
+        && inner.compactions.is_empty()
+        && inner.hists.is_empty()
+        && inner.carried().all(|c| matches!(c.var.ty, Type::Scalar(_)))
+        && (1..=TREE_FIELDS).contains(&inner.carried().count())
+        && inner
+            .operators()
+            .all(|o| crate::loopy::chunk::infallible(&o.body))
+        && matches!(
+            inner.plan.as_ref().map(|p| &p.strategy),
+            Some(crate::loopy::ir::ParPlan::TwoPhase { .. })
+        )
+}
+
+/// Whether a fold (a reduction, scan or map the group shares, `inner`) touches
+/// memory the group's other threads see only at its own iterations: each
+/// array it writes, but those it makes itself, at one index that maps
+/// iterations one to one (`j`, `j + c`, `c + j` or `j - c` in one
+/// dimension, the others the same in every thread: `xs[j + 1]`, a row of
+/// the output), and read by the fold at that index only (so by the thread
+/// that writes it); no such array is copied, updated in place or freed.
+/// Other arrays it may read anywhere: the group synchronises before and
+/// after a fold that shares memory.
+fn own_accesses(inner: &LoopNest, group: &Shared) -> bool {
+    let local = inner.defined_vars();
+    let uniform = |a: &Atom| invariant(a, &local);
+    let mut own: HashSet<VarId> = HashSet::from([inner.index.id]);
+    let mut made = HashSet::new();
+    let mut fold_views = Vec::new();
+    let mut stmts = Vec::new();
+    fold_stmts(&inner.body, &mut stmts);
+    for op in inner.operators() {
+        fold_stmts(&op.body, &mut stmts);
+    }
+    for s in &stmts {
+        match s {
+            Stmt::Let {
+                var,
+                exp: ScalarExp::BinOp(op, a, b),
+                ..
+            } => {
+                let is_own = |x: &Atom| matches!(x, Atom::Var(v) if own.contains(v));
+                let shifted = match op {
+                    BinOp::Add => (is_own(a) && uniform(b)) || (uniform(a) && is_own(b)),
+                    BinOp::Sub => is_own(a) && uniform(b),
+                    _ => false,
+                };
+                if shifted && matches!(var.ty, Type::Scalar(ScalarType::I64)) {
+                    own.insert(var.id);
+                }
+            }
+            Stmt::Alloc { var, .. } => {
+                made.insert(var.id);
+            }
+            Stmt::Row { var, array, .. } | Stmt::View { var, array, .. } => {
+                if made.contains(array) {
+                    made.insert(var.id);
+                } else {
+                    fold_views.push(var.id);
+                }
+            }
+            _ => {}
         }
-        _ => s.inner_blocks().iter().any(|b| writes_any(b, arrays)),
+    }
+    // Array state of a loop in the fold: only arrays the fold made.
+    for s in &stmts {
+        if let Stmt::SeqLoop(l) = s {
+            for (k, p) in l.params.iter().enumerate() {
+                if matches!(p.var.ty, Type::Scalar(_)) {
+                    continue;
+                }
+                if !matches!(&p.init, Atom::Var(v) if made.contains(v)) {
+                    return false;
+                }
+                made.insert(p.var.id);
+                if let Some(r) = l.results.get(k) {
+                    made.insert(r.var.id);
+                }
+            }
+        }
+        if let Stmt::InPlace { var, array } = s {
+            if !made.contains(array) {
+                return false;
+            }
+            made.insert(var.id);
+        }
+    }
+    let own_index = |index: &[Atom]| {
+        index
+            .iter()
+            .filter(|a| matches!(a, Atom::Var(v) if own.contains(v)))
+            .count()
+            == 1
+            && index
+                .iter()
+                .all(|a| uniform(a) || matches!(a, Atom::Var(v) if own.contains(v)))
+    };
+    // The memory each written array names, and the one index it is
+    // written at.
+    let mut written: Vec<(VarId, &[Atom])> = Vec::new();
+    for s in &stmts {
+        match s {
+            Stmt::Write { array, index, .. } if !made.contains(array) => {
+                if fold_views.contains(array) || !own_index(index) {
+                    return false;
+                }
+                let memory = group.memory(*array);
+                match written.iter().find(|(m, _)| *m == memory) {
+                    Some((_, at)) if *at != index.as_slice() => return false,
+                    Some(_) => {}
+                    None => written.push((memory, index)),
+                }
+            }
+            Stmt::Copy { array, .. } if !made.contains(array) => return false,
+            Stmt::Free(a) if !made.contains(a) => return false,
+            _ => {}
+        }
+    }
+    let writes = |v: &VarId| {
+        let memory = group.memory(*v);
+        written
+            .iter()
+            .find(|(m, _)| *m == memory)
+            .map(|(_, at)| *at)
+    };
+    stmts.iter().all(|s| match s {
+        Stmt::Read { array, index, .. } => writes(array).is_none_or(|at| at == index.as_slice()),
+        Stmt::Row { array, .. } | Stmt::View { array, .. } => writes(array).is_none(),
+        Stmt::Copy { src, .. } => writes(src).is_none(),
+        // A loop whose next state names an array from outside the fold
+        // would hand that memory on.
+        Stmt::SeqLoop(l) => l
+            .next
+            .iter()
+            .all(|a| !matches!(a, Atom::Var(v) if !made.contains(v) && !local.contains(v))),
+        _ => true,
     })
 }
 
-/// Whether a reduction's body touches the group's scratch arrays only by
-/// writing them at its own index `j` (other threads fold other `j`s), or,
-/// when `reads`, by reading them.
-fn writes_own(block: &[Stmt], j: VarId, scratch: &[VarId], reads: bool) -> bool {
-    let ours = |a: &VarId| scratch.contains(a);
-    block.iter().all(|s| match s {
-        Stmt::Write { array, index, .. } if ours(array) => index == &[Atom::Var(j)],
-        Stmt::Read { array, .. } | Stmt::Row { array, .. } | Stmt::View { array, .. } => {
-            reads || !ours(array)
+/// Every statement of `block`, at any depth (branches, loops and nests,
+/// their operators included).
+fn fold_stmts<'b>(block: &'b [Stmt], out: &mut Vec<&'b Stmt>) {
+    for s in block {
+        out.push(s);
+        for b in s.inner_blocks() {
+            fold_stmts(b, out);
         }
-        Stmt::InPlace { array, .. } => !ours(array),
-        Stmt::Copy { array, src, .. } => !ours(array) && !ours(src),
-        Stmt::Free(a) => !ours(a),
-        Stmt::If {
-            then_block,
-            else_block,
-            ..
-        } => writes_own(then_block, j, scratch, reads) && writes_own(else_block, j, scratch, reads),
-        Stmt::SeqLoop(l) => {
-            let cond_ok = match &l.form {
-                SeqForm::While { cond, .. } => writes_own(cond, j, scratch, reads),
-                SeqForm::For { .. } => true,
-            };
-            let next_ok = l.next.iter().all(|a| !matches!(a, Atom::Var(v) if ours(v)));
-            cond_ok && next_ok && writes_own(&l.body, j, scratch, reads)
+        if let Stmt::Loop(n) = s {
+            for op in n.operators() {
+                fold_stmts(&op.body, out);
+            }
         }
-        Stmt::Loop(n) => {
-            writes_own(&n.body, j, scratch, reads)
-                && n.operators()
-                    .all(|o| writes_own(&o.body, j, scratch, reads))
-        }
-        _ => true,
-    })
+    }
 }
 
 fn in_place(block: &[Stmt]) -> bool {
@@ -439,25 +579,27 @@ impl<'ctx> Gen<'ctx, '_> {
         red: &LoopNest,
         g: RowGroup<'ctx>,
     ) -> Res<()> {
+        if red.par == Parallelism::Scan {
+            return self.group_scan(fr, red, g);
+        }
         let key = self.key_slot()?;
         let c = self
             .builder
             .build_load(self.i64(), key, "cursor")?
             .into_int_value();
         let whole = (self.const_i64(0), self.const_i64(1));
-        if g.scratch {
+        // A map writes memory the group sees after it (the row's scratch,
+        // the output's row), and may overwrite what an earlier fold read.
+        let map = red.par == Parallelism::Map;
+        let shares = g.scratch || map;
+        if shares {
             self.group_sync(fr, g.per_block)?;
         }
         let (slots, failed) = self.row_fold(fr, red, c, whole, (g.rank, g.size), g.row_end)?;
-        if g.scratch {
+        if shares {
             self.group_sync(fr, g.per_block)?;
         }
         self.leave_if_any(fr, g.per_block, failed, g.row_end)?;
-        self.warp_combine(fr, red, &slots, g.lane)?;
-        self.when(fr.func, g.per_block, |gen| {
-            gen.block_combine(fr, red, &slots, g.tid, g.lane, g.ntid)
-        })?;
-        self.broadcast(fr, red, &slots, g.per_block, g.tid)?;
         if !g.dynamic {
             let w = self.int(fr, &red.width)?;
             let w = self.max0(w)?;
@@ -465,6 +607,14 @@ impl<'ctx> Gen<'ctx, '_> {
             let after = self.builder.build_int_add(after, self.const_i64(1), "")?;
             self.builder.build_store(key, after)?;
         }
+        if map {
+            return Ok(());
+        }
+        self.warp_combine(fr, red, &slots, g.lane)?;
+        self.when(fr.func, g.per_block, |gen| {
+            gen.block_combine(fr, red, &slots, g.tid, g.lane, g.ntid)
+        })?;
+        self.broadcast(fr, red, &slots, g.per_block, g.tid)?;
         let finals = self.load_slots(red, &slots)?;
         self.bind_finals(fr, red, finals)
     }

@@ -35,6 +35,7 @@ mod cells;
 mod columns;
 pub(crate) mod device;
 mod group;
+mod group_scan;
 mod heap;
 mod hist;
 mod kernel;

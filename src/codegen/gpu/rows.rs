@@ -28,9 +28,10 @@
 //! (the statements before the reduction are the same for every thread of
 //! the group, so they fail together). Operators that can fail keep the map
 //! form (a row per thread), as block trees do. Reductions inside branches
-//! and sequential loops, and scratch arrays a reduction fills, are the
-//! group's statements (`group`); only a single reduction, last in the
-//! body, is split across blocks.
+//! and sequential loops, scratch arrays a reduction fills, maps of the
+//! row (into scratch, or the output's row) and scans of it (`group_scan`)
+//! are the group's statements (`group`); only a single reduction, last in
+//! the body, is split across blocks.
 
 use super::abi::{Grid, Params, PARTIALS, WIDTH};
 use super::loops::Key;
@@ -39,7 +40,7 @@ use crate::codegen::emit::{Frame, Gen, Res, Val};
 use crate::codegen::runtime::RuntimeFn;
 use crate::codegen::CodegenError;
 use crate::core::ir::{Atom, Type, Var, VarId};
-use crate::loopy::ir::{LoopNest, Stmt};
+use crate::loopy::ir::{LoopNest, Parallelism, Stmt};
 use crate::types::ScalarType;
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
 use inkwell::{AtomicOrdering, AtomicRMWBinOp, IntPredicate};
@@ -100,7 +101,7 @@ impl<'ctx> Gen<'ctx, '_> {
         } = super::group::group_prefix(nest)
             .ok_or_else(|| CodegenError::Internal("a row reduction without its shape".into()))?;
         let last = match &nest.body[at] {
-            Stmt::Loop(inner) => Some(inner),
+            Stmt::Loop(inner) if inner.par == Parallelism::Reduce => Some(inner),
             _ => None,
         };
         let grouped_end = if last.is_some() { at } else { at + 1 };
@@ -387,7 +388,15 @@ impl<'ctx> Gen<'ctx, '_> {
             // leaving the slot null.
             let got = self.ctx.append_basic_block(fr.func, "group.scratch");
             self.set_on_fail(Some(got));
-            self.when(fr.func, lead, |gen| {
+            // A negative size is the row's own error (its `check_size`
+            // comes before any use of the buffer): no buffer, and the
+            // rows still run to report it.
+            let negative = self
+                .builder
+                .build_int_compare(IntPredicate::SLT, n, zero, "")?;
+            let sized = self.builder.build_not(negative, "")?;
+            let make = self.builder.build_and(lead, sized, "")?;
+            self.when(fr.func, make, |gen| {
                 let p = gen.device_malloc(bytes)?;
                 let p = gen.builder.build_ptr_to_int(p, i64t, "")?;
                 gen.builder.build_store(slot, p)?;
@@ -400,6 +409,7 @@ impl<'ctx> Gen<'ctx, '_> {
             let ok = self
                 .builder
                 .build_int_compare(IntPredicate::NE, p, zero, "")?;
+            let ok = self.builder.build_or(ok, negative, "")?;
             ready = self.builder.build_and(ready, ok, "")?;
             let ptr = self.builder.build_int_to_ptr(p, self.ptr(), "")?;
             self.thread_buffers.insert(var.id, ptr);
@@ -675,7 +685,9 @@ impl<'ctx> Gen<'ctx, '_> {
         let scratch = super::group::group_prefix(nest).is_some_and(|p| !p.scratch.is_empty());
         // Split rows need the row's only reduction last, its result used by
         // the row's last block alone, and no scratch shared by a group.
-        let splittable = reds.len() == 1 && matches!(nest.body[at], Stmt::Loop(_)) && !scratch;
+        let splittable = reds.len() == 1
+            && matches!(&nest.body[at], Stmt::Loop(l) if l.par == Parallelism::Reduce)
+            && !scratch;
         let rows = values[WIDTH].into_int_value();
         let width = self.int(fr, &inner.width)?;
         let long = self.builder.build_int_compare(

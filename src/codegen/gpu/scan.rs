@@ -611,7 +611,7 @@ impl<'ctx> Gen<'ctx, '_> {
     }
 
     /// `*slot |= v`.
-    fn or_flag(&self, slot: PointerValue<'ctx>, v: IntValue<'ctx>) -> Res<()> {
+    pub(super) fn or_flag(&self, slot: PointerValue<'ctx>, v: IntValue<'ctx>) -> Res<()> {
         let old = self
             .builder
             .build_load(self.i64(), slot, "")?
@@ -623,7 +623,7 @@ impl<'ctx> Gen<'ctx, '_> {
 
     /// The scans' and compactions' values of `vals` from `off` lanes
     /// below (`shfl.sync.up`); the reductions' are left as they are.
-    fn shuffled(
+    pub(super) fn shuffled(
         &self,
         vals: &[Val<'ctx>],
         types: &[Type],
@@ -645,7 +645,7 @@ impl<'ctx> Gen<'ctx, '_> {
     /// operator that fails records its error (with the key set before) and
     /// sets `bad` instead of ending the thread.
     #[allow(clippy::too_many_arguments)]
-    fn combine_guarded(
+    pub(super) fn combine_guarded(
         &mut self,
         fr: &mut Frame<'ctx>,
         nest: &LoopNest,
@@ -668,7 +668,7 @@ impl<'ctx> Gen<'ctx, '_> {
         Ok(())
     }
 
-    fn set_flag(&mut self, flag: Option<PointerValue<'ctx>>) {
+    pub(super) fn set_flag(&mut self, flag: Option<PointerValue<'ctx>>) {
         if let Some(k) = self.device.as_mut().and_then(|d| d.current.as_mut()) {
             k.flag = flag;
         }

@@ -1,0 +1,273 @@
+//! A scan over the row in a row group's statements (`group`): `let ys =
+//! scan op ne row in reduce ... ys`, a scan into a scratch array, with or
+//! without reductions beside it in the same nest.
+//!
+//! In: a scan nest of the group prefix (scalar carried values, operators
+//! that cannot fail, a look-back plan's totals slice) and the group.
+//! Out: the group's threads run it together as the look-back kernel runs a
+//! tile (`scan`): thread `t` of the group takes a contiguous slice of the
+//! row, runs the totals slice over it from the initial values, the warp
+//! scans the totals by `shfl.sync.up` (left = earlier), a block's warps
+//! publish their totals in shared memory and each thread combines those
+//! of the warps before its own in order; each thread then runs the body
+//! over its slice from its carry-in (writing the scan's output, folding
+//! the reductions beside it from their neutral elements), and the
+//! reductions are combined and broadcast as a group reduction's are.
+//!
+//! Errors: a check that fails in the totals slice only flags the thread
+//! (the flags travel with the totals); a thread whose carry-in is flagged
+//! skips the body, and the first flagged thread's carry-in is right, so
+//! its body meets the first failing check in sequential order and records
+//! it with the reduction's keys (iteration `j` at `c + 1 + j`). The group
+//! then votes and leaves the row, as after any fold.
+
+use super::group::RowGroup;
+use super::loops::Key;
+use super::scan::reduction_values;
+use crate::codegen::emit::{Frame, Gen, Res, Val};
+use crate::codegen::CodegenError;
+use crate::core::ir::Type;
+use crate::loopy::ir::{LoopNest, ParPlan};
+use crate::types::ScalarType;
+use inkwell::values::IntValue;
+use inkwell::IntPredicate;
+
+impl<'ctx> Gen<'ctx, '_> {
+    /// The scan `nest` of a row group's statements, run by the group
+    /// (module doc); every thread binds the reductions' results.
+    pub(crate) fn group_scan(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        g: RowGroup<'ctx>,
+    ) -> Res<()> {
+        let Some(ParPlan::TwoPhase { totals }) = nest.plan.as_ref().map(|p| &p.strategy) else {
+            return Err(CodegenError::Internal("a row scan without totals".into()));
+        };
+        let totals = totals.clone();
+        let types: Vec<Type> = nest.carried().map(|c| c.var.ty).collect();
+        let mut flagged = types.clone();
+        flagged.push(Type::Scalar(ScalarType::I64));
+        let skip = reduction_values(nest);
+        let (zero, one) = (self.const_i64(0), self.const_i64(1));
+        let i64t = self.i64();
+        let key = self.key_slot()?;
+        let cursor = self
+            .builder
+            .build_load(i64t, key, "cursor")?
+            .into_int_value();
+        let mut inits = Vec::new();
+        let mut init_vals = Vec::new();
+        for c in nest.carried() {
+            let v = self.val(fr, &c.init)?;
+            inits.push(self.fields(&v));
+            init_vals.push(v);
+        }
+        let width = self.int(fr, &nest.width)?;
+        let width = self.nonnegative(width)?;
+        let (lo, hi) = self.slice_of(width, g.rank, g.size)?;
+        // The scan writes memory the group reads after it.
+        self.group_sync(fr, g.per_block)?;
+        // Inside the passes every thread writes at its own iterations
+        // (`group_write` is for the statements around them).
+        let group = self.device.as_mut().and_then(|d| d.rows.take());
+
+        // 1. The totals of the thread's slice; a failing check flags them.
+        let mine = self.carried_slots(fr, &inits)?;
+        let bad = self.entry_alloca(fr.func, i64t.into())?;
+        self.builder.build_store(bad, zero)?;
+        self.set_flag(Some(bad));
+        let totalled = self.leaving_on_fail(fr, "row.totals.done", |gen, fr| {
+            gen.carried_loop_over(fr, nest, &totals, &mine, (lo, hi, one), false, skip)
+        });
+        self.set_flag(None);
+        totalled?;
+
+        // 2. The warp's inclusive scan of them: lane l combines lane l -
+        // off's (left) with its own.
+        let i32t = self.ctx.i32_type();
+        for off in [1u64, 2, 4, 8, 16] {
+            let by = i32t.const_int(off, false);
+            let vals = self.load_slots(nest, &mine)?;
+            let other = self.shuffled(&vals, &types, skip, by)?;
+            let flag = self.builder.build_load(i64t, bad, "")?;
+            let other_bad = self
+                .shfl(flag, by, super::reduce::Shuffle::Up)?
+                .into_int_value();
+            let far = self.builder.build_int_compare(
+                IntPredicate::UGE,
+                g.lane,
+                self.const_i64(off as i64),
+                "",
+            )?;
+            self.when(fr.func, far, |gen| {
+                gen.combine_guarded(fr, nest, &mine, &other, &vals, bad)?;
+                gen.or_flag(bad, other_bad)
+            })?;
+        }
+
+        // 3. The carry-in: the initial values, then (a block) the warps'
+        // totals before this thread's warp, then the lanes' before it.
+        let carry = self.carried_slots(fr, &inits)?;
+        let carry_bad = self.entry_alloca(fr.func, i64t.into())?;
+        self.builder.build_store(carry_bad, zero)?;
+        let vals = self.load_slots(nest, &mine)?;
+        let i32one = i32t.const_int(1, false);
+        let before = self.shuffled(&vals, &types, skip, i32one)?;
+        let flag = self.builder.build_load(i64t, bad, "")?;
+        let before_bad = self
+            .shfl(flag, i32one, super::reduce::Shuffle::Up)?
+            .into_int_value();
+        self.when(fr.func, g.per_block, |gen| {
+            gen.warps_before(fr, nest, &flagged, (&mine, bad), (&carry, carry_bad), &g)
+        })?;
+        let later_lane = self
+            .builder
+            .build_int_compare(IntPredicate::UGT, g.lane, zero, "")?;
+        self.when(fr.func, later_lane, |gen| {
+            let acc = gen.load_slots(nest, &carry)?;
+            gen.combine_guarded(fr, nest, &carry, &acc, &before, carry_bad)?;
+            gen.or_flag(carry_bad, before_bad)
+        })?;
+
+        // 4. The body from the carry-in (the reductions from their
+        // neutral elements), unless the carry-in is not known; a failing
+        // check records its error and flags the thread.
+        self.set_slots(&carry, &init_vals[..skip], 0)?;
+        let bool_t = self.ctx.bool_type();
+        let failed = self.entry_alloca(fr.func, bool_t.into())?;
+        self.builder.build_store(failed, bool_t.const_zero())?;
+        let known = self.builder.build_int_compare(
+            IntPredicate::EQ,
+            self.builder
+                .build_load(i64t, carry_bad, "")?
+                .into_int_value(),
+            zero,
+            "",
+        )?;
+        let after = self.builder.build_int_add(cursor, one, "")?;
+        let body = nest.body.clone();
+        self.when(fr.func, known, |gen| {
+            let flagged_at = gen.ctx.append_basic_block(fr.func, "row.scan.failed");
+            let done = gen.ctx.append_basic_block(fr.func, "row.scan.done");
+            gen.set_on_fail(Some(flagged_at));
+            let ran = gen.carried_loop_keyed(
+                fr,
+                nest,
+                &body,
+                &carry,
+                (lo, hi, one),
+                Key::After(after),
+                0,
+            );
+            gen.set_on_fail(None);
+            ran?;
+            gen.builder.build_unconditional_branch(done)?;
+            gen.builder.position_at_end(flagged_at);
+            gen.builder.build_store(failed, bool_t.const_all_ones())?;
+            gen.builder.build_unconditional_branch(done)?;
+            gen.builder.position_at_end(done);
+            Ok(())
+        })?;
+        if let Some(d) = self.device.as_mut() {
+            d.rows = group;
+        }
+        self.set_on_fail(Some(g.row_end));
+        self.group_sync(fr, g.per_block)?;
+        self.leave_if_any(fr, g.per_block, failed, g.row_end)?;
+        if !g.dynamic {
+            let next = self.builder.build_int_add(after, width, "")?;
+            self.builder.build_store(key, next)?;
+        }
+
+        // 5. The reductions beside the scan, as a group reduction's.
+        if skip > 0 {
+            self.warp_combine(fr, nest, &carry, g.lane)?;
+            self.when(fr.func, g.per_block, |gen| {
+                gen.block_combine(fr, nest, &carry, g.tid, g.lane, g.ntid)
+            })?;
+            self.broadcast(fr, nest, &carry, g.per_block, g.tid)?;
+        }
+        let finals = self.load_slots(nest, &carry)?;
+        self.bind_finals(fr, nest, finals)
+    }
+
+    /// A block group's carry-in from the warps before this thread's: each
+    /// warp's last lane stores its inclusive totals and flag in its cell
+    /// of shared memory; after a barrier every thread combines the cells
+    /// of the warps before its own, in order, into `carry` (and their
+    /// flags into `carry_bad`); a barrier ends the reads.
+    fn warps_before(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        flagged: &[Type],
+        (mine, bad): (
+            &super::loops::SlotVec<'ctx>,
+            inkwell::values::PointerValue<'ctx>,
+        ),
+        (carry, carry_bad): (
+            &super::loops::SlotVec<'ctx>,
+            inkwell::values::PointerValue<'ctx>,
+        ),
+        g: &RowGroup<'ctx>,
+    ) -> Res<()> {
+        let fields = self.fields_of(nest);
+        let n = flagged.len() - 1;
+        let i64t = self.i64();
+        let shared = self.shared_base()?;
+        let cell = |gen: &Self, w: IntValue<'ctx>| -> Res<IntValue<'ctx>> {
+            Ok(gen
+                .builder
+                .build_int_mul(w, gen.const_i64(fields as i64 + 1), "")?)
+        };
+        let warp = self
+            .builder
+            .build_right_shift(g.tid, self.const_i64(5), false, "warp")?;
+        let last =
+            self.builder
+                .build_int_compare(IntPredicate::EQ, g.lane, self.const_i64(31), "")?;
+        self.when(fr.func, last, |gen| {
+            let mut vals = gen.load_slots(nest, mine)?;
+            let flag = gen.builder.build_load(i64t, bad, "")?;
+            vals.push(Val::Scalar(flag, ScalarType::I64));
+            let at = cell(gen, warp)?;
+            gen.shared_store(shared, at, &vals, fields + 1)
+        })?;
+        self.barrier()?;
+        let w_slot = self.entry_alloca(fr.func, i64t.into())?;
+        self.builder.build_store(w_slot, self.const_i64(0))?;
+        let head = self.ctx.append_basic_block(fr.func, "row.warps.next");
+        let step = self.ctx.append_basic_block(fr.func, "row.warps.step");
+        let done = self.ctx.append_basic_block(fr.func, "row.warps.done");
+        self.builder.build_unconditional_branch(head)?;
+        self.builder.position_at_end(head);
+        let w = self.builder.build_load(i64t, w_slot, "w")?.into_int_value();
+        let more = self
+            .builder
+            .build_int_compare(IntPredicate::ULT, w, warp, "")?;
+        self.builder.build_conditional_branch(more, step, done)?;
+        self.builder.position_at_end(step);
+        let at = cell(self, w)?;
+        let vals = self.shared_read(shared, at, flagged, fields + 1)?;
+        let acc = self.load_slots(nest, carry)?;
+        self.combine_guarded(fr, nest, carry, &acc, &vals[..n], carry_bad)?;
+        self.or_flag(carry_bad, self.fields(&vals[n])[0].into_int_value())?;
+        let next = self.builder.build_int_add(w, self.const_i64(1), "")?;
+        self.builder.build_store(w_slot, next)?;
+        self.builder.build_unconditional_branch(head)?;
+        self.builder.position_at_end(done);
+        self.barrier()
+    }
+
+    fn nonnegative(&self, v: IntValue<'ctx>) -> Res<IntValue<'ctx>> {
+        let zero = self.const_i64(0);
+        let neg = self
+            .builder
+            .build_int_compare(IntPredicate::SLT, v, zero, "")?;
+        Ok(self
+            .builder
+            .build_select(neg, zero, v, "")?
+            .into_int_value())
+    }
+}
