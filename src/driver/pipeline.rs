@@ -138,21 +138,28 @@ fn compile_to(
     opaque_ok: bool,
 ) -> Result<Output, Failure> {
     let (sources, programs) = session.step("parse", || sources::parse_with_imports(path))?;
-    let checked = session.step("typecheck", || {
+    let mut checked = session.step("typecheck", || {
         types::check(&sources, &programs)
             .map_err(|diags| Failure::Diagnostics(Box::new(sources.clone()), diags))
     })?;
-    // An entry taking or returning an opaque value is for a library only.
-    if !opaque_ok {
-        if let Some(diag) = checked.entries.iter().find_map(|e| e.opaque.clone()) {
-            let diag = diag.with_note(
-                "a library (`arrc build --library` or `--python`) takes and returns it as an opaque value",
-            );
-            return Err(Failure::Diagnostics(Box::new(sources.clone()), vec![diag]));
-        }
-    }
     if let Goal::Check = goal {
         return Ok(Output::Done);
+    }
+    // An entry taking or returning an opaque value is for a library only.
+    // As Futhark's executables, which compile it but cannot read or print
+    // the value, an executable leaves it out: the program still builds.
+    if !opaque_ok {
+        checked.entries.retain(|e| {
+            let Some(diag) = &e.opaque else { return true };
+            if let Goal::Executable(_) = goal {
+                eprintln!(
+                    "warning: {}: it is left out of the executable (a library, `arrc build \
+                     --library` or `--python`, takes and returns it as an opaque value)",
+                    diag.message
+                );
+            }
+            false
+        });
     }
     let api = matches!(goal, Goal::Library(..)).then(|| codegen::Api::new(&checked.entries));
     let mut core = session.pass("lower-core", || Ok(core::lower(&checked, &sources)))?;
