@@ -144,12 +144,14 @@ fn compile_to(
     opaque_ok: bool,
 ) -> Result<Output, Failure> {
     let (sources, programs) = session.step("parse", || sources::parse_with_imports(path))?;
-    let checked = session.step("typecheck", || {
+    let mut checked = session.step("typecheck", || {
         types::check(&sources, &programs)
             .map_err(|diags| Failure::Diagnostics(Box::new(sources.clone()), diags))
     })?;
-    // An entry taking or returning an opaque value is for a library only.
-    if !opaque_ok {
+    // Section 3: an executable's entry points are first-order. A program
+    // whose every entry takes or returns an opaque value has nothing an
+    // executable could run, so it is for a library only.
+    if !opaque_ok && checked.entries.iter().all(|e| e.opaque.is_some()) {
         if let Some(diag) = checked.entries.iter().find_map(|e| e.opaque.clone()) {
             let diag = diag.with_note(
                 "a library (`arrc build --library` or `--python`) takes and returns it as an opaque value",
@@ -159,6 +161,22 @@ fn compile_to(
     }
     if let Goal::Check = goal {
         return Ok(Output::Done);
+    }
+    // An entry taking or returning an opaque value is for a library only.
+    // As Futhark's executables, which compile it but cannot read or print
+    // the value, an executable leaves it out: the program still builds.
+    if !opaque_ok {
+        checked.entries.retain(|e| {
+            let Some(diag) = &e.opaque else { return true };
+            if let Goal::Executable(_) = goal {
+                eprintln!(
+                    "warning: {}: it is left out of the executable (a library, `arrc build \
+                     --library` or `--python`, takes and returns it as an opaque value)",
+                    diag.message
+                );
+            }
+            false
+        });
     }
     let api = matches!(goal, Goal::Library(..)).then(|| codegen::Api::new(&checked.entries));
     let mut core = session.pass("lower-core", || Ok(core::lower(&checked, &sources)))?;

@@ -36,3 +36,21 @@ entry loops (xs: *[]f32) : []f32 =
 entry copies (xs: []i32) : ([]i32, []i32) =
   let ys = set_first (copy xs) 5
   in (ys, xs)
+
+-- A call's result aliases the arguments the function may return, so
+-- updating it in place consumes them: fine for a local array not used
+-- again. `copy` and results of SOACs are fresh; names bound from a tuple
+-- written out alias only their own component.
+def firsts (xs: []i32) : []i32 = xs[:2]
+
+-- ==
+-- entry: aliases
+-- input { [1, 2, 3] }
+-- output { [7, 2] [8, 4] [1, 2, 3] }
+entry aliases (xs: []i32) : ([]i32, []i32, []i32) =
+  let a = map (+ 0) xs
+  let ys = firsts a
+  let ys[0] = 7
+  let (p, q) = (copy xs, map (* 2) xs)
+  let q[0] = 8
+  in (ys, q[:2], p)

@@ -614,23 +614,35 @@ impl<'a> Lowerer<'a> {
         };
         let rows: Vec<Vec<(Atom, CType)>> =
             items.iter().map(|x| leaves(&self.expr(env, x))).collect();
+        let blanks: Vec<Vec<bool>> = items.iter().map(|x| blank_leaves(elem, x)).collect();
         let mut elem_tys = Vec::new();
         value_leaves(elem, 0, &mut elem_tys);
         let mut out = Vec::new();
         for (j, et) in elem_tys.into_iter().enumerate() {
-            let column: Vec<Atom> = rows.iter().filter_map(|r| r.get(j).map(|x| x.0)).collect();
-            // Rows that are arrays must all have the first row's shape.
+            let mut column: Vec<Atom> = rows.iter().filter_map(|r| r.get(j).map(|x| x.0)).collect();
+            let blank = |i: usize| blanks.get(i).and_then(|b| b.get(j)).copied() == Some(true);
+            // Rows that are arrays must all have one shape: that of the first
+            // row holding a value there. A constructor written out leaves the
+            // other constructors' payloads blank, and these blanks take that
+            // shape (`[#none, #some [1, 2, 3]]`, as in Futhark).
+            let owner = (0..column.len()).find(|&i| !blank(i)).unwrap_or(0);
             let mut row_dims = Vec::new();
-            if let Some(Atom::Var(first)) = column.first().copied() {
+            if let Some(Atom::Var(first)) = column.get(owner).copied() {
                 for d in 0..et.rank() {
                     let want = self.size_of(first, d, loc);
-                    for other in &column[1..] {
-                        if let Atom::Var(o) = other {
+                    for (i, other) in column.iter().enumerate() {
+                        if let (Atom::Var(o), false) = (other, i == owner || blank(i)) {
                             let got = self.size_of(*o, d, loc);
                             self.assert_same(want, got, loc);
                         }
                     }
                     row_dims.push(Some(want));
+                }
+                if !blank(owner) {
+                    let dims: Vec<Atom> = row_dims.iter().flatten().copied().collect();
+                    for i in (0..column.len()).filter(|&i| blank(i)) {
+                        column[i] = self.blank_array(et, &dims, loc);
+                    }
                 }
             }
             let count = column.len() as i64;
@@ -654,4 +666,41 @@ impl<'a> Lowerer<'a> {
         }
         build_value(ty, &mut out.into_iter())
     }
+
+    /// An array of type `et` of zeros with sizes `dims`.
+    fn blank_array(&mut self, et: CType, dims: &[Atom], loc: SrcLoc) -> Atom {
+        let CType::Array(s, _) = et else {
+            return Atom::Const(Const::zero(et.elem()));
+        };
+        let (mut value, mut ty) = (Atom::Const(Const::zero(s)), CType::Scalar(s));
+        for (k, &count) in dims.iter().enumerate().rev() {
+            ty = ty.array_of();
+            value = self.let1("blank", ty, Exp::Replicate { count, value }, loc);
+            self.set_dims(value, dims[k..].iter().map(|d| Some(*d)).collect());
+        }
+        value
+    }
+}
+
+/// For an array literal's item of sum type written as a constructor, which
+/// of its leaves are other constructors' blank payloads (the tag first, as
+/// `value_leaves` orders them); empty for any other item.
+fn blank_leaves(elem: &Type, item: &TExpr) -> Vec<bool> {
+    let Type::Sum(cs) = elem else {
+        return Vec::new();
+    };
+    let mut e = item;
+    while let TExprKind::Ascribe(inner, _) | TExprKind::Attr(_, inner) = &e.kind {
+        e = inner;
+    }
+    let TExprKind::Ctor(name, _) = &e.kind else {
+        return Vec::new();
+    };
+    let mut out = vec![false];
+    for (c, ts) in cs {
+        let mut tys = Vec::new();
+        ts.iter().for_each(|t| value_leaves(t, 0, &mut tys));
+        out.extend(std::iter::repeat_n(c != name, tys.len()));
+    }
+    out
 }

@@ -7,14 +7,23 @@
 //! it, afterwards. Aliases are tracked by the variables whose memory a
 //! value may share (its *roots*): a variable, a `let` of it, its rows,
 //! slices and fields, tuples holding it, its rearrangements (`transpose`,
-//! `flatten`, `zip`, ...), and either branch of an `if` or `match`. Results of function calls, SOACs and `with` count as fresh, and
+//! `flatten`, `zip`, ...), and either branch of an `if` or `match`. A tuple written out and bound
+//! to a tuple pattern gives each name its own component's roots. The
+//! result of calling a function aliases the arguments that the function's
+//! own result may alias (found by walking its body once); results of SOACs
+//! and `with` count as fresh, and
 //! `with` on its own consumes nothing (section 6 of the contract gives it
 //! value semantics), so only programs that use `*` meet this check.
 //!
 //! `let a[i] = v` (Futhark's in-place update) consumes `a` too, once `v`
-//! is computed. What is consumed must be consumable, as in Futhark: not a
+//! is computed, and so does binding a value to a pattern declared unique
+//! (`let b: *[]t = a`, `loop (b: *[]t) = a`). What is consumed must be consumable, as in Futhark: not a
 //! parameter of a function without `*`, nor a variable bound outside the
 //! anonymous function that consumes it.
+//!
+//! A result declared unique (`: *t`, or components of `: (*t, u)`) may
+//! alias neither a parameter declared without `*` nor another component
+//! of the result.
 //!
 //! A loop body runs many times: after one pass, the body is walked again
 //! with its state fresh, so that a body consuming a variable bound outside
@@ -32,8 +41,23 @@ struct Consumed {
 
 type Roots = Vec<LocalId>;
 
+/// What the type checker found that this check needs.
+pub(super) struct Facts<'p> {
+    /// Locals declared unique (`*t`).
+    pub unique: &'p HashSet<LocalId>,
+    /// The updates written `let a[i] = v`.
+    pub in_place: &'p HashSet<(FileId, Span)>,
+    /// Where each named local is bound.
+    pub bound: &'p HashMap<LocalId, (FileId, Span)>,
+    /// Instances whose return type is written unique (per component).
+    pub unique_ret: &'p HashMap<usize, Vec<bool>>,
+    /// The same for each entry point, in order.
+    pub entry_unique_ret: &'p [Vec<bool>],
+}
+
 struct Walk<'p> {
     program: &'p CheckedProgram,
+    facts: &'p Facts<'p>,
     unique: &'p HashSet<LocalId>,
     /// The roots of each variable bound to an alias (absent: itself).
     aliases: HashMap<LocalId, Roots>,
@@ -54,39 +78,34 @@ struct Walk<'p> {
     /// tuple): their roots are those of the whole value, so consuming one
     /// consumes only itself.
     destructured: HashSet<LocalId>,
+    /// For each instance walked for it, the parameters (by position) whose
+    /// roots its result may have; `summarising`: those being walked.
+    summaries: HashMap<usize, Vec<usize>>,
+    summarising: HashSet<usize>,
 }
 
 /// Checks every entry point and instance; returns the errors found.
 pub(super) fn check_consumption(
     sources: &SourceMap,
     program: &CheckedProgram,
-    unique: &HashSet<LocalId>,
-    in_place: &HashSet<(FileId, Span)>,
+    facts: &Facts,
 ) -> Vec<Diagnostic> {
-    let mut w = Walk {
-        in_place,
-        shared_params: HashSet::new(),
-        depth: 0,
-        bound_at: HashMap::new(),
-        destructured: HashSet::new(),
-        program,
-        unique,
-        aliases: HashMap::new(),
-        names: HashMap::new(),
-        consumed: HashMap::new(),
-        consumptions: 0,
-        errors: Vec::new(),
-        sources,
-    };
-    for entry in &program.entries {
+    let mut w = Walk::new(sources, program, facts);
+    for (k, entry) in program.entries.iter().enumerate() {
         w.consumed.clear();
         entry.params.iter().for_each(|p| w.bind_param(p));
-        w.expr(&entry.body);
+        let parts = w.expr_parts(&entry.body);
+        if let Some(flags) = facts.entry_unique_ret.get(k) {
+            w.check_unique_result(flags, &parts);
+        }
     }
-    for inst in &program.instances {
+    for (k, inst) in program.instances.iter().enumerate() {
         w.consumed.clear();
         inst.params.iter().for_each(|p| w.bind_param(p));
-        w.expr(&inst.body);
+        let parts = w.expr_parts(&inst.body);
+        if let Some(flags) = facts.unique_ret.get(&k) {
+            w.check_unique_result(flags, &parts);
+        }
     }
     let mut seen = HashSet::new();
     w.errors
@@ -122,7 +141,252 @@ fn pat_vars(p: &TPat, out: &mut Vec<LocalId>) {
     }
 }
 
-impl Walk<'_> {
+impl<'p> Walk<'p> {
+    fn new(sources: &'p SourceMap, program: &'p CheckedProgram, facts: &'p Facts<'p>) -> Self {
+        Walk {
+            in_place: facts.in_place,
+            shared_params: HashSet::new(),
+            depth: 0,
+            bound_at: HashMap::new(),
+            destructured: HashSet::new(),
+            program,
+            facts,
+            unique: facts.unique,
+            aliases: HashMap::new(),
+            names: HashMap::new(),
+            consumed: HashMap::new(),
+            consumptions: 0,
+            errors: Vec::new(),
+            sources,
+            summaries: HashMap::new(),
+            summarising: HashSet::new(),
+        }
+    }
+
+    /// The parameters of instance `k` (by position) whose roots its result
+    /// may have: its body walked once on its own, its errors dropped (the
+    /// instance's own walk reports them).
+    fn summary(&mut self, k: usize) -> Vec<usize> {
+        if let Some(s) = self.summaries.get(&k) {
+            return s.clone();
+        }
+        let Some(lam) = self.program.instances.get(k) else {
+            return Vec::new();
+        };
+        // The prelude's `copy` and `manifest` are the identity only because
+        // arrays have value semantics: as in Futhark, their results are fresh.
+        let fresh_copy = matches!(lam.name.as_deref(), Some("copy" | "manifest"))
+            && self.sources.name(lam.body.file) == "stdlib/prelude.arr";
+        if fresh_copy || !self.summarising.insert(k) {
+            return Vec::new();
+        }
+        let mut sub = Walk::new(self.sources, self.program, self.facts);
+        sub.summaries = std::mem::take(&mut self.summaries);
+        sub.summarising = std::mem::take(&mut self.summarising);
+        lam.params.iter().for_each(|p| sub.bind_param(p));
+        let roots = sub.expr(&lam.body);
+        let aliased = lam
+            .params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| {
+                let mut vars = Vec::new();
+                pat_vars(p, &mut vars);
+                vars.iter().any(|v| roots.contains(v))
+            })
+            .map(|(i, _)| i)
+            .collect::<Vec<_>>();
+        self.summaries = sub.summaries;
+        self.summarising = sub.summarising;
+        self.summarising.remove(&k);
+        self.summaries.insert(k, aliased.clone());
+        aliased
+    }
+
+    /// Checks a result declared unique (`flags`: one per component of a
+    /// tuple written as one, else one) against its parts' roots.
+    fn check_unique_result(&mut self, flags: &[bool], parts: &[(Roots, &TExpr)]) {
+        let separate = flags.len() > 1 && flags.len() == parts.len();
+        let parts: Vec<(Roots, &TExpr)> = if flags.len() == parts.len() {
+            parts.to_vec()
+        } else {
+            // A tuple result not written out: its roots as one.
+            let all = parts
+                .iter()
+                .fold(Vec::new(), |a, (r, _)| union(a, r.clone()));
+            match parts.last() {
+                Some((_, e)) => vec![(all, *e); flags.len()],
+                None => return,
+            }
+        };
+        for (i, (&unique, (roots, e))) in flags.iter().zip(&parts).enumerate() {
+            if !unique {
+                continue;
+            }
+            if let Some(&p) = roots.iter().find(|r| self.shared_params.contains(r)) {
+                let name = self.name(p);
+                let mut d = Diagnostic::new(
+                    e.file,
+                    e.span.clone(),
+                    format!(
+                        "a unique result is aliased to `{name}`, a parameter without a unique \
+                         type, which is not consumable"
+                    ),
+                )
+                .with_label("returned here");
+                d = self.with_place(d, p, format!("`{name}` is bound here, without `*`"));
+                self.errors.push(d.with_note(
+                    "a result declared `*` must not share memory with what the caller keeps: \
+                     return a `copy`, or declare the parameter `*`",
+                ));
+                continue;
+            }
+            if !separate {
+                continue;
+            }
+            // Names destructured from one value stand for themselves (their
+            // roots are the whole value's), as when they are consumed.
+            let roots = self.precise(e, roots.clone());
+            for (j, (other, f)) in parts.iter().enumerate() {
+                if j == i || (j < i && flags[j]) {
+                    continue;
+                }
+                let other = self.precise(f, other.clone());
+                if let Some(&r) = roots.iter().find(|r| other.contains(r)) {
+                    let name = self.name(r);
+                    let mut d = Diagnostic::new(
+                        e.file,
+                        e.span.clone(),
+                        format!(
+                            "component {} of a result declared unique is aliased to some other \
+                             component (both share `{name}`)",
+                            i + 1
+                        ),
+                    )
+                    .with_label("this component");
+                    if f.file == e.file && f.span != e.span {
+                        d = d.with_secondary(f.span.clone(), format!("component {}", j + 1));
+                    }
+                    self.errors.push(d.with_note(
+                        "a unique component must be the only reference to its memory: return a \
+                         `copy` in one of them",
+                    ));
+                    break;
+                }
+            }
+        }
+    }
+
+    /// For a tuple pattern with components declared unique, which are.
+    fn unique_fields(&self, p: &TPat) -> Option<Vec<bool>> {
+        match p {
+            TPat::Tuple(ps, _) => {
+                let flags: Vec<bool> = ps.iter().map(|q| is_unique(q, self.unique)).collect();
+                flags.iter().any(|u| *u).then_some(flags)
+            }
+            TPat::Ascribed(q, _) => self.unique_fields(q),
+            _ => None,
+        }
+    }
+
+    /// The components of a tuple given for a unique parameter may not
+    /// alias each other (`g (a[0], a)`): the callee would own one array
+    /// twice.
+    fn unique_parts_apart(&mut self, parts: &[(Roots, &TExpr)]) {
+        for (i, (roots, e)) in parts.iter().enumerate() {
+            let roots = self.precise(e, roots.clone());
+            for (other, f) in &parts[i + 1..] {
+                let other = self.precise(f, other.clone());
+                if let Some(&r) = roots.iter().find(|r| other.contains(r)) {
+                    let name = self.name(r);
+                    let mut d = Diagnostic::new(
+                        f.file,
+                        f.span.clone(),
+                        format!(
+                            "an argument given for a unique parameter is self-aliased: two of \
+                             its components share `{name}`"
+                        ),
+                    )
+                    .with_label("this component");
+                    if e.file == f.file {
+                        d = d.with_secondary(e.span.clone(), "aliases this one");
+                    }
+                    self.errors.push(d.with_note(
+                        "a unique parameter owns its whole argument: pass a `copy` of one \
+                         component",
+                    ));
+                    return;
+                }
+            }
+        }
+    }
+
+    /// `d` with the place where `id` is bound (a label when in the same
+    /// file, else a note).
+    fn with_place(&self, d: Diagnostic, id: LocalId, label: String) -> Diagnostic {
+        match self.facts.bound.get(&id) {
+            Some((file, span)) if *file == d.file => d.with_secondary(span.clone(), label),
+            Some((file, span)) => {
+                let (line, col) = self.sources.line_col(*file, span.start);
+                let name = self.sources.name(*file);
+                d.with_note(format!("{label}: {name}:{line}:{col}"))
+            }
+            None => d,
+        }
+    }
+
+    /// Walks `e` as `expr` does, keeping the roots of each component apart
+    /// where its value is a tuple written out (after its `let`s).
+    fn expr_parts<'e>(&mut self, e: &'e TExpr) -> Vec<(Roots, &'e TExpr)> {
+        let mut e = e;
+        loop {
+            match &e.kind {
+                TExprKind::Let(p, rhs, body) => {
+                    self.let_binding(p, rhs);
+                    e = body;
+                }
+                // Walked as what they hold (see `expr`).
+                TExprKind::Ascribe(a, _) | TExprKind::Attr(_, a) => e = a,
+                _ => break,
+            }
+        }
+        match &e.kind {
+            TExprKind::Tuple(es) if es.len() > 1 => es.iter().map(|x| (self.expr(x), x)).collect(),
+            _ => vec![(self.expr(e), e)],
+        }
+    }
+
+    /// `let p = rhs`: a tuple written out bound to a tuple pattern gives
+    /// each name its component's roots; a pattern declared unique
+    /// consumes what it binds.
+    fn let_binding(&mut self, p: &TPat, rhs: &TExpr) {
+        match p {
+            TPat::Tuple(ps, _) => {
+                let parts = self.expr_parts(rhs);
+                if parts.len() == ps.len() {
+                    for (q, (roots, _)) in ps.iter().zip(parts) {
+                        self.let_component(q, &roots, rhs);
+                    }
+                } else {
+                    let all = parts.into_iter().fold(Vec::new(), |a, (r, _)| union(a, r));
+                    self.bind(p, &all);
+                }
+            }
+            _ => {
+                let roots = self.expr(rhs);
+                self.let_component(p, &roots, rhs);
+            }
+        }
+    }
+
+    fn let_component(&mut self, p: &TPat, roots: &[LocalId], rhs: &TExpr) {
+        if is_unique(p, self.unique) {
+            let roots = self.precise(rhs, roots.to_vec());
+            self.consume(&roots, rhs);
+        }
+        self.bind(p, roots);
+    }
+
     /// A parameter of an entry point or a function.
     fn bind_param(&mut self, p: &TPat) {
         self.bind(p, &[]);
@@ -148,18 +412,17 @@ impl Walk<'_> {
         for &r in roots {
             let name = self.name(r);
             if self.shared_params.contains(&r) {
-                self.errors.push(
-                    Diagnostic::new(
-                        at.file,
-                        at.span.clone(),
-                        format!("consuming `{name}`, which is not consumable"),
-                    )
-                    .with_label("consumed here")
-                    .with_note(format!(
-                        "`{name}` is a parameter without a unique type: declare it `*` \
-                         or consume a `copy` of it"
-                    )),
-                );
+                let d = Diagnostic::new(
+                    at.file,
+                    at.span.clone(),
+                    format!("consuming `{name}`, which is not consumable"),
+                )
+                .with_label("consumed here");
+                let d = self.with_place(d, r, format!("`{name}` is bound here, without `*`"));
+                self.errors.push(d.with_note(format!(
+                    "`{name}` is a parameter without a unique type: declare it `*` \
+                     or consume a `copy` of it"
+                )));
             } else if self.bound_at.get(&r).is_some_and(|d| *d < self.depth) {
                 self.errors.push(
                     Diagnostic::new(
@@ -270,8 +533,7 @@ impl Walk<'_> {
         let mut e = e;
         // `let` chains in a loop: they nest as deep as they are long.
         while let TExprKind::Let(p, rhs, body) = &e.kind {
-            let roots = self.expr(rhs);
-            self.bind(p, &roots);
+            self.let_binding(p, rhs);
             e = body;
         }
         let roots = match &e.kind {
@@ -391,6 +653,10 @@ impl Walk<'_> {
                 body,
             } => {
                 let roots = self.expr(init);
+                if is_unique(pat, self.unique) {
+                    let roots = self.precise(init, roots.clone());
+                    self.consume(&roots, init);
+                }
                 let before = self.consumptions;
                 self.loop_pass(pat, &roots, form, body);
                 // Again, as the next iteration sees it: anything consumed
@@ -440,6 +706,10 @@ impl Walk<'_> {
     /// A call: the arguments in order, then those passed to unique
     /// parameters consumed. Its result counts as fresh.
     fn apply(&mut self, f: &TExpr, args: &[TExpr]) -> Roots {
+        let instance = match &f.kind {
+            TExprKind::Instance(k) => Some(*k),
+            _ => None,
+        };
         let params: &[TPat] = match &f.kind {
             TExprKind::Instance(k) => match self.program.instances.get(*k) {
                 Some(lam) => &lam.params,
@@ -451,7 +721,35 @@ impl Walk<'_> {
                 &[]
             }
         };
-        let arg_roots: Vec<Roots> = args.iter().map(|a| self.expr(a)).collect();
+        let mut arg_roots: Vec<Roots> = Vec::new();
+        let mut field_consumed: Vec<(usize, Roots)> = Vec::new();
+        for (i, a) in args.iter().enumerate() {
+            let parts = self.expr_parts(a);
+            if params.get(i).is_some_and(|p| is_unique(p, self.unique)) {
+                self.unique_parts_apart(&parts);
+            } else if let Some(flags) = params.get(i).and_then(|p| self.unique_fields(p)) {
+                // `(ar: *[]t, a: *[][]t)`: a tuple written out for it gives
+                // each unique component its own roots, consumed below.
+                if flags.len() == parts.len() {
+                    let unique_parts: Vec<(Roots, &TExpr)> = parts
+                        .iter()
+                        .zip(&flags)
+                        .filter(|(_, u)| **u)
+                        .map(|(part, _)| part.clone())
+                        .collect();
+                    self.unique_parts_apart(&unique_parts);
+                    let roots = unique_parts
+                        .into_iter()
+                        .fold(Vec::new(), |acc, (r, _)| union(acc, r));
+                    field_consumed.push((i, roots));
+                }
+            }
+            arg_roots.push(
+                parts
+                    .into_iter()
+                    .fold(Vec::new(), |acc, (r, _)| union(acc, r)),
+            );
+        }
         // Rearrangements are views of their arguments, as in Futhark (whose
         // prelude gives them non-unique results): `transpose a` aliases `a`.
         if let TExprKind::Builtin(
@@ -467,12 +765,28 @@ impl Walk<'_> {
             return arg_roots.into_iter().fold(Vec::new(), union);
         }
         // A local function's body runs here, its parameters bound to the
-        // arguments, before the call consumes them.
+        // arguments, before the call consumes them; its result aliases
+        // what the body's does.
+        let mut result = Vec::new();
         if let TExprKind::Lambda(lam) = &f.kind {
             for (p, roots) in lam.params.iter().zip(&arg_roots) {
                 self.bind(p, roots);
             }
-            self.expr(&lam.body);
+            result = self.expr(&lam.body);
+        }
+        // A function's result aliases the arguments its body may return.
+        // One declared unique is fresh, as in Futhark.
+        let unique_result = instance
+            .and_then(|k| self.facts.unique_ret.get(&k))
+            .is_some_and(|flags| flags.iter().all(|u| *u));
+        if let Some(k) = instance.filter(|_| !unique_result) {
+            for i in self.summary(k) {
+                if let (Some(p), Some(roots)) = (params.get(i), arg_roots.get(i)) {
+                    if !is_unique(p, self.unique) {
+                        result = union(result, roots.clone());
+                    }
+                }
+            }
         }
         for ((p, a), roots) in params.iter().zip(args).zip(&arg_roots) {
             if is_unique(p, self.unique) {
@@ -480,6 +794,9 @@ impl Walk<'_> {
                 self.consume(&roots, a);
             }
         }
-        Vec::new()
+        for (i, roots) in field_consumed {
+            self.consume(&roots, &args[i]);
+        }
+        result
     }
 }

@@ -119,6 +119,7 @@ impl<'a> Checker<'a> {
             };
             let id = self.instances.len();
             self.instances.push(Some(lam));
+            self.note_unique_ret(d, id);
             self.instance_keys.insert((d, Vec::new()), Some(id));
             self.stats.instances += 1;
         }
@@ -254,6 +255,7 @@ impl<'a> Checker<'a> {
             Ok(lam) => {
                 let id = self.instances.len();
                 self.instances.push(Some(lam));
+                self.note_unique_ret(d, id);
                 self.instance_keys.insert(key, Some(id));
                 Ok(id)
             }
@@ -313,6 +315,7 @@ impl<'a> Checker<'a> {
         })?;
         self.resolve_uses(&mut body)?;
         let mut params = params;
+        self.same_sizes_for_type_param(&template, &type_args, &mut params);
         implicit::prepend(&scheme.implicit, &size_params, &mut params);
         Ok(TLambda {
             name: Some(template.name.name.clone()),
@@ -320,6 +323,52 @@ impl<'a> Checker<'a> {
             params,
             body,
         })
+    }
+
+    /// Parameters written as one type parameter (`(x: t) (y: t)`) hold
+    /// values of one type, so where `t` is an array type their arguments
+    /// must have the same sizes, as in Futhark: each dimension becomes a
+    /// size that the first such argument gives and the others are checked
+    /// against at the call (`size mismatch`).
+    fn same_sizes_for_type_param(
+        &mut self,
+        template: &Template<'a>,
+        type_args: &[(String, Type)],
+        params: &mut [TPat],
+    ) {
+        for (name, ty) in type_args {
+            let mut rank = 0;
+            let mut t = self.inf.finalize(ty);
+            while let Type::Array(elem) = t {
+                rank += 1;
+                t = *elem;
+            }
+            let written: Vec<usize> = template
+                .params
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| match p {
+                    Pattern::Ascribed(_, TypeExpr::Var(v), _) => v.name == *name,
+                    Pattern::Ascribed(_, TypeExpr::Named(q), _) => {
+                        q.quals.is_empty() && q.name.name == *name
+                    }
+                    _ => false,
+                })
+                .map(|(i, _)| i)
+                .collect();
+            if rank == 0 || written.len() < 2 || written.iter().any(|&i| i >= params.len()) {
+                continue;
+            }
+            let shape = (0..rank).fold(Shape::Other, |inner, _| {
+                Shape::Array(Dim::Var(self.fresh_local()), Box::new(inner))
+            });
+            for i in written {
+                if !matches!(params[i], TPat::Ascribed(..)) {
+                    let p = std::mem::replace(&mut params[i], TPat::Wildcard(Type::unit()));
+                    params[i] = TPat::Ascribed(Box::new(p), shape.clone());
+                }
+            }
+        }
     }
 
     /// Replaces every use of a global definition in a finalised tree by its
@@ -451,6 +500,14 @@ impl<'a> Checker<'a> {
             ret_type_names,
             opaque,
         })
+    }
+
+    /// Records which parts of instance `id`'s result `d` declares unique.
+    fn note_unique_ret(&mut self, d: usize, id: usize) {
+        let flags = unique_ret(self.defs[d].def.ret.as_ref());
+        if flags.iter().any(|u| *u) {
+            self.unique_ret.insert(id, flags);
+        }
     }
 
     /// A point-free entry point (`def main = map f32.atanh`) takes the

@@ -94,6 +94,7 @@ pub fn check_with_stats(
     checker.collect(programs);
     let main = programs.len().saturating_sub(1);
     let mut entries = Vec::new();
+    let mut entry_unique_ret = Vec::new();
     for d in 0..checker.defs.len() {
         let at = (checker.defs[d].file, checker.defs[d].def.name.span.clone());
         let scheme_ok = checker.scheme(d, at).is_ok();
@@ -102,7 +103,10 @@ pub fn check_with_stats(
         let is_entry = info.def.is_entry || info.def.name.name == "main";
         if scheme_ok && is_entry && info.program == Some(main) {
             match checker.check_entry(d) {
-                Ok(e) => entries.push(e),
+                Ok(e) => {
+                    entry_unique_ret.push(unique_ret(checker.defs[d].def.ret.as_ref()));
+                    entries.push(e)
+                }
                 Err(diag) => checker.report(diag),
             }
         }
@@ -116,12 +120,14 @@ pub fn check_with_stats(
             .map(|i| i.unwrap_or_else(unreachable_instance))
             .collect();
         let program = CheckedProgram { entries, instances };
-        errors = consume::check_consumption(
-            checker.sources,
-            &program,
-            &checker.unique,
-            &checker.in_place,
-        );
+        let facts = consume::Facts {
+            unique: &checker.unique,
+            in_place: &checker.in_place,
+            bound: &checker.bound,
+            unique_ret: &checker.unique_ret,
+            entry_unique_ret: &entry_unique_ret,
+        };
+        errors = consume::check_consumption(checker.sources, &program, &facts);
         if errors.is_empty() {
             return (Ok(program), stats);
         }
@@ -320,6 +326,11 @@ struct Checker<'a> {
     unique: std::collections::HashSet<LocalId>,
     /// The updates written `let a[i] = v`, which consume `a`.
     in_place: std::collections::HashSet<(FileId, Span)>,
+    /// Where each named local is bound, for diagnostics naming it.
+    bound: HashMap<LocalId, (FileId, Span)>,
+    /// Instances whose definition's return type is written with `*`: per
+    /// component of a written tuple, else one flag.
+    unique_ret: HashMap<usize, Vec<bool>>,
 }
 
 fn i64_ty() -> Type {
@@ -366,6 +377,8 @@ impl<'a> Checker<'a> {
             stats: CheckStats::default(),
             unique: Default::default(),
             in_place: Default::default(),
+            bound: HashMap::new(),
+            unique_ret: HashMap::new(),
         }
     }
 
@@ -590,5 +603,18 @@ fn pat_size_vars(p: &TPat, linear: bool, out: &mut Vec<LocalId>) {
             shape.size_vars(linear, out);
             pat_size_vars(q, linear, out);
         }
+    }
+}
+
+/// Which parts of a return type are written unique (`*t`): one flag per
+/// component of a tuple written as one, else one flag.
+fn unique_ret(ret: Option<&TypeExpr>) -> Vec<bool> {
+    match ret {
+        Some(TypeExpr::Tuple(ts, _)) => ts
+            .iter()
+            .map(|t| matches!(t, TypeExpr::Unique(..)))
+            .collect(),
+        Some(t) => vec![matches!(t, TypeExpr::Unique(..))],
+        None => vec![false],
     }
 }

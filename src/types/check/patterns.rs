@@ -61,6 +61,7 @@ impl<'a> Checker<'a> {
                 let ty = hint.unwrap_or_else(|| self.inf.fresh());
                 let lid = self.fresh_local();
                 binds.push((id.name.clone(), id.span.clone(), lid, ty.clone()));
+                self.bound.insert(lid, (self.ctx.file, id.span.clone()));
                 Ok(TPat::Var {
                     id: lid,
                     name: id.name.clone(),
