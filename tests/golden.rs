@@ -497,11 +497,13 @@ fn golden_stage_dumps() {
     let mut failures = Vec::new();
     for program in files_with_extension(&dir, "arr") {
         for stage in ["core", "fused", "loopy"] {
-            // Tiles are sized by the host's L2 cache: fix it at the 1 MiB
-            // the dumps were made with.
+            // Tiles are sized by the host's L2 cache, and register blocks
+            // shaped by its processor: fix them at the 1 MiB and 4 x 4
+            // blocks the dumps were made with.
             let out = arrc()
                 .current_dir(root())
                 .env("ARRC_L2_BYTES", "1048576")
+                .env("ARRC_REGISTER_BLOCK", "4x4")
                 .args(["build", "--emit", stage])
                 .arg(program.strip_prefix(root()).unwrap())
                 .output()

@@ -177,16 +177,18 @@ pub struct TargetDesc {
 }
 
 impl Target {
-    pub fn describe(self) -> TargetDesc {
+    /// What the pass list asks of this target, generating code for `cpu`
+    /// (on x86-64).
+    pub fn describe(self, cpu: Cpu) -> TargetDesc {
         match self {
             Target::X86_64 => TargetDesc {
-                tuning: cpu::tuning(),
+                tuning: cpu::tuning(cpu),
                 prefetch: true,
             },
             // A GPU wants none of the CPU's cache tiling or prefetching.
             Target::NvPtx | Target::NvPtxEmu => TargetDesc {
                 tuning: loopy::Tuning {
-                    block_tile_bytes: None,
+                    block: None,
                     transpose_tile: None,
                     jam_lanes: None,
                     grain: None,

@@ -268,7 +268,7 @@ fn loop_nests_in(
     donate: bool,
     session: &mut Session,
 ) -> Result<loopy::ir::Program, Failure> {
-    let tuning = options.codegen.target.describe().tuning;
+    let tuning = options.codegen.target.describe(options.codegen.cpu).tuning;
     let mut loops = session.pass("lower-loopy", || Ok(loopy::lower(fused)))?;
     let mut each = |name, pass: &dyn Fn(&mut loopy::ir::Function)| {
         session.rewrite(name, &mut loops, |p| {
@@ -285,9 +285,9 @@ fn loop_nests_in(
     each("loopy-rows", &loopy::rows::write_rows_in_place)?;
     each("loopy-unroll", &loopy::unroll::unroll_small_loops)?;
     each("loopy-hoist", &loopy::hoist::hoist_invariants)?;
-    if let Some(tile_bytes) = tuning.block_tile_bytes {
+    if let Some(blocking) = tuning.block {
         each("loopy-block", &|f| {
-            loopy::block::register_block(f, tile_bytes)
+            loopy::block::register_block(f, blocking)
         })?;
     }
     if let Some(lanes) = tuning.jam_lanes {
@@ -314,7 +314,7 @@ fn optimised_module<'ctx>(
     options: &Options,
     session: &mut Session,
 ) -> Result<codegen::LlvmModule<'ctx>, Failure> {
-    let target = options.codegen.target.describe();
+    let target = options.codegen.target.describe(options.codegen.cpu);
     let mut module = session.pass("emit", || {
         Ok(codegen::emit(context, loops, &options.codegen)?)
     })?;

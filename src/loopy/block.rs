@@ -2,7 +2,8 @@
 //! lowered functions that rewrites a parallel map `O` over `i` whose body
 //! is a map `J` over `j` whose body is one reduce nest `R` over `k` so that
 //! each iteration of the new nests computes a `ROWS` x `COLS` block of
-//! results: one `k` loop with `ROWS * COLS` reductions.
+//! results (the target's `Blocking`): one `k` loop with `ROWS * COLS`
+//! reductions.
 //!
 //! In, the shape of a dense matrix product (`map (\x -> map (\y -> reduce
 //! (+) 0 (map2 (*) x y)) bt) a`):
@@ -50,8 +51,8 @@
 //! memory once per group and stay in the L2 cache for the group's other
 //! `G - 1` row blocks. Without groups and tiles, every block of rows
 //! streamed the whole `j` side (4 MiB for 1024^2 `f32`, more than a
-//! core's L2) from L3. `G = clamp(nb_i / MIN_GROUPS, 1, GROUP)` keeps at
-//! least `MIN_GROUPS` iterations in the parallel nest when there are that
+//! core's L2) from L3. `G = clamp(nb_i / MIN_GROUPS, 1, GROUP)` (the
+//! target's `min_groups` and `group`) keeps at least `MIN_GROUPS` iterations in the parallel nest when there are that
 //! many row blocks, and all of them when there are fewer; with `G = 1`
 //! there is nothing to reuse, and `T = nb_j` (one tile, `J'` as long as
 //! without tiles, for the cores to share when `O''` is too narrow).
@@ -78,24 +79,30 @@ use crate::core::ir::{Atom, BinOp, SrcLoc, Type, Var, VarId};
 use crate::types::{Const, ScalarType};
 use std::collections::{BTreeSet, HashSet};
 
-/// Values of the outer index per block.
-pub const ROWS: usize = 4;
-/// Values of the inner index per block.
-pub const COLS: usize = 4;
-/// Row blocks per iteration of the parallel nest, at most.
-pub const GROUP: usize = 8;
-/// Iterations of the parallel nest wanted before row blocks are grouped.
-pub const MIN_GROUPS: usize = 32;
+/// How a target blocks products: `rows` values of the outer index by
+/// `cols` of the inner one per block (`rows * cols` accumulators and
+/// `rows + cols` vector loads per step, which must fit the vector
+/// registers); tiles of about `tile_bytes` of `j` rows (meant to stay in a
+/// core's L2 cache), each read by the at most `group` row blocks of a
+/// group; and groups made smaller where the parallel nest would have fewer
+/// than `min_groups` iterations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Blocking {
+    pub rows: usize,
+    pub cols: usize,
+    pub tile_bytes: usize,
+    pub group: usize,
+    pub min_groups: usize,
+}
 
 pub(super) const I64: Type = Type::Scalar(ScalarType::I64);
 
-/// Register-blocks the map-map-reduce nests of `f`, with tiles of about
-/// `tile_bytes` of `j` rows (meant to stay in a core's L2 cache); see the
-/// module comment.
-pub fn register_block(f: &mut Function, tile_bytes: usize) {
+/// Register-blocks the map-map-reduce nests of `f` as `blocking` says;
+/// see the module comment.
+pub fn register_block(f: &mut Function, blocking: Blocking) {
     let mut fresh = fresh_above(f);
     rewrite_nests(&mut f.body, &mut fresh, &|o, fresh| {
-        blocked(o, fresh, tile_bytes)
+        blocked(o, fresh, blocking)
     });
 }
 
@@ -364,14 +371,14 @@ fn block_indices(
 }
 
 /// The blocked form of `o`, if it matches (see the module comment).
-fn blocked(o: &LoopNest, fresh: &mut Fresh, tile_bytes: usize) -> Option<Vec<Stmt>> {
+fn blocked(o: &LoopNest, fresh: &mut Fresh, blocking: Blocking) -> Option<Vec<Stmt>> {
     let shape = matches(o)?;
     let (o, j) = (shape.o, shape.j);
     let mut out = Vec::new();
-    let (blocks_i, start_i, rest_i) = split(&o.width, ROWS, fresh, &mut out);
-    let (blocks_j, start_j, rest_j) = split(&j.width, COLS, fresh, &mut out);
-    let (group, groups) = group_size(&blocks_i, fresh, &mut out);
-    let (tile, tiles) = tile_size(&shape, tile_bytes, &group, &blocks_j, fresh, &mut out);
+    let (blocks_i, start_i, rest_i) = split(&o.width, blocking.rows, fresh, &mut out);
+    let (blocks_j, start_j, rest_j) = split(&j.width, blocking.cols, fresh, &mut out);
+    let (group, groups) = group_size(&blocks_i, blocking, fresh, &mut out);
+    let (tile, tiles) = tile_size(&shape, blocking, &group, &blocks_j, fresh, &mut out);
 
     // O'': the row blocks of group `t`.
     let t = fresh.fresh_var(&format!("{}_groups", o.index.name), I64);
@@ -382,14 +389,14 @@ fn blocked(o: &LoopNest, fresh: &mut Fresh, tile_bytes: usize) -> Option<Vec<Stm
     let jt = fresh.fresh_var(&format!("{}_tiles", j.index.name), I64);
     let mut tile_body = Vec::new();
     let (first_j, count_j) = range_of(&jt, var(&tile), var(&blocks_j), fresh, &mut tile_body);
-    let (g, mut g_body, row_envs) = row_block(&shape, &first_i, fresh);
-    let columns = block_columns(&shape, row_envs, &first_j, &count_j, fresh);
+    let (g, mut g_body, row_envs) = row_block(&shape, blocking.rows, &first_i, fresh);
+    let columns = block_columns(&shape, blocking.cols, row_envs, &first_j, &count_j, fresh);
     g_body.push(Stmt::Loop(columns));
     tile_body.push(for_loop(g, &count_i, g_body));
     o_body.push(for_loop(jt, &tiles, tile_body));
 
     // The last columns, per row block of the group and row of the block.
-    let (g, mut g_body, row_envs) = row_block(&shape, &first_i, fresh);
+    let (g, mut g_body, row_envs) = row_block(&shape, blocking.rows, &first_i, fresh);
     for env in row_envs {
         g_body.push(remainder(j, &start_j, &rest_j, env, fresh));
     }
@@ -403,15 +410,27 @@ fn blocked(o: &LoopNest, fresh: &mut Fresh, tile_bytes: usize) -> Option<Vec<Stm
 
 /// `group`, the number of row blocks per iteration of the parallel nest,
 /// and `groups = ceil(blocks / group)`, the width of that nest: `group =
-/// clamp(blocks / MIN_GROUPS, 1, GROUP)`, so that small products keep
-/// their parallelism.
-fn group_size(blocks: &Var, fresh: &mut Fresh, out: &mut Block) -> (Var, Var) {
+/// clamp(blocks / blocking.min_groups, 1, blocking.group)`, so that small
+/// products keep their parallelism.
+fn group_size(blocks: &Var, blocking: Blocking, fresh: &mut Fresh, out: &mut Block) -> (Var, Var) {
     let wanted = fresh.fresh_var("group_want", I64);
     let at_least = fresh.fresh_var("group_min", I64);
     let group = fresh.fresh_var("group", I64);
-    let_bin(out, &wanted, BinOp::Quot, var(blocks), i64c(MIN_GROUPS));
+    let_bin(
+        out,
+        &wanted,
+        BinOp::Quot,
+        var(blocks),
+        i64c(blocking.min_groups.max(1)),
+    );
     let_bin(out, &at_least, BinOp::Max, var(&wanted), i64c(1));
-    let_bin(out, &group, BinOp::Min, var(&at_least), i64c(GROUP));
+    let_bin(
+        out,
+        &group,
+        BinOp::Min,
+        var(&at_least),
+        i64c(blocking.group.max(1)),
+    );
     let groups = ceil_quot(var(blocks), var(&group), "groups", fresh, out);
     (group, groups)
 }
@@ -424,13 +443,13 @@ fn group_size(blocks: &Var, fresh: &mut Fresh, out: &mut Block) -> (Var, Var) {
 /// leaves the cores to `J'`, which should not be cut short.
 fn tile_size(
     shape: &Shape,
-    tile_bytes: usize,
+    blocking: Blocking,
     group: &Var,
     blocks: &Var,
     fresh: &mut Fresh,
     out: &mut Block,
 ) -> (Var, Var) {
-    let per_k = COLS * j_bytes_per_step(shape).max(1);
+    let per_k = blocking.cols * j_bytes_per_step(shape).max(1);
     let bytes = fresh.fresh_var("tile_k_bytes", I64);
     let at_least = fresh.fresh_var("tile_k_bytes", I64);
     let fitting = fresh.fresh_var("tile_fit", I64);
@@ -440,7 +459,13 @@ fn tile_size(
     let tile = fresh.fresh_var("tile", I64);
     let_bin(out, &bytes, BinOp::Mul, shape.r.width, i64c(per_k));
     let_bin(out, &at_least, BinOp::Max, var(&bytes), i64c(1));
-    let_bin(out, &fitting, BinOp::Quot, i64c(tile_bytes), var(&at_least));
+    let_bin(
+        out,
+        &fitting,
+        BinOp::Quot,
+        i64c(blocking.tile_bytes),
+        var(&at_least),
+    );
     let_bin(out, &fitting_1, BinOp::Max, var(&fitting), i64c(1));
     let_bin(out, &all, BinOp::Max, var(blocks), i64c(1));
     let_bin(out, &grouped, BinOp::Gt, var(group), i64c(1));
@@ -531,15 +556,20 @@ pub(super) fn for_loop(index: Var, bound: &Var, body: Block) -> Stmt {
 }
 
 /// The index `g` of a loop over the row blocks of a group and the start of
-/// its body: the row block `first + g`, the values of `i` in it and `P`
+/// its body: the row block `first + g`, its `rows` values of `i` and `P`
 /// per value, whose renamings are returned.
-fn row_block(shape: &Shape, first: &Var, fresh: &mut Fresh) -> (Var, Block, Vec<Renaming>) {
+fn row_block(
+    shape: &Shape,
+    rows: usize,
+    first: &Var,
+    fresh: &mut Fresh,
+) -> (Var, Block, Vec<Renaming>) {
     let o = shape.o;
     let g = fresh.fresh_var(&format!("{}_in_group", o.index.name), I64);
     let ii = fresh.fresh_var(&format!("{}_blocks", o.index.name), I64);
     let mut body = Vec::new();
     let_bin(&mut body, &ii, BinOp::Add, var(first), var(&g));
-    let is = block_indices(&o.index, &ii, ROWS, fresh, &mut body);
+    let is = block_indices(&o.index, &ii, rows, fresh, &mut body);
     let mut row_envs: Vec<Renaming> = is
         .iter()
         .map(|i| {
@@ -553,9 +583,10 @@ fn row_block(shape: &Shape, first: &Var, fresh: &mut Fresh) -> (Var, Block, Vec<
 }
 
 /// `J'` over the `count` column blocks from `first`: `Q`, `R'` and `S` per
-/// element of a block of the rows of `row_envs`.
+/// element of a block of the rows of `row_envs` by `cols` columns.
 fn block_columns(
     shape: &Shape,
+    cols: usize,
     row_envs: Vec<Renaming>,
     first: &Var,
     count: &Var,
@@ -566,7 +597,7 @@ fn block_columns(
     let jj = fresh.fresh_var(&format!("{}_blocks", j.index.name), I64);
     let mut body = Vec::new();
     let_bin(&mut body, &jj, BinOp::Add, var(first), var(&local));
-    let js = block_indices(&j.index, &jj, COLS, fresh, &mut body);
+    let js = block_indices(&j.index, &jj, cols, fresh, &mut body);
     let mut envs: Vec<Renaming> = row_envs
         .iter()
         .flat_map(|env| {
@@ -716,6 +747,7 @@ fn defined_var(stmt: &Stmt) -> Option<VarId> {
 
 #[cfg(test)]
 mod tests {
+    use crate::codegen::Cpu;
     use crate::driver::pipeline::{self, Options};
     use crate::fusion::{ast::Strategy, FusionOptions};
     use crate::loopy::print::print_program;
@@ -726,8 +758,15 @@ mod tests {
         std::fs::write(&path, src).expect("write source");
         let core = pipeline::lowered(&path).unwrap_or_else(|e| panic!("front end: {}", e.render()));
         let fused = crate::fusion::fuse(&core, &FusionOptions::new(Strategy::Greedy));
-        pipeline::loop_nests(&fused.program, &Options::default())
+        pipeline::loop_nests(&fused.program, &options())
             .unwrap_or_else(|e| panic!("{}", e.render()))
+    }
+
+    /// Code for AVX2, whose 4 x 4 blocks do not depend on the host.
+    fn options() -> Options {
+        let mut options = Options::default();
+        options.codegen.cpu = Cpu::Level(3);
+        options
     }
 
     #[test]
@@ -780,9 +819,12 @@ mod tests {
         // The tile is sized from the reduction's width: 4 columns of 4
         // bytes per step.
         assert!(text.contains("= mul k_1 16i64\n"), "{text}");
-        let tuning = crate::codegen::Target::X86_64.describe().tuning;
-        let tile_bytes = tuning.block_tile_bytes.expect("the CPU blocks products");
-        let budget = format!("quot {tile_bytes}i64 tile_k_bytes");
+        let tuning = crate::codegen::Target::X86_64
+            .describe(Cpu::Level(3))
+            .tuning;
+        let blocking = tuning.block.expect("the CPU blocks products");
+        assert_eq!((blocking.rows, blocking.cols), (4, 4));
+        let budget = format!("quot {}i64 tile_k_bytes", blocking.tile_bytes);
         assert!(text.contains(&budget), "{text}");
         assert!(text.contains("min group_min_"), "{text}");
         // With one row block per group, one tile of all columns.

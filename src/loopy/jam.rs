@@ -465,7 +465,7 @@ mod tests {
              map (\\x -> argmin (map (\\c -> (x - c) * (x - c)) cs)) xs\n",
         );
         let lanes = crate::codegen::Target::X86_64
-            .describe()
+            .describe(crate::codegen::Cpu::Native)
             .tuning
             .jam_lanes
             .expect("the CPU jams");
@@ -497,7 +497,7 @@ mod tests {
              in if x < bd then (c, x) else (b, bd)).0) ps\n",
         );
         let lanes = crate::codegen::Target::X86_64
-            .describe()
+            .describe(crate::codegen::Cpu::Native)
             .tuning
             .jam_lanes
             .expect("the CPU jams");

@@ -31,10 +31,9 @@ pub use lower::lower;
 /// with what sizes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tuning {
-    /// `loopy::block`: register-block matrix products, with tiles of about
-    /// this many bytes of the `j` side (a core's L2 cache); `None`: no
-    /// blocking.
-    pub block_tile_bytes: Option<usize>,
+    /// `loopy::block`: register-block matrix products in blocks and tiles
+    /// of these sizes; `None`: no blocking.
+    pub block: Option<block::Blocking>,
     /// `loopy::tile`: run transposing nests in tiles of this many
     /// iterations a side; `None`: not tiled.
     pub transpose_tile: Option<usize>,

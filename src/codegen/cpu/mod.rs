@@ -17,6 +17,7 @@ use super::emit::{err, Frame, Gen, Res};
 use super::runtime::RuntimeFn;
 use super::{CodegenError, Cpu, Sanitizer};
 use crate::core::ir::SrcLoc;
+use crate::loopy::block::Blocking;
 use crate::loopy::ir::{LoopNest, MemSpace};
 use crate::loopy::par::Grain;
 use crate::loopy::Tuning;
@@ -28,16 +29,13 @@ use inkwell::targets::{
 use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, IntValue, PointerValue};
 use inkwell::OptimizationLevel;
 
-/// What the loop-nest passes tune for on the CPU: 4 x 4 register blocks
-/// over tiles of a quarter of this processor's per-core L2 cache of the
-/// `j` side (`l2_bytes`; on the AMD EPYC with 1 MiB per core, 1024^3
-/// `f32` matmul under load: 128 KiB tiles 53-61 ms at best, 256 KiB
-/// 36-43, 512 KiB 39-44, 1 MiB 44-52), transposes in 16 x 16 tiles (measured in
+/// What the loop-nest passes tune for on the CPU `cpu`: products blocked
+/// as `blocking` says, transposes in 16 x 16 tiles (measured in
 /// `loopy::tile`), and tasks of at least 32,768 statements and at most
 /// 4,096 iterations.
-pub(crate) fn tuning() -> Tuning {
+pub(crate) fn tuning(cpu: Cpu) -> Tuning {
     Tuning {
-        block_tile_bytes: Some(l2_bytes() / 4),
+        block: Some(blocking(cpu)),
         transpose_tile: Some(16),
         jam_lanes: Some(JAM_LANES),
         grain: Some(Grain {
@@ -46,6 +44,93 @@ pub(crate) fn tuning() -> Tuning {
         }),
         host_nests: false,
     }
+}
+
+/// How products are blocked for `cpu`: the shape and groups of
+/// `default_blocking` (`ARRC_REGISTER_BLOCK=RxC` or `RxC,G,M` overrides
+/// them: rows, columns, row blocks per group and the parallel iterations
+/// wanted, so that dumps are the same on every machine and shapes can be
+/// tried), over tiles of a quarter of this processor's per-core L2 cache
+/// of the `j` side (`l2_bytes`; on the AMD EPYC with 1 MiB per core,
+/// 1024^3 `f32` matmul under load: 128 KiB tiles 53-61 ms at best, 256 KiB
+/// 36-43, 512 KiB 39-44, 1 MiB 44-52).
+fn blocking(cpu: Cpu) -> Blocking {
+    let (rows, cols, group, min_groups) = std::env::var("ARRC_REGISTER_BLOCK")
+        .ok()
+        .and_then(|v| parse_register_block(&v))
+        .unwrap_or_else(|| {
+            let intel_avx512 = cpu == Cpu::Native && cpu.has_avx512() && host_is_intel();
+            let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+            default_blocking(intel_avx512, threads)
+        });
+    Blocking {
+        rows,
+        cols,
+        tile_bytes: l2_bytes() / 4,
+        group,
+        min_groups,
+    }
+}
+
+/// Row blocks per group, and parallel iterations wanted, where nothing
+/// else is said: groups of 8 blocks of 4 rows, and at least 32 iterations.
+const GROUPS: (usize, usize) = (8, 32);
+
+/// Rows, columns, row blocks per group and parallel iterations wanted, on
+/// an Intel core with AVX-512 (`intel_avx512`) and `threads` cores, or
+/// elsewhere: 4 x 4 blocks in both, in groups of 32 (128 rows) and 4
+/// iterations per core on the Intel core, of 8 (32 rows) and 32
+/// iterations elsewhere.
+///
+/// A step of the blocked `k` loop loads `rows` vectors of the `i` side,
+/// which stay in L1, and `cols` of the tile of the `j` side, which come
+/// from L2, for `rows * cols` multiply-adds; a tile comes from L3 once per
+/// group and serves its rows. Intel's server cores with AVX-512 (a mesh of
+/// cores with 1-2 MiB of L2 each and a shared L3 with little bandwidth per
+/// core) wait for the tiles: on the Intel Xeon (family 6 model 167, 2 MiB
+/// L2), hand-written AVX-512 C of the same loops on two threads (1024^3
+/// `f32`, minima of 3 interleaved rounds) took 10.2 ms in groups of 32
+/// rows, 9.0 in groups of 64, 8.5 in groups of 128 and 8.4-8.8 in groups
+/// of 256; arrc's own matmul, 9.5 ms before, 8.3-8.8 in groups of 128.
+/// Larger blocks, which AVX-512's 32 registers allow (8 x 2, 6 x 4, 5 x 5:
+/// fewer `j` lines per multiply-add), were 5-15% faster than 4 x 4 on one
+/// thread in groups of 32 rows, but no faster than 4 x 4 in groups of 128
+/// on two (8.4-8.9 ms in arrc). A group of 128 rows of 4 KiB and a tile of
+/// 512 KiB fill half of such an L2. The AMD EPYC (Zen 5) keeps its groups:
+/// there matmul already ran at 0.62x numpy's BLAS, and larger groups have
+/// not been measured on it.
+fn default_blocking(intel_avx512: bool, threads: usize) -> (usize, usize, usize, usize) {
+    if intel_avx512 {
+        (4, 4, 32, 4 * threads.max(1))
+    } else {
+        (4, 4, GROUPS.0, GROUPS.1)
+    }
+}
+
+/// `RxC` or `RxC,G,M`: rows and columns from 1 to 8, at most 32
+/// accumulators, and row blocks per group and parallel iterations wanted
+/// from 1 to 4,096 (8 and 32 when not given).
+fn parse_register_block(text: &str) -> Option<(usize, usize, usize, usize)> {
+    let mut parts = text.trim().split(',');
+    let (rows, cols) = parts.next()?.split_once('x')?;
+    let size = |t: &str, most: usize| t.parse::<usize>().ok().filter(|n| (1..=most).contains(n));
+    let (rows, cols) = (size(rows, 8)?, size(cols, 8)?);
+    let groups = match (parts.next(), parts.next(), parts.next()) {
+        (None, None, None) => GROUPS,
+        (Some(g), Some(m), None) => (size(g, 4096)?, size(m, 4096)?),
+        _ => return None,
+    };
+    (rows * cols <= 32).then_some((rows, cols, groups.0, groups.1))
+}
+
+/// Whether the processor compiling is Intel's (`/proc/cpuinfo`'s
+/// `vendor_id`).
+fn host_is_intel() -> bool {
+    std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|info| {
+        info.lines()
+            .find(|l| l.starts_with("vendor_id"))
+            .is_some_and(|l| l.ends_with("GenuineIntel"))
+    })
 }
 
 /// Lanes of `loopy::jam`: eight `f32` distances and their `i64` indices
@@ -279,4 +364,40 @@ pub(crate) fn host_machine(opt_level: u8, cpu: Cpu) -> Result<TargetMachine, Cod
             CodeModel::Default,
         )
         .ok_or_else(|| CodegenError::Internal(format!("LLVM has no target machine for {triple}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{default_blocking, parse_register_block};
+
+    #[test]
+    fn intel_avx512_cores_block_in_groups_of_128_rows() {
+        assert_eq!(default_blocking(true, 2), (4, 4, 32, 8));
+        assert_eq!(default_blocking(true, 16), (4, 4, 32, 64));
+        assert_eq!(default_blocking(false, 2), (4, 4, 8, 32));
+        assert_eq!(default_blocking(false, 64), (4, 4, 8, 32));
+    }
+
+    #[test]
+    fn register_block_overrides_are_rows_x_columns() {
+        assert_eq!(parse_register_block("8x2"), Some((8, 2, 8, 32)));
+        assert_eq!(parse_register_block(" 5x3\n"), Some((5, 3, 8, 32)));
+        assert_eq!(parse_register_block("8x2,16,8"), Some((8, 2, 16, 8)));
+        for bad in [
+            "",
+            "8",
+            "0x4",
+            "9x1",
+            "8x8",
+            "4x",
+            "x4",
+            "4*4",
+            "-1x2",
+            "4x4,8",
+            "4x4,0,8",
+            "4x4,8,8,8",
+        ] {
+            assert_eq!(parse_register_block(bad), None, "{bad:?}");
+        }
+    }
 }

@@ -1,0 +1,137 @@
+//! Register blocks of other shapes and group sizes than 4 x 4 in groups of
+//! 8 (`ARRC_REGISTER_BLOCK`, `loopy::block`): the kernel loads `rows +
+//! cols` vectors per step for `rows * cols` multiply-adds, the groups are
+//! those asked for, and every shape computes what the interpreter does,
+//! remainders of rows and columns included, on 1, 2 and 3 threads.
+
+mod support;
+
+use std::process::Command;
+
+const SRC: &str = "entry main [n] [k] [m] (a: [n][k]f32) (b: [k][m]f32) : [n][m]f32 =\n\
+                   \x20 let bt = transpose b\n\
+                   \x20 in map (\\x -> map (\\y -> reduce (+) 0.0f32 (map2 (*) x y)) bt) a\n";
+
+fn emit(dir: &std::path::Path, stage: &str, block: &str, extra: &[&str]) -> String {
+    let src = dir.join("matmul.arr");
+    std::fs::write(&src, SRC).unwrap();
+    let out = support::arrc()
+        .args(["build", "-O3", "--emit", stage])
+        .args(extra)
+        .arg(&src)
+        .env("ARRC_REGISTER_BLOCK", block)
+        .output()
+        .unwrap();
+    support::ok(out, &format!("arrc build --emit {stage} with {block}"))
+}
+
+/// The vector loads and multiply-adds of the loop with the most
+/// multiply-adds on 512-bit registers.
+fn kernel_loop(asm: &str) -> (usize, usize) {
+    let mut best = (0, 0);
+    for block in asm.split("\n.LBB") {
+        let loads = block
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with("vmovups") || l.starts_with("vmovaps"))
+            .filter(|l| {
+                l.contains('(') && l.rsplit(", ").next().is_some_and(|r| r.starts_with("%zmm"))
+            })
+            .count();
+        let fmas = block
+            .lines()
+            .filter(|l| l.contains("vfmadd") && l.contains("ps\t") && l.contains("zmm"))
+            .count();
+        if fmas > best.1 {
+            best = (loads, fmas);
+        }
+    }
+    best
+}
+
+#[test]
+fn an_eight_by_two_block_loads_ten_vectors_for_sixteen_multiply_adds() {
+    if !cfg!(target_arch = "x86_64") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let flags = ["--cpu", "x86-64-v4"];
+    assert_eq!(
+        kernel_loop(&emit(dir.path(), "asm", "4x4", &flags)),
+        (8, 16)
+    );
+    assert_eq!(
+        kernel_loop(&emit(dir.path(), "asm", "8x2", &flags)),
+        (10, 16)
+    );
+    assert_eq!(
+        kernel_loop(&emit(dir.path(), "asm", "5x5", &flags)),
+        (10, 25)
+    );
+}
+
+/// The last operand of the `let` whose line contains `pattern`.
+fn operand<'a>(text: &'a str, pattern: &str) -> &'a str {
+    let line = text.lines().find(|l| l.contains(pattern)).expect(pattern);
+    line.rsplit(' ').next().unwrap()
+}
+
+#[test]
+fn groups_are_as_large_as_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let standard = emit(dir.path(), "loopy", "4x4", &[]);
+    assert_eq!(operand(&standard, "let group_want"), "32i64", "{standard}");
+    assert_eq!(operand(&standard, "= min group_min"), "8i64", "{standard}");
+    let large = emit(dir.path(), "loopy", "4x4,32,8", &[]);
+    assert_eq!(operand(&large, "let group_want"), "8i64", "{large}");
+    assert_eq!(operand(&large, "= min group_min"), "32i64", "{large}");
+}
+
+/// `rows` x `cols` matrix of small whole numbers (exact sums in `f32`).
+fn matrix(rows: usize, cols: usize, seed: usize) -> String {
+    let row = |i: usize| {
+        let xs: Vec<String> = (0..cols)
+            .map(|j| format!("{}f32", ((i * 7 + j * 13 + seed) % 9) as i32 - 4))
+            .collect();
+        format!("[{}]", xs.join(", "))
+    };
+    let rows: Vec<String> = (0..rows).map(row).collect();
+    format!("[{}]", rows.join(", "))
+}
+
+#[test]
+fn every_shape_computes_what_the_interpreter_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("matmul.arr");
+    std::fs::write(&src, SRC).unwrap();
+    // Rows and columns that leave remainders for every shape, and a product
+    // too small for a single block.
+    let inputs = [
+        format!("{} {}", matrix(37, 19, 1), matrix(19, 23, 2)),
+        format!("{} {}", matrix(3, 5, 3), matrix(5, 1, 4)),
+    ];
+    for (n, input) in inputs.iter().enumerate() {
+        let expected = support::feed(support::arrc().arg("run").arg(&src), input.as_bytes());
+        let expected = support::ok(expected, "arrc run");
+        for block in ["8x2", "5x3,3,2", "4x4,32,8", "1x1"] {
+            let exe = dir
+                .path()
+                .join(format!("matmul_{n}_{}", block.replace(',', "_")));
+            let built = support::arrc()
+                .args(["build", "-O3"])
+                .arg(&src)
+                .arg("-o")
+                .arg(&exe)
+                .env("ARRC_REGISTER_BLOCK", block)
+                .output()
+                .unwrap();
+            support::ok(built, &format!("arrc build with {block}"));
+            for threads in ["1", "2", "3"] {
+                let mut cmd = Command::new(&exe);
+                cmd.env("ARRC_THREADS", threads).env("ARRC_GRAIN", "1");
+                let got = support::ok(support::feed(&mut cmd, input.as_bytes()), "the program");
+                assert_eq!(got, expected, "{block} on {threads} threads, input {n}");
+            }
+        }
+    }
+}
