@@ -28,15 +28,15 @@ impl Gen {
     pub fn array1(&mut self, env: &Env, t: ScalarType, d: u32, want: Option<u32>) -> (Expr, u32) {
         for _ in 0..12 {
             let unit = u32::from(self.unit_arrays);
-            let weights: [u32; 28] = if d == 0 {
+            let weights: [u32; 29] = if d == 0 {
                 [
                     8, 3, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0,
+                    0, 0, 0,
                 ]
             } else {
                 [
                     6, 8, 3, 3, 2, 1, 1, 1, 1, 2, 2, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-                    unit, 2, 2,
+                    unit, 2, 2, 2,
                 ]
             };
             let k = self.rng.weighted(&weights);
@@ -412,6 +412,7 @@ impl Gen {
             }
             26 => self.grown_array1(env, t, dd, want),
             27 => self.contract_array1(env, t, dd, want),
+            28 => self.prelude_array1(env, t, dd, want),
             20.. => self.extra_array1(k - 20, env, t, d, want),
             _ => None,
         }

@@ -254,13 +254,13 @@ impl Gen {
     /// A scalar expression of type `t` in `env`, at most `depth` deep.
     pub fn scalar(&mut self, env: &Env, t: ScalarType, depth: u32) -> Expr {
         for _ in 0..12 {
-            let weights: [u32; 22] = if depth == 0 {
+            let weights: [u32; 23] = if depth == 0 {
                 [
-                    3, 6, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    3, 6, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                 ]
             } else {
                 [
-                    2, 5, 6, 2, 1, 2, 2, 3, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2,
+                    2, 5, 6, 2, 1, 2, 2, 3, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2,
                 ]
             };
             let k = self.rng.weighted(&weights);
@@ -400,6 +400,7 @@ impl Gen {
             18 => self.module_reduce(env, t, d),
             20 => self.grown_scalar(env, t, d),
             21 => self.contract_scalar(env, t, d),
+            22 => self.prelude_scalar(env, t, d),
             _ => None,
         }
     }

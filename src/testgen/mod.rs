@@ -19,6 +19,7 @@ pub mod contract;
 pub mod extras;
 pub mod gen;
 pub mod grown;
+pub mod prelude;
 pub mod ranked;
 pub mod rng;
 pub mod run;

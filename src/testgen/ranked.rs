@@ -38,8 +38,8 @@ impl Gen {
     ) -> (Expr, u32) {
         // Weights per arm of `ranked_option`: the rank-2 column keeps the
         // old array2's mix, the rank-3 one the old array3's.
-        const W2: [u32; 13] = [5, 3, 2, 1, 1, 1, 1, 1, 2, 1, 1, 1, 2];
-        const W3: [u32; 13] = [4, 3, 3, 2, 2, 1, 1, 3, 0, 0, 0, 1, 0];
+        const W2: [u32; 14] = [5, 3, 2, 1, 1, 1, 1, 1, 2, 1, 1, 1, 2, 1];
+        const W3: [u32; 14] = [4, 3, 3, 2, 2, 1, 1, 3, 0, 0, 0, 1, 0, 1];
         let weights = if rank == 2 { &W2 } else { &W3 };
         for _ in 0..10 {
             let k = self.rng.weighted(weights);
@@ -201,6 +201,7 @@ impl Gen {
             10 if rank == 2 && d > 0 => self.array2_from3(env, t, dd, want),
             11 if want.is_none() && d > 0 => self.slice_n(rank, env, t, dd),
             12 if rank == 2 && d > 0 => self.grown_array2(env, t, dd, want),
+            13 if d > 0 => self.prelude_ranked(rank, env, t, dd, want),
             _ => None,
         }
     }
