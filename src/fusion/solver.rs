@@ -9,7 +9,7 @@
 //!
 //! Limits are in *work units*, not nodes: a node of a large LP costs far
 //! more than one of a small LP (about 2 ms for the 46-SOAC group of
-//! `tests/random-found/ilp_slow_unrolled.arr`, 265,000 rows times
+//! `tests/programs/ilp_slow_unrolled.arr`, 265,000 rows times
 //! columns), so each node is charged by the LP's size (`node_cost`), and a
 //! budget of units bounds the time in practice as well as
 //! deterministically.
