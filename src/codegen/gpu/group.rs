@@ -552,7 +552,8 @@ impl<'ctx> Gen<'ctx, '_> {
         Ok(sum)
     }
 
-    fn max0(&self, v: IntValue<'ctx>) -> Res<IntValue<'ctx>> {
+    /// `v`, or 0 where it is negative: a width or count to loop over.
+    pub(super) fn max0(&self, v: IntValue<'ctx>) -> Res<IntValue<'ctx>> {
         let zero = self.const_i64(0);
         let neg = self
             .builder

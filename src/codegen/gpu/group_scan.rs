@@ -64,7 +64,7 @@ impl<'ctx> Gen<'ctx, '_> {
             init_vals.push(v);
         }
         let width = self.int(fr, &nest.width)?;
-        let width = self.nonnegative(width)?;
+        let width = self.max0(width)?;
         let (lo, hi) = self.slice_of(width, g.rank, g.size)?;
         // The scan writes memory the group reads after it.
         self.group_sync(fr, g.per_block)?;
@@ -258,16 +258,5 @@ impl<'ctx> Gen<'ctx, '_> {
         self.builder.build_unconditional_branch(head)?;
         self.builder.position_at_end(done);
         self.barrier()
-    }
-
-    fn nonnegative(&self, v: IntValue<'ctx>) -> Res<IntValue<'ctx>> {
-        let zero = self.const_i64(0);
-        let neg = self
-            .builder
-            .build_int_compare(IntPredicate::SLT, v, zero, "")?;
-        Ok(self
-            .builder
-            .build_select(neg, zero, v, "")?
-            .into_int_value())
     }
 }
