@@ -435,7 +435,7 @@ fn glue_declares_entries_and_size_constraints() {
     let glue = crate::codegen::glue_c(&lowered(&p), false, false);
     assert!(
         glue.contains(
-            "{\"dot\", 2, arr_params_0, 1, arr_results_0, 1, arr_sizes_0, arr_run_0, NULL}"
+            "{\"dot\", 2, arr_params_0, 1, arr_results_0, 1, arr_sizes_0, arr_run_0, NULL, NULL}"
         ),
         "{glue}"
     );
