@@ -684,17 +684,17 @@ static const arr_size_constraint same_n_01[] = {{0, 0, 1, 0, -1}};
 static const arr_size_constraint same_n_12[] = {{1, 0, 2, 0, -1}};
 
 const arr_entry arr_entries[] = {
-    {"map", 1, t_f32_1, 1, t_f32_1, 0, NULL, run_map, NULL},
-    {"sum", 1, t_i32_1, 1, t_i32, 0, NULL, run_sum, NULL},
-    {"maxpos", 1, t_f32_1, 2, t_f32_i32, 0, NULL, run_maxpos, NULL},
-    {"scan", 1, t_i64_1, 1, t_i64_1, 0, NULL, run_scan, NULL},
-    {"hist", 2, t_hist, 1, t_i32_1, 0, NULL, run_hist, NULL},
-    {"histf", 3, t_histf, 2, t_histf_out, 1, same_n_01, run_histf, NULL},
-    {"gather", 2, t_gather, 1, t_i32_1, 0, NULL, run_gather, NULL},
-    {"twostep", 3, t_twostep, 1, t_i32_1, 1, same_n_12, run_twostep, NULL},
-    {"warpsums", 2, t_warpsums, 1, t_i32_1, 0, NULL, run_warpsums, NULL},
-    {"warpops", 1, t_i64, 1, t_i32_1, 0, NULL, run_warpops, NULL},
-    {"mistake", 1, t_i64, 1, t_i64, 0, NULL, run_mistake, NULL},
-    {"pool", 2, t_pool, 2, t_f32_i64, 0, NULL, run_pool, NULL},
+    {"map", 1, t_f32_1, 1, t_f32_1, 0, NULL, run_map, NULL, NULL},
+    {"sum", 1, t_i32_1, 1, t_i32, 0, NULL, run_sum, NULL, NULL},
+    {"maxpos", 1, t_f32_1, 2, t_f32_i32, 0, NULL, run_maxpos, NULL, NULL},
+    {"scan", 1, t_i64_1, 1, t_i64_1, 0, NULL, run_scan, NULL, NULL},
+    {"hist", 2, t_hist, 1, t_i32_1, 0, NULL, run_hist, NULL, NULL},
+    {"histf", 3, t_histf, 2, t_histf_out, 1, same_n_01, run_histf, NULL, NULL},
+    {"gather", 2, t_gather, 1, t_i32_1, 0, NULL, run_gather, NULL, NULL},
+    {"twostep", 3, t_twostep, 1, t_i32_1, 1, same_n_12, run_twostep, NULL, NULL},
+    {"warpsums", 2, t_warpsums, 1, t_i32_1, 0, NULL, run_warpsums, NULL, NULL},
+    {"warpops", 1, t_i64, 1, t_i32_1, 0, NULL, run_warpops, NULL, NULL},
+    {"mistake", 1, t_i64, 1, t_i64, 0, NULL, run_mistake, NULL, NULL},
+    {"pool", 2, t_pool, 2, t_f32_i64, 0, NULL, run_pool, NULL, NULL},
 };
 const int arr_num_entries = sizeof arr_entries / sizeof arr_entries[0];
