@@ -151,8 +151,8 @@ fn indexed_by_phi_of(load: &InstructionValue, block: BasicBlock) -> bool {
     by_phi && line_offset % 64 == 0
 }
 
-/// `C` where `address` is `getelementptr i8, BASE, C`.
-fn constant_byte_offset(address: &BasicValueEnum) -> Option<i64> {
+/// `(BASE, C)` where `address` is `getelementptr i8, BASE, C`.
+fn byte_offset_from<'ctx>(address: &BasicValueEnum<'ctx>) -> Option<(BasicValueEnum<'ctx>, i64)> {
     let gep = address.as_instruction_value()?;
     if gep.get_opcode() != InstructionOpcode::GetElementPtr || gep.get_num_operands() != 2 {
         return None;
@@ -163,10 +163,18 @@ fn constant_byte_offset(address: &BasicValueEnum) -> Option<i64> {
     if !bytes {
         return None;
     }
-    gep.get_operand(1)
+    let base = gep.get_operand(0).and_then(|o| o.value())?;
+    let offset = gep
+        .get_operand(1)
         .and_then(|o| o.value())?
         .into_int_value()
-        .get_sign_extended_constant()
+        .get_sign_extended_constant()?;
+    Some((base, offset))
+}
+
+/// `C` where `address` is `getelementptr i8, BASE, C`.
+fn constant_byte_offset(address: &BasicValueEnum) -> Option<i64> {
+    byte_offset_from(address).map(|(_, c)| c)
 }
 
 /// Before `load`: a prefetch `PREFETCH_BYTES` past its address (read, kept
@@ -255,19 +263,7 @@ fn loads_vector(load: &InstructionValue) -> bool {
 /// with those of the loads at multiples of 64 bytes from BASE, already
 /// covers every line of the stream.
 fn sibling_offset(address: &BasicValueEnum, loads: &[InstructionValue]) -> Option<i64> {
-    let gep = address.as_instruction_value()?;
-    if gep.get_opcode() != InstructionOpcode::GetElementPtr || gep.get_num_operands() != 2 {
-        return None;
-    }
-    let bytes = gep
-        .get_gep_source_element_type()
-        .is_ok_and(|t| t.is_int_type() && t.into_int_type().get_bit_width() == 8);
-    if !bytes {
-        return None;
-    }
-    let base = gep.get_operand(0).and_then(|o| o.value())?;
-    let offset = gep.get_operand(1).and_then(|o| o.value())?;
-    let c = offset.into_int_value().get_sign_extended_constant()?;
+    let (base, c) = byte_offset_from(address)?;
     loads
         .iter()
         .any(|l| l.get_operand(0).and_then(|o| o.value()) == Some(base))
