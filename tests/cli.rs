@@ -1,0 +1,455 @@
+//! The command line through the `arrc` executable: built binaries against
+//! the interpreter, where `build` writes, exit codes and messages on user
+//! mistakes, Futhark's option forms, `arrc test` and `arrc bench`, and
+//! pass timing and dumps by name.
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+/// `arrc`, verifying the IR after every pass (as debug builds do).
+fn arrc() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_arrc"));
+    cmd.env("ARRC_VERIFY", "1");
+    cmd
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn run_with_stdin(mut cmd: Command, stdin: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // A program that stops at a bad option exits before reading its input:
+    // the broken pipe that may cause is no failure.
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    child.wait_with_output().expect("wait")
+}
+
+#[test]
+fn built_binary_matches_interpreter_on_normalise2() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = dir.path().join("normalise2");
+    let status = arrc()
+        .current_dir(root())
+        .args(["build", "examples/normalise2.arr", "-o"])
+        .arg(&exe)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let input = b"[3.0f32, 1.0f32, 4.0f32, 1.0f32, 5.0f32]";
+    let compiled = run_with_stdin(Command::new(&exe), input);
+    let mut run = arrc();
+    run.current_dir(root())
+        .args(["run", "examples/normalise2.arr"]);
+    let interpreted = run_with_stdin(run, input);
+    assert!(compiled.status.success() && interpreted.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&compiled.stdout),
+        String::from_utf8_lossy(&interpreted.stdout)
+    );
+    assert_eq!(String::from_utf8_lossy(&compiled.stdout).lines().count(), 2);
+    // Binary output too is byte for byte the same on both paths.
+    let mut bin = Command::new(&exe);
+    bin.arg("-b");
+    let compiled = run_with_stdin(bin, input);
+    let mut run = arrc();
+    run.current_dir(root())
+        .args(["run", "-b", "examples/normalise2.arr"]);
+    let interpreted = run_with_stdin(run, input);
+    assert!(compiled.stdout.starts_with(b"b\x02\x01 f32"));
+    assert_eq!(compiled.stdout, interpreted.stdout);
+}
+
+#[test]
+fn build_writes_the_executable_beside_the_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("double.arr");
+    std::fs::write(&src, "entry main (x: i32) : i32 = x * 2\n").unwrap();
+    let status = arrc().arg("build").arg(&src).status().unwrap();
+    assert!(status.success());
+    let out = run_with_stdin(Command::new(dir.path().join("double")), b"21");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "42i32\n");
+}
+
+/// Malformed input: one line naming the argument, exit code 2, on both paths.
+#[test]
+fn malformed_input_is_reported_with_exit_code_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = dir.path().join("dotprod");
+    assert!(arrc()
+        .current_dir(root())
+        .args(["build", "examples/dotprod.arr", "-o"])
+        .arg(&exe)
+        .status()
+        .unwrap()
+        .success());
+    for input in [
+        &b"[1.0, 2.0] [1.0, oops]"[..],
+        b"[1.0, 2.0]",
+        b"[1.0, 2.0] [true, false]",
+    ] {
+        let compiled = run_with_stdin(Command::new(&exe), input);
+        let mut run = arrc();
+        run.current_dir(root())
+            .args(["run", "examples/dotprod.arr"]);
+        let interpreted = run_with_stdin(run, input);
+        for (who, out) in [("compiled", &compiled), ("interpreter", &interpreted)] {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{who}: {stderr}");
+            assert_eq!(stderr.lines().count(), 1, "{who}: {stderr}");
+            assert!(stderr.starts_with("Error: argument 2"), "{who}: {stderr}");
+        }
+    }
+}
+
+#[test]
+fn missing_file_is_one_line_and_exit_1() {
+    for command in ["check", "build", "run", "test", "bench"] {
+        let out = arrc().args([command, "no/such/file.arr"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "arrc {command}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "arrc {command}: {stderr}");
+        assert!(stderr.contains("no/such/file.arr"), "arrc {command}");
+    }
+    // An output path in a directory that does not exist: one line too,
+    // not the linker's report.
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("prog.arr");
+    std::fs::write(&src, "entry main (x: i32) : i32 = x\n").unwrap();
+    let out = arrc()
+        .arg("build")
+        .arg(&src)
+        .args(["-o", "no/such/dir/prog"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("no/such/dir"), "{stderr}");
+}
+
+/// The output may be neither a directory nor the source itself (`arrc
+/// build prog` of a source without `.arr`).
+#[test]
+fn build_never_overwrites_its_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("prog");
+    let text = "entry main (x: i32) : i32 = x\n";
+    std::fs::write(&src, text).unwrap();
+    for args in [&[][..], &["-o", "."][..]] {
+        let out = arrc()
+            .current_dir(dir.path())
+            .args(["build", "prog"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
+    }
+    assert_eq!(std::fs::read_to_string(&src).unwrap(), text);
+}
+
+/// Compiled programs parse their options as Futhark's do (getopt_long), and
+/// end every result with a newline, binary ones too.
+#[test]
+fn compiled_programs_take_futharks_option_forms() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("opts.arr");
+    std::fs::write(
+        &src,
+        "entry main (x: i32) : i32 = x * 2\nentry inc (x: i32) : i32 = x + 1\n",
+    )
+    .unwrap();
+    assert!(arrc().arg("build").arg(&src).status().unwrap().success());
+    let exe = dir.path().join("opts");
+    let run = |args: &[&str]| {
+        let mut cmd = Command::new(&exe);
+        cmd.args(args);
+        run_with_stdin(cmd, b"20")
+    };
+    for (args, want) in [
+        (&["-einc"][..], "21i32\n"),
+        (&["--entry-point", "inc", "--threads=2"][..], "21i32\n"),
+        (&["--entry-point=inc", "-D", "-L"][..], "21i32\n"),
+        (&["-bn"][..], ""),
+        (&["--no-print-result", "--runs=3"][..], ""),
+    ] {
+        let out = run(args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{args:?}");
+    }
+    let binary = run(&["--binary-output"]).stdout;
+    let mut want = b"b\x02\x00 i32".to_vec();
+    want.extend_from_slice(&40i32.to_le_bytes());
+    want.push(b'\n');
+    assert_eq!(binary, want);
+    for args in [&["-x"][..], &["--bogus"][..], &["-e"][..], &["stray"][..]] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).starts_with("Error: "));
+    }
+}
+
+/// An entry that writes over its arguments (`loopy::donate`) gets them back
+/// before every run after the first: with `-r`, on 1 and 2 threads, each
+/// run gives the one run's results (the tenth of `a * xs + ys`, a scatter
+/// into `xs`, an update of it).
+#[test]
+fn repeated_runs_restore_overwritten_arguments() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("donate.arr");
+    std::fs::write(
+        &src,
+        "entry main (a: f32) (xs: []f32) (ys: []f32) : []f32 = map2 (\\x y -> a * x + y) xs ys\n\
+         entry scat (xs: *[]i32) (is: []i64) : []i32 = scatter xs is (map i32.i64 is)\n\
+         entry upd (xs: *[]i32) : []i32 = let xs[0] = xs[0] + 1 in xs\n",
+    )
+    .unwrap();
+    assert!(arrc().arg("build").arg(&src).status().unwrap().success());
+    let exe = dir.path().join("donate");
+    for (entry, input, want) in [
+        (
+            "main",
+            "2f32 [1f32, 2f32, 3f32] [10f32, 20f32, 30f32]",
+            "[12.0f32, 24.0f32, 36.0f32]\n",
+        ),
+        ("scat", "[5, 6, 7] [1i64]", "[5i32, 1i32, 7i32]\n"),
+        ("upd", "[5, 6, 7]", "[6i32, 6i32, 7i32]\n"),
+    ] {
+        for threads in ["1", "2"] {
+            let mut cmd = Command::new(&exe);
+            cmd.args(["-e", entry, "-r", "3", "--threads", threads]);
+            let out = run_with_stdin(cmd, input.as_bytes());
+            assert!(out.status.success(), "{entry}");
+            assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{entry} -r 3");
+        }
+    }
+}
+
+/// `arrc test` follows futhark-test: `entry:` applies to the cases after it,
+/// a case with no stated result must succeed, `error:` patterns see the
+/// whole message, and programs tagged `disable` are skipped.
+#[test]
+fn test_blocks_follow_futhark_test() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("cases.arr"),
+        "-- ==\n\
+         -- input { [1, 2, 3] 2i64 } output { 3 }\n\
+         -- input { [1, 2, 3] 5i64 } error: Error: index 5\n\
+         -- input { [1, 2, 3] 5i64 } error: ^index 5\n\
+         -- input { [1, 2, 3] 5i64 }\n\
+         -- entry: inc\n\
+         -- \"named\" nobench input { 4 } auto output\n\
+         -- compiled random input { i32 }\n\
+         def main (xs: []i32) (i: i64) : i32 = xs[i]\n\
+         entry inc (x: i32) : i32 = x + 1\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("disabled.arr"),
+        "-- ==\n-- input { 1 } output { 3 }\n-- tags { disable }\nentry main (x: i32) : i32 = x\n",
+    )
+    .unwrap();
+    let out = arrc().arg("test").arg(dir.path()).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.ends_with("5 passed, 1 failed, 1 skipped\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("skipped: ") && stdout.contains("disabled.arr: tagged disable"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("cases.arr:5 (main): interpreter: unexpected error"),
+        "{stdout}"
+    );
+}
+
+/// `arrc test` runs `compiled` cases only compiled, `--backend` and `-c`
+/// pick one backend, `--exclude-tag` skips tagged cases, `script input`
+/// calls entry points, a block's lone `error:` expects a compile error, `-s`
+/// checks `structure`, and `.fut` files work as programs and imports.
+#[test]
+fn test_backends_tags_scripts_and_fut_files() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("lib")).unwrap();
+    std::fs::write(
+        dir.path().join("lib/helper.fut"),
+        "def inc (x: i32) : i32 = x + 1\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("heavy.fut"),
+        "-- ==\n\
+         -- compiled input { 3 } output { 4 }\n\
+         -- slow input { 1 } output { 99 }\n\
+         -- entry: twice\n\
+         -- script input { mk 2i64 } output { 6i64 }\n\
+         import \"lib/helper\"\n\
+         entry main (x: i32) : i32 = inc x\n\
+         entry mk (n: i64) : i64 = n + 1\n\
+         entry twice (n: i64) : i64 = 2 * n\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("bad.fut"),
+        "-- ==\n-- error: unknown name\nentry main (x: i32) : i32 = nosuch x\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("fused.fut"),
+        "-- ==\n-- structure { /Screma 1 Index 0 }\n-- structure gpu { SegRed 1 }\n\
+         entry main (xs: []f32) : f32 = reduce (+) 0 (map (\\x -> x * 2) xs)\n",
+    )
+    .unwrap();
+    let summary = |args: &[&str]| {
+        let out = arrc()
+            .arg("test")
+            .arg(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        stdout.lines().last().unwrap_or("").to_string()
+    };
+    assert_eq!(summary(&[]), "3 passed, 1 failed");
+    assert_eq!(
+        summary(&["--exclude-tag", "slow"]),
+        "3 passed, 0 failed, 1 skipped"
+    );
+    assert_eq!(
+        summary(&["--backend", "interpreter", "--exclude", "slow"]),
+        "2 passed, 0 failed, 2 skipped"
+    );
+    assert_eq!(
+        summary(&["-c", "--exclude-tag=slow"]),
+        "3 passed, 0 failed, 1 skipped"
+    );
+    assert_eq!(summary(&["-s"]), "1 passed, 0 failed");
+    let out = arrc()
+        .arg("check")
+        .arg(dir.path().join("heavy.fut"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+}
+
+/// `arrc bench --json` writes Futhark's layout, and a failing case does
+/// not stop the others.
+#[test]
+fn bench_json_has_futharks_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("b.arr");
+    std::fs::write(
+        &src,
+        "-- ==\n-- input { [1, 2] 5i64 }\n-- \"two\" input { [1, 2] 1i64 } output { 2 }\n\
+         entry main (xs: []i32) (i: i64) : i32 = xs[i]\n",
+    )
+    .unwrap();
+    let json = dir.path().join("b.json");
+    let out = arrc()
+        .arg("bench")
+        .arg(&src)
+        .args(["--runs", "2", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let key = format!("{}:main", src.display());
+    let runtimes = &report[key.as_str()]["datasets"]["two"]["runtimes"];
+    assert_eq!(runtimes.as_array().map(Vec::len), Some(2), "{report}");
+}
+
+#[test]
+fn bad_usage_exits_2() {
+    let out = arrc().args(["build"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = arrc().args(["build", "x.arr", "-O9"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// `--time-passes` names every pass of the pass list in order, one line
+/// each; `--dump-after` prints the IR after the pass it names (any IR),
+/// and an unknown name is bad usage that lists the names.
+#[test]
+fn passes_are_timed_and_dumped_by_name() {
+    let src = root().join("tests/dumps/stencil_iota.arr");
+    let out = arrc()
+        .args(["build", "--emit", "llvm", "--time-passes"])
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let names: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.split(" ms  ").nth(1))
+        .map(|rest| rest.split(" (").next().unwrap_or(rest))
+        .collect();
+    let order = [
+        "parse",
+        "typecheck",
+        "lower-core",
+        "simplify-fold",
+        "simplify-hoist",
+        "fusion",
+        "lower-loopy",
+        "loopy-bounds",
+        "loopy-hoist",
+        "lint",
+        "emit",
+        "llvm-opt",
+        "total",
+    ];
+    let mut at = 0;
+    for name in order {
+        let found = names[at..].iter().position(|n| *n == name);
+        assert!(found.is_some(), "{name} missing or out of order:\n{stderr}");
+        at += found.unwrap_or(0) + 1;
+    }
+    for (pass, starts) in [
+        ("simplify-cse", "entry "),
+        ("fusion", "-- fusion strategy"),
+        ("loopy-hoist", "entry "),
+        ("llvm-opt", "; ModuleID"),
+    ] {
+        let out = arrc()
+            .args(["build", "--dump-after", pass])
+            .arg(&src)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{pass}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(stdout.starts_with(starts), "{pass}:\n{stdout}");
+    }
+    let out = arrc()
+        .args(["build", "--dump-after", "no-such-pass"])
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("loopy-hoist") && stderr.contains("simplify-fold"),
+        "{stderr}"
+    );
+}

@@ -1,0 +1,232 @@
+//! The shape of the code arrc generates for the CPU: vectorised loops,
+//! prefetches a page ahead of streams and gathers, reductions reading two
+//! halves side by side, and multiply-adds contracted unless `--strict-fp`.
+//! Each test builds a small program with `--emit llvm` or `--emit asm` and
+//! looks for the instructions that make it fast.
+
+use std::process::Command;
+
+/// `arrc`, verifying the IR after every pass (as debug builds do).
+fn arrc() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_arrc"));
+    cmd.env("ARRC_VERIFY", "1");
+    cmd
+}
+
+/// `arrc build ARGS FILE` on `source` written to a temporary file: what it
+/// prints, after checking that it succeeded.
+fn emitted(source: &str, args: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("prog.arr");
+    std::fs::write(&src, source).unwrap();
+    let out = arrc().arg("build").args(args).arg(&src).output().unwrap();
+    assert!(
+        out.status.success(),
+        "arrc build {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The loop of a saxpy-like map is vectorised (AVX2 vectors of 8 floats at
+/// `--cpu x86-64-v3`; the native CPU may use wider ones).
+#[test]
+fn saxpy_loop_is_vectorised() {
+    let ir = emitted(
+        "entry main (a: f32) (xs: []f32) (ys: []f32) : []f32 =\n  map2 (\\x y -> a * x + y) xs ys\n",
+        &["-O3", "--cpu", "x86-64-v3", "--emit", "llvm"],
+    );
+    let vector_ops = ir
+        .lines()
+        .filter(|l| l.contains("<8 x float>") && (l.contains("fmul") || l.contains("fma")))
+        .count();
+    assert!(vector_ops > 0, "no <8 x float> arithmetic in:\n{ir}");
+}
+
+#[test]
+fn vectorised_streams_are_prefetched_a_page_ahead() {
+    // A sum of squares and a dot product summed in f64: their loops load
+    // f32 vectors narrower than a cache line.
+    for src in [
+        "entry main (xs: []f32) : f64 =\n  reduce (+) 0.0 (map (\\x -> f64.f32 x * f64.f32 x) xs)\n",
+        "entry main (xs: []f32) (ys: []f32) : f64 =\n  reduce (+) 0.0 (map2 (\\x y -> f64.f32 (x * y)) xs ys)\n",
+    ] {
+        for cpu in ["x86-64-v3", "x86-64-v4"] {
+            let ir = emitted(src, &["-O3", "--cpu", cpu, "--emit", "llvm"]);
+            // In every vectorised loop body, one prefetch 4096 bytes ahead
+            // per 64-byte cache line its vector loads read, not per load.
+            let mut bodies = 0;
+            for body in ir.split("\nvector.body").skip(1) {
+                let body = &body[..body.find("\n\n").unwrap_or(body.len())];
+                let bytes: u64 = body
+                    .lines()
+                    .filter(|l| l.contains(" = load <"))
+                    .map(|l| vector_bytes(&l[l.find("load <").unwrap() + 5..]))
+                    .sum();
+                let ahead = body
+                    .lines()
+                    .filter(|l| l.contains("getelementptr i8") && l.contains("i64 4096"))
+                    .count() as u64;
+                let prefetches = body.matches("call void @llvm.prefetch").count() as u64;
+                assert!(bytes > 0 && bytes.is_multiple_of(64), "{cpu}: {body}");
+                assert_eq!((ahead, prefetches), (bytes / 64, bytes / 64), "{cpu}: {body}");
+                bodies += 1;
+            }
+            assert!(bodies > 0, "no vectorised loop in:\n{ir}");
+        }
+    }
+}
+
+#[test]
+fn streaming_reductions_read_two_halves_side_by_side() {
+    // A sum of squares reads one stream; its loop runs each range as two
+    // halves in one loop (`split.combine` joins them), whose vectorised
+    // body loads both.
+    let sumsq = "entry main (xs: []f32) : f64 =\n  \
+                 reduce (+) 0.0 (map (\\x -> f64.f32 x * f64.f32 x) xs)\n";
+    let ir = emitted(sumsq, &["-O3", "--cpu", "x86-64-v4", "--emit", "llvm"]);
+    assert!(ir.contains("split.combine:"), "no split loop in:\n{ir}");
+    let split = &ir[ir.find("\nsplit:").unwrap()..ir.find("\nsplit.combine:").unwrap()];
+    let body = &split[split.find("\nvector.body").expect("no vectorised halves")..];
+    let body = &body[..body.find("\n\n").unwrap_or(body.len())];
+    let loads = body.matches(" = load <").count();
+    assert!(loads >= 2 && loads.is_multiple_of(2), "{body}");
+    // A gather whose index is checked may fail: its iterations stay in order.
+    let gather = "entry main (xs: []f32) (is: []i64) : f32 =\n  \
+                  reduce (+) 0.0 (map (\\i -> xs[i]) is)\n";
+    let ir = emitted(gather, &["-O3", "--emit", "llvm"]);
+    assert!(!ir.contains("split.combine"), "{ir}");
+}
+
+#[test]
+fn gathers_of_a_float_sum_loop_are_prefetched_ahead() {
+    // A CSR row's loop sums `vals[s + k] * x[cols[s + k]]` in order: each
+    // iteration also prefetches the `x` element that `cols` names 64
+    // entries on.
+    let spmv = "entry main [n1] [nnz] [m] (offs: [n1]i64) (cols: [nnz]i32) (vals: [nnz]f32) \
+                (x: [m]f32) : []f32 =\n  \
+                tabulate (n1 - 1) (\\i -> let s = offs[i] in\n    \
+                loop acc = 0f32 for k < offs[i + 1] - s do acc + vals[s + k] * x[i64.i32 cols[s + k]])\n";
+    let ir = emitted(spmv, &["-O3", "--emit", "llvm"]);
+    let ahead = ir.lines().filter(|l| l.contains("%gather.next")).count();
+    assert!(ahead > 0 && ir.contains("@llvm.prefetch"), "{ir}");
+    // An integer sum of the same gathers vectorises; it gets none.
+    let ints = "entry main [n] [m] (cols: [n]i32) (x: [m]i32) : i32 =\n  \
+                loop acc = 0i32 for k < n do acc + x[i64.i32 cols[k]]\n";
+    let ir = emitted(ints, &["-O3", "--emit", "llvm"]);
+    assert!(!ir.contains("gather.next"), "{ir}");
+}
+
+#[test]
+fn private_histogram_loops_prefetch_their_input_a_page_ahead() {
+    // The loop over a thread's private bins is scalar (no `vector.body`):
+    // it prefetches the input 4096 bytes ahead, once per loop (its unrolled
+    // body reads less than a cache line per iteration), never the bins.
+    let src = "entry main [n] (xs: [n]i32) : [256]i32 =\n  \
+               hist (+) 0 256 (map (\\x -> i64.i32 (x & 255)) xs) (replicate n 1)\n";
+    let ir = emitted(src, &["-O3", "--cpu", "x86-64-v3", "--emit", "llvm"]);
+    let start = ir
+        .find(".private(")
+        .map(|k| ir[..k].rfind("define").unwrap())
+        .expect("no private-bins loop");
+    let body = &ir[start..start + ir[start..].find("\n}\n").unwrap()];
+    let prefetches = body.matches("call void @llvm.prefetch").count();
+    let ahead = body
+        .lines()
+        .filter(|l| l.contains("getelementptr i8") && l.contains("i64 4096"))
+        .count();
+    // Blocks that branch back to themselves: the loops.
+    let loops = body
+        .split("\n\n")
+        .filter_map(|b| {
+            let label = &b[..b.find(':')?];
+            let branch = b
+                .lines()
+                .rev()
+                .find(|l| l.trim_start().starts_with("br "))?;
+            Some(
+                branch.contains(&format!("label %{label},"))
+                    || branch.ends_with(&format!("label %{label}")),
+            )
+        })
+        .filter(|&l| l)
+        .count();
+    assert!(prefetches > 0 && prefetches <= loops, "{body}");
+    assert_eq!(ahead, prefetches, "{body}");
+}
+
+#[test]
+fn compute_bound_vector_bodies_are_not_prefetched() {
+    // A matrix product's register-blocked body loads 8 rows and computes
+    // 32 operations on them; its vector loads get no prefetch.
+    let src = "entry main [n] [k] [m] (a: [n][k]f32) (bt: [m][k]f32) : [n][m]f32 =\n  \
+               map (\\x -> map (\\y -> reduce (+) 0.0f32 (map2 (*) x y)) bt) a\n";
+    for cpu in ["x86-64-v3", "x86-64-v4"] {
+        let ir = emitted(src, &["-O3", "--cpu", cpu, "--emit", "llvm"]);
+        let mut blocked = 0;
+        for body in ir.split("\nvector.body").skip(1) {
+            let body = &body[..body.find("\n\n").unwrap_or(body.len())];
+            let loads = body.matches(" = load <").count();
+            if loads >= 8 && body.matches(" = fmul ").count() >= 16 {
+                assert!(!body.contains("@llvm.prefetch"), "{cpu}: {body}");
+                blocked += 1;
+            }
+        }
+        assert!(blocked > 0, "no blocked body in:\n{ir}");
+    }
+}
+
+/// The size in bytes of a vector type written `<N x T>` at the start of `t`.
+fn vector_bytes(t: &str) -> u64 {
+    let inner = &t[1..t.find('>').unwrap()];
+    let (n, elem) = inner.split_once(" x ").unwrap();
+    let width = match elem {
+        "i8" => 1,
+        "i16" | "half" => 2,
+        "i32" | "float" => 4,
+        "i64" | "double" => 8,
+        other => panic!("element type {other}"),
+    };
+    n.parse::<u64>().unwrap() * width
+}
+
+#[test]
+fn multiply_adds_contract_unless_strict_fp_and_fast_math_keeps_nan_and_infinity() {
+    let source = "-- ==\n\
+         -- input { [1.0f32, 0.0f32, 2.0f32] [0.0f32, 0.0f32, 4.0f32] }\n\
+         -- output { [f32.inf, 0.0f32, 0.5f32] [false, true, false] 5.0f32 }\n\
+         entry main (xs: []f32) (ys: []f32) : ([]f32, []bool, f32) =\n  \
+         let q = map2 (/) xs ys\n  \
+         in (map (\\x -> if f32.isnan x then 0.0f32 else x) q, map f32.isnan q,\n      \
+         reduce (+) 0.0f32 (map2 (*) xs xs))\n";
+    let asm = |flag: Option<&str>| {
+        let mut args = vec!["-O3", "--cpu", "x86-64-v3", "--emit", "asm"];
+        args.extend(flag);
+        emitted(source, &args)
+    };
+    // Contraction is the default (LANGUAGE.md section 6); `--strict-fp`
+    // forbids it.
+    assert!(
+        asm(Some("--fast-math")).contains("vfmadd"),
+        "no FMA with --fast-math"
+    );
+    assert!(asm(None).contains("vfmadd"), "no FMA by default");
+    assert!(
+        !asm(Some("--strict-fp")).contains("vfmadd"),
+        "FMA with --strict-fp"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("fm.arr");
+    std::fs::write(&src, source).unwrap();
+    let out = arrc()
+        .args(["test", "-O3", "--fast-math"])
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
