@@ -453,6 +453,43 @@ fn row_reductions_shuffle_and_segmented_forms_run_a_thread_per_column() {
     }
 }
 
+/// A reduction of arrays (several fused, too) whose operator is one
+/// column's and cannot fail also gets the chunked form's two kernels: a
+/// thread per chunk of iterations on its own partial row, then a thread
+/// per column combining the rows in chunk order (docs/gpu.md,
+/// "Reductions of arrays in chunks"), beside the column form or the
+/// single thread that host code runs when the shape does not pay. An
+/// operator that can fail, and a scan of arrays, keep only those. The
+/// results are the golden suite's (`column_tree.arr`).
+#[test]
+fn reductions_of_arrays_over_few_columns_take_chunks() {
+    let dir = tempfile::tempdir().unwrap();
+    let header = "entry main [n][m] (xss: [n][m]i64) : [m]i64 =";
+    for (source, chunked) in [
+        (
+            "entry main (xss: [][4]i64) : [4]i64 = reduce (map2 (+)) (replicate 4 0) xss".to_string(),
+            true,
+        ),
+        (format!("{header} reduce (map2 (+)) (replicate m 0) xss"), true),
+        (
+            format!("{header} let s = map (map (% 7)) xss in map2 (-) (reduce (map2 (+)) (replicate m 0) s) (reduce (map2 (\\a b -> if a != 0 then a else b)) (replicate m 0) s)"),
+            true,
+        ),
+        (
+            format!("{header} reduce (map2 (\\a b -> assert (a < 100) (a + b))) (replicate m 0) xss"),
+            false,
+        ),
+        (format!("{header} (scan (map2 (+)) (replicate m 0) xss)[n - 1]"), false),
+    ] {
+        let kernels = ptx_kernels(&source, dir.path());
+        let names: Vec<&str> = kernels.iter().map(|(n, _)| n.as_str()).collect();
+        let count = |suffix: &str| names.iter().filter(|n| n.ends_with(suffix)).count();
+        let want = usize::from(chunked);
+        assert_eq!(count("_chunks"), want, "{source}: {names:?}");
+        assert_eq!(count("_combine"), want, "{source}: {names:?}");
+    }
+}
+
 /// Reductions in loops whose rounds only the row knows (a `while` loop
 /// whose condition reads a result, a `for` loop whose count the row
 /// computes) take a group per row too, and every fold ends with a vote of

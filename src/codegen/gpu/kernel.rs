@@ -19,9 +19,12 @@
 //! - maps of maps of reductions of elements read at the reduction's index
 //!   (matmul-like): square tiles of the output per block, the operands'
 //!   slices staged in shared memory (`tile`);
-//! - everything else (reductions and scans of arrays, histograms of rows):
-//!   one thread runs the nest in sequential order (docs/gpu.md, "What
-//!   remains").
+//! - reductions and scans of arrays, histograms of rows: a thread per
+//!   column (`columns`); reductions of arrays over few columns and many
+//!   iterations: chunks of iterations, then a thread per column combining
+//!   them (`column_tree`), as host code picks by shape;
+//! - everything else: one thread runs the nest in sequential order
+//!   (docs/gpu.md, "What remains").
 //!
 //! Inside a kernel, a nest of an iteration runs sequentially in that
 //! iteration's thread (`sequential_nest`, `loops`). The kernels'
@@ -224,18 +227,12 @@ impl<'ctx> Gen<'ctx, '_> {
                 let none = self.const_i64(0);
                 self.launch_shared_block(main, width, shared, none, &params.types, &values, fr)?;
             }
-            Form::GridStride | Form::Single => self.launch(
-                main,
-                if form == Form::Single {
-                    Grid::One
-                } else {
-                    Grid::Work
-                },
-                width,
-                &params.types,
-                &values,
-                fr,
-            )?,
+            Form::GridStride => self.launch(main, Grid::Work, width, &params.types, &values, fr)?,
+            Form::Single => {
+                self.launch_or_tree(fr, nest, &name, &params, &values, false, &mut |gen| {
+                    gen.launch(main, Grid::One, width, &params.types, &values, fr)
+                })?
+            }
             Form::Rows { at } => self.launch_rows(fr, nest, at, main, &params, &mut values)?,
             Form::Tiled => {
                 let map = self.kernel(
@@ -256,7 +253,9 @@ impl<'ctx> Gen<'ctx, '_> {
                     |gen, kfr, kp| gen.single_body(kfr, nest, kp),
                 )?;
                 if let Some(cols) = &columns {
-                    self.launch_columns(fr, cols, main, single, &params, &values)?;
+                    self.launch_or_tree(fr, nest, &name, &params, &values, true, &mut |gen| {
+                        gen.launch_columns(fr, cols, main, single, &params, &values)
+                    })?;
                 }
             }
             Form::Locked => {

@@ -12,7 +12,8 @@
 //! sequential with carried values), `cells` the 8-byte cells of final
 //! values and partial results; `rows` row reductions (a warp or a block
 //! per row); `columns` the segmented forms (a thread per element of an
-//! array accumulator or a bin row); `scan` the kernels of scans and
+//! array accumulator or a bin row), `column_tree` reductions of arrays
+//! cut into chunks of iterations when columns are few; `scan` the kernels of scans and
 //! compactions, `reduce` the block trees of reductions, `stage` the input
 //! tiles scans and non-commutative reductions stage in shared memory,
 //! `hist` the locks of histograms without atomic updates, `private`
@@ -32,6 +33,7 @@
 
 mod abi;
 mod cells;
+mod column_tree;
 mod columns;
 pub(crate) mod device;
 mod group;

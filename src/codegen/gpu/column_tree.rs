@@ -1,0 +1,520 @@
+//! Reductions of arrays over many iterations split across threads: in
+//! goes a launched reduce nest whose one carried value is an array
+//! updated in place (`reduce (map2 (+)) (replicate w 0) xss`), out come
+//! two kernels that host code runs instead of the column form (`columns`)
+//! or the single thread when the shape says so at run time.
+//!
+//! The column form has `W` threads, one per column, each running all `n`
+//! iterations: with few columns and many iterations the GPU sits idle.
+//! Here the iterations are cut into `C` contiguous chunks (`C` about
+//! `sqrt n`): thread `c` of the first kernel (`split_fold_body`) runs
+//! chunk `c` of the body in order on its own partial row, which starts as
+//! a copy of the neutral element; thread `j` of the second
+//! (`split_combine_body`) combines column `j` of the partial rows in
+//! chunk order with the reduction's operator cut down to one column, and
+//! writes the accumulator's element. So a non-commutative operator keeps
+//! its order. Both kernels' sequential steps are about `sqrt n` (times
+//! `W` in the first), where the column form's are `n`.
+//!
+//! Errors: the operator may not fail, so a check of the body does not
+//! depend on the accumulator (the body is the operator fused after a map
+//! of the element) and fails in the same iteration whatever its chunk
+//! starts from; each iteration is its own key, as in the single thread,
+//! and the earliest recorded key wins. A thread that fails leaves, which
+//! skips only later chunks (larger keys).
+
+use super::abi::{Grid, Params, OUT, PARTIALS, WIDTH};
+use crate::codegen::emit::{Frame, Gen, Res, Val};
+use crate::codegen::runtime::RuntimeFn;
+use crate::codegen::CodegenError;
+use crate::core::ir::{Atom, Type, VarId};
+use crate::loopy::ir::{Block, LoopNest, Operator, Parallelism, Stmt};
+use crate::types::ScalarType;
+use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
+use inkwell::IntPredicate;
+use std::collections::HashSet;
+
+/// Most chunks: their rows are combined one after another.
+const MOST_CHUNKS: i64 = 1 << 16;
+
+/// Reductions of arrays that can run in chunks of iterations: one
+/// operator on one column per reduction.
+pub(super) struct ColumnTree {
+    ops: Vec<ColumnOp>,
+}
+
+/// A reduction's operator on one column.
+struct ColumnOp {
+    /// The accumulator's element type.
+    elem: ScalarType,
+    /// The operator's scalar statements before its map over the columns.
+    prefix: Block,
+    /// The map's index, its body (reads of the operands at the index,
+    /// then writes of the result there) and the result array.
+    index: VarId,
+    body: Block,
+    result: VarId,
+    params: (VarId, VarId),
+}
+
+/// Whether `nest` can run as chunks whose partial rows are combined by
+/// column, and how its operators run on one column.
+pub(super) fn column_tree_shape(nest: &LoopNest) -> Option<ColumnTree> {
+    if nest.par != Parallelism::Reduce
+        || nest.reductions.is_empty()
+        || !nest.scans.is_empty()
+        || !nest.compactions.is_empty()
+        || !nest.hists.is_empty()
+        || !nest.scatters.is_empty()
+    {
+        return None;
+    }
+    let mut written = HashSet::new();
+    let mut ops = Vec::new();
+    for red in &nest.reductions {
+        let [acc] = red.carried.as_slice() else {
+            return None;
+        };
+        let Type::Array(elem, 1) = acc.var.ty else {
+            return None;
+        };
+        if acc.next != Atom::Var(acc.var.id) {
+            return None;
+        }
+        written.insert(acc.var.id);
+        ops.push(column_operator(&red.op, elem)?);
+    }
+    own_writes(&nest.body, &mut written).then_some(ColumnTree { ops })
+}
+
+/// Whether `block` writes only the arrays in `own` and those it makes
+/// (views of them included), which it adds to `own`.
+fn own_writes(block: &Block, own: &mut HashSet<VarId>) -> bool {
+    block.iter().all(|s| match s {
+        Stmt::Alloc { var, .. } => {
+            own.insert(var.id);
+            true
+        }
+        Stmt::Row { var, array, .. }
+        | Stmt::View { var, array, .. }
+        | Stmt::InPlace { var, array } => {
+            if own.contains(array) {
+                own.insert(var.id);
+            }
+            true
+        }
+        Stmt::Write { array, .. } | Stmt::Copy { array, .. } => own.contains(array),
+        Stmt::Loop(inner) => {
+            inner.scatters.is_empty()
+                && inner.hists.is_empty()
+                && inner.compactions.is_empty()
+                && own_writes(&inner.body, own)
+        }
+        _ => s.inner_blocks().into_iter().all(|b| own_writes(b, own)),
+    })
+}
+
+/// `op` on one column: scalar statements that cannot fail (and size
+/// checks of a size against itself), the result's allocation, one map
+/// over the columns that reads the two operands at its index and writes
+/// the result there after its reads.
+fn column_operator(op: &Operator, elem: ScalarType) -> Option<ColumnOp> {
+    let [left, right] = op.params.as_slice() else {
+        return None;
+    };
+    let [Atom::Var(result)] = op.results.as_slice() else {
+        return None;
+    };
+    let params = (left.id, right.id);
+    let mut prefix = Vec::new();
+    let mut map = None;
+    let mut allocated = false;
+    for s in &op.body {
+        match s {
+            Stmt::Let { exp, .. } if !exp.may_fail() && map.is_none() => prefix.push(s.clone()),
+            Stmt::AssertEq {
+                expected, found, ..
+            } if expected == found => {}
+            Stmt::Alloc { var, shape, .. } if var.id == *result && shape.len() == 1 => {
+                allocated = true
+            }
+            Stmt::Loop(inner)
+                if map.is_none()
+                    && allocated
+                    && inner.par == Parallelism::Map
+                    && inner.carried().next().is_none()
+                    && inner.scatters.is_empty() =>
+            {
+                map = Some(inner)
+            }
+            _ => return None,
+        }
+    }
+    let inner = map?;
+    let j = inner.index.id;
+    let at_j = |index: &[Atom]| index == [Atom::Var(j)];
+    let mut wrote = false;
+    for s in &inner.body {
+        let ok = match s {
+            Stmt::Let { .. } | Stmt::If { .. } => scalar_only(std::slice::from_ref(s)),
+            Stmt::Read { array, index, .. } => {
+                (*array == params.0 || *array == params.1) && at_j(index) && !wrote
+            }
+            Stmt::Write { array, index, .. } => {
+                wrote = true;
+                array == result && at_j(index)
+            }
+            _ => false,
+        };
+        if !ok {
+            return None;
+        }
+    }
+    Some(ColumnOp {
+        elem,
+        prefix,
+        index: j,
+        body: inner.body.clone(),
+        result: *result,
+        params,
+    })
+}
+
+/// Whether `block` only binds scalars, and cannot fail.
+fn scalar_only(block: &[Stmt]) -> bool {
+    block.iter().all(|s| match s {
+        Stmt::Let { exp, .. } => !exp.may_fail(),
+        Stmt::If {
+            then_block,
+            else_block,
+            ..
+        } => scalar_only(then_block) && scalar_only(else_block),
+        _ => false,
+    })
+}
+
+impl<'ctx> Gen<'ctx, '_> {
+    /// Element `k` of an array of `elem` at `base`.
+    fn element_ptr(
+        &self,
+        elem: ScalarType,
+        base: PointerValue<'ctx>,
+        k: IntValue<'ctx>,
+    ) -> Res<PointerValue<'ctx>> {
+        // Safety: callers index the partial rows and the accumulator
+        // within the sizes host code allocated.
+        Ok(unsafe {
+            self.builder
+                .build_in_bounds_gep(self.mem_type(elem), base, &[k], "")?
+        })
+    }
+
+    /// Where each reduction's partial rows start in a buffer of `C`
+    /// chunks (cell 0 holds `C`; then, per reduction, `C` rows of its
+    /// `W` elements, each region from a multiple of 8 bytes), and the
+    /// buffer's size in bytes.
+    fn regions(
+        &self,
+        tree: &ColumnTree,
+        chunks: IntValue<'ctx>,
+        widths: &[IntValue<'ctx>],
+    ) -> Res<(Vec<IntValue<'ctx>>, IntValue<'ctx>)> {
+        let mut at = self.const_i64(8);
+        let mut starts = Vec::new();
+        for (op, w) in tree.ops.iter().zip(widths) {
+            starts.push(at);
+            let size = self.const_i64(op.elem.bytes() as i64);
+            let bytes = self.builder.build_int_mul(chunks, *w, "")?;
+            let bytes = self.builder.build_int_mul(bytes, size, "")?;
+            let bytes = self.builder.build_int_add(bytes, self.const_i64(7), "")?;
+            let bytes = self.builder.build_and(bytes, self.const_i64(-8), "")?;
+            at = self.builder.build_int_add(at, bytes, "")?;
+        }
+        Ok((starts, at))
+    }
+
+    /// The chunks `C` (cell 0 of the buffer `kp[PARTIALS]`), and per
+    /// reduction its partial rows, its accumulator (the carried value's
+    /// initial array, updated in place) and its width.
+    #[allow(clippy::type_complexity)]
+    fn tree_parts(
+        &self,
+        nest: &LoopNest,
+        tree: &ColumnTree,
+        kp: &[BasicValueEnum<'ctx>],
+    ) -> Res<(
+        IntValue<'ctx>,
+        Vec<(PointerValue<'ctx>, Val<'ctx>, IntValue<'ctx>)>,
+    )> {
+        let buffer = kp[PARTIALS].into_pointer_value();
+        let chunks = self
+            .builder
+            .build_load(self.i64(), buffer, "chunks")?
+            .into_int_value();
+        let inits = self.inits(nest, kp)?;
+        let mut accs = Vec::new();
+        let mut widths = Vec::new();
+        for (c, fields) in nest.carried().zip(&inits) {
+            let acc = self.val_of_fields(c.var.ty, fields)?;
+            widths.push(Self::row_width(&acc)?);
+            accs.push(acc);
+        }
+        let (starts, _) = self.regions(tree, chunks, &widths)?;
+        let mut parts = Vec::new();
+        for ((acc, w), start) in accs.into_iter().zip(widths).zip(starts) {
+            // Safety: `regions` lies within the buffer host code allocated.
+            let rows = unsafe {
+                self.builder
+                    .build_in_bounds_gep(self.ctx.i8_type(), buffer, &[start], "")?
+            };
+            parts.push((rows, acc, w));
+        }
+        Ok((chunks, parts))
+    }
+
+    fn row_width(acc: &Val<'ctx>) -> Res<IntValue<'ctx>> {
+        match acc {
+            Val::Array { shape, .. } if shape.len() == 1 => Ok(shape[0]),
+            _ => Err(CodegenError::Internal(
+                "a reduction of arrays without its row".into(),
+            )),
+        }
+    }
+
+    /// Thread `c`: chunk `c` of the iterations, in order, on partial rows
+    /// `c`, which start as the neutral elements.
+    pub(super) fn split_fold_body(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        tree: &ColumnTree,
+        kp: &[BasicValueEnum<'ctx>],
+    ) -> Res<()> {
+        let (chunks, parts) = self.tree_parts(nest, tree, kp)?;
+        let n = kp[WIDTH].into_int_value();
+        let (zero, one) = (self.const_i64(0), self.const_i64(1));
+        let (gid, threads) = self.thread_range()?;
+        self.kernel_loop(fr, gid, chunks, threads, &mut |gen, fr, c| {
+            let mut slots = Vec::new();
+            for ((rows, acc, w), op) in parts.iter().zip(&tree.ops) {
+                let Val::Array { ptr: neutral, .. } = acc else {
+                    return Err(CodegenError::Internal("a reduction without its row".into()));
+                };
+                let elem = op.elem;
+                let start = gen.builder.build_int_mul(c, *w, "")?;
+                let row = gen.element_ptr(elem, *rows, start)?;
+                gen.kernel_loop(fr, zero, *w, one, &mut |gen, _, j| {
+                    let from = gen.element_ptr(elem, *neutral, j)?;
+                    let x = gen.builder.build_load(gen.mem_type(elem), from, "")?;
+                    let to = gen.element_ptr(elem, row, j)?;
+                    gen.builder.build_store(to, x)?;
+                    Ok(())
+                })?;
+                let slot = gen.entry_alloca(fr.func, gen.ptr().into())?;
+                gen.builder.build_store(slot, row)?;
+                let wslot = gen.entry_alloca(fr.func, gen.i64().into())?;
+                gen.builder.build_store(wslot, *w)?;
+                slots.push(vec![(slot, gen.ptr().into()), (wslot, gen.i64().into())]);
+            }
+            let (lo, hi) = gen.slice_of(n, c, chunks)?;
+            gen.carried_loop(fr, nest, &slots, lo, hi, true)
+        })
+    }
+
+    /// Thread `j`: column `j` of each reduction's partial rows combined in
+    /// chunk order into its accumulator; thread 0 also writes the final
+    /// values.
+    pub(super) fn split_combine_body(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        tree: &ColumnTree,
+        kp: &[BasicValueEnum<'ctx>],
+    ) -> Res<()> {
+        let (chunks, parts) = self.tree_parts(nest, tree, kp)?;
+        let (zero, one) = (self.const_i64(0), self.const_i64(1));
+        let (gid, threads) = self.thread_range()?;
+        let first = self
+            .builder
+            .build_int_compare(IntPredicate::EQ, gid, zero, "")?;
+        let finals: Vec<Val<'ctx>> = parts.iter().map(|(_, acc, _)| acc.clone()).collect();
+        self.when(fr.func, first, |gen| {
+            gen.store_cells(kp[OUT].into_pointer_value(), zero, &finals)
+        })?;
+        for ((rows, acc, w), op) in parts.iter().zip(&tree.ops) {
+            let Val::Array { ptr: out_row, .. } = acc else {
+                return Err(CodegenError::Internal("a reduction without its row".into()));
+            };
+            let elem = op.elem;
+            fr.vals.insert(op.params.0, acc.clone());
+            fr.vals.insert(op.result, acc.clone());
+            self.kernel_loop(fr, gid, *w, threads, &mut |gen, fr, j| {
+                let from = gen.element_ptr(elem, *rows, j)?;
+                let x = gen.builder.build_load(gen.mem_type(elem), from, "")?;
+                let to = gen.element_ptr(elem, *out_row, j)?;
+                gen.builder.build_store(to, x)?;
+                fr.vals
+                    .insert(op.index, Val::Scalar(j.into(), ScalarType::I64));
+                gen.kernel_loop(fr, one, chunks, one, &mut |gen, fr, c| {
+                    let start = gen.builder.build_int_mul(c, *w, "")?;
+                    let row = gen.element_ptr(elem, *rows, start)?;
+                    let right = Val::Array {
+                        ptr: row,
+                        elem,
+                        shape: vec![*w],
+                    };
+                    fr.vals.insert(op.params.1, right);
+                    gen.block(fr, &op.prefix)?;
+                    gen.block(fr, &op.body)
+                })
+            })?;
+        }
+        Ok(())
+    }
+
+    fn max0_of(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Res<IntValue<'ctx>> {
+        let lt = self
+            .builder
+            .build_int_compare(IntPredicate::SLT, a, b, "")?;
+        Ok(self.builder.build_select(lt, b, a, "")?.into_int_value())
+    }
+
+    /// Host side: the chunks for `n` iterations of `w` columns, or 0 where
+    /// the chunked form does not pay (fewer than 2 chunks, or, when the
+    /// column form fits, fewer than twice the columns).
+    fn tree_chunks(
+        &mut self,
+        n: IntValue<'ctx>,
+        w: IntValue<'ctx>,
+        columns: bool,
+    ) -> Res<IntValue<'ctx>> {
+        let f64t = self.ctx.f64_type();
+        let nf = self.builder.build_signed_int_to_float(n, f64t, "")?;
+        let root = self
+            .call_intrinsic("llvm.sqrt", &[f64t.into()], &[nf.into()])?
+            .into_float_value();
+        let root = self
+            .builder
+            .build_float_to_signed_int(root, self.i64(), "")?;
+        let chunks = self.min(root, self.const_i64(MOST_CHUNKS))?;
+        let two = self.const_i64(2);
+        let several = self
+            .builder
+            .build_int_compare(IntPredicate::SGE, chunks, two, "")?;
+        let some = self
+            .builder
+            .build_int_compare(IntPredicate::SGT, w, self.const_i64(0), "")?;
+        let mut pays = self.builder.build_and(several, some, "")?;
+        if columns {
+            let twice = self.builder.build_int_mul(w, two, "")?;
+            let wider = self
+                .builder
+                .build_int_compare(IntPredicate::SLE, twice, chunks, "")?;
+            pays = self.builder.build_and(pays, wider, "")?;
+        }
+        Ok(self
+            .builder
+            .build_select(pays, chunks, self.const_i64(0), "tree")?
+            .into_int_value())
+    }
+
+    /// Host side: the two kernels of the chunked form when the shape pays
+    /// (`tree_chunks`), else `otherwise` (the column form or one thread).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn launch_column_tree(
+        &mut self,
+        fr: &Frame<'ctx>,
+        nest: &LoopNest,
+        tree: &ColumnTree,
+        (fold, combine): (usize, usize),
+        columns: bool,
+        params: &Params<'ctx>,
+        values: &[BasicValueEnum<'ctx>],
+        otherwise: &mut dyn FnMut(&mut Self) -> Res<()>,
+    ) -> Res<()> {
+        let mut widths = Vec::new();
+        for c in nest.carried() {
+            widths.push(Self::row_width(&self.val(fr, &c.init)?)?);
+        }
+        let mut w = self.const_i64(0);
+        for x in &widths {
+            w = self.builder.build_int_add(w, *x, "")?;
+        }
+        let n = values[WIDTH].into_int_value();
+        let chunks = self.tree_chunks(n, w, columns)?;
+        let split =
+            self.builder
+                .build_int_compare(IntPredicate::SGT, chunks, self.const_i64(0), "")?;
+        let whole = self.builder.build_not(split, "")?;
+        self.when(fr.func, split, |gen| {
+            let (_, bytes) = gen.regions(tree, chunks, &widths)?;
+            let alloc = gen.runtime(RuntimeFn::GpuAlloc);
+            let p = gen.call_int(alloc, &[bytes.into()])?;
+            let fill = gen.runtime(RuntimeFn::GpuFill32);
+            let i32t = gen.ctx.i32_type();
+            let c32 = gen.builder.build_int_truncate(chunks, i32t, "")?;
+            let one = gen.const_i64(1);
+            gen.builder
+                .build_call(fill, &[p.into(), c32.into(), one.into()], "")?;
+            let high = gen.builder.build_int_add(p, gen.const_i64(4), "")?;
+            gen.builder.build_call(
+                fill,
+                &[high.into(), i32t.const_zero().into(), one.into()],
+                "",
+            )?;
+            let most = widths
+                .iter()
+                .try_fold(gen.const_i64(0), |m, x| gen.max0_of(m, *x))?;
+            let mut values = values.to_vec();
+            values[PARTIALS] = gen.builder.build_int_to_ptr(p, gen.ptr(), "")?.into();
+            gen.reserve_heap(fr, nest, Some(fold), chunks)?;
+            gen.launch(fold, Grid::Work, chunks, &params.types, &values, fr)?;
+            gen.launch(combine, Grid::Work, most, &params.types, &values, fr)?;
+            let free = gen.runtime(RuntimeFn::GpuFree);
+            gen.builder.build_call(free, &[p.into()], "")?;
+            Ok(())
+        })?;
+        self.when(fr.func, whole, |gen| otherwise(gen))
+    }
+
+    /// Host side: a nest of the column form or of one thread (`plain`),
+    /// with the chunked form's kernels beside it when its shape fits
+    /// (`columns`: the column form is the alternative).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn launch_or_tree(
+        &mut self,
+        fr: &Frame<'ctx>,
+        nest: &LoopNest,
+        name: &str,
+        params: &Params<'ctx>,
+        values: &[BasicValueEnum<'ctx>],
+        columns: bool,
+        plain: &mut dyn FnMut(&mut Self) -> Res<()>,
+    ) -> Res<()> {
+        let Some(tree) = column_tree_shape(nest) else {
+            return plain(self);
+        };
+        let fold = self.kernel(
+            &format!("{name}_chunks"),
+            params,
+            Vec::new(),
+            |gen, kfr, kp| gen.split_fold_body(kfr, nest, &tree, kp),
+        )?;
+        let combine = self.kernel(
+            &format!("{name}_combine"),
+            params,
+            Vec::new(),
+            |gen, kfr, kp| gen.split_combine_body(kfr, nest, &tree, kp),
+        )?;
+        self.launch_column_tree(
+            fr,
+            nest,
+            &tree,
+            (fold, combine),
+            columns,
+            params,
+            values,
+            plain,
+        )
+    }
+}
