@@ -209,7 +209,9 @@ impl<'ctx> Gen<'ctx, '_> {
                 .iter()
                 .map(|d| self.int(fr, d))
                 .collect::<Res<Vec<_>>>()?;
-            let count = self.product(&dims)?;
+            // A negative size fails its check inside an iteration; with no
+            // iteration (an empty chunk) the buffer is never used.
+            let count = self.max0(self.product(&dims)?)?;
             let elem_bytes = var.ty.elem().bytes() as i64;
             let bytes = self
                 .builder

@@ -496,6 +496,19 @@ impl<'ctx> Gen<'ctx, '_> {
         result
     }
 
+    /// `v`, or 0 where it is negative: a width, count or size to loop over or
+    /// allocate.
+    pub(crate) fn max0(&self, v: IntValue<'ctx>) -> Res<IntValue<'ctx>> {
+        let zero = self.const_i64(0);
+        let neg = self
+            .builder
+            .build_int_compare(IntPredicate::SLT, v, zero, "")?;
+        Ok(self
+            .builder
+            .build_select(neg, zero, v, "")?
+            .into_int_value())
+    }
+
     pub(crate) fn product(&self, dims: &[IntValue<'ctx>]) -> Res<IntValue<'ctx>> {
         let mut n = self.const_i64(1);
         for d in dims {

@@ -552,18 +552,6 @@ impl<'ctx> Gen<'ctx, '_> {
         Ok(sum)
     }
 
-    /// `v`, or 0 where it is negative: a width or count to loop over.
-    pub(super) fn max0(&self, v: IntValue<'ctx>) -> Res<IntValue<'ctx>> {
-        let zero = self.const_i64(0);
-        let neg = self
-            .builder
-            .build_int_compare(IntPredicate::SLT, v, zero, "")?;
-        Ok(self
-            .builder
-            .build_select(neg, zero, v, "")?
-            .into_int_value())
-    }
-
     /// The row group of the kernel being generated, when `nest` is one of
     /// its reductions.
     pub(crate) fn row_group_for(&self, nest: &LoopNest) -> Option<RowGroup<'ctx>> {
