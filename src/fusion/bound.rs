@@ -166,6 +166,50 @@ fn pairwise_apart(set: &[usize], apart: &Bits) -> usize {
     best
 }
 
+/// The fewest sets, no two statements of a set apart, that cover `set`
+/// (the chromatic number of the apart relation on it): exact up to 16
+/// statements, the most pairwise apart (a lower bound) beyond.
+fn cover_number(set: &[usize], apart: &Bits) -> usize {
+    let k = set.len();
+    if k > 16 {
+        return pairwise_apart(set, apart);
+    }
+    let mut conflicts = vec![0u32; k];
+    for i in 0..k {
+        for j in 0..k {
+            if i != j && apart.get(set[i].min(set[j]), set[i].max(set[j])) {
+                conflicts[i] |= 1 << j;
+            }
+        }
+    }
+    // Whether statements `i..` fit in `colours` (bit sets of statements).
+    fn colour(i: usize, colours: &mut [u32], conflicts: &[u32]) -> bool {
+        if i == conflicts.len() {
+            return true;
+        }
+        for c in 0..colours.len() {
+            let empty = colours[c] == 0;
+            if colours[c] & conflicts[i] == 0 {
+                colours[c] |= 1 << i;
+                if colour(i + 1, colours, conflicts) {
+                    return true;
+                }
+                colours[c] &= !(1 << i);
+            }
+            // Empty colours are interchangeable: one is enough to try.
+            if empty {
+                break;
+            }
+        }
+        false
+    }
+    let mut least = pairwise_apart(set, apart).max(1);
+    while least < k && !colour(0, &mut vec![0; least], &conflicts) {
+        least += 1;
+    }
+    least.min(k)
+}
+
 /// The bounds for `graph`, whose frontier after each statement is
 /// `active` and whose arrays are `(bytes, producer, sorted readers,
 /// always written)`; `always` is the bytes written at each statement
@@ -195,6 +239,22 @@ pub fn bound(
         if readers.is_empty() {
             continue;
         }
+        // Before the first reader every charge of the array is still to
+        // come: its producer and readers fall into at least as many
+        // clusters as it takes to cover them with sets of statements no two
+        // of which are apart. Each cluster but the producer's reads the
+        // array, and with two or more the array is written (once, unless
+        // it is written anyway). This covers the terms below for these
+        // points, which see only readers apart from the producer.
+        let members: Vec<usize> = producer.iter().chain(readers).copied().collect();
+        let parts = cover_number(&members, &apart);
+        let whole = match producer {
+            None => parts,
+            Some(_) if parts < 2 => 0,
+            Some(_) if always => parts - 1,
+            Some(_) => parts,
+        };
+        let mut first = 0.0;
         // Reads, at the points from reader `i - 1` (from the start for
         // `i = 0`) up to reader `i`: the readers from `i` on that are apart
         // from the producer and from every reader before `i`.
@@ -208,22 +268,25 @@ pub fn bound(
                         && decided.iter().all(|&d| apart_of(d, r))
                 })
                 .collect();
-            let from = if i == 0 { 0 } else { readers[i - 1] };
-            add(
-                from,
-                readers[i],
-                bytes * pairwise_apart(&free, &apart) as f64,
-            );
+            let reads = bytes * pairwise_apart(&free, &apart) as f64;
+            if i == 0 {
+                first = reads;
+            } else {
+                add(readers[i - 1], readers[i], reads);
+            }
         }
         // The write, when a reader is apart from the producer.
-        let Some(p) = producer else { continue };
-        let Some(&last_apart) = readers.iter().rev().find(|&&r| apart_of(p, r)) else {
+        let written = producer.and_then(|p| {
+            let last_apart = *readers.iter().rev().find(|&&r| apart_of(p, r))?;
+            (!always).then_some((p, last_apart))
+        });
+        if written.is_some() {
+            first += bytes;
+        }
+        add(0, readers[0], first.max(bytes * whole as f64));
+        let Some((p, last_apart)) = written else {
             continue;
         };
-        if always {
-            continue;
-        }
-        add(0, readers[0], bytes);
         for t in readers[0]..last_apart {
             let position = |u: usize| active[t].iter().position(|&a| a == u);
             let decided = readers.iter().take_while(|&&r| r <= t);
