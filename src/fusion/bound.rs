@@ -19,6 +19,15 @@
 //!   of those, one read per cluster, and readers apart from each other are
 //!   in different clusters: the bytes times the largest set of such readers
 //!   pairwise apart are in `rest`;
+//! - before an array's first reader, its producer and readers lie in at
+//!   least as many clusters as it takes to cover them with sets holding
+//!   no two statements apart: each but the producer's reads it, and with
+//!   two or more it is written (`cover_number`);
+//! - before the first reader of either of two arrays that share a
+//!   statement, they cost together at least their least joint cost over
+//!   the splits of their statements that no two apart share a part of and
+//!   no two parts reach each other both ways (`least_joint`; disjoint
+//!   pairs, `pairs`);
 //! - an array whose producer is decided and one of whose later readers is
 //!   apart from it is written, charged at its first reader outside the
 //!   producer's cluster: while every reader decided so far shares the
@@ -76,8 +85,9 @@ impl Bits {
     }
 }
 
-/// Which pairs of statements are apart (`apart.get(u, w)` for `u < w`).
-fn apart_pairs(graph: &FusionGraph) -> Bits {
+/// Which pairs of statements are apart, and which statements reach which
+/// (`get(u, w)` for `u < w` in both).
+fn apart_pairs(graph: &FusionGraph) -> (Bits, Bits) {
     let g = &graph.graph;
     let n = g.node_count();
     let soac = |v: usize| g[NodeIndex::new(v)].soac.as_ref();
@@ -124,7 +134,7 @@ fn apart_pairs(graph: &FusionGraph) -> Bits {
             }
         }
     }
-    apart
+    (apart, reach)
 }
 
 /// The most statements of `set` that are pairwise apart (exact for small
@@ -166,6 +176,239 @@ fn pairwise_apart(set: &[usize], apart: &Bits) -> usize {
     best
 }
 
+/// Arrays charged together before the first reader of either: each array
+/// with readers is paired, in order of first readers, with the unpaired
+/// array sharing a statement with it whose joint least cost
+/// (`least_joint`) exceeds their separate charges most, if any does;
+/// the others stand alone (charged by `least_joint` too). Disjoint
+/// groups of arrays bound disjoint charges, so their sum stays
+/// admissible. Each group comes with the first point from which its
+/// joint term stops counting.
+fn pairs(
+    arrays: &[(f64, Option<usize>, &[usize], bool)],
+    firsts: &[Option<(usize, f64)>],
+    apart: &Bits,
+    reach: &Bits,
+) -> Vec<(Vec<usize>, usize)> {
+    let members = |a: usize| -> Vec<usize> {
+        let mut m: Vec<usize> = arrays[a].1.iter().chain(arrays[a].2).copied().collect();
+        m.sort_unstable();
+        m.dedup();
+        m
+    };
+    let mut by_statement: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+    for (a, first) in firsts.iter().enumerate() {
+        if first.is_some() {
+            for v in members(a) {
+                by_statement.entry(v).or_default().push(a);
+            }
+        }
+    }
+    let mut order: Vec<usize> = (0..arrays.len()).filter(|&a| firsts[a].is_some()).collect();
+    order.sort_by_key(|&a| (firsts[a].map_or(0, |f| f.0), a));
+    let mut paired = vec![false; arrays.len()];
+    let mut groups = Vec::new();
+    for &a in &order {
+        if paired[a] {
+            continue;
+        }
+        let mine = members(a);
+        let mut partners: Vec<usize> = mine
+            .iter()
+            .flat_map(|v| by_statement[v].iter().copied())
+            .filter(|&b| b != a && !paired[b])
+            .collect();
+        partners.sort_unstable();
+        partners.dedup();
+        let mut best: Option<(f64, usize)> = None;
+        for b in partners {
+            let mut both = mine.clone();
+            both.extend(members(b));
+            both.sort_unstable();
+            both.dedup();
+            if both.len() > JOINT_STATEMENTS {
+                continue;
+            }
+            let alone = firsts[a].map_or(0.0, |f| f.1) + firsts[b].map_or(0.0, |f| f.1);
+            let gain = least_joint(&[arrays[a], arrays[b]], apart, reach) - alone;
+            if gain > 0.0 && best.is_none_or(|(g, _)| gain > g) {
+                best = Some((gain, b));
+            }
+        }
+        if let Some((_, b)) = best {
+            paired[a] = true;
+            paired[b] = true;
+            let start = firsts[a]
+                .map_or(0, |f| f.0)
+                .min(firsts[b].map_or(0, |f| f.0));
+            groups.push((vec![a, b], start));
+        } else {
+            paired[a] = true;
+            groups.push((vec![a], firsts[a].map_or(0, |f| f.0)));
+        }
+    }
+    groups
+}
+
+/// The most statements a pair of arrays may hold for `least_joint`
+/// (partitions of 8 statements: 4,140).
+const JOINT_STATEMENTS: usize = 8;
+
+/// The least bytes that the arrays `terms` (bytes, producer, readers,
+/// always written) cost together over the ways of splitting their
+/// statements into clusters with no two statements of one apart and no
+/// two clusters reaching each other both ways: every legal clustering
+/// splits them so, so this is at most what they cost in it. The write of
+/// an array always written is left out (charged at its producer).
+fn least_joint(terms: &[(f64, Option<usize>, &[usize], bool)], apart: &Bits, reach: &Bits) -> f64 {
+    let mut set: Vec<usize> = terms
+        .iter()
+        .flat_map(|t| t.1.iter().chain(t.2).copied())
+        .collect();
+    set.sort_unstable();
+    set.dedup();
+    let k = set.len();
+    if k > JOINT_STATEMENTS {
+        return 0.0;
+    }
+    let at = |v: usize| set.binary_search(&v).unwrap_or(0);
+    let pair = |bits: &Bits, i: usize, j: usize| bits.get(set[i.min(j)], set[i.max(j)]);
+    let mut conflicts = vec![0u32; k];
+    let mut reaches = vec![0u32; k];
+    for i in 0..k {
+        for j in 0..k {
+            if i != j && pair(apart, i, j) {
+                conflicts[i] |= 1 << j;
+            }
+            if i < j && reach.get(set[i], set[j]) {
+                reaches[i] |= 1 << j;
+            }
+        }
+    }
+    struct Search<'a> {
+        terms: &'a [(f64, Option<usize>, &'a [usize], bool)],
+        homes: Vec<Option<usize>>,
+        readers: Vec<Vec<usize>>,
+        conflicts: Vec<u32>,
+        reaches: Vec<u32>,
+        part: Vec<usize>,
+        best: f64,
+    }
+    impl Search<'_> {
+        fn grow(&mut self, i: usize, parts: usize) {
+            let k = self.part.len();
+            if i == k {
+                self.finish(parts);
+                return;
+            }
+            for p in 0..=parts {
+                let clash = (0..i).any(|j| self.part[j] == p && self.conflicts[i] >> j & 1 == 1);
+                if !clash {
+                    self.part[i] = p;
+                    self.grow(i + 1, parts.max(p + 1));
+                }
+            }
+        }
+
+        fn finish(&mut self, parts: usize) {
+            // Parts reaching each other, closed transitively: a cycle
+            // among them is a cycle among the clusters holding them.
+            let mut reach = vec![0u32; parts];
+            for (i, &r) in self.reaches.iter().enumerate() {
+                for j in 0..self.part.len() {
+                    if r >> j & 1 == 1 && self.part[i] != self.part[j] {
+                        reach[self.part[i]] |= 1 << self.part[j];
+                    }
+                }
+            }
+            for m in 0..parts {
+                for p in 0..parts {
+                    if reach[p] >> m & 1 == 1 {
+                        reach[p] |= reach[m];
+                    }
+                }
+            }
+            if (0..parts).any(|p| reach[p] >> p & 1 == 1) {
+                return;
+            }
+            let mut cost = 0.0;
+            for (t, term) in self.terms.iter().enumerate() {
+                let home = self.homes[t].map(|h| self.part[h]);
+                let outside: u32 = self.readers[t]
+                    .iter()
+                    .map(|&r| self.part[r])
+                    .filter(|&p| Some(p) != home)
+                    .fold(0, |m, p| m | 1 << p);
+                let written = home.is_some() && !term.3 && outside != 0;
+                cost += term.0 * (outside.count_ones() as f64 + f64::from(u8::from(written)));
+            }
+            self.best = self.best.min(cost);
+        }
+    }
+    let mut search = Search {
+        terms,
+        homes: terms.iter().map(|t| t.1.map(at)).collect(),
+        readers: terms
+            .iter()
+            .map(|t| t.2.iter().map(|&r| at(r)).collect())
+            .collect(),
+        conflicts,
+        reaches,
+        part: vec![0; k],
+        best: f64::INFINITY,
+    };
+    search.grow(0, 0);
+    if search.best.is_finite() {
+        search.best
+    } else {
+        0.0
+    }
+}
+
+/// The fewest sets, no two statements of a set apart, that cover `set`
+/// (the chromatic number of the apart relation on it): exact up to 16
+/// statements, the most pairwise apart (a lower bound) beyond.
+fn cover_number(set: &[usize], apart: &Bits) -> usize {
+    let k = set.len();
+    if k > 16 {
+        return pairwise_apart(set, apart);
+    }
+    let mut conflicts = vec![0u32; k];
+    for i in 0..k {
+        for j in 0..k {
+            if i != j && apart.get(set[i].min(set[j]), set[i].max(set[j])) {
+                conflicts[i] |= 1 << j;
+            }
+        }
+    }
+    // Whether statements `i..` fit in `colours` (bit sets of statements).
+    fn colour(i: usize, colours: &mut [u32], conflicts: &[u32]) -> bool {
+        if i == conflicts.len() {
+            return true;
+        }
+        for c in 0..colours.len() {
+            let empty = colours[c] == 0;
+            if colours[c] & conflicts[i] == 0 {
+                colours[c] |= 1 << i;
+                if colour(i + 1, colours, conflicts) {
+                    return true;
+                }
+                colours[c] &= !(1 << i);
+            }
+            // Empty colours are interchangeable: one is enough to try.
+            if empty {
+                break;
+            }
+        }
+        false
+    }
+    let mut least = pairwise_apart(set, apart).max(1);
+    while least < k && !colour(0, &mut vec![0; least], &conflicts) {
+        least += 1;
+    }
+    least.min(k)
+}
+
 /// The bounds for `graph`, whose frontier after each statement is
 /// `active` and whose arrays are `(bytes, producer, sorted readers,
 /// always written)`; `always` is the bytes written at each statement
@@ -177,7 +420,7 @@ pub fn bound(
     always: &[f64],
 ) -> Bound {
     let n = active.len();
-    let apart = apart_pairs(graph);
+    let (apart, reach) = apart_pairs(graph);
     let apart_of = |a: usize, b: usize| apart.get(a.min(b), a.max(b));
     // `rest` as differences: `delta[t]` is added to every point from `t` on.
     let mut delta = vec![0.0; n + 1];
@@ -191,10 +434,29 @@ pub fn bound(
         add(0, v, bytes);
     }
     let mut pending: Vec<Vec<Pending>> = (0..n).map(|_| Vec::new()).collect();
-    for &(bytes, producer, readers, always) in arrays {
+    // Per array with readers: its first reader and what every completion
+    // adds before it (charged below, alone or with a partner's).
+    let mut firsts: Vec<Option<(usize, f64)>> = vec![None; arrays.len()];
+    for (index, &(bytes, producer, readers, always)) in arrays.iter().enumerate() {
         if readers.is_empty() {
             continue;
         }
+        // Before the first reader every charge of the array is still to
+        // come: its producer and readers fall into at least as many
+        // clusters as it takes to cover them with sets of statements no two
+        // of which are apart. Each cluster but the producer's reads the
+        // array, and with two or more the array is written (once, unless
+        // it is written anyway). This covers the terms below for these
+        // points, which see only readers apart from the producer.
+        let members: Vec<usize> = producer.iter().chain(readers).copied().collect();
+        let parts = cover_number(&members, &apart);
+        let whole = match producer {
+            None => parts,
+            Some(_) if parts < 2 => 0,
+            Some(_) if always => parts - 1,
+            Some(_) => parts,
+        };
+        let mut first = 0.0;
         // Reads, at the points from reader `i - 1` (from the start for
         // `i = 0`) up to reader `i`: the readers from `i` on that are apart
         // from the producer and from every reader before `i`.
@@ -208,22 +470,25 @@ pub fn bound(
                         && decided.iter().all(|&d| apart_of(d, r))
                 })
                 .collect();
-            let from = if i == 0 { 0 } else { readers[i - 1] };
-            add(
-                from,
-                readers[i],
-                bytes * pairwise_apart(&free, &apart) as f64,
-            );
+            let reads = bytes * pairwise_apart(&free, &apart) as f64;
+            if i == 0 {
+                first = reads;
+            } else {
+                add(readers[i - 1], readers[i], reads);
+            }
         }
         // The write, when a reader is apart from the producer.
-        let Some(p) = producer else { continue };
-        let Some(&last_apart) = readers.iter().rev().find(|&&r| apart_of(p, r)) else {
+        let written = producer.and_then(|p| {
+            let last_apart = *readers.iter().rev().find(|&&r| apart_of(p, r))?;
+            (!always).then_some((p, last_apart))
+        });
+        if written.is_some() {
+            first += bytes;
+        }
+        firsts[index] = Some((readers[0], first.max(bytes * whole as f64)));
+        let Some((p, last_apart)) = written else {
             continue;
         };
-        if always {
-            continue;
-        }
-        add(0, readers[0], bytes);
         for t in readers[0]..last_apart {
             let position = |u: usize| active[t].iter().position(|&a| a == u);
             let decided = readers.iter().take_while(|&&r| r <= t);
@@ -240,6 +505,23 @@ pub fn bound(
                 producer,
                 readers,
             });
+        }
+    }
+    for (members, start) in pairs(arrays, &firsts, &apart, &reach) {
+        let alone: f64 = members
+            .iter()
+            .map(|&a| firsts[a].map_or(0.0, |f| f.1))
+            .sum();
+        let together = least_joint(
+            &members.iter().map(|&a| arrays[a]).collect::<Vec<_>>(),
+            &apart,
+            &reach,
+        );
+        add(0, start, together.max(alone));
+        for &a in &members {
+            if let Some((first, bytes)) = firsts[a] {
+                add(start, first, bytes);
+            }
         }
     }
     let mut rest = Vec::with_capacity(n);

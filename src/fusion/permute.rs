@@ -18,7 +18,9 @@
 
 use crate::core::free::{free_in_body, free_in_exp};
 use crate::core::fresh::Fresh;
-use crate::core::ir::{Atom, Body, DimSlice, Exp, Lambda, Soac, SoacKind, Stm, Type, VarId};
+use crate::core::ir::{
+    Atom, Body, DimSlice, Exp, Lambda, Soac, SoacKind, SrcLoc, Stm, Type, Var, VarId,
+};
 use std::collections::{HashMap, HashSet};
 
 /// How often each variable is used by `body`'s statements and result.
@@ -88,10 +90,59 @@ pub fn push_into_maps(body: &Body, fresh: &mut Fresh) -> Body {
             moved.insert(m, i);
         }
     }
-    if moved.is_empty() {
+    // A map nest of several results, each transposed and used for nothing
+    // else, moves likewise: one map over the transposed inputs binds every
+    // transposition, at the first of them.
+    let mut transposed_at: HashMap<VarId, usize> = HashMap::new();
+    for (i, stm) in body.stms.iter().enumerate() {
+        if let Exp::Transpose(a) = stm.exp {
+            transposed_at.entry(a).or_insert(i);
+        }
+    }
+    let mut gathered: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (m, stm) in body.stms.iter().enumerate() {
+        let Exp::Soac(soac) = &stm.exp else {
+            continue;
+        };
+        let SoacKind::Map(lam) = &soac.kind else {
+            continue;
+        };
+        if stm.pat.len() < 2 || soac.args.is_empty() || map_nest(lam).is_none() {
+            continue;
+        }
+        let transposes: Option<Vec<usize>> = stm
+            .pat
+            .iter()
+            .map(|v| {
+                let others = uses.get(&v.id).copied().unwrap_or(0)
+                    - sizes_asked.get(&v.id).copied().unwrap_or(0);
+                (others == 1).then(|| transposed_at.get(&v.id).copied())?
+            })
+            .collect();
+        if let Some(transposes) = transposes {
+            gathered.insert(m, transposes);
+        }
+    }
+    if moved.is_empty() && gathered.is_empty() {
         return body.clone();
     }
-    let by_permutation: HashMap<usize, usize> = moved.iter().map(|(&m, &p)| (p, m)).collect();
+    // Each permutation that moves: the map moving into it and the
+    // variables it binds (every transposition of a gathered map).
+    let mut by_permutation: HashMap<usize, (usize, Vec<Var>)> = moved
+        .iter()
+        .map(|(&m, &p)| (p, (m, body.stms[p].pat.clone())))
+        .collect();
+    let mut dropped: HashSet<usize> = moved.keys().copied().collect();
+    for (&m, transposes) in &gathered {
+        let pat = transposes
+            .iter()
+            .flat_map(|&t| body.stms[t].pat.clone())
+            .collect();
+        let first = transposes.iter().copied().min().unwrap_or(m);
+        by_permutation.insert(first, (m, pat));
+        dropped.insert(m);
+        dropped.extend(transposes.iter().filter(|&&t| t != first));
+    }
     let mut stms = Vec::with_capacity(body.stms.len() + moved.len());
     // The width of each moved slice's map: asking the map's result for its
     // size reads that instead (else it would be a use keeping the map apart).
@@ -101,16 +152,24 @@ pub fn push_into_maps(body: &Body, fresh: &mut Fresh) -> Body {
     let transposed: HashMap<VarId, (Atom, VarId)> = moved
         .iter()
         .filter(|(_, &p)| matches!(body.stms[p].exp, Exp::Transpose(_)))
-        .filter_map(|(&m, _)| match &body.stms[m].exp {
-            Exp::Soac(soac) => Some((body.stms[m].pat[0].id, (soac.width, soac.args[0]))),
+        .map(|(&m, _)| m)
+        .chain(gathered.keys().copied())
+        .filter_map(|m| match &body.stms[m].exp {
+            Exp::Soac(soac) => Some(
+                body.stms[m]
+                    .pat
+                    .iter()
+                    .map(move |v| (v.id, (soac.width, soac.args[0]))),
+            ),
             _ => None,
         })
+        .flatten()
         .collect();
     for (i, stm) in body.stms.iter().enumerate() {
-        if moved.contains_key(&i) {
+        if dropped.contains(&i) {
             continue;
         }
-        let Some(&m) = by_permutation.get(&i) else {
+        let Some((m, pat)) = by_permutation.get(&i) else {
             match &stm.exp {
                 Exp::Size { array, dim: 0 } if widths.contains_key(array) => stms.push(Stm {
                     exp: Exp::Atom(widths[array]),
@@ -131,12 +190,12 @@ pub fn push_into_maps(body: &Body, fresh: &mut Fresh) -> Body {
             }
             continue;
         };
-        let map = &body.stms[m];
+        let map = &body.stms[*m];
         let Exp::Soac(soac) = &map.exp else {
             continue;
         };
         if let Exp::Transpose(_) = &stm.exp {
-            transpose_nest(stm, map, soac, fresh, &mut stms);
+            transpose_nest(pat, stm.loc, map, soac, fresh, &mut stms);
             continue;
         }
         let mut soac = soac.clone();
@@ -199,7 +258,14 @@ pub fn push_into_maps(body: &Body, fresh: &mut Fresh) -> Body {
 /// is `g` of the inputs' elements `[j][i]`. The outer map now runs over the
 /// inputs' columns (their inner size), the inner one over their rows (the
 /// old outer width).
-fn transpose_nest(perm: &Stm, map: &Stm, soac: &Soac, fresh: &mut Fresh, stms: &mut Vec<Stm>) {
+fn transpose_nest(
+    pat: &[Var],
+    loc: SrcLoc,
+    map: &Stm,
+    soac: &Soac,
+    fresh: &mut Fresh,
+    stms: &mut Vec<Stm>,
+) {
     let SoacKind::Map(lam) = &soac.kind else {
         return;
     };
@@ -216,7 +282,7 @@ fn transpose_nest(perm: &Stm, map: &Stm, soac: &Soac, fresh: &mut Fresh, stms: &
         stms.push(Stm {
             pat: vec![transposed],
             exp: Exp::Transpose(*a),
-            loc: perm.loc,
+            loc,
         });
     }
     let width = fresh.var("n", Type::Scalar(crate::types::ScalarType::I64));
@@ -229,7 +295,7 @@ fn transpose_nest(perm: &Stm, map: &Stm, soac: &Soac, fresh: &mut Fresh, stms: &
             array: first,
             dim: 0,
         },
-        loc: perm.loc,
+        loc,
     });
     let mut inner = inner.clone();
     inner.width = soac.width;
@@ -245,7 +311,7 @@ fn transpose_nest(perm: &Stm, map: &Stm, soac: &Soac, fresh: &mut Fresh, stms: &
         ret: lam.ret.clone(),
     };
     stms.push(Stm {
-        pat: perm.pat.clone(),
+        pat: pat.to_vec(),
         exp: Exp::Soac(Soac {
             label: soac.label,
             width: Atom::Var(width.id),
