@@ -14,7 +14,9 @@ use crate::types::Const;
 /// second.
 const TRIAL_STEPS: u64 = 2_000_000;
 /// Elements a reduction folds from the neutral element before combining
-/// with the running total (`REDUCE_BLOCK` in the C runtime).
+/// with the running total: compiled code does so where it sums a float
+/// narrower than `f64` (`REDUCE_BLOCK` in `codegen::cpu::nest`); elsewhere
+/// the blocks change no more than rounding.
 const REDUCE_BLOCK: usize = 16384;
 
 impl Interp<'_> {

@@ -291,31 +291,32 @@ static void *carry_of(const nest_job *nj, int64_t chunk, void *shared) {
     return nj->carries == NULL ? shared : nj->carries + chunk * nj->nest->carry_size;
 }
 
-/* Iterations of a reduction folded from the neutral carry before they join
- * the running total: a float sum then adds values of similar size instead
- * of every element to one large total (one sequential f32 sum over 10M
- * elements near 1.5 ends 15% low). One combine per block costs nothing. */
-#define REDUCE_BLOCK 16384
-
 /* Runs `body` over [start, end) into `carry`, which holds the neutral
- * values on entry; a reduction nest's in blocks (see REDUCE_BLOCK). */
+ * values on entry; a reduction nest's in blocks of `reduce_block`
+ * iterations folded from the neutral carry, each combined into the running
+ * total: a float sum then adds values of similar size instead of every
+ * element to one large total (one sequential f32 sum over 10M elements near
+ * 1.5 ends 15% low). The compiler asks for blocks only where a carried
+ * float is narrower than f64: each block restarts the body's streams (a
+ * split loop's two halves, its prefetches), which cost a sum of squares 5%
+ * of its bandwidth in blocks of 16,384. */
 static void run_body(const arr_nest *nest, void *env, int64_t start, int64_t end, void *carry) {
     size_t cs = (size_t)nest->carry_size;
-    int64_t s;
+    int64_t s, blk = nest->reduce_block;
     /* On the stack: a failing body leaves by longjmp, which would leak a
      * heap copy. Carries are a few scalars; a bigger one runs unblocked. */
     _Alignas(64) unsigned char neutral[1024];
-    if (nest->kind != ARR_NEST_REDUCE || cs == 0 || end - start <= REDUCE_BLOCK ||
+    if (nest->kind != ARR_NEST_REDUCE || cs == 0 || blk <= 0 || end - start <= blk ||
         2 * cs > sizeof neutral) {
         nest->body(env, start, end, carry);
         return;
     }
     memcpy(neutral, carry, cs);
-    nest->body(env, start, start + REDUCE_BLOCK, carry);
-    for (s = start + REDUCE_BLOCK; s < end; s += REDUCE_BLOCK) {
+    nest->body(env, start, start + blk, carry);
+    for (s = start + blk; s < end; s += blk) {
         unsigned char *block = neutral + cs;
         memcpy(block, neutral, cs);
-        nest->body(env, s, end - s < REDUCE_BLOCK ? end : s + REDUCE_BLOCK, block);
+        nest->body(env, s, end - s < blk ? end : s + blk, block);
         nest->combine(env, carry, block);
     }
 }

@@ -52,6 +52,10 @@ typedef struct {
     int64_t carry_size;
     /* Iterations worth one parallel task: fewer than two grains run here. */
     int64_t grain;
+    /* ARR_NEST_REDUCE: iterations folded from the neutral carry before they
+     * join the running total (a float sum narrower than f64 stays
+     * accurate); 0: the whole chunk at once. */
+    int64_t reduce_block;
     /* ARR_NEST_HIST: the number of bins of all its histograms. */
     int64_t bins;
     int32_t kind;
