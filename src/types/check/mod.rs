@@ -250,6 +250,9 @@ struct Template<'a> {
     def_index: Option<usize>,
 }
 
+/// An argument's call: the function, all its arguments, its position.
+type ArgOfCall<'a> = (Rc<Template<'a>>, Rc<Vec<&'a Expr>>, usize);
+
 /// A template's signature, instantiated, before its body is checked.
 struct Signature<'a> {
     ctx: Ctx<'a>,
@@ -302,6 +305,10 @@ struct Checker<'a> {
     /// ys`), with the other such arguments: a call there may take an
     /// implicit size from them (implicit.rs).
     size_hints: HashMap<*const Expr, Vec<&'a Expr>>,
+    /// Arguments that use a global definition, with the function called,
+    /// its arguments and the position: a call there may take an implicit
+    /// size from the parameter's written type (implicit.rs).
+    arg_of_call: HashMap<*const Expr, ArgOfCall<'a>>,
     defs: Vec<GlobalDef<'a>>,
     types: Vec<GlobalType<'a>>,
     /// The environment each `import` (by importing file and path) names.
@@ -360,6 +367,7 @@ impl<'a> Checker<'a> {
             types_written: HashMap::new(),
             typed_results: HashMap::new(),
             size_hints: HashMap::new(),
+            arg_of_call: HashMap::new(),
             sources,
             defs: Vec::new(),
             types: Vec::new(),
