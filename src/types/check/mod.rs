@@ -125,6 +125,7 @@ pub fn check_with_stats(
             in_place: &checker.in_place,
             bound: &checker.bound,
             unique_ret: &checker.unique_ret,
+            lambda_unique_ret: &checker.lambda_unique_ret,
             entry_unique_ret: &entry_unique_ret,
         };
         errors = consume::check_consumption(checker.sources, &program, &facts);
@@ -338,6 +339,9 @@ struct Checker<'a> {
     /// Instances whose definition's return type is written with `*`: per
     /// component of a written tuple, else one flag.
     unique_ret: HashMap<usize, Vec<bool>>,
+    /// The same for anonymous functions with a written return type, by
+    /// where they are written.
+    lambda_unique_ret: HashMap<(FileId, Span), Vec<bool>>,
 }
 
 fn i64_ty() -> Type {
@@ -387,6 +391,7 @@ impl<'a> Checker<'a> {
             in_place: Default::default(),
             bound: HashMap::new(),
             unique_ret: HashMap::new(),
+            lambda_unique_ret: HashMap::new(),
         }
     }
 
