@@ -480,9 +480,8 @@ impl<'a> Checker<'a> {
             TExprKind::BinOp(BinOp::Concat, a, b) => {
                 let (a, ka) = self.checked_outer(*a, lets, at)?;
                 let (b, kb) = self.checked_outer(*b, lets, at)?;
-                let both = TExprKind::BinOp(BinOp::Concat, Box::new(a), Box::new(b));
+                let kind = TExprKind::BinOp(BinOp::Concat, Box::new(a), Box::new(b));
                 let sum = Known::Op(BinOp::Add, Box::new(ka), Box::new(kb));
-                let kind = both;
                 Ok((
                     TExpr {
                         kind,
