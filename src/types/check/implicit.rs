@@ -457,9 +457,9 @@ impl<'a> Checker<'a> {
     /// The outer size of a checked argument whose size the program text
     /// does not give, and the argument to pass in its place: a `let`
     /// around it is bound before the call, since the size may be that of
-    /// a name it binds (`f (let ys = filter p xs in ys ++ xs)` against `[n
-    /// + m]t`, as Futhark's unification finds it); `a ++ b` is the sum of
-    /// its operands' sizes; anything else is bound and its length taken.
+    /// a name it binds (`f (let ys = filter p xs in ys ++ xs)` against
+    /// `[n + m]t`, as Futhark's unification finds it); `a ++ b` is the sum
+    /// of its operands' sizes; anything else is bound and its length taken.
     fn checked_outer(
         &mut self,
         arg: TExpr,
