@@ -81,3 +81,33 @@ def wrong [n] (x: i64) : [n]i64 = replicate 3 x
 -- input { 2i64 } error: size
 
 entry checked (k: i64) : [k]i64 = wrong 1
+
+-- An argument whose size is that of a name a `let` inside it binds: the
+-- `let` runs before the call, and `++` adds its operands' sizes
+-- (types/ext9 in Futhark's tests).
+def halves [n] [m] 't (_: [n + m]t) = (n, m)
+
+-- ==
+-- entry: let_argument
+-- input { [1, 5, 2, 7] } output { 2i64 4i64 3i64 1i64 }
+
+entry let_argument [k] (xs: [k]i32) =
+  let (a, b) = halves (let small = filter (< 3) xs in small ++ xs)
+  let (c, d) = halves (let ys = map (+ 1) xs in ys[1:] ++ ys[:1])
+  in (a, b, c, d)
+
+-- From the written type of the parameter the value is given for, the
+-- function's other arguments giving its sizes (types/sizeparams10).
+type same [n] [m] = [n][m]()
+
+def cast [n] [m] 't (_: same [n] [m]) (xs: [n]t) = xs :> [m]t
+
+def swapped [a] [b] : same [a + b] [b + a] = tabulate_2d (a + b) (b + a) (\_ _ -> ())
+
+-- ==
+-- entry: abbreviation
+-- input { [1, 2] [3, 4, 5] } output { [3, 4, 5, 1, 2] 5i64 }
+
+entry abbreviation [n] [m] (xs: [n]i32) (ys: [m]i32) =
+  let zs = cast swapped (ys ++ xs)
+  in (zs, length zs)

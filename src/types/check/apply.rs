@@ -330,6 +330,7 @@ impl<'a> Checker<'a> {
         match self.classify_head(head) {
             Head::Template(t) => {
                 let args = self.sizes_from_type(&t, &args).unwrap_or(args);
+                self.note_args_of_call(&t, &args);
                 let te = self.apply_template(t, Some(e), &e.span, &head.span, &args)?;
                 // `i64.sum xs`: a reduction of the module's type.
                 let reduction = self.qual_ref(head).and_then(|(path, name)| {

@@ -26,8 +26,14 @@
 //! of the result.
 //!
 //! A loop body runs many times: after one pass, the body is walked again
-//! with its state fresh, so that a body consuming a variable bound outside
-//! the loop is reported at its second use.
+//! with its state aliasing what the first pass returned, so that a body
+//! consuming a variable bound outside the loop, or its state once that
+//! aliases such a variable, is reported at its second use. A loop's result
+//! aliases the variables bound outside it that its body may return.
+//!
+//! A top-level constant is shared by every use: it is a root of its own,
+//! which nothing may consume and no function's result may alias (as in
+//! Futhark), and it may not be declared unique (defs.rs).
 
 use super::*;
 use std::collections::HashSet;
@@ -53,6 +59,8 @@ pub(super) struct Facts<'p> {
     pub unique_ret: &'p HashMap<usize, Vec<bool>>,
     /// The same for each entry point, in order.
     pub entry_unique_ret: &'p [Vec<bool>],
+    /// The same for anonymous functions, by where they are written.
+    pub lambda_unique_ret: &'p HashMap<(FileId, Span), Vec<bool>>,
 }
 
 struct Walk<'p> {
@@ -74,6 +82,9 @@ struct Walk<'p> {
     /// which each variable was bound.
     depth: usize,
     bound_at: HashMap<LocalId, usize>,
+    /// Every variable bound so far, in order (a loop's body binds those
+    /// after the mark taken before it).
+    bound_log: Vec<LocalId>,
     /// Variables bound by destructuring (`let (a, b) = ...`, a loop's
     /// tuple): their roots are those of the whole value, so consuming one
     /// consumes only itself.
@@ -98,6 +109,9 @@ pub(super) fn check_consumption(
         if let Some(flags) = facts.entry_unique_ret.get(k) {
             w.check_unique_result(flags, &parts);
         }
+        if !entry.params.is_empty() {
+            w.check_constant_result(&parts);
+        }
     }
     for (k, inst) in program.instances.iter().enumerate() {
         w.consumed.clear();
@@ -105,6 +119,9 @@ pub(super) fn check_consumption(
         let parts = w.expr_parts(&inst.body);
         if let Some(flags) = facts.unique_ret.get(&k) {
             w.check_unique_result(flags, &parts);
+        }
+        if !inst.params.is_empty() {
+            w.check_constant_result(&parts);
         }
     }
     let mut seen = HashSet::new();
@@ -131,6 +148,21 @@ fn is_unique(p: &TPat, unique: &HashSet<LocalId>) -> bool {
     }
 }
 
+/// The root standing for top-level constant `k` (instance `k` without
+/// parameters): numbered down from the top, far from every local.
+fn constant_root(k: usize) -> LocalId {
+    LocalId(u32::MAX - k as u32)
+}
+
+/// The constant a root stands for, if it stands for one.
+fn constant_of(r: LocalId) -> Option<usize> {
+    let k = (u32::MAX - r.0) as usize;
+    (k < CONSTANT_ROOTS).then_some(k)
+}
+
+/// How many instances `constant_root` can number.
+const CONSTANT_ROOTS: usize = 1 << 24;
+
 /// The variables a pattern binds.
 fn pat_vars(p: &TPat, out: &mut Vec<LocalId>) {
     match p {
@@ -148,6 +180,7 @@ impl<'p> Walk<'p> {
             shared_params: HashSet::new(),
             depth: 0,
             bound_at: HashMap::new(),
+            bound_log: Vec::new(),
             destructured: HashSet::new(),
             program,
             facts,
@@ -277,6 +310,25 @@ impl<'p> Walk<'p> {
         }
     }
 
+    /// Walks the body of anonymous function `e` (its parameters bound);
+    /// returns its roots. A result declared unique (`\(xs: []t) : *[]t ->
+    /// ...`) may not alias a parameter without `*`, as for a `def`.
+    fn lambda_body(&mut self, e: &TExpr, lam: &TLambda) -> Roots {
+        let parts = self.expr_parts(&lam.body);
+        if let Some(flags) = self.facts.lambda_unique_ret.get(&(e.file, e.span.clone())) {
+            let mut shared = Vec::new();
+            for p in lam.params.iter().filter(|p| !is_unique(p, self.unique)) {
+                pat_vars(p, &mut shared);
+            }
+            shared.retain(|v| self.shared_params.insert(*v));
+            self.check_unique_result(flags, &parts);
+            for v in &shared {
+                self.shared_params.remove(v);
+            }
+        }
+        parts.into_iter().fold(Vec::new(), |a, (r, _)| union(a, r))
+    }
+
     /// For a tuple pattern with components declared unique, which are.
     fn unique_fields(&self, p: &TPat) -> Option<Vec<bool>> {
         match p {
@@ -318,6 +370,57 @@ impl<'p> Walk<'p> {
                     return;
                 }
             }
+        }
+    }
+
+    /// The roots of a use of instance `k`: a constant (no parameters)
+    /// holding arrays is one root of its own, shared by every use.
+    fn constant_roots(&mut self, k: usize) -> Roots {
+        match self.program.instances.get(k) {
+            Some(lam) if lam.params.is_empty() && lam.body.ty.may_share_memory() => {
+                let root = constant_root(k);
+                let name = lam.name.clone().unwrap_or_else(|| "a constant".into());
+                self.names.insert(root, name);
+                vec![root]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// A function's result may not alias a top-level constant, as in
+    /// Futhark: the caller could then consume the constant through it.
+    fn check_constant_result(&mut self, parts: &[(Roots, &TExpr)]) {
+        for (roots, e) in parts {
+            let Some((r, k)) = roots.iter().find_map(|&r| Some((r, constant_of(r)?))) else {
+                continue;
+            };
+            let name = self.name(r);
+            let d = Diagnostic::new(
+                e.file,
+                e.span.clone(),
+                format!("a function's result aliases the top-level constant `{name}`"),
+            )
+            .with_label("returned here");
+            let d = self.with_definition(d, k, format!("`{name}` is defined here"));
+            self.errors.push(d.with_note(format!(
+                "a caller could consume the result and so `{name}`: return a `copy` of it"
+            )));
+            return;
+        }
+    }
+
+    /// `d` with the place where instance `k` is defined (its body).
+    fn with_definition(&self, d: Diagnostic, k: usize, label: String) -> Diagnostic {
+        let Some(lam) = self.program.instances.get(k) else {
+            return d;
+        };
+        let (file, span) = (lam.body.file, lam.body.span.clone());
+        if file == d.file {
+            d.with_secondary(span, label)
+        } else {
+            let (line, col) = self.sources.line_col(file, span.start);
+            let name = self.sources.name(file);
+            d.with_note(format!("{label}: {name}:{line}:{col}"))
         }
     }
 
@@ -423,6 +526,17 @@ impl<'p> Walk<'p> {
                     "`{name}` is a parameter without a unique type: declare it `*` \
                      or consume a `copy` of it"
                 )));
+            } else if let Some(k) = constant_of(r) {
+                let d = Diagnostic::new(
+                    at.file,
+                    at.span.clone(),
+                    format!("consuming `{name}`, a top-level constant, which is not consumable"),
+                )
+                .with_label("consumed here");
+                let d = self.with_definition(d, k, format!("`{name}` is defined here"));
+                self.errors.push(d.with_note(format!(
+                    "every use of `{name}` shares its memory: consume a `copy` of it"
+                )));
             } else if self.bound_at.get(&r).is_some_and(|d| *d < self.depth) {
                 self.errors.push(
                     Diagnostic::new(
@@ -452,6 +566,7 @@ impl<'p> Walk<'p> {
         match p {
             TPat::Var { id, name, ty } => {
                 self.bound_at.insert(*id, self.depth);
+                self.bound_log.push(*id);
                 self.shared_params.remove(id);
                 self.destructured.remove(id);
                 // A new value (a loop body walked again rebinds its names).
@@ -542,9 +657,9 @@ impl<'p> Walk<'p> {
                 self.use_var(*id, e);
                 self.roots_of(*id)
             }
+            TExprKind::Instance(k) => self.constant_roots(*k),
             TExprKind::Literal(_)
             | TExprKind::Builtin(_)
-            | TExprKind::Instance(_)
             | TExprKind::TypeMember(..)
             | TExprKind::DefUse { .. } => Vec::new(),
             TExprKind::Tuple(es) | TExprKind::Ctor(_, es) => {
@@ -580,7 +695,7 @@ impl<'p> Walk<'p> {
             TExprKind::Lambda(lam) => {
                 self.depth += 1;
                 lam.params.iter().for_each(|p| self.bind(p, &[]));
-                self.expr(&lam.body);
+                self.lambda_body(e, lam);
                 self.depth -= 1;
                 Vec::new()
             }
@@ -658,13 +773,19 @@ impl<'p> Walk<'p> {
                     self.consume(&roots, init);
                 }
                 let before = self.consumptions;
-                self.loop_pass(pat, &roots, form, body);
-                // Again, as the next iteration sees it: anything consumed
-                // the first time that the body still uses is reported.
+                let mark = self.bound_log.len();
+                let result = self.loop_pass(pat, &roots, form, body);
+                // What the body returns may alias variables bound outside
+                // the loop (the state's roots are the initial value's).
+                let inside = &self.bound_log[mark..];
+                let outside: Roots = result.into_iter().filter(|r| !inside.contains(r)).collect();
+                // Again, as the next iteration sees it, its state aliasing
+                // what the body returned: anything consumed the first time
+                // that the body still uses is reported.
                 if self.consumptions > before {
-                    self.loop_pass(pat, &[], form, body);
+                    self.loop_pass(pat, &outside, form, body);
                 }
-                Vec::new()
+                outside
             }
         };
         if e.ty.may_share_memory() {
@@ -674,7 +795,14 @@ impl<'p> Walk<'p> {
         }
     }
 
-    fn loop_pass(&mut self, pat: &TPat, roots: &[LocalId], form: &TLoopForm, body: &TExpr) {
+    /// One pass over a loop's body; returns the roots of its result.
+    fn loop_pass(
+        &mut self,
+        pat: &TPat,
+        roots: &[LocalId],
+        form: &TLoopForm,
+        body: &TExpr,
+    ) -> Roots {
         self.bind(pat, roots);
         match form {
             TLoopForm::For { bound, .. } => drop(self.expr(bound)),
@@ -684,7 +812,7 @@ impl<'p> Walk<'p> {
             }
             TLoopForm::While(c) => drop(self.expr(c)),
         }
-        self.expr(body);
+        self.expr(body)
     }
 
     /// Alternatives: each starts from the same consumption; afterwards,
@@ -772,18 +900,22 @@ impl<'p> Walk<'p> {
             for (p, roots) in lam.params.iter().zip(&arg_roots) {
                 self.bind(p, roots);
             }
-            result = self.expr(&lam.body);
+            result = self.lambda_body(f, lam);
         }
         // A function's result aliases the arguments its body may return.
         // One declared unique is fresh, as in Futhark.
         let unique_result = instance
             .and_then(|k| self.facts.unique_ret.get(&k))
             .is_some_and(|flags| flags.iter().all(|u| *u));
+        // Not a constant given as an argument: the summary does not say
+        // which component of a tuple result aliases what, and Futhark,
+        // which knows, accepts `(f table x).0` where `.0` is fresh.
         if let Some(k) = instance.filter(|_| !unique_result) {
             for i in self.summary(k) {
                 if let (Some(p), Some(roots)) = (params.get(i), arg_roots.get(i)) {
                     if !is_unique(p, self.unique) {
-                        result = union(result, roots.clone());
+                        let roots = roots.iter().filter(|r| constant_of(**r).is_none());
+                        result = union(result, roots.copied().collect());
                     }
                 }
             }

@@ -504,9 +504,27 @@ impl<'a> Checker<'a> {
 
     /// Records which parts of instance `id`'s result `d` declares unique.
     fn note_unique_ret(&mut self, d: usize, id: usize) {
-        let flags = unique_ret(self.defs[d].def.ret.as_ref());
+        let def = self.defs[d].def;
+        let flags = unique_ret(def.ret.as_ref());
         if flags.iter().any(|u| *u) {
             self.unique_ret.insert(id, flags);
+            // Every use of a constant shares one value: none may own it.
+            if let (true, Some(ret)) = (def.params.is_empty(), &def.ret) {
+                let file = self.defs[d].file;
+                let name = &def.name;
+                let d = Diagnostic::new(
+                    file,
+                    ret.span(),
+                    format!(
+                        "the top-level constant `{}` cannot have a unique type",
+                        name.name
+                    ),
+                )
+                .with_label("declared unique here")
+                .with_secondary(name.span.clone(), "a constant: no parameters")
+                .with_note("every use of a constant shares its memory: drop the `*`");
+                self.report(d);
+            }
         }
     }
 

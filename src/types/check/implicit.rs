@@ -9,11 +9,14 @@
 //! array of the same size beside it (`zip xs (mat 1)`), the written size of
 //! an argument matched term by term against the parameter's (`xs :> [2 **
 //! k]t` against `[2 ** k]t`), the result size of a function argument
-//! (`replicate 3`, `\x -> [x, x]`), or the size of an argument given to
-//! the function the call returns. Those the body uses become the instance's
-//! first parameters (`i64`s) and every call passes them; those it does not
-//! use need no value (the declared sizes that mention them are checked
-//! where they are bound). A size nothing gives is a located error.
+//! (`replicate 3`, `\x -> [x, x]`), the size of an argument given to the
+//! function the call returns, or the written type of the parameter the
+//! call's value is given for (`coerce plus_comm xs`, the other arguments
+//! giving that function's sizes). An argument whose size is that of a
+//! name a `let` inside it binds has the `let` bound before the call. Those
+//! the body uses become the instance's first parameters (`i64`s) and every
+//! call passes them; those it does not use need no value (the declared
+//! sizes that mention them are checked where they are bound). A size nothing gives is a located error.
 
 use super::unflatten::{Factor, Written};
 use super::*;
@@ -162,6 +165,16 @@ fn type_dims(t: &TypeExpr) -> Vec<Option<Factor<'_>>> {
     }
 }
 
+/// Whether the outer dimension of written array type `t` is a size
+/// expression (`[n + m]t`) that mentions one of `wanted`.
+fn outer_is_expr_of(t: &TypeExpr, wanted: &[&str]) -> bool {
+    match t {
+        TypeExpr::Unique(x, _) => outer_is_expr_of(x, wanted),
+        TypeExpr::Array(SizeExpr::Expr(e), _, _) => wanted.iter().any(|w| expr_mentions(e, w)),
+        _ => false,
+    }
+}
+
 /// The result type of a written function type (`a -> b -> [n]c`: `[n]c`).
 fn func_result(t: &TypeExpr) -> &TypeExpr {
     match t {
@@ -190,14 +203,24 @@ impl<'a> Checker<'a> {
         let wanted: Vec<&str> = implicit.iter().map(|i| i.name.as_str()).collect();
         let mut solved: Vec<Option<Known<'a>>> = vec![None; wanted.len()];
         // The parameters' written types against the arguments'.
-        for (p, arg) in t.params.iter().zip(args) {
+        for (j, (p, arg)) in t.params.iter().zip(args).enumerate() {
             let Pattern::Ascribed(_, te, _) = p else {
                 continue;
             };
-            let known = match func_result(te) {
+            let mut known = match func_result(te) {
                 r if std::ptr::eq(r, te) => self.known_dims(arg),
                 _ => self.known_result_dims(arg),
             };
+            if known.first().is_none_or(Option::is_none)
+                && outer_is_expr_of(te, &wanted)
+                && !solved.iter().all(Option::is_some)
+            {
+                if let Some(targ) = targs[j].take() {
+                    let (targ, outer) = self.checked_outer(targ, lets, at)?;
+                    targs[j] = Some(targ);
+                    known = vec![Some(outer)];
+                }
+            }
             Self::match_dims(func_result(te), &known, &wanted, &mut solved);
         }
         // The declared result against the type the call's value must have,
@@ -220,6 +243,19 @@ impl<'a> Checker<'a> {
                     known = vec![Some(Known::Value(Box::new(self.length_of(arr, at)?)))];
                 }
                 Self::match_dims(ret, &known, &wanted, &mut solved);
+            }
+        }
+        // The declared result against the written type of the parameter
+        // the call's value is given for (`coerce plus_comm xs` with `coerce
+        // (_: eq [n] [m]) (a: [n]t)` and `plus_comm : eq [a + b] [b + a]`),
+        // that function's sizes found from its other arguments.
+        if let (Some(ret), Some(site)) = (t.ret, site) {
+            if let Some((outer, outer_args, j)) = self.arg_of_call.get(&(site as *const Expr)) {
+                let (outer, outer_args, j) = (outer.clone(), outer_args.clone(), *j);
+                if let Some(Pattern::Ascribed(_, expected, _)) = outer.params.get(j) {
+                    let subst = self.outer_sizes(&outer, &outer_args, j);
+                    Self::match_types(ret, expected, &subst, &wanted, &mut solved);
+                }
             }
         }
         // The parameters of the function the call returns against the
@@ -271,6 +307,136 @@ impl<'a> Checker<'a> {
         Ok(sizes)
     }
 
+    /// Records the arguments of a call of global `t` that use a global
+    /// definition themselves (`coerce plus_comm xs`): their implicit sizes
+    /// may come from the parameter's written type.
+    pub(super) fn note_args_of_call(&mut self, t: &Rc<Template<'a>>, args: &[&'a Expr]) {
+        if t.def_index.is_none() {
+            return;
+        }
+        let mut all = None;
+        for (j, arg) in args.iter().enumerate() {
+            let (head, _) = flatten_apply(arg);
+            let global = matches!(&head.kind, ExprKind::Var { qualifier: None, name }
+                if self.lookup_local(&name.name).is_none());
+            if global && matches!(t.params.get(j), Some(Pattern::Ascribed(..))) {
+                let all = all.get_or_insert_with(|| Rc::new(args.to_vec())).clone();
+                self.arg_of_call
+                    .insert(*arg as *const Expr, (t.clone(), all, j));
+            }
+        }
+    }
+
+    /// The size parameters of `outer` that its arguments other than the
+    /// `j`th give, by name.
+    fn outer_sizes(
+        &self,
+        outer: &Template<'a>,
+        args: &[&'a Expr],
+        j: usize,
+    ) -> Vec<(&'a str, Known<'a>)> {
+        let names: Vec<&'a str> = outer
+            .type_params
+            .iter()
+            .filter_map(|p| match p {
+                TypeParam::Size(n) => Some(n.name.as_str()),
+                TypeParam::Type(_) => None,
+            })
+            .collect();
+        let mut solved: Vec<Option<Known<'a>>> = vec![None; names.len()];
+        for (i, (p, arg)) in outer.params.iter().zip(args).enumerate() {
+            if let (true, Pattern::Ascribed(_, te, _)) = (i != j, p) {
+                let mut known = self.known_dims(arg);
+                if known.first().is_none_or(Option::is_none) {
+                    known = vec![self.outer_known(arg)];
+                }
+                Self::match_dims(te, &known, &names, &mut solved);
+            }
+        }
+        names
+            .into_iter()
+            .zip(solved)
+            .filter_map(|(n, k)| Some((n, k?)))
+            .collect()
+    }
+
+    /// Matches the sizes of written type `decl` (the callee's result) with
+    /// those of `expected`, a written type whose size names stand for
+    /// what `subst` gives them, solving the `wanted` names; type
+    /// abbreviations match by their size arguments (`eq [a + b] [b + a]`
+    /// against `eq [n] [m]`).
+    fn match_types(
+        decl: &'a TypeExpr,
+        expected: &'a TypeExpr,
+        subst: &[(&'a str, Known<'a>)],
+        wanted: &[&str],
+        solved: &mut [Option<Known<'a>>],
+    ) {
+        match (decl, expected) {
+            (TypeExpr::Unique(d, _), _) => Self::match_types(d, expected, subst, wanted, solved),
+            (_, TypeExpr::Unique(x, _)) => Self::match_types(decl, x, subst, wanted, solved),
+            (TypeExpr::Array(s1, e1, _), TypeExpr::Array(s2, e2, _)) => {
+                Self::match_size(s1, s2, subst, wanted, solved);
+                Self::match_types(e1, e2, subst, wanted, solved);
+            }
+            (TypeExpr::Apply(n1, a1, _), TypeExpr::Apply(n2, a2, _))
+                if n1.name.name == n2.name.name
+                    && n1.quals.len() == n2.quals.len()
+                    && n1
+                        .quals
+                        .iter()
+                        .zip(&n2.quals)
+                        .all(|(a, b)| a.name == b.name)
+                    && a1.len() == a2.len() =>
+            {
+                for pair in a1.iter().zip(a2) {
+                    match pair {
+                        (TypeArg::Size(s1), TypeArg::Size(s2)) => {
+                            Self::match_size(s1, s2, subst, wanted, solved)
+                        }
+                        (TypeArg::Type(t1), TypeArg::Type(t2)) => {
+                            Self::match_types(t1, t2, subst, wanted, solved)
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            (TypeExpr::Tuple(t1, _), TypeExpr::Tuple(t2, _)) if t1.len() == t2.len() => {
+                for (a, b) in t1.iter().zip(t2) {
+                    Self::match_types(a, b, subst, wanted, solved);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// One size of the callee's result against one of the expected type.
+    fn match_size(
+        decl: &'a SizeExpr,
+        expected: &'a SizeExpr,
+        subst: &[(&'a str, Known<'a>)],
+        wanted: &[&str],
+        solved: &mut [Option<Known<'a>>],
+    ) {
+        let known = match expected {
+            SizeExpr::Named(n) => subst
+                .iter()
+                .find(|(m, _)| *m == n.name)
+                .map(|(_, k)| k.clone()),
+            SizeExpr::Const(c, span) => Some(Known::Written(Factor::Const(*c, span))),
+            SizeExpr::Expr(e) => Self::substituted(e, subst),
+            SizeExpr::Any(_) => None,
+        };
+        let Some(k) = known else {
+            return;
+        };
+        match decl {
+            SizeExpr::Named(n) => Self::solve(&n.name, &k, wanted, solved),
+            SizeExpr::Expr(e) => Self::match_expr(e, &k, wanted, solved),
+            SizeExpr::Const(..) | SizeExpr::Any(_) => {}
+        }
+    }
+
     /// The `i64` a known size is, where it can be computed at the call.
     fn known_value(&mut self, k: Known<'a>, at: &Span) -> Result<Option<TExpr>> {
         Ok(match k {
@@ -286,6 +452,60 @@ impl<'a> Checker<'a> {
             }
             Known::Call(..) => None,
         })
+    }
+
+    /// The outer size of a checked argument whose size the program text
+    /// does not give, and the argument to pass in its place: a `let`
+    /// around it is bound before the call, since the size may be that of
+    /// a name it binds (`f (let ys = filter p xs in ys ++ xs)` against
+    /// `[n + m]t`, as Futhark's unification finds it); `a ++ b` is the sum
+    /// of its operands' sizes; anything else is bound and its length taken.
+    fn checked_outer(
+        &mut self,
+        arg: TExpr,
+        lets: &mut Vec<(TPat, TExpr)>,
+        at: &Span,
+    ) -> Result<(TExpr, Known<'a>)> {
+        let TExpr {
+            kind,
+            ty,
+            file,
+            span,
+        } = arg;
+        match kind {
+            TExprKind::Let(pat, rhs, body) => {
+                lets.push((pat, *rhs));
+                self.checked_outer(*body, lets, at)
+            }
+            TExprKind::BinOp(BinOp::Concat, a, b) => {
+                let (a, ka) = self.checked_outer(*a, lets, at)?;
+                let (b, kb) = self.checked_outer(*b, lets, at)?;
+                let kind = TExprKind::BinOp(BinOp::Concat, Box::new(a), Box::new(b));
+                let sum = Known::Op(BinOp::Add, Box::new(ka), Box::new(kb));
+                Ok((
+                    TExpr {
+                        kind,
+                        ty,
+                        file,
+                        span,
+                    },
+                    sum,
+                ))
+            }
+            kind => {
+                let arg = self.bound(
+                    TExpr {
+                        kind,
+                        ty,
+                        file,
+                        span,
+                    },
+                    lets,
+                );
+                let len = self.length_of(arg.clone(), at)?;
+                Ok((arg, Known::Value(Box::new(len))))
+            }
+        }
     }
 
     /// `arg`, or a name bound to it in `lets` when it is not one already.

@@ -125,6 +125,7 @@ pub fn check_with_stats(
             in_place: &checker.in_place,
             bound: &checker.bound,
             unique_ret: &checker.unique_ret,
+            lambda_unique_ret: &checker.lambda_unique_ret,
             entry_unique_ret: &entry_unique_ret,
         };
         errors = consume::check_consumption(checker.sources, &program, &facts);
@@ -250,6 +251,9 @@ struct Template<'a> {
     def_index: Option<usize>,
 }
 
+/// An argument's call: the function, all its arguments, its position.
+type ArgOfCall<'a> = (Rc<Template<'a>>, Rc<Vec<&'a Expr>>, usize);
+
 /// A template's signature, instantiated, before its body is checked.
 struct Signature<'a> {
     ctx: Ctx<'a>,
@@ -302,6 +306,10 @@ struct Checker<'a> {
     /// ys`), with the other such arguments: a call there may take an
     /// implicit size from them (implicit.rs).
     size_hints: HashMap<*const Expr, Vec<&'a Expr>>,
+    /// Arguments that use a global definition, with the function called,
+    /// its arguments and the position: a call there may take an implicit
+    /// size from the parameter's written type (implicit.rs).
+    arg_of_call: HashMap<*const Expr, ArgOfCall<'a>>,
     defs: Vec<GlobalDef<'a>>,
     types: Vec<GlobalType<'a>>,
     /// The environment each `import` (by importing file and path) names.
@@ -331,6 +339,9 @@ struct Checker<'a> {
     /// Instances whose definition's return type is written with `*`: per
     /// component of a written tuple, else one flag.
     unique_ret: HashMap<usize, Vec<bool>>,
+    /// The same for anonymous functions with a written return type, by
+    /// where they are written.
+    lambda_unique_ret: HashMap<(FileId, Span), Vec<bool>>,
 }
 
 fn i64_ty() -> Type {
@@ -360,6 +371,7 @@ impl<'a> Checker<'a> {
             types_written: HashMap::new(),
             typed_results: HashMap::new(),
             size_hints: HashMap::new(),
+            arg_of_call: HashMap::new(),
             sources,
             defs: Vec::new(),
             types: Vec::new(),
@@ -379,6 +391,7 @@ impl<'a> Checker<'a> {
             in_place: Default::default(),
             bound: HashMap::new(),
             unique_ret: HashMap::new(),
+            lambda_unique_ret: HashMap::new(),
         }
     }
 
