@@ -243,7 +243,16 @@ impl Prog {
         let params: Vec<String> = self
             .params
             .iter()
-            .map(|p| format!("({}: {})", p.name, p.ty))
+            .map(|p| {
+                // A parameter a statement rebinds is consumed by it
+                // (`consume.rs`).
+                let rebound = self
+                    .stms
+                    .iter()
+                    .any(|st| st.vars.iter().any(|v| v.name == p.name));
+                let star = if rebound { "*" } else { "" };
+                format!("({}: {star}{})", p.name, p.ty)
+            })
             .collect();
         let rets: Vec<String> = self.results.iter().map(|r| r.ty.to_string()).collect();
         let _ = writeln!(

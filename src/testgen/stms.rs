@@ -78,6 +78,14 @@ pub fn generate_with(seed: u64, shape: Shape) -> Prog {
     }
     let mut env: Env = params.clone();
     let mut stms = Vec::new();
+    if g.rng.chance(0.25) {
+        if let Some(st) = g.consume_param(&env) {
+            // The consumed parameter is gone; its update takes its name.
+            env.retain(|v| st.vars.iter().all(|u| u.name != v.name));
+            env.extend(st.vars.iter().cloned());
+            stms.push(st);
+        }
+    }
     let (lo, hi) = if long { (12, 30) } else { (2, 7) };
     for _ in 0..g.rng.range(lo, hi) {
         let st = g.stm(&env);
@@ -283,6 +291,9 @@ impl Gen {
         if self.rng.chance(0.3) {
             return self.tuple_histogram(env, t, d);
         }
+        if t.is_int() && self.rng.chance(0.2) {
+            return self.linear_rows(env, t, d);
+        }
         let linear = t.is_int() && self.rng.chance(0.4);
         let t2 = if linear { t } else { self.scalar_type() };
         let (xs, size) = self.array1(env, t, d, None);
@@ -294,11 +305,7 @@ impl Gen {
             self.name("b"),
         );
         let (op, ne) = if linear {
-            let n = t.name();
-            (
-                format!("(\\({a1}, {b1}) ({a2}, {b2}) -> ({a1} * {a2}, {b1} * {a2} + {b2}))"),
-                format!("(1{n}, 0{n})"),
-            )
+            self.linear_op(t)
         } else {
             let o1 = self.op(t, true);
             let o2 = self.op(t2, true);
@@ -329,6 +336,45 @@ impl Gen {
             .t("))")
             .inexact(inexact);
         Some(self.pair(e, tys, sizes))
+    }
+
+    /// The composition of linear functions `x -> a*x + b` on pairs
+    /// (associative, not commutative), and its neutral element.
+    fn linear_op(&mut self, t: ScalarType) -> (String, String) {
+        let [a1, b1, a2, b2] = ["a", "b", "a", "b"].map(|p| self.name(p));
+        let n = t.name();
+        (
+            format!("(\\({a1}, {b1}) ({a2}, {b2}) -> ({a1} * {a2}, {b1} * {a2} + {b2}))"),
+            format!("(1{n}, 0{n})"),
+        )
+    }
+
+    /// A reduction or scan of each row of a matrix with the (not
+    /// commutative) linear composition, which must keep the order of a
+    /// row's elements however a row is split among threads (a GPU runs a
+    /// warp or a block per row): two vectors or two matrices.
+    fn linear_rows(&mut self, env: &Env, t: ScalarType, d: u32) -> Option<Stm> {
+        let (m, size) = self.array2(env, t, d, None);
+        let row_size = self.new_size();
+        let (inner, r) = self.bind(env, "r", Ty::arr(Ty::S(t)), row_size);
+        let (inner, x) = self.bind(&inner, "x", Ty::S(t), 0);
+        let f = self.exact(&inner, t, d);
+        let (op, ne) = self.linear_op(t);
+        let scan = self.rng.chance(0.5);
+        let (soac, row_ty) = if scan {
+            ("unzip (scan", Ty::arr(Ty::arr(Ty::S(t))))
+        } else {
+            ("(reduce", Ty::arr(Ty::S(t)))
+        };
+        let e = Expr::node(Ty::Tup(vec![]))
+            .t(&format!(
+                "unzip (map (\\{r} -> {soac} {op} {ne} (zip {r} (map (\\{x} -> "
+            ))
+            .e(f)
+            .t(&format!(") {r})))) "))
+            .e(m)
+            .t(")");
+        Some(self.pair(e, [row_ty.clone(), row_ty], [size, size]))
     }
 
     /// `reduce_by_index` into a zipped pair of arrays, or `hist`, with
