@@ -204,17 +204,7 @@ impl Gen {
                 let c = self.exact(env, Bool, dd);
                 let (a, size) = self.array1(env, t, dd, want);
                 let b = self.same_size(env, t, dd, size, &a);
-                Some((
-                    Expr::node(ty)
-                        .t("(if ")
-                        .e(c)
-                        .t(" then ")
-                        .e(a)
-                        .t(" else ")
-                        .e(b)
-                        .t(")"),
-                    size,
-                ))
+                Some((Expr::if_then_else(ty, c, a, b), size))
             }
             9 => self.generated(env, t, dd, want),
             10 if want.is_none() => {

@@ -113,6 +113,18 @@ impl Expr {
         call.t(")")
     }
 
+    /// `(if c then a else b)`, of type `ty`.
+    pub fn if_then_else(ty: Ty, c: Expr, a: Expr, b: Expr) -> Expr {
+        Expr::node(ty)
+            .t("(if ")
+            .e(c)
+            .t(" then ")
+            .e(a)
+            .t(" else ")
+            .e(b)
+            .t(")")
+    }
+
     pub fn t(mut self, text: &str) -> Expr {
         match self.parts.last_mut() {
             Some(Part::Text(s)) => s.push_str(text),

@@ -194,12 +194,8 @@ impl Gen {
                 Some(self.pair(e, [Ty::arr(Ty::S(t)), Ty::arr(Ty::S(t))], [a, b]))
             }
             4 => {
-                let (src, size) = self.any_array(env, depth - 1);
-                let elem = src.ty.elem()?.clone();
-                let (inner, x) = self.bind(env, "x", elem, size);
-                let t2 = self.scalar_type();
-                let a = self.scalar(&inner, t, depth - 1);
-                let b = self.scalar(&inner, t2, depth - 1);
+                let (src, size, x, [a, b]) = self.two_of_each(env, t, depth - 1)?;
+                let t2 = b.ty.scalar_rank()?.0;
                 let e = Expr::node(Ty::Tup(vec![]))
                     .t(&format!("unzip (map (\\{x} -> ("))
                     .e(a)
@@ -263,12 +259,8 @@ impl Gen {
                 Some(self.single(e, size))
             }
             _ => {
-                let (src, size) = self.any_array(env, depth - 1);
-                let elem = src.ty.elem()?.clone();
-                let (inner, x) = self.bind(env, "x", elem, size);
-                let t2 = self.scalar_type();
-                let a = self.scalar(&inner, t, depth - 1);
-                let b = self.scalar(&inner, t2, depth - 1);
+                let (src, size, x, [a, b]) = self.two_of_each(env, t, depth - 1)?;
+                let t2 = b.ty.scalar_rank()?.0;
                 let ty = Ty::arr(Ty::Rec(vec![
                     ("a".into(), Ty::S(t)),
                     ("b".into(), Ty::S(t2)),
@@ -285,6 +277,23 @@ impl Gen {
         }
     }
 
+    /// Two scalars, of `t` and of a random type, of each element `x` of an
+    /// array: the array, its length class, `x` and the two.
+    fn two_of_each(
+        &mut self,
+        env: &Env,
+        t: ScalarType,
+        d: u32,
+    ) -> Option<(Expr, u32, String, [Expr; 2])> {
+        let (src, size) = self.any_array(env, d);
+        let elem = src.ty.elem()?.clone();
+        let (inner, x) = self.bind(env, "x", elem, size);
+        let t2 = self.scalar_type();
+        let a = self.scalar(&inner, t, d);
+        let b = self.scalar(&inner, t2, d);
+        Some((src, size, x, [a, b]))
+    }
+
     /// A reduction or scan over pairs: two operators side by side, or the
     /// composition of linear functions (associative, not commutative).
     fn tuple_reduction(&mut self, env: &Env, t: ScalarType, d: u32) -> Option<Stm> {
@@ -298,24 +307,10 @@ impl Gen {
         let t2 = if linear { t } else { self.scalar_type() };
         let (xs, size) = self.array1(env, t, d, None);
         let ys = self.same_size(env, t2, d, size, &xs);
-        let (a1, b1, a2, b2) = (
-            self.name("a"),
-            self.name("b"),
-            self.name("a"),
-            self.name("b"),
-        );
         let (op, ne) = if linear {
             self.linear_op(t)
         } else {
-            let o1 = self.op(t, true);
-            let o2 = self.op(t2, true);
-            (
-                format!(
-                    "(\\({a1}, {b1}) ({a2}, {b2}) -> ({} {a1} {a2}, {} {b1} {b2}))",
-                    o1.text, o2.text
-                ),
-                format!("({}, {})", o1.ne, o2.ne),
-            )
+            self.side_by_side(t, t2)
         };
         let inexact = t.is_float() || t2.is_float();
         let scan = self.rng.chance(0.5);
@@ -336,6 +331,20 @@ impl Gen {
             .t("))")
             .inexact(inexact);
         Some(self.pair(e, tys, sizes))
+    }
+
+    /// Two commutative operators side by side on pairs of `t` and `t2`,
+    /// and the pair of their neutral elements.
+    fn side_by_side(&mut self, t: ScalarType, t2: ScalarType) -> (String, String) {
+        let (o1, o2) = (self.op(t, true), self.op(t2, true));
+        let [a1, b1, a2, b2] = ["a", "b", "a", "b"].map(|p| self.name(p));
+        (
+            format!(
+                "(\\({a1}, {b1}) ({a2}, {b2}) -> ({} {a1} {a2}, {} {b1} {b2}))",
+                o1.text, o2.text
+            ),
+            format!("({}, {})", o1.ne, o2.ne),
+        )
     }
 
     /// The composition of linear functions `x -> a*x + b` on pairs
@@ -383,13 +392,7 @@ impl Gen {
         let t2 = self.scalar_type();
         let (is, vs) = self.index_value_pairs(env, t, d)?;
         let vs2 = self.same_size(env, t2, d, u32::MAX, &vs);
-        let (o1, o2) = (self.op(t, true), self.op(t2, true));
-        let [a1, b1, a2, b2] = ["a", "b", "a", "b"].map(|p| self.name(p));
-        let op = format!(
-            "(\\({a1}, {b1}) ({a2}, {b2}) -> ({} {a1} {a2}, {} {b1} {b2}))",
-            o1.text, o2.text
-        );
-        let ne = format!("({}, {})", o1.ne, o2.ne);
+        let (op, ne) = self.side_by_side(t, t2);
         let inexact = t.is_float() || t2.is_float();
         let tys = [Ty::arr(Ty::S(t)), Ty::arr(Ty::S(t2))];
         let (e, size) = if self.rng.chance(0.5) {
