@@ -180,20 +180,8 @@ impl Gen {
                 Some((wrap(e), size))
             }
             6 => {
-                // scatter: the values are a function of their index, so
-                // duplicate indices write equal values.
                 let (dest, size) = self.array1(env, t, dd, want);
-                let is = self.indices(env, dd)?;
-                let (inner, j) = self.bind(env, "j", Ty::S(I64), 0);
-                let v = self.scalar(&inner, t, dd);
-                let (wrap, ivar) = self.shared(env, is);
-                let e = Expr::node(ty)
-                    .t("(scatter ")
-                    .e(dest)
-                    .t(&format!(" {ivar} (map (\\{j} -> "))
-                    .e(v)
-                    .t(&format!(") {ivar}))"));
-                Some((wrap(e), size))
+                Some((self.scatter_into(env, dest, t, dd)?, size))
             }
             7 => {
                 let (dest, size) = self.array1(env, t, dd, want);
@@ -216,17 +204,7 @@ impl Gen {
                 let c = self.exact(env, Bool, dd);
                 let (a, size) = self.array1(env, t, dd, want);
                 let b = self.same_size(env, t, dd, size, &a);
-                Some((
-                    Expr::node(ty)
-                        .t("(if ")
-                        .e(c)
-                        .t(" then ")
-                        .e(a)
-                        .t(" else ")
-                        .e(b)
-                        .t(")"),
-                    size,
-                ))
+                Some((Expr::if_then_else(ty, c, a, b), size))
             }
             9 => self.generated(env, t, dd, want),
             10 if want.is_none() => {
@@ -539,6 +517,28 @@ impl Gen {
             .t("(replicate 0i64 ")
             .e(v)
             .t(")")
+    }
+
+    /// `scatter dest is vs`: the values are a function of their index, so
+    /// duplicate indices write equal values.
+    pub(super) fn scatter_into(
+        &mut self,
+        env: &Env,
+        dest: Expr,
+        t: ScalarType,
+        d: u32,
+    ) -> Option<Expr> {
+        let is = self.indices(env, d)?;
+        let (inner, j) = self.bind(env, "j", Ty::S(I64), 0);
+        let v = self.scalar(&inner, t, d);
+        let (wrap, ivar) = self.shared(env, is);
+        let e = Expr::node(dest.ty.clone())
+            .t("(scatter ")
+            .e(dest)
+            .t(&format!(" {ivar} (map (\\{j} -> "))
+            .e(v)
+            .t(&format!(") {ivar}))"));
+        Some(wrap(e))
     }
 
     /// Indices for scatter: in range, past the end, negative.

@@ -113,6 +113,18 @@ impl Expr {
         call.t(")")
     }
 
+    /// `(if c then a else b)`, of type `ty`.
+    pub fn if_then_else(ty: Ty, c: Expr, a: Expr, b: Expr) -> Expr {
+        Expr::node(ty)
+            .t("(if ")
+            .e(c)
+            .t(" then ")
+            .e(a)
+            .t(" else ")
+            .e(b)
+            .t(")")
+    }
+
     pub fn t(mut self, text: &str) -> Expr {
         match self.parts.last_mut() {
             Some(Part::Text(s)) => s.push_str(text),
@@ -243,7 +255,16 @@ impl Prog {
         let params: Vec<String> = self
             .params
             .iter()
-            .map(|p| format!("({}: {})", p.name, p.ty))
+            .map(|p| {
+                // A parameter a statement rebinds is consumed by it
+                // (`consume.rs`).
+                let rebound = self
+                    .stms
+                    .iter()
+                    .any(|st| st.vars.iter().any(|v| v.name == p.name));
+                let star = if rebound { "*" } else { "" };
+                format!("({}: {star}{})", p.name, p.ty)
+            })
             .collect();
         let rets: Vec<String> = self.results.iter().map(|r| r.ty.to_string()).collect();
         let _ = writeln!(

@@ -337,16 +337,7 @@ impl Gen {
                 let c = self.exact(env, Bool, d);
                 let a = self.scalar(env, t, d);
                 let b = self.scalar(env, t, d);
-                Some(
-                    Expr::node(ty)
-                        .t("(if ")
-                        .e(c)
-                        .t(" then ")
-                        .e(a)
-                        .t(" else ")
-                        .e(b)
-                        .t(")"),
-                )
+                Some(Expr::if_then_else(ty, c, a, b))
             }
             7 => self.element(env, t, d),
             8 => self.reduction(env, t, d),

@@ -78,6 +78,14 @@ pub fn generate_with(seed: u64, shape: Shape) -> Prog {
     }
     let mut env: Env = params.clone();
     let mut stms = Vec::new();
+    if g.rng.chance(0.25) {
+        if let Some(st) = g.consume_param(&env) {
+            // The consumed parameter is gone; its update takes its name.
+            env.retain(|v| st.vars.iter().all(|u| u.name != v.name));
+            env.extend(st.vars.iter().cloned());
+            stms.push(st);
+        }
+    }
     let (lo, hi) = if long { (12, 30) } else { (2, 7) };
     for _ in 0..g.rng.range(lo, hi) {
         let st = g.stm(&env);
@@ -186,12 +194,8 @@ impl Gen {
                 Some(self.pair(e, [Ty::arr(Ty::S(t)), Ty::arr(Ty::S(t))], [a, b]))
             }
             4 => {
-                let (src, size) = self.any_array(env, depth - 1);
-                let elem = src.ty.elem()?.clone();
-                let (inner, x) = self.bind(env, "x", elem, size);
-                let t2 = self.scalar_type();
-                let a = self.scalar(&inner, t, depth - 1);
-                let b = self.scalar(&inner, t2, depth - 1);
+                let (src, size, x, [a, b]) = self.two_of_each(env, t, depth - 1)?;
+                let t2 = b.ty.scalar_rank()?.0;
                 let e = Expr::node(Ty::Tup(vec![]))
                     .t(&format!("unzip (map (\\{x} -> ("))
                     .e(a)
@@ -255,12 +259,8 @@ impl Gen {
                 Some(self.single(e, size))
             }
             _ => {
-                let (src, size) = self.any_array(env, depth - 1);
-                let elem = src.ty.elem()?.clone();
-                let (inner, x) = self.bind(env, "x", elem, size);
-                let t2 = self.scalar_type();
-                let a = self.scalar(&inner, t, depth - 1);
-                let b = self.scalar(&inner, t2, depth - 1);
+                let (src, size, x, [a, b]) = self.two_of_each(env, t, depth - 1)?;
+                let t2 = b.ty.scalar_rank()?.0;
                 let ty = Ty::arr(Ty::Rec(vec![
                     ("a".into(), Ty::S(t)),
                     ("b".into(), Ty::S(t2)),
@@ -277,38 +277,40 @@ impl Gen {
         }
     }
 
+    /// Two scalars, of `t` and of a random type, of each element `x` of an
+    /// array: the array, its length class, `x` and the two.
+    fn two_of_each(
+        &mut self,
+        env: &Env,
+        t: ScalarType,
+        d: u32,
+    ) -> Option<(Expr, u32, String, [Expr; 2])> {
+        let (src, size) = self.any_array(env, d);
+        let elem = src.ty.elem()?.clone();
+        let (inner, x) = self.bind(env, "x", elem, size);
+        let t2 = self.scalar_type();
+        let a = self.scalar(&inner, t, d);
+        let b = self.scalar(&inner, t2, d);
+        Some((src, size, x, [a, b]))
+    }
+
     /// A reduction or scan over pairs: two operators side by side, or the
     /// composition of linear functions (associative, not commutative).
     fn tuple_reduction(&mut self, env: &Env, t: ScalarType, d: u32) -> Option<Stm> {
         if self.rng.chance(0.3) {
             return self.tuple_histogram(env, t, d);
         }
+        if t.is_int() && self.rng.chance(0.2) {
+            return self.linear_rows(env, t, d);
+        }
         let linear = t.is_int() && self.rng.chance(0.4);
         let t2 = if linear { t } else { self.scalar_type() };
         let (xs, size) = self.array1(env, t, d, None);
         let ys = self.same_size(env, t2, d, size, &xs);
-        let (a1, b1, a2, b2) = (
-            self.name("a"),
-            self.name("b"),
-            self.name("a"),
-            self.name("b"),
-        );
         let (op, ne) = if linear {
-            let n = t.name();
-            (
-                format!("(\\({a1}, {b1}) ({a2}, {b2}) -> ({a1} * {a2}, {b1} * {a2} + {b2}))"),
-                format!("(1{n}, 0{n})"),
-            )
+            self.linear_op(t)
         } else {
-            let o1 = self.op(t, true);
-            let o2 = self.op(t2, true);
-            (
-                format!(
-                    "(\\({a1}, {b1}) ({a2}, {b2}) -> ({} {a1} {a2}, {} {b1} {b2}))",
-                    o1.text, o2.text
-                ),
-                format!("({}, {})", o1.ne, o2.ne),
-            )
+            self.side_by_side(t, t2)
         };
         let inexact = t.is_float() || t2.is_float();
         let scan = self.rng.chance(0.5);
@@ -331,19 +333,66 @@ impl Gen {
         Some(self.pair(e, tys, sizes))
     }
 
+    /// Two commutative operators side by side on pairs of `t` and `t2`,
+    /// and the pair of their neutral elements.
+    fn side_by_side(&mut self, t: ScalarType, t2: ScalarType) -> (String, String) {
+        let (o1, o2) = (self.op(t, true), self.op(t2, true));
+        let [a1, b1, a2, b2] = ["a", "b", "a", "b"].map(|p| self.name(p));
+        (
+            format!(
+                "(\\({a1}, {b1}) ({a2}, {b2}) -> ({} {a1} {a2}, {} {b1} {b2}))",
+                o1.text, o2.text
+            ),
+            format!("({}, {})", o1.ne, o2.ne),
+        )
+    }
+
+    /// The composition of linear functions `x -> a*x + b` on pairs
+    /// (associative, not commutative), and its neutral element.
+    fn linear_op(&mut self, t: ScalarType) -> (String, String) {
+        let [a1, b1, a2, b2] = ["a", "b", "a", "b"].map(|p| self.name(p));
+        let n = t.name();
+        (
+            format!("(\\({a1}, {b1}) ({a2}, {b2}) -> ({a1} * {a2}, {b1} * {a2} + {b2}))"),
+            format!("(1{n}, 0{n})"),
+        )
+    }
+
+    /// A reduction or scan of each row of a matrix with the (not
+    /// commutative) linear composition, which must keep the order of a
+    /// row's elements however a row is split among threads (a GPU runs a
+    /// warp or a block per row): two vectors or two matrices.
+    fn linear_rows(&mut self, env: &Env, t: ScalarType, d: u32) -> Option<Stm> {
+        let (m, size) = self.array2(env, t, d, None);
+        let row_size = self.new_size();
+        let (inner, r) = self.bind(env, "r", Ty::arr(Ty::S(t)), row_size);
+        let (inner, x) = self.bind(&inner, "x", Ty::S(t), 0);
+        let f = self.exact(&inner, t, d);
+        let (op, ne) = self.linear_op(t);
+        let scan = self.rng.chance(0.5);
+        let (soac, row_ty) = if scan {
+            ("unzip (scan", Ty::arr(Ty::arr(Ty::S(t))))
+        } else {
+            ("(reduce", Ty::arr(Ty::S(t)))
+        };
+        let e = Expr::node(Ty::Tup(vec![]))
+            .t(&format!(
+                "unzip (map (\\{r} -> {soac} {op} {ne} (zip {r} (map (\\{x} -> "
+            ))
+            .e(f)
+            .t(&format!(") {r})))) "))
+            .e(m)
+            .t(")");
+        Some(self.pair(e, [row_ty.clone(), row_ty], [size, size]))
+    }
+
     /// `reduce_by_index` into a zipped pair of arrays, or `hist`, with
     /// two commutative operators side by side.
     fn tuple_histogram(&mut self, env: &Env, t: ScalarType, d: u32) -> Option<Stm> {
         let t2 = self.scalar_type();
         let (is, vs) = self.index_value_pairs(env, t, d)?;
         let vs2 = self.same_size(env, t2, d, u32::MAX, &vs);
-        let (o1, o2) = (self.op(t, true), self.op(t2, true));
-        let [a1, b1, a2, b2] = ["a", "b", "a", "b"].map(|p| self.name(p));
-        let op = format!(
-            "(\\({a1}, {b1}) ({a2}, {b2}) -> ({} {a1} {a2}, {} {b1} {b2}))",
-            o1.text, o2.text
-        );
-        let ne = format!("({}, {})", o1.ne, o2.ne);
+        let (op, ne) = self.side_by_side(t, t2);
         let inexact = t.is_float() || t2.is_float();
         let tys = [Ty::arr(Ty::S(t)), Ty::arr(Ty::S(t2))];
         let (e, size) = if self.rng.chance(0.5) {
