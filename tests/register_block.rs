@@ -1,8 +1,10 @@
 //! Register blocks of other shapes and group sizes than 4 x 4 in groups of
 //! 8 (`ARRC_REGISTER_BLOCK`, `loopy::block`): the kernel loads `rows +
 //! cols` vectors per step for `rows * cols` multiply-adds, the groups are
-//! those asked for, and every shape computes what the interpreter does,
-//! remainders of rows and columns included, on 1, 2 and 3 threads.
+//! those asked for, an outer-product kernel (`oRxC`, `loopy::outer`)
+//! broadcasts each row against vectors of the packed panel, and every shape
+//! computes what the interpreter does, remainders of rows and columns
+//! included, on 1, 2 and 3 threads.
 
 mod support;
 
@@ -70,6 +72,53 @@ fn an_eight_by_two_block_loads_ten_vectors_for_sixteen_multiply_adds() {
     );
 }
 
+/// The loop with the most 512-bit multiply-adds: its multiply-adds, vector
+/// loads, broadcasts and shuffles.
+fn outer_loop(asm: &str) -> (usize, usize, usize, usize) {
+    let mut best = (0, 0, 0, 0);
+    for block in asm.split("\n.LBB") {
+        let count =
+            |pick: &dyn Fn(&str) -> bool| block.lines().map(str::trim).filter(|l| pick(l)).count();
+        let fmas = count(&|l| l.starts_with("vfmadd") && l.contains("zmm"));
+        if fmas > best.0 {
+            best = (
+                fmas,
+                count(&|l| {
+                    l.starts_with("vmovups")
+                        && l.contains('(')
+                        && l.rsplit(", ").next().is_some_and(|r| r.starts_with("%zmm"))
+                }),
+                count(&|l| l.starts_with("vbroadcastss") || l.contains("{1to16}")),
+                count(&|l| {
+                    l.starts_with("vshuf") || l.starts_with("vperm") || l.starts_with("vextract")
+                }),
+            );
+        }
+    }
+    best
+}
+
+#[test]
+fn an_outer_product_kernel_broadcasts_rows_against_panel_vectors() {
+    if !cfg!(target_arch = "x86_64") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let flags = ["--cpu", "x86-64-v4"];
+    // 6 rows by 64 columns: per step 4 vectors of the panel and 6
+    // broadcasts for 24 multiply-adds, no shuffle (no sum across lanes).
+    let (fmas, loads, broadcasts, shuffles) = outer_loop(&emit(dir.path(), "asm", "o6x64", &flags));
+    assert_eq!((fmas, broadcasts, shuffles), (24, 6, 0));
+    assert!(loads <= 4, "{loads} vector loads");
+    let (fmas, _, broadcasts, shuffles) = outer_loop(&emit(dir.path(), "asm", "o8x32", &flags));
+    assert_eq!((fmas, broadcasts, shuffles), (16, 8, 0));
+    // Without `b`'s transpose where the product runs as outer products.
+    let loopy = emit(dir.path(), "loopy", "o6x64", &[]);
+    let guarded = loopy.find("if small").expect("the transpose's guard");
+    let transpose = loopy.find("(transpose)").expect("the transpose");
+    assert!(guarded < transpose, "{loopy}");
+}
+
 /// The last operand of the `let` whose line contains `pattern`.
 fn operand<'a>(text: &'a str, pattern: &str) -> &'a str {
     let line = text.lines().find(|l| l.contains(pattern)).expect(pattern);
@@ -109,11 +158,20 @@ fn every_shape_computes_what_the_interpreter_does() {
     let inputs = [
         format!("{} {}", matrix(37, 19, 1), matrix(19, 23, 2)),
         format!("{} {}", matrix(3, 5, 3), matrix(5, 1, 4)),
+        format!("{} {}", matrix(13, 7, 5), matrix(7, 70, 6)),
     ];
     for (n, input) in inputs.iter().enumerate() {
         let expected = support::feed(support::arrc().arg("run").arg(&src), input.as_bytes());
         let expected = support::ok(expected, "arrc run");
-        for block in ["8x2", "5x3,3,2", "4x4,32,8", "1x1"] {
+        for block in [
+            "8x2",
+            "5x3,3,2",
+            "4x4,32,8",
+            "1x1",
+            "o6x64,4,2",
+            "o5x16,2,2",
+            "o4x2,1,1",
+        ] {
             let exe = dir
                 .path()
                 .join(format!("matmul_{n}_{}", block.replace(',', "_")));

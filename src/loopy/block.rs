@@ -86,6 +86,9 @@ use std::collections::{BTreeSet, HashSet};
 /// core's L2 cache), each read by the at most `group` row blocks of a
 /// group; and groups made smaller where the parallel nest would have fewer
 /// than `min_groups` iterations.
+///
+/// With `outer`, a block is instead `rows` values of `i` by a panel of
+/// `cols` values of `j` computed as outer products (`loopy::outer`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Blocking {
     pub rows: usize,
@@ -93,6 +96,7 @@ pub struct Blocking {
     pub tile_bytes: usize,
     pub group: usize,
     pub min_groups: usize,
+    pub outer: bool,
 }
 
 pub(super) const I64: Type = Type::Scalar(ScalarType::I64);
@@ -101,6 +105,10 @@ pub(super) const I64: Type = Type::Scalar(ScalarType::I64);
 /// see the module comment.
 pub fn register_block(f: &mut Function, blocking: Blocking) {
     let mut fresh = fresh_above(f);
+    if blocking.outer {
+        super::outer::outer_products(f, &mut fresh, blocking);
+        return;
+    }
     rewrite_nests(&mut f.body, &mut fresh, &|o, fresh| {
         blocked(o, fresh, blocking)
     });
@@ -154,13 +162,13 @@ pub(super) fn rewrite_nests(
 
 /// The parts of a nest that matches (see the module comment).
 #[derive(Clone, Copy)]
-struct Shape<'a> {
-    o: &'a LoopNest,
-    p: &'a [Stmt],
-    j: &'a LoopNest,
-    q: &'a [Stmt],
-    r: &'a LoopNest,
-    s: &'a [Stmt],
+pub(super) struct Shape<'a> {
+    pub(super) o: &'a LoopNest,
+    pub(super) p: &'a [Stmt],
+    pub(super) j: &'a LoopNest,
+    pub(super) q: &'a [Stmt],
+    pub(super) r: &'a LoopNest,
+    pub(super) s: &'a [Stmt],
 }
 
 pub(super) fn only_maps(nest: &LoopNest) -> bool {
@@ -203,7 +211,7 @@ pub(super) fn scalar_of_row(stmt: &Stmt) -> bool {
     }
 }
 
-fn matches(o: &LoopNest) -> Option<Shape<'_>> {
+pub(super) fn matches(o: &LoopNest) -> Option<Shape<'_>> {
     if !only_maps(o) {
         return None;
     }
@@ -324,7 +332,7 @@ pub(super) fn split(
 
 /// `original` over `start..start + rest`: a copy of `original`'s body
 /// after `index = offset + start`, renamed by `env`.
-fn remainder(
+pub(super) fn remainder(
     original: &LoopNest,
     start: &Var,
     rest: &Var,
@@ -352,7 +360,7 @@ fn remainder(
 
 /// Defines `index_n = blocked * factor + n` in `out` for each `n <
 /// factor`: the values of `original` in a block.
-fn block_indices(
+pub(super) fn block_indices(
     original: &Var,
     blocked: &Var,
     factor: usize,
@@ -371,7 +379,7 @@ fn block_indices(
 }
 
 /// The blocked form of `o`, if it matches (see the module comment).
-fn blocked(o: &LoopNest, fresh: &mut Fresh, blocking: Blocking) -> Option<Vec<Stmt>> {
+pub(super) fn blocked(o: &LoopNest, fresh: &mut Fresh, blocking: Blocking) -> Option<Vec<Stmt>> {
     let shape = matches(o)?;
     let (o, j) = (shape.o, shape.j);
     let mut out = Vec::new();
@@ -412,7 +420,12 @@ fn blocked(o: &LoopNest, fresh: &mut Fresh, blocking: Blocking) -> Option<Vec<St
 /// and `groups = ceil(blocks / group)`, the width of that nest: `group =
 /// clamp(blocks / blocking.min_groups, 1, blocking.group)`, so that small
 /// products keep their parallelism.
-fn group_size(blocks: &Var, blocking: Blocking, fresh: &mut Fresh, out: &mut Block) -> (Var, Var) {
+pub(super) fn group_size(
+    blocks: &Var,
+    blocking: Blocking,
+    fresh: &mut Fresh,
+    out: &mut Block,
+) -> (Var, Var) {
     let wanted = fresh.fresh_var("group_want", I64);
     let at_least = fresh.fresh_var("group_min", I64);
     let group = fresh.fresh_var("group", I64);
@@ -441,7 +454,7 @@ fn group_size(blocks: &Var, blocking: Blocking, fresh: &mut Fresh, out: &mut Blo
 /// width of the reduction (at least 1); with one, all of them: a tile
 /// read by one row block saves nothing, and a product with few row blocks
 /// leaves the cores to `J'`, which should not be cut short.
-fn tile_size(
+pub(super) fn tile_size(
     shape: &Shape,
     blocking: Blocking,
     group: &Var,
@@ -558,7 +571,7 @@ pub(super) fn for_loop(index: Var, bound: &Var, body: Block) -> Stmt {
 /// The index `g` of a loop over the row blocks of a group and the start of
 /// its body: the row block `first + g`, its `rows` values of `i` and `P`
 /// per value, whose renamings are returned.
-fn row_block(
+pub(super) fn row_block(
     shape: &Shape,
     rows: usize,
     first: &Var,

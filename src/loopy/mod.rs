@@ -13,6 +13,7 @@ pub mod ir;
 pub mod jam;
 pub mod lower;
 pub mod memory;
+pub mod outer;
 pub mod par;
 mod peel;
 pub mod print;

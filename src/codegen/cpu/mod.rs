@@ -9,6 +9,7 @@ mod gather;
 pub(crate) mod link;
 mod loops;
 mod nest;
+mod outer;
 pub(crate) mod prefetch;
 pub(crate) mod stream;
 
@@ -55,7 +56,7 @@ pub(crate) fn tuning(cpu: Cpu) -> Tuning {
 /// 1024^3 `f32` matmul under load: 128 KiB tiles 53-61 ms at best, 256 KiB
 /// 36-43, 512 KiB 39-44, 1 MiB 44-52).
 fn blocking(cpu: Cpu) -> Blocking {
-    let (rows, cols, group, min_groups) = std::env::var("ARRC_REGISTER_BLOCK")
+    let shape = std::env::var("ARRC_REGISTER_BLOCK")
         .ok()
         .and_then(|v| parse_register_block(&v))
         .unwrap_or_else(|| {
@@ -64,12 +65,23 @@ fn blocking(cpu: Cpu) -> Blocking {
             default_blocking(intel_avx512, threads)
         });
     Blocking {
-        rows,
-        cols,
+        rows: shape.rows,
+        cols: shape.cols,
         tile_bytes: l2_bytes() / 4,
-        group,
-        min_groups,
+        group: shape.group,
+        min_groups: shape.min_groups,
+        outer: shape.outer,
     }
+}
+
+/// A block's shape and groups, as `loopy::block::Blocking` takes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct BlockShape {
+    rows: usize,
+    cols: usize,
+    group: usize,
+    min_groups: usize,
+    outer: bool,
 }
 
 /// Row blocks per group, and parallel iterations wanted, where nothing
@@ -99,28 +111,59 @@ const GROUPS: (usize, usize) = (8, 32);
 /// 512 KiB fill half of such an L2. The AMD EPYC (Zen 5) keeps its groups:
 /// there matmul already ran at 0.62x numpy's BLAS, and larger groups have
 /// not been measured on it.
-fn default_blocking(intel_avx512: bool, threads: usize) -> (usize, usize, usize, usize) {
+fn default_blocking(intel_avx512: bool, threads: usize) -> BlockShape {
     if intel_avx512 {
-        (4, 4, 32, 4 * threads.max(1))
+        BlockShape {
+            rows: 6,
+            cols: 64,
+            group: 32,
+            min_groups: 4 * threads.max(1),
+            outer: true,
+        }
     } else {
-        (4, 4, GROUPS.0, GROUPS.1)
+        BlockShape {
+            rows: 4,
+            cols: 4,
+            group: GROUPS.0,
+            min_groups: GROUPS.1,
+            outer: false,
+        }
     }
 }
 
 /// `RxC` or `RxC,G,M`: rows and columns from 1 to 8, at most 32
 /// accumulators, and row blocks per group and parallel iterations wanted
-/// from 1 to 4,096 (8 and 32 when not given).
-fn parse_register_block(text: &str) -> Option<(usize, usize, usize, usize)> {
-    let mut parts = text.trim().split(',');
+/// from 1 to 4,096 (8 and 32 when not given). `oRxC` (and `oRxC,G,M`):
+/// outer products of `R` rows (1 to 16) by panels of `C` columns (a
+/// power of two up to 128; `loopy::outer`).
+fn parse_register_block(text: &str) -> Option<BlockShape> {
+    let text = text.trim();
+    let (outer, text) = match text.strip_prefix('o') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let mut parts = text.split(',');
     let (rows, cols) = parts.next()?.split_once('x')?;
     let size = |t: &str, most: usize| t.parse::<usize>().ok().filter(|n| (1..=most).contains(n));
-    let (rows, cols) = (size(rows, 8)?, size(cols, 8)?);
+    let (rows, cols) = match outer {
+        true => (
+            size(rows, 16)?,
+            size(cols, 128).filter(|c| c.is_power_of_two())?,
+        ),
+        false => (size(rows, 8)?, size(cols, 8)?),
+    };
     let groups = match (parts.next(), parts.next(), parts.next()) {
         (None, None, None) => GROUPS,
         (Some(g), Some(m), None) => (size(g, 4096)?, size(m, 4096)?),
         _ => return None,
     };
-    (rows * cols <= 32).then_some((rows, cols, groups.0, groups.1))
+    (outer || rows * cols <= 32).then_some(BlockShape {
+        rows,
+        cols,
+        group: groups.0,
+        min_groups: groups.1,
+        outer,
+    })
 }
 
 /// Whether the processor compiling is Intel's (`/proc/cpuinfo`'s
@@ -368,21 +411,47 @@ pub(crate) fn host_machine(opt_level: u8, cpu: Cpu) -> Result<TargetMachine, Cod
 
 #[cfg(test)]
 mod tests {
-    use super::{default_blocking, parse_register_block};
+    use super::{default_blocking, parse_register_block, BlockShape};
+
+    fn shape(rows: usize, cols: usize, group: usize, min_groups: usize, outer: bool) -> BlockShape {
+        BlockShape {
+            rows,
+            cols,
+            group,
+            min_groups,
+            outer,
+        }
+    }
 
     #[test]
-    fn intel_avx512_cores_block_in_groups_of_128_rows() {
-        assert_eq!(default_blocking(true, 2), (4, 4, 32, 8));
-        assert_eq!(default_blocking(true, 16), (4, 4, 32, 64));
-        assert_eq!(default_blocking(false, 2), (4, 4, 8, 32));
-        assert_eq!(default_blocking(false, 64), (4, 4, 8, 32));
+    fn intel_avx512_cores_take_outer_products_elsewhere_dot_products() {
+        assert_eq!(default_blocking(true, 2), shape(6, 64, 32, 8, true));
+        assert_eq!(default_blocking(true, 16), shape(6, 64, 32, 64, true));
+        assert_eq!(default_blocking(false, 2), shape(4, 4, 8, 32, false));
+        assert_eq!(default_blocking(false, 64), shape(4, 4, 8, 32, false));
     }
 
     #[test]
     fn register_block_overrides_are_rows_x_columns() {
-        assert_eq!(parse_register_block("8x2"), Some((8, 2, 8, 32)));
-        assert_eq!(parse_register_block(" 5x3\n"), Some((5, 3, 8, 32)));
-        assert_eq!(parse_register_block("8x2,16,8"), Some((8, 2, 16, 8)));
+        assert_eq!(parse_register_block("8x2"), Some(shape(8, 2, 8, 32, false)));
+        assert_eq!(
+            parse_register_block(" 5x3\n"),
+            Some(shape(5, 3, 8, 32, false))
+        );
+        assert_eq!(
+            parse_register_block("8x2,16,8"),
+            Some(shape(8, 2, 16, 8, false))
+        );
+        assert_eq!(
+            parse_register_block("o6x64"),
+            Some(shape(6, 64, 8, 32, true))
+        );
+        assert_eq!(
+            parse_register_block("o12x32,8,2"),
+            Some(shape(12, 32, 8, 2, true))
+        );
+        assert_eq!(parse_register_block("o6x48"), None);
+        assert_eq!(parse_register_block("o17x64"), None);
         for bad in [
             "",
             "8",

@@ -171,6 +171,11 @@ pub(super) enum Bins {
 
 impl<'ctx> Gen<'ctx, '_> {
     pub(super) fn cpu_nest(&mut self, fr: &mut Frame<'ctx>, nest: &LoopNest) -> Res<()> {
+        if self.mode.nest_depth > 0 && !self.counts_traffic() {
+            if let Some(kernel) = super::outer::outer_kernel(nest) {
+                return self.outer_kernel_loop(fr, nest, &kernel);
+            }
+        }
         let plan = nest
             .plan
             .as_ref()

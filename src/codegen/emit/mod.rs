@@ -324,6 +324,24 @@ impl<'ctx> Gen<'ctx, '_> {
         }
     }
 
+    /// The flags a float operation of the program gets (see `Stmt::Let` in
+    /// `stmt`): every rewrite with `--fast-math`, contraction into fused
+    /// multiply-adds unless `--strict-fp`.
+    pub(crate) fn float_step_flags(&self, v: BasicValueEnum<'ctx>) -> Res<()> {
+        if self.fast_math {
+            allow_float_rewrites(v)
+        } else if !self.strict_fp {
+            allow_contraction(v)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Whether memory accesses are counted (`--count-traffic`).
+    pub(crate) fn counts_traffic(&self) -> bool {
+        self.count_traffic
+    }
+
     pub(crate) fn mem_type(&self, t: ScalarType) -> BasicTypeEnum<'ctx> {
         match t {
             ScalarType::Bool => self.ctx.i8_type().into(),
