@@ -7,7 +7,6 @@
 
 mod support;
 
-use std::process::Command;
 
 /// Reductions whose every partial total is exact (integers well below
 /// 2^24), so that any order of additions gives the interpreter's result:
@@ -73,29 +72,8 @@ fn blocked_and_whole_chunk_sums_compute_what_the_interpreter_does() {
         support::ok(built, body);
         for n in [0, 1000, 16385, 100_003] {
             let input = format!("{n}i64");
-            let expected = run(support::arrc().arg("run").arg(&src), &input);
-            for (threads, grain) in [("1", None), ("2", None), ("3", Some("1")), ("5", Some("7"))] {
-                let mut cmd = Command::new(&exe);
-                cmd.env("ARRC_THREADS", threads);
-                if let Some(g) = grain {
-                    cmd.env("ARRC_GRAIN", g);
-                }
-                assert_eq!(
-                    run(&mut cmd, &input),
-                    expected,
-                    "{body}: n = {n}, {threads} threads, grain {grain:?}"
-                );
-            }
+            let expected = support::run_ok(support::arrc().arg("run").arg(&src), &input);
+            support::agrees_on_threads(&exe, &input, &expected, &format!("{body}: n = {n}"));
         }
     }
-}
-
-fn run(cmd: &mut Command, input: &str) -> String {
-    let out = support::feed(cmd, input.as_bytes());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }

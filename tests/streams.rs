@@ -16,16 +16,6 @@ const SRC: &str = "entry main (n: i64) (s: f32) : ([]f32, []f64, []i8, []i32) =\
                    \x20 let d = map (\\i -> i32.i64 (i * 3)) (iota n)\n\
                    \x20 in (a, b, c, d)\n";
 
-fn run(cmd: &mut Command, input: &str) -> String {
-    let out = support::feed(cmd, input.as_bytes());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 /// Writes `SRC` into `dir` and builds it at `-O3` with the compiler's
 /// environment `env`: (source, executable).
 fn build_streams(dir: &Path, env: &[(&str, &str)]) -> (PathBuf, PathBuf) {
@@ -63,19 +53,8 @@ fn stream_variants_write_what_the_interpreter_computes() {
     }
     for n in [1000, 100_003] {
         let input = format!("{n}i64 0.5f32");
-        let expected = run(support::arrc().arg("run").arg(&src), &input);
-        for (threads, grain) in [("1", None), ("2", None), ("3", Some("1")), ("5", Some("7"))] {
-            let mut cmd = Command::new(&exe);
-            cmd.env("ARRC_THREADS", threads);
-            if let Some(g) = grain {
-                cmd.env("ARRC_GRAIN", g);
-            }
-            assert_eq!(
-                run(&mut cmd, &input),
-                expected,
-                "n = {n}, {threads} threads, grain {grain:?}"
-            );
-        }
+        let expected = support::run_ok(support::arrc().arg("run").arg(&src), &input);
+        support::agrees_on_threads(&exe, &input, &expected, &format!("n = {n}"));
     }
 }
 

@@ -611,16 +611,7 @@ fn block_columns(
     let mut body = Vec::new();
     let_bin(&mut body, &jj, BinOp::Add, var(first), var(&local));
     let js = block_indices(&j.index, &jj, cols, fresh, &mut body);
-    let mut envs: Vec<Renaming> = row_envs
-        .iter()
-        .flat_map(|env| {
-            js.iter().map(|jv| {
-                let mut env = env.clone();
-                env.map.insert(j.index.id, jv.id);
-                env
-            })
-        })
-        .collect();
+    let mut envs = cross_envs(&row_envs, j.index.id, &js);
     let mut seen = Vec::new();
     emit_copies(shape.q, &mut envs, fresh, &mut body, &mut seen);
     body.push(Stmt::Loop(jammed_reduce(
@@ -716,6 +707,21 @@ fn merge_key(stmt: &Stmt) -> Option<(Stmt, Option<VarId>)> {
         _ => return None,
     };
     Some((key, def))
+}
+
+/// One renaming per (row, column) of a register block: each of the rows'
+/// renamings with the column index `j` renamed to each of `cols`.
+pub(super) fn cross_envs(row_envs: &[Renaming], j: VarId, cols: &[Var]) -> Vec<Renaming> {
+    row_envs
+        .iter()
+        .flat_map(|env| {
+            cols.iter().map(move |c| {
+                let mut env = env.clone();
+                env.map.insert(j, c.id);
+                env
+            })
+        })
+        .collect()
 }
 
 /// Appends to `out` a copy of `stmts` per renaming in `envs`, statement by

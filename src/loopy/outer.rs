@@ -45,8 +45,8 @@
 //! nothing else reads `bt`.
 
 use super::block::{
-    blocked, ceil_quot, emit_copies, for_loop, i64c, invariant_assert, jammed_reduce, let_bin,
-    matches, range_of, rewrite_nests, split, tile_size, var, Blocking, Fresh, Shape, I64,
+    blocked, ceil_quot, cross_envs, emit_copies, for_loop, i64c, invariant_assert, jammed_reduce,
+    let_bin, matches, range_of, rewrite_nests, split, tile_size, var, Blocking, Fresh, Shape, I64,
 };
 use super::ir::{Block, Function, LoopNest, MemSpace, Origin, ScalarExp, Stmt};
 use super::rename::{NameSource, Renaming};
@@ -608,16 +608,7 @@ impl Columns<'_> {
             check: None,
         });
         let js = clamped_indices(&j.index, &jp, nr, self.last, fresh, &mut body);
-        let mut envs: Vec<Renaming> = row_envs
-            .iter()
-            .flat_map(|env| {
-                js.iter().map(|jv| {
-                    let mut env = env.clone();
-                    env.map.insert(j.index.id, jv.id);
-                    env
-                })
-            })
-            .collect();
+        let mut envs = cross_envs(&row_envs, j.index.id, &js);
         let q: Vec<Stmt> = shape
             .q
             .iter()

@@ -147,3 +147,32 @@ pub fn run_values(cmd: &mut Command, args: &[Value]) -> Vec<Value> {
     );
     value::read_values_untyped(&out.stdout).unwrap()
 }
+
+/// `cmd` on the textual `input`, which must succeed: its output.
+pub fn run_ok(cmd: &mut Command, input: &str) -> String {
+    let out = feed(cmd, input.as_bytes());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Runs the executable `exe` on `input` with 1, 2, 3 and 5 threads (the
+/// last two with tiny grains, so chunks split mid-way) and checks each
+/// prints `expected`; `what` names the case in a failure.
+pub fn agrees_on_threads(exe: &Path, input: &str, expected: &str, what: &str) {
+    for (threads, grain) in [("1", None), ("2", None), ("3", Some("1")), ("5", Some("7"))] {
+        let mut cmd = Command::new(exe);
+        cmd.env("ARRC_THREADS", threads);
+        if let Some(g) = grain {
+            cmd.env("ARRC_GRAIN", g);
+        }
+        assert_eq!(
+            run_ok(&mut cmd, input),
+            expected,
+            "{what}: {threads} threads, grain {grain:?}"
+        );
+    }
+}
