@@ -3,19 +3,10 @@
 //! mistakes, Futhark's option forms, `arrc test` and `arrc bench`, and
 //! pass timing and dumps by name.
 
-use std::path::PathBuf;
+mod support;
+
 use std::process::{Command, Output, Stdio};
-
-/// `arrc`, verifying the IR after every pass (as debug builds do).
-fn arrc() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_arrc"));
-    cmd.env("ARRC_VERIFY", "1");
-    cmd
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use support::{arrc_verified as arrc, root};
 
 fn run_with_stdin(mut cmd: Command, stdin: &[u8]) -> Output {
     use std::io::Write;

@@ -4,14 +4,9 @@
 //! Each test builds a small program with `--emit llvm` or `--emit asm` and
 //! looks for the instructions that make it fast.
 
-use std::process::Command;
+mod support;
 
-/// `arrc`, verifying the IR after every pass (as debug builds do).
-fn arrc() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_arrc"));
-    cmd.env("ARRC_VERIFY", "1");
-    cmd
-}
+use support::arrc_verified as arrc;
 
 /// `arrc build ARGS FILE` on `source` written to a temporary file: what it
 /// prints, after checking that it succeeded.

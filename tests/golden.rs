@@ -6,19 +6,10 @@
 //! `UPDATE_GOLDEN=1 cargo test` rewrites the expected dump and diagnostic
 //! files; read the diff before committing it.
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-/// `arrc`, verifying the IR after every pass (as debug builds do).
-fn arrc() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_arrc"));
-    cmd.env("ARRC_VERIFY", "1");
-    cmd
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use support::{arrc_verified as arrc, root};
 
 fn files_with_extension(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)

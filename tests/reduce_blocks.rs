@@ -7,7 +7,6 @@
 
 mod support;
 
-
 /// Reductions whose every partial total is exact (integers well below
 /// 2^24), so that any order of additions gives the interpreter's result:
 /// one nest each, blocked (an `f32` among the carried values) or not.

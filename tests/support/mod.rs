@@ -29,6 +29,13 @@ pub fn arrc() -> Command {
     Command::new(env!("CARGO_BIN_EXE_arrc"))
 }
 
+/// `arrc`, verifying the IR after every pass (as debug builds do).
+pub fn arrc_verified() -> Command {
+    let mut cmd = arrc();
+    cmd.env("ARRC_VERIFY", "1");
+    cmd
+}
+
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
