@@ -5,22 +5,8 @@
 
 mod support;
 
-use std::process::{Command, Output, Stdio};
-use support::{arrc_verified as arrc, root};
-
-fn run_with_stdin(mut cmd: Command, stdin: &[u8]) -> Output {
-    use std::io::Write;
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    // A program that stops at a bad option exits before reading its input:
-    // the broken pipe that may cause is no failure.
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    child.wait_with_output().expect("wait")
-}
+use std::process::Command;
+use support::{arrc_verified as arrc, root, run_with_stdin};
 
 #[test]
 fn built_binary_matches_interpreter_on_normalise2() {

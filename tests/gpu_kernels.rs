@@ -6,8 +6,11 @@
 //! the first error in sequential order across blocks, and an nvptx binary
 //! on a machine without a CUDA driver.
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
+use support::run_with_stdin;
 
 fn arrc() -> Command {
     Command::new(env!("CARGO_BIN_EXE_arrc"))
@@ -25,18 +28,6 @@ fn programs(dir: &str) -> Vec<PathBuf> {
         .collect();
     files.sort();
     files
-}
-
-fn run_with_stdin(mut cmd: Command, stdin: &str) -> Output {
-    use std::io::Write;
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    child.wait_with_output().expect("wait")
 }
 
 /// `arrc test --target nvptx-emu` over `dirs`, with tiny launches and one
@@ -166,7 +157,10 @@ fn run_both(
     want.args(["-e", entry]);
     let mut got = Command::new(emu);
     got.args(["-e", entry]).args(args).envs(env.iter().copied());
-    (run_with_stdin(want, input), run_with_stdin(got, input))
+    (
+        run_with_stdin(want, input.as_bytes()),
+        run_with_stdin(got, input.as_bytes()),
+    )
 }
 
 /// Iterations 150 and 40 fail (different blocks under the shrunk launch;
@@ -256,7 +250,7 @@ fn an_nvptx_binary_without_a_cuda_driver_exits_3() {
     );
     let mut cmd = Command::new(&exe);
     cmd.env("ARRC_CUDA_LIBRARY", dir.path().join("no-libcuda.so.1"));
-    let out = run_with_stdin(cmd, "[1,2,3]");
+    let out = run_with_stdin(cmd, b"[1,2,3]");
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");

@@ -583,14 +583,7 @@ pub(super) fn row_block(
     let mut body = Vec::new();
     let_bin(&mut body, &ii, BinOp::Add, var(first), var(&g));
     let is = block_indices(&o.index, &ii, rows, fresh, &mut body);
-    let mut row_envs: Vec<Renaming> = is
-        .iter()
-        .map(|i| {
-            let mut env = Renaming::default();
-            env.map.insert(o.index.id, i.id);
-            env
-        })
-        .collect();
+    let mut row_envs = cross_envs(&[Renaming::default()], o.index.id, &is);
     emit_copies(shape.p, &mut row_envs, fresh, &mut body, &mut Vec::new());
     (g, body, row_envs)
 }
@@ -710,7 +703,8 @@ fn merge_key(stmt: &Stmt) -> Option<(Stmt, Option<VarId>)> {
 }
 
 /// One renaming per (row, column) of a register block: each of the rows'
-/// renamings with the column index `j` renamed to each of `cols`.
+/// renamings with the index `j` renamed to each of `cols` (from one empty
+/// renaming: one per row of a block).
 pub(super) fn cross_envs(row_envs: &[Renaming], j: VarId, cols: &[Var]) -> Vec<Renaming> {
     row_envs
         .iter()

@@ -422,14 +422,7 @@ fn rows_of_block(
 ) -> Vec<Renaming> {
     let o = shape.o;
     let is = clamped_indices(&o.index, block, rows, last, fresh, out);
-    let mut envs: Vec<Renaming> = is
-        .iter()
-        .map(|i| {
-            let mut env = Renaming::default();
-            env.map.insert(o.index.id, i.id);
-            env
-        })
-        .collect();
+    let mut envs = cross_envs(&[Renaming::default()], o.index.id, &is);
     emit_copies(shape.p, &mut envs, fresh, out, &mut Vec::new());
     envs
 }

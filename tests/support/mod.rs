@@ -183,3 +183,17 @@ pub fn agrees_on_threads(exe: &Path, input: &str, expected: &str, what: &str) {
         );
     }
 }
+
+/// `cmd` with `stdin` as its standard input; its status and output. A
+/// program that stops at a bad option or a missing driver exits before
+/// reading its input: the broken pipe that may cause is no failure.
+pub fn run_with_stdin(mut cmd: Command, stdin: &[u8]) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    child.wait_with_output().expect("wait")
+}
