@@ -372,13 +372,6 @@ impl<'ctx> Gen<'ctx, '_> {
         Ok(())
     }
 
-    fn max0_of(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Res<IntValue<'ctx>> {
-        let lt = self
-            .builder
-            .build_int_compare(IntPredicate::SLT, a, b, "")?;
-        Ok(self.builder.build_select(lt, b, a, "")?.into_int_value())
-    }
-
     /// Host side: the chunks for `n` iterations of `w` columns, or 0 where
     /// the chunked form does not pay (fewer than 2 chunks, or, when the
     /// column form fits, fewer than twice the columns).
@@ -464,7 +457,7 @@ impl<'ctx> Gen<'ctx, '_> {
             )?;
             let most = widths
                 .iter()
-                .try_fold(gen.const_i64(0), |m, x| gen.max0_of(m, *x))?;
+                .try_fold(gen.const_i64(0), |m, x| gen.max(m, *x))?;
             let mut values = values.to_vec();
             values[PARTIALS] = gen.builder.build_int_to_ptr(p, gen.ptr(), "")?.into();
             gen.reserve_heap(fr, nest, Some(fold), chunks)?;

@@ -522,10 +522,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 } => {
                     let a = self.group_span(fr, then_block)?;
                     let b = self.group_span(fr, else_block)?;
-                    let lt = self
-                        .builder
-                        .build_int_compare(IntPredicate::SLT, a, b, "")?;
-                    self.builder.build_select(lt, b, a, "")?.into_int_value()
+                    self.max(a, b)?
                 }
                 Stmt::SeqLoop(l) => {
                     let SeqForm::For { index, bound } = &l.form else {

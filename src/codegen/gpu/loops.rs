@@ -353,4 +353,11 @@ impl<'ctx> Gen<'ctx, '_> {
             .build_int_compare(IntPredicate::SLT, a, b, "")?;
         Ok(self.builder.build_select(lt, a, b, "")?.into_int_value())
     }
+
+    pub(super) fn max(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Res<IntValue<'ctx>> {
+        let lt = self
+            .builder
+            .build_int_compare(IntPredicate::SLT, a, b, "")?;
+        Ok(self.builder.build_select(lt, b, a, "")?.into_int_value())
+    }
 }
