@@ -11,10 +11,21 @@ use support::arrc_verified as arrc;
 /// `arrc build ARGS FILE` on `source` written to a temporary file: what it
 /// prints, after checking that it succeeded.
 fn emitted(source: &str, args: &[&str]) -> String {
+    emitted_with(source, args, &[])
+}
+
+/// `emitted`, with the variables `env` set.
+fn emitted_with(source: &str, args: &[&str], env: &[(&str, &str)]) -> String {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("prog.arr");
     std::fs::write(&src, source).unwrap();
-    let out = arrc().arg("build").args(args).arg(&src).output().unwrap();
+    let out = arrc()
+        .arg("build")
+        .args(args)
+        .arg(&src)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
     assert!(
         out.status.success(),
         "arrc build {args:?}: {}",
@@ -152,12 +163,21 @@ fn private_histogram_loops_prefetch_their_input_a_page_ahead() {
 
 #[test]
 fn compute_bound_vector_bodies_are_not_prefetched() {
-    // A matrix product's register-blocked body loads 8 rows and computes
-    // 32 operations on them; its vector loads get no prefetch.
+    // A matrix product's register-blocked body (4 x 4 dot products) loads
+    // 8 rows and computes 32 operations on them; its vector loads get no
+    // prefetch, nor do those of the outer-product kernel.
     let src = "entry main [n] [k] [m] (a: [n][k]f32) (bt: [m][k]f32) : [n][m]f32 =\n  \
                map (\\x -> map (\\y -> reduce (+) 0.0f32 (map2 (*) x y)) bt) a\n";
     for cpu in ["x86-64-v3", "x86-64-v4"] {
-        let ir = emitted(src, &["-O3", "--cpu", cpu, "--emit", "llvm"]);
+        let args = ["-O3", "--cpu", cpu, "--emit", "llvm"];
+        let ir = emitted(src, &args);
+        let kernels: Vec<&str> = ir.split("\nouter.body:").skip(1).collect();
+        assert!(!kernels.is_empty(), "no outer-product kernel in:\n{ir}");
+        for body in kernels {
+            let body = &body[..body.find("\n\n").unwrap_or(body.len())];
+            assert!(!body.contains("@llvm.prefetch"), "{cpu}: {body}");
+        }
+        let ir = emitted_with(src, &args, &[("ARRC_REGISTER_BLOCK", "4x4")]);
         let mut blocked = 0;
         for body in ir.split("\nvector.body").skip(1) {
             let body = &body[..body.find("\n\n").unwrap_or(body.len())];

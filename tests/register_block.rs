@@ -2,9 +2,10 @@
 //! 8 (`ARRC_REGISTER_BLOCK`, `loopy::block`): the kernel loads `rows +
 //! cols` vectors per step for `rows * cols` multiply-adds, the groups are
 //! those asked for, an outer-product kernel (`oRxC`, `loopy::outer`)
-//! broadcasts each row against vectors of the packed panel, and every shape
-//! computes what the interpreter does, remainders of rows and columns
-//! included, on 1, 2 and 3 threads.
+//! broadcasts each row against vectors of the packed panel, the kernels
+//! chosen where nothing is asked for fill AVX2's and AVX-512's registers,
+//! and every shape computes what the interpreter does, in `f32` and `f64`,
+//! remainders of rows and columns included, on 1, 2 and 3 threads.
 
 mod support;
 
@@ -15,16 +16,37 @@ const SRC: &str = "entry main [n] [k] [m] (a: [n][k]f32) (b: [k][m]f32) : [n][m]
                    \x20 in map (\\x -> map (\\y -> reduce (+) 0.0f32 (map2 (*) x y)) bt) a\n";
 
 fn emit(dir: &std::path::Path, stage: &str, block: &str, extra: &[&str]) -> String {
-    let src = dir.join("matmul.arr");
-    std::fs::write(&src, SRC).unwrap();
-    let out = support::arrc()
-        .args(["build", "-O3", "--emit", stage])
+    emit_source(dir, SRC, stage, Some(block), extra)
+}
+
+/// `src` built with `--emit stage` and `extra`, under `ARRC_REGISTER_BLOCK
+/// = block` or, without `block`, the target's own blocks.
+fn emit_source(
+    dir: &std::path::Path,
+    src: &str,
+    stage: &str,
+    block: Option<&str>,
+    extra: &[&str],
+) -> String {
+    let path = dir.join("matmul.arr");
+    std::fs::write(&path, src).unwrap();
+    let mut cmd = support::arrc();
+    cmd.args(["build", "-O3", "--emit", stage])
         .args(extra)
-        .arg(&src)
-        .env("ARRC_REGISTER_BLOCK", block)
-        .output()
-        .unwrap();
-    support::ok(out, &format!("arrc build --emit {stage} with {block}"))
+        .arg(&path);
+    match block {
+        Some(block) => cmd.env("ARRC_REGISTER_BLOCK", block),
+        None => cmd.env_remove("ARRC_REGISTER_BLOCK"),
+    };
+    support::ok(
+        cmd.output().unwrap(),
+        &format!("arrc build --emit {stage} with {block:?}"),
+    )
+}
+
+/// The product of `SRC` on `elem` (`f32` or `f64`).
+fn source(elem: &str) -> String {
+    SRC.replace("f32", elem)
 }
 
 /// The vector loads and multiply-adds of the loop with the most
@@ -72,30 +94,47 @@ fn an_eight_by_two_block_loads_ten_vectors_for_sixteen_multiply_adds() {
     );
 }
 
-/// The loop with the most 512-bit multiply-adds: its multiply-adds, vector
-/// loads, broadcasts and shuffles.
-fn outer_loop(asm: &str) -> (usize, usize, usize, usize) {
-    let mut best = (0, 0, 0, 0);
+/// What a kernel loop does per step.
+#[derive(Debug, Default, PartialEq)]
+struct Step {
+    fmas: usize,
+    loads: usize,
+    broadcasts: usize,
+    shuffles: usize,
+    spills: usize,
+}
+
+/// The loop with the most multiply-adds on registers `reg` (`zmm`, `ymm`).
+fn kernel_step(asm: &str, reg: &str) -> Step {
+    let mut best = Step::default();
     for block in asm.split("\n.LBB") {
         let count =
             |pick: &dyn Fn(&str) -> bool| block.lines().map(str::trim).filter(|l| pick(l)).count();
-        let fmas = count(&|l| l.starts_with("vfmadd") && l.contains("zmm"));
-        if fmas > best.0 {
-            best = (
+        let fmas = count(&|l| l.starts_with("vfmadd") && l.contains(reg));
+        if fmas > best.fmas {
+            best = Step {
                 fmas,
-                count(&|l| {
-                    l.starts_with("vmovups")
+                loads: count(&|l| {
+                    (l.starts_with("vmovup") || l.starts_with("vmovap"))
                         && l.contains('(')
-                        && l.rsplit(", ").next().is_some_and(|r| r.starts_with("%zmm"))
+                        && l.rsplit(", ").next().is_some_and(|r| r.contains(reg))
                 }),
-                count(&|l| l.starts_with("vbroadcastss") || l.contains("{1to16}")),
-                count(&|l| {
+                broadcasts: count(&|l| l.starts_with("vbroadcasts") || l.contains("{1to")),
+                shuffles: count(&|l| {
                     l.starts_with("vshuf") || l.starts_with("vperm") || l.starts_with("vextract")
                 }),
-            );
+                spills: count(&|l| l.contains("(%rsp)")),
+            };
         }
     }
     best
+}
+
+/// The loop with the most 512-bit multiply-adds: its multiply-adds, vector
+/// loads, broadcasts and shuffles.
+fn outer_loop(asm: &str) -> (usize, usize, usize, usize) {
+    let step = kernel_step(asm, "zmm");
+    (step.fmas, step.loads, step.broadcasts, step.shuffles)
 }
 
 #[test]
@@ -119,6 +158,37 @@ fn an_outer_product_kernel_broadcasts_rows_against_panel_vectors() {
     assert!(guarded < transpose, "{loopy}");
 }
 
+/// Where nothing is asked for, the kernel is 6 rows by a panel of 4
+/// vector registers on AVX-512 and of 2 on AVX2 (16 registers), whose
+/// panels of `f64` have half as many columns as those of `f32`: per step 6
+/// broadcasts, 12 or 24 multiply-adds, no shuffle and no spill.
+#[test]
+fn default_kernels_fill_the_vector_registers() {
+    if !cfg!(target_arch = "x86_64") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for (cpu, elem, reg, fmas, panel_vectors) in [
+        ("x86-64-v3", "f32", "ymm", 12, 2),
+        ("x86-64-v3", "f64", "ymm", 12, 2),
+        ("x86-64-v4", "f32", "zmm", 24, 4),
+        ("x86-64-v4", "f64", "zmm", 24, 4),
+    ] {
+        let asm = emit_source(dir.path(), &source(elem), "asm", None, &["--cpu", cpu]);
+        let step = kernel_step(&asm, reg);
+        let what = format!("{cpu}, {elem}: {step:?}");
+        assert_eq!(
+            (step.fmas, step.broadcasts, step.shuffles, step.spills),
+            (fmas, 6, 0, 0),
+            "{what}"
+        );
+        assert!(step.loads <= panel_vectors, "{what}");
+    }
+    // Processors without fused multiply-adds keep the dot products.
+    let asm = emit_source(dir.path(), SRC, "loopy", None, &["--cpu", "x86-64-v2"]);
+    assert!(!asm.contains("panel"), "{asm}");
+}
+
 /// The last operand of the `let` whose line contains `pattern`.
 fn operand<'a>(text: &'a str, pattern: &str) -> &'a str {
     let line = text.lines().find(|l| l.contains(pattern)).expect(pattern);
@@ -138,9 +208,14 @@ fn groups_are_as_large_as_asked() {
 
 /// `rows` x `cols` matrix of small whole numbers (exact sums in `f32`).
 fn matrix(rows: usize, cols: usize, seed: usize) -> String {
+    matrix_of("f32", rows, cols, seed)
+}
+
+/// `rows` x `cols` matrix of small whole numbers of type `elem`.
+fn matrix_of(elem: &str, rows: usize, cols: usize, seed: usize) -> String {
     let row = |i: usize| {
         let xs: Vec<String> = (0..cols)
-            .map(|j| format!("{}f32", ((i * 7 + j * 13 + seed) % 9) as i32 - 4))
+            .map(|j| format!("{}{elem}", ((i * 7 + j * 13 + seed) % 9) as i32 - 4))
             .collect();
         format!("[{}]", xs.join(", "))
     };
@@ -189,6 +264,75 @@ fn every_shape_computes_what_the_interpreter_does() {
                 cmd.env("ARRC_THREADS", threads).env("ARRC_GRAIN", "1");
                 let got = support::ok(support::feed(&mut cmd, input.as_bytes()), "the program");
                 assert_eq!(got, expected, "{block} on {threads} threads, input {n}");
+            }
+        }
+    }
+}
+
+/// The kernels chosen for AVX2 and AVX-512 (those this processor runs), and
+/// `f64` panels, compute what the interpreter does: odd sizes whose last
+/// row block and panel overlap the ones before, fewer columns than a panel,
+/// and a reduction of one step.
+#[test]
+fn default_and_f64_kernels_compute_what_the_interpreter_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cpus = Vec::new();
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+            cpus.push("x86-64-v3");
+        }
+        if std::is_x86_feature_detected!("avx512f") {
+            cpus.push("x86-64-v4");
+        }
+    }
+    for elem in ["f32", "f64"] {
+        let src = dir.path().join(format!("matmul_{elem}.arr"));
+        std::fs::write(&src, source(elem)).unwrap();
+        let m = |rows, cols, seed| matrix_of(elem, rows, cols, seed);
+        let inputs = [
+            format!("{} {}", m(37, 19, 1), m(19, 23, 2)),
+            format!("{} {}", m(29, 33, 3), m(33, 41, 4)),
+            format!("{} {}", m(13, 1, 5), m(1, 70, 6)),
+            format!("{} {}", m(11, 9, 7), m(9, 5, 8)),
+        ];
+        let expected: Vec<String> = inputs
+            .iter()
+            .map(|input| {
+                let out = support::feed(support::arrc().arg("run").arg(&src), input.as_bytes());
+                support::ok(out, "arrc run")
+            })
+            .collect();
+        let mut builds: Vec<(&str, Option<&str>)> = cpus.iter().map(|&c| (c, None)).collect();
+        builds.extend([("native", Some("o6x64,4,2")), ("native", Some("o4x2,1,1"))]);
+        for (cpu, block) in builds {
+            let exe = dir.path().join(format!(
+                "matmul_{elem}_{cpu}_{}",
+                block.unwrap_or("default").replace(',', "_")
+            ));
+            let mut cmd = support::arrc();
+            cmd.args(["build", "-O3", "--cpu", cpu])
+                .arg(&src)
+                .arg("-o")
+                .arg(&exe);
+            match block {
+                Some(block) => cmd.env("ARRC_REGISTER_BLOCK", block),
+                None => cmd.env_remove("ARRC_REGISTER_BLOCK"),
+            };
+            support::ok(
+                cmd.output().unwrap(),
+                &format!("arrc build {cpu} {block:?}"),
+            );
+            for (n, (input, expected)) in inputs.iter().zip(&expected).enumerate() {
+                for threads in ["1", "2", "3"] {
+                    let mut cmd = Command::new(&exe);
+                    cmd.env("ARRC_THREADS", threads).env("ARRC_GRAIN", "1");
+                    let got = support::ok(support::feed(&mut cmd, input.as_bytes()), "the program");
+                    assert_eq!(
+                        &got, expected,
+                        "{elem} {cpu} {block:?} on {threads} threads, input {n}"
+                    );
+                }
             }
         }
     }

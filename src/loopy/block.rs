@@ -88,7 +88,9 @@ use std::collections::{BTreeSet, HashSet};
 /// than `min_groups` iterations.
 ///
 /// With `outer`, a block is instead `rows` values of `i` by a panel of
-/// `cols` values of `j` computed as outer products (`loopy::outer`).
+/// `cols` values of `j` computed as outer products (`loopy::outer`);
+/// `cols` counts 4-byte elements, and a panel of 8-byte ones has half as
+/// many columns (the same registers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Blocking {
     pub rows: usize,
@@ -775,10 +777,11 @@ mod tests {
             .unwrap_or_else(|e| panic!("{}", e.render()))
     }
 
-    /// Code for AVX2, whose 4 x 4 blocks do not depend on the host.
+    /// Code for SSE4.2 (no fused multiply-add), whose 4 x 4 blocks do not
+    /// depend on the host.
     fn options() -> Options {
         let mut options = Options::default();
-        options.codegen.cpu = Cpu::Level(3);
+        options.codegen.cpu = Cpu::Level(2);
         options
     }
 
@@ -833,7 +836,7 @@ mod tests {
         // bytes per step.
         assert!(text.contains("= mul k_1 16i64\n"), "{text}");
         let tuning = crate::codegen::Target::X86_64
-            .describe(Cpu::Level(3))
+            .describe(Cpu::Level(2))
             .tuning;
         let blocking = tuning.block.expect("the CPU blocks products");
         assert_eq!((blocking.rows, blocking.cols), (4, 4));

@@ -332,7 +332,12 @@ fn outer_blocked(
     let prod = product(&shape)?;
     let source = sources.get(&o.index.id).copied();
     let (j, r) = (shape.j, shape.r);
-    let (mr, nr) = (blocking.rows, blocking.cols);
+    let nr = panel_columns(blocking.cols, prod.elem);
+    let blocking = Blocking {
+        cols: nr,
+        ..blocking
+    };
+    let mr = blocking.rows;
     let mut out = Vec::new();
     let small = too_small(o.width, j.width, mr, nr, fresh, &mut out);
     if let Some(t) = source {
@@ -408,6 +413,14 @@ fn outer_blocked(
         else_results: Vec::new(),
     });
     Some(out)
+}
+
+/// The columns of a panel of `elem` values that fills the registers a
+/// panel of `cols` 4-byte values does: 6 x 64 `f64` sums would need 48
+/// 512-bit registers of AVX-512's 32 (1024^3 `f64` on the Intel Xeon: 27.9
+/// ms at 6 x 64, 13.4 at 6 x 32, 17.2 in 4 x 4 dot products).
+fn panel_columns(cols: usize, elem: ScalarType) -> usize {
+    (cols * 4 / elem.bytes()).max(1)
 }
 
 /// `P` per row of the block from `min(block * rows, last)`: a renaming per

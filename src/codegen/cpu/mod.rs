@@ -60,9 +60,8 @@ fn blocking(cpu: Cpu) -> Blocking {
         .ok()
         .and_then(|v| parse_register_block(&v))
         .unwrap_or_else(|| {
-            let intel_avx512 = cpu == Cpu::Native && cpu.has_avx512() && host_is_intel();
             let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-            default_blocking(intel_avx512, threads)
+            default_blocking(cpu.vectors(), threads)
         });
     Blocking {
         rows: shape.rows,
@@ -88,46 +87,64 @@ struct BlockShape {
 /// else is said: groups of 8 blocks of 4 rows, and at least 32 iterations.
 const GROUPS: (usize, usize) = (8, 32);
 
-/// Rows, columns, row blocks per group and parallel iterations wanted, on
-/// an Intel core with AVX-512 (`intel_avx512`) and `threads` cores, or
-/// elsewhere: 4 x 4 blocks in both, in groups of 32 (128 rows) and 4
-/// iterations per core on the Intel core, of 8 (32 rows) and 32
-/// iterations elsewhere.
+/// The vector registers a CPU has, as far as the choice of a product's
+/// blocks goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Vectors {
+    /// 32 registers of 512 bits (AVX-512).
+    Zmm32,
+    /// 16 registers of 256 bits with fused multiply-adds (AVX2 and FMA).
+    Ymm16,
+    /// Narrower ones, or no fused multiply-add.
+    Narrow,
+}
+
+/// Rows, columns, row blocks per group and parallel iterations wanted, for
+/// a CPU with `vectors` and `threads` cores: outer products of 6 rows by a
+/// panel of 4 registers' worth of `f32` columns where there are 32 vector
+/// registers (6 x 64 on AVX-512: 24 sums, 4 panel vectors, a broadcast),
+/// of 2 registers' worth where there are 16 (6 x 16 on AVX2: 12 sums, 2
+/// panel vectors, a broadcast; `f64` panels have half the columns), in
+/// groups of 32 row blocks and 4 iterations per core; elsewhere 4 x 4 dot
+/// products in groups of 8 (32 rows) and 32 iterations.
 ///
-/// A step of the blocked `k` loop loads `rows` vectors of the `i` side,
-/// which stay in L1, and `cols` of the tile of the `j` side, which come
-/// from L2, for `rows * cols` multiply-adds; a tile comes from L3 once per
-/// group and serves its rows. Intel's server cores with AVX-512 (a mesh of
-/// cores with 1-2 MiB of L2 each and a shared L3 with little bandwidth per
-/// core) wait for the tiles: on the Intel Xeon (family 6 model 167, 2 MiB
-/// L2), hand-written AVX-512 C of the same loops on two threads (1024^3
-/// `f32`, minima of 3 interleaved rounds) took 10.2 ms in groups of 32
-/// rows, 9.0 in groups of 64, 8.5 in groups of 128 and 8.4-8.8 in groups
-/// of 256; arrc's own matmul, 9.5 ms before, 8.3-8.8 in groups of 128.
-/// Larger blocks, which AVX-512's 32 registers allow (8 x 2, 6 x 4, 5 x 5:
-/// fewer `j` lines per multiply-add), were 5-15% faster than 4 x 4 on one
-/// thread in groups of 32 rows, but no faster than 4 x 4 in groups of 128
-/// on two (8.4-8.9 ms in arrc). A group of 128 rows of 4 KiB and a tile of
-/// 512 KiB fill half of such an L2. The AMD EPYC (Zen 5) keeps its groups:
-/// there matmul already ran at 0.62x numpy's BLAS, and larger groups have
-/// not been measured on it.
-fn default_blocking(intel_avx512: bool, threads: usize) -> BlockShape {
-    if intel_avx512 {
-        BlockShape {
-            rows: 6,
-            cols: 64,
-            group: 32,
-            min_groups: 4 * threads.max(1),
-            outer: true,
-        }
-    } else {
-        BlockShape {
+/// The choice follows the registers, not the vendor: the AMD EPYC's
+/// cores (AVX2, or AVX-512 on Zen 4 and 5) take the same kernels as
+/// Intel's, as BLAS libraries' kernels for them do; their timings there
+/// have not been measured.
+///
+/// On the Intel Xeon (family 6 model 167, 2 MiB L2, 2 threads; 1024^3
+/// `f32`, interleaved under `chrt -f 20`): AVX-512 6 x 64 6.2 ms (numpy
+/// 6.8), 4 x 4 dot products 8.1. Built for AVX2 only (`--cpu x86-64-v3`)
+/// on the same machine: 6 x 16 10.5 ms, 4 x 16 11.3, 6 x 32 (24 sums,
+/// spilled) 20.6, 4 x 4 dot products 15.5; groups of 8 row blocks 11.1,
+/// of 64 10.5.
+///
+/// The dot products' groups: a step of the blocked `k` loop loads `rows`
+/// vectors of the `i` side, which stay in L1, and `cols` of the tile of the
+/// `j` side, which come from L2, for `rows * cols` multiply-adds; a tile
+/// comes from L3 once per group and serves its rows (on the Intel Xeon,
+/// hand-written AVX-512 C of the same loops on two threads took 10.2 ms in
+/// groups of 32 rows, 8.5 in groups of 128; larger blocks than 4 x 4 were
+/// no faster in groups of 128).
+fn default_blocking(vectors: Vectors, threads: usize) -> BlockShape {
+    let outer = |cols| BlockShape {
+        rows: 6,
+        cols,
+        group: 32,
+        min_groups: 4 * threads.max(1),
+        outer: true,
+    };
+    match vectors {
+        Vectors::Zmm32 => outer(64),
+        Vectors::Ymm16 => outer(16),
+        Vectors::Narrow => BlockShape {
             rows: 4,
             cols: 4,
             group: GROUPS.0,
             min_groups: GROUPS.1,
             outer: false,
-        }
+        },
     }
 }
 
@@ -163,16 +180,6 @@ fn parse_register_block(text: &str) -> Option<BlockShape> {
         group: groups.0,
         min_groups: groups.1,
         outer,
-    })
-}
-
-/// Whether the processor compiling is Intel's (`/proc/cpuinfo`'s
-/// `vendor_id`).
-fn host_is_intel() -> bool {
-    std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|info| {
-        info.lines()
-            .find(|l| l.starts_with("vendor_id"))
-            .is_some_and(|l| l.ends_with("GenuineIntel"))
     })
 }
 
@@ -352,12 +359,24 @@ impl Cpu {
 
     /// Whether the CPU has 512-bit vector registers.
     fn has_avx512(self) -> bool {
-        match self {
-            Cpu::Native => TargetMachine::get_host_cpu_features()
-                .to_string()
-                .split(',')
-                .any(|f| f == "+avx512f"),
-            Cpu::Level(n) => n >= 4,
+        self.vectors() == Vectors::Zmm32
+    }
+
+    /// The CPU's vector registers: from the host's features for `Native`,
+    /// else from the level (3: AVX2 and FMA, 4: AVX-512).
+    fn vectors(self) -> Vectors {
+        let (zmm, ymm) = match self {
+            Cpu::Native => {
+                let features = TargetMachine::get_host_cpu_features().to_string();
+                let has = |name: &str| features.split(',').any(|f| f == name);
+                (has("+avx512f"), has("+avx2") && has("+fma"))
+            }
+            Cpu::Level(n) => (n >= 4, n >= 3),
+        };
+        match (zmm, ymm) {
+            (true, _) => Vectors::Zmm32,
+            (false, true) => Vectors::Ymm16,
+            (false, false) => Vectors::Narrow,
         }
     }
 
@@ -411,7 +430,9 @@ pub(crate) fn host_machine(opt_level: u8, cpu: Cpu) -> Result<TargetMachine, Cod
 
 #[cfg(test)]
 mod tests {
+    use super::Vectors::{Narrow, Ymm16, Zmm32};
     use super::{default_blocking, parse_register_block, BlockShape};
+    use crate::codegen::Cpu;
 
     fn shape(rows: usize, cols: usize, group: usize, min_groups: usize, outer: bool) -> BlockShape {
         BlockShape {
@@ -424,11 +445,15 @@ mod tests {
     }
 
     #[test]
-    fn intel_avx512_cores_take_outer_products_elsewhere_dot_products() {
-        assert_eq!(default_blocking(true, 2), shape(6, 64, 32, 8, true));
-        assert_eq!(default_blocking(true, 16), shape(6, 64, 32, 64, true));
-        assert_eq!(default_blocking(false, 2), shape(4, 4, 8, 32, false));
-        assert_eq!(default_blocking(false, 64), shape(4, 4, 8, 32, false));
+    fn panels_fill_the_vector_registers_and_narrow_ones_take_dot_products() {
+        assert_eq!(default_blocking(Zmm32, 2), shape(6, 64, 32, 8, true));
+        assert_eq!(default_blocking(Zmm32, 16), shape(6, 64, 32, 64, true));
+        assert_eq!(default_blocking(Ymm16, 2), shape(6, 16, 32, 8, true));
+        assert_eq!(default_blocking(Narrow, 2), shape(4, 4, 8, 32, false));
+        assert_eq!(default_blocking(Narrow, 64), shape(4, 4, 8, 32, false));
+        assert_eq!(Cpu::Level(4).vectors(), Zmm32);
+        assert_eq!(Cpu::Level(3).vectors(), Ymm16);
+        assert_eq!(Cpu::Level(2).vectors(), Narrow);
     }
 
     #[test]
