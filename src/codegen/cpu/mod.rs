@@ -115,10 +115,11 @@ enum Vectors {
 ///
 /// On the Intel Xeon (family 6 model 167, 2 MiB L2, 2 threads; 1024^3
 /// `f32`, interleaved under `chrt -f 20`): AVX-512 6 x 64 6.2 ms (numpy
-/// 6.8), 4 x 4 dot products 8.1. Built for AVX2 only (`--cpu x86-64-v3`)
-/// on the same machine: 6 x 16 10.5 ms, 4 x 16 11.3, 6 x 32 (24 sums,
-/// spilled) 20.6, 4 x 4 dot products 15.5; groups of 8 row blocks 11.1,
-/// of 64 10.5.
+/// 6.8), 4 x 4 dot products 8.1 (twelfth session). Built for AVX2 only
+/// (`--cpu x86-64-v3`) on the same machine: 6 x 16 10.0-10.5 ms (numpy's
+/// OpenBLAS held to its Haswell kernels 9.4-9.5), 4 x 16 11.3, 8 x 8 11.7,
+/// 6 x 32 (24 sums, spilled) 20.6, 4 x 4 dot products 14.4-15.5; groups of
+/// 8 to 128 row blocks within 10%. See docs/performance.md.
 ///
 /// The dot products' groups: a step of the blocked `k` loop loads `rows`
 /// vectors of the `i` side, which stay in L1, and `cols` of the tile of the
