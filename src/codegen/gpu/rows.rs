@@ -713,26 +713,14 @@ impl<'ctx> Gen<'ctx, '_> {
         self.when(fr.func, grouped, |gen| {
             let work = gen.builder.build_int_mul(rows, chunks, "")?;
             let work = gen.builder.build_int_mul(work, gen.const_i64(1024), "")?;
-            gen.launch(
-                kernel,
-                Grid::Shared(fields * 8),
-                work,
-                &params.types,
-                values,
-                fr,
-            )?;
-            // Each later reduction of a split row: one more launch.
+            let mut launch = |gen: &mut Self| {
+                let grid = Grid::Shared(fields * 8);
+                gen.launch(kernel, grid, work, &params.types, values, fr)
+            };
+            launch(gen)?;
+            // Each later reduction or map of a split row: one more launch.
             gen.when(fr.func, split, |gen| {
-                gen.split_later_stages(p, stages, &mut |gen| {
-                    gen.launch(
-                        kernel,
-                        Grid::Shared(fields * 8),
-                        work,
-                        &params.types,
-                        values,
-                        fr,
-                    )
-                })
+                gen.split_later_stages(p, stages, &mut launch)
             })
         })?;
         self.when(fr.func, split, |gen| {

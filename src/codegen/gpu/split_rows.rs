@@ -181,6 +181,33 @@ impl<'ctx> Gen<'ctx, '_> {
         Ok(stage)
     }
 
+    /// Counts the block's chunk of the row in stage `k` (after a GPU
+    /// fence, so that what the block wrote is seen first); returns whether
+    /// it was the row's last, which then sees every chunk's writes (a
+    /// fence after the count).
+    fn split_count(
+        &mut self,
+        fr: &Frame<'ctx>,
+        sp: &SplitRows<'ctx>,
+        k: usize,
+    ) -> Res<IntValue<'ctx>> {
+        let one = self.const_i64(1);
+        self.fence_gpu()?;
+        let counter = self.split_counter(sp, k)?;
+        let before = self.builder.build_atomicrmw(
+            AtomicRMWBinOp::Add,
+            counter,
+            one,
+            AtomicOrdering::Monotonic,
+        )?;
+        let last_one = self.builder.build_int_sub(sp.chunks, one, "")?;
+        let last = self
+            .builder
+            .build_int_compare(IntPredicate::EQ, before, last_one, "last")?;
+        self.when(fr.func, last, |gen| gen.fence_gpu())?;
+        Ok(last)
+    }
+
     /// A split row's block partial of stage `k` (in the lead thread's
     /// `slots`) stored in the buffer; returns whether this block was the
     /// row's last, in which case `slots` hold the row's partials combined
@@ -198,21 +225,9 @@ impl<'ctx> Gen<'ctx, '_> {
         let mine = self.load_slots(inner, slots)?;
         let at = self.split_partial_cell(sp, sp.chunk)?;
         self.store_cells_with(sp.buffer, at, &mine, true)?;
-        self.fence_gpu()?;
-        let counter = self.split_counter(sp, k)?;
-        let before = self.builder.build_atomicrmw(
-            AtomicRMWBinOp::Add,
-            counter,
-            one,
-            AtomicOrdering::Monotonic,
-        )?;
-        let last_one = self.builder.build_int_sub(sp.chunks, one, "")?;
-        let last = self
-            .builder
-            .build_int_compare(IntPredicate::EQ, before, last_one, "last")?;
+        let last = self.split_count(fr, sp, k)?;
         let sp2 = sp.clone();
         self.when(fr.func, last, |gen| {
-            gen.fence_gpu()?;
             let at = gen.split_partial_cell(&sp2, gen.const_i64(0))?;
             let firsts = gen.read_cells_with(sp2.buffer, at, &types, true)?;
             for (v, ps) in firsts.iter().zip(slots) {
@@ -305,19 +320,7 @@ impl<'ctx> Gen<'ctx, '_> {
             self.builder.build_store(goes_on, bool_t.const_zero())?;
             let final_stage = k + 1 == sp.stages.len();
             self.when(fr.func, lead, |gen| {
-                gen.fence_gpu()?;
-                let counter = gen.split_counter(&sp, k)?;
-                let before = gen.builder.build_atomicrmw(
-                    AtomicRMWBinOp::Add,
-                    counter,
-                    one,
-                    AtomicOrdering::Monotonic,
-                )?;
-                let last_one = gen.builder.build_int_sub(sp.chunks, one, "")?;
-                let last = gen
-                    .builder
-                    .build_int_compare(IntPredicate::EQ, before, last_one, "")?;
-                gen.when(fr.func, last, |gen| gen.fence_gpu())?;
+                let last = gen.split_count(fr, &sp, k)?;
                 if final_stage {
                     gen.builder.build_store(goes_on, last)?;
                 }
