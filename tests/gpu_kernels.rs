@@ -640,6 +640,56 @@ fn matmul_like_nests_are_tiled_kernels() {
     );
 }
 
+/// A row with several reductions, or a reduction and a map of the row,
+/// long and few enough to split across blocks (docs/gpu.md, "Split
+/// rows"), takes one launch per reduction or map under shrunk launches (3
+/// blocks): the later ones need the earlier ones' whole rows. Three rows of
+/// 2,000 take a block each in one launch.
+#[test]
+fn split_rows_take_a_launch_per_reduction() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = "\
+entry spread (xss: [][]i64) : ([]i64, []i64) =
+  unzip (map (\\row -> let m = reduce (+) 0 row / i64.max 1 (length row)
+                     in (m, reduce (+) 0 (map (\\x -> (x - m) * (x - m)) row))) xss)
+entry composed (xss: [][]i32) : []i32 =
+  map (\\row -> let lo = reduce i32.min i32.highest row
+               let (a, b) = reduce (\\(a1, b1) (a2, b2) -> (a1 * a2, b1 * a2 + b2)) (1i32, 0i32)
+                                   (map (\\x -> (x - lo - 1, x - lo)) row)
+               in reduce (+) 0 (map (\\x -> x * a - b) row)) xss
+entry scaled (xss: [][]i64) : [][]i64 =
+  map (\\row -> let s = reduce (+) 0 row in map (\\x -> x * 1000 / (s + 1)) row) xss
+";
+    let cpu = build(source, "x86_64", dir.path());
+    let emu = build(source, "nvptx-emu", dir.path());
+    let rows = |n: usize, w: usize, ty: &str| {
+        let row = |r: usize| {
+            let xs: Vec<String> = (0..w)
+                .map(|j| format!("{}{ty}", (j * 7 + r * 3) % 23))
+                .collect();
+            format!("[{}]", xs.join(","))
+        };
+        format!("[{}]", (0..n).map(row).collect::<Vec<_>>().join(","))
+    };
+    for (entry, input, launches) in [
+        ("spread", rows(1, 5000, "i64"), 2),
+        ("spread", rows(2, 3000, "i64"), 2),
+        ("spread", rows(3, 2000, "i64"), 1),
+        ("composed", rows(2, 3000, "i32"), 3),
+        ("scaled", rows(1, 5000, "i64"), 2),
+    ] {
+        let env = [("ARRC_GPU_SHRINK", "1"), ("ARRC_GPU_COUNT", "1")];
+        let (want, got) = run_both((&cpu, &emu), entry, &input, &env, &[]);
+        let err = String::from_utf8_lossy(&got.stderr);
+        assert!(got.status.success(), "{entry}: {err}");
+        assert_eq!(got.stdout, want.stdout, "{entry}");
+        assert!(
+            err.contains(&format!("gpu: launches={launches} ")),
+            "{entry}: {err}"
+        );
+    }
+}
+
 /// Arrays only host code uses stay in host memory (docs/gpu.md, "Memory"):
 /// the replicate that starts a sequential loop's array runs in host code,
 /// the loop writes and reads its elements there, and the device sees the

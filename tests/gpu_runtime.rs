@@ -9,11 +9,12 @@
 //! (tests/gpu/fake_cuda.c) and by no driver at all (exit 3). The memory
 //! pool has unit tests of its own (tests/gpu/pool_test.c).
 
+mod support;
+
 use arrc::runtime::gpu::{self, GpuRuntime};
 use arrc::runtime::HOST_SOURCES;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::OnceLock;
 
 fn test_file(name: &str) -> PathBuf {
@@ -106,17 +107,7 @@ struct Run {
 }
 
 fn run_with(cmd: &mut Command, input: &str) -> Run {
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.as_bytes().to_vec();
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let out = child.wait_with_output().unwrap();
-    let _ = writer.join();
+    let out = support::feed_input(cmd, input.as_bytes(), true);
     Run {
         code: out.status.code().unwrap_or(-1),
         stdout: out.stdout,

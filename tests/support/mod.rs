@@ -125,17 +125,27 @@ pub fn run_main(dir: &Path, env: &[(&str, &str)]) -> String {
 /// thread, so that a large input cannot block on a full output pipe);
 /// its status and output, whatever they are.
 pub fn feed(cmd: &mut Command, input: &[u8]) -> Output {
+    feed_input(cmd, input, false)
+}
+
+/// `feed`, where `may_stop_reading` allows the program to exit before it
+/// has read all of `input` (a run that fails early): the broken pipe is
+/// then no error.
+pub fn feed_input(cmd: &mut Command, input: &[u8], may_stop_reading: bool) -> Output {
     let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
+        .expect("spawn");
     let mut stdin = child.stdin.take().unwrap();
     let input = input.to_vec();
-    let writer = std::thread::spawn(move || stdin.write_all(&input).unwrap());
+    let writer = std::thread::spawn(move || match stdin.write_all(&input) {
+        Err(e) if may_stop_reading && e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    });
     let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
+    writer.join().unwrap().expect("write the program's input");
     out
 }
 
@@ -188,12 +198,5 @@ pub fn agrees_on_threads(exe: &Path, input: &str, expected: &str, what: &str) {
 /// program that stops at a bad option or a missing driver exits before
 /// reading its input: the broken pipe that may cause is no failure.
 pub fn run_with_stdin(mut cmd: Command, stdin: &[u8]) -> Output {
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    child.wait_with_output().expect("wait")
+    feed_input(&mut cmd, stdin, true)
 }

@@ -193,6 +193,21 @@ fn scalar_only(block: &[Stmt]) -> bool {
     })
 }
 
+/// What both kernels of a column tree start from (`tree_parts`).
+struct TreeKernel<'ctx> {
+    chunks: IntValue<'ctx>,
+    /// Per reduction: its partial rows, its accumulator, the accumulator's
+    /// elements and its width.
+    parts: Vec<(
+        PointerValue<'ctx>,
+        Val<'ctx>,
+        PointerValue<'ctx>,
+        IntValue<'ctx>,
+    )>,
+    gid: IntValue<'ctx>,
+    threads: IntValue<'ctx>,
+}
+
 impl<'ctx> Gen<'ctx, '_> {
     /// Element `k` of an array of `elem` at `base`.
     fn element_ptr(
@@ -233,19 +248,16 @@ impl<'ctx> Gen<'ctx, '_> {
         Ok((starts, at))
     }
 
-    /// The chunks `C` (cell 0 of the buffer `kp[PARTIALS]`), and per
-    /// reduction its partial rows, its accumulator (the carried value's
-    /// initial array, updated in place) and its width.
-    #[allow(clippy::type_complexity)]
+    /// What both kernels start from: the chunks `C` (cell 0 of the buffer
+    /// `kp[PARTIALS]`), per reduction its partial rows, its accumulator
+    /// (the carried value's initial array, updated in place), that
+    /// array's elements and its width, and the thread's place in the grid.
     fn tree_parts(
         &self,
         nest: &LoopNest,
         tree: &ColumnTree,
         kp: &[BasicValueEnum<'ctx>],
-    ) -> Res<(
-        IntValue<'ctx>,
-        Vec<(PointerValue<'ctx>, Val<'ctx>, IntValue<'ctx>)>,
-    )> {
+    ) -> Res<TreeKernel<'ctx>> {
         let buffer = kp[PARTIALS].into_pointer_value();
         let chunks = self
             .builder
@@ -267,9 +279,33 @@ impl<'ctx> Gen<'ctx, '_> {
                 self.builder
                     .build_in_bounds_gep(self.ctx.i8_type(), buffer, &[start], "")?
             };
-            parts.push((rows, acc, w));
+            let Val::Array { ptr: acc_row, .. } = acc else {
+                return Err(CodegenError::Internal("a reduction without its row".into()));
+            };
+            parts.push((rows, acc, acc_row, w));
         }
-        Ok((chunks, parts))
+        let (gid, threads) = self.thread_range()?;
+        Ok(TreeKernel {
+            chunks,
+            parts,
+            gid,
+            threads,
+        })
+    }
+
+    /// Element `j` of `from` copied to element `j` of `to`.
+    fn copy_element(
+        &self,
+        elem: ScalarType,
+        from: PointerValue<'ctx>,
+        to: PointerValue<'ctx>,
+        j: IntValue<'ctx>,
+    ) -> Res<()> {
+        let src = self.element_ptr(elem, from, j)?;
+        let x = self.builder.build_load(self.mem_type(elem), src, "")?;
+        let dst = self.element_ptr(elem, to, j)?;
+        self.builder.build_store(dst, x)?;
+        Ok(())
     }
 
     fn row_width(acc: &Val<'ctx>) -> Res<IntValue<'ctx>> {
@@ -290,25 +326,18 @@ impl<'ctx> Gen<'ctx, '_> {
         tree: &ColumnTree,
         kp: &[BasicValueEnum<'ctx>],
     ) -> Res<()> {
-        let (chunks, parts) = self.tree_parts(nest, tree, kp)?;
+        let tk = self.tree_parts(nest, tree, kp)?;
+        let (chunks, parts, gid, threads) = (tk.chunks, tk.parts, tk.gid, tk.threads);
         let n = kp[WIDTH].into_int_value();
         let (zero, one) = (self.const_i64(0), self.const_i64(1));
-        let (gid, threads) = self.thread_range()?;
         self.kernel_loop(fr, gid, chunks, threads, &mut |gen, fr, c| {
             let mut slots = Vec::new();
-            for ((rows, acc, w), op) in parts.iter().zip(&tree.ops) {
-                let Val::Array { ptr: neutral, .. } = acc else {
-                    return Err(CodegenError::Internal("a reduction without its row".into()));
-                };
+            for ((rows, _, neutral, w), op) in parts.iter().zip(&tree.ops) {
                 let elem = op.elem;
                 let start = gen.builder.build_int_mul(c, *w, "")?;
                 let row = gen.element_ptr(elem, *rows, start)?;
                 gen.kernel_loop(fr, zero, *w, one, &mut |gen, _, j| {
-                    let from = gen.element_ptr(elem, *neutral, j)?;
-                    let x = gen.builder.build_load(gen.mem_type(elem), from, "")?;
-                    let to = gen.element_ptr(elem, row, j)?;
-                    gen.builder.build_store(to, x)?;
-                    Ok(())
+                    gen.copy_element(elem, *neutral, row, j)
                 })?;
                 let slot = gen.entry_alloca(fr.func, gen.ptr().into())?;
                 gen.builder.build_store(slot, row)?;
@@ -331,28 +360,22 @@ impl<'ctx> Gen<'ctx, '_> {
         tree: &ColumnTree,
         kp: &[BasicValueEnum<'ctx>],
     ) -> Res<()> {
-        let (chunks, parts) = self.tree_parts(nest, tree, kp)?;
+        let tk = self.tree_parts(nest, tree, kp)?;
+        let (chunks, parts, gid, threads) = (tk.chunks, tk.parts, tk.gid, tk.threads);
         let (zero, one) = (self.const_i64(0), self.const_i64(1));
-        let (gid, threads) = self.thread_range()?;
         let first = self
             .builder
             .build_int_compare(IntPredicate::EQ, gid, zero, "")?;
-        let finals: Vec<Val<'ctx>> = parts.iter().map(|(_, acc, _)| acc.clone()).collect();
+        let finals: Vec<Val<'ctx>> = parts.iter().map(|(_, acc, _, _)| acc.clone()).collect();
         self.when(fr.func, first, |gen| {
             gen.store_cells(kp[OUT].into_pointer_value(), zero, &finals)
         })?;
-        for ((rows, acc, w), op) in parts.iter().zip(&tree.ops) {
-            let Val::Array { ptr: out_row, .. } = acc else {
-                return Err(CodegenError::Internal("a reduction without its row".into()));
-            };
+        for ((rows, acc, out_row, w), op) in parts.iter().zip(&tree.ops) {
             let elem = op.elem;
             fr.vals.insert(op.params.0, acc.clone());
             fr.vals.insert(op.result, acc.clone());
             self.kernel_loop(fr, gid, *w, threads, &mut |gen, fr, j| {
-                let from = gen.element_ptr(elem, *rows, j)?;
-                let x = gen.builder.build_load(gen.mem_type(elem), from, "")?;
-                let to = gen.element_ptr(elem, *out_row, j)?;
-                gen.builder.build_store(to, x)?;
+                gen.copy_element(elem, *rows, *out_row, j)?;
                 fr.vals
                     .insert(op.index, Val::Scalar(j.into(), ScalarType::I64));
                 gen.kernel_loop(fr, one, chunks, one, &mut |gen, fr, c| {

@@ -66,6 +66,8 @@ pub(crate) struct RowGroup<'ctx> {
     /// The group's scratch arrays and their aliases (loop state, in-place
     /// updates): the group's first thread writes them outside the folds.
     pub(crate) shared: Vec<VarId>,
+    /// The row's place in a launch that may split it (`split_rows`).
+    pub(crate) split: Option<super::split_rows::SplitRows<'ctx>>,
 }
 
 /// A map body's group prefix (`group_prefix`).
@@ -567,6 +569,11 @@ impl<'ctx> Gen<'ctx, '_> {
     ) -> Res<()> {
         if red.par == Parallelism::Scan {
             return self.group_scan(fr, red, g);
+        }
+        if let Some(sp) = g.split.clone() {
+            if let Some(k) = sp.stages.iter().position(|v| *v == red.index.id) {
+                return self.split_group_reduce(fr, red, g, sp, k);
+            }
         }
         let key = self.key_slot()?;
         let c = self

@@ -48,6 +48,7 @@ mod private_locked;
 mod reduce;
 mod rows;
 mod scan;
+mod split_rows;
 mod stage;
 mod tile;
 

@@ -30,8 +30,9 @@
 //! form (a row per thread), as block trees do. Reductions inside branches
 //! and sequential loops, scratch arrays a reduction fills, maps of the
 //! row (into scratch, or the output's row) and scans of it (`group_scan`)
-//! are the group's statements (`group`); only a single reduction, last in
-//! the body, is split across blocks.
+//! are the group's statements (`group`); rows whose reductions and maps
+//! are at the top of the body are split across blocks, a launch per
+//! reduction or map (`split_rows`).
 
 use super::abi::{Grid, Params, PARTIALS, WIDTH};
 use super::loops::Key;
@@ -43,7 +44,7 @@ use crate::core::ir::{Atom, Type, Var, VarId};
 use crate::loopy::ir::{LoopNest, Parallelism, Stmt};
 use crate::types::ScalarType;
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
-use inkwell::{AtomicOrdering, AtomicRMWBinOp, IntPredicate};
+use inkwell::IntPredicate;
 
 /// Rows at least this long get a block each when they are few.
 pub(super) const ROW_LONG: i64 = 1024;
@@ -122,6 +123,14 @@ impl<'ctx> Gen<'ctx, '_> {
         let split = self
             .builder
             .build_int_compare(IntPredicate::UGT, marker, one, "split")?;
+        // Kernels whose rows cannot split never take the split path.
+        let stages = super::split_rows::split_stages(nest, at);
+        let split = if stages.is_some() {
+            split
+        } else {
+            self.ctx.bool_type().const_zero()
+        };
+        let stage = self.split_stage_and_seq(fr, split, buffer)?;
         let chunks_slot = self.entry_alloca(fr.func, i64t.into())?;
         self.builder.build_store(chunks_slot, one)?;
         self.when(fr.func, split, |gen| {
@@ -196,7 +205,20 @@ impl<'ctx> Gen<'ctx, '_> {
             }
         }
         self.stack_scratch(fr, &post)?;
-        let group_of = |row_end| super::group::RowGroup {
+        // The split form's cells per partial, as `launch_rows` sizes them.
+        let fields = earlier_or_last_fields(self, nest, at);
+        let split_of = |r, chunk| super::split_rows::SplitRows {
+            on: split,
+            stage,
+            buffer,
+            rows,
+            stages: stages.clone().unwrap_or_default(),
+            fields,
+            row: r,
+            chunk,
+            chunks,
+        };
+        let group_of = |row_end, sp| super::group::RowGroup {
             reductions: reductions.clone(),
             per_block,
             tid,
@@ -208,6 +230,7 @@ impl<'ctx> Gen<'ctx, '_> {
             scratch: !scratch.is_empty(),
             dynamic,
             shared: shared.clone(),
+            split: sp,
         };
         let shared_scratch = !scratch.is_empty();
         self.when(fr.func, ready, |gen| {
@@ -222,7 +245,7 @@ impl<'ctx> Gen<'ctx, '_> {
                     .insert(nest.index.id, Val::Scalar(r.into(), ScalarType::I64));
                 gen.set_on_fail(Some(row_end));
                 if let Some(d) = gen.device.as_mut() {
-                    d.rows = Some(group_of(row_end));
+                    d.rows = Some(group_of(row_end, Some(split_of(r, chunk))));
                 }
                 let ran = gen.block(fr, &pre);
                 if let Some(d) = gen.device.as_mut() {
@@ -234,9 +257,8 @@ impl<'ctx> Gen<'ctx, '_> {
                         fr,
                         inner,
                         &post,
-                        (per_block, split, shared_scratch, dynamic),
-                        (buffer, rows, r),
-                        (chunk, chunks),
+                        (per_block, shared_scratch, dynamic),
+                        &split_of(r, chunk),
                         (t, size, tid, lane, ntid),
                         row_end,
                     )?,
@@ -281,9 +303,8 @@ impl<'ctx> Gen<'ctx, '_> {
         fr: &mut Frame<'ctx>,
         inner: &LoopNest,
         post: &[Stmt],
-        (per_block, split, shared_scratch, dynamic): (IntValue<'ctx>, IntValue<'ctx>, bool, bool),
-        (buffer, rows, r): (PointerValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>),
-        (chunk, chunks): (IntValue<'ctx>, IntValue<'ctx>),
+        (per_block, shared_scratch, dynamic): (IntValue<'ctx>, bool, bool),
+        sp: &super::split_rows::SplitRows<'ctx>,
         (t, size, tid, lane, ntid): (
             IntValue<'ctx>,
             IntValue<'ctx>,
@@ -295,8 +316,6 @@ impl<'ctx> Gen<'ctx, '_> {
     ) -> Res<()> {
         let zero = self.const_i64(0);
         let one = self.const_i64(1);
-        let fields = self.fields_of(inner);
-        let types: Vec<Type> = inner.carried().map(|c| c.var.ty).collect();
         let key = self.key_slot()?;
         let seg_key = self
             .builder
@@ -305,8 +324,14 @@ impl<'ctx> Gen<'ctx, '_> {
         if shared_scratch {
             self.group_sync(fr, per_block)?;
         }
-        let (slots, failed) =
-            self.row_fold(fr, inner, seg_key, (chunk, chunks), (t, size), row_end)?;
+        let (slots, failed) = self.row_fold(
+            fr,
+            inner,
+            seg_key,
+            (sp.chunk, sp.chunks),
+            (t, size),
+            row_end,
+        )?;
         if shared_scratch {
             self.group_sync(fr, per_block)?;
         }
@@ -327,18 +352,10 @@ impl<'ctx> Gen<'ctx, '_> {
             let finish = gen.ctx.append_basic_block(fr.func, "row.finish");
             let shared = gen.ctx.append_basic_block(fr.func, "row.shared");
             gen.builder
-                .build_conditional_branch(split, shared, finish)?;
+                .build_conditional_branch(sp.on, shared, finish)?;
             gen.builder.position_at_end(shared);
-            let last = gen.split_partial(
-                fr,
-                inner,
-                &slots,
-                buffer,
-                (rows, r),
-                (chunk, chunks),
-                fields,
-                &types,
-            )?;
+            let last_stage = sp.stages.len().saturating_sub(1);
+            let last = gen.split_partial(fr, inner, &slots, sp, last_stage)?;
             gen.builder.build_conditional_branch(last, finish, done)?;
             gen.builder.position_at_end(finish);
             if !dynamic {
@@ -604,68 +621,6 @@ impl<'ctx> Gen<'ctx, '_> {
 }
 
 impl<'ctx> Gen<'ctx, '_> {
-    /// A split row's block partial (in the lead thread's `slots`) stored
-    /// in `buffer` (cell 0: the chunks per row; cells 1..=rows: a counter
-    /// per row; then `fields` cells per row and chunk); returns whether
-    /// this block was the row's last, in which case `slots` hold the row's
-    /// partials combined in chunk order.
-    #[allow(clippy::too_many_arguments)]
-    fn split_partial(
-        &mut self,
-        fr: &mut Frame<'ctx>,
-        inner: &LoopNest,
-        slots: &super::loops::Slots<'ctx>,
-        buffer: PointerValue<'ctx>,
-        (rows, r): (IntValue<'ctx>, IntValue<'ctx>),
-        (chunk, chunks): (IntValue<'ctx>, IntValue<'ctx>),
-        fields: usize,
-        types: &[Type],
-    ) -> Res<IntValue<'ctx>> {
-        let one = self.const_i64(1);
-        let per = self.const_i64(fields as i64);
-        let head = self.builder.build_int_add(rows, one, "")?;
-        let cell_of = |gen: &Self, c: IntValue<'ctx>| -> Res<IntValue<'ctx>> {
-            let at = gen.builder.build_int_mul(r, chunks, "")?;
-            let at = gen.builder.build_int_add(at, c, "")?;
-            let at = gen.builder.build_int_mul(at, per, "")?;
-            Ok(gen.builder.build_int_add(at, head, "")?)
-        };
-        let mine = self.load_slots(inner, slots)?;
-        let at = cell_of(self, chunk)?;
-        self.store_cells_with(buffer, at, &mine, true)?;
-        self.fence_gpu()?;
-        let counter = self.builder.build_int_add(r, one, "")?;
-        let counter = self.cell_ptr(buffer, counter)?;
-        let before = self.builder.build_atomicrmw(
-            AtomicRMWBinOp::Add,
-            counter,
-            one,
-            AtomicOrdering::Monotonic,
-        )?;
-        let last_one = self.builder.build_int_sub(chunks, one, "")?;
-        let last = self
-            .builder
-            .build_int_compare(IntPredicate::EQ, before, last_one, "last")?;
-        self.when(fr.func, last, |gen| {
-            gen.fence_gpu()?;
-            let zero = gen.const_i64(0);
-            let at = cell_of(gen, zero)?;
-            let firsts = gen.read_cells_with(buffer, at, types, true)?;
-            for (v, ps) in firsts.iter().zip(slots) {
-                for (f, (slot, _)) in gen.fields(v).iter().zip(ps) {
-                    gen.builder.build_store(*slot, *f)?;
-                }
-            }
-            gen.kernel_loop(fr, one, chunks, one, &mut |gen, fr, c| {
-                let at = cell_of(gen, c)?;
-                let other = gen.read_cells_with(buffer, at, types, true)?;
-                let acc = gen.load_slots(inner, slots)?;
-                gen.apply_reductions(fr, inner, slots, &acc, &other)
-            })
-        })?;
-        Ok(last)
-    }
-
     /// Host side: the row-reduction kernel `kernel` launched with a block
     /// per row (long rows, few of them) or a warp per row, as the shape says.
     pub(super) fn launch_rows(
@@ -682,12 +637,10 @@ impl<'ctx> Gen<'ctx, '_> {
         let inner = *reds
             .last()
             .ok_or_else(|| CodegenError::Internal("a row reduction without its nest".into()))?;
-        let scratch = super::group::group_prefix(nest).is_some_and(|p| !p.scratch.is_empty());
-        // Split rows need the row's only reduction last, its result used by
-        // the row's last block alone, and no scratch shared by a group.
-        let splittable = reds.len() == 1
-            && matches!(&nest.body[at], Stmt::Loop(l) if l.par == Parallelism::Reduce)
-            && !scratch;
+        // Split rows need their reductions at the top of the body, the
+        // last one last, and no scratch shared by a group: one launch per
+        // reduction (`split_rows`).
+        let stages = super::split_rows::split_stages(nest, at).map_or(0, |s| s.len());
         let rows = values[WIDTH].into_int_value();
         let width = self.int(fr, &inner.width)?;
         let long = self.builder.build_int_compare(
@@ -703,7 +656,7 @@ impl<'ctx> Gen<'ctx, '_> {
         // Split rows: fewer rows than the blocks the GPU holds at once,
         // each cut into chunks of at least ROW_LONG elements, so that
         // every block has a chunk.
-        let fields = reds.iter().map(|r| self.fields_of(r)).max().unwrap_or(1);
+        let fields = earlier_or_last_fields(self, nest, at);
         let k = self.ctx.i32_type().const_int(kernel as u64, false);
         let f = self.runtime(RuntimeFn::GpuBlocksShared);
         let most = self.const_i64(1 << 40);
@@ -727,39 +680,17 @@ impl<'ctx> Gen<'ctx, '_> {
                 .build_int_compare(IntPredicate::SGE, chunks, self.const_i64(2), "")?;
         let split = self.builder.build_and(long, few_rows, "")?;
         let split = self.builder.build_and(split, several, "")?;
-        // Reductions after the first need the earlier ones' whole rows.
-        let one_reduction = self.ctx.bool_type().const_int(splittable as u64, false);
-        let split = self.builder.build_and(split, one_reduction, "split")?;
+        let splittable = self.ctx.bool_type().const_int((stages > 0) as u64, false);
+        let split = self.builder.build_and(split, splittable, "split")?;
         let chunks = self
             .builder
             .build_select(split, chunks, self.const_i64(1), "chunks")?
             .into_int_value();
-        // The split form's buffer: the chunks per row, a counter per row,
-        // the partials (`split_partial`).
+        // The split form's buffer (`split_rows`).
         let buffer = self.entry_alloca(fr.func, self.i64().into())?;
         self.builder.build_store(buffer, self.const_i64(0))?;
         self.when(fr.func, split, |gen| {
-            let cells = gen.builder.build_int_mul(rows, chunks, "")?;
-            let cells = gen
-                .builder
-                .build_int_mul(cells, gen.const_i64(fields as i64), "")?;
-            let cells = gen.builder.build_int_add(cells, rows, "")?;
-            let cells = gen.builder.build_int_add(cells, gen.const_i64(1), "")?;
-            let bytes = gen.builder.build_int_mul(cells, gen.const_i64(8), "")?;
-            let alloc = gen.runtime(RuntimeFn::GpuAlloc);
-            let p = gen.call_int(alloc, &[bytes.into()])?;
-            let fill = gen.runtime(RuntimeFn::GpuFill32);
-            let words = gen.builder.build_int_add(rows, gen.const_i64(1), "")?;
-            let words = gen.builder.build_int_mul(words, gen.const_i64(2), "")?;
-            let i32t = gen.ctx.i32_type();
-            gen.builder.build_call(
-                fill,
-                &[p.into(), i32t.const_zero().into(), words.into()],
-                "",
-            )?;
-            let c32 = gen.builder.build_int_truncate(chunks, i32t, "")?;
-            gen.builder
-                .build_call(fill, &[p.into(), c32.into(), gen.const_i64(1).into()], "")?;
+            let p = gen.split_buffer(rows, chunks, stages.max(1), fields)?;
             gen.builder.build_store(buffer, p)?;
             Ok(())
         })?;
@@ -782,14 +713,15 @@ impl<'ctx> Gen<'ctx, '_> {
         self.when(fr.func, grouped, |gen| {
             let work = gen.builder.build_int_mul(rows, chunks, "")?;
             let work = gen.builder.build_int_mul(work, gen.const_i64(1024), "")?;
-            gen.launch(
-                kernel,
-                Grid::Shared(fields * 8),
-                work,
-                &params.types,
-                values,
-                fr,
-            )
+            let mut launch = |gen: &mut Self| {
+                let grid = Grid::Shared(fields * 8);
+                gen.launch(kernel, grid, work, &params.types, values, fr)
+            };
+            launch(gen)?;
+            // Each later reduction or map of a split row: one more launch.
+            gen.when(fr.func, split, |gen| {
+                gen.split_later_stages(p, stages, &mut launch)
+            })
         })?;
         self.when(fr.func, split, |gen| {
             let free = gen.runtime(RuntimeFn::GpuFree);
@@ -821,4 +753,12 @@ fn scratch_allocs<'b>(block: &'b [Stmt], scratch: &[VarId], out: &mut Vec<(&'b V
             _ => {}
         }
     }
+}
+
+/// The cells a partial of the row's reductions takes: the widest
+/// reduction's fields (kernel and host size the split buffer alike).
+fn earlier_or_last_fields(gen: &Gen<'_, '_>, nest: &LoopNest, at: usize) -> usize {
+    let mut reds = Vec::new();
+    super::group::group_reductions(&nest.body[..=at], &mut reds);
+    reds.iter().map(|r| gen.fields_of(r)).max().unwrap_or(1)
 }
