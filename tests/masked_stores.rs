@@ -8,15 +8,19 @@ mod support;
 
 const FILTER: &str = "entry main (xs: []f32) : []f32 =\n  filter (\\x -> x > 0.5f32) xs\n";
 
-fn llvm_of(dir: &std::path::Path, src: &str, cpu: &str) -> String {
+fn emitted(dir: &std::path::Path, src: &str, cpu: &str, emit: &str) -> String {
     let path = dir.join("prog.arr");
     std::fs::write(&path, src).unwrap();
     let out = support::arrc()
-        .args(["build", "-O3", "--cpu", cpu, "--emit", "llvm"])
+        .args(["build", "-O3", "--cpu", cpu, "--emit", emit])
         .arg(&path)
         .output()
         .unwrap();
-    support::ok(out, "arrc build --emit llvm")
+    support::ok(out, "arrc build --emit")
+}
+
+fn llvm_of(dir: &std::path::Path, src: &str, cpu: &str) -> String {
+    emitted(dir, src, cpu, "llvm")
 }
 
 #[test]
@@ -27,6 +31,16 @@ fn filters_store_under_a_mask_only_with_avx512() {
         v4.contains("call void @llvm.masked.store.v4f32"),
         "no masked store in:\n{v4}"
     );
+    // The compaction loop stores under a mask made by one `kmov` of the
+    // condition's bits, without the two shifts that would clear lanes.
+    let asm = emitted(dir.path(), FILTER, "x86-64-v4", "asm");
+    let start = asm
+        .find("\narr_entry_0.loop0.cluster0:")
+        .expect("no loop function");
+    let body = &asm[start..];
+    let body = &body[..body.find(".Lfunc_end").unwrap_or(body.len())];
+    assert!(body.contains("{%k"), "no masked store in:\n{body}");
+    assert!(!body.contains("kshift"), "mask shifts in:\n{body}");
     let v3 = llvm_of(dir.path(), FILTER, "x86-64-v3");
     assert!(
         !v3.contains("llvm.masked.store"),

@@ -9,7 +9,7 @@ mod combine;
 mod gather;
 pub(crate) mod link;
 mod loops;
-mod masked;
+pub(crate) mod masked;
 mod nest;
 mod outer;
 pub(crate) mod prefetch;
