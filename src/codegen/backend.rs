@@ -10,7 +10,7 @@
 
 use super::emit::{Frame, Gen, Res};
 use crate::core::ir::SrcLoc;
-use crate::loopy::ir::{LoopNest, MemSpace, SeqLoop};
+use crate::loopy::ir::{LoopNest, MemSpace, SeqLoop, Stmt};
 use inkwell::context::Context;
 use inkwell::module::Module;
 use inkwell::targets::TargetMachine;
@@ -133,6 +133,20 @@ pub(crate) trait Backend {
     ) -> Res<()> {
         let _ = (gen, fr, lp);
         Ok(())
+    }
+
+    /// `stmt`, the one statement of an `if` without results or else arm,
+    /// under `cond` without a branch, where the target has a way to; whether
+    /// it did (else the caller branches).
+    fn guarded_write<'ctx>(
+        &self,
+        gen: &mut Gen<'ctx, '_>,
+        fr: &mut Frame<'ctx>,
+        cond: IntValue<'ctx>,
+        stmt: &Stmt,
+    ) -> Res<bool> {
+        let _ = (gen, fr, cond, stmt);
+        Ok(false)
     }
 
     /// At the start of an entry point's body.

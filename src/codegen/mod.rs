@@ -283,6 +283,11 @@ impl LlvmModule<'_> {
         cpu::prefetch::prefetch_streams(self.context, &self.module)
     }
 
+    /// The guarded stores' masks as bits (CPU; see `cpu::masked`).
+    pub fn masks(&mut self) -> Result<(), CodegenError> {
+        cpu::masked::masks_from_bits(self.context, &self.module)
+    }
+
     /// Non-temporal stores in the stream variants of map nests (CPU; see
     /// `cpu::stream`).
     pub fn nontemporal(&mut self) -> Result<(), CodegenError> {

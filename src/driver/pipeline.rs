@@ -27,6 +27,7 @@
 //!   target-attributes          the target's function attributes
 //!   llvm-opt                   LLVM's default<On> pipeline
 //!   prefetch                   software prefetches (CPU; not with ARRC_NO_PREFETCH)
+//!   masks                      guarded stores' masks as bits (CPU; codegen::cpu::masked)
 //!   sanitize                   --sanitize address|thread: the instrumentation
 //!   object                     machine code
 //!   exact-fallback-object      when the code can fail: the fallback at -O0
@@ -329,6 +330,7 @@ fn optimised_module<'ctx>(
     }
     if target.prefetch {
         session.rewrite("nontemporal", &mut module, |m| Ok(m.nontemporal()?))?;
+        session.rewrite("masks", &mut module, |m| Ok(m.masks()?))?;
     }
     if let Some(sanitizer) = options.codegen.sanitize {
         session.rewrite("sanitize", &mut module, |m| Ok(m.sanitize(sanitizer)?))?;

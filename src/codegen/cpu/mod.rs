@@ -2,12 +2,14 @@
 //! runtime's thread pool (`nest`, `loops`, `combine`), run-time errors and
 //! memory through the host runtime (`arr_fail_*`, `arr_alloc`), a host
 //! target machine tuned for `--cpu`, software prefetching after LLVM's
-//! optimisation (`prefetch`), and the link with `cc` (`link`).
+//! optimisation (`prefetch`), branch-free guarded stores (`masked`), and the
+//! link with `cc` (`link`).
 
 mod combine;
 mod gather;
 pub(crate) mod link;
 mod loops;
+pub(crate) mod masked;
 mod nest;
 mod outer;
 pub(crate) mod prefetch;
@@ -253,6 +255,20 @@ impl Backend for CpuBackend {
         nest: &LoopNest,
     ) -> Res<()> {
         gen.cpu_nest(fr, nest)
+    }
+
+    /// A masked store where the processor has AVX-512 (`cpu::masked`).
+    fn guarded_write<'ctx>(
+        &self,
+        gen: &mut Gen<'ctx, '_>,
+        fr: &mut Frame<'ctx>,
+        cond: IntValue<'ctx>,
+        stmt: &crate::loopy::ir::Stmt,
+    ) -> Res<bool> {
+        if !self.cpu.has_avx512() {
+            return Ok(false);
+        }
+        gen.masked_write(fr, cond, stmt)
     }
 
     /// Calls the runtime's `arr_fail_*`, which prints the error and exits

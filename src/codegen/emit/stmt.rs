@@ -182,6 +182,16 @@ impl<'ctx> Gen<'ctx, '_> {
                     }
                     return Ok(());
                 }
+                if let ([write], true, true) = (
+                    then_block.as_slice(),
+                    else_block.is_empty(),
+                    results.is_empty(),
+                ) {
+                    let backend = self.backend;
+                    if backend.guarded_write(self, fr, cond, write)? {
+                        return Ok(());
+                    }
+                }
                 let then_bb = self.ctx.append_basic_block(fr.func, "then");
                 let else_bb = self.ctx.append_basic_block(fr.func, "else");
                 let merge = self.ctx.append_basic_block(fr.func, "endif");
