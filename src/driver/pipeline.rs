@@ -113,7 +113,7 @@ pub enum Output {
 
 /// The simplifier's passes, in the order a round runs them over every
 /// entry; a pass returns whether it changed the function.
-pub const SIMPLIFY: [(&str, simplify::Pass); 8] = [
+pub const SIMPLIFY: [(&str, simplify::Pass); 9] = [
     ("simplify-fold", simplify::fold),
     ("simplify-cse", simplify::cse),
     ("simplify-columns", simplify::columns),
@@ -122,6 +122,7 @@ pub const SIMPLIFY: [(&str, simplify::Pass); 8] = [
     ("simplify-hoist", simplify::hoist),
     ("simplify-tabulate", simplify::tabulate),
     ("simplify-element", simplify::element),
+    ("simplify-regular", simplify::regular),
 ];
 
 /// Compiles the program at `path` (with its imports and the standard
