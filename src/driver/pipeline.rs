@@ -114,13 +114,16 @@ pub enum Output {
 
 /// The simplifier's passes, in the order a round runs them over every
 /// entry; a pass returns whether it changed the function.
-pub const SIMPLIFY: [(&str, simplify::Pass); 6] = [
+pub const SIMPLIFY: [(&str, simplify::Pass); 9] = [
     ("simplify-fold", simplify::fold),
     ("simplify-cse", simplify::cse),
     ("simplify-columns", simplify::columns),
     ("simplify-dce", simplify::dce),
     ("simplify-inline", simplify::inline),
     ("simplify-hoist", simplify::hoist),
+    ("simplify-tabulate", simplify::tabulate),
+    ("simplify-element", simplify::element),
+    ("simplify-regular", simplify::regular),
 ];
 
 /// Compiles the program at `path` (with its imports and the standard

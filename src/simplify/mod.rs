@@ -13,7 +13,11 @@
 //! - `columns`: unused `map` results and unused array arguments;
 //! - `dce`: dead code (never a statement that can fail);
 //! - `inline`: a binding read in one branch only moves into it;
-//! - `hoist`: lambda-invariant statements move out of the lambda.
+//! - `hoist`: lambda-invariant statements move out of the lambda;
+//! - `tabulate`: `a[i]` in a `map` over `iota n` streams `a` (of `n` rows);
+//! - `element`: an element of a map read nowhere else is computed alone;
+//! - `regular`: sizes of a map's rows are the array's, and their
+//!   assertions leave the map.
 //!
 //! `facts` says what can fail and which sizes are known; `walk` holds the
 //! shared traversals (and the node census); `synth` generates programs of a
@@ -22,11 +26,14 @@
 mod columns;
 mod cse;
 mod dce;
+mod element;
 pub mod facts;
 mod fold;
 mod hoist;
 mod inline;
+mod regular;
 pub mod synth;
+mod tabulate;
 pub mod walk;
 
 #[cfg(test)]
@@ -78,4 +85,16 @@ pub fn inline(f: &mut Function, _: &SimplifyOptions) -> bool {
 
 pub fn hoist(f: &mut Function, _: &SimplifyOptions) -> bool {
     hoist::run(f, &Facts::collect(f))
+}
+
+pub fn tabulate(f: &mut Function, _: &SimplifyOptions) -> bool {
+    tabulate::run(f, &Facts::collect(f))
+}
+
+pub fn element(f: &mut Function, _: &SimplifyOptions) -> bool {
+    element::run(f, &Facts::collect(f))
+}
+
+pub fn regular(f: &mut Function, _: &SimplifyOptions) -> bool {
+    regular::run(f, &Facts::collect(f))
 }
