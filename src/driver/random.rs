@@ -76,11 +76,20 @@ pub fn random(args: &RandomArgs) -> i32 {
     };
     if args.print {
         let p = crate::testgen::stms::generate_with(args.seed, shape);
-        print!("{}", p.source());
+        let mut text = p.source();
         for input in &p.inputs {
-            println!("-- input: {}", input.join(" "));
+            text.push_str(&format!("-- input: {}\n", input.join(" ")));
         }
-        return 0;
+        // A reader that stops early (`| head`, `| grep -q`) closes the
+        // pipe: that ends the command quietly, as it does `cat`.
+        return match crate::testgen::say(&text) {
+            Ok(()) => 0,
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+            Err(e) => {
+                eprintln!("Error: cannot write the program: {e}");
+                1
+            }
+        };
     }
     let Ok(arrc) = std::env::current_exe() else {
         eprintln!("Error: cannot find the arrc executable");
