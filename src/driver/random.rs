@@ -67,12 +67,17 @@ pub struct RandomArgs {
     /// No arrays of the unit type `()` (they are on by default).
     #[arg(long = "no-unit-arrays")]
     no_unit_arrays: bool,
+    /// Many matrix products, long float sums and reductions of many rows
+    /// (the outer-product, block-folding and column-tree kernels).
+    #[arg(long)]
+    kernels: bool,
 }
 
 pub fn random(args: &RandomArgs) -> i32 {
     let shape = crate::testgen::stms::Shape {
         long: args.long,
         unit_arrays: !args.no_unit_arrays,
+        kernels: args.kernels,
     };
     if args.print {
         let p = crate::testgen::stms::generate_with(args.seed, shape);
