@@ -10,8 +10,10 @@
 //!
 //! Elements are often small multiples of a half: their sums and products
 //! are exact in any order, so those results are compared bit for bit and
-//! a lost or repeated block, row or panel shows even in floats; other
-//! elements come from the generator, and float sums of them are inexact.
+//! a lost or repeated block, row or panel shows even in floats. Other
+//! elements come from the generator, and float products of them are
+//! inexact; long float reductions take only the small multiples, since
+//! the rounding of thousands of terms that cancel leaves the tolerance.
 
 use super::ast::{Expr, Ty};
 use super::gen::{Env, Gen};
@@ -68,10 +70,17 @@ impl Gen {
 
     /// An element of type `t` at the indices `at` (`i64` names): a small
     /// multiple of a half (an integer for integer types) cycling with the
-    /// indices, or any scalar of the generator. Whether it is the former.
-    fn cycling_element(&mut self, env: &Env, t: ScalarType, at: &[String]) -> (Expr, bool) {
+    /// indices, or (unless `exact`) any scalar of the generator. Whether it
+    /// is the former.
+    fn cycling_element(
+        &mut self,
+        env: &Env,
+        t: ScalarType,
+        at: &[String],
+        exact: bool,
+    ) -> (Expr, bool) {
         let n = t.name();
-        if self.rng.chance(0.6) {
+        if exact || self.rng.chance(0.6) {
             let m = self.rng.range(2, 9);
             let terms: Vec<String> = at
                 .iter()
@@ -103,10 +112,17 @@ impl Gen {
     }
 
     /// `tabulate_2d rows cols (\i j -> e)` or a map over `iota` of a map
-    /// over `iota`; whether its elements are exact small values.
-    fn matrix(&mut self, env: &Env, t: ScalarType, rows: &str, cols: &str) -> (Expr, bool) {
+    /// over `iota`, of exact small values if `exact`; whether its elements
+    /// are such.
+    fn matrix(
+        &mut self,
+        env: &Env,
+        t: ScalarType,
+        (rows, cols): (&str, &str),
+        exact: bool,
+    ) -> (Expr, bool) {
         let (i, j) = (self.name("i"), self.name("j"));
-        let (e, small) = self.cycling_element(env, t, &[i.clone(), j.clone()]);
+        let (e, small) = self.cycling_element(env, t, &[i.clone(), j.clone()], exact);
         let m = if self.rng.chance(0.5) {
             Expr::node(ranked(t, 2))
                 .t(&format!("(tabulate_2d {rows} {cols} (\\{i} {j} -> "))
@@ -122,25 +138,42 @@ impl Gen {
     }
 
     /// A matrix product of tabulated matrices `a: [n][k]t` and `b` (given
-    /// as `[k][m]t`, or by its rows against those of `a` as `[m][k]t`), as a
-    /// nest over rows and columns, `matmul`, or by indices.
+    /// as `[k][m]t`, or by its rows against those of `a` as `[m][k]t`), or
+    /// of `a` and its transpose, as a nest over rows and columns, `matmul`,
+    /// or by indices. Only the product of `a` and its transpose reaches
+    /// the blocked kernels: elsewhere fusion computes each row of `a`
+    /// inside the product.
     fn product(&mut self, env: &Env) -> (Expr, u32) {
         let t = *self.rng.pick(&[F32, F32, F32, F64, F64, I32, I64, I16, U8]);
+        let own = self.rng.chance(0.5);
         let [n, k, m] = loop {
-            let dims = [(); 3].map(|_| self.dim(env, PRODUCT_DIMS));
+            let mut dims = [(); 3].map(|_| self.dim(env, PRODUCT_DIMS));
+            if own {
+                dims[2] = dims[0].clone();
+            }
             if dims.iter().map(|d| d.1).product::<i64>() <= PRODUCT_WORK {
                 break dims.map(|d| d.0);
             }
         };
         let (nv, kv, mv) = (self.name("n"), self.name("k"), self.name("m"));
         let (av, bv) = (self.name("a"), self.name("b"));
-        let by_rows = self.rng.chance(0.4);
-        let (a, a_small) = self.matrix(env, t, &nv, &kv);
-        let (b, b_small) = if by_rows {
-            self.matrix(env, t, &mv, &kv)
+        let by_rows = own || self.rng.chance(0.4);
+        let (a, a_small) = self.matrix(env, t, (&nv, &kv), false);
+        let mut e = Expr::node(ranked(t, 2))
+            .t(&format!("(let {nv} = {n} in let {kv} = {k} in let {av} = "))
+            .e(a);
+        let (bv, b_small) = if own {
+            (av.clone(), true)
         } else {
-            self.matrix(env, t, &kv, &mv)
+            let (b, b_small) = if by_rows {
+                self.matrix(env, t, (&mv, &kv), false)
+            } else {
+                self.matrix(env, t, (&kv, &mv), false)
+            };
+            e = e.t(&format!(" in let {mv} = {m} in let {bv} = ")).e(b);
+            (bv, b_small)
         };
+        let mv = if own { nv.clone() } else { mv };
         let (r, c) = (self.name("r"), self.name("c"));
         let z = super::gen::zero(t);
         let dot = match self.rng.below(4) {
@@ -149,10 +182,10 @@ impl Gen {
             2 => format!("sum (map2 (*) {r} {c})"),
             _ => format!("reduce (+) {z} (map2 (\\x y -> y * x) {r} {c})"),
         };
-        let columns = if by_rows {
-            bv.clone()
+        let (columns, transposed) = if by_rows {
+            (bv.clone(), format!("(transpose {bv})"))
         } else {
-            format!("(transpose {bv})")
+            (format!("(transpose {bv})"), bv.clone())
         };
         let (i, j, q) = (self.name("i"), self.name("j"), self.name("q"));
         let b_at = if by_rows {
@@ -162,18 +195,12 @@ impl Gen {
         };
         let form = match self.rng.below(4) {
             0 | 1 => format!("map (\\{r} -> map (\\{c} -> {dot}) {columns}) {av}"),
-            2 if !by_rows => format!("matmul {av} {bv}"),
+            2 => format!("matmul {av} {transposed}"),
             _ => format!(
                 "tabulate_2d {nv} {mv} (\\{i} {j} -> reduce (+) {z} (map (\\{q} -> {av}[{i}, {q}] * {b_at}) (iota {kv})))"
             ),
         };
-        let e = Expr::node(ranked(t, 2))
-            .t(&format!(
-                "(let {nv} = {n} in let {kv} = {k} in let {mv} = {m} in let {av} = "
-            ))
-            .e(a)
-            .t(&format!(" in let {bv} = "))
-            .e(b)
+        let e = e
             .t(&format!(" in {form})"))
             .inexact(t.is_float() && !(a_small && b_small));
         (e, self.new_size())
@@ -188,7 +215,7 @@ impl Gen {
         let z = super::gen::zero(t);
         let vector = |g: &mut Gen| {
             let i = g.name("i");
-            let (e, small) = g.cycling_element(env, t, std::slice::from_ref(&i));
+            let (e, small) = g.cycling_element(env, t, std::slice::from_ref(&i), t.is_float());
             let v = Expr::node(Ty::arr(Ty::S(t)))
                 .t(&format!("(map (\\{i} -> "))
                 .e(e)
@@ -198,7 +225,7 @@ impl Gen {
         if self.rng.chance(0.25) {
             // Each row's sum: rows of a block and more, a few of them.
             let rows = self.rng.range(1, 5);
-            let (m, small) = self.matrix(env, t, &format!("{rows}i64"), &lv);
+            let (m, small) = self.matrix(env, t, (&format!("{rows}i64"), &lv), t.is_float());
             let r = self.name("r");
             let sum = if self.rng.chance(0.5) {
                 format!("sum {r}")
@@ -254,7 +281,7 @@ impl Gen {
                 op.ne = super::gen::zero(t);
             }
         }
-        let (m, small) = self.matrix(env, t, &rows, &cols);
+        let (m, small) = self.matrix(env, t, (&rows, &cols), t.is_float());
         let (f, r, c, xss) = (
             self.name("columns"),
             self.name("r"),
