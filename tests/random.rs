@@ -97,3 +97,29 @@ fn generated_programs_type_check() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// A reader that stops early (`arrc random --print | grep -q x`) closes
+/// the pipe: the command ends quietly with exit 0, in `--print` and in a
+/// campaign, not as an internal error.
+#[test]
+fn a_closed_stdout_ends_the_command_quietly() {
+    for args in [
+        &["random", "--print", "--seed", "7"][..],
+        // A campaign of no programs prints its summary line alone.
+        &["random", "--count", "0"][..],
+    ] {
+        // The read end is closed before the command starts, so its first
+        // write fails whatever the timing.
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        let out = Command::new(env!("CARGO_BIN_EXE_arrc"))
+            .args(args)
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .expect("run arrc random");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    }
+}

@@ -67,20 +67,34 @@ pub struct RandomArgs {
     /// No arrays of the unit type `()` (they are on by default).
     #[arg(long = "no-unit-arrays")]
     no_unit_arrays: bool,
+    /// Many matrix products, long float sums and reductions of many rows
+    /// (the outer-product, block-folding and column-tree kernels).
+    #[arg(long)]
+    kernels: bool,
 }
 
 pub fn random(args: &RandomArgs) -> i32 {
     let shape = crate::testgen::stms::Shape {
         long: args.long,
         unit_arrays: !args.no_unit_arrays,
+        kernels: args.kernels,
     };
     if args.print {
         let p = crate::testgen::stms::generate_with(args.seed, shape);
-        print!("{}", p.source());
+        let mut text = p.source();
         for input in &p.inputs {
-            println!("-- input: {}", input.join(" "));
+            text.push_str(&format!("-- input: {}\n", input.join(" ")));
         }
-        return 0;
+        // A reader that stops early (`| head`, `| grep -q`) closes the
+        // pipe: that ends the command quietly, as it does `cat`.
+        return match crate::testgen::say(&text) {
+            Ok(()) => 0,
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+            Err(e) => {
+                eprintln!("Error: cannot write the program: {e}");
+                1
+            }
+        };
     }
     let Ok(arrc) = std::env::current_exe() else {
         eprintln!("Error: cannot find the arrc executable");

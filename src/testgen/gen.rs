@@ -44,6 +44,10 @@ pub struct Gen {
     pub defs: Vec<String>,
     /// Arrays of the unit type `()` (`Shape::unit_arrays`).
     pub unit_arrays: bool,
+    /// Weight of the statements for the newest kernels (`Shape::kernels`).
+    pub kernel_weight: u32,
+    /// The variables bound to those statements, all kept as results.
+    pub kernel_results: Vec<String>,
 }
 
 /// Helper definitions a program may call; `Prog::source` keeps those used.
@@ -71,6 +75,8 @@ impl Gen {
             hazard,
             defs: Vec::new(),
             unit_arrays: false,
+            kernel_weight: 1,
+            kernel_results: Vec::new(),
         }
     }
 

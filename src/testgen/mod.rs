@@ -20,6 +20,7 @@ pub mod contract;
 pub mod extras;
 pub mod gen;
 pub mod grown;
+pub mod kernels;
 pub mod prelude;
 pub mod ranked;
 pub mod rng;
@@ -29,8 +30,9 @@ pub mod slices;
 pub mod stms;
 
 use run::{Failure, Settings, Verdict};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -54,6 +56,14 @@ pub struct Campaign {
     pub known: Vec<u64>,
 }
 
+/// Writes `text` to standard output, where `print!` would panic on a
+/// closed pipe (a reader such as `head` that has seen enough).
+pub fn say(text: &str) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()
+}
+
 #[derive(Default)]
 struct Tally {
     passed: AtomicUsize,
@@ -62,12 +72,21 @@ struct Tally {
 }
 
 /// Runs the campaign; prints one report per failure and a closing line
-/// `random: P passed, F failed, S skipped`. Returns the exit code.
+/// `random: P passed, F failed, S skipped`. Returns the exit code (1 when
+/// a program failed). When standard output is closed, the campaign stops
+/// quietly after the programs under test.
 pub fn campaign(c: &Campaign) -> i32 {
     let start = Instant::now();
     let next = AtomicU64::new(0);
     let tally = Tally::default();
     let print = Mutex::new(());
+    let closed = AtomicBool::new(false);
+    let tell = |text: String| {
+        let _g = print.lock();
+        if say(&(text + "\n")).is_err() {
+            closed.store(true, Ordering::Relaxed);
+        }
+    };
     std::thread::scope(|scope| {
         for _ in 0..c.jobs.max(1) {
             scope.spawn(|| {
@@ -79,7 +98,7 @@ pub fn campaign(c: &Campaign) -> i32 {
                         (None, Some(s)) => start.elapsed() < Duration::from_secs(s),
                         (None, None) => k < 100,
                     };
-                    if !more {
+                    if !more || closed.load(Ordering::Relaxed) {
                         return;
                     }
                     let seed = c.seed.wrapping_add(k);
@@ -88,19 +107,21 @@ pub fn campaign(c: &Campaign) -> i32 {
                         Verdict::Skipped(why) => {
                             tally.skipped.fetch_add(1, Ordering::Relaxed);
                             if c.verbose {
-                                let _g = print.lock();
-                                println!("skipped seed {seed}: {why}\n{}", prog.source());
+                                tell(format!("skipped seed {seed}: {why}\n{}", prog.source()));
                             }
                         }
                         Verdict::Fail(f) if c.known.contains(&seed) => {
                             tally.skipped.fetch_add(1, Ordering::Relaxed);
-                            let _g = print.lock();
-                            println!("known failure, seed {seed}: {:?}: {}", f.kind, f.detail);
+                            tell(format!(
+                                "known failure, seed {seed}: {:?}: {}",
+                                f.kind, f.detail
+                            ));
                         }
                         Verdict::Pass if c.known.contains(&seed) => {
                             tally.passed.fetch_add(1, Ordering::Relaxed);
-                            let _g = print.lock();
-                            println!("seed {seed} passes now: drop it from the known failures");
+                            tell(format!(
+                                "seed {seed} passes now: drop it from the known failures"
+                            ));
                         }
                         Verdict::Pass => {
                             tally.passed.fetch_add(1, Ordering::Relaxed);
@@ -108,9 +129,7 @@ pub fn campaign(c: &Campaign) -> i32 {
                         Verdict::Fail(f) => {
                             tally.failed.fetch_add(1, Ordering::Relaxed);
                             let small = minimise(c, &prog, &f, dir.path());
-                            let report = report(c, seed, &prog, &small, &f);
-                            let _g = print.lock();
-                            println!("{report}");
+                            tell(report(c, seed, &prog, &small, &f));
                         }
                     }
                 }
@@ -122,7 +141,7 @@ pub fn campaign(c: &Campaign) -> i32 {
         tally.failed.load(Ordering::Relaxed),
         tally.skipped.load(Ordering::Relaxed),
     );
-    println!("random: {p} passed, {f} failed, {s} skipped");
+    tell(format!("random: {p} passed, {f} failed, {s} skipped"));
     i32::from(f > 0)
 }
 

@@ -26,6 +26,9 @@ pub struct Shape {
     pub long: bool,
     /// Arrays of the unit type `()` (on by default since a sweep ran them).
     pub unit_arrays: bool,
+    /// Many statements for the newest kernels (`kernels.rs`): matrix
+    /// products, long sums, reductions of many rows.
+    pub kernels: bool,
 }
 
 impl Default for Shape {
@@ -33,6 +36,7 @@ impl Default for Shape {
         Shape {
             long: false,
             unit_arrays: true,
+            kernels: false,
         }
     }
 }
@@ -52,6 +56,7 @@ pub fn generate_long(seed: u64, long: bool) -> Prog {
 pub fn generate_with(seed: u64, shape: Shape) -> Prog {
     let mut g = Gen::new(seed);
     g.unit_arrays = shape.unit_arrays;
+    g.kernel_weight = if shape.kernels { 12 } else { 1 };
     let long = shape.long;
     let mut params: Vec<Var> = Vec::new();
     let count = g.rng.range(1, 4);
@@ -108,6 +113,13 @@ pub fn generate_with(seed: u64, shape: Shape) -> Prog {
         results.push(params[0].clone());
     }
     results.reverse();
+    // A kernel's value is a result, lest dead code elimination drop it.
+    for name in &g.kernel_results {
+        let kernel = candidates.iter().find(|v| &v.name == name);
+        if let Some(v) = kernel.filter(|_| results.iter().all(|r| &r.name != name)) {
+            results.push((*v).clone());
+        }
+    }
     let inputs = (0..2).map(|_| g.inputs(&params)).collect();
     let mut defs: Vec<String> = HELPERS.iter().chain(DEFS).map(|s| s.to_string()).collect();
     defs.append(&mut g.defs);
@@ -166,7 +178,10 @@ impl Gen {
 
     fn stm_option(&mut self, env: &Env) -> Option<Stm> {
         let depth = 3;
-        let k = self.rng.weighted(&[4, 8, 2, 1, 1, 1, 1, 1, 1, 1, 1]);
+        let kernels = self.kernel_weight;
+        let k = self
+            .rng
+            .weighted(&[4, 8, 2, 1, 1, 1, 1, 1, 1, 1, 1, kernels]);
         let t = self.scalar_type();
         match k {
             0 => {
@@ -257,6 +272,12 @@ impl Gen {
             10 => {
                 let (e, size) = self.array3(env, t, depth, None);
                 Some(self.single(e, size))
+            }
+            11 => {
+                let (e, size) = self.kernel_shape(env);
+                let st = self.single(e, size);
+                self.kernel_results.push(st.pattern.clone());
+                Some(st)
             }
             _ => {
                 let (src, size, x, [a, b]) = self.two_of_each(env, t, depth - 1)?;
