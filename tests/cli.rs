@@ -430,3 +430,22 @@ fn passes_are_timed_and_dumped_by_name() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_closed_stdout_ends_a_command_quietly() {
+    // The read end is closed before arrc starts (`arrc test ... | head` once
+    // head has gone), so the first line it prints fails whatever the timing.
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let program = root().join("tests/programs/local_fun_size_params.arr");
+    let out = arrc()
+        .arg("test")
+        .arg(&program)
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .expect("run arrc test");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
+}
