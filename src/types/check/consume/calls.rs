@@ -1,0 +1,151 @@
+//! Calls: the arguments walked in order, those given for unique
+//! parameters (or unique components of a tuple parameter) consumed after
+//! them, and the roots of the call's result, from a summary of which
+//! parameters the callee's body may return (the callee walked once on its
+//! own). In: a call of the checked program; out: its result's roots, and
+//! the consumptions recorded in `Walk`.
+
+use super::*;
+
+impl Walk<'_> {
+    /// The parameters of instance `k` (by position) whose roots its result
+    /// may have: its body walked once on its own, its errors dropped (the
+    /// instance's own walk reports them).
+    pub(super) fn summary(&mut self, k: usize) -> Vec<usize> {
+        if let Some(s) = self.summaries.get(&k) {
+            return s.clone();
+        }
+        let Some(lam) = self.program.instances.get(k) else {
+            return Vec::new();
+        };
+        // The prelude's `copy` and `manifest` are the identity only because
+        // arrays have value semantics: as in Futhark, their results are fresh.
+        let fresh_copy = matches!(lam.name.as_deref(), Some("copy" | "manifest"))
+            && self.sources.name(lam.body.file) == "stdlib/prelude.arr";
+        if fresh_copy || !self.summarising.insert(k) {
+            return Vec::new();
+        }
+        let mut sub = Walk::new(self.sources, self.program, self.facts);
+        sub.summaries = std::mem::take(&mut self.summaries);
+        sub.summarising = std::mem::take(&mut self.summarising);
+        lam.params.iter().for_each(|p| sub.bind_param(p));
+        let roots = sub.expr(&lam.body);
+        let aliased = lam
+            .params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| {
+                let mut vars = Vec::new();
+                pat_vars(p, &mut vars);
+                vars.iter().any(|v| roots.contains(v))
+            })
+            .map(|(i, _)| i)
+            .collect::<Vec<_>>();
+        self.summaries = sub.summaries;
+        self.summarising = sub.summarising;
+        self.summarising.remove(&k);
+        self.summaries.insert(k, aliased.clone());
+        aliased
+    }
+
+    /// A call: the arguments in order, then those passed to unique
+    /// parameters consumed. Its result counts as fresh.
+    pub(super) fn apply(&mut self, f: &TExpr, args: &[TExpr]) -> Roots {
+        let instance = match &f.kind {
+            TExprKind::Instance(k) => Some(*k),
+            _ => None,
+        };
+        let params: &[TPat] = match &f.kind {
+            TExprKind::Instance(k) => match self.program.instances.get(*k) {
+                Some(lam) => &lam.params,
+                None => &[],
+            },
+            TExprKind::Lambda(lam) => &lam.params,
+            _ => {
+                self.expr(f);
+                &[]
+            }
+        };
+        let mut arg_roots: Vec<Roots> = Vec::new();
+        let mut field_consumed: Vec<(usize, Roots)> = Vec::new();
+        for (i, a) in args.iter().enumerate() {
+            let parts = self.expr_parts(a);
+            if params.get(i).is_some_and(|p| is_unique(p, self.unique)) {
+                self.unique_parts_apart(&parts);
+            } else if let Some(flags) = params.get(i).and_then(|p| self.unique_fields(p)) {
+                // `(ar: *[]t, a: *[][]t)`: a tuple written out for it gives
+                // each unique component its own roots, consumed below.
+                if flags.len() == parts.len() {
+                    let unique_parts: Vec<(Roots, &TExpr)> = parts
+                        .iter()
+                        .zip(&flags)
+                        .filter(|(_, u)| **u)
+                        .map(|(part, _)| part.clone())
+                        .collect();
+                    self.unique_parts_apart(&unique_parts);
+                    let roots = unique_parts
+                        .into_iter()
+                        .fold(Vec::new(), |acc, (r, _)| union(acc, r));
+                    field_consumed.push((i, roots));
+                }
+            }
+            arg_roots.push(
+                parts
+                    .into_iter()
+                    .fold(Vec::new(), |acc, (r, _)| union(acc, r)),
+            );
+        }
+        // Rearrangements are views of their arguments, as in Futhark (whose
+        // prelude gives them non-unique results): `transpose a` aliases `a`.
+        if let TExprKind::Builtin(
+            Builtin::Transpose
+            | Builtin::Flatten
+            | Builtin::Unflatten
+            | Builtin::Reverse
+            | Builtin::Rotate
+            | Builtin::Zip(_)
+            | Builtin::Unzip(_),
+        ) = f.kind
+        {
+            return arg_roots.into_iter().fold(Vec::new(), union);
+        }
+        // A local function's body runs here, its parameters bound to the
+        // arguments, before the call consumes them; its result aliases
+        // what the body's does.
+        let mut result = Vec::new();
+        if let TExprKind::Lambda(lam) = &f.kind {
+            for (p, roots) in lam.params.iter().zip(&arg_roots) {
+                self.bind(p, roots);
+            }
+            result = self.lambda_body(f, lam);
+        }
+        // A function's result aliases the arguments its body may return.
+        // One declared unique is fresh, as in Futhark.
+        let unique_result = instance
+            .and_then(|k| self.facts.unique_ret.get(&k))
+            .is_some_and(|flags| flags.iter().all(|u| *u));
+        // Not a constant given as an argument: the summary does not say
+        // which component of a tuple result aliases what, and Futhark,
+        // which knows, accepts `(f table x).0` where `.0` is fresh.
+        if let Some(k) = instance.filter(|_| !unique_result) {
+            for i in self.summary(k) {
+                if let (Some(p), Some(roots)) = (params.get(i), arg_roots.get(i)) {
+                    if !is_unique(p, self.unique) {
+                        let roots = roots.iter().filter(|r| constant_of(**r).is_none());
+                        result = union(result, roots.copied().collect());
+                    }
+                }
+            }
+        }
+        for ((p, a), roots) in params.iter().zip(args).zip(&arg_roots) {
+            if is_unique(p, self.unique) {
+                let roots = self.precise(a, roots.clone());
+                self.consume(&roots, a);
+            }
+        }
+        for (i, roots) in field_consumed {
+            self.consume(&roots, &args[i]);
+        }
+        result
+    }
+}
