@@ -61,8 +61,48 @@ pub(crate) fn qual_op_var(text: String, l: usize, r: usize) -> BinOpOrName {
 pub(crate) fn op_apply(op: BinOpOrName, a: Expr, b: Expr, l: usize, r: usize) -> Expr {
     match op {
         BinOpOrName::Op(op) => expr(ExprKind::BinOp(op, Box::new(a), Box::new(b)), l, r),
-        BinOpOrName::Name(f) => apply(*f, vec![a, b], l, r),
+        BinOpOrName::Name(f) => match composed_sized(&f, a, b, l, r) {
+            Ok(lambda) => lambda,
+            Err((a, b)) => apply(*f, vec![a, b], l, r),
+        },
     }
+}
+
+/// The built-ins whose sizes Futhark's newer signature reads off the
+/// array's type (`unflatten xs : [n][m]t`); arrc reads them off the
+/// argument of an application.
+const SIZED_BUILTINS: [&str; 3] = ["unflatten", "unflatten_3d", "split"];
+
+/// `f >-> unflatten` (or `unflatten <-< f`, also `unflatten_3d` and
+/// `split`) is `\x -> unflatten (f x)`: the application reads its sizes off
+/// `f x` (`sized (n * m) >-> unflatten`), which a bare `unflatten` passed to
+/// the prelude's composition could not. The operands back when `f` is
+/// another operator or the second function is not such a built-in.
+fn composed_sized(op: &Expr, a: Expr, b: Expr, l: usize, r: usize) -> Result<Expr, (Expr, Expr)> {
+    let ExprKind::Var {
+        qualifier: None,
+        name,
+    } = &op.kind
+    else {
+        return Err((a, b));
+    };
+    let is_sized = |e: &Expr| {
+        matches!(&e.kind, ExprKind::Var { qualifier: None, name }
+            if SIZED_BUILTINS.contains(&name.name.as_str()))
+    };
+    let (first, then) = match name.name.as_str() {
+        ">->" if is_sized(&b) => (a, b),
+        "<-<" if is_sized(&a) => (b, a),
+        _ => return Err((a, b)),
+    };
+    let param = hidden_param("x", l, r);
+    let inner = apply(first, vec![var(param.clone())], l, r);
+    let body = apply(then, vec![inner], l, r);
+    Ok(expr(
+        ExprKind::Lambda(vec![Pattern::Id(param)], None, Box::new(body)),
+        l,
+        r,
+    ))
 }
 
 /// `(+)` and `(+^)`.
@@ -362,9 +402,8 @@ pub(crate) fn def_decl(
     l: usize,
     r: usize,
 ) -> Decl {
-    let sized = ["unflatten", "unflatten_3d", "split"];
     let bare_sized = matches!(&body.kind, ExprKind::Var { qualifier: None, name }
-        if sized.contains(&name.name.as_str()));
+        if SIZED_BUILTINS.contains(&name.name.as_str()));
     if let (true, Some(TypeExpr::Func(arg, a, b, _))) = (bare_sized, &ret) {
         let span = body.span.clone();
         let arg = arg
