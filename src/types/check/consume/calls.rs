@@ -75,17 +75,15 @@ impl Walk<'_> {
             } else if let Some(flags) = params.get(i).and_then(|p| self.unique_fields(p)) {
                 // `(ar: *[]t, a: *[][]t)`: a tuple written out for it gives
                 // each unique component its own roots, consumed below.
+                // The other components may not alias them either, as
+                // Futhark checks the whole argument of a consuming tuple.
                 if flags.len() == parts.len() {
-                    let unique_parts: Vec<(Roots, &TExpr)> = parts
+                    self.unique_parts_apart(&parts);
+                    let roots = parts
                         .iter()
                         .zip(&flags)
                         .filter(|(_, u)| **u)
-                        .map(|(part, _)| part.clone())
-                        .collect();
-                    self.unique_parts_apart(&unique_parts);
-                    let roots = unique_parts
-                        .into_iter()
-                        .fold(Vec::new(), |acc, (r, _)| union(acc, r));
+                        .fold(Vec::new(), |acc, ((r, _), _)| union(acc, r.clone()));
                     field_consumed.push((i, roots));
                 }
             }
@@ -137,15 +135,52 @@ impl Walk<'_> {
                 }
             }
         }
-        for ((p, a), roots) in params.iter().zip(args).zip(&arg_roots) {
-            if is_unique(p, self.unique) {
-                let roots = self.precise(a, roots.clone());
-                self.consume(&roots, a);
-            }
-        }
-        for (i, roots) in field_consumed {
+        let mut consumed: Vec<(usize, Roots)> = params
+            .iter()
+            .zip(args)
+            .zip(&arg_roots)
+            .enumerate()
+            .filter(|(_, ((p, _), _))| is_unique(p, self.unique))
+            .map(|(i, ((_, a), roots))| (i, self.precise(a, roots.clone())))
+            .collect();
+        consumed.extend(field_consumed);
+        self.consumed_apart(args, &arg_roots, &consumed);
+        for (i, roots) in consumed {
             self.consume(&roots, &args[i]);
         }
         result
+    }
+
+    /// An argument consumed by a call may not alias another argument of
+    /// the same call (`f a a`, `f a b` where `b` aliases `a`), as in
+    /// Futhark: the callee would see the memory it updates through the
+    /// other one.
+    fn consumed_apart(&mut self, args: &[TExpr], arg_roots: &[Roots], consumed: &[(usize, Roots)]) {
+        for (i, roots) in consumed {
+            for (j, other) in arg_roots.iter().enumerate() {
+                let Some(&r) = roots.iter().find(|r| j != *i && other.contains(r)) else {
+                    continue;
+                };
+                let (a, b) = (&args[*i], &args[j]);
+                let name = self.name(r);
+                let mut d = Diagnostic::new(
+                    a.file,
+                    a.span.clone(),
+                    format!(
+                        "an argument given for a unique parameter aliases `{name}`, which \
+                         another argument of the same call also aliases"
+                    ),
+                )
+                .with_label("consumed here");
+                if b.file == a.file {
+                    d = d.with_secondary(b.span.clone(), format!("also `{name}`, given here"));
+                }
+                self.errors.push(d.with_note(
+                    "the callee may update its unique argument in place, under the other \
+                     one: pass a `copy` of one of them",
+                ));
+                return;
+            }
+        }
     }
 }

@@ -21,6 +21,10 @@
 //! parameter of a function without `*`, nor a variable bound outside the
 //! anonymous function that consumes it.
 //!
+//! An argument given for a unique parameter may alias no other argument
+//! of the call, and a tuple given for a parameter with unique components
+//! (`(a: *[]t, b: *[]t)`, `t: ([]i32, *[]i32)`) no component of itself.
+//!
 //! A result declared unique (`: *t`, or components of `: (*t, u)`) may
 //! alias neither a parameter declared without `*` nor another component
 //! of the result.
@@ -60,6 +64,8 @@ type Roots = Vec<LocalId>;
 pub(super) struct Facts<'p> {
     /// Locals declared unique (`*t`).
     pub unique: &'p HashSet<LocalId>,
+    /// Locals of a tuple type with some components declared unique.
+    pub unique_parts: &'p HashMap<LocalId, Vec<bool>>,
     /// The updates written `let a[i] = v`.
     pub in_place: &'p HashSet<(FileId, Span)>,
     /// Where each named local is bound.

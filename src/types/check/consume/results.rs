@@ -110,6 +110,8 @@ impl Walk<'_> {
                 flags.iter().any(|u| *u).then_some(flags)
             }
             TPat::Ascribed(q, _) => self.unique_fields(q),
+            // `t: ([]i32, *[]i32)`.
+            TPat::Var { id, .. } => self.facts.unique_parts.get(id).cloned(),
             _ => None,
         }
     }
