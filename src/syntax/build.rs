@@ -61,9 +61,10 @@ pub(crate) fn qual_op_var(text: String, l: usize, r: usize) -> BinOpOrName {
 pub(crate) fn op_apply(op: BinOpOrName, a: Expr, b: Expr, l: usize, r: usize) -> Expr {
     match op {
         BinOpOrName::Op(op) => expr(ExprKind::BinOp(op, Box::new(a), Box::new(b)), l, r),
-        BinOpOrName::Name(f) => match composed_sized(&f, a, b, l, r) {
-            Ok(lambda) => lambda,
-            Err((a, b)) => apply(*f, vec![a, b], l, r),
+        BinOpOrName::Name(f) => match composes_sized(&f, &a, &b) {
+            Some(true) => composed(a, b, l, r),
+            Some(false) => composed(b, a, l, r),
+            None => apply(*f, vec![a, b], l, r),
         },
     }
 }
@@ -73,36 +74,38 @@ pub(crate) fn op_apply(op: BinOpOrName, a: Expr, b: Expr, l: usize, r: usize) ->
 /// argument of an application.
 const SIZED_BUILTINS: [&str; 3] = ["unflatten", "unflatten_3d", "split"];
 
-/// `f >-> unflatten` (or `unflatten <-< f`, also `unflatten_3d` and
-/// `split`) is `\x -> unflatten (f x)`: the application reads its sizes off
-/// `f x` (`sized (n * m) >-> unflatten`), which a bare `unflatten` passed to
-/// the prelude's composition could not. The operands back when `f` is
-/// another operator or the second function is not such a built-in.
-fn composed_sized(op: &Expr, a: Expr, b: Expr, l: usize, r: usize) -> Result<Expr, (Expr, Expr)> {
-    let ExprKind::Var {
-        qualifier: None,
-        name,
-    } = &op.kind
-    else {
-        return Err((a, b));
-    };
+/// Whether `a op b` is `f >-> unflatten` (`Some(true)`: `a` runs first) or
+/// `unflatten <-< f` (`Some(false)`), also with `unflatten_3d` and `split`.
+fn composes_sized(op: &Expr, a: &Expr, b: &Expr) -> Option<bool> {
     let is_sized = |e: &Expr| {
         matches!(&e.kind, ExprKind::Var { qualifier: None, name }
             if SIZED_BUILTINS.contains(&name.name.as_str()))
     };
-    let (first, then) = match name.name.as_str() {
-        ">->" if is_sized(&b) => (a, b),
-        "<-<" if is_sized(&a) => (b, a),
-        _ => return Err((a, b)),
-    };
+    match &op.kind {
+        ExprKind::Var {
+            qualifier: None,
+            name,
+        } => match name.name.as_str() {
+            ">->" if is_sized(b) => Some(true),
+            "<-<" if is_sized(a) => Some(false),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `first >-> then` as `\x -> then (first x)`: the application reads its
+/// sizes off `first x` (`sized (n * m) >-> unflatten`), which a bare
+/// `unflatten` passed to the prelude's composition could not.
+fn composed(first: Expr, then: Expr, l: usize, r: usize) -> Expr {
     let param = hidden_param("x", l, r);
     let inner = apply(first, vec![var(param.clone())], l, r);
     let body = apply(then, vec![inner], l, r);
-    Ok(expr(
+    expr(
         ExprKind::Lambda(vec![Pattern::Id(param)], None, Box::new(body)),
         l,
         r,
-    ))
+    )
 }
 
 /// `(+)` and `(+^)`.
