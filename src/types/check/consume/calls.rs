@@ -69,7 +69,11 @@ impl Walk<'_> {
         let mut arg_roots: Vec<Roots> = Vec::new();
         let mut field_consumed: Vec<(usize, Roots)> = Vec::new();
         for (i, a) in args.iter().enumerate() {
+            let before = self.consumptions;
             let parts = self.expr_parts(a);
+            if self.consumptions > before && is_built_function(a) {
+                self.consuming_function_argument(a);
+            }
             if params.get(i).is_some_and(|p| is_unique(p, self.unique)) {
                 self.unique_parts_apart(&parts);
             } else if let Some(flags) = params.get(i).and_then(|p| self.unique_fields(p)) {
@@ -151,6 +155,32 @@ impl Walk<'_> {
         result
     }
 
+    /// A function given as an argument consumed something when it was
+    /// built (`map (f a) xs`, `f` consuming `a`): as in Futhark, an error,
+    /// since the callee may call it many times, consuming `a` each time.
+    fn consuming_function_argument(&mut self, arg: &TExpr) {
+        let inside = |c: &Consumed| {
+            c.file == arg.file && arg.span.start <= c.span.start && c.span.end <= arg.span.end
+        };
+        let Some((&r, c)) = self.consumed.iter().find(|(_, c)| inside(c)) else {
+            return;
+        };
+        let (name, span) = (self.name(r), c.span.clone());
+        let mut d = Diagnostic::new(
+            arg.file,
+            arg.span.clone(),
+            format!("an argument of function type consumes `{name}`, which is not allowed"),
+        )
+        .with_label("this function is called by the callee, maybe many times");
+        if span != arg.span {
+            d = d.with_secondary(span, format!("`{name}` is consumed here"));
+        }
+        self.errors.push(d.with_note(
+            "each call would consume it again: write an anonymous function that passes a \
+             `copy` (`\\i -> f (copy a) i`), so that every call consumes its own",
+        ));
+    }
+
     /// An argument consumed by a call may not alias another argument of
     /// the same call (`f a a`, `f a b` where `b` aliases `a`), as in
     /// Futhark: the callee would see the memory it updates through the
@@ -183,4 +213,10 @@ impl Walk<'_> {
             }
         }
     }
+}
+
+/// Whether `e` builds a function value by a call (a partial application,
+/// `f a`) rather than writing one (`\x -> ...`, a name).
+fn is_built_function(e: &TExpr) -> bool {
+    matches!(e.ty, Type::Func(..)) && matches!(e.kind, TExprKind::Apply(..))
 }
