@@ -61,8 +61,51 @@ pub(crate) fn qual_op_var(text: String, l: usize, r: usize) -> BinOpOrName {
 pub(crate) fn op_apply(op: BinOpOrName, a: Expr, b: Expr, l: usize, r: usize) -> Expr {
     match op {
         BinOpOrName::Op(op) => expr(ExprKind::BinOp(op, Box::new(a), Box::new(b)), l, r),
-        BinOpOrName::Name(f) => apply(*f, vec![a, b], l, r),
+        BinOpOrName::Name(f) => match composes_sized(&f, &a, &b) {
+            Some(true) => composed(a, b, l, r),
+            Some(false) => composed(b, a, l, r),
+            None => apply(*f, vec![a, b], l, r),
+        },
     }
+}
+
+/// The built-ins whose sizes Futhark's newer signature reads off the
+/// array's type (`unflatten xs : [n][m]t`); arrc reads them off the
+/// argument of an application.
+const SIZED_BUILTINS: [&str; 3] = ["unflatten", "unflatten_3d", "split"];
+
+/// Whether `a op b` is `f >-> unflatten` (`Some(true)`: `a` runs first) or
+/// `unflatten <-< f` (`Some(false)`), also with `unflatten_3d` and `split`.
+fn composes_sized(op: &Expr, a: &Expr, b: &Expr) -> Option<bool> {
+    let is_sized = |e: &Expr| {
+        matches!(&e.kind, ExprKind::Var { qualifier: None, name }
+            if SIZED_BUILTINS.contains(&name.name.as_str()))
+    };
+    match &op.kind {
+        ExprKind::Var {
+            qualifier: None,
+            name,
+        } => match name.name.as_str() {
+            ">->" if is_sized(b) => Some(true),
+            "<-<" if is_sized(a) => Some(false),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `first >-> then` as `\x -> then (first x)`: the application reads its
+/// sizes off `first x` (`sized (n * m) >-> unflatten`), which a bare
+/// `unflatten` passed to the prelude's composition could not.
+fn composed(first: Expr, then: Expr, l: usize, r: usize) -> Expr {
+    let param = hidden_param("x", l, r);
+    let inner = apply(first, vec![var(param.clone())], l, r);
+    let body = apply(then, vec![inner], l, r);
+    expr(
+        ExprKind::Lambda(vec![Pattern::Id(param)], None, Box::new(body)),
+        l,
+        r,
+    )
 }
 
 /// `(+)` and `(+^)`.
@@ -362,9 +405,8 @@ pub(crate) fn def_decl(
     l: usize,
     r: usize,
 ) -> Decl {
-    let sized = ["unflatten", "unflatten_3d", "split"];
     let bare_sized = matches!(&body.kind, ExprKind::Var { qualifier: None, name }
-        if sized.contains(&name.name.as_str()));
+        if SIZED_BUILTINS.contains(&name.name.as_str()));
     if let (true, Some(TypeExpr::Func(arg, a, b, _))) = (bare_sized, &ret) {
         let span = body.span.clone();
         let arg = arg

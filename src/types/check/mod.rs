@@ -122,6 +122,7 @@ pub fn check_with_stats(
         let program = CheckedProgram { entries, instances };
         let facts = consume::Facts {
             unique: &checker.unique,
+            unique_parts: &checker.unique_parts,
             in_place: &checker.in_place,
             bound: &checker.bound,
             unique_ret: &checker.unique_ret,
@@ -332,6 +333,9 @@ struct Checker<'a> {
     stats: CheckStats,
     /// Locals declared unique (`*t`), for the consumption check.
     unique: std::collections::HashSet<LocalId>,
+    /// Locals of a tuple type written with `*` on some components only
+    /// (`t: ([]i32, *[]i32)`): which components.
+    unique_parts: HashMap<LocalId, Vec<bool>>,
     /// The updates written `let a[i] = v`, which consume `a`.
     in_place: std::collections::HashSet<(FileId, Span)>,
     /// Where each named local is bound, for diagnostics naming it.
@@ -388,6 +392,7 @@ impl<'a> Checker<'a> {
             errors: Vec::new(),
             stats: CheckStats::default(),
             unique: Default::default(),
+            unique_parts: HashMap::new(),
             in_place: Default::default(),
             bound: HashMap::new(),
             unique_ret: HashMap::new(),

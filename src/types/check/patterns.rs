@@ -115,6 +115,15 @@ impl<'a> Checker<'a> {
                 let inner = self.check_pattern(q, Some(&ty), binds)?;
                 if matches!(te, TypeExpr::Unique(..)) || unique_components(te, &ty) {
                     self.unique.extend(binds[first..].iter().map(|b| b.2));
+                } else if let (Pattern::Id(_), TypeExpr::Tuple(tes, _)) = (&**q, te) {
+                    if tes.iter().any(|t| matches!(t, TypeExpr::Unique(..))) {
+                        let flags: Vec<bool> = tes
+                            .iter()
+                            .map(|t| matches!(t, TypeExpr::Unique(..)))
+                            .collect();
+                        self.unique_parts
+                            .extend(binds[first..].iter().map(|b| (b.2, flags.clone())));
+                    }
                 }
                 self.expect(span, &ty, inner.ty())?;
                 if shape.is_trivial() {
