@@ -3,7 +3,7 @@
 //! the loop-nest lowering and its passes (`loopy::rename`) and the tests'
 //! IR builders all take new variables from a `Fresh`.
 
-use super::ir::{Body, Function, Program, SoacId, Type, Var, VarId};
+use super::ir::{Body, Program, SoacId, Type, Var, VarId};
 use super::print::visit_nested;
 
 pub struct Fresh {
@@ -32,20 +32,6 @@ impl Fresh {
             }
             fresh.see_body(&f.body);
         }
-        fresh
-    }
-
-    /// Above every variable and label of one function (the simplifier's
-    /// passes see one entry at a time).
-    pub fn for_function(f: &Function) -> Fresh {
-        let mut fresh = Fresh::starting_at(0, 0);
-        for v in &f.params {
-            fresh.see(v.id);
-        }
-        for sp in &f.size_params {
-            fresh.see(sp.var.id);
-        }
-        fresh.see_body(&f.body);
         fresh
     }
 

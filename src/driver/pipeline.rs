@@ -251,9 +251,10 @@ fn simplify_rounds(
         let mut changed = false;
         for (name, pass) in SIMPLIFY {
             changed |= session.rewrite(name, program, |p| {
+                let mut fresh = core::fresh::Fresh::for_program(p);
                 Ok(p.entries
                     .iter_mut()
-                    .fold(false, |changed, f| pass(f, options) | changed))
+                    .fold(false, |changed, f| pass(f, options, &mut fresh) | changed))
             })?;
         }
         if !changed {

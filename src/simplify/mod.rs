@@ -39,6 +39,7 @@ pub mod walk;
 #[cfg(test)]
 mod tests;
 
+use crate::core::fresh::Fresh;
 use crate::core::ir::Function;
 use facts::Facts;
 
@@ -60,41 +61,43 @@ impl Default for SimplifyOptions {
 }
 
 /// One simplifier pass over one function: true if it changed anything.
-/// The pass list (`driver::pipeline::SIMPLIFY`) runs them in rounds.
-pub type Pass = fn(&mut Function, &SimplifyOptions) -> bool;
+/// The pass list (`driver::pipeline::SIMPLIFY`) runs them in rounds. New
+/// names come from `Fresh`, which is above every id of the whole program:
+/// ids are unique across entries, not only within one.
+pub type Pass = fn(&mut Function, &SimplifyOptions, &mut Fresh) -> bool;
 
-pub fn fold(f: &mut Function, options: &SimplifyOptions) -> bool {
+pub fn fold(f: &mut Function, options: &SimplifyOptions, _: &mut Fresh) -> bool {
     fold::run(f, options.fast_math)
 }
 
-pub fn cse(f: &mut Function, _: &SimplifyOptions) -> bool {
+pub fn cse(f: &mut Function, _: &SimplifyOptions, _: &mut Fresh) -> bool {
     cse::run(f)
 }
 
-pub fn columns(f: &mut Function, _: &SimplifyOptions) -> bool {
+pub fn columns(f: &mut Function, _: &SimplifyOptions, _: &mut Fresh) -> bool {
     columns::run(f, &Facts::collect(f))
 }
 
-pub fn dce(f: &mut Function, _: &SimplifyOptions) -> bool {
+pub fn dce(f: &mut Function, _: &SimplifyOptions, _: &mut Fresh) -> bool {
     dce::run(f, &Facts::collect(f))
 }
 
-pub fn inline(f: &mut Function, _: &SimplifyOptions) -> bool {
+pub fn inline(f: &mut Function, _: &SimplifyOptions, _: &mut Fresh) -> bool {
     inline::run(f, &Facts::collect(f))
 }
 
-pub fn hoist(f: &mut Function, _: &SimplifyOptions) -> bool {
+pub fn hoist(f: &mut Function, _: &SimplifyOptions, _: &mut Fresh) -> bool {
     hoist::run(f, &Facts::collect(f))
 }
 
-pub fn tabulate(f: &mut Function, _: &SimplifyOptions) -> bool {
+pub fn tabulate(f: &mut Function, _: &SimplifyOptions, _: &mut Fresh) -> bool {
     tabulate::run(f, &Facts::collect(f))
 }
 
-pub fn element(f: &mut Function, _: &SimplifyOptions) -> bool {
+pub fn element(f: &mut Function, _: &SimplifyOptions, _: &mut Fresh) -> bool {
     element::run(f, &Facts::collect(f))
 }
 
-pub fn regular(f: &mut Function, _: &SimplifyOptions) -> bool {
-    regular::run(f, &Facts::collect(f))
+pub fn regular(f: &mut Function, _: &SimplifyOptions, fresh: &mut Fresh) -> bool {
+    regular::run(f, &Facts::collect(f), fresh)
 }

@@ -24,10 +24,10 @@ use crate::core::ir::{Atom, BinOp, Body, Exp, Function, SoacKind, Stm, Type, Var
 use crate::types::{Const, ScalarType};
 use std::collections::HashMap;
 
-pub fn run(f: &mut Function, facts: &Facts) -> bool {
+pub fn run(f: &mut Function, facts: &Facts, fresh: &mut Fresh) -> bool {
     let mut r = Regular {
         facts,
-        fresh: Fresh::for_function(f),
+        fresh,
         changed: false,
     };
     r.body(&mut f.body);
@@ -36,7 +36,7 @@ pub fn run(f: &mut Function, facts: &Facts) -> bool {
 
 struct Regular<'a> {
     facts: &'a Facts,
-    fresh: Fresh,
+    fresh: &'a mut Fresh,
     changed: bool,
 }
 
