@@ -111,7 +111,7 @@ fn condition(
         let var = env.def(fresh, &p.var);
         out.push(Stmt::Let {
             var,
-            exp: ScalarExp::Atom(value.clone()),
+            exp: ScalarExp::Atom(*value),
             loc: crate::loopy::block::loc0(),
         });
     }
