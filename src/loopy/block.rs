@@ -291,7 +291,7 @@ pub(super) fn scalar_reduction(r: &LoopNest, inside: &HashSet<VarId>) -> bool {
         })
 }
 
-fn loc0() -> SrcLoc {
+pub(super) fn loc0() -> SrcLoc {
     SrcLoc {
         file: 0,
         line: 0,

@@ -62,6 +62,8 @@ use crate::core::ir::{Atom, BinOp, Type, Var, VarId};
 use crate::types::ScalarType;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
+mod masked;
+
 /// The most statements (at every depth) the copies of one iteration's body
 /// may have together.
 const MAX_STATEMENTS: usize = 512;
@@ -99,7 +101,7 @@ fn matches<'a>(
     inside.insert(o.index.id);
     let p_ok = p
         .iter()
-        .all(|s| scalar_of_row(s) || invariant_assert(s, &inside));
+        .all(|s| scalar_of_row(s) || float_let(s) || invariant_assert(s, &inside));
     let searches = r
         .inner_blocks()
         .iter()
@@ -108,7 +110,8 @@ fn matches<'a>(
         inside: &inside,
         same: HashSet::new(),
     };
-    let r_ok = searches && lanes.jammable(std::slice::from_ref(r), false);
+    let r_ok = (searches && lanes.jammable(std::slice::from_ref(r), false))
+        || masked::escape_loop(r).is_some();
     if !(p_ok && r_ok && s.iter().all(simple)) {
         return None;
     }
@@ -198,6 +201,12 @@ impl Lanes<'_> {
             }
         })
     }
+}
+
+/// A float's `let`, which cannot fail (a division gives an infinity or a
+/// NaN), although `ScalarExp::may_fail` counts every division.
+fn float_let(stmt: &Stmt) -> bool {
+    matches!(stmt, Stmt::Let { var, .. } if matches!(var.ty, Type::Scalar(t) if t.is_float()))
 }
 
 fn scalar(t: Type) -> bool {
@@ -399,7 +408,10 @@ fn jammed(
         envs.push(env);
     }
     emit_copies(p, &mut envs, fresh, &mut jammed, &mut Vec::new());
-    jam_block(std::slice::from_ref(r), &mut envs, fresh, &mut jammed);
+    match masked::escape_loop(r) {
+        Some(escape) => masked::masked_loop(escape, &mut envs, fresh, &mut jammed),
+        None => jam_block(std::slice::from_ref(r), &mut envs, fresh, &mut jammed),
+    }
     for env in &mut envs {
         jammed.extend(env.block(fresh, s));
     }
@@ -523,5 +535,25 @@ mod tests {
              in if x < bd then (c, x) else (b, bd)).0) ps\n",
         );
         assert!(!text.contains("full_block"), "{text}");
+    }
+
+    #[test]
+    fn a_while_loop_per_point_runs_under_a_mask() {
+        let text = lowered(
+            "entry main [n] (cs: [n]f32) (limit: i32) : [n]i32 =\n  \
+             map (\\c -> (loop (z, k) = (0.0f32, 0i32)\n    \
+             while k < limit && z * z < 4.0f32 do (z * z + c, k + 1)).1) cs\n",
+        );
+        let lanes = crate::codegen::Target::X86_64
+            .describe(crate::codegen::Cpu::Native)
+            .tuning
+            .jam_lanes
+            .expect("the CPU jams");
+        // One loop carrying every lane's state and whether it is still
+        // running, going on while any is; the last points one by one.
+        assert!(text.contains("full_block"), "{text}");
+        assert_eq!(text.matches("or active").count(), 1, "{text}");
+        assert_eq!(text.matches("let any_active").count(), lanes - 1, "{text}");
+        assert_eq!(text.matches(" write ").count(), lanes + 1, "{text}");
     }
 }
