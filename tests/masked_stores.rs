@@ -71,21 +71,11 @@ fn masked_filters_compute_what_the_interpreter_does() {
     .into_iter()
     .enumerate()
     {
-        let src = dir.path().join(format!("filter{k}.arr"));
-        std::fs::write(&src, format!("entry main (n: i64) =\n  {body}\n")).unwrap();
-        let exe = dir.path().join(format!("filter{k}"));
-        let built = support::arrc()
-            .args(["build", "-O3"])
-            .arg(&src)
-            .arg("-o")
-            .arg(&exe)
-            .output()
-            .unwrap();
-        support::ok(built, body);
-        for n in [0, 1, 1000, 100_003] {
-            let input = format!("{n}i64");
-            let expected = support::run_ok(support::arrc().arg("run").arg(&src), &input);
-            support::agrees_on_threads(&exe, &input, &expected, &format!("{body}: n = {n}"));
-        }
+        support::built_at_o3_agrees_for_sizes(
+            dir.path(),
+            &format!("filter{k}"),
+            &format!("entry main (n: i64) =\n  {body}\n"),
+            &[0, 1, 1000, 100_003],
+        );
     }
 }

@@ -55,24 +55,14 @@ fn only_sums_of_narrow_floats_fold_in_blocks() {
 fn blocked_and_whole_chunk_sums_compute_what_the_interpreter_does() {
     let dir = tempfile::tempdir().unwrap();
     for (k, body) in SOURCES.iter().enumerate() {
-        let src = dir.path().join(format!("sum{k}.arr"));
         let program = format!(
             "entry main (n: i64) =\n  let xs = map (\\i -> f32.i64 (i % 7)) (iota n)\n  in {body}\n"
         );
-        std::fs::write(&src, program).unwrap();
-        let exe = dir.path().join(format!("sum{k}"));
-        let built = support::arrc()
-            .args(["build", "-O3"])
-            .arg(&src)
-            .arg("-o")
-            .arg(&exe)
-            .output()
-            .unwrap();
-        support::ok(built, body);
-        for n in [0, 1000, 16385, 100_003] {
-            let input = format!("{n}i64");
-            let expected = support::run_ok(support::arrc().arg("run").arg(&src), &input);
-            support::agrees_on_threads(&exe, &input, &expected, &format!("{body}: n = {n}"));
-        }
+        support::built_at_o3_agrees_for_sizes(
+            dir.path(),
+            &format!("sum{k}"),
+            &program,
+            &[0, 1000, 16385, 100_003],
+        );
     }
 }

@@ -176,6 +176,28 @@ pub fn run_ok(cmd: &mut Command, input: &str) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// Writes `program` to `dir/name.arr`, builds it at -O3 and checks the
+/// executable against the interpreter on each `n` (an `i64` input), on
+/// several thread counts.
+pub fn built_at_o3_agrees_for_sizes(dir: &Path, name: &str, program: &str, sizes: &[i64]) {
+    let src = dir.join(format!("{name}.arr"));
+    std::fs::write(&src, program).unwrap();
+    let exe = dir.join(name);
+    let built = arrc()
+        .args(["build", "-O3"])
+        .arg(&src)
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    ok(built, program);
+    for n in sizes {
+        let input = format!("{n}i64");
+        let expected = run_ok(arrc().arg("run").arg(&src), &input);
+        agrees_on_threads(&exe, &input, &expected, &format!("{program}: n = {n}"));
+    }
+}
+
 /// Runs the executable `exe` on `input` with 1, 2, 3 and 5 threads (the
 /// last two with tiny grains, so chunks split mid-way) and checks each
 /// prints `expected`; `what` names the case in a failure.
