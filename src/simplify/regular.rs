@@ -1,9 +1,10 @@
 //! Rows of an array all have one size: a `core::ir::Function` in, the same
 //! function out where
 //!
-//! - an `assert_eq_sizes`, the first statement of a `map`'s function that
-//!   can fail, whose sides are bound outside the function or are sizes of
-//!   row parameters (`size x d` of rows of `xs` is `size xs (d + 1)`, the
+//! - an `assert_eq_sizes`, the only statement of a `map`'s function that
+//!   can fail, in a function that returns its parameters and otherwise
+//!   only reads sizes, whose sides are bound outside the function or are
+//!   sizes of row parameters (`size x d` of rows of `xs` is `size xs (d + 1)`, the
 //!   same for every row of a stored array), moves before the map under
 //!   `if 0 < width`: the map's arguments provably fit its width, so
 //!   element 0 runs that assertion first and fails exactly when the moved
@@ -120,6 +121,25 @@ impl Regular<'_> {
         let Exp::AssertEqSizes(a, b) = lam.body.stms[at].exp else {
             return None;
         };
+        // Only where the map then returns its parameters and so goes away:
+        // elsewhere the check stays in the map, whose body the loop-nest
+        // passes match as written (a product's register blocks want the
+        // row map alone in its iteration, not a guarded check beside it).
+        let params: Vec<VarId> = lam.params.iter().map(|p| p.id).collect();
+        let only_sizes_beside = lam
+            .body
+            .stms
+            .iter()
+            .enumerate()
+            .all(|(i, s)| i == at || matches!(s.exp, Exp::Size { .. }));
+        let returns_params = lam
+            .body
+            .result
+            .iter()
+            .all(|r| matches!(r, Atom::Var(v) if params.contains(v)));
+        if !only_sizes_beside || !returns_params {
+            return None;
+        }
         // Each side is bound outside, or is `size x d` of a row parameter
         // `x` of `xs`: `size xs (d + 1)`, the same for every row.
         let rows: HashMap<VarId, VarId> = lam
