@@ -247,11 +247,13 @@ fn simplify_rounds(
     options: &SimplifyOptions,
     session: &mut Session,
 ) -> Result<(), Failure> {
+    // Ids are unique across the program's entries; passes only remove ids
+    // or take new ones from here, so one walk before the rounds suffices.
+    let mut fresh = core::fresh::Fresh::for_program(program);
     for _ in 0..options.max_iterations {
         let mut changed = false;
         for (name, pass) in SIMPLIFY {
             changed |= session.rewrite(name, program, |p| {
-                let mut fresh = core::fresh::Fresh::for_program(p);
                 Ok(p.entries
                     .iter_mut()
                     .fold(false, |changed, f| pass(f, options, &mut fresh) | changed))
