@@ -163,6 +163,89 @@ fn run_both(
     )
 }
 
+/// The golden programs with error cases (but those tagged
+/// `cpu_exact_errors`, whose fused code fails in a later statement first by
+/// design).
+fn programs_with_errors() -> Vec<PathBuf> {
+    programs("tests/programs")
+        .into_iter()
+        .filter(|p| {
+            let text = std::fs::read_to_string(p).unwrap();
+            text.contains("error:") && !text.contains("cpu_exact_errors")
+        })
+        .collect()
+}
+
+/// `arrc test` of `paths` for `target` on one and three threads with `env`
+/// and `ARRC_NO_EXACT_ERRORS=1`: the failed cases, each as its program,
+/// line and entry with the error the compiled code printed (the whole line
+/// for any other failure), and the output.
+fn own_error_failures(
+    target: &str,
+    paths: &[PathBuf],
+    env: &[(&str, &str)],
+) -> (Vec<String>, String) {
+    let out = arrc()
+        .current_dir(root())
+        .env("ARRC_NO_EXACT_ERRORS", "1")
+        .envs(env.iter().copied())
+        .args(["test", "--target", target, "--threads", "1,3"])
+        .args(paths)
+        .output()
+        .expect("arrc test");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let failed = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("FAIL "))
+        .map(|l| {
+            let case = l.split(": ").next().unwrap_or(l);
+            match l.split_once("compiled: error `") {
+                Some((_, rest)) => format!("{case}: {}", rest.split('`').next().unwrap_or("")),
+                None => l.to_string(),
+            }
+        })
+        .collect();
+    (failed, text)
+}
+
+/// With `ARRC_NO_EXACT_ERRORS=1` an executable reports its fused code's
+/// own first error instead of re-running the entry unfused: every error
+/// case of the golden programs on the emulator, shrunk and not, on one and
+/// three threads, must report the interpreter's error, or the one the
+/// fused CPU code reports too (fusion moved a later statement's check
+/// first: the same on both targets, not a kernel's order).
+#[test]
+fn kernels_report_the_first_error_in_sequential_order_themselves() {
+    let paths = programs_with_errors();
+    assert!(paths.len() >= 40, "{} programs", paths.len());
+    let mut gpu_failed = Vec::new();
+    for env in [&[("ARRC_GPU_SHRINK", "1")][..], &[]] {
+        let (failed, text) = own_error_failures("nvptx-emu", &paths, env);
+        assert!(text.contains(" passed, "), "{text}");
+        gpu_failed.extend(failed);
+    }
+    if gpu_failed.is_empty() {
+        return;
+    }
+    let failing: Vec<PathBuf> = paths
+        .into_iter()
+        .filter(|p| {
+            let name = format!("{}:", p.display());
+            gpu_failed.iter().any(|f| f.starts_with(&name))
+        })
+        .collect();
+    let (cpu_failed, text) = own_error_failures("x86_64", &failing, &[]);
+    let kernels_own: Vec<&String> = gpu_failed
+        .iter()
+        .filter(|f| !cpu_failed.contains(f))
+        .collect();
+    assert!(
+        kernels_own.is_empty(),
+        "errors in another order than the interpreter's and the CPU's:\n{kernels_own:#?}\nCPU:\n{text}"
+    );
+}
+
 /// Iterations 150 and 40 fail (different blocks under the shrunk launch;
 /// in a scan, different tiles of the look-back kernel): the error printed
 /// is iteration 40's, as on the CPU, in every kernel form.

@@ -80,12 +80,12 @@ entry counted (xss: [][]i32) : []i32 =
 -- input { 3i64 2000i64 1i64 1i64 1500i64 -1i64 0i64 -1i64 } error: ^index 1600 out of bounds for array of length 10 at .*row_reduce_dynamic\.arr:96:
 -- input { 3i64 2000i64 2i64 2i64 10i64 2i64 2i64 1i64 } error: ^index 70 out of bounds for array of length 10 at .*row_reduce_dynamic\.arr:98:
 -- input { 3i64 2000i64 1i64 0i64 1999i64 1i64 1i64 2i64 } error: ^index 2099 out of bounds for array of length 10 at .*row_reduce_dynamic\.arr:96:
+-- input { 3i64 2000i64 2i64 2i64 10i64 -1i64 2i64 -1i64 } error: ^index 110 out of bounds for array of length 10 at .*row_reduce_dynamic\.arr:96:
 
--- Row i of n (m elements) runs rounds while its sum so far is below a
--- bound. Row fr's reduction reads out of bounds in round fk at every
--- iteration from fj on (index j + 100); row sr reads out of bounds in
--- round sk before its reduction (index 50); row pr after its loop (index
--- 70). The first in sequential order is reported.
+-- Row i of n (m elements) runs rounds while its sum so far is below a bound.
+-- Row fr's reduction reads out of bounds in round fk from iteration fj on
+-- (index j + 100); row sr reads out of bounds in round sk before its reduction
+-- (index 50), row pr after its loop (index 70). The first in order is reported.
 entry fails (n: i64) (m: i64) (fr: i64) (fk: i64) (fj: i64) (sr: i64) (sk: i64) (pr: i64) : []i64 =
   let ten = iota 10
   in map (\i ->

@@ -593,7 +593,11 @@ impl<'ctx> Gen<'ctx, '_> {
             self.group_sync(fr, g.per_block)?;
         }
         self.leave_if_any(fr, g.per_block, failed, g.row_end)?;
-        if !g.dynamic {
+        // The fold left the key of its thread's last iteration in the slot:
+        // the cursor moves past the reduction, or stays at the row's base.
+        if g.dynamic {
+            self.builder.build_store(key, c)?;
+        } else {
             let w = self.int(fr, &red.width)?;
             let w = self.max0(w)?;
             let after = self.builder.build_int_add(c, w, "")?;

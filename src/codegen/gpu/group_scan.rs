@@ -175,7 +175,10 @@ impl<'ctx> Gen<'ctx, '_> {
         self.set_on_fail(Some(g.row_end));
         self.group_sync(fr, g.per_block)?;
         self.leave_if_any(fr, g.per_block, failed, g.row_end)?;
-        if !g.dynamic {
+        // The scan left its thread's last key in the slot (`group_reduce`).
+        if g.dynamic {
+            self.builder.build_store(key, cursor)?;
+        } else {
             let next = self.builder.build_int_add(after, width, "")?;
             self.builder.build_store(key, next)?;
         }

@@ -358,7 +358,10 @@ impl<'ctx> Gen<'ctx, '_> {
             let last = gen.split_partial(fr, inner, &slots, sp, last_stage)?;
             gen.builder.build_conditional_branch(last, finish, done)?;
             gen.builder.position_at_end(finish);
-            if !dynamic {
+            // The fold left its thread's last key in the slot.
+            if dynamic {
+                gen.builder.build_store(key, seg_key)?;
+            } else {
                 let after = gen.builder.build_int_add(seg_key, w, "")?;
                 let after = gen.builder.build_int_add(after, one, "")?;
                 gen.builder.build_store(key, after)?;

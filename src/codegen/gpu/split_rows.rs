@@ -372,7 +372,10 @@ impl<'ctx> Gen<'ctx, '_> {
         }
         self.builder.build_unconditional_branch(merge)?;
         self.builder.position_at_end(merge);
-        if !g.dynamic {
+        // The fold left its thread's last key in the slot (`group_reduce`).
+        if g.dynamic {
+            self.builder.build_store(key, c)?;
+        } else {
             let w = self.int(fr, &red.width)?;
             let w = self.max0(w)?;
             let after = self.builder.build_int_add(c, w, "")?;
