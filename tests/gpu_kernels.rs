@@ -468,6 +468,27 @@ fn ptx_kernels(source: &str, dir: &Path) -> Vec<(String, String)> {
     kernels
 }
 
+/// A reduction whose operator can fail (a checked division, an assertion)
+/// is a block tree too: its first kernel's warps shuffle and its blocks
+/// synchronise, commutative or not, staged or not; the results and errors
+/// are the golden suite's (`reduce_failing_op.arr`).
+#[test]
+fn reductions_whose_operator_can_fail_take_a_block_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    for source in [
+        "entry main (z: i64) (xs: []i64) : i64 = reduce (\\a b -> a + b + 0 / z) 0 xs",
+        "entry main (xs: []i64) : i64 = reduce (\\a b -> assert (a + b < 100) (a + b)) 0 xs",
+        "entry main (z: i32) (as: []i32) (bs: []i32) : (i32, i32) =\n  \
+         reduce (\\(a1, b1) (a2, b2) -> (a1 * a2, b1 * a2 + b2 + 0 / z)) (1, 0) (zip as bs)",
+    ] {
+        let kernels = ptx_kernels(source, dir.path());
+        assert_eq!(kernels.len(), 2, "{source}: {kernels:?}");
+        let tree = &kernels[0].1;
+        assert!(tree.contains("shfl.sync.down"), "{source}: {tree}");
+        assert!(tree.contains("bar.sync"), "{source}: {tree}");
+    }
+}
+
 /// A map of row reductions is one kernel whose warps shuffle (and whose
 /// blocks synchronise, for a block per row), unless its operator can fail
 /// (also with the reduction in a branch, a loop, or filling scratch);

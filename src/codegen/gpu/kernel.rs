@@ -173,7 +173,7 @@ impl<'ctx> Gen<'ctx, '_> {
             Vec::new()
         };
         // Reductions: a tree per block in shared memory when it fits.
-        let tree = form == Form::Partials && super::reduce::tree_ok(nest, fields);
+        let tree = form == Form::Partials && super::reduce::tree_ok(fields);
         // Histograms of atomic updates: bins in shared memory when they fit.
         let private = !atomic_bins.is_empty()
             && super::private::privatisable(nest, &|b| match self.val(fr, &Atom::Var(b)) {
@@ -393,8 +393,21 @@ impl<'ctx> Gen<'ctx, '_> {
                     Vec::new(),
                     |gen, kfr, kp| gen.combine_body(kfr, nest, kp),
                 )?;
+                // No iteration: the partials are all the neutral element,
+                // and the first is the result (the interpreter applies no
+                // operator, which might fail).
+                let none = self.builder.build_int_compare(
+                    IntPredicate::SLE,
+                    width,
+                    self.const_i64(0),
+                    "",
+                )?;
+                let levels = self
+                    .builder
+                    .build_select(none, self.const_i64(1), threads, "")?
+                    .into_int_value();
                 let (result, other) =
-                    self.combine_levels(combine, threads, p, fields, &params, &values, fr)?;
+                    self.combine_levels(combine, levels, p, fields, &params, &values, fr)?;
                 finals_at = result;
                 spare = Some(other);
             }

@@ -18,8 +18,10 @@
 //! A failing check in the fold records its error and skips to the end of
 //! the fold, so that the thread still reaches the block's barriers (the
 //! results are never used: the combining kernel sees the error first).
-//! The operators themselves must not fail (`tree_ok`), for the same
-//! reason; otherwise each thread's partial goes to global memory
+//! An operator that can fail leaves its tree step the same way, its
+//! error keyed after every iteration, and is applied only to values of
+//! threads that folded an iteration (`Occupancy`). More fields than shared
+//! memory holds (`tree_ok`): each thread's partial goes to global memory
 //! (`partials_body`). The combining levels are here too.
 
 use super::kernel::{Grid, Params, OUT, PARTIALS, WIDTH};
@@ -42,14 +44,30 @@ const GROUP: i64 = 64;
 /// 1024 threads of 6 cells is the 48 KiB of shared memory a block has.
 pub(super) const TREE_FIELDS: usize = 6;
 
-/// Whether `nest`'s reductions can run as block trees: operators that
-/// cannot fail and few enough fields for shared memory.
-pub(super) fn tree_ok(nest: &LoopNest, fields: usize) -> bool {
+/// Whether `nest`'s reductions can run as block trees: few enough fields
+/// for shared memory.
+pub(super) fn tree_ok(fields: usize) -> bool {
     fields <= TREE_FIELDS
-        && nest
-            .reductions
-            .iter()
-            .all(|r| crate::loopy::chunk::infallible(&r.op.body))
+}
+
+/// Whether some reduction's operator has a check that can fail.
+fn fallible(nest: &LoopNest) -> bool {
+    !nest
+        .reductions
+        .iter()
+        .all(|r| crate::loopy::chunk::infallible(&r.op.body))
+}
+
+/// Which threads of a block folded at least one iteration: thread `t`'s
+/// first is `base + t * per`, below `width` or none. Those without one form
+/// a suffix in thread order, and the tree takes a value from them only
+/// without applying the operator (to the neutral element: the interpreter
+/// never applies it there, and an operator that can fail might fail).
+#[derive(Clone, Copy)]
+pub(super) struct Occupancy<'ctx> {
+    pub(super) base: IntValue<'ctx>,
+    pub(super) per: IntValue<'ctx>,
+    pub(super) width: IntValue<'ctx>,
 }
 
 /// Which shuffle: from lane `l + off`, from lane `l - off`, or from lane
@@ -109,16 +127,23 @@ impl<'ctx> Gen<'ctx, '_> {
         // Commutative operators: a strided loop, so that the lanes of a
         // warp read neighbouring iterations (coalesced); otherwise a
         // contiguous slice per thread, which keeps the order.
-        let range = if nest.reductions.iter().all(|r| commutative(&r.op)) {
-            let (gid, threads) = self.thread_range()?;
-            (gid, width, threads)
+        let (gid, threads) = self.thread_range()?;
+        let one = self.const_i64(1);
+        let (range, per) = if nest.reductions.iter().all(|r| commutative(&r.op)) {
+            ((gid, width, threads), one)
         } else {
-            let (_, lo, hi) = self.slice(width)?;
-            (lo, hi, self.const_i64(1))
+            let (lo, hi) = self.slice_of(width, gid, threads)?;
+            let up = self.builder.build_int_add(width, threads, "")?;
+            let up = self.builder.build_int_sub(up, one, "")?;
+            let chunk = self.builder.build_int_signed_div(up, threads, "chunk")?;
+            ((lo, hi, one), chunk)
         };
         self.fold(fr, nest, &slots, range)?;
         let shared = self.shared_base()?;
-        self.block_tree(fr, nest, &slots, shared)?;
+        let first = self.builder.build_int_sub(gid, self.sreg("tid.x")?, "")?;
+        let base = self.builder.build_int_mul(first, per, "")?;
+        let occ = Occupancy { base, per, width };
+        self.block_tree(fr, nest, &slots, shared, occ)?;
         let tid = self.sreg("tid.x")?;
         let zero = self.const_i64(0);
         let lead = self
@@ -206,12 +231,19 @@ impl<'ctx> Gen<'ctx, '_> {
             gen.set_slots(&slots, &init_vals, 0)?;
             gen.fold(fr, nest, &slots, (lo, hi, one))?;
             gen.unstage();
-            gen.block_tree(fr, nest, &slots, shared)?;
+            let occ = Occupancy {
+                base: start,
+                per: c,
+                width,
+            };
+            gen.block_tree(fr, nest, &slots, shared, occ)?;
             // Thread 0: the tile's value on the right of the block's.
             gen.when(fr.func, lead, |gen| {
                 let tile = gen.shared_read(shared, zero, &types, fields)?;
                 let so_far = gen.load_slots(nest, &acc)?;
-                gen.apply_reductions(fr, nest, &acc, &so_far, &tile)
+                gen.continuing_on_fail(fr, nest, |gen, fr| {
+                    gen.apply_reductions(fr, nest, &acc, &so_far, &tile)
+                })
             })
         })?;
         let fields_v = self.const_i64(fields as i64);
@@ -241,18 +273,63 @@ impl<'ctx> Gen<'ctx, '_> {
     /// warp shuffles, then the warps' cells of shared memory pairwise
     /// between barriers; the block's value is left in cell 0 (read after
     /// the last barrier).
+    /// An operator that fails here records its error keyed after every
+    /// iteration (`width`: a failing iteration still wins) and leaves that
+    /// step only, so that the thread reaches the barriers.
     fn block_tree(
         &mut self,
         fr: &mut Frame<'ctx>,
         nest: &LoopNest,
         slots: &Slots<'ctx>,
         shared: PointerValue<'ctx>,
+        occ: Occupancy<'ctx>,
     ) -> Res<()> {
         let tid = self.sreg("tid.x")?;
         let b = self.sreg("ntid.x")?;
         let lane = self.builder.build_and(tid, self.const_i64(31), "lane")?;
-        self.warp_combine(fr, nest, slots, lane)?;
-        self.warp_cells_tree(fr, nest, slots, shared, tid, lane, b)
+        let occ = fallible(nest).then_some(occ);
+        if let Some(o) = occ {
+            let key = self.key_slot()?;
+            self.builder.build_store(key, o.width)?;
+        }
+        self.warp_combine_occupied(fr, nest, slots, lane, occ.map(|o| (o, tid)))?;
+        self.warp_cells_tree_occupied(fr, nest, slots, shared, (tid, lane, b), occ)
+    }
+
+    /// `body`, in which a failing check of an operator that can fail
+    /// records its error and goes on after `body` (the previous target
+    /// restored after it).
+    fn continuing_on_fail(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        body: impl FnOnce(&mut Self, &mut Frame<'ctx>) -> Res<()>,
+    ) -> Res<()> {
+        if !fallible(nest) {
+            return body(self, fr);
+        }
+        let saved = self
+            .device
+            .as_ref()
+            .and_then(|d| d.current.as_ref())
+            .and_then(|k| k.on_fail);
+        let after = self.ctx.append_basic_block(fr.func, "tree.step.done");
+        self.set_on_fail(Some(after));
+        let result = body(self, fr);
+        self.set_on_fail(saved);
+        result?;
+        self.builder.build_unconditional_branch(after)?;
+        self.builder.position_at_end(after);
+        Ok(())
+    }
+
+    /// Whether thread `p` of the block folded an iteration (`Occupancy`).
+    fn occupied(&self, occ: Occupancy<'ctx>, p: IntValue<'ctx>) -> Res<IntValue<'ctx>> {
+        let at = self.builder.build_int_mul(p, occ.per, "")?;
+        let at = self.builder.build_int_add(occ.base, at, "")?;
+        Ok(self
+            .builder
+            .build_int_compare(IntPredicate::SLT, at, occ.width, "occupied")?)
     }
 
     /// The lanes' values combined by shuffles into lane 0's `slots`: lane
@@ -264,6 +341,19 @@ impl<'ctx> Gen<'ctx, '_> {
         nest: &LoopNest,
         slots: &Slots<'ctx>,
         lane: IntValue<'ctx>,
+    ) -> Res<()> {
+        self.warp_combine_occupied(fr, nest, slots, lane, None)
+    }
+
+    /// `warp_combine`; with `occ` (and the thread's index in its block),
+    /// a lane whose partner folded nothing keeps its value.
+    fn warp_combine_occupied(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        slots: &Slots<'ctx>,
+        lane: IntValue<'ctx>,
+        occ: Option<(Occupancy<'ctx>, IntValue<'ctx>)>,
     ) -> Res<()> {
         let types: Vec<Type> = nest.carried().map(|c| c.var.ty).collect();
         let zero = self.const_i64(0);
@@ -280,11 +370,20 @@ impl<'ctx> Gen<'ctx, '_> {
             }
             let mask = self.const_i64(2 * off as i64 - 1);
             let low = self.builder.build_and(lane, mask, "")?;
-            let active = self
+            let mut active = self
                 .builder
                 .build_int_compare(IntPredicate::EQ, low, zero, "")?;
+            if let Some((o, tid)) = occ {
+                let partner = self
+                    .builder
+                    .build_int_add(tid, self.const_i64(off as i64), "")?;
+                let there = self.occupied(o, partner)?;
+                active = self.builder.build_and(active, there, "")?;
+            }
             self.when(fr.func, active, |gen| {
-                gen.apply_reductions(fr, nest, slots, &vals, &other)
+                gen.continuing_on_fail(fr, nest, |gen, fr| {
+                    gen.apply_reductions(fr, nest, slots, &vals, &other)
+                })
             })?;
         }
         Ok(())
@@ -305,6 +404,20 @@ impl<'ctx> Gen<'ctx, '_> {
         tid: IntValue<'ctx>,
         lane: IntValue<'ctx>,
         threads: IntValue<'ctx>,
+    ) -> Res<()> {
+        self.warp_cells_tree_occupied(fr, nest, slots, shared, (tid, lane, threads), None)
+    }
+
+    /// `warp_cells_tree`; with `occ`, a cell whose partner warp folded
+    /// nothing keeps its value.
+    fn warp_cells_tree_occupied(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        slots: &Slots<'ctx>,
+        shared: PointerValue<'ctx>,
+        (tid, lane, threads): (IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>),
+        occ: Option<Occupancy<'ctx>>,
     ) -> Res<()> {
         let types: Vec<Type> = nest.carried().map(|c| c.var.ty).collect();
         let fields = self.fields_of(nest);
@@ -340,7 +453,14 @@ impl<'ctx> Gen<'ctx, '_> {
             let inside = gen
                 .builder
                 .build_int_compare(IntPredicate::SLT, partner, warps, "")?;
-            let active = gen.builder.build_and(active, inside, "")?;
+            let mut active = gen.builder.build_and(active, inside, "")?;
+            if let Some(o) = occ {
+                let first = gen
+                    .builder
+                    .build_left_shift(partner, gen.const_i64(5), "")?;
+                let there = gen.occupied(o, first)?;
+                active = gen.builder.build_and(active, there, "")?;
+            }
             gen.when(fr.func, active, |gen| {
                 let left = gen.shared_read(shared, mine, &types, fields)?;
                 let at = gen.builder.build_int_mul(partner, fields_v, "")?;
@@ -348,7 +468,10 @@ impl<'ctx> Gen<'ctx, '_> {
                 let left_fields: Vec<Vec<BasicValueEnum<'ctx>>> =
                     left.iter().map(|v| gen.fields(v)).collect();
                 let cell = gen.carried_slots(fr, &left_fields)?;
-                gen.apply_reductions(fr, nest, &cell, &left, &right)?;
+                let step = gen.continuing_on_fail(fr, nest, |gen, fr| {
+                    gen.apply_reductions(fr, nest, &cell, &left, &right)
+                });
+                step?;
                 let combined = gen.load_slots(nest, &cell)?;
                 gen.shared_store(shared, mine, &combined, fields)
             })
