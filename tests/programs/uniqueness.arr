@@ -54,3 +54,34 @@ entry aliases (xs: []i32) : ([]i32, []i32, []i32) =
   let (p, q) = (copy xs, map (* 2) xs)
   let q[0] = 8
   in (ys, q[:2], p)
+
+-- The components of a loop's or a call's result may share memory (`(r,
+-- r)`): using both is fine, only consuming one of them ends the other.
+-- Unique loop parameters may swap their arrays each iteration, and a
+-- function whose type declares its parameter `*` may be given one that
+-- consumes it.
+def both (n: i64) : ([]i64, []i64) =
+  let r = iota n
+  in (r, r)
+
+def apply_unique (f: *[]i64 -> i64) (xs: *[]i64) : i64 = f xs
+
+def bump (xs: *[]i64) : i64 =
+  let xs[0] = xs[0] + 100
+  in xs[0]
+
+-- ==
+-- entry: shared_results
+-- input { 3i64 }
+-- output { [0i64, 1i64, 2i64] [0i64, 1i64, 2i64] [3i64, 4i64, 5i64] [5i64, 4i64, 3i64] 100i64 }
+entry shared_results (n: i64) : ([]i64, []i64, []i64, []i64, i64) =
+  let (a, b) = both n
+  let (c, d) =
+    loop (p, q) = (iota n, iota n)
+    for i < 2 do
+      let fresh = map (+ 1) q
+      in if i == 0 then (fresh, fresh) else (map (+ 1) p, reverse fresh)
+  let (e, f) =
+    loop (xs: *[]i64, ys: *[]i64) = (map (+ 2) (iota n), map (+ 3) (iota n))
+    for _i < 3 do (ys, xs)
+  in (a, b, map (+ 1) c, map (+ 1) d, apply_unique bump (copy a) + 0 * e[0] * f[0])

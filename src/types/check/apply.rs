@@ -61,6 +61,12 @@ impl<'a> Checker<'a> {
                         params,
                         body,
                     };
+                    // What a local function declares its result, as for
+                    // an anonymous function (consume/results.rs).
+                    if let Some(ret) = t.ret {
+                        let key = (self.ctx.file, head_span.clone());
+                        self.lambda_unique_ret.insert(key, unique_ret(Some(ret)));
+                    }
                     self.node(TExprKind::Lambda(Box::new(lam)), ty, head_span)
                 };
                 (callee, shapes.len())

@@ -431,7 +431,8 @@ impl<'a> Checker<'a> {
             self.irrefutable(p, template.ctx.file, &template.name.span)?;
         }
         let mut ret = self.inf.finalize(&ret);
-        self.eta_expand(&mut params, &mut ret, &mut body);
+        let declared = declared_params(def.ret.as_ref());
+        self.eta_expand(&mut params, &mut ret, &mut body, &declared);
         let first_order =
             "entry points take and return only scalars, arrays of scalars, and tuples of those";
         // A type without functions that is not first-order is an opaque
@@ -530,17 +531,30 @@ impl<'a> Checker<'a> {
 
     /// A point-free entry point (`def main = map f32.atanh`) takes the
     /// parameters of the function it returns, as long as they are
-    /// first-order: its body is applied to them.
-    fn eta_expand(&mut self, params: &mut Vec<TPat>, ret: &mut Type, body: &mut TExpr) {
+    /// first-order: its body is applied to them. Each is unique unless
+    /// the declared type (`declared`, per parameter) writes it without
+    /// `*` (`entry g : []f32 -> f32 = f`), as Futhark reads it: then a
+    /// body consuming it is an error.
+    fn eta_expand(
+        &mut self,
+        params: &mut Vec<TPat>,
+        ret: &mut Type,
+        body: &mut TExpr,
+        declared: &[(bool, Span)],
+    ) {
         let mut args = Vec::new();
         while let Type::Func(a, b) = ret {
             if !a.is_first_order_entry_type() {
                 break;
             }
             let id = self.fresh_local();
-            // The function's own parameter says whether it is consumed:
-            // the entry point's argument is the caller's to give.
-            self.unique.insert(id);
+            // Without a declared type, the function's own parameter says
+            // whether it is consumed: the entry point's argument is the
+            // caller's to give.
+            match declared.get(args.len()) {
+                Some((false, span)) => drop(self.bound.insert(id, (body.file, span.clone()))),
+                _ => drop(self.unique.insert(id)),
+            }
             let name = format!("arg{}", params.len());
             let arg = TExpr {
                 kind: TExprKind::Var(id),
@@ -805,4 +819,17 @@ fn sized_builtin_value(body: &Expr, d: Diagnostic) -> Diagnostic {
          where the declared type is written out as a function (`: [n * m]t -> [n][m]t`), \
          not an abbreviation: write `{how}` with the sizes"
     ))
+}
+
+/// For each parameter of the function type a definition's declared result
+/// is written as (`: []f32 -> f32`), whether it is written unique, and
+/// where.
+fn declared_params(ret: Option<&TypeExpr>) -> Vec<(bool, Span)> {
+    let mut out = Vec::new();
+    let mut t = ret;
+    while let Some(TypeExpr::Func(_, a, b, _)) = t {
+        out.push((matches!(**a, TypeExpr::Unique(..)), a.span()));
+        t = Some(b);
+    }
+    out
 }

@@ -633,11 +633,10 @@ impl<'a> Checker<'a> {
         if let Some(te) = ret {
             let (rt, _) = self.resolve_type(te)?;
             self.expect(&body.span, &rt, &body.ty)?;
-            let flags = unique_ret(Some(te));
-            if flags.iter().any(|u| *u) {
-                self.lambda_unique_ret
-                    .insert((self.ctx.file, span.clone()), flags);
-            }
+            // Also when nothing is unique: a function given for a
+            // parameter whose type declares a unique result must have one.
+            self.lambda_unique_ret
+                .insert((self.ctx.file, span.clone()), unique_ret(Some(te)));
         }
         let ty = Type::curried(
             tpats.iter().map(|p| p.ty().clone()).collect(),

@@ -111,6 +111,10 @@ pub fn check_with_stats(
             }
         }
     }
+    let defs: Vec<(&Def, FileId)> = checker.defs.iter().map(|g| (g.def, g.file)).collect();
+    for d in consume::consuming_sizes(&defs) {
+        checker.report(d);
+    }
     let stats = checker.stats;
     let mut errors = std::mem::take(&mut checker.errors);
     if errors.is_empty() {
@@ -127,6 +131,7 @@ pub fn check_with_stats(
             bound: &checker.bound,
             unique_ret: &checker.unique_ret,
             lambda_unique_ret: &checker.lambda_unique_ret,
+            fn_uniqueness: &checker.fn_uniqueness,
             entry_unique_ret: &entry_unique_ret,
         };
         errors = consume::check_consumption(checker.sources, &program, &facts);
@@ -346,6 +351,9 @@ struct Checker<'a> {
     /// The same for anonymous functions with a written return type, by
     /// where they are written.
     lambda_unique_ret: HashMap<(FileId, Span), Vec<bool>>,
+    /// Locals of a function type written out (`f: *[]t -> b`): which of
+    /// its parameters and whether its result are declared unique.
+    fn_uniqueness: HashMap<LocalId, consume::FnUniqueness>,
 }
 
 fn i64_ty() -> Type {
@@ -397,6 +405,7 @@ impl<'a> Checker<'a> {
             bound: HashMap::new(),
             unique_ret: HashMap::new(),
             lambda_unique_ret: HashMap::new(),
+            fn_uniqueness: HashMap::new(),
         }
     }
 

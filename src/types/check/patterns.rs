@@ -125,6 +125,11 @@ impl<'a> Checker<'a> {
                             .extend(binds[first..].iter().map(|b| (b.2, flags.clone())));
                     }
                 }
+                if let (Pattern::Id(_), TypeExpr::Func(..)) = (&**q, te) {
+                    let declared = consume::FnUniqueness::of(te);
+                    self.fn_uniqueness
+                        .extend(binds[first..].iter().map(|b| (b.2, declared.clone())));
+                }
                 self.expect(span, &ty, inner.ty())?;
                 if shape.is_trivial() {
                     Ok(inner)

@@ -8,28 +8,31 @@
 use super::*;
 
 impl Walk<'_> {
-    /// The parameters of instance `k` (by position) whose roots its result
-    /// may have: its body walked once on its own, its errors dropped (the
-    /// instance's own walk reports them).
-    pub(super) fn summary(&mut self, k: usize) -> Vec<usize> {
+    /// What the result of instance `k` may alias: the parameters (by
+    /// position) whose roots it may have, and its components that alias
+    /// each other; its body walked once on its own, its errors dropped
+    /// (the instance's own walk reports them).
+    fn summary(&mut self, k: usize) -> Summary {
         if let Some(s) = self.summaries.get(&k) {
             return s.clone();
         }
         let Some(lam) = self.program.instances.get(k) else {
-            return Vec::new();
+            return Summary::default();
         };
         // The prelude's `copy` and `manifest` are the identity only because
         // arrays have value semantics: as in Futhark, their results are fresh.
         let fresh_copy = matches!(lam.name.as_deref(), Some("copy" | "manifest"))
             && self.sources.name(lam.body.file) == "stdlib/prelude.arr";
         if fresh_copy || !self.summarising.insert(k) {
-            return Vec::new();
+            return Summary::default();
         }
         let mut sub = Walk::new(self.sources, self.program, self.facts);
         sub.summaries = std::mem::take(&mut self.summaries);
         sub.summarising = std::mem::take(&mut self.summarising);
         lam.params.iter().for_each(|p| sub.bind_param(p));
-        let roots = sub.expr(&lam.body);
+        let parts = sub.expr_parts(&lam.body);
+        let joint = sub.joint_of(&parts, |_| true);
+        let roots = parts.into_iter().fold(Vec::new(), |a, (r, _)| union(a, r));
         let aliased = lam
             .params
             .iter()
@@ -44,8 +47,9 @@ impl Walk<'_> {
         self.summaries = sub.summaries;
         self.summarising = sub.summarising;
         self.summarising.remove(&k);
-        self.summaries.insert(k, aliased.clone());
-        aliased
+        let summary = Summary { aliased, joint };
+        self.summaries.insert(k, summary.clone());
+        summary
     }
 
     /// A call: the arguments in order, then those passed to unique
@@ -73,6 +77,9 @@ impl Walk<'_> {
             let parts = self.expr_parts(a);
             if self.consumptions > before && is_built_function(a) {
                 self.consuming_function_argument(a);
+            }
+            if let Some(TPat::Var { id, name, .. }) = params.get(i).map(strip_ascription) {
+                self.function_argument_uniqueness(*id, name, a);
             }
             if params.get(i).is_some_and(|p| is_unique(p, self.unique)) {
                 self.unique_parts_apart(&parts);
@@ -130,13 +137,20 @@ impl Walk<'_> {
         // which component of a tuple result aliases what, and Futhark,
         // which knows, accepts `(f table x).0` where `.0` is fresh.
         if let Some(k) = instance.filter(|_| !unique_result) {
-            for i in self.summary(k) {
+            let summary = self.summary(k);
+            for &i in &summary.aliased {
                 if let (Some(p), Some(roots)) = (params.get(i), arg_roots.get(i)) {
                     if !is_unique(p, self.unique) {
                         let roots = roots.iter().filter(|r| constant_of(**r).is_none());
                         result = union(result, roots.copied().collect());
                     }
                 }
+            }
+            // Its components aliasing each other (`(a, a)`) share a root
+            // of their own, whatever the arguments were.
+            if let Some((joint, name)) = summary.joint {
+                let r = self.joint_root(joint, name);
+                result = union(result, vec![r]);
             }
         }
         let mut consumed: Vec<(usize, Roots)> = params
@@ -181,6 +195,103 @@ impl Walk<'_> {
         ));
     }
 
+    /// What function value `e` declares unique: its parameters, and its
+    /// result where its type is written (`None`: inferred).
+    fn function_uniqueness(&self, e: &TExpr) -> Option<(Vec<bool>, Option<bool>)> {
+        match &e.kind {
+            TExprKind::Instance(k) => {
+                let lam = self.program.instances.get(*k)?;
+                let params = lam
+                    .params
+                    .iter()
+                    .map(|p| is_unique(p, self.unique))
+                    .collect();
+                let result = self.facts.unique_ret.get(k).map(|f| f.iter().all(|u| *u));
+                Some((params, result.filter(|u| *u)))
+            }
+            TExprKind::Lambda(lam) => Some(self.lambda_uniqueness(e, lam)),
+            TExprKind::Var(id) => match self.facts.fn_uniqueness.get(id) {
+                Some(f) => Some((f.params.clone(), Some(f.result))),
+                None => self.lambdas.get(id).cloned(),
+            },
+            _ => None,
+        }
+    }
+
+    /// What anonymous function `e` declares unique.
+    pub(super) fn lambda_uniqueness(&self, e: &TExpr, lam: &TLambda) -> (Vec<bool>, Option<bool>) {
+        let params = lam
+            .params
+            .iter()
+            .map(|p| is_unique(p, self.unique))
+            .collect();
+        let result = self
+            .facts
+            .lambda_unique_ret
+            .get(&(e.file, e.span.clone()))
+            .map(|f| f.iter().all(|u| *u));
+        (params, result)
+    }
+
+    /// A function given for parameter `param` of a function type written
+    /// out, as in Futhark: it may consume only what that type declares
+    /// unique (else the callee could call it on what it must keep), and
+    /// where the type declares its result unique, its own result must be
+    /// declared unique too.
+    fn function_argument_uniqueness(&mut self, param: LocalId, name: &str, arg: &TExpr) {
+        let Some(expected) = self.facts.fn_uniqueness.get(&param) else {
+            return;
+        };
+        let Some((consumes, result)) = self.function_uniqueness(arg) else {
+            return;
+        };
+        let what = match &arg.kind {
+            TExprKind::Var(id) => format!("`{}`", self.name(*id)),
+            TExprKind::Instance(k) => {
+                match self.program.instances.get(*k).and_then(|l| l.name.clone()) {
+                    Some(n) => format!("`{n}`"),
+                    None => "this function".into(),
+                }
+            }
+            TExprKind::Lambda(lam) => match &lam.name {
+                Some(n) => format!("`{n}`"),
+                None => "this function".into(),
+            },
+            _ => "this function".into(),
+        };
+        let consumed = consumes
+            .iter()
+            .zip(&expected.params)
+            .position(|(c, e)| *c && !*e);
+        let (message, label, note) = if let Some(m) = consumed {
+            (
+                format!(
+                    "{what} consumes its argument {}, but is given for `{name}`, whose type \
+                     does not declare that parameter `*`",
+                    m + 1
+                ),
+                "a consuming function",
+                "the callee may call it on a value it still uses: declare the parameter's \
+                 type `*` there, or give a function that consumes a `copy`",
+            )
+        } else if expected.result && result == Some(false) {
+            (
+                format!(
+                    "{what} returns a value not declared unique, but is given for `{name}`, \
+                     whose type declares its result `*`"
+                ),
+                "its result may alias what it captures",
+                "the callee may update the result in place: declare the function's result \
+                 `*` and return a fresh value (a `copy`)",
+            )
+        } else {
+            return;
+        };
+        let d = Diagnostic::new(arg.file, arg.span.clone(), message).with_label(label);
+        let d = self.with_place(d, param, format!("`{name}`'s type is written here"));
+        self.errors.push(d.with_note(note));
+    }
+
     /// An argument consumed by a call may not alias another argument of
     /// the same call (`f a a`, `f a b` where `b` aliases `a`), as in
     /// Futhark: the callee would see the memory it updates through the
@@ -219,4 +330,12 @@ impl Walk<'_> {
 /// `f a`) rather than writing one (`\x -> ...`, a name).
 fn is_built_function(e: &TExpr) -> bool {
     matches!(e.ty, Type::Func(..)) && matches!(e.kind, TExprKind::Apply(..))
+}
+
+/// A parameter's pattern without its ascription.
+fn strip_ascription(p: &TPat) -> &TPat {
+    match p {
+        TPat::Ascribed(q, _) => strip_ascription(q),
+        _ => p,
+    }
 }

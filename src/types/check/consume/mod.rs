@@ -35,6 +35,13 @@
 //! aliases such a variable, is reported at its second use. A loop's result
 //! aliases the variables bound outside it that its body may return.
 //!
+//! The components of a value that a loop or a call returns may alias each
+//! other through memory made inside it (`let a = iota n in (a, a)`): such
+//! a value gets a *joint* root of its own, shared by those components, so
+//! that consuming one of them leaves the others unusable and a result
+//! declared unique may not hold two of them. The new values a loop's body
+//! gives its consumed (`*`) parameters may not alias each other.
+//!
 //! A top-level constant is shared by every use: it is a root of its own,
 //! which nothing may consume and no function's result may alias (as in
 //! Futhark), and it may not be declared unique (defs.rs).
@@ -49,7 +56,10 @@ use std::collections::HashSet;
 
 mod calls;
 mod results;
+mod sizes;
 mod uses;
+
+pub(super) use sizes::consuming_sizes;
 
 /// Where a root was consumed.
 #[derive(Clone)]
@@ -59,6 +69,26 @@ struct Consumed {
 }
 
 type Roots = Vec<LocalId>;
+
+/// Where the components of a value came to alias each other: the tuple
+/// written in a loop's or a function's body, and which of its components
+/// share memory.
+#[derive(Clone)]
+struct Joint {
+    file: FileId,
+    span: Span,
+    parts: Vec<usize>,
+}
+
+/// What a call's result may alias, from the callee's body walked once.
+#[derive(Clone, Default)]
+struct Summary {
+    /// The parameters (by position) whose roots the result may have.
+    aliased: Vec<usize>,
+    /// Components of the result that alias each other, and the name of
+    /// what they share.
+    joint: Option<(Joint, String)>,
+}
 
 /// What the type checker found that this check needs.
 pub(super) struct Facts<'p> {
@@ -76,6 +106,29 @@ pub(super) struct Facts<'p> {
     pub entry_unique_ret: &'p [Vec<bool>],
     /// The same for anonymous functions, by where they are written.
     pub lambda_unique_ret: &'p HashMap<(FileId, Span), Vec<bool>>,
+    /// Locals of a function type written out, and what it declares unique.
+    pub fn_uniqueness: &'p HashMap<LocalId, FnUniqueness>,
+}
+
+/// What a function type written out declares unique: each parameter
+/// (`*[]t -> b`) and the result (`a -> *[]t`).
+#[derive(Clone, Debug)]
+pub(super) struct FnUniqueness {
+    pub params: Vec<bool>,
+    pub result: bool,
+}
+
+impl FnUniqueness {
+    pub(super) fn of(t: &TypeExpr) -> Self {
+        let mut params = Vec::new();
+        let mut t = t;
+        while let TypeExpr::Func(_, a, b, _) = t {
+            params.push(matches!(**a, TypeExpr::Unique(..)));
+            t = b;
+        }
+        let result = matches!(t, TypeExpr::Unique(..));
+        FnUniqueness { params, result }
+    }
 }
 
 struct Walk<'p> {
@@ -106,8 +159,13 @@ struct Walk<'p> {
     destructured: HashSet<LocalId>,
     /// For each instance walked for it, the parameters (by position) whose
     /// roots its result may have; `summarising`: those being walked.
-    summaries: HashMap<usize, Vec<usize>>,
+    summaries: HashMap<usize, Summary>,
     summarising: HashSet<usize>,
+    /// The joint roots made so far (numbered down below the constants').
+    joints: HashMap<LocalId, Joint>,
+    /// Variables bound to anonymous functions (local definitions): what
+    /// they declare unique.
+    lambdas: HashMap<LocalId, (Vec<bool>, Option<bool>)>,
 }
 
 /// Checks every entry point and instance; returns the errors found.
@@ -178,6 +236,23 @@ fn constant_of(r: LocalId) -> Option<usize> {
 /// How many instances `constant_root` can number.
 const CONSTANT_ROOTS: usize = 1 << 24;
 
+/// The `n`th joint root: numbered down below the constants' roots.
+fn joint_root(n: usize) -> LocalId {
+    LocalId(u32::MAX - (CONSTANT_ROOTS + n) as u32)
+}
+
+/// The first two parts (by position) sharing a root, and that root.
+fn shared_pair(parts: &[Roots]) -> Option<(usize, usize, LocalId)> {
+    for (i, a) in parts.iter().enumerate() {
+        for (j, b) in parts.iter().enumerate().skip(i + 1) {
+            if let Some(&r) = a.iter().find(|r| b.contains(r)) {
+                return Some((i, j, r));
+            }
+        }
+    }
+    None
+}
+
 /// The variables a pattern binds.
 fn pat_vars(p: &TPat, out: &mut Vec<LocalId>) {
     match p {
@@ -208,6 +283,8 @@ impl<'p> Walk<'p> {
             sources,
             summaries: HashMap::new(),
             summarising: HashSet::new(),
+            joints: HashMap::new(),
+            lambdas: HashMap::new(),
         }
     }
 
@@ -251,6 +328,10 @@ impl<'p> Walk<'p> {
             _ => {
                 let roots = self.expr(rhs);
                 self.let_component(p, &roots, rhs);
+                if let (TPat::Var { id, .. }, TExprKind::Lambda(lam)) = (p, &rhs.kind) {
+                    let declared = self.lambda_uniqueness(rhs, lam);
+                    self.lambdas.insert(*id, declared);
+                }
             }
         }
     }
@@ -274,12 +355,55 @@ impl<'p> Walk<'p> {
     }
 
     /// The roots consuming `e` consumes: a destructured variable's roots
-    /// are those of the whole value it came from, so only itself.
+    /// are those of the whole value it came from, so only itself, and the
+    /// joint roots its components share.
     fn precise(&self, e: &TExpr, roots: Roots) -> Roots {
         match &e.kind {
-            TExprKind::Var(id) if self.destructured.contains(id) => vec![*id],
+            TExprKind::Var(id) if self.destructured.contains(id) => {
+                let joint = roots.into_iter().filter(|r| self.joints.contains_key(r));
+                std::iter::once(*id).chain(joint).collect()
+            }
             _ => roots,
         }
+    }
+
+    /// A new joint root for components `joint.parts` of a value, named
+    /// after what they share.
+    fn joint_root(&mut self, joint: Joint, name: String) -> LocalId {
+        let r = joint_root(self.joints.len());
+        self.joints.insert(r, joint);
+        self.names.insert(r, name);
+        self.bound_at.insert(r, self.depth);
+        r
+    }
+
+    /// The joint of `parts` (a tuple written in `body`): the components
+    /// that share a root `inside` says is made within, and its name.
+    fn joint_of(
+        &self,
+        parts: &[(Roots, &TExpr)],
+        inside: impl Fn(LocalId) -> bool,
+    ) -> Option<(Joint, String)> {
+        let roots: Vec<Roots> = parts
+            .iter()
+            .map(|(r, e)| {
+                let r = self.precise(e, r.clone());
+                r.into_iter().filter(|&x| inside(x)).collect()
+            })
+            .collect();
+        let (i, _, shared) = shared_pair(&roots)?;
+        let at = parts[i].1;
+        let tuple_span = parts.iter().fold(at.span.clone(), |s, (_, e)| {
+            s.start.min(e.span.start)..s.end.max(e.span.end)
+        });
+        let joint = Joint {
+            file: at.file,
+            span: tuple_span,
+            parts: (0..parts.len())
+                .filter(|&k| roots[k].contains(&shared))
+                .collect(),
+        };
+        Some((joint, self.name(shared)))
     }
 
     fn bind(&mut self, p: &TPat, roots: &[LocalId]) {
@@ -458,10 +582,14 @@ impl<'p> Walk<'p> {
                 }
                 let before = self.consumptions;
                 let mark = self.bound_log.len();
-                let result = self.loop_pass(pat, &roots, form, body);
+                let parts = self.loop_pass(pat, &roots, form, body);
+                self.loop_results_apart(pat, &parts);
                 // What the body returns may alias variables bound outside
-                // the loop (the state's roots are the initial value's).
-                let inside = &self.bound_log[mark..];
+                // the loop (the state's roots are the initial value's), and
+                // its components each other through what it makes.
+                let inside: HashSet<LocalId> = self.bound_log[mark..].iter().copied().collect();
+                let joint = self.joint_of(&parts, |r| inside.contains(&r));
+                let result = parts.into_iter().fold(Vec::new(), |a, (r, _)| union(a, r));
                 let outside: Roots = result.into_iter().filter(|r| !inside.contains(r)).collect();
                 // Again, as the next iteration sees it, its state aliasing
                 // what the body returned: anything consumed the first time
@@ -469,7 +597,13 @@ impl<'p> Walk<'p> {
                 if self.consumptions > before {
                     self.loop_pass(pat, &outside, form, body);
                 }
-                outside
+                match joint {
+                    Some((joint, name)) => {
+                        let r = self.joint_root(joint, name);
+                        union(outside, vec![r])
+                    }
+                    None => outside,
+                }
             }
         };
         if e.ty.may_share_memory() {
@@ -479,14 +613,15 @@ impl<'p> Walk<'p> {
         }
     }
 
-    /// One pass over a loop's body; returns the roots of its result.
-    fn loop_pass(
+    /// One pass over a loop's body; returns the roots of its result, per
+    /// component where it is a tuple written out.
+    fn loop_pass<'e>(
         &mut self,
         pat: &TPat,
         roots: &[LocalId],
         form: &TLoopForm,
-        body: &TExpr,
-    ) -> Roots {
+        body: &'e TExpr,
+    ) -> Vec<(Roots, &'e TExpr)> {
         self.bind(pat, roots);
         match form {
             TLoopForm::For { bound, .. } => drop(self.expr(bound)),
@@ -496,7 +631,7 @@ impl<'p> Walk<'p> {
             }
             TLoopForm::While(c) => drop(self.expr(c)),
         }
-        self.expr(body)
+        self.expr_parts(body)
     }
 
     /// Alternatives: each starts from the same consumption; afterwards,

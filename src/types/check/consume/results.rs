@@ -48,6 +48,9 @@ impl Walk<'_> {
                 continue;
             }
             if !separate {
+                if self.joint_in_unique_result(flags, i, roots, e) {
+                    break;
+                }
                 continue;
             }
             // Names destructured from one value stand for themselves (their
@@ -79,6 +82,89 @@ impl Walk<'_> {
                     ));
                     break;
                 }
+            }
+        }
+    }
+
+    /// A tuple result not written out (`dup (copy xs)`) whose unique
+    /// component `i` aliases another through a joint root: reported, and
+    /// true.
+    fn joint_in_unique_result(
+        &mut self,
+        flags: &[bool],
+        i: usize,
+        roots: &[LocalId],
+        e: &TExpr,
+    ) -> bool {
+        let found = roots.iter().find_map(|r| {
+            let joint = self.joints.get(r)?;
+            (flags.len() > 1 && joint.parts.len() > 1 && joint.parts.contains(&i))
+                .then(|| (*r, joint.clone()))
+        });
+        let Some((r, joint)) = found else {
+            return false;
+        };
+        let name = self.name(r);
+        let mut d = Diagnostic::new(
+            e.file,
+            e.span.clone(),
+            format!(
+                "component {} of a result declared unique is aliased to some other component \
+                 (both share `{name}`)",
+                i + 1
+            ),
+        )
+        .with_label("this value's components alias each other");
+        if joint.file == e.file && joint.span != e.span {
+            d = d.with_secondary(joint.span, "where they come to share memory");
+        }
+        self.errors.push(d.with_note(
+            "a unique component must be the only reference to its memory: return a `copy` in \
+             one of them",
+        ));
+        true
+    }
+
+    /// The new values a loop's body gives its consumed parameters (`loop
+    /// (xs: *[]t, ys: *[]t)`) may not alias the others, as in Futhark: the
+    /// next iteration would own one array twice.
+    pub(super) fn loop_results_apart(&mut self, pat: &TPat, parts: &[(Roots, &TExpr)]) {
+        let Some(flags) = self.unique_fields(pat) else {
+            return;
+        };
+        if flags.len() != parts.len() {
+            return;
+        }
+        let roots: Vec<Roots> = parts
+            .iter()
+            .map(|(r, e)| self.precise(e, r.clone()))
+            .collect();
+        for (i, mine) in roots.iter().enumerate().filter(|(i, _)| flags[*i]) {
+            for (j, other) in roots.iter().enumerate().filter(|(j, _)| *j != i) {
+                let Some(&r) = mine.iter().find(|r| other.contains(r)) else {
+                    continue;
+                };
+                let (e, f) = (parts[i].1, parts[j].1);
+                let name = self.name(r);
+                let mut d = Diagnostic::new(
+                    e.file,
+                    e.span.clone(),
+                    format!(
+                        "the new value of consumed loop parameter {} aliases other loop \
+                         parameter {} (both share `{name}`)",
+                        i + 1,
+                        j + 1
+                    ),
+                )
+                .with_label("given for a loop parameter declared `*`");
+                if f.file == e.file && f.span != e.span {
+                    d = d.with_secondary(f.span.clone(), "aliases this one");
+                }
+                self.errors.push(d.with_note(
+                    "a unique loop parameter owns its value in the next iteration: give a \
+                     `copy` for one of them",
+                ));
+                return;
             }
         }
     }
