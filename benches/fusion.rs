@@ -16,6 +16,12 @@ use std::time::Instant;
 const RUNS: usize = 5;
 
 fn main() {
+    // `cargo bench --bench fusion -- frontier-speed`: the exact search's
+    // speed alone, for comparing builds run by run.
+    if std::env::args().any(|a| a == "frontier-speed") {
+        frontier_speed();
+        return;
+    }
     println!(
         "{:>7} {:>6} {:>9} {:>10} {:>10} {:>6} {:>10} {:>28} {:>10}",
         "mix",
@@ -210,5 +216,30 @@ fn frontier_at_scale() {
                 );
             }
         }
+    }
+}
+
+/// The exact search (`fusion::frontier::solve`, bounded by a beam of 128
+/// states) on the generated bodies of `recent` 8: one line per body with
+/// milliseconds, states, states per second and bytes, so that two builds
+/// can be run alternately at the same load.
+fn frontier_speed() {
+    use arrc::fusion::frontier;
+    for (mix, kinds, soacs) in [
+        ("classic", &CLASSIC[..], 100),
+        ("mixed", &MIXED[..], 30),
+        ("classic", &CLASSIC[..], 1000),
+    ] {
+        let g = fusion_graph(soacs, kinds, true, 8, 0x9e3779b97f4a7c15);
+        let timer = Instant::now();
+        let upper = frontier::beam(&g, 128).map_or(f64::INFINITY, |b| b.cost);
+        let beam_ms = timer.elapsed().as_secs_f64() * 1e3;
+        let found = frontier::solve(&g, 300_000, u64::MAX, upper);
+        let ms = timer.elapsed().as_secs_f64() * 1e3;
+        let (states, cost) = found.map_or((0, f64::NAN), |f| (f.states, f.cost));
+        println!(
+            "{mix} {soacs}: {ms:.1} ms (beam {beam_ms:.1}), {states} states, {:.0} states/s, {cost} bytes",
+            states as f64 / ((ms - beam_ms) / 1e3)
+        );
     }
 }

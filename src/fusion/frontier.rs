@@ -35,6 +35,7 @@ use super::graph::FusionGraph;
 use petgraph::graph::NodeIndex;
 use petgraph::visit::EdgeRef;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// The clustering found (`cluster[v]`, a representative per statement),
 /// its cost, and the work done.
@@ -229,7 +230,7 @@ fn plan(graph: &FusionGraph) -> Option<Plan> {
 /// A partial clustering, described by its frontier. Clusters and
 /// components are numbered by first appearance among the frontier's
 /// statements, so equal frontiers have equal keys.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 struct State {
     cost: f64,
     loops: u32,
@@ -247,14 +248,42 @@ struct State {
 }
 
 impl State {
-    /// What states must share to be compared: the frontier's clusters
-    /// and the families' fusion.
-    fn key(&self) -> Vec<u8> {
-        let mut key = Vec::with_capacity(self.slot.len() + self.family.len() + 1);
-        key.extend(self.slot.iter().map(|x| x.0));
-        key.push(255);
-        key.extend(&self.family);
-        key
+    /// A copy with room for one more statement and cluster, so that the
+    /// transition that follows allocates nothing more.
+    fn grown(&self) -> State {
+        let with_room = |len: usize| len + 1;
+        let mut slot = Vec::with_capacity(with_room(self.slot.len()));
+        slot.extend_from_slice(&self.slot);
+        let mut traits = Vec::with_capacity(with_room(self.traits.len()));
+        traits.extend_from_slice(&self.traits);
+        let mut reach = Vec::with_capacity(with_room(self.reach.len()));
+        reach.extend_from_slice(&self.reach);
+        let mut rep = Vec::with_capacity(with_room(self.rep.len()));
+        rep.extend_from_slice(&self.rep);
+        State {
+            cost: self.cost,
+            loops: self.loops,
+            slot,
+            traits,
+            reach,
+            rep,
+            family: self.family.clone(),
+        }
+    }
+
+    /// A hash of what states must share to be compared (`same_group`).
+    fn group_hash(&self) -> u64 {
+        let clusters = self.slot.iter().map(|x| x.0);
+        let bytes = clusters.chain([u8::MAX]).chain(self.family.iter().copied());
+        bytes.fold(FNV_OFFSET, |h, b| (h ^ b as u64).wrapping_mul(FNV_PRIME))
+    }
+
+    /// Whether the two can be compared: the frontier's clusters and the
+    /// families' fusion are the same.
+    fn same_group(&self, other: &State) -> bool {
+        self.slot.len() == other.slot.len()
+            && self.slot.iter().zip(&other.slot).all(|(a, b)| a.0 == b.0)
+            && self.family == other.family
     }
 
     /// Whether every completion of `other` completes `self` as well, at
@@ -296,6 +325,32 @@ impl State {
         self.cost < other.cost || (self.cost == other.cost && self.loops < other.loops)
     }
 }
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0100_0000_01b3;
+
+/// A hasher for keys that are hashes already (`State::group_hash`).
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(FNV_PRIME);
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = x;
+    }
+}
+
+/// No index of a state: the end of a group's chain.
+const NONE: u32 = u32::MAX;
 
 /// The least-traffic legal clustering, or `None` when more than
 /// `max_states` frontier states arise at some point or more than
@@ -378,9 +433,16 @@ fn search(
         }
         let mut next: Vec<State> = Vec::new();
         let mut parents: Vec<(u32, u32)> = Vec::new();
-        let mut index: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
+        // States of one group (`same_group`) are compared with each other:
+        // per group, its first state and its newest, then each state's older
+        // neighbour. A group is found by its hash, or the next free one
+        // where another group has it.
+        let mut groups: HashMap<u64, (u32, u32), BuildHasherDefault<Prehashed>> =
+            HashMap::default();
+        let mut older: Vec<u32> = Vec::new();
         let mut alive: Vec<bool> = Vec::new();
         let mut count = 0usize;
+        let mut gave_up = false;
         let step = Step {
             plan: &plan,
             v,
@@ -392,32 +454,55 @@ fn search(
             let k = state.traits.len();
             let choices = if plan.soac[v] { 0..=k } else { k..=k };
             for c in choices {
-                for out in step.transitions(state, c)? {
-                    let rep = out.1;
-                    let out = out.0;
-                    if out.cost + still_to_come(&plan, v, &out) > upper {
-                        continue;
+                step.transitions(state, c, &mut |out, rep| {
+                    if gave_up || out.cost + still_to_come(&plan, v, &out) > upper {
+                        return;
                     }
-                    let kept = index.entry(out.key()).or_default();
-                    if kept.iter().any(|&i| next[i].dominates(&out)) {
-                        continue;
+                    let mut hash = out.group_hash();
+                    while let Some(&(first, _)) = groups.get(&hash) {
+                        if next[first as usize].same_group(&out) {
+                            break;
+                        }
+                        hash = hash.wrapping_add(1);
                     }
-                    kept.retain(|&i| {
-                        let beaten = out.dominates(&next[i]);
-                        if beaten {
-                            alive[i] = false;
+                    let (_, head) = groups.entry(hash).or_insert((next.len() as u32, NONE));
+                    // Unlink the states beaten so far while looking for one
+                    // that dominates `out`.
+                    let (mut i, mut link): (u32, Option<u32>) = (*head, None);
+                    while i != NONE {
+                        let j = i as usize;
+                        if !alive[j] {
+                            match link {
+                                None => *head = older[j],
+                                Some(l) => older[l as usize] = older[j],
+                            }
+                        } else {
+                            if next[j].dominates(&out) {
+                                return;
+                            }
+                            link = Some(i);
+                        }
+                        i = older[j];
+                    }
+                    let mut i = *head;
+                    while i != NONE {
+                        let j = i as usize;
+                        if out.dominates(&next[j]) {
+                            alive[j] = false;
                             count -= 1;
                         }
-                        !beaten
-                    });
-                    kept.push(next.len());
+                        i = older[j];
+                    }
+                    older.push(*head);
+                    *head = next.len() as u32;
                     next.push(out);
                     parents.push((si as u32, rep));
                     alive.push(true);
                     count += 1;
-                    if count > max_states && beam.is_none() {
-                        return None;
-                    }
+                    gave_up = count > max_states && beam.is_none();
+                })?;
+                if gave_up {
+                    return None;
                 }
             }
         }
@@ -507,12 +592,16 @@ struct Step<'a> {
 }
 
 impl Step<'_> {
-    /// The states reached by putting statement `v` in cluster `c` (`c` equal
-    /// to the number of open clusters: a new one), with the representative
-    /// of its cluster; `None` if the plan is inconsistent (a related
-    /// statement off the frontier).
-    #[allow(clippy::type_complexity)]
-    fn transitions(&self, state: &State, c: usize) -> Option<Vec<(State, u32)>> {
+    /// Gives `emit` the states reached by putting statement `v` in cluster
+    /// `c` (`c` equal to the number of open clusters: a new one), each with
+    /// the representative of its cluster; `None` if the plan is
+    /// inconsistent (a related statement off the frontier).
+    fn transitions(
+        &self,
+        state: &State,
+        c: usize,
+        emit: &mut impl FnMut(State, u32),
+    ) -> Option<()> {
         let (plan, v) = (self.plan, self.v);
         let new = c == state.traits.len();
         if !new {
@@ -521,10 +610,10 @@ impl Step<'_> {
                 || (t.0 != 0 && u.0 != 0 && t.0 != u.0)
                 || (t.1 != 0 && u.1 != 0 && t.1 != u.1)
             {
-                return Some(Vec::new());
+                return Some(());
             }
         }
-        let mut s = state.clone();
+        let mut s = state.grown();
         if new {
             if c >= 63 {
                 return None;
@@ -546,16 +635,17 @@ impl Step<'_> {
             let p = *self.pos.get(u)?;
             (p != usize::MAX).then(|| s.slot[p].0 as usize)
         };
-        let mut order: Vec<usize> = Vec::new();
+        // The clusters that must come before `c` (bits; fewer than 64).
+        let mut order = 0u64;
         for &(u, fusible) in &plan.incoming[v] {
             let cu = cluster_of(&s, u)?;
             if cu == c {
                 if !fusible {
-                    return Some(Vec::new());
+                    return Some(());
                 }
                 join(&mut s.slot, self.pos[u], me);
             } else {
-                order.push(cu);
+                order |= 1 << cu;
             }
         }
         for &u in &plan.siblings[v] {
@@ -579,7 +669,7 @@ impl Step<'_> {
             };
             let st = family.get(f).unwrap_or(UNKNOWN);
             if st != UNKNOWN && st != now {
-                return Some(Vec::new());
+                return Some(());
             }
             family.set(f, now);
         }
@@ -610,7 +700,7 @@ impl Step<'_> {
         }
         s.cost += plan.always[v];
         if s.cost > self.upper {
-            return Some(Vec::new());
+            return Some(());
         }
         // Width uses: ordering edges when their family is apart; a family
         // still undecided is tried both ways.
@@ -624,14 +714,24 @@ impl Step<'_> {
                 undecided.push(f);
             }
         }
-        let mut out = Vec::new();
-        for guess in 0..(1u32 << undecided.len()) {
-            let mut s = s.clone();
-            let mut family = family.clone();
+        let guesses = 1u32 << undecided.len();
+        for guess in 0..guesses {
+            // The last guess takes the state itself instead of a copy.
+            let last = guess + 1 == guesses;
+            let mut s = if last {
+                std::mem::take(&mut s)
+            } else {
+                s.grown()
+            };
+            let mut family = if last {
+                std::mem::take(&mut family)
+            } else {
+                family.clone()
+            };
             for (i, &f) in undecided.iter().enumerate() {
                 family.set(f, if guess >> i & 1 == 1 { FUSED } else { APART });
             }
-            let mut order = order.clone();
+            let mut order = order;
             let mut legal = true;
             for &(f, u) in &plan.width_uses[v] {
                 if family.get(f) == Some(APART) {
@@ -639,18 +739,21 @@ impl Step<'_> {
                     if cu == c {
                         legal = false;
                     }
-                    order.push(cu);
+                    order |= 1 << cu;
                 }
             }
             if !legal {
                 continue;
             }
             // No cycle: `c` must not reach a cluster that now reaches it.
-            if order.iter().any(|&d| s.reach[c] >> d & 1 == 1) {
+            if order & s.reach[c] != 0 {
                 continue;
             }
             let into = s.reach[c] | 1 << c;
-            for &d in &order {
+            for d in 0..s.reach.len() {
+                if order >> d & 1 == 0 {
+                    continue;
+                }
                 for x in 0..s.reach.len() {
                     if x == d || s.reach[x] >> d & 1 == 1 {
                         s.reach[x] |= into;
@@ -658,20 +761,16 @@ impl Step<'_> {
                 }
             }
             let rep = s.rep[c];
-            if let Some(done) = close(&mut s, &plan.active[v], self.pos, v, &family, plan) {
-                if done {
-                    out.push((s, rep));
-                }
-            } else {
-                return None;
+            if close(&mut s, &plan.active[v], self.pos, v, &family, plan)? {
+                emit(s, rep);
             }
         }
-        Some(out)
+        Some(())
     }
 }
 
 /// The fusion of the families a transition sees, by family.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 struct Families(Vec<(usize, u8)>);
 
 impl Families {
@@ -700,10 +799,10 @@ fn join(slot: &mut [(u8, u8)], a: usize, b: usize) {
 }
 
 /// Moves the state from the previous frontier plus `v` to the frontier
-/// after `v`, numbering clusters and components afresh. `Some(false)` when a
-/// component leaves the frontier while its cluster has another one (it can
-/// never be connected), `None` when a statement of the new frontier is
-/// unknown.
+/// after `v`, numbering clusters and components afresh, in place.
+/// `Some(false)` when a component leaves the frontier while its cluster has
+/// another one (it can never be connected), `None` when a statement of the
+/// new frontier is unknown.
 fn close(
     s: &mut State,
     active: &[usize],
@@ -712,40 +811,50 @@ fn close(
     family: &Families,
     plan: &Plan,
 ) -> Option<bool> {
-    let slot_of = |u: usize| if u == v { s.slot.len() - 1 } else { pos[u] };
-    let kept: Vec<usize> = active.iter().map(|&u| slot_of(u)).collect();
-    if kept.contains(&usize::MAX) {
-        return None;
+    // Frontiers hold at most 120 statements (`search`), so slots and
+    // components number at most 121, and clusters fewer than 64
+    // (`Step::transitions`): bit sets and arrays on the stack suffice.
+    let last = s.slot.len() - 1;
+    let slot_of = |u: usize| if u == v { last } else { pos[u] };
+    let mut kept = [0u8; 128];
+    for (k, &u) in kept.iter_mut().zip(active) {
+        let p = slot_of(u);
+        if p == usize::MAX {
+            return None;
+        }
+        *k = p as u8;
     }
+    let kept = &kept[..active.len()];
     // Components per cluster, and those still on the frontier.
-    let k = s.traits.len();
-    let mut comps: Vec<Vec<u8>> = vec![Vec::new(); k];
+    let mut comps = [0u8; 64];
+    let mut live = [0u8; 64];
+    let (mut seen, mut seen_live) = (0u128, 0u128);
     for &(c, m) in &s.slot {
-        if !comps[c as usize].contains(&m) {
-            comps[c as usize].push(m);
+        if seen >> m & 1 == 0 {
+            seen |= 1 << m;
+            comps[c as usize] += 1;
         }
     }
-    let mut live: Vec<Vec<u8>> = vec![Vec::new(); k];
-    for &p in &kept {
-        let (c, m) = s.slot[p];
-        if !live[c as usize].contains(&m) {
-            live[c as usize].push(m);
+    for &p in kept {
+        let (c, m) = s.slot[p as usize];
+        if seen_live >> m & 1 == 0 {
+            seen_live |= 1 << m;
+            live[c as usize] += 1;
         }
     }
-    for c in 0..k {
-        // Components that left earlier are counted in `comps` only if they
-        // still had a slot: a cluster with one that left is split for good.
-        if comps[c].len() > 1 && live[c].len() < comps[c].len() {
-            return Some(false);
-        }
+    let k = s.traits.len();
+    // Components that left earlier are counted in `comps` only if they
+    // still had a slot: a cluster with one that left is split for good.
+    if (0..k).any(|c| comps[c] > 1 && live[c] < comps[c]) {
+        return Some(false);
     }
-    let mut cluster_map = vec![u8::MAX; k];
-    let mut comp_map = [u8::MAX; 256];
+    let mut cluster_map = [u8::MAX; 64];
+    let mut comp_map = [u8::MAX; 128];
     let mut comps_seen = 0u8;
-    let mut slot = Vec::with_capacity(kept.len());
+    let mut slot = [(0u8, 0u8); 128];
     let mut open = 0u8;
-    for &p in &kept {
-        let (c, m) = s.slot[p];
+    for (new, &p) in slot.iter_mut().zip(kept) {
+        let (c, m) = s.slot[p as usize];
         if cluster_map[c as usize] == u8::MAX {
             cluster_map[c as usize] = open;
             open += 1;
@@ -754,34 +863,40 @@ fn close(
             comp_map[m as usize] = comps_seen;
             comps_seen += 1;
         }
-        let m = comp_map[m as usize];
-        slot.push((cluster_map[c as usize], m));
+        *new = (cluster_map[c as usize], comp_map[m as usize]);
     }
-    let mut traits = vec![(0, 0); open as usize];
-    let mut reach = vec![0u64; open as usize];
-    let mut rep = vec![0u32; open as usize];
+    let open = open as usize;
+    let mut traits = [(0u8, 0u8); 64];
+    let mut reach = [0u64; 64];
+    let mut rep = [0u32; 64];
     for c in 0..k {
-        let to = cluster_map[c];
-        if to == u8::MAX {
+        let to = cluster_map[c] as usize;
+        if to == u8::MAX as usize {
             continue;
         }
-        traits[to as usize] = s.traits[c];
-        rep[to as usize] = s.rep[c];
+        traits[to] = s.traits[c];
+        rep[to] = s.rep[c];
         let mut r = 0u64;
-        for (d, &to) in cluster_map.iter().enumerate() {
+        for (d, &to) in cluster_map[..k].iter().enumerate() {
             if s.reach[c] >> d & 1 == 1 && to != u8::MAX {
                 r |= 1 << to;
             }
         }
-        reach[to as usize] = r;
+        reach[to] = r;
     }
-    s.slot = slot;
-    s.traits = traits;
-    s.reach = reach;
-    s.rep = rep;
-    s.family = plan.families[v]
-        .iter()
-        .map(|&f| family.get(f).unwrap_or(UNKNOWN))
-        .collect();
+    s.slot.clear();
+    s.slot.extend_from_slice(&slot[..kept.len()]);
+    s.traits.clear();
+    s.traits.extend_from_slice(&traits[..open]);
+    s.reach.clear();
+    s.reach.extend_from_slice(&reach[..open]);
+    s.rep.clear();
+    s.rep.extend_from_slice(&rep[..open]);
+    s.family.clear();
+    s.family.extend(
+        plan.families[v]
+            .iter()
+            .map(|&f| family.get(f).unwrap_or(UNKNOWN)),
+    );
     Some(true)
 }

@@ -246,6 +246,7 @@ fn fuse_body(
         (Some(fresh), Strategy::Greedy | Strategy::Ilp) => {
             let pushed = permute::push_into_maps(body, fresh);
             let flat = reshape::flatten_nests(&pushed, fresh);
+            let flat = reshape::compose_into_nests(&flat);
             recomputed = recompute::duplicate_cheap_maps(&flat, fresh);
             &recomputed
         }

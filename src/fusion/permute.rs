@@ -360,7 +360,7 @@ pub(super) fn map_nest(lam: &Lambda) -> Option<&Stm> {
 }
 
 /// The function evaluates scalar operations only, none of which can fail.
-fn cannot_fail(lam: &Lambda) -> bool {
+pub(super) fn cannot_fail(lam: &Lambda) -> bool {
     fn body_ok(body: &Body) -> bool {
         body.stms.iter().all(|s| match &s.exp {
             Exp::BinOp(op, _, _) => !op.may_fail(),

@@ -13,10 +13,18 @@
 //! read whole. The order in which elements are computed is unchanged, so
 //! the same error is reported; the `unflatten` statements stay, so their
 //! size check does too.
+//!
+//! A nest whose inner map streams something else (`iota`, another array),
+//! flattened and then mapped, cannot be made flat without splitting the flat
+//! index; instead the consumer moves into the nest (`compose_into_nests`):
+//! `map h (flatten (map (\a -> map g ys) xs))` is
+//! `flatten (map (\a -> map (h . g) ys) xs)`, one loop nest. Only when `h`
+//! cannot fail, so that the first error is still the nest's.
 
-use super::permute::{definers, map_nest, use_counts};
+use super::permute::{cannot_fail, definers, map_nest, use_counts};
+use crate::core::free::free_in_body;
 use crate::core::fresh::Fresh;
-use crate::core::ir::{Atom, Body, Exp, Lambda, Soac, SoacKind, SrcLoc, Stm, Type, VarId};
+use crate::core::ir::{Atom, Body, Exp, Lambda, Soac, SoacKind, SrcLoc, Stm, Type, Var, VarId};
 use crate::types::ScalarType;
 use std::collections::{HashMap, HashSet};
 
@@ -264,5 +272,195 @@ fn flat_map(
         // `map_nest` checked that the inner map streams exactly the rows.
         args: inner.args.iter().map(|a| flat[position[a]]).collect(),
         sequential: soac.sequential,
+    }
+}
+
+/// `body` with each map over a flattened map nest (`map h (flatten m)`,
+/// `m` used by nothing else, the flat array by nothing but that map and
+/// sizes) moved into the nest's inner map: the nest makes `h`'s results and
+/// its `flatten` binds the map's result, which has the flat array's size.
+/// Only where `h` cannot fail and reads nothing defined after the nest.
+pub fn compose_into_nests(body: &Body) -> Body {
+    let uses = use_counts(body);
+    let definer = definers(body);
+    // The map over the flat array: flatten statement, nest statement, map.
+    let mut moved: HashMap<usize, (usize, usize)> = HashMap::new();
+    for (c, stm) in body.stms.iter().enumerate() {
+        let Exp::Soac(Soac {
+            kind: SoacKind::Map(h),
+            args,
+            ..
+        }) = &stm.exp
+        else {
+            continue;
+        };
+        let ([flat], [_], [_], [Type::Scalar(_)]) =
+            (&args[..], &stm.pat[..], &h.params[..], &h.ret[..])
+        else {
+            continue;
+        };
+        let Some(&f) = definer.get(flat) else {
+            continue;
+        };
+        let Exp::Flatten(nested) = body.stms[f].exp else {
+            continue;
+        };
+        let Some(&m) = definer.get(&nested) else {
+            continue;
+        };
+        let sizes = body
+            .stms
+            .iter()
+            .filter(|s| matches!(s.exp, Exp::Size { array, .. } if array == *flat))
+            .count();
+        let defined_before_nest = |v: &VarId| {
+            definer.get(v).is_none_or(|&d| d < m) || h.params.iter().any(|p| p.id == *v)
+        };
+        if uses.get(flat) != Some(&(sizes + 1))
+            || uses.get(&nested) != Some(&1)
+            || body.stms[m].pat.len() != 1
+            || inner_map(&body.stms[m]).is_none()
+            || !cannot_fail(h)
+            || !free_in_body(&h.body).iter().all(defined_before_nest)
+            || moved.values().any(|&(_, mm)| mm == m)
+        {
+            continue;
+        }
+        moved.insert(c, (f, m));
+    }
+    if moved.is_empty() {
+        return body.clone();
+    }
+    let mut nests: HashMap<usize, &Lambda> = HashMap::new();
+    let mut renamed: HashMap<VarId, Var> = HashMap::new();
+    let mut flattens: HashMap<usize, usize> = HashMap::new();
+    for (&c, &(f, m)) in &moved {
+        let Exp::Soac(Soac {
+            kind: SoacKind::Map(h),
+            ..
+        }) = &body.stms[c].exp
+        else {
+            continue;
+        };
+        nests.insert(m, h);
+        flattens.insert(f, c);
+        renamed.insert(body.stms[f].pat[0].id, body.stms[c].pat[0].clone());
+    }
+    let mut stms = Vec::with_capacity(body.stms.len());
+    for (i, stm) in body.stms.iter().enumerate() {
+        if moved.contains_key(&i) {
+            continue;
+        }
+        if let Some(&c) = flattens.get(&i) {
+            stms.push(Stm {
+                pat: body.stms[c].pat.clone(),
+                ..stm.clone()
+            });
+            continue;
+        }
+        if let Exp::Size { array, dim } = stm.exp {
+            if let Some(to) = renamed.get(&array) {
+                stms.push(Stm {
+                    exp: Exp::Size { array: to.id, dim },
+                    ..stm.clone()
+                });
+                continue;
+            }
+        }
+        match (nests.get(&i), &stm.exp) {
+            (Some(h), Exp::Soac(nest)) => stms.push(composed(stm, nest, h)),
+            _ => stms.push(stm.clone()),
+        }
+    }
+    Body {
+        stms,
+        result: body.result.clone(),
+    }
+}
+
+/// The inner map of a nest `map (\.. -> ..; map g ..) ..` of one result, whose
+/// `g` makes one scalar: the last statement of the outer function, whose
+/// result is the function's.
+fn inner_map(stm: &Stm) -> Option<(&Stm, &Lambda)> {
+    let Exp::Soac(Soac {
+        kind: SoacKind::Map(lam),
+        ..
+    }) = &stm.exp
+    else {
+        return None;
+    };
+    let last = lam.body.stms.last()?;
+    let Exp::Soac(Soac {
+        kind: SoacKind::Map(g),
+        ..
+    }) = &last.exp
+    else {
+        return None;
+    };
+    let ([r], [Atom::Var(res)], [Type::Scalar(_)]) =
+        (&last.pat[..], &lam.body.result[..], &g.ret[..])
+    else {
+        return None;
+    };
+    (r.id == *res && lam.ret.len() == 1 && g.body.result.len() == 1).then_some((last, g))
+}
+
+/// The nest statement `stm` with `h` applied to each element its inner map
+/// makes.
+fn composed(stm: &Stm, nest: &Soac, h: &Lambda) -> Stm {
+    let elem = h.ret[0].elem();
+    let SoacKind::Map(lam) = &nest.kind else {
+        return stm.clone();
+    };
+    let Some((last, g)) = inner_map(stm) else {
+        return stm.clone();
+    };
+    let Exp::Soac(inner) = &last.exp else {
+        return stm.clone();
+    };
+    let mut g_stms = g.body.stms.clone();
+    g_stms.push(Stm {
+        pat: vec![h.params[0].clone()],
+        exp: Exp::Atom(g.body.result[0]),
+        loc: last.loc,
+    });
+    g_stms.extend(h.body.stms.iter().cloned());
+    let g = Lambda {
+        params: g.params.clone(),
+        body: Body {
+            stms: g_stms,
+            result: h.body.result.clone(),
+        },
+        ret: h.ret.clone(),
+    };
+    let retyped = |v: &Var, rank: usize| Var {
+        ty: Type::Array(elem, rank),
+        ..v.clone()
+    };
+    let mut outer = lam.body.stms.clone();
+    let n = outer.len();
+    outer[n - 1] = Stm {
+        pat: vec![retyped(&last.pat[0], 1)],
+        exp: Exp::Soac(Soac {
+            kind: SoacKind::Map(g),
+            ..inner.clone()
+        }),
+        loc: last.loc,
+    };
+    let lam = Lambda {
+        params: lam.params.clone(),
+        body: Body {
+            stms: outer,
+            result: lam.body.result.clone(),
+        },
+        ret: vec![Type::Array(elem, 1)],
+    };
+    Stm {
+        pat: vec![retyped(&stm.pat[0], 2)],
+        exp: Exp::Soac(Soac {
+            kind: SoacKind::Map(lam),
+            ..nest.clone()
+        }),
+        loc: stm.loc,
     }
 }
