@@ -4,7 +4,8 @@
 -- look-back compaction whose totals function (`loopy::par::totals_body`)
 -- keeps the view `s` and the read `head s` but drops the slice's check
 -- (`drop i64.lowest`), under which the read was proven in range: the
--- totals read at `xs + i64.lowest`.
+-- totals read at `xs + i64.lowest`. The totals now keep the checks of what
+-- they compute.
 --
 --   arrc build -O0 lookback_totals_wild_read.arr -o p
 --   echo 11i64 | ARRC_GRAIN=1 ./p --threads 2
