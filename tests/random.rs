@@ -71,14 +71,22 @@ fn random_programs_agree_on_the_gpu_emulator() {
     );
 }
 
-/// The generator is deterministic and its programs type-check.
+/// The generator is deterministic and its programs type-check, those of
+/// `--rewrites` (most statements shaped for the newest rewrites) too.
 #[test]
 fn generated_programs_type_check() {
     let dir = tempfile::tempdir().unwrap();
     let mut bad = Vec::new();
-    for seed in 1000..1100u64 {
-        let prog = arrc::testgen::stms::generate(seed);
-        let again = arrc::testgen::stms::generate(seed);
+    let rewrites = arrc::testgen::stms::Shape {
+        rewrites: true,
+        ..Default::default()
+    };
+    let shapes = (1000..1100u64)
+        .map(|seed| (seed, Default::default()))
+        .chain((2000..2050u64).map(|seed| (seed, rewrites)));
+    for (seed, shape) in shapes {
+        let prog = arrc::testgen::stms::generate_with(seed, shape);
+        let again = arrc::testgen::stms::generate_with(seed, shape);
         assert_eq!(prog.source(), again.source(), "seed {seed}");
         let path = dir.path().join(format!("p{seed}.arr"));
         std::fs::write(&path, prog.source()).unwrap();

@@ -71,6 +71,15 @@ pub struct RandomArgs {
     /// (the outer-product, block-folding and column-tree kernels).
     #[arg(long)]
     kernels: bool,
+    /// Many `while` loops per point, guarded writes, gathers by `iota`,
+    /// elements of maps and zipped rows under transposes (the while jam,
+    /// masked stores and the simplifier's newest rewrites).
+    #[arg(long)]
+    rewrites: bool,
+    /// x86-64 processors to build for (comma-separated, as `arrc build
+    /// --cpu`: `native`, `x86-64-v3`, ...).
+    #[arg(long, value_delimiter = ',', default_value = "native")]
+    cpu: Vec<String>,
 }
 
 pub fn random(args: &RandomArgs) -> i32 {
@@ -78,6 +87,7 @@ pub fn random(args: &RandomArgs) -> i32 {
         long: args.long,
         unit_arrays: !args.no_unit_arrays,
         kernels: args.kernels,
+        rewrites: args.rewrites,
     };
     if args.print {
         let p = crate::testgen::stms::generate_with(args.seed, shape);
@@ -104,11 +114,14 @@ pub fn random(args: &RandomArgs) -> i32 {
     for target in &args.target {
         for &opt in &args.opt {
             for fusion in &args.fusion {
-                builds.push(Build {
-                    target: target.clone(),
-                    opt,
-                    fusion: fusion.clone(),
-                });
+                for cpu in &args.cpu {
+                    builds.push(Build {
+                        target: target.clone(),
+                        opt,
+                        fusion: fusion.clone(),
+                        cpu: cpu.clone(),
+                    });
+                }
             }
         }
     }

@@ -276,12 +276,18 @@ fn transpose_nest(
         return;
     };
     let mut args = Vec::with_capacity(soac.args.len());
-    for (a, p) in soac.args.iter().zip(&lam.params) {
-        let transposed = fresh.var("transposed", Type::Array(p.ty.elem(), p.ty.rank() + 1));
+    let mut first_cols = None;
+    for (k, (a, p)) in soac.args.iter().zip(&lam.params).enumerate() {
+        let matrix = Type::Array(p.ty.elem(), p.ty.rank() + 1);
+        let mut source = *a;
+        if k > 0 && source != soac.args[0] {
+            source = with_first_row_size(source, soac, &mut first_cols, p.ty, loc, fresh, stms);
+        }
+        let transposed = fresh.var("transposed", matrix);
         args.push(transposed.id);
         stms.push(Stm {
             pat: vec![transposed],
-            exp: Exp::Transpose(*a),
+            exp: Exp::Transpose(source),
             loc,
         });
     }
@@ -321,6 +327,55 @@ fn transpose_nest(
         }),
         loc: map.loc,
     });
+}
+
+/// `matrix`, an input of the nest after its first, reshaped to rows of the
+/// first input's size (`unflatten (flatten matrix) width cols`, views of a
+/// stored array). The nest compares the rows' sizes only in its iterations,
+/// so over no rows, inputs of `[0][3]` and `[0][2]` are fine (the result is
+/// `[0][3]`); their transposes, `[3][0]` and `[2][0]`, would fail the
+/// transposed map's check of its inputs' lengths. Reshaped, nothing fails
+/// over no rows (the result is `[3][0]`), and over some rows the
+/// `unflatten` fails exactly when a row of the nest would (the exact-errors
+/// fallback then reports the first error in sequential order).
+fn with_first_row_size(
+    matrix: VarId,
+    soac: &Soac,
+    first_cols: &mut Option<Atom>,
+    row: Type,
+    loc: SrcLoc,
+    fresh: &mut Fresh,
+    stms: &mut Vec<Stm>,
+) -> VarId {
+    let cols = *first_cols.get_or_insert_with(|| {
+        let cols = fresh.var("cols", Type::Scalar(crate::types::ScalarType::I64));
+        stms.push(Stm {
+            pat: vec![cols.clone()],
+            exp: Exp::Size {
+                array: soac.args[0],
+                dim: 1,
+            },
+            loc,
+        });
+        Atom::Var(cols.id)
+    });
+    let flat = fresh.var("flat", row);
+    let reshaped = fresh.var("reshaped", Type::Array(row.elem(), row.rank() + 1));
+    stms.push(Stm {
+        pat: vec![flat.clone()],
+        exp: Exp::Flatten(matrix),
+        loc,
+    });
+    stms.push(Stm {
+        pat: vec![reshaped.clone()],
+        exp: Exp::Unflatten {
+            array: flat.id,
+            rows: soac.width,
+            cols,
+        },
+        loc,
+    });
+    reshaped.id
 }
 
 /// The inner map of a function `\rows -> map g rows` whose `g` cannot fail

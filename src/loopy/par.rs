@@ -378,11 +378,17 @@ fn slice(block: &Block, needed: &mut HashSet<VarId>, local: &Locals) -> Block {
             Stmt::Write { array, .. } | Stmt::Copy { array, .. } => local.fills(*array, needed),
             Stmt::BoundsCheck { array, .. } => needed.contains(array),
             Stmt::Free(array) => needed.contains(array),
+            // A check of what the totals compute stays: reads after it
+            // may be proven in range only under it (a view's start and
+            // count, an index), and it fails where the body would.
             Stmt::Assert { .. }
             | Stmt::AssertEq { .. }
             | Stmt::SizeCheck { .. }
             | Stmt::IndexCheck { .. }
-            | Stmt::SliceCheck { .. } => false,
+            | Stmt::SliceCheck { .. } => {
+                let (uses, _) = stmt_vars(stmt);
+                uses.iter().any(|u| needed.contains(u))
+            }
             // Nests and sequential loops also when they fill a needed array.
             _ => {
                 let (_, defs) = stmt_vars(stmt);

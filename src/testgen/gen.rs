@@ -48,6 +48,8 @@ pub struct Gen {
     pub kernel_weight: u32,
     /// The variables bound to those statements, all kept as results.
     pub kernel_results: Vec<String>,
+    /// Weight of the statements for the newest rewrites (`Shape::rewrites`).
+    pub rewrite_weight: u32,
 }
 
 /// Helper definitions a program may call; `Prog::source` keeps those used.
@@ -77,6 +79,7 @@ impl Gen {
             unit_arrays: false,
             kernel_weight: 1,
             kernel_results: Vec::new(),
+            rewrite_weight: 1,
         }
     }
 

@@ -23,6 +23,7 @@ pub mod grown;
 pub mod kernels;
 pub mod prelude;
 pub mod ranked;
+pub mod rewrites;
 pub mod rng;
 pub mod run;
 pub mod shrink;

@@ -21,6 +21,8 @@ pub struct Build {
     pub target: String,
     pub opt: u8,
     pub fusion: String,
+    /// `arrc build --cpu`: `native` (the default, not passed) or a level.
+    pub cpu: String,
 }
 
 impl Build {
@@ -38,6 +40,10 @@ impl Build {
             self.fusion.clone(),
         ];
         args.extend(target);
+        // The library path keeps its own default (x86-64-v2).
+        if self.cpu != "native" && self.target != "python" {
+            args.extend(["--cpu".into(), self.cpu.clone()]);
+        }
         // The generator marks float arithmetic exact, which holds only
         // without fused multiply-adds (the interpreter rounds twice).
         args.push("--strict-fp".into());

@@ -29,6 +29,10 @@ pub struct Shape {
     /// Many statements for the newest kernels (`kernels.rs`): matrix
     /// products, long sums, reductions of many rows.
     pub kernels: bool,
+    /// Many statements for the newest rewrites (`rewrites.rs`): `while`
+    /// loops per point, guarded writes, gathers by `iota`, elements of
+    /// maps, zipped rows under transposes.
+    pub rewrites: bool,
 }
 
 impl Default for Shape {
@@ -37,6 +41,7 @@ impl Default for Shape {
             long: false,
             unit_arrays: true,
             kernels: false,
+            rewrites: false,
         }
     }
 }
@@ -57,6 +62,7 @@ pub fn generate_with(seed: u64, shape: Shape) -> Prog {
     let mut g = Gen::new(seed);
     g.unit_arrays = shape.unit_arrays;
     g.kernel_weight = if shape.kernels { 12 } else { 1 };
+    g.rewrite_weight = if shape.rewrites { 12 } else { 1 };
     let long = shape.long;
     let mut params: Vec<Var> = Vec::new();
     let count = g.rng.range(1, 4);
@@ -178,10 +184,10 @@ impl Gen {
 
     fn stm_option(&mut self, env: &Env) -> Option<Stm> {
         let depth = 3;
-        let kernels = self.kernel_weight;
+        let (kernels, rewrites) = (self.kernel_weight, self.rewrite_weight);
         let k = self
             .rng
-            .weighted(&[4, 8, 2, 1, 1, 1, 1, 1, 1, 1, 1, kernels]);
+            .weighted(&[4, 8, 2, 1, 1, 1, 1, 1, 1, 1, 1, kernels, rewrites]);
         let t = self.scalar_type();
         match k {
             0 => {
@@ -278,6 +284,10 @@ impl Gen {
                 let st = self.single(e, size);
                 self.kernel_results.push(st.pattern.clone());
                 Some(st)
+            }
+            12 => {
+                let (e, size) = self.rewrite_shape(env)?;
+                Some(self.single(e, size))
             }
             _ => {
                 let (src, size, x, [a, b]) = self.two_of_each(env, t, depth - 1)?;

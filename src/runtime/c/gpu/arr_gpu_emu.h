@@ -3,7 +3,7 @@
  *
  * A launch's blocks are claimed in increasing order by worker threads (the
  * host thread is worker 0). A worker runs one block at a time, each thread
- * of the block a fiber (ucontext) on a small stack of its own. A fiber runs
+ * of the block a fiber on a small stack of its own. A fiber runs
  * until it ends or calls something that needs the other threads: a barrier,
  * a warp operation, or a pause in a spin loop. When no fiber can run, the
  * scheduler completes the warp operations whose lanes have all arrived,
@@ -18,7 +18,6 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
-#include <ucontext.h>
 
 enum { EMU_READY, EMU_BARRIER, EMU_WARP, EMU_YIELD, EMU_DONE };
 enum { EMU_BAR_PLAIN, EMU_BAR_POPC, EMU_BAR_AND, EMU_BAR_OR };
@@ -29,7 +28,8 @@ enum {
 };
 
 typedef struct {
-    ucontext_t ctx;
+    /* The stack pointer a suspended fiber resumes at (`arr_emu_switch`). */
+    void *sp;
     int state;
     /* At a barrier: its kind and this thread's predicate; the result. */
     int bar_kind;
@@ -83,7 +83,8 @@ typedef struct emu_job {
 extern atomic_int emu_heap_touched;
 
 typedef struct {
-    ucontext_t sched;
+    /* The scheduler's stack pointer while a fiber runs. */
+    void *sched_sp;
     emu_fiber *fibers;
     unsigned char *stacks;
     size_t stacks_bytes;

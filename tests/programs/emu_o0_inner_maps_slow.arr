@@ -1,11 +1,13 @@
 -- Found by `arrc random --kernels` (seed 11100165, nvptx-emu, -O0, fusion
 -- none): correct, but slow. A map over 32,769 values whose body rebuilds
--- four arrays of `in0`'s length (a loop-invariant `dot`) took 56 s on the
--- emulator (11 s user, 6 s system, 2 busy cores) where -O3 (which hoists
--- the invariant) and x86-64 -O0 take 16 ms; 4,096 values took 5 s, so
--- about 1.2 ms per iteration of the launched map. The plan (`--dump-after
--- loopy-plan`) launches four top-level kernels, none per iteration, so the
--- time goes to each thread's arrays inside the kernel (not yet traced).
+-- four arrays of `in0`'s length (a loop-invariant `dot`) launches, at -O0
+-- without fusion, the inner maps of each value as a block of threads
+-- (`#[incremental_flattening(only_inner)]`) that meet at a few barriers;
+-- the emulator switched each of the block's 256 fibers at each barrier
+-- with `swapcontext`, two system calls a switch: 56 s (-O3, which hoists
+-- the invariant, and x86-64 -O0 took 16 ms). A switch of registers
+-- (`arr_emu_switch`, docs/gpu.md) takes it to 4 s. As a golden program it
+-- checks the result; the time is for benchmarks:
 --
 --   arrc build -O0 --fusion none --target nvptx-emu emu_o0_inner_maps_slow.arr -o p
 --   time ./p --threads 1 <<< '[-2i32]'
