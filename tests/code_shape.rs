@@ -1,6 +1,7 @@
 //! The shape of the code arrc generates for the CPU: vectorised loops,
 //! prefetches a page ahead of streams and gathers, reductions reading two
-//! halves side by side, and multiply-adds contracted unless `--strict-fp`.
+//! halves side by side, escape loops in lanes as wide as the vectors, and
+//! multiply-adds contracted unless `--strict-fp`.
 //! Each test builds a small program with `--emit llvm` or `--emit asm` and
 //! looks for the instructions that make it fast.
 
@@ -244,4 +245,29 @@ fn multiply_adds_contract_unless_strict_fp_and_fast_math_keeps_nan_and_infinity(
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// An escape-time `while` loop per point runs 16 points under a mask where
+/// the CPU has AVX-512 (`<16 x float>` arithmetic), 8 with AVX2 only.
+#[test]
+fn escape_loops_run_sixteen_lanes_with_avx512_and_eight_with_avx2() {
+    let src = "entry main (cs: []f32) (limit: i32) : []i32 =\n  \
+               map (\\c -> (loop (z, k) = (0.0f32, 0i32)\n    \
+               while k < limit && z * z < 4.0f32 do (z * z + c, k + 1)).1) cs\n";
+    let float_ops = |ir: &str, lanes: &str| {
+        ir.lines()
+            .filter(|l| l.contains(&format!("<{lanes} x float>")) && l.contains("fmul"))
+            .count()
+    };
+    let ir = emitted(src, &["-O3", "--cpu", "x86-64-v4", "--emit", "llvm"]);
+    assert!(
+        float_ops(&ir, "16") > 0,
+        "no <16 x float> arithmetic in:\n{ir}"
+    );
+    let ir = emitted(src, &["-O3", "--cpu", "x86-64-v3", "--emit", "llvm"]);
+    assert!(
+        float_ops(&ir, "8") > 0,
+        "no <8 x float> arithmetic in:\n{ir}"
+    );
+    assert_eq!(float_ops(&ir, "16"), 0, "{ir}");
 }

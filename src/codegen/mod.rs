@@ -191,6 +191,7 @@ impl Target {
                     block: None,
                     transpose_tile: None,
                     jam_lanes: None,
+                    merge_hists: false,
                     grain: None,
                     host_nests: true,
                 },

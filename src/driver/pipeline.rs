@@ -292,6 +292,9 @@ fn loop_nests_in(
     each("loopy-rows", &loopy::rows::write_rows_in_place)?;
     each("loopy-unroll", &loopy::unroll::unroll_small_loops)?;
     each("loopy-hoist", &loopy::hoist::hoist_invariants)?;
+    if tuning.merge_hists {
+        each("loopy-hists", &loopy::hists::merge_column_hists)?;
+    }
     if let Some(blocking) = tuning.block {
         each("loopy-block", &|f| {
             loopy::block::register_block(f, blocking)

@@ -68,11 +68,18 @@ mod masked;
 /// may have together.
 const MAX_STATEMENTS: usize = 512;
 
+/// How many values of the index a jammed nest runs at a time: `search`
+/// where the inner loop is a search or a `for` loop, `masked` where it is a
+/// `while` loop run under a mask (`jam::masked`), whose lanes' states are
+/// all in registers and stay there at more lanes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JamLanes {
+    pub search: usize,
+    pub masked: usize,
+}
+
 /// Jams the nests of `f` that match (see the module comment) by `lanes`.
-pub fn jam_searches(f: &mut Function, lanes: usize) {
-    if lanes < 2 {
-        return;
-    }
+pub fn jam_searches(f: &mut Function, lanes: JamLanes) {
     let mut edges = HashMap::new();
     super::inplace::alias_edges(&f.body, &mut edges);
     let mut fresh = fresh_above(f);
@@ -239,7 +246,7 @@ fn simple(stmt: &Stmt) -> bool {
     }
 }
 
-fn reads(block: &[Stmt], out: &mut HashSet<VarId>) {
+pub(super) fn reads(block: &[Stmt], out: &mut HashSet<VarId>) {
     for stmt in block {
         if let Stmt::Read { array, .. } | Stmt::Row { array, .. } = stmt {
             out.insert(*array);
@@ -252,7 +259,10 @@ fn reads(block: &[Stmt], out: &mut HashSet<VarId>) {
 
 /// `arrays` and every variable connected to them by `edges` (either way):
 /// whatever may share their memory.
-fn sharing(arrays: &HashSet<VarId>, edges: &HashMap<VarId, Vec<VarId>>) -> HashSet<VarId> {
+pub(super) fn sharing(
+    arrays: &HashSet<VarId>,
+    edges: &HashMap<VarId, Vec<VarId>>,
+) -> HashSet<VarId> {
     let mut both: HashMap<VarId, Vec<VarId>> = HashMap::new();
     for (from, tos) in edges {
         for to in tos {
@@ -374,16 +384,22 @@ fn jammed_loop(
 /// The jammed form of `o`, if it matches.
 fn jammed(
     o: &LoopNest,
-    lanes: usize,
+    lanes: JamLanes,
     edges: &HashMap<VarId, Vec<VarId>>,
     fresh: &mut Fresh,
 ) -> Option<Vec<Stmt>> {
     let (p, r, s) = matches(o, edges)?;
-    if statements(p)
-        .saturating_add(statements(std::slice::from_ref(r)))
-        .saturating_add(statements(s))
-        * lanes
-        > MAX_STATEMENTS
+    let escape = masked::escape_loop(r);
+    let lanes = match escape {
+        Some(_) => lanes.masked,
+        None => lanes.search,
+    };
+    if lanes < 2
+        || statements(p)
+            .saturating_add(statements(std::slice::from_ref(r)))
+            .saturating_add(statements(s))
+            * lanes
+            > MAX_STATEMENTS
     {
         return None;
     }
@@ -408,7 +424,7 @@ fn jammed(
         envs.push(env);
     }
     emit_copies(p, &mut envs, fresh, &mut jammed, &mut Vec::new());
-    match masked::escape_loop(r) {
+    match escape {
         Some(escape) => masked::masked_loop(escape, &mut envs, fresh, &mut jammed),
         None => jam_block(std::slice::from_ref(r), &mut envs, fresh, &mut jammed),
     }
@@ -480,7 +496,8 @@ mod tests {
             .describe(crate::codegen::Cpu::Native)
             .tuning
             .jam_lanes
-            .expect("the CPU jams");
+            .expect("the CPU jams")
+            .search;
         // One loop carrying every lane's pair, each lane's write after it;
         // the last points one by one (with the original reduce nest).
         assert_eq!(text.matches("loop reduce").count(), 1, "{text}");
@@ -512,7 +529,8 @@ mod tests {
             .describe(crate::codegen::Cpu::Native)
             .tuning
             .jam_lanes
-            .expect("the CPU jams");
+            .expect("the CPU jams")
+            .search;
         assert!(text.contains("full_block"), "{text}");
         // The jammed loop carries every lane's pair, the sum inside it
         // every lane's accumulator; the last points keep the reduce nest.
@@ -548,7 +566,8 @@ mod tests {
             .describe(crate::codegen::Cpu::Native)
             .tuning
             .jam_lanes
-            .expect("the CPU jams");
+            .expect("the CPU jams")
+            .masked;
         // One loop carrying every lane's state and whether it is still
         // running, going on while any is; the last points one by one.
         assert!(text.contains("full_block"), "{text}");

@@ -7,6 +7,7 @@ pub mod check;
 pub mod chunk;
 pub mod donate;
 pub mod generators;
+pub mod hists;
 pub mod hoist;
 pub mod inplace;
 pub mod ir;
@@ -38,9 +39,13 @@ pub struct Tuning {
     /// `loopy::tile`: run transposing nests in tiles of this many
     /// iterations a side; `None`: not tiled.
     pub transpose_tile: Option<usize>,
-    /// `loopy::jam`: run a nest over an inner search (argmin per point)
-    /// this many values of its index at a time; `None`: not jammed.
-    pub jam_lanes: Option<usize>,
+    /// `loopy::jam`: run a nest over an inner search (argmin per point) or
+    /// a `while` loop per point this many values of its index at a time;
+    /// `None`: not jammed.
+    pub jam_lanes: Option<jam::JamLanes>,
+    /// `loopy::hists`: a map of column histograms over the same points
+    /// becomes one histogram of all their bins.
+    pub merge_hists: bool,
     /// `loopy::par::grain`: what makes a parallel task worth handing to a
     /// thread; `None`: the target does not cut nests into tasks.
     pub grain: Option<par::Grain>,

@@ -22,6 +22,7 @@ use super::{CodegenError, Cpu, Sanitizer};
 use crate::core::ir::SrcLoc;
 use crate::loopy::block::Blocking;
 use crate::loopy::ir::{LoopNest, MemSpace};
+use crate::loopy::jam::JamLanes;
 use crate::loopy::par::Grain;
 use crate::loopy::Tuning;
 use inkwell::context::Context;
@@ -40,7 +41,8 @@ pub(crate) fn tuning(cpu: Cpu) -> Tuning {
     Tuning {
         block: Some(blocking(cpu)),
         transpose_tile: Some(16),
-        jam_lanes: Some(JAM_LANES),
+        jam_lanes: Some(jam_lanes(cpu)),
+        merge_hists: true,
         grain: Some(Grain {
             task_cost: 32_768,
             max_iterations: 4096,
@@ -186,9 +188,34 @@ fn parse_register_block(text: &str) -> Option<BlockShape> {
     })
 }
 
-/// Lanes of `loopy::jam`: eight `f32` distances and their `i64` indices
-/// fill a 256-bit and a 512-bit register.
+/// Lanes of `loopy::jam`'s searches: eight `f32` distances and their
+/// `i64` indices fill a 256-bit and a 512-bit register.
 const JAM_LANES: usize = 8;
+
+/// Lanes of `loopy::jam`: `JAM_LANES` for searches; for `while` loops under
+/// a mask (mandelbrot's escape loop), 16 where there are 32 registers of
+/// 512 bits (AVX-512: each `f32` state is one zmm, each flag one mask
+/// register), else 8 (AVX2: 16 lanes would take twice the ymm registers
+/// and spill). `ARRC_MASKED_LANES=N` (2 to 64) overrides it, so that both
+/// can be measured on one machine. Measured in docs/performance.md.
+fn jam_lanes(cpu: Cpu) -> JamLanes {
+    let masked = std::env::var("ARRC_MASKED_LANES")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|n| (2..=64).contains(n))
+        .unwrap_or_else(|| masked_lanes(cpu.vectors()));
+    JamLanes {
+        search: JAM_LANES,
+        masked,
+    }
+}
+
+fn masked_lanes(vectors: Vectors) -> usize {
+    match vectors {
+        Vectors::Zmm32 => 16,
+        Vectors::Ymm16 | Vectors::Narrow => JAM_LANES,
+    }
+}
 
 /// The per-core L2 cache of the processor compiling (the one the program
 /// runs on: code is generated for the host CPU); 1 MiB where it cannot be
@@ -448,7 +475,7 @@ pub(crate) fn host_machine(opt_level: u8, cpu: Cpu) -> Result<TargetMachine, Cod
 #[cfg(test)]
 mod tests {
     use super::Vectors::{Narrow, Ymm16, Zmm32};
-    use super::{default_blocking, parse_register_block, BlockShape};
+    use super::{default_blocking, masked_lanes, parse_register_block, BlockShape};
     use crate::codegen::Cpu;
 
     fn shape(rows: usize, cols: usize, group: usize, min_groups: usize, outer: bool) -> BlockShape {
@@ -471,6 +498,13 @@ mod tests {
         assert_eq!(Cpu::Level(4).vectors(), Zmm32);
         assert_eq!(Cpu::Level(3).vectors(), Ymm16);
         assert_eq!(Cpu::Level(2).vectors(), Narrow);
+    }
+
+    #[test]
+    fn while_loops_jam_sixteen_lanes_only_with_avx512() {
+        assert_eq!(masked_lanes(Cpu::Level(4).vectors()), 16);
+        assert_eq!(masked_lanes(Cpu::Level(3).vectors()), 8);
+        assert_eq!(masked_lanes(Narrow), 8);
     }
 
     #[test]

@@ -387,19 +387,36 @@ static void hist_chunk(void *ctx, int64_t chunk) {
     in_parallel = 0;
 }
 
-/* One private copy of the bins per thread, merged into the real ones
- * afterwards: no atomics, but each copy costs a fill and a merge, so only
- * when the bins are few next to the work. */
+/* Chunks of a private histogram per thread, where its bins are very few
+ * next to the work: one chunk per thread left a thread that finished first
+ * waiting for the other (k-means' labelling, 16 bins: 16% of its time). */
+#define HIST_CHUNKS_PER_THREAD 4
+#define HIST_ITERATIONS_PER_BIN 64
+
+/* Private copies of the bins, one per chunk, merged into the real ones in
+ * chunk order afterwards (so a float histogram's result depends only on the
+ * width and the thread count): no atomics, but each copy costs a fill and a
+ * merge, so only when the bins are few next to the work, and more chunks
+ * than threads only when they are very few. */
 static int run_private_hist(pool *p, const arr_nest *nest, void *env, int64_t width,
                             void *carry, int threads) {
     hist_job hj;
-    int64_t c, num_chunks = threads;
+    int64_t c, num_chunks = (int64_t)threads * HIST_CHUNKS_PER_THREAD;
     int failed;
+    while (num_chunks > threads &&
+           nest->bins * num_chunks > width / HIST_ITERATIONS_PER_BIN) {
+        num_chunks -= threads;
+    }
     hj.pool = p;
     hj.nest = nest;
     hj.env = env;
     hj.width = width;
     hj.chunk_size = (width + num_chunks - 1) / num_chunks;
+    if (num_chunks > threads) {
+        /* As arr_run_nest's chunks: whole cache lines of what it writes. */
+        hj.chunk_size = (hj.chunk_size + 15) / 16 * 16;
+        num_chunks = (width + hj.chunk_size - 1) / hj.chunk_size;
+    }
     hj.carries = malloc((size_t)(num_chunks * nest->carry_size));
     if (hj.carries == NULL) {
         return 0;
