@@ -189,6 +189,68 @@ fn default_kernels_fill_the_vector_registers() {
     assert!(!asm.contains("panel"), "{asm}");
 }
 
+/// A product whose left, right or both operands a cheap map makes just
+/// before it reaches the outer-product kernel as the plain product does
+/// (the map's rows are not rebuilt inside the product), and the map that
+/// makes the right operand walks its input by rows (it is not moved under
+/// the transpose, where it would read `b` by columns).
+#[test]
+fn mapped_operands_reach_the_outer_product_kernel() {
+    if !cfg!(target_arch = "x86_64") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let header = "entry main [n] [k] [m] (a: [n][k]f32) (b: [k][m]f32) : [n][m]f32 =\n";
+    let left = "  let a' = map (map (\\x -> x * 2 + 1)) a\n";
+    let right = "  let b' = map (map (\\x -> x - 0.5)) b\n";
+    let both = format!("{left}{right}");
+    for (side, maps, rows, cols) in [
+        ("left", left, "a'", "b"),
+        ("right", right, "a", "b'"),
+        ("both", &*both, "a'", "b'"),
+    ] {
+        let src = format!(
+            "{header}{maps}  in map (\\r -> map (\\c -> f32.sum (map2 (*) r c)) (transpose {cols})) {rows}\n"
+        );
+        for elem in ["f32", "f64"] {
+            let src = src.replace("f32", elem);
+            for (cpu, reg, fmas) in [("x86-64-v3", "ymm", 12), ("x86-64-v4", "zmm", 24)] {
+                let asm = emit_source(dir.path(), &src, "asm", None, &["--cpu", cpu]);
+                let step = kernel_step(&asm, reg);
+                let what = format!("{side}, {elem}, {cpu}: {step:?}\n{src}");
+                assert_eq!((step.fmas, step.broadcasts), (fmas, 6), "{what}");
+            }
+            // Elements of `a` or `b` read one at a time, `x[p, q]`, only by
+            // a transpose, whose next line writes them at `[q, p]` (its
+            // nest is tiled): not by a map walking a column.
+            let loopy = emit_source(dir.path(), &src, "loopy", None, &[]);
+            let lines: Vec<&str> = loopy.lines().map(str::trim).collect();
+            for (n, line) in lines.iter().enumerate() {
+                let Some(from) = line
+                    .strip_prefix("read ")
+                    .and_then(|l| l.split(" = ").nth(1))
+                else {
+                    continue;
+                };
+                let Some((array, index)) = from.split_once('[') else {
+                    continue;
+                };
+                let Some((p, q)) = index.trim_end_matches(']').split_once(", ") else {
+                    continue;
+                };
+                if array.starts_with("a_") || array.starts_with("b_") {
+                    let transposed = format!("[{q}, {p}]");
+                    let next = lines.get(n + 1).copied().unwrap_or("");
+                    assert!(
+                        next.starts_with("write ") && next.contains(&transposed),
+                        "{side}, {elem}: {line}\n{loopy}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// The last operand of the `let` whose line contains `pattern`.
 fn operand<'a>(text: &'a str, pattern: &str) -> &'a str {
     let line = text.lines().find(|l| l.contains(pattern)).expect(pattern);

@@ -490,8 +490,11 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
                 && matches!(&body.stms[producer].exp, Exp::Soac(p) if matches!(p.kind, SoacKind::Map(_)))
                 && stm.pat.iter().all(|p| p.ty.rank() == 1)
                 && same_width(producer, consumer);
+            let product_operand =
+                matches!(&stm.exp, Exp::Soac(soac) if super::rows::product_operand(soac, v));
             let fusible = streamed.contains(&v)
                 && !whole.contains(&v)
+                && !product_operand
                 && producer_is_array_soac
                 && graph[NodeIndex::new(consumer)].soac.is_some()
                 && (!sparse || group_edges.contains(&(producer, consumer)) || map_into_filter);

@@ -16,7 +16,7 @@
 //! another order, or fewer of them, must not change which error a program
 //! reports.
 
-use crate::core::free::{free_in_body, free_in_exp};
+use crate::core::free::{free_in_body, free_in_exp, free_in_exp_except_soac_args};
 use crate::core::fresh::Fresh;
 use crate::core::ir::{
     Atom, Body, DimSlice, Exp, Lambda, Soac, SoacKind, SrcLoc, Stm, Type, Var, VarId,
@@ -60,6 +60,18 @@ pub fn push_into_maps(body: &Body, fresh: &mut Fresh) -> Body {
         }
     }
     let definer = definers(body);
+    // Arrays the functions of SOACs read whole. A transposed map read so
+    // (a product's `transpose b'`, read again for every row of the other
+    // operand) stays where it is: moved onto its input, it would fuse with
+    // nothing and only walk that input by columns, while the transposition,
+    // kept, is a tiled nest that a matrix product reads through to its
+    // source (`loopy::outer`).
+    let read_whole: HashSet<VarId> = body
+        .stms
+        .iter()
+        .filter(|s| matches!(s.exp, Exp::Soac(_)))
+        .flat_map(|s| free_in_exp_except_soac_args(&s.exp))
+        .collect();
     // Map statement index to the index of the permutation that moves into it.
     let mut moved: HashMap<usize, usize> = HashMap::new();
     for (i, stm) in body.stms.iter().enumerate() {
@@ -80,6 +92,7 @@ pub fn push_into_maps(body: &Body, fresh: &mut Fresh) -> Body {
             (SoacKind::Map(lam), Exp::Transpose(_)) => {
                 map_nest(lam).is_some()
                     && used - sizes_asked.get(&source).copied().unwrap_or(0) == 1
+                    && stm.pat.iter().all(|t| !read_whole.contains(&t.id))
             }
             (SoacKind::Map(lam), _) => cannot_fail(lam) && used == 1,
             _ => false,
@@ -119,6 +132,11 @@ pub fn push_into_maps(body: &Body, fresh: &mut Fresh) -> Body {
                 (others == 1).then(|| transposed_at.get(&v.id).copied())?
             })
             .collect();
+        let transposes = transposes.filter(|ts| {
+            ts.iter()
+                .flat_map(|&t| &body.stms[t].pat)
+                .all(|t| !read_whole.contains(&t.id))
+        });
         if let Some(transposes) = transposes {
             gathered.insert(m, transposes);
         }

@@ -292,3 +292,29 @@ pub fn row_streamed(soac: &crate::core::ir::Soac, array: VarId) -> bool {
         .contains(&crate::core::ir::Atom::Var(row.id));
     streamed && !in_result
 }
+
+/// `soac` is a map over the rows of `array` whose function reads each row
+/// whole inside a map over the rows of another array: a matrix product's
+/// left operand, `map (\r -> map (\c -> f32.sum (map2 (*) r c)) bt) array`,
+/// whose row is read again for every output. Fused with the map that makes
+/// `array`, the row is rebuilt inside the product's loop, and the product
+/// no longer has the shape of the blocked kernels (`loopy::block`,
+/// `loopy::outer`), which read it from memory; so the graph keeps such a
+/// producer apart, and it costs one pass over `array` (docs/fusion.md).
+pub fn product_operand(soac: &crate::core::ir::Soac, array: VarId) -> bool {
+    let SoacKind::Map(lam) = &soac.kind else {
+        return false;
+    };
+    let Some(k) = soac.args.iter().position(|x| *x == array) else {
+        return false;
+    };
+    let row = &lam.params[k];
+    row.ty.rank() > 0
+        && lam.body.stms.iter().any(|stm| match &stm.exp {
+            Exp::Soac(inner) => {
+                matches!(&inner.kind, SoacKind::Map(f) if f.params.iter().any(|p| p.ty.rank() > 0))
+                    && free_in_exp_except_soac_args(&stm.exp).contains(&row.id)
+            }
+            _ => false,
+        })
+}
