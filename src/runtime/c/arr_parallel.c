@@ -70,6 +70,17 @@ static _Thread_local pool *chunk_pool;
 
 static void run_chunks(job *j);
 
+/* One step of a wait for another thread. Spinning is fine while every
+ * thread has a core, but only for a while: under real-time scheduling
+ * (`chrt`, benchmarks) a spinning thread never gives its core to the
+ * thread it waits for if that one was moved to the same core, and the
+ * wait would never end. */
+static void wait_pause(const pool *p, long *spins) {
+    if (!p->spin || ++*spins > 20000) {
+        sched_yield();
+    }
+}
+
 static void *worker_main(void *arg) {
     pool *p = arg;
     uint_fast64_t seen = 0;
@@ -236,10 +247,9 @@ static void parallel_chunks(pool *p, int64_t num_chunks, chunk_fn run, void *ctx
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->lock);
     run_chunks(&j);
+    long spins = 0;
     while (atomic_load_explicit(&j.busy, memory_order_acquire) > 0) {
-        if (!p->spin) {
-            sched_yield();
-        }
+        wait_pause(p, &spins);
     }
 }
 
@@ -462,11 +472,6 @@ typedef struct {
     atomic_int totals_failed;
 } look_back;
 
-static void wait_pause(const pool *p) {
-    if (!p->spin) {
-        sched_yield();
-    }
-}
 
 static void look_back_chunk(void *ctx, int64_t chunk) {
     look_back *lb = ctx;
@@ -497,8 +502,9 @@ static void look_back_chunk(void *ctx, int64_t chunk) {
         memcpy(carry_in, lb->init, cs);
         for (k = chunk - 1; k >= 0; k--) {
             int st;
+            long spins = 0;
             while ((st = atomic_load_explicit(&lb->status[k], memory_order_acquire)) == LB_NONE) {
-                wait_pause(nj->pool);
+                wait_pause(nj->pool, &spins);
             }
             if (st == LB_ABANDONED) {
                 abandoned = 1;
