@@ -359,20 +359,7 @@ fn redirected(block: Block, h: VarId, flat: VarId, base: &Var, fresh: &mut Fresh
 
 #[cfg(test)]
 mod tests {
-    use crate::driver::pipeline::{self, Options};
-    use crate::fusion::{ast::Strategy, FusionOptions};
-    use crate::loopy::print::print_program;
-
-    fn lowered(src: &str) -> String {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let path = dir.path().join("prog.arr");
-        std::fs::write(&path, src).expect("write source");
-        let core = pipeline::lowered(&path).unwrap_or_else(|e| panic!("front end: {}", e.render()));
-        let fused = crate::fusion::fuse(&core, &FusionOptions::new(Strategy::Greedy));
-        let program = pipeline::loop_nests(&fused.program, &Options::default())
-            .unwrap_or_else(|e| panic!("{}", e.render()));
-        print_program(&program)
-    }
+    use crate::loopy::tests::greedy_loop_nests_text as lowered;
 
     #[test]
     fn column_histograms_over_the_same_points_are_one_histogram() {

@@ -449,6 +449,26 @@ fn iota_replicate_index_and_if_lower_and_pass_the_lint() {
     assert!(text.contains("copy result_"), "{text}");
 }
 
+/// Source fused greedily and lowered to loop nests (the default loopy
+/// passes), printed: what the loopy rewrites' shape tests read.
+pub(crate) fn greedy_loop_nests_text(src: &str) -> String {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("prog.arr");
+    std::fs::write(&path, src).expect("write source");
+    let core = crate::driver::pipeline::lowered(&path)
+        .unwrap_or_else(|e| panic!("front end: {}", e.render()));
+    let fused = crate::fusion::fuse(
+        &core,
+        &crate::fusion::FusionOptions::new(crate::fusion::ast::Strategy::Greedy),
+    );
+    let program = crate::driver::pipeline::loop_nests(
+        &fused.program,
+        &crate::driver::pipeline::Options::default(),
+    )
+    .unwrap_or_else(|e| panic!("{}", e.render()));
+    print_program(&program)
+}
+
 /// Lowers Arr source (no fusion) and lints it.
 pub(crate) fn lowered_source(src: &str) -> Program {
     let dir = tempfile::tempdir().expect("temp dir");
