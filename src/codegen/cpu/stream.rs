@@ -72,19 +72,29 @@ pub(super) fn streamed_outputs(nest: &LoopNest, nest_depth: usize) -> Vec<VarId>
     }
     outputs.sort_unstable();
     outputs.dedup();
+    // Writes into an array the body binds (a view) leave it plain.
+    let outside = nest.free_vars();
+    if !outputs.iter().all(|a| outside.contains(a)) {
+        return Vec::new();
+    }
     outputs
 }
 
 /// The arrays a stream variant's nest reads at its own index in its
-/// body's top level (its inputs read in order), outputs left out.
+/// body's top level (its inputs read in order), outputs left out. Only
+/// arrays bound outside the nest: their sizes are what the caller tests,
+/// and a view the body makes of them (`flatten`, kept in the body at -O0)
+/// has no value there.
 pub(super) fn streamed_inputs(nest: &LoopNest, outputs: &[VarId]) -> Vec<VarId> {
+    let outside = nest.free_vars();
     let mut inputs: Vec<VarId> = nest
         .body
         .iter()
         .filter_map(|stmt| match stmt {
             Stmt::Read { array, index, .. }
                 if matches!(index.as_slice(), [Atom::Var(i)] if *i == nest.index.id)
-                    && !outputs.contains(array) =>
+                    && !outputs.contains(array)
+                    && outside.contains(array) =>
             {
                 Some(*array)
             }

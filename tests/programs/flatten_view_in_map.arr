@@ -1,0 +1,13 @@
+-- A view the body of a parallel map makes (`flatten g` indexed inside the
+-- map) and reads at the map's own index. At -O0 the view stays in the
+-- body, and the stream variant of the nest (non-temporal stores for large
+-- outputs) took it for an input bound outside: "variable has no value",
+-- an internal compiler error.
+-- ==
+-- input { [[1i64, 2i64], [3i64, 4i64]] }
+-- output { [1i64, 2i64, 3i64, 4i64] }
+-- input { [[1i64, 2i64, 3i64], [4i64, 5i64, 6i64]] }
+-- output { [1i64, 2i64, 3i64, 4i64] }
+-- input { [[1i64], [2i64], [3i64]] }
+-- error: index 3 out of bounds
+entry main [n][m] (g: [n][m]i64) : []i64 = map (\k -> (flatten g)[k]) (iota 4)
