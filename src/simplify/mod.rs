@@ -17,7 +17,10 @@
 //! - `tabulate`: `a[i]` in a `map` over `iota n` streams `a` (of `n` rows);
 //! - `element`: an element of a map read nowhere else is computed alone;
 //! - `regular`: sizes of a map's rows are the array's, and their
-//!   assertions leave the map.
+//!   assertions leave the map;
+//! - `flat_index`: a map over `iota (n * m)` dividing its index by `m` is
+//!   a nest over `iota n` and `iota m`, flattened (`unflatten n m` of it
+//!   is the nest).
 //!
 //! `facts` says what can fail and which sizes are known; `walk` holds the
 //! shared traversals (and the node census); `synth` generates programs of a
@@ -28,6 +31,7 @@ mod cse;
 mod dce;
 mod element;
 pub mod facts;
+mod flat_index;
 mod fold;
 mod hoist;
 mod inline;
@@ -100,4 +104,8 @@ pub fn element(f: &mut Function, _: &SimplifyOptions, _: &mut Fresh) -> bool {
 
 pub fn regular(f: &mut Function, _: &SimplifyOptions, fresh: &mut Fresh) -> bool {
     regular::run(f, &Facts::collect(f), fresh)
+}
+
+pub fn flat_index(f: &mut Function, _: &SimplifyOptions, fresh: &mut Fresh) -> bool {
+    flat_index::run(f, fresh)
 }
