@@ -319,6 +319,14 @@ fn classify_body(
                     rows.insert(stm.pat[0].id, outer);
                 }
             }
+            // `unflatten` gives `rows` rows of `cols` elements.
+            Exp::Unflatten { rows: n, cols, .. } => {
+                let class = class_of_atom(sizes, n);
+                sizes.insert(stm.pat[0].id, class);
+                if stm.pat[0].ty.rank() == 2 {
+                    rows.insert(stm.pat[0].id, class_of_atom(sizes, cols));
+                }
+            }
             // A permutation keeps its array's size.
             Exp::Reverse(a) | Exp::Rotate { array: a, .. } => {
                 let class = class_of_atom(sizes, &Atom::Var(*a));
