@@ -14,23 +14,24 @@
 //!                              in rounds until none changes anything (not at -O0)
 //!   fusion                     fusion::fuse, nested clusters too   -> fusion::ast::FusedProgram
 //!   lower-loopy                loopy::lower                         -> loopy::ir::Program
-//!   loopy-{generators, bounds, inplace, rows, unroll, hoist}
+//!   loopy-{generators, bounds, inplace, rows, unroll, hoist, hists}
 //!   loopy-donate               executables on the CPU: dead array arguments
 //!                              overwritten in place (not a library's)
-//!   loopy-{block, tile}        when the target's tuning asks for them (CPU)
+//!   loopy-{block, jam, tile}   when the target's tuning asks for them (CPU)
 //!   loopy-memory               launched nests and memory spaces
 //!   loopy-scratch              per-thread scratch for per-iteration arrays
 //!   loopy-plan                 how each nest runs in parallel
 //!   lint                       loopy::check (a failure is an internal error)
-//!   exact-fallback-loopy       executables built with fusion: the same core
+//!   exact-fallback-loopy       executables and libraries built with fusion: the same core
 //!                              unfused, fusion to lint again (quietly)
 //!   emit                       codegen::emit: emission + the target's backend -> LLVM module
 //!   target-attributes          the target's function attributes
 //!   llvm-opt                   LLVM's default<On> pipeline
 //!   prefetch                   software prefetches (CPU; not with ARRC_NO_PREFETCH)
+//!   nontemporal                streaming stores of large fresh outputs (CPU)
 //!   masks                      guarded stores' masks as bits (CPU; codegen::cpu::masked)
 //!   sanitize                   --sanitize address|thread: the instrumentation
-//!   object                     machine code
+//!   assembly | object          the module as text (--emit asm) or machine code
 //!   exact-fallback-object      when the code can fail: the fallback at -O0
 //!   link                       cc with the glue and the runtime      -> executable
 //! ```
