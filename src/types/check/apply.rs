@@ -316,7 +316,7 @@ impl<'a> Checker<'a> {
                     _ => {
                         "is accepted only where the argument's size is written as a product \
                          (`n * m`, `n * m * l`: a parameter's type, `sized`, `replicate`, \
-                         `iota`, `:>`)"
+                         `iota`, `:>`, `flatten_3d ys`)"
                     }
                 };
                 Err(d.with_note(format!(
@@ -335,7 +335,18 @@ impl<'a> Checker<'a> {
         let (head, args) = flatten_apply(e);
         match self.classify_head(head) {
             Head::Template(t) => {
-                let args = self.sizes_from_type(&t, &args).unwrap_or(args);
+                let sized = self.sizes_from_type(&t, &args);
+                if let (None, "unflatten_3d", 4, [xs]) = (
+                    &sized,
+                    t.name.name.as_str(),
+                    t.params.len(),
+                    args.as_slice(),
+                ) {
+                    if let Some((3, ys)) = self.flattened(xs) {
+                        return self.reflattened(ys, 3, 0, &e.span);
+                    }
+                }
+                let args = sized.unwrap_or(args);
                 self.note_args_of_call(&t, &args);
                 let te = self.apply_template(t, Some(e), &e.span, &head.span, &args)?;
                 // `i64.sum xs`: a reduction of the module's type.

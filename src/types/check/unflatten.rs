@@ -336,10 +336,14 @@ impl<'a> Checker<'a> {
             let t = *self.typed_results.get(&(e as *const Expr))?;
             Some((Self::type_factor(t)?, Self::row_factor(t)?))
         };
-        let (n, m) = self
+        let written = self
             .size_written(xs)
             .and_then(|w| Self::written_parts(w, BinOp::Mul))
-            .or_else(from_type)?;
+            .or_else(from_type);
+        let Some((n, m)) = written else {
+            let (rank, ys) = self.flattened(xs)?;
+            return Some(self.reflattened(ys, rank, rank - 2, &e.span));
+        };
         let result = (|| {
             let targs = vec![
                 Some(self.check_factor(n)?),
@@ -357,6 +361,49 @@ impl<'a> Checker<'a> {
             )
         })();
         Some(result)
+    }
+
+    /// `ys` and its rank when `xs` is `flatten ys` (2) or the prelude's
+    /// `flatten_3d ys` (3).
+    pub(super) fn flattened(&self, xs: &'a Expr) -> Option<(usize, &'a Expr)> {
+        let (head, args) = flatten_apply(xs);
+        let [ys] = args.as_slice() else {
+            return None;
+        };
+        match self.classify_head(head) {
+            Head::Builtin(Builtin::Flatten) => Some((2, ys)),
+            Head::Template(t) if t.name.name == "flatten_3d" && t.params.len() == 1 => {
+                Some((3, ys))
+            }
+            _ => None,
+        }
+    }
+
+    /// `unflatten (flatten_3d ys)`, `unflatten (flatten ys)` and
+    /// `unflatten_3d (flatten_3d ys)` where no written size gives the
+    /// factors: Futhark unifies `[n * m]` with `[(a * b) * c]`, so `n = a *
+    /// b` and `m = c`, and the result is `flatten ys` (`ys` itself where the
+    /// ranks agree). `ys` is checked as an array of rank `rank` at least and
+    /// flattened `times` times.
+    pub(super) fn reflattened(
+        &mut self,
+        ys: &'a Expr,
+        rank: usize,
+        times: usize,
+        span: &Span,
+    ) -> Result<TExpr> {
+        let mut y = self.check_expr(ys)?;
+        let mut want = self.inf.fresh();
+        for _ in 0..rank {
+            want = Type::array(want);
+        }
+        self.expect(&ys.span, &want, &y.ty)?;
+        for _ in 0..times {
+            let ty = builtin_type(&mut self.inf, Builtin::Flatten);
+            let head = self.node(TExprKind::Builtin(Builtin::Flatten), ty, span);
+            y = self.apply_generic(head, span, &[ys], vec![Some(y)], Some(("flatten", 0)))?;
+        }
+        Ok(y)
     }
 
     /// The arguments of the prelude's `unflatten_3d n m l xs` or `split n

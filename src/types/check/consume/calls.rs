@@ -55,6 +55,7 @@ impl Walk<'_> {
     /// A call: the arguments in order, then those passed to unique
     /// parameters consumed. Its result counts as fresh.
     pub(super) fn apply(&mut self, f: &TExpr, args: &[TExpr]) -> Roots {
+        let mut callee_roots = Vec::new();
         let instance = match &f.kind {
             TExprKind::Instance(k) => Some(*k),
             _ => None,
@@ -67,6 +68,16 @@ impl Walk<'_> {
             TExprKind::Lambda(lam) => &lam.params,
             _ => {
                 self.expr(f);
+                // A parameter of a function type written out: as in
+                // Futhark, the result of calling it may alias anything it
+                // captured, so it aliases the parameter (which is not
+                // consumable), unless the type declares the result unique.
+                if let TExprKind::Var(id) = f.kind {
+                    let shared = self.shared_params.contains(&id);
+                    if shared && self.facts.fn_uniqueness.get(&id).is_some_and(|u| !u.result) {
+                        callee_roots = vec![id];
+                    }
+                }
                 &[]
             }
         };
@@ -121,7 +132,7 @@ impl Walk<'_> {
         // A local function's body runs here, its parameters bound to the
         // arguments, before the call consumes them; its result aliases
         // what the body's does.
-        let mut result = Vec::new();
+        let mut result = callee_roots;
         if let TExprKind::Lambda(lam) = &f.kind {
             for (p, roots) in lam.params.iter().zip(&arg_roots) {
                 self.bind(p, roots);

@@ -21,10 +21,18 @@ impl Walk<'_> {
                 )
                 .with_label("consumed here");
                 let d = self.with_place(d, r, format!("`{name}` is bound here, without `*`"));
-                self.errors.push(d.with_note(format!(
-                    "`{name}` is a parameter without a unique type: declare it `*` \
-                     or consume a `copy` of it"
-                )));
+                let note = if self.facts.fn_uniqueness.get(&r).is_some_and(|u| !u.result) {
+                    format!(
+                        "what `{name}` returns may alias what it captures, as its type does not \
+                         declare its result `*`: consume a `copy` of it"
+                    )
+                } else {
+                    format!(
+                        "`{name}` is a parameter without a unique type: declare it `*` \
+                         or consume a `copy` of it"
+                    )
+                };
+                self.errors.push(d.with_note(note));
             } else if let Some(k) = constant_of(r) {
                 let d = Diagnostic::new(
                     at.file,
