@@ -116,7 +116,7 @@ pub enum Output {
 
 /// The simplifier's passes, in the order a round runs them over every
 /// entry; a pass returns whether it changed the function.
-pub const SIMPLIFY: [(&str, simplify::Pass); 10] = [
+pub const SIMPLIFY: [(&str, simplify::Pass); 11] = [
     ("simplify-fold", simplify::fold),
     ("simplify-cse", simplify::cse),
     ("simplify-columns", simplify::columns),
@@ -127,6 +127,7 @@ pub const SIMPLIFY: [(&str, simplify::Pass); 10] = [
     ("simplify-element", simplify::element),
     ("simplify-regular", simplify::regular),
     ("simplify-flat-index", simplify::flat_index),
+    ("simplify-scatter-split", simplify::scatter_split),
 ];
 
 /// Compiles the program at `path` (with its imports and the standard

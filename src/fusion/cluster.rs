@@ -177,8 +177,8 @@ pub fn build_items(
 
 /// The fusion tree of the members (in statement order): the first member is
 /// the producer of the tree of the rest when they consume its results
-/// (vertical, or diagonal when a result is still needed outside the
-/// cluster), and its horizontal neighbour otherwise.
+/// (vertical, or diagonal when a result they consume is still needed
+/// outside the cluster), and its horizontal neighbour otherwise.
 fn tree_of(members: &[SoacStm], graph: &FusionGraph, cluster: &HashSet<usize>) -> FusionTree {
     let first = &members[0];
     if members.len() == 1 {
@@ -196,7 +196,10 @@ fn tree_of(members: &[SoacStm], graph: &FusionGraph, cluster: &HashSet<usize>) -
     if consumed.is_empty() {
         return FusionTree::Horizontal(producer, consumer);
     }
-    let needed_outside = outputs
+    // Only the consumed arrays decide: a result the cluster does not read
+    // is written either way, and one it reads but nothing else does
+    // never reaches memory.
+    let needed_outside = consumed
         .iter()
         .any(|v| needed_outside_cluster(graph, *v, cluster));
     if needed_outside {

@@ -21,6 +21,8 @@
 //! - `flat_index`: a map over `iota (n * m)` dividing its index by `m` is
 //!   a nest over `iota n` and `iota m`, flattened (`unflatten n m` of it
 //!   is the nest).
+//! - `scatter_split`: a scatter over concatenations is one scatter per
+//!   part, in order, and `size (a ++ b) 0` the sum of the parts' sizes.
 //!
 //! `facts` says what can fail and which sizes are known; `walk` holds the
 //! shared traversals (and the node census); `synth` generates programs of a
@@ -36,6 +38,7 @@ mod fold;
 mod hoist;
 mod inline;
 mod regular;
+mod scatter_split;
 pub mod synth;
 mod tabulate;
 pub mod walk;
@@ -108,4 +111,8 @@ pub fn regular(f: &mut Function, _: &SimplifyOptions, fresh: &mut Fresh) -> bool
 
 pub fn flat_index(f: &mut Function, _: &SimplifyOptions, fresh: &mut Fresh) -> bool {
     flat_index::run(f, fresh)
+}
+
+pub fn scatter_split(f: &mut Function, _: &SimplifyOptions, fresh: &mut Fresh) -> bool {
+    scatter_split::run(f, &Facts::collect(f), fresh)
 }

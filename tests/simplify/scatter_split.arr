@@ -1,0 +1,39 @@
+-- A scatter over concatenations is one scatter per part
+-- (`simplify::scatter_split`, Futhark's `concat-scatter-fusion`): in
+-- `split` the two concatenations go, and the second part's writes land
+-- after the first's (index 1 of `[0, 1]` gets 5, and out-of-range
+-- indices are ignored). In `three` only the first part is split off:
+-- the other two stay one scatter over their concatenations. In `unpaired` the parts' sizes do not pair up
+-- (`n` indices with `m` values first), so the scatter stays whole.
+-- nodes: scatter=5 concat=4
+-- ==
+-- entry: split
+-- input { 4i64 [0i32, 1i32] } output { [1i32, 5i32, 7i32, 0i32] }
+-- input { 3i64 [-1i32, 9i32, 2i32] } output { [3i32, 0i32, 3i32] }
+-- input { 2i64 empty([0]i32) } output { [0i32, 0i32] }
+-- ==
+-- entry: three
+-- input { 5i64 [0i32, 1i32] } output { [10i32, 20i32, 30i32, 31i32, 0i32] }
+-- input { 3i64 empty([0]i32) } output { [0i32, 0i32, 0i32] }
+-- ==
+-- entry: unpaired
+-- input { 4i64 [0i64] [1i64, 0i64] [7i32, 8i32] [9i32] }
+-- output { [9i32, 8i32, 0i32, 0i32] }
+-- input { 3i64 [2i64, 1i64] [0i64] [5i32] [6i32, 4i32] }
+-- output { [4i32, 6i32, 5i32] }
+
+entry split [n] (k: i64) (xs: [n]i32) : []i32 =
+  let (is0, vs0, is1, vs1) =
+    unzip4 (map (\x -> (i64.i32 x, x + 1, i64.i32 x + 1, x * 2 + 5)) xs)
+  let m = n + n
+  in scatter (replicate k 0) (is0 ++ is1 :> [m]i64) (vs0 ++ vs1 :> [m]i32)
+
+entry three [n] (k: i64) (xs: [n]i32) : []i32 =
+  let is = map (\x -> i64.i32 x) xs
+  let m = n + n + n
+  in scatter (replicate k 0)
+             (is ++ map (+ 1) is ++ map (+ 2) is :> [m]i64)
+             (map (+ 10) xs ++ map (+ 20) xs ++ map (+ 30) xs :> [m]i32)
+
+entry unpaired [n] [m] (k: i64) (a: [n]i64) (b: [m]i64) (c: [m]i32) (d: [n]i32) : []i32 =
+  scatter (replicate k 0) (a ++ b) (c ++ d :> [n + m]i32)
