@@ -10,7 +10,7 @@
 //!   typecheck                  types::check                         -> types::CheckedProgram
 //!   lower-core                 core::lower                          -> core::ir::Program
 //!   simplify-{fold, cse, columns, dce, inline, hoist, tabulate, element,
-//!             regular, flat-index}
+//!             regular, flat-index, compaction}
 //!                              in rounds until none changes anything (not at -O0)
 //!   fusion                     fusion::fuse, nested clusters too   -> fusion::ast::FusedProgram
 //!   lower-loopy                loopy::lower                         -> loopy::ir::Program
@@ -115,7 +115,7 @@ pub enum Output {
 
 /// The simplifier's passes, in the order a round runs them over every
 /// entry; a pass returns whether it changed the function.
-pub const SIMPLIFY: [(&str, simplify::Pass); 10] = [
+pub const SIMPLIFY: [(&str, simplify::Pass); 11] = [
     ("simplify-fold", simplify::fold),
     ("simplify-cse", simplify::cse),
     ("simplify-columns", simplify::columns),
@@ -126,6 +126,7 @@ pub const SIMPLIFY: [(&str, simplify::Pass); 10] = [
     ("simplify-element", simplify::element),
     ("simplify-regular", simplify::regular),
     ("simplify-flat-index", simplify::flat_index),
+    ("simplify-compaction", simplify::compaction),
 ];
 
 /// Compiles the program at `path` (with its imports and the standard
