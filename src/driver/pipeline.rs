@@ -10,7 +10,7 @@
 //!   typecheck                  types::check                         -> types::CheckedProgram
 //!   lower-core                 core::lower                          -> core::ir::Program
 //!   simplify-{fold, cse, columns, dce, inline, hoist, tabulate, element,
-//!             regular, flat-index}
+//!             regular, flat-index, scatter-split, compaction}
 //!                              in rounds until none changes anything (not at -O0)
 //!   fusion                     fusion::fuse, nested clusters too   -> fusion::ast::FusedProgram
 //!   lower-loopy                loopy::lower                         -> loopy::ir::Program
@@ -128,6 +128,7 @@ pub const SIMPLIFY: [(&str, simplify::Pass); 11] = [
     ("simplify-regular", simplify::regular),
     ("simplify-flat-index", simplify::flat_index),
     ("simplify-scatter-split", simplify::scatter_split),
+    ("simplify-compaction", simplify::compaction),
 ];
 
 /// Compiles the program at `path` (with its imports and the standard

@@ -20,15 +20,19 @@
 //!   assertions leave the map;
 //! - `flat_index`: a map over `iota (n * m)` dividing its index by `m` is
 //!   a nest over `iota n` and `iota m`, flattened (`unflatten n m` of it
-//!   is the nest).
+//!   is the nest);
 //! - `scatter_split`: a scatter over concatenations is one scatter per
-//!   part, in order, and `size (a ++ b) 0` the sum of the parts' sizes.
+//!   part, in order, and `size (a ++ b) 0` the sum of the parts' sizes;
+//! - `compaction`: a `scatter` of each flagged element to its prefix sum
+//!   minus one, into a destination of the flags' total, is a `filter`, as
+//!   is a `partition` of which one half is unused.
 //!
 //! `facts` says what can fail and which sizes are known; `walk` holds the
 //! shared traversals (and the node census); `synth` generates programs of a
 //! given size for the benchmark and the property tests.
 
 mod columns;
+mod compaction;
 mod cse;
 mod dce;
 mod element;
@@ -115,4 +119,8 @@ pub fn flat_index(f: &mut Function, _: &SimplifyOptions, fresh: &mut Fresh) -> b
 
 pub fn scatter_split(f: &mut Function, _: &SimplifyOptions, fresh: &mut Fresh) -> bool {
     scatter_split::run(f, &Facts::collect(f), fresh)
+}
+
+pub fn compaction(f: &mut Function, _: &SimplifyOptions, fresh: &mut Fresh) -> bool {
+    compaction::run(f, &Facts::collect(f), fresh)
 }
