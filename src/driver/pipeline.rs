@@ -116,7 +116,7 @@ pub enum Output {
 
 /// The simplifier's passes, in the order a round runs them over every
 /// entry; a pass returns whether it changed the function.
-pub const SIMPLIFY: [(&str, simplify::Pass); 11] = [
+pub const SIMPLIFY: [(&str, simplify::Pass); 12] = [
     ("simplify-fold", simplify::fold),
     ("simplify-cse", simplify::cse),
     ("simplify-columns", simplify::columns),
