@@ -15,7 +15,10 @@
 //!   the branches they decide fold away and more reads are proven;
 //! - lanes: a float scan's body, whose adds form a chain of several cycles
 //!   each, runs several runs of consecutive iterations interleaved, when no
-//!   iteration can fail.
+//!   iteration can fail;
+//! - strided lanes: a selection reduction's body (argmax or argmin by
+//!   `reduce` on pairs, `loopy::select`) runs lanes of every `L`-th
+//!   iteration side by side, when no iteration can fail.
 
 use super::ir::{Block, IndexCondition, LoopNest, LoopShape, ProvenRead, ReadDim, ScalarExp, Stmt};
 use crate::core::ir::{Atom, BinOp, Type, VarId};
@@ -39,6 +42,8 @@ pub fn shape(nest: &LoopNest, body: &Block, lanes: bool) -> LoopShape {
     }
     if lanes {
         LoopShape::Lanes
+    } else if reads.is_empty() && infallible(body) && super::select::strided_selection(nest) {
+        LoopShape::Strided
     } else if reads.is_empty() {
         LoopShape::Plain
     } else {

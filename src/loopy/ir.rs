@@ -519,6 +519,10 @@ pub enum LoopShape {
     },
     /// A float scan's body in interleaved lanes (no iteration can fail).
     Lanes,
+    /// A selection reduction's body (`loopy::select`: argmax, argmin) in
+    /// interleaved lanes, lane `v` taking iterations `start + t * L + v`,
+    /// combined after the loop: the operator is commutative.
+    Strided,
 }
 
 /// A checked read of an array from outside the nest whose every index is

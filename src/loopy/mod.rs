@@ -21,6 +21,7 @@ pub mod print;
 mod rename;
 pub mod rows;
 pub mod scratch;
+pub mod select;
 pub mod tile;
 pub mod unroll;
 mod vars;

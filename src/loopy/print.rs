@@ -428,6 +428,7 @@ fn print_plan(out: &mut String, plan: &NestPlan, depth: usize, names: &Names) {
         let text = match shape {
             None | Some(LoopShape::Plain) => continue,
             Some(LoopShape::Lanes) => "in lanes".to_string(),
+            Some(LoopShape::Strided) => "in strided lanes".to_string(),
             Some(LoopShape::Versioned(proven)) => format!("versioned ({})", reads(proven)),
             Some(LoopShape::Peeled {
                 conditions,

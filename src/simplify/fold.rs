@@ -333,6 +333,25 @@ impl Folder {
                 return;
             }
         }
+        // `c || e` and `c && e` (lowered as `if c then true else e`, `if c
+        // then e else false`) where `e` is a few comparisons and logic that
+        // cannot fail: both sides computed, one `or`/`and`. A branch per
+        // `||` kept the tie-breaking operator of an argmin by `reduce` on
+        // (value, index) pairs from becoming selects that vectorise.
+        if let ([p], Some(op)) = (pat.as_slice(), strict_logic(&then_body, &else_body)) {
+            let (short, rest) = if op == BinOp::Or {
+                (then_body, else_body)
+            } else {
+                (else_body, then_body)
+            };
+            drop(short);
+            self.changed = true;
+            out.extend(rest.stms);
+            let exp = Exp::BinOp(op, cond, rest.result[0]);
+            self.defs.insert(p.id, Def::Bin(op, cond, rest.result[0]));
+            out.push(Stm { pat, exp, loc });
+            return;
+        }
         let exp = Exp::If {
             cond,
             then_body,
@@ -722,4 +741,36 @@ fn def_of(exp: &Exp) -> Option<Def> {
         Exp::Unflatten { array, rows, cols } => Def::Unflat(*rows, *cols, *array),
         _ => return None,
     })
+}
+
+/// `Or` for the branches of `if c then true else e`, `And` for those of `if
+/// c then e else false`, where `e`'s statements (at most a few) are
+/// comparisons, `and`/`or`/`xor` and `not` of scalars: cheap, and none
+/// can fail, so computing `e` when `c` decides alone changes nothing.
+fn strict_logic(then_body: &Body, else_body: &Body) -> Option<BinOp> {
+    const MAX_STMS: usize = 4;
+    let is_const = |b: &Body, v: bool| {
+        b.stms.is_empty() && matches!(b.result.as_slice(), [Atom::Const(Const::Bool(x))] if *x == v)
+    };
+    let cheap = |b: &Body| {
+        b.result.len() == 1
+            && b.stms.len() <= MAX_STMS
+            && b.stms.iter().all(|s| {
+                s.pat.len() == 1
+                    && match &s.exp {
+                        Exp::BinOp(op, _, _) => {
+                            op.is_comparison() || matches!(op, BinOp::And | BinOp::Or | BinOp::Xor)
+                        }
+                        Exp::UnOp(UnOp::Not, _) => true,
+                        _ => false,
+                    }
+            })
+    };
+    if is_const(then_body, true) && cheap(else_body) {
+        Some(BinOp::Or)
+    } else if is_const(else_body, false) && cheap(then_body) {
+        Some(BinOp::And)
+    } else {
+        None
+    }
 }

@@ -31,6 +31,9 @@ pub(super) const LANES: usize = 4;
 /// Iterations per block of lanes: few enough that the lanes' totals leave
 /// them in the cache for the body.
 pub(super) const LANE_BLOCK: i64 = 4096;
+/// Lanes of a selection reduction (`emit_strided`): two AVX2 vectors of
+/// `f64` values and `i64` indices, one of `f32`.
+const STRIDED_LANES: usize = 8;
 
 /// What a loop function runs of a nest's body, and how.
 #[derive(Clone, Copy)]
@@ -163,6 +166,12 @@ impl<'ctx> Gen<'ctx, '_> {
                 self.emit_split(&mut inner, &run, carry)?
             }
             (LoopShape::Plain, _) => self.emit_loop(&mut inner, &run)?,
+            (LoopShape::Strided, _)
+                if !totals_only && self.mode.nest_depth == 0 && split_streams(nest, bins) =>
+            {
+                self.emit_strided(&mut inner, &run, carry)?
+            }
+            (LoopShape::Strided, _) => self.emit_loop(&mut inner, &run)?,
             (LoopShape::Versioned(reads), _) => self.emit_versioned(&mut inner, &run, reads)?,
             (
                 LoopShape::Peeled {
@@ -339,7 +348,7 @@ impl<'ctx> Gen<'ctx, '_> {
     /// One loop over `[start, end)` from the current block, leaving to
     /// `run.exit`: the carried values live in `run.slots`.
     fn emit_loop(&mut self, inner: &mut Frame<'ctx>, run: &LoopRun<'_, 'ctx>) -> Res<()> {
-        self.emit_lanes(inner, run, &[(None, run.slots)])
+        self.emit_lanes(inner, run, &[(None, run.slots)], None)
     }
 
     /// One loop over `[start, end)` whose iteration `i` runs the body once
@@ -349,6 +358,7 @@ impl<'ctx> Gen<'ctx, '_> {
         inner: &mut Frame<'ctx>,
         run: &LoopRun<'_, 'ctx>,
         lanes: &[(Option<IntValue<'ctx>>, &[PointerValue<'ctx>])],
+        stride: Option<(IntValue<'ctx>, i64)>,
     ) -> Res<()> {
         let func = inner.func;
         let nest = run.nest;
@@ -383,9 +393,18 @@ impl<'ctx> Gen<'ctx, '_> {
                 .collect(),
             ..self.mode.clone()
         };
+        // Strided, the counter counts steps of `stride` iterations from `first`.
+        let base = match stride {
+            Some((first, step)) => {
+                let b = &self.builder;
+                let scaled = b.build_int_mul(iv, self.const_i64(step), "")?;
+                b.build_int_add(first, scaled, "lanes.base")?
+            }
+            None => iv,
+        };
         self.with_mode(mode, |g| {
             for &(offset, slots) in lanes {
-                g.lane_iteration(inner, run, iv, offset, slots, &carried)?;
+                g.lane_iteration(inner, run, base, offset, slots, &carried)?;
             }
             Ok(())
         })?;
@@ -570,7 +589,7 @@ impl<'ctx> Gen<'ctx, '_> {
             exit: combine,
             ..*run
         };
-        self.emit_lanes(inner, &interleaved, &lane_list)?;
+        self.emit_lanes(inner, &interleaved, &lane_list, None)?;
 
         self.builder.position_at_end(combine);
         for lane in &lanes[1..] {
@@ -649,7 +668,7 @@ impl<'ctx> Gen<'ctx, '_> {
             ..*run
         };
         let lanes = [(None, run.slots), (Some(half), second.as_slice())];
-        self.emit_lanes(inner, &interleaved, &lanes)?;
+        self.emit_lanes(inner, &interleaved, &lanes, None)?;
         self.builder.position_at_end(combine);
         self.combine_carried(
             inner,
@@ -665,6 +684,89 @@ impl<'ctx> Gen<'ctx, '_> {
         self.builder.position_at_end(rest);
         let rest_start = self.builder.build_phi(self.i64(), "rest.start")?;
         rest_start.add_incoming(&[(&run.start, before), (&split_end, combined)]);
+        let leftover = LoopRun {
+            start: rest_start.as_basic_value().into_int_value(),
+            ..*run
+        };
+        self.emit_loop(inner, &leftover)
+    }
+
+    /// A selection reduction's body (`LoopShape::Strided`) over `[start,
+    /// end)` in `STRIDED_LANES` lanes that one loop runs side by side, lane
+    /// `v` over iterations `start + t * STRIDED_LANES + v`, each from the
+    /// neutral values in `carry` (still untouched); then the lanes combine
+    /// in order into lane 0, which goes on over the iterations left. The
+    /// operator is commutative (`loopy::select`), so the result is the
+    /// sequential one; the lanes' compares and selects are the same
+    /// operations on consecutive elements, which LLVM's SLP vectoriser
+    /// packs into vectors.
+    fn emit_strided(
+        &mut self,
+        inner: &mut Frame<'ctx>,
+        run: &LoopRun<'_, 'ctx>,
+        carry: PointerValue<'ctx>,
+    ) -> Res<()> {
+        let func = inner.func;
+        let layout = run.layout;
+        let mut lanes = vec![run.slots.to_vec()];
+        for _ in 1..STRIDED_LANES {
+            let slots = (0..run.slots.len())
+                .map(|k| self.entry_alloca(func, layout.carry_fields[k]))
+                .collect::<Res<Vec<_>>>()?;
+            lanes.push(slots);
+        }
+        let b = &self.builder;
+        let len = b.build_int_sub(run.end, run.start, "")?;
+        let steps = b.build_int_signed_div(len, self.const_i64(STRIDED_LANES as i64), "steps")?;
+        let none = b.build_int_compare(IntPredicate::SLE, steps, self.const_i64(0), "")?;
+        let strided = self.ctx.append_basic_block(func, "strided");
+        let combine = self.ctx.append_basic_block(func, "strided.combine");
+        let rest = self.ctx.append_basic_block(func, "strided.rest");
+        let before = self.current_block()?;
+        self.builder.build_conditional_branch(none, rest, strided)?;
+        self.builder.position_at_end(strided);
+        for lane in &lanes[1..] {
+            for (k, (ty, to)) in layout.carry_fields.iter().zip(lane).enumerate() {
+                let p = self
+                    .builder
+                    .build_struct_gep(layout.carry_ty, carry, k as u32, "")?;
+                let v = self.builder.build_load(*ty, p, "")?;
+                self.builder.build_store(*to, v)?;
+            }
+        }
+        let counted = LoopRun {
+            start: self.const_i64(0),
+            end: steps,
+            exit: combine,
+            ..*run
+        };
+        let offsets = (0..STRIDED_LANES)
+            .map(|v| Some(self.const_i64(v as i64)))
+            .collect::<Vec<_>>();
+        let lane_list: Vec<(Option<IntValue<'ctx>>, &[PointerValue<'ctx>])> = offsets
+            .iter()
+            .zip(&lanes)
+            .map(|(o, slots)| (*o, slots.as_slice()))
+            .collect();
+        self.emit_lanes(
+            inner,
+            &counted,
+            &lane_list,
+            Some((run.start, STRIDED_LANES as i64)),
+        )?;
+        self.builder.position_at_end(combine);
+        for lane in &lanes[1..] {
+            let mode = Combine::Reductions;
+            self.combine_carried(inner, run.nest, layout, &lanes[0], lane, mode)?;
+        }
+        let b = &self.builder;
+        let done = b.build_int_mul(steps, self.const_i64(STRIDED_LANES as i64), "")?;
+        let strided_end = b.build_int_add(run.start, done, "")?;
+        let combined = self.current_block()?;
+        self.builder.build_unconditional_branch(rest)?;
+        self.builder.position_at_end(rest);
+        let rest_start = self.builder.build_phi(self.i64(), "rest.start")?;
+        rest_start.add_incoming(&[(&run.start, before), (&strided_end, combined)]);
         let leftover = LoopRun {
             start: rest_start.as_basic_value().into_int_value(),
             ..*run
