@@ -490,8 +490,9 @@ fn reductions_whose_operator_can_fail_take_a_block_tree() {
 }
 
 /// A map of row reductions is one kernel whose warps shuffle (and whose
-/// blocks synchronise, for a block per row), unless its operator can fail
-/// (also with the reduction in a branch, a loop, or filling scratch);
+/// blocks synchronise, for a block per row; also with the reduction in a
+/// branch, a loop, or filling scratch, and with an operator that can fail,
+/// whose combining steps the group then votes on);
 /// a reduction of arrays, a scan of arrays and a histogram of rows are a
 /// kernel of a thread per column beside the single-thread one that runs
 /// when there are no columns (docs/gpu.md, "Row reductions", "Segmented
@@ -512,7 +513,13 @@ fn row_reductions_shuffle_and_segmented_forms_run_a_thread_per_column() {
         dir.path(),
     );
     assert_eq!(checked.len(), 1, "{checked:?}");
-    assert!(!checked[0].1.contains("shfl.sync"), "{}", checked[0].1);
+    for shape in ["shfl.sync.down", "vote.sync.any", "bar.red.or"] {
+        assert!(
+            checked[0].1.contains(shape),
+            "no {shape} in {}",
+            checked[0].1
+        );
+    }
     // A reduction inside a branch or a sequential loop, and one that fills
     // a scratch array read after it, still take a group per row; the
     // scratch array is one buffer per group, synchronised around the fold.
@@ -661,6 +668,51 @@ fn row_maps_beside_reductions_take_a_group() {
                 .all(|shape| text.contains(shape))
         });
         assert!(grouped, "{body}: no group kernel in {kernels:?}");
+    }
+}
+
+/// Row reductions and row scans whose operator can fail (a checked
+/// division, an assertion) take the row's group: the reductions combine by
+/// `shfl.sync.down`, a scan's totals by `shfl.sync.up`, and the group
+/// votes on a failing operator (docs/gpu.md, "Row reductions"; before, a
+/// thread ran each row and no kernel shuffled). The results are the golden
+/// suite's (`row_reduce_failing_op.arr`).
+#[test]
+fn row_operators_that_can_fail_take_a_group() {
+    let dir = tempfile::tempdir().unwrap();
+    for (result, body, shapes) in [
+        (
+            "[]i64",
+            "reduce (\\a b -> a + b + 0 / z) 0 r",
+            &["shfl.sync.down", "vote.sync.any", "bar.red.or"][..],
+        ),
+        (
+            "[]i64",
+            "let (a, b) = reduce (\\(a1, b1) (a2, b2) -> (a1 * a2, b1 * a2 + b2 / z)) (1, 0) (zip r r) in a + b",
+            &["shfl.sync.down", "vote.sync.any", "bar.red.or"],
+        ),
+        (
+            "[][]i64",
+            "scan (\\a b -> a + b + 0 / z) 0 r",
+            &["shfl.sync.up", "vote.sync.any", "bar.red.or"],
+        ),
+        (
+            "[]i64",
+            "let ps = scan (\\a b -> assert (a + b < z) (a + b)) 0 r in reduce (+) 0 (map (* 3) ps)",
+            &["shfl.sync.up", "shfl.sync.down", "vote.sync.any"],
+        ),
+    ] {
+        let source =
+            format!("entry main (z: i64) (xss: [][]i64) : {result} = map (\\r -> {body}) xss");
+        let kernels = ptx_kernels(&source, dir.path());
+        assert_eq!(kernels.len(), 1, "{body}: {kernels:?}");
+        for shape in shapes {
+            assert!(
+                kernels[0].1.contains(shape),
+                "{body}: no {shape} in {}",
+                kernels[0].1
+            );
+        }
     }
 }
 

@@ -23,13 +23,15 @@
 
 use super::group::RowGroup;
 use super::loops::Key;
+use super::reduce::Occupancy;
 use super::scan::reduction_values;
 use crate::codegen::emit::{Frame, Gen, Res, Val};
 use crate::codegen::CodegenError;
 use crate::core::ir::Type;
+use crate::loopy::chunk::infallible;
 use crate::loopy::ir::{LoopNest, ParPlan};
 use crate::types::ScalarType;
-use inkwell::values::IntValue;
+use inkwell::values::{IntValue, PointerValue};
 use inkwell::IntPredicate;
 
 impl<'ctx> Gen<'ctx, '_> {
@@ -83,6 +85,19 @@ impl<'ctx> Gen<'ctx, '_> {
         self.set_flag(None);
         totalled?;
 
+        // An operator that can fail is applied only by threads with
+        // iterations (their slices come first in thread order, so every
+        // slice they combine on the left has iterations too); a failure
+        // there is keyed past the scan's iterations and flags the value.
+        let past = self.key_past(cursor, width)?;
+        let occupied = if nest.operators().all(|o| infallible(&o.body)) {
+            self.ctx.bool_type().const_all_ones()
+        } else {
+            self.builder.build_store(key, past)?;
+            self.builder
+                .build_int_compare(IntPredicate::SLT, lo, hi, "occupied")?
+        };
+
         // 2. The warp's inclusive scan of them: lane l combines lane l -
         // off's (left) with its own.
         let i32t = self.ctx.i32_type();
@@ -100,6 +115,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 self.const_i64(off as i64),
                 "",
             )?;
+            let far = self.builder.build_and(far, occupied, "")?;
             self.when(fr.func, far, |gen| {
                 gen.combine_guarded(fr, nest, &mine, &other, &vals, bad)?;
                 gen.or_flag(bad, other_bad)
@@ -119,11 +135,13 @@ impl<'ctx> Gen<'ctx, '_> {
             .shfl(flag, i32one, super::reduce::Shuffle::Up)?
             .into_int_value();
         self.when(fr.func, g.per_block, |gen| {
-            gen.warps_before(fr, nest, &flagged, (&mine, bad), (&carry, carry_bad), &g)
+            let slots = ((&mine, bad), (&carry, carry_bad));
+            gen.warps_before(fr, nest, &flagged, slots, &g, occupied)
         })?;
         let later_lane = self
             .builder
             .build_int_compare(IntPredicate::UGT, g.lane, zero, "")?;
+        let later_lane = self.builder.build_and(later_lane, occupied, "")?;
         self.when(fr.func, later_lane, |gen| {
             let acc = gen.load_slots(nest, &carry)?;
             gen.combine_guarded(fr, nest, &carry, &acc, &before, carry_bad)?;
@@ -145,6 +163,10 @@ impl<'ctx> Gen<'ctx, '_> {
             zero,
             "",
         )?;
+        // A flagged carry-in means an error was recorded (by an earlier
+        // thread's body or a failing operator): the group leaves the row.
+        let unknown = self.builder.build_not(known, "")?;
+        self.builder.build_store(failed, unknown)?;
         let after = self.builder.build_int_add(cursor, one, "")?;
         let body = nest.body.clone();
         self.when(fr.func, known, |gen| {
@@ -175,22 +197,20 @@ impl<'ctx> Gen<'ctx, '_> {
         self.set_on_fail(Some(g.row_end));
         self.group_sync(fr, g.per_block)?;
         self.leave_if_any(fr, g.per_block, failed, g.row_end)?;
-        // The scan left its thread's last key in the slot (`group_reduce`).
-        if g.dynamic {
-            self.builder.build_store(key, cursor)?;
-        } else {
-            let next = self.builder.build_int_add(after, width, "")?;
-            self.builder.build_store(key, next)?;
-        }
-
         // 5. The reductions beside the scan, as a group reduction's.
         if skip > 0 {
-            self.warp_combine(fr, nest, &carry, g.lane)?;
-            self.when(fr.func, g.per_block, |gen| {
-                gen.block_combine(fr, nest, &carry, g.tid, g.lane, g.ntid)
-            })?;
+            let per = self.ceil_div(width, g.size)?;
+            let occ = Occupancy {
+                base: zero,
+                per,
+                width,
+            };
+            self.group_combine(fr, nest, &carry, g.threads(), (occ, past), g.row_end)?;
             self.broadcast(fr, nest, &carry, g.per_block, g.tid)?;
         }
+        // The scan left its thread's last key in the slot (`group_reduce`).
+        self.builder
+            .build_store(key, if g.dynamic { cursor } else { past })?;
         let finals = self.load_slots(nest, &carry)?;
         self.bind_finals(fr, nest, finals)
     }
@@ -205,15 +225,12 @@ impl<'ctx> Gen<'ctx, '_> {
         fr: &mut Frame<'ctx>,
         nest: &LoopNest,
         flagged: &[Type],
-        (mine, bad): (
-            &super::loops::SlotVec<'ctx>,
-            inkwell::values::PointerValue<'ctx>,
-        ),
-        (carry, carry_bad): (
-            &super::loops::SlotVec<'ctx>,
-            inkwell::values::PointerValue<'ctx>,
+        ((mine, bad), (carry, carry_bad)): (
+            (&super::loops::SlotVec<'ctx>, PointerValue<'ctx>),
+            (&super::loops::SlotVec<'ctx>, PointerValue<'ctx>),
         ),
         g: &RowGroup<'ctx>,
+        occupied: IntValue<'ctx>,
     ) -> Res<()> {
         let fields = self.fields_of(nest);
         let n = flagged.len() - 1;
@@ -249,6 +266,7 @@ impl<'ctx> Gen<'ctx, '_> {
         let more = self
             .builder
             .build_int_compare(IntPredicate::ULT, w, warp, "")?;
+        let more = self.builder.build_and(more, occupied, "")?;
         self.builder.build_conditional_branch(more, step, done)?;
         self.builder.position_at_end(step);
         let at = cell(self, w)?;
