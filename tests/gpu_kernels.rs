@@ -595,6 +595,48 @@ fn reductions_of_arrays_over_few_columns_take_chunks() {
     }
 }
 
+/// The chunked form's partial rows are combined in levels of 64 rows a
+/// thread, a launch each (docs/gpu.md, "Reductions of arrays in chunks"):
+/// under shrunk launches (192 threads) 5,000 rows take 192 chunks, so the
+/// fold and two levels (before, one sequential combining launch), beside
+/// the `replicate` of the neutral element; a non-commutative operator
+/// keeps its order.
+#[test]
+fn chunked_reductions_combine_in_levels() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = "\
+entry colsum (xss: [][4]i64) : [4]i64 = reduce (map2 (+)) (replicate 4 0) xss
+entry firsts [m] (xss: [][m]i64) : [m]i64 =
+  reduce (map2 (\\a b -> if a % 7 == 0 then a else b)) (replicate m 1) xss
+";
+    let cpu = build(source, "x86_64", dir.path());
+    let emu = build(source, "nvptx-emu", dir.path());
+    let rows = |n: usize, w: usize| {
+        let row = |r: usize| {
+            let xs: Vec<String> = (0..w)
+                .map(|j| format!("{}i64", (j * 5 + r * 3) % 23))
+                .collect();
+            format!("[{}]", xs.join(","))
+        };
+        format!("[{}]", (0..n).map(row).collect::<Vec<_>>().join(","))
+    };
+    for (entry, input, launches) in [
+        ("colsum", rows(5000, 4), 4),
+        ("firsts", rows(5000, 3), 4),
+        ("colsum", rows(20, 4), 2),
+    ] {
+        let env = [("ARRC_GPU_SHRINK", "1"), ("ARRC_GPU_COUNT", "1")];
+        let (want, got) = run_both((&cpu, &emu), entry, &input, &env, &[]);
+        let err = String::from_utf8_lossy(&got.stderr);
+        assert!(got.status.success(), "{entry}: {err}");
+        assert_eq!(got.stdout, want.stdout, "{entry}");
+        assert!(
+            err.contains(&format!("gpu: launches={launches} ")),
+            "{entry}: {err}"
+        );
+    }
+}
+
 /// Reductions in loops whose rounds only the row knows (a `while` loop
 /// whose condition reads a result, a `for` loop whose count the row
 /// computes) take a group per row too, and every fold ends with a vote of
