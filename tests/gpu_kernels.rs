@@ -595,12 +595,12 @@ fn reductions_of_arrays_over_few_columns_take_chunks() {
     }
 }
 
-/// The chunked form's partial rows are combined in levels of 64 rows a
+/// The chunked form's partial rows are combined in levels of `F` rows a
 /// thread, a launch each (docs/gpu.md, "Reductions of arrays in chunks"):
-/// under shrunk launches (192 threads) 5,000 rows take 192 chunks, so the
-/// fold and two levels (before, one sequential combining launch), beside
-/// the `replicate` of the neutral element; a non-commutative operator
-/// keeps its order.
+/// under shrunk launches (192 threads, `F` = 4) 5,000 rows take 192
+/// chunks, so the fold and four levels (strides 1, 4, 16, 64), beside the
+/// `replicate` of the neutral element; a non-commutative operator keeps
+/// its order across levels.
 #[test]
 fn chunked_reductions_combine_in_levels() {
     let dir = tempfile::tempdir().unwrap();
@@ -621,8 +621,8 @@ entry firsts [m] (xss: [][m]i64) : [m]i64 =
         format!("[{}]", (0..n).map(row).collect::<Vec<_>>().join(","))
     };
     for (entry, input, launches) in [
-        ("colsum", rows(5000, 4), 4),
-        ("firsts", rows(5000, 3), 4),
+        ("colsum", rows(5000, 4), 6),
+        ("firsts", rows(5000, 3), 6),
         ("colsum", rows(20, 4), 2),
     ] {
         let env = [("ARRC_GPU_SHRINK", "1"), ("ARRC_GPU_COUNT", "1")];

@@ -11,13 +11,14 @@
 //! thread `c` of the first kernel (`split_fold_body`) runs chunk `c` of
 //! the body in order on its own partial row, which starts as a copy of
 //! the neutral element; the second (`split_combine_body`) combines the
-//! partial rows in levels, a launch each: at stride `s` (1, 64, 64^2,
-//! ...) thread `(g, j)` combines column `j` of rows `g 64 s + k s`, `k <
-//! 64`, in order into row `g 64 s`, with the reduction's operator cut
-//! down to one column; the last level writes the accumulator's element.
-//! So a non-commutative operator keeps its order. The first kernel's
-//! sequential steps are about `n / C` (times `W`), each level's at most
-//! 64, where the column form's are `n`.
+//! partial rows in levels, a launch each: at stride `s` (1, F, F^2, ...,
+//! the fan-in `F` 64, or 4 under `ARRC_GPU_SHRINK=1`) thread `(g, j)`
+//! combines column `j` of rows `g F s + k s`, `k < F`, in order into row
+//! `g F s`, with the reduction's operator cut down to one column; the
+//! last level writes the accumulator's element. So a non-commutative
+//! operator keeps its order. The first kernel's sequential steps are
+//! about `n / C` (times `W`), each level's at most `F`, where the column
+//! form's are `n`.
 //!
 //! Errors: the operator may not fail, so a check of the body does not
 //! depend on the accumulator (the body is the operator fused after a map
@@ -44,12 +45,17 @@ const MOST_CHUNKS: i64 = 1 << 24;
 /// combinations then add at most 2 / 16 to the fold's work.
 const CHUNK_ITERATIONS: i64 = 16;
 
-/// Partial rows a thread of a combining level combines.
-const LEVEL_GROUP: i64 = 64;
-
-/// Where a combining level's stride lies in the buffer (cell 1; cell 0
-/// holds `C`).
+/// Where a combining level's stride `s` lies in the buffer (cell 1;
+/// cell 0 holds `C`).
 const STRIDE_AT: i64 = 8;
+
+/// Where its span `s F` lies (cell 2), `F` the partial rows a thread of
+/// a level combines (`arr_gpu_fan_in`: 64, 4 under `ARRC_GPU_SHRINK=1`
+/// so that small inputs take three levels or more).
+const SPAN_AT: i64 = 16;
+
+/// Where the partial rows start (after cells 0 to 2).
+const ROWS_AT: i64 = 24;
 
 /// Reductions of arrays that can run in chunks of iterations: one
 /// operator on one column per reduction.
@@ -239,8 +245,8 @@ impl<'ctx> Gen<'ctx, '_> {
     }
 
     /// Where each reduction's partial rows start in a buffer of `C`
-    /// chunks (cell 0 holds `C`, cell 1 the combining level's stride;
-    /// then, per reduction, `C` rows of its `W` elements, each region from
+    /// chunks (cell 0 holds `C`, cells 1 and 2 the combining level's
+    /// stride and span; then, per reduction, `C` rows of its `W` elements, each region from
     /// a multiple of 8 bytes), and the buffer's size in bytes.
     fn regions(
         &self,
@@ -248,7 +254,7 @@ impl<'ctx> Gen<'ctx, '_> {
         chunks: IntValue<'ctx>,
         widths: &[IntValue<'ctx>],
     ) -> Res<(Vec<IntValue<'ctx>>, IntValue<'ctx>)> {
-        let mut at = self.const_i64(16);
+        let mut at = self.const_i64(ROWS_AT);
         let mut starts = Vec::new();
         for (op, w) in tree.ops.iter().zip(widths) {
             starts.push(at);
@@ -364,10 +370,10 @@ impl<'ctx> Gen<'ctx, '_> {
         })
     }
 
-    /// One combining level at stride `s` (cell 1 of the buffer): thread
-    /// `(g, j)` combines column `j` of rows `g 64 s + k s` (`k` from 1,
-    /// below 64 and `C`) in order into row `g 64 s` (left = earlier). In
-    /// the last level (`64 s >= C`) row 0 holds the result: its element
+    /// One combining level at stride `s` and span `F s` (cells 1 and 2
+    /// of the buffer): thread `(g, j)` combines column `j` of rows
+    /// `g F s + k s` (`k` from 1, below `F` and `C`) in order into row
+    /// `g F s` (left = earlier). In the last level (`F s >= C`) row 0 holds the result: its element
     /// `j` goes to the accumulator and thread 0 writes the final values.
     pub(super) fn split_combine_body(
         &mut self,
@@ -381,19 +387,20 @@ impl<'ctx> Gen<'ctx, '_> {
         let zero = self.const_i64(0);
         let i64t = self.i64();
         let buffer = kp[PARTIALS].into_pointer_value();
-        let at = self.const_i64(STRIDE_AT);
-        // Safety: cell 1 of the buffer host code allocated.
-        let stride_ptr = unsafe {
-            self.builder
-                .build_in_bounds_gep(self.ctx.i8_type(), buffer, &[at], "")?
+        let cell = |at: i64, name: &str| -> Res<IntValue<'ctx>> {
+            // Safety: cells 1 and 2 of the buffer host code allocated.
+            let ptr = unsafe {
+                self.builder.build_in_bounds_gep(
+                    self.ctx.i8_type(),
+                    buffer,
+                    &[self.const_i64(at)],
+                    "",
+                )?
+            };
+            Ok(self.builder.build_load(i64t, ptr, name)?.into_int_value())
         };
-        let stride = self
-            .builder
-            .build_load(i64t, stride_ptr, "stride")?
-            .into_int_value();
-        let span = self
-            .builder
-            .build_int_mul(stride, self.const_i64(LEVEL_GROUP), "span")?;
+        let stride = cell(STRIDE_AT, "stride")?;
+        let span = cell(SPAN_AT, "span")?;
         let groups = self.ceil_div(chunks, span)?;
         let last = self
             .builder
@@ -526,8 +533,8 @@ impl<'ctx> Gen<'ctx, '_> {
             let one = gen.const_i64(1);
             gen.builder
                 .build_call(fill, &[p.into(), c32.into(), one.into()], "")?;
-            // The high words of `C` and of the stride.
-            for at in [4, STRIDE_AT + 4] {
+            // The high words of `C`, the stride and the span.
+            for at in [4, STRIDE_AT + 4, SPAN_AT + 4] {
                 let high = gen.builder.build_int_add(p, gen.const_i64(at), "")?;
                 gen.builder.build_call(
                     fill,
@@ -542,8 +549,10 @@ impl<'ctx> Gen<'ctx, '_> {
             values[PARTIALS] = gen.builder.build_int_to_ptr(p, gen.ptr(), "")?.into();
             gen.reserve_heap(fr, nest, Some(fold), chunks)?;
             gen.launch(fold, Grid::Work, chunks, &params.types, &values, fr)?;
-            // The combining levels: stride 1, 64, 64^2, ... below `C`.
+            // The combining levels: stride 1, F, F^2, ... below `C`.
             let i64t = gen.i64();
+            let fan_in = gen.runtime(RuntimeFn::GpuFanIn);
+            let fan_in = gen.call_int(fan_in, &[])?;
             let stride = gen.entry_alloca(fr.func, i64t.into())?;
             gen.builder.build_store(stride, one)?;
             let head = gen.ctx.append_basic_block(fr.func, "tree.level");
@@ -561,9 +570,11 @@ impl<'ctx> Gen<'ctx, '_> {
             let s32 = gen.builder.build_int_truncate(s, i32t, "")?;
             gen.builder
                 .build_call(fill, &[cell.into(), s32.into(), one.into()], "")?;
-            let span = gen
-                .builder
-                .build_int_mul(s, gen.const_i64(LEVEL_GROUP), "")?;
+            let span = gen.builder.build_int_mul(s, fan_in, "")?;
+            let cell = gen.builder.build_int_add(p, gen.const_i64(SPAN_AT), "")?;
+            let span32 = gen.builder.build_int_truncate(span, i32t, "")?;
+            gen.builder
+                .build_call(fill, &[cell.into(), span32.into(), one.into()], "")?;
             let groups = gen.ceil_div(chunks, span)?;
             let work = gen.builder.build_int_mul(groups, most, "")?;
             gen.launch(combine, Grid::Work, work, &params.types, &values, fr)?;
