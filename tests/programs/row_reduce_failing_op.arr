@@ -105,3 +105,16 @@ entry scan_capped (lim: i64) (m: i64) (n: i64) (br: i64) (bc: i64) (k: i64) : []
                               (map (\j -> if r == br && j == bc then ones[j + 10] else ones[j % 10]) (iota n))
                 let q = reduce (+) 0 (map (\p -> p * p % 97) ps)
                 in q + ones[if r == k then 10 else 0] - 1) (iota m)
+
+-- ==
+-- entry: scan_neutral
+-- input { 2i64 40i64 } output { [[1i64, 6i64, 11i64, 16i64, 21i64, 26i64, 31i64, 36i64, 41i64, 46i64, 51i64, 56i64, 61i64, 66i64, 71i64, 76i64, 81i64, 86i64, 91i64, 96i64, 101i64, 106i64, 111i64, 116i64, 121i64, 126i64, 131i64, 136i64, 141i64, 146i64, 151i64, 156i64, 161i64, 166i64, 171i64, 176i64, 181i64, 186i64, 191i64, 196i64], [1i64, 6i64, 11i64, 16i64, 21i64, 26i64, 31i64, 36i64, 41i64, 46i64, 51i64, 56i64, 61i64, 66i64, 71i64, 76i64, 81i64, 86i64, 91i64, 96i64, 101i64, 106i64, 111i64, 116i64, 121i64, 126i64, 131i64, 136i64, 141i64, 146i64, 151i64, 156i64, 161i64, 166i64, 171i64, 176i64, 181i64, 186i64, 191i64, 196i64]] }
+-- input { 0i64 40i64 } output { empty([0][40]i64) }
+
+-- The operator fails only on the neutral element and 6 (in no
+-- application of the sequential order: the row's running sums are 1,
+-- 6, 11, ...); lane 1's carry-in once combined the neutral element with
+-- lane 0's totals (1 + 5 = 6) and failed.
+entry scan_neutral (m: i64) (n: i64) : [][]i64 =
+  let xss = map (\_ -> map (\j -> if j == 0 then 1 else 5) (iota n)) (iota m)
+  in map (\xs -> scan (\a b -> assert (a != 0 || b != 6) (a + b)) 0 xs) xss

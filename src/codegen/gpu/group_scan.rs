@@ -19,7 +19,10 @@
 //! skips the body, and the first flagged thread's carry-in is right, so
 //! its body meets the first failing check in sequential order and records
 //! it with the reduction's keys (iteration `j` at `c + 1 + j`). The group
-//! then votes and leaves the row, as after any fold.
+//! then votes and leaves the row, as after any fold. The carry-in starts
+//! as a copy of the first totals before the thread, so the operator meets
+//! the neutral element only with the row's first element, as in the
+//! interpreter.
 
 use super::group::RowGroup;
 use super::loops::Key;
@@ -124,9 +127,17 @@ impl<'ctx> Gen<'ctx, '_> {
 
         // 3. The carry-in: the initial values, then (a block) the warps'
         // totals before this thread's warp, then the lanes' before it.
+        // The first totals are copied into it, not combined with the
+        // initial values: the interpreter applies the operator to the
+        // neutral element only with the row's first element, which thread
+        // 0's totals already hold (an operator failing on the neutral
+        // element and a later total must not fail here).
         let carry = self.carried_slots(fr, &inits)?;
         let carry_bad = self.entry_alloca(fr.func, i64t.into())?;
         self.builder.build_store(carry_bad, zero)?;
+        let bool_t = self.ctx.bool_type();
+        let started = self.entry_alloca(fr.func, bool_t.into())?;
+        self.builder.build_store(started, bool_t.const_zero())?;
         let vals = self.load_slots(nest, &mine)?;
         let i32one = i32t.const_int(1, false);
         let before = self.shuffled(&vals, &types, skip, i32one)?;
@@ -135,7 +146,7 @@ impl<'ctx> Gen<'ctx, '_> {
             .shfl(flag, i32one, super::reduce::Shuffle::Up)?
             .into_int_value();
         self.when(fr.func, g.per_block, |gen| {
-            let slots = ((&mine, bad), (&carry, carry_bad));
+            let slots = ((&mine, bad), (&carry, carry_bad, started));
             gen.warps_before(fr, nest, &flagged, slots, &g, occupied)
         })?;
         let later_lane = self
@@ -143,8 +154,7 @@ impl<'ctx> Gen<'ctx, '_> {
             .build_int_compare(IntPredicate::UGT, g.lane, zero, "")?;
         let later_lane = self.builder.build_and(later_lane, occupied, "")?;
         self.when(fr.func, later_lane, |gen| {
-            let acc = gen.load_slots(nest, &carry)?;
-            gen.combine_guarded(fr, nest, &carry, &acc, &before, carry_bad)?;
+            gen.carry_in(fr, nest, (&carry, carry_bad, started), &before)?;
             gen.or_flag(carry_bad, before_bad)
         })?;
 
@@ -152,7 +162,6 @@ impl<'ctx> Gen<'ctx, '_> {
         // neutral elements), unless the carry-in is not known; a failing
         // check records its error and flags the thread.
         self.set_slots(&carry, &init_vals[..skip], 0)?;
-        let bool_t = self.ctx.bool_type();
         let failed = self.entry_alloca(fr.func, bool_t.into())?;
         self.builder.build_store(failed, bool_t.const_zero())?;
         let known = self.builder.build_int_compare(
@@ -215,6 +224,37 @@ impl<'ctx> Gen<'ctx, '_> {
         self.bind_finals(fr, nest, finals)
     }
 
+    /// Adds the totals `other` (of threads before this one) to the
+    /// carry-in: the first totals (`started` unset) are copied into the
+    /// scans' slots, later ones combined after what it holds.
+    fn carry_in(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        (carry, carry_bad, started): (
+            &super::loops::SlotVec<'ctx>,
+            PointerValue<'ctx>,
+            PointerValue<'ctx>,
+        ),
+        other: &[Val<'ctx>],
+    ) -> Res<()> {
+        let bool_t = self.ctx.bool_type();
+        let has = self
+            .builder
+            .build_load(bool_t, started, "started")?
+            .into_int_value();
+        let first = self.builder.build_not(has, "")?;
+        self.when(fr.func, has, |gen| {
+            let acc = gen.load_slots(nest, carry)?;
+            gen.combine_guarded(fr, nest, carry, &acc, other, carry_bad)
+        })?;
+        self.when(fr.func, first, |gen| {
+            gen.set_slots(carry, other, reduction_values(nest))
+        })?;
+        self.builder.build_store(started, bool_t.const_all_ones())?;
+        Ok(())
+    }
+
     /// A block group's carry-in from the warps before this thread's: each
     /// warp's last lane stores its inclusive totals and flag in its cell
     /// of shared memory; after a barrier every thread combines the cells
@@ -225,9 +265,13 @@ impl<'ctx> Gen<'ctx, '_> {
         fr: &mut Frame<'ctx>,
         nest: &LoopNest,
         flagged: &[Type],
-        ((mine, bad), (carry, carry_bad)): (
+        ((mine, bad), carry_in): (
             (&super::loops::SlotVec<'ctx>, PointerValue<'ctx>),
-            (&super::loops::SlotVec<'ctx>, PointerValue<'ctx>),
+            (
+                &super::loops::SlotVec<'ctx>,
+                PointerValue<'ctx>,
+                PointerValue<'ctx>,
+            ),
         ),
         g: &RowGroup<'ctx>,
         occupied: IntValue<'ctx>,
@@ -271,9 +315,8 @@ impl<'ctx> Gen<'ctx, '_> {
         self.builder.position_at_end(step);
         let at = cell(self, w)?;
         let vals = self.shared_read(shared, at, flagged, fields + 1)?;
-        let acc = self.load_slots(nest, carry)?;
-        self.combine_guarded(fr, nest, carry, &acc, &vals[..n], carry_bad)?;
-        self.or_flag(carry_bad, self.fields(&vals[n])[0].into_int_value())?;
+        self.carry_in(fr, nest, carry_in, &vals[..n])?;
+        self.or_flag(carry_in.1, self.fields(&vals[n])[0].into_int_value())?;
         let next = self.builder.build_int_add(w, self.const_i64(1), "")?;
         self.builder.build_store(w_slot, next)?;
         self.builder.build_unconditional_branch(head)?;
