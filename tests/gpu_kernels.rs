@@ -490,8 +490,9 @@ fn reductions_whose_operator_can_fail_take_a_block_tree() {
 }
 
 /// A map of row reductions is one kernel whose warps shuffle (and whose
-/// blocks synchronise, for a block per row), unless its operator can fail
-/// (also with the reduction in a branch, a loop, or filling scratch);
+/// blocks synchronise, for a block per row; also with the reduction in a
+/// branch, a loop, or filling scratch, and with an operator that can fail,
+/// whose combining steps the group then votes on);
 /// a reduction of arrays, a scan of arrays and a histogram of rows are a
 /// kernel of a thread per column beside the single-thread one that runs
 /// when there are no columns (docs/gpu.md, "Row reductions", "Segmented
@@ -512,7 +513,13 @@ fn row_reductions_shuffle_and_segmented_forms_run_a_thread_per_column() {
         dir.path(),
     );
     assert_eq!(checked.len(), 1, "{checked:?}");
-    assert!(!checked[0].1.contains("shfl.sync"), "{}", checked[0].1);
+    for shape in ["shfl.sync.down", "vote.sync.any", "bar.red.or"] {
+        assert!(
+            checked[0].1.contains(shape),
+            "no {shape} in {}",
+            checked[0].1
+        );
+    }
     // A reduction inside a branch or a sequential loop, and one that fills
     // a scratch array read after it, still take a group per row; the
     // scratch array is one buffer per group, synchronised around the fold.
@@ -585,6 +592,48 @@ fn reductions_of_arrays_over_few_columns_take_chunks() {
         let want = usize::from(chunked);
         assert_eq!(count("_chunks"), want, "{source}: {names:?}");
         assert_eq!(count("_combine"), want, "{source}: {names:?}");
+    }
+}
+
+/// The chunked form's partial rows are combined in levels of `F` rows a
+/// thread, a launch each (docs/gpu.md, "Reductions of arrays in chunks"):
+/// under shrunk launches (192 threads, `F` = 4) 5,000 rows take 192
+/// chunks, so the fold and four levels (strides 1, 4, 16, 64), beside the
+/// `replicate` of the neutral element; a non-commutative operator keeps
+/// its order across levels.
+#[test]
+fn chunked_reductions_combine_in_levels() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = "\
+entry colsum (xss: [][4]i64) : [4]i64 = reduce (map2 (+)) (replicate 4 0) xss
+entry firsts [m] (xss: [][m]i64) : [m]i64 =
+  reduce (map2 (\\a b -> if a % 7 == 0 then a else b)) (replicate m 1) xss
+";
+    let cpu = build(source, "x86_64", dir.path());
+    let emu = build(source, "nvptx-emu", dir.path());
+    let rows = |n: usize, w: usize| {
+        let row = |r: usize| {
+            let xs: Vec<String> = (0..w)
+                .map(|j| format!("{}i64", (j * 5 + r * 3) % 23))
+                .collect();
+            format!("[{}]", xs.join(","))
+        };
+        format!("[{}]", (0..n).map(row).collect::<Vec<_>>().join(","))
+    };
+    for (entry, input, launches) in [
+        ("colsum", rows(5000, 4), 6),
+        ("firsts", rows(5000, 3), 6),
+        ("colsum", rows(20, 4), 2),
+    ] {
+        let env = [("ARRC_GPU_SHRINK", "1"), ("ARRC_GPU_COUNT", "1")];
+        let (want, got) = run_both((&cpu, &emu), entry, &input, &env, &[]);
+        let err = String::from_utf8_lossy(&got.stderr);
+        assert!(got.status.success(), "{entry}: {err}");
+        assert_eq!(got.stdout, want.stdout, "{entry}");
+        assert!(
+            err.contains(&format!("gpu: launches={launches} ")),
+            "{entry}: {err}"
+        );
     }
 }
 
@@ -661,6 +710,51 @@ fn row_maps_beside_reductions_take_a_group() {
                 .all(|shape| text.contains(shape))
         });
         assert!(grouped, "{body}: no group kernel in {kernels:?}");
+    }
+}
+
+/// Row reductions and row scans whose operator can fail (a checked
+/// division, an assertion) take the row's group: the reductions combine by
+/// `shfl.sync.down`, a scan's totals by `shfl.sync.up`, and the group
+/// votes on a failing operator (docs/gpu.md, "Row reductions"; before, a
+/// thread ran each row and no kernel shuffled). The results are the golden
+/// suite's (`row_reduce_failing_op.arr`).
+#[test]
+fn row_operators_that_can_fail_take_a_group() {
+    let dir = tempfile::tempdir().unwrap();
+    for (result, body, shapes) in [
+        (
+            "[]i64",
+            "reduce (\\a b -> a + b + 0 / z) 0 r",
+            &["shfl.sync.down", "vote.sync.any", "bar.red.or"][..],
+        ),
+        (
+            "[]i64",
+            "let (a, b) = reduce (\\(a1, b1) (a2, b2) -> (a1 * a2, b1 * a2 + b2 / z)) (1, 0) (zip r r) in a + b",
+            &["shfl.sync.down", "vote.sync.any", "bar.red.or"],
+        ),
+        (
+            "[][]i64",
+            "scan (\\a b -> a + b + 0 / z) 0 r",
+            &["shfl.sync.up", "vote.sync.any", "bar.red.or"],
+        ),
+        (
+            "[]i64",
+            "let ps = scan (\\a b -> assert (a + b < z) (a + b)) 0 r in reduce (+) 0 (map (* 3) ps)",
+            &["shfl.sync.up", "shfl.sync.down", "vote.sync.any"],
+        ),
+    ] {
+        let source =
+            format!("entry main (z: i64) (xss: [][]i64) : {result} = map (\\r -> {body}) xss");
+        let kernels = ptx_kernels(&source, dir.path());
+        assert_eq!(kernels.len(), 1, "{body}: {kernels:?}");
+        for shape in shapes {
+            assert!(
+                kernels[0].1.contains(shape),
+                "{body}: no {shape} in {}",
+                kernels[0].1
+            );
+        }
     }
 }
 

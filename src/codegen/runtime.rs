@@ -71,6 +71,8 @@ pub(crate) enum RuntimeFn {
     GpuFill32,
     /// `int64_t arr_gpu_tile_side(void)`
     GpuTileSide,
+    /// `int64_t arr_gpu_fan_in(void)`
+    GpuFanIn,
     /// `void arr_gpu_launch_tiles(int kernel, int64_t tiles, int64_t side, int64_t shared, void **args)`
     GpuLaunchTiles,
     /// `arr_dptr arr_gpu_entry_in(const void *data, int64_t bytes)`
@@ -121,6 +123,7 @@ impl RuntimeFn {
             RuntimeFn::GpuLaunchShared => "arr_gpu_launch_shared",
             RuntimeFn::GpuFill32 => "arr_gpu_fill32",
             RuntimeFn::GpuTileSide => "arr_gpu_tile_side",
+            RuntimeFn::GpuFanIn => "arr_gpu_fan_in",
             RuntimeFn::GpuLaunchTiles => "arr_gpu_launch_tiles",
             RuntimeFn::GpuEntryIn => "arr_gpu_entry_in",
             RuntimeFn::GpuEntryOut => "arr_gpu_entry_out",
@@ -158,6 +161,7 @@ impl RuntimeFn {
             RuntimeFn::GpuLaunchShared => (None, &[I32, I64, I64, Ptr]),
             RuntimeFn::GpuFill32 => (None, &[I64, I32, I64]),
             RuntimeFn::GpuTileSide => (Some(I64), &[]),
+            RuntimeFn::GpuFanIn => (Some(I64), &[]),
             RuntimeFn::GpuLaunchTiles => (None, &[I32, I64, I64, I64, Ptr]),
             RuntimeFn::GpuEntryIn => (Some(I64), &[Ptr, I64]),
             RuntimeFn::GpuEntryOut => (Some(Ptr), &[I64, I64]),

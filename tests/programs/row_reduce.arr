@@ -71,8 +71,9 @@ entry fails (n: i64) (m: i64) (zp: i64) (zq: i64) (k: i64) : []i64 =
 -- entry: checked_op
 -- input { 100i64 [[1i64, 2i64], [3i64, 4i64]] } output { [3i64, 7i64] }
 -- random input { 1000000i64 [20][50]i64 } auto output
--- input { 5i64 [[1i64, 2i64], [3i64, 4i64]] } error: ^assertion failed at .*row_reduce\.arr:78:
+-- input { 5i64 [[1i64, 2i64], [3i64, 4i64]] } error: ^assertion failed at .*row_reduce\.arr:79:
 
--- An operator that can fail keeps a row per thread, in sequential order.
+-- An operator that can fail takes the row's group too (its combining
+-- steps voted on: row_reduce_failing_op.arr).
 entry checked_op (t: i64) (xss: [][]i64) : []i64 =
   map (\row -> reduce (\a b -> assert (a + b < t) (a + b)) 0 (map (\x -> x % 1000) row)) xss

@@ -6,15 +6,19 @@
 //!
 //! The column form has `W` threads, one per column, each running all `n`
 //! iterations: with few columns and many iterations the GPU sits idle.
-//! Here the iterations are cut into `C` contiguous chunks (`C` about
-//! `sqrt n`): thread `c` of the first kernel (`split_fold_body`) runs
-//! chunk `c` of the body in order on its own partial row, which starts as
-//! a copy of the neutral element; thread `j` of the second
-//! (`split_combine_body`) combines column `j` of the partial rows in
-//! chunk order with the reduction's operator cut down to one column, and
-//! writes the accumulator's element. So a non-commutative operator keeps
-//! its order. Both kernels' sequential steps are about `sqrt n` (times
-//! `W` in the first), where the column form's are `n`.
+//! Here the iterations are cut into `C` contiguous chunks (`C` about the
+//! threads the GPU holds, at least 16 iterations each: `tree_chunks`):
+//! thread `c` of the first kernel (`split_fold_body`) runs chunk `c` of
+//! the body in order on its own partial row, which starts as a copy of
+//! the neutral element; the second (`split_combine_body`) combines the
+//! partial rows in levels, a launch each: at stride `s` (1, F, F^2, ...,
+//! the fan-in `F` 64, or 4 under `ARRC_GPU_SHRINK=1`) thread `(g, j)`
+//! combines column `j` of rows `g F s + k s`, `k < F`, in order into row
+//! `g F s`, with the reduction's operator cut down to one column; the
+//! last level writes the accumulator's element. So a non-commutative
+//! operator keeps its order. The first kernel's sequential steps are
+//! about `n / C` (times `W`), each level's at most `F`, where the column
+//! form's are `n`.
 //!
 //! Errors: the operator may not fail, so a check of the body does not
 //! depend on the accumulator (the body is the operator fused after a map
@@ -34,8 +38,24 @@ use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
 use inkwell::IntPredicate;
 use std::collections::HashSet;
 
-/// Most chunks: their rows are combined one after another.
-const MOST_CHUNKS: i64 = 1 << 16;
+/// Most chunks (the count travels as a 32-bit word).
+const MOST_CHUNKS: i64 = 1 << 24;
+
+/// Fewest iterations a chunk runs: the partial rows' copies and
+/// combinations then add at most 2 / 16 to the fold's work.
+const CHUNK_ITERATIONS: i64 = 16;
+
+/// Where a combining level's stride `s` lies in the buffer (cell 1;
+/// cell 0 holds `C`).
+const STRIDE_AT: i64 = 8;
+
+/// Where its span `s F` lies (cell 2), `F` the partial rows a thread of
+/// a level combines (`arr_gpu_fan_in`: 64, 4 under `ARRC_GPU_SHRINK=1`
+/// so that small inputs take three levels or more).
+const SPAN_AT: i64 = 16;
+
+/// Where the partial rows start (after cells 0 to 2).
+const ROWS_AT: i64 = 24;
 
 /// Reductions of arrays that can run in chunks of iterations: one
 /// operator on one column per reduction.
@@ -225,16 +245,16 @@ impl<'ctx> Gen<'ctx, '_> {
     }
 
     /// Where each reduction's partial rows start in a buffer of `C`
-    /// chunks (cell 0 holds `C`; then, per reduction, `C` rows of its
-    /// `W` elements, each region from a multiple of 8 bytes), and the
-    /// buffer's size in bytes.
+    /// chunks (cell 0 holds `C`, cells 1 and 2 the combining level's
+    /// stride and span; then, per reduction, `C` rows of its `W` elements, each region from
+    /// a multiple of 8 bytes), and the buffer's size in bytes.
     fn regions(
         &self,
         tree: &ColumnTree,
         chunks: IntValue<'ctx>,
         widths: &[IntValue<'ctx>],
     ) -> Res<(Vec<IntValue<'ctx>>, IntValue<'ctx>)> {
-        let mut at = self.const_i64(8);
+        let mut at = self.const_i64(ROWS_AT);
         let mut starts = Vec::new();
         for (op, w) in tree.ops.iter().zip(widths) {
             starts.push(at);
@@ -350,9 +370,11 @@ impl<'ctx> Gen<'ctx, '_> {
         })
     }
 
-    /// Thread `j`: column `j` of each reduction's partial rows combined in
-    /// chunk order into its accumulator; thread 0 also writes the final
-    /// values.
+    /// One combining level at stride `s` and span `F s` (cells 1 and 2
+    /// of the buffer): thread `(g, j)` combines column `j` of rows
+    /// `g F s + k s` (`k` from 1, below `F` and `C`) in order into row
+    /// `g F s` (left = earlier). In the last level (`F s >= C`) row 0 holds the result: its element
+    /// `j` goes to the accumulator and thread 0 writes the final values.
     pub(super) fn split_combine_body(
         &mut self,
         fr: &mut Frame<'ctx>,
@@ -362,33 +384,68 @@ impl<'ctx> Gen<'ctx, '_> {
     ) -> Res<()> {
         let tk = self.tree_parts(nest, tree, kp)?;
         let (chunks, parts, gid, threads) = (tk.chunks, tk.parts, tk.gid, tk.threads);
-        let (zero, one) = (self.const_i64(0), self.const_i64(1));
+        let zero = self.const_i64(0);
+        let i64t = self.i64();
+        let buffer = kp[PARTIALS].into_pointer_value();
+        let cell = |at: i64, name: &str| -> Res<IntValue<'ctx>> {
+            // Safety: cells 1 and 2 of the buffer host code allocated.
+            let ptr = unsafe {
+                self.builder.build_in_bounds_gep(
+                    self.ctx.i8_type(),
+                    buffer,
+                    &[self.const_i64(at)],
+                    "",
+                )?
+            };
+            Ok(self.builder.build_load(i64t, ptr, name)?.into_int_value())
+        };
+        let stride = cell(STRIDE_AT, "stride")?;
+        let span = cell(SPAN_AT, "span")?;
+        let groups = self.ceil_div(chunks, span)?;
+        let last = self
+            .builder
+            .build_int_compare(IntPredicate::SGE, span, chunks, "last")?;
         let first = self
             .builder
             .build_int_compare(IntPredicate::EQ, gid, zero, "")?;
+        let writes = self.builder.build_and(first, last, "")?;
         let finals: Vec<Val<'ctx>> = parts.iter().map(|(_, acc, _, _)| acc.clone()).collect();
-        self.when(fr.func, first, |gen| {
+        self.when(fr.func, writes, |gen| {
             gen.store_cells(kp[OUT].into_pointer_value(), zero, &finals)
         })?;
-        for ((rows, acc, out_row, w), op) in parts.iter().zip(&tree.ops) {
+        for ((rows, _, out_row, w), op) in parts.iter().zip(&tree.ops) {
             let elem = op.elem;
-            fr.vals.insert(op.params.0, acc.clone());
-            fr.vals.insert(op.result, acc.clone());
-            self.kernel_loop(fr, gid, *w, threads, &mut |gen, fr, j| {
-                gen.copy_element(elem, *rows, *out_row, j)?;
-                fr.vals
-                    .insert(op.index, Val::Scalar(j.into(), ScalarType::I64));
-                gen.kernel_loop(fr, one, chunks, one, &mut |gen, fr, c| {
-                    let start = gen.builder.build_int_mul(c, *w, "")?;
-                    let row = gen.element_ptr(elem, *rows, start)?;
-                    let right = Val::Array {
-                        ptr: row,
+            let items = self.builder.build_int_mul(groups, *w, "")?;
+            self.kernel_loop(fr, gid, items, threads, &mut |gen, fr, item| {
+                let g = gen.builder.build_int_signed_div(item, *w, "")?;
+                let j = gen.builder.build_int_signed_rem(item, *w, "")?;
+                let base = gen.builder.build_int_mul(g, span, "")?;
+                let row_at = |gen: &Self, r: IntValue<'ctx>| -> Res<Val<'ctx>> {
+                    let start = gen.builder.build_int_mul(r, *w, "")?;
+                    Ok(Val::Array {
+                        ptr: gen.element_ptr(elem, *rows, start)?,
                         elem,
                         shape: vec![*w],
-                    };
-                    fr.vals.insert(op.params.1, right);
+                    })
+                };
+                let left = row_at(gen, base)?;
+                fr.vals.insert(op.params.0, left.clone());
+                fr.vals.insert(op.result, left.clone());
+                fr.vals
+                    .insert(op.index, Val::Scalar(j.into(), ScalarType::I64));
+                let from = gen.builder.build_int_add(base, stride, "")?;
+                let end = gen.builder.build_int_add(base, span, "")?;
+                let end = gen.min(end, chunks)?;
+                gen.kernel_loop(fr, from, end, stride, &mut |gen, fr, r| {
+                    fr.vals.insert(op.params.1, row_at(gen, r)?);
                     gen.block(fr, &op.prefix)?;
                     gen.block(fr, &op.body)
+                })?;
+                let Val::Array { ptr: row0, .. } = left else {
+                    return Err(CodegenError::Internal("a partial row".into()));
+                };
+                gen.when(fr.func, last, |gen| {
+                    gen.copy_element(elem, row0, *out_row, j)
                 })
             })?;
         }
@@ -397,22 +454,26 @@ impl<'ctx> Gen<'ctx, '_> {
 
     /// Host side: the chunks for `n` iterations of `w` columns, or 0 where
     /// the chunked form does not pay (fewer than 2 chunks, or, when the
-    /// column form fits, fewer than twice the columns).
+    /// column form fits, fewer than twice the columns). `C` is the threads
+    /// the fold kernel's launch gets on this GPU for unbounded work (its
+    /// resident threads), at most one chunk per 16 iterations (so the
+    /// partial rows' copies and combinations stay small beside the fold,
+    /// and the buffer at most a sixteenth of the input's elements).
     fn tree_chunks(
         &mut self,
+        fold: usize,
         n: IntValue<'ctx>,
         w: IntValue<'ctx>,
         columns: bool,
     ) -> Res<IntValue<'ctx>> {
-        let f64t = self.ctx.f64_type();
-        let nf = self.builder.build_signed_int_to_float(n, f64t, "")?;
-        let root = self
-            .call_intrinsic("llvm.sqrt", &[f64t.into()], &[nf.into()])?
-            .into_float_value();
-        let root = self
-            .builder
-            .build_float_to_signed_int(root, self.i64(), "")?;
-        let chunks = self.min(root, self.const_i64(MOST_CHUNKS))?;
+        let f = self.runtime(RuntimeFn::GpuThreads);
+        let k = self.ctx.i32_type().const_int(fold as u64, false);
+        let unbounded = self.const_i64(1 << 40);
+        let resident = self.call_int(f, &[k.into(), unbounded.into()])?;
+        let per_chunk = self.const_i64(CHUNK_ITERATIONS);
+        let most = self.builder.build_int_signed_div(n, per_chunk, "")?;
+        let chunks = self.min(resident, most)?;
+        let chunks = self.min(chunks, self.const_i64(MOST_CHUNKS))?;
         let two = self.const_i64(2);
         let several = self
             .builder
@@ -457,7 +518,7 @@ impl<'ctx> Gen<'ctx, '_> {
             w = self.builder.build_int_add(w, *x, "")?;
         }
         let n = values[WIDTH].into_int_value();
-        let chunks = self.tree_chunks(n, w, columns)?;
+        let chunks = self.tree_chunks(fold, n, w, columns)?;
         let split =
             self.builder
                 .build_int_compare(IntPredicate::SGT, chunks, self.const_i64(0), "")?;
@@ -472,12 +533,15 @@ impl<'ctx> Gen<'ctx, '_> {
             let one = gen.const_i64(1);
             gen.builder
                 .build_call(fill, &[p.into(), c32.into(), one.into()], "")?;
-            let high = gen.builder.build_int_add(p, gen.const_i64(4), "")?;
-            gen.builder.build_call(
-                fill,
-                &[high.into(), i32t.const_zero().into(), one.into()],
-                "",
-            )?;
+            // The high words of `C`, the stride and the span.
+            for at in [4, STRIDE_AT + 4, SPAN_AT + 4] {
+                let high = gen.builder.build_int_add(p, gen.const_i64(at), "")?;
+                gen.builder.build_call(
+                    fill,
+                    &[high.into(), i32t.const_zero().into(), one.into()],
+                    "",
+                )?;
+            }
             let most = widths
                 .iter()
                 .try_fold(gen.const_i64(0), |m, x| gen.max(m, *x))?;
@@ -485,7 +549,38 @@ impl<'ctx> Gen<'ctx, '_> {
             values[PARTIALS] = gen.builder.build_int_to_ptr(p, gen.ptr(), "")?.into();
             gen.reserve_heap(fr, nest, Some(fold), chunks)?;
             gen.launch(fold, Grid::Work, chunks, &params.types, &values, fr)?;
-            gen.launch(combine, Grid::Work, most, &params.types, &values, fr)?;
+            // The combining levels: stride 1, F, F^2, ... below `C`.
+            let i64t = gen.i64();
+            let fan_in = gen.runtime(RuntimeFn::GpuFanIn);
+            let fan_in = gen.call_int(fan_in, &[])?;
+            let stride = gen.entry_alloca(fr.func, i64t.into())?;
+            gen.builder.build_store(stride, one)?;
+            let head = gen.ctx.append_basic_block(fr.func, "tree.level");
+            let body = gen.ctx.append_basic_block(fr.func, "tree.level.body");
+            let done = gen.ctx.append_basic_block(fr.func, "tree.levels.done");
+            gen.builder.build_unconditional_branch(head)?;
+            gen.builder.position_at_end(head);
+            let s = gen.builder.build_load(i64t, stride, "s")?.into_int_value();
+            let more = gen
+                .builder
+                .build_int_compare(IntPredicate::SLT, s, chunks, "")?;
+            gen.builder.build_conditional_branch(more, body, done)?;
+            gen.builder.position_at_end(body);
+            let cell = gen.builder.build_int_add(p, gen.const_i64(STRIDE_AT), "")?;
+            let s32 = gen.builder.build_int_truncate(s, i32t, "")?;
+            gen.builder
+                .build_call(fill, &[cell.into(), s32.into(), one.into()], "")?;
+            let span = gen.builder.build_int_mul(s, fan_in, "")?;
+            let cell = gen.builder.build_int_add(p, gen.const_i64(SPAN_AT), "")?;
+            let span32 = gen.builder.build_int_truncate(span, i32t, "")?;
+            gen.builder
+                .build_call(fill, &[cell.into(), span32.into(), one.into()], "")?;
+            let groups = gen.ceil_div(chunks, span)?;
+            let work = gen.builder.build_int_mul(groups, most, "")?;
+            gen.launch(combine, Grid::Work, work, &params.types, &values, fr)?;
+            gen.builder.build_store(stride, span)?;
+            gen.builder.build_unconditional_branch(head)?;
+            gen.builder.position_at_end(done);
             let free = gen.runtime(RuntimeFn::GpuFree);
             gen.builder.build_call(free, &[p.into()], "")?;
             Ok(())

@@ -70,6 +70,18 @@ pub(crate) struct RowGroup<'ctx> {
     pub(crate) split: Option<super::split_rows::SplitRows<'ctx>>,
 }
 
+impl<'ctx> RowGroup<'ctx> {
+    pub(super) fn threads(&self) -> super::rows::GroupThreads<'ctx> {
+        super::rows::GroupThreads {
+            per_block: self.per_block,
+            rank: self.rank,
+            tid: self.tid,
+            lane: self.lane,
+            ntid: self.ntid,
+        }
+    }
+}
+
 /// A map body's group prefix (`group_prefix`).
 pub(super) struct Prefix {
     /// The last statement holding a row reduction: statements `0..=at`
@@ -308,8 +320,9 @@ fn uniform(
     })
 }
 
-/// A reduction of scalars whose operators cannot fail, few enough fields
-/// for a block's shared memory.
+/// A reduction of scalars, few enough fields for a block's shared memory
+/// (an operator that can fail is applied only to folded values and its
+/// failure voted on: `Gen::group_combine`).
 pub(super) fn row_reduction(inner: &LoopNest) -> bool {
     let fields: usize = inner
         .carried()
@@ -324,14 +337,11 @@ pub(super) fn row_reduction(inner: &LoopNest) -> bool {
         && inner.compactions.is_empty()
         && inner.hists.is_empty()
         && (1..=TREE_FIELDS).contains(&fields)
-        && inner
-            .reductions
-            .iter()
-            .all(|r| crate::loopy::chunk::infallible(&r.op.body))
 }
 
-/// A scan of scalars (with reductions beside it or not) whose operators
-/// cannot fail and whose plan has a totals slice (`group_scan`).
+/// A scan of scalars (with reductions beside it or not) whose plan has a
+/// totals slice (`group_scan`; an operator that can fail flags the values
+/// it fails on).
 fn row_scan(inner: &LoopNest) -> bool {
     inner.par == Parallelism::Scan
         && !inner.scans.is_empty()
@@ -339,9 +349,6 @@ fn row_scan(inner: &LoopNest) -> bool {
         && inner.hists.is_empty()
         && inner.carried().all(|c| matches!(c.var.ty, Type::Scalar(_)))
         && (1..=TREE_FIELDS).contains(&inner.carried().count())
-        && inner
-            .operators()
-            .all(|o| crate::loopy::chunk::infallible(&o.body))
         && matches!(
             inner.plan.as_ref().map(|p| &p.strategy),
             Some(crate::loopy::ir::ParPlan::TwoPhase { .. })
@@ -588,29 +595,23 @@ impl<'ctx> Gen<'ctx, '_> {
         if shares {
             self.group_sync(fr, g.per_block)?;
         }
-        let (slots, failed) = self.row_fold(fr, red, c, whole, (g.rank, g.size), g.row_end)?;
+        let (slots, failed, occ) = self.row_fold(fr, red, c, whole, (g.rank, g.size), g.row_end)?;
         if shares {
             self.group_sync(fr, g.per_block)?;
         }
         self.leave_if_any(fr, g.per_block, failed, g.row_end)?;
+        let w = self.int(fr, &red.width)?;
+        let past = self.key_past(c, w)?;
+        if !map {
+            self.group_combine(fr, red, &slots, g.threads(), (occ, past), g.row_end)?;
+        }
         // The fold left the key of its thread's last iteration in the slot:
         // the cursor moves past the reduction, or stays at the row's base.
-        if g.dynamic {
-            self.builder.build_store(key, c)?;
-        } else {
-            let w = self.int(fr, &red.width)?;
-            let w = self.max0(w)?;
-            let after = self.builder.build_int_add(c, w, "")?;
-            let after = self.builder.build_int_add(after, self.const_i64(1), "")?;
-            self.builder.build_store(key, after)?;
-        }
+        self.builder
+            .build_store(key, if g.dynamic { c } else { past })?;
         if map {
             return Ok(());
         }
-        self.warp_combine(fr, red, &slots, g.lane)?;
-        self.when(fr.func, g.per_block, |gen| {
-            gen.block_combine(fr, red, &slots, g.tid, g.lane, g.ntid)
-        })?;
         self.broadcast(fr, red, &slots, g.per_block, g.tid)?;
         let finals = self.load_slots(red, &slots)?;
         self.bind_finals(fr, red, finals)

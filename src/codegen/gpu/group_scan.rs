@@ -19,17 +19,22 @@
 //! skips the body, and the first flagged thread's carry-in is right, so
 //! its body meets the first failing check in sequential order and records
 //! it with the reduction's keys (iteration `j` at `c + 1 + j`). The group
-//! then votes and leaves the row, as after any fold.
+//! then votes and leaves the row, as after any fold. The carry-in starts
+//! as a copy of the first totals before the thread, so the operator meets
+//! the neutral element only with the row's first element, as in the
+//! interpreter.
 
 use super::group::RowGroup;
 use super::loops::Key;
+use super::reduce::Occupancy;
 use super::scan::reduction_values;
 use crate::codegen::emit::{Frame, Gen, Res, Val};
 use crate::codegen::CodegenError;
 use crate::core::ir::Type;
+use crate::loopy::chunk::infallible;
 use crate::loopy::ir::{LoopNest, ParPlan};
 use crate::types::ScalarType;
-use inkwell::values::IntValue;
+use inkwell::values::{IntValue, PointerValue};
 use inkwell::IntPredicate;
 
 impl<'ctx> Gen<'ctx, '_> {
@@ -83,6 +88,19 @@ impl<'ctx> Gen<'ctx, '_> {
         self.set_flag(None);
         totalled?;
 
+        // An operator that can fail is applied only by threads with
+        // iterations (their slices come first in thread order, so every
+        // slice they combine on the left has iterations too); a failure
+        // there is keyed past the scan's iterations and flags the value.
+        let past = self.key_past(cursor, width)?;
+        let occupied = if nest.operators().all(|o| infallible(&o.body)) {
+            self.ctx.bool_type().const_all_ones()
+        } else {
+            self.builder.build_store(key, past)?;
+            self.builder
+                .build_int_compare(IntPredicate::SLT, lo, hi, "occupied")?
+        };
+
         // 2. The warp's inclusive scan of them: lane l combines lane l -
         // off's (left) with its own.
         let i32t = self.ctx.i32_type();
@@ -100,6 +118,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 self.const_i64(off as i64),
                 "",
             )?;
+            let far = self.builder.build_and(far, occupied, "")?;
             self.when(fr.func, far, |gen| {
                 gen.combine_guarded(fr, nest, &mine, &other, &vals, bad)?;
                 gen.or_flag(bad, other_bad)
@@ -108,9 +127,17 @@ impl<'ctx> Gen<'ctx, '_> {
 
         // 3. The carry-in: the initial values, then (a block) the warps'
         // totals before this thread's warp, then the lanes' before it.
+        // The first totals are copied into it, not combined with the
+        // initial values: the interpreter applies the operator to the
+        // neutral element only with the row's first element, which thread
+        // 0's totals already hold (an operator failing on the neutral
+        // element and a later total must not fail here).
         let carry = self.carried_slots(fr, &inits)?;
         let carry_bad = self.entry_alloca(fr.func, i64t.into())?;
         self.builder.build_store(carry_bad, zero)?;
+        let bool_t = self.ctx.bool_type();
+        let started = self.entry_alloca(fr.func, bool_t.into())?;
+        self.builder.build_store(started, bool_t.const_zero())?;
         let vals = self.load_slots(nest, &mine)?;
         let i32one = i32t.const_int(1, false);
         let before = self.shuffled(&vals, &types, skip, i32one)?;
@@ -119,14 +146,15 @@ impl<'ctx> Gen<'ctx, '_> {
             .shfl(flag, i32one, super::reduce::Shuffle::Up)?
             .into_int_value();
         self.when(fr.func, g.per_block, |gen| {
-            gen.warps_before(fr, nest, &flagged, (&mine, bad), (&carry, carry_bad), &g)
+            let slots = ((&mine, bad), (&carry, carry_bad, started));
+            gen.warps_before(fr, nest, &flagged, slots, &g, occupied)
         })?;
         let later_lane = self
             .builder
             .build_int_compare(IntPredicate::UGT, g.lane, zero, "")?;
+        let later_lane = self.builder.build_and(later_lane, occupied, "")?;
         self.when(fr.func, later_lane, |gen| {
-            let acc = gen.load_slots(nest, &carry)?;
-            gen.combine_guarded(fr, nest, &carry, &acc, &before, carry_bad)?;
+            gen.carry_in(fr, nest, (&carry, carry_bad, started), &before)?;
             gen.or_flag(carry_bad, before_bad)
         })?;
 
@@ -134,7 +162,6 @@ impl<'ctx> Gen<'ctx, '_> {
         // neutral elements), unless the carry-in is not known; a failing
         // check records its error and flags the thread.
         self.set_slots(&carry, &init_vals[..skip], 0)?;
-        let bool_t = self.ctx.bool_type();
         let failed = self.entry_alloca(fr.func, bool_t.into())?;
         self.builder.build_store(failed, bool_t.const_zero())?;
         let known = self.builder.build_int_compare(
@@ -145,6 +172,10 @@ impl<'ctx> Gen<'ctx, '_> {
             zero,
             "",
         )?;
+        // A flagged carry-in means an error was recorded (by an earlier
+        // thread's body or a failing operator): the group leaves the row.
+        let unknown = self.builder.build_not(known, "")?;
+        self.builder.build_store(failed, unknown)?;
         let after = self.builder.build_int_add(cursor, one, "")?;
         let body = nest.body.clone();
         self.when(fr.func, known, |gen| {
@@ -175,24 +206,53 @@ impl<'ctx> Gen<'ctx, '_> {
         self.set_on_fail(Some(g.row_end));
         self.group_sync(fr, g.per_block)?;
         self.leave_if_any(fr, g.per_block, failed, g.row_end)?;
-        // The scan left its thread's last key in the slot (`group_reduce`).
-        if g.dynamic {
-            self.builder.build_store(key, cursor)?;
-        } else {
-            let next = self.builder.build_int_add(after, width, "")?;
-            self.builder.build_store(key, next)?;
-        }
-
         // 5. The reductions beside the scan, as a group reduction's.
         if skip > 0 {
-            self.warp_combine(fr, nest, &carry, g.lane)?;
-            self.when(fr.func, g.per_block, |gen| {
-                gen.block_combine(fr, nest, &carry, g.tid, g.lane, g.ntid)
-            })?;
+            let per = self.ceil_div(width, g.size)?;
+            let occ = Occupancy {
+                base: zero,
+                per,
+                width,
+            };
+            self.group_combine(fr, nest, &carry, g.threads(), (occ, past), g.row_end)?;
             self.broadcast(fr, nest, &carry, g.per_block, g.tid)?;
         }
+        // The scan left its thread's last key in the slot (`group_reduce`).
+        self.builder
+            .build_store(key, if g.dynamic { cursor } else { past })?;
         let finals = self.load_slots(nest, &carry)?;
         self.bind_finals(fr, nest, finals)
+    }
+
+    /// Adds the totals `other` (of threads before this one) to the
+    /// carry-in: the first totals (`started` unset) are copied into the
+    /// scans' slots, later ones combined after what it holds.
+    fn carry_in(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        (carry, carry_bad, started): (
+            &super::loops::SlotVec<'ctx>,
+            PointerValue<'ctx>,
+            PointerValue<'ctx>,
+        ),
+        other: &[Val<'ctx>],
+    ) -> Res<()> {
+        let bool_t = self.ctx.bool_type();
+        let has = self
+            .builder
+            .build_load(bool_t, started, "started")?
+            .into_int_value();
+        let first = self.builder.build_not(has, "")?;
+        self.when(fr.func, has, |gen| {
+            let acc = gen.load_slots(nest, carry)?;
+            gen.combine_guarded(fr, nest, carry, &acc, other, carry_bad)
+        })?;
+        self.when(fr.func, first, |gen| {
+            gen.set_slots(carry, other, reduction_values(nest))
+        })?;
+        self.builder.build_store(started, bool_t.const_all_ones())?;
+        Ok(())
     }
 
     /// A block group's carry-in from the warps before this thread's: each
@@ -205,15 +265,16 @@ impl<'ctx> Gen<'ctx, '_> {
         fr: &mut Frame<'ctx>,
         nest: &LoopNest,
         flagged: &[Type],
-        (mine, bad): (
-            &super::loops::SlotVec<'ctx>,
-            inkwell::values::PointerValue<'ctx>,
-        ),
-        (carry, carry_bad): (
-            &super::loops::SlotVec<'ctx>,
-            inkwell::values::PointerValue<'ctx>,
+        ((mine, bad), carry_in): (
+            (&super::loops::SlotVec<'ctx>, PointerValue<'ctx>),
+            (
+                &super::loops::SlotVec<'ctx>,
+                PointerValue<'ctx>,
+                PointerValue<'ctx>,
+            ),
         ),
         g: &RowGroup<'ctx>,
+        occupied: IntValue<'ctx>,
     ) -> Res<()> {
         let fields = self.fields_of(nest);
         let n = flagged.len() - 1;
@@ -249,13 +310,13 @@ impl<'ctx> Gen<'ctx, '_> {
         let more = self
             .builder
             .build_int_compare(IntPredicate::ULT, w, warp, "")?;
+        let more = self.builder.build_and(more, occupied, "")?;
         self.builder.build_conditional_branch(more, step, done)?;
         self.builder.position_at_end(step);
         let at = cell(self, w)?;
         let vals = self.shared_read(shared, at, flagged, fields + 1)?;
-        let acc = self.load_slots(nest, carry)?;
-        self.combine_guarded(fr, nest, carry, &acc, &vals[..n], carry_bad)?;
-        self.or_flag(carry_bad, self.fields(&vals[n])[0].into_int_value())?;
+        self.carry_in(fr, nest, carry_in, &vals[..n])?;
+        self.or_flag(carry_in.1, self.fields(&vals[n])[0].into_int_value())?;
         let next = self.builder.build_int_add(w, self.const_i64(1), "")?;
         self.builder.build_store(w_slot, next)?;
         self.builder.build_unconditional_branch(head)?;

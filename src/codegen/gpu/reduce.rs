@@ -51,7 +51,7 @@ pub(super) fn tree_ok(fields: usize) -> bool {
 }
 
 /// Whether some reduction's operator has a check that can fail.
-fn fallible(nest: &LoopNest) -> bool {
+pub(super) fn fallible(nest: &LoopNest) -> bool {
     !nest
         .reductions
         .iter()
@@ -241,7 +241,7 @@ impl<'ctx> Gen<'ctx, '_> {
             gen.when(fr.func, lead, |gen| {
                 let tile = gen.shared_read(shared, zero, &types, fields)?;
                 let so_far = gen.load_slots(nest, &acc)?;
-                gen.continuing_on_fail(fr, nest, |gen, fr| {
+                gen.continuing_on_fail(fr, nest, None, |gen, fr| {
                     gen.apply_reductions(fr, nest, &acc, &so_far, &tile)
                 })
             })
@@ -292,17 +292,18 @@ impl<'ctx> Gen<'ctx, '_> {
             let key = self.key_slot()?;
             self.builder.build_store(key, o.width)?;
         }
-        self.warp_combine_occupied(fr, nest, slots, lane, occ.map(|o| (o, tid)))?;
-        self.warp_cells_tree_occupied(fr, nest, slots, shared, (tid, lane, b), occ)
+        self.warp_combine_occupied(fr, nest, slots, lane, occ.map(|o| (o, tid)), None)?;
+        self.warp_cells_tree_occupied(fr, nest, slots, shared, (tid, lane, b), occ, None)
     }
 
     /// `body`, in which a failing check of an operator that can fail
-    /// records its error and goes on after `body` (the previous target
-    /// restored after it).
+    /// records its error, sets `failed` (an `i1` slot) if given, and goes
+    /// on after `body` (the previous target restored after it).
     fn continuing_on_fail(
         &mut self,
         fr: &mut Frame<'ctx>,
         nest: &LoopNest,
+        failed: Option<PointerValue<'ctx>>,
         body: impl FnOnce(&mut Self, &mut Frame<'ctx>) -> Res<()>,
     ) -> Res<()> {
         if !fallible(nest) {
@@ -314,11 +315,21 @@ impl<'ctx> Gen<'ctx, '_> {
             .and_then(|d| d.current.as_ref())
             .and_then(|k| k.on_fail);
         let after = self.ctx.append_basic_block(fr.func, "tree.step.done");
-        self.set_on_fail(Some(after));
+        let flagged = match failed {
+            Some(_) => self.ctx.append_basic_block(fr.func, "tree.step.failed"),
+            None => after,
+        };
+        self.set_on_fail(Some(flagged));
         let result = body(self, fr);
         self.set_on_fail(saved);
         result?;
         self.builder.build_unconditional_branch(after)?;
+        if let Some(flag) = failed {
+            self.builder.position_at_end(flagged);
+            self.builder
+                .build_store(flag, self.ctx.bool_type().const_all_ones())?;
+            self.builder.build_unconditional_branch(after)?;
+        }
         self.builder.position_at_end(after);
         Ok(())
     }
@@ -342,18 +353,20 @@ impl<'ctx> Gen<'ctx, '_> {
         slots: &Slots<'ctx>,
         lane: IntValue<'ctx>,
     ) -> Res<()> {
-        self.warp_combine_occupied(fr, nest, slots, lane, None)
+        self.warp_combine_occupied(fr, nest, slots, lane, None, None)
     }
 
-    /// `warp_combine`; with `occ` (and the thread's index in its block),
-    /// a lane whose partner folded nothing keeps its value.
-    fn warp_combine_occupied(
+    /// `warp_combine`; with `occ` (and the thread's index in its block or
+    /// group), a lane whose partner folded nothing keeps its value; an
+    /// operator that fails sets `failed`, if given.
+    pub(super) fn warp_combine_occupied(
         &mut self,
         fr: &mut Frame<'ctx>,
         nest: &LoopNest,
         slots: &Slots<'ctx>,
         lane: IntValue<'ctx>,
         occ: Option<(Occupancy<'ctx>, IntValue<'ctx>)>,
+        failed: Option<PointerValue<'ctx>>,
     ) -> Res<()> {
         let types: Vec<Type> = nest.carried().map(|c| c.var.ty).collect();
         let zero = self.const_i64(0);
@@ -381,7 +394,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 active = self.builder.build_and(active, there, "")?;
             }
             self.when(fr.func, active, |gen| {
-                gen.continuing_on_fail(fr, nest, |gen, fr| {
+                gen.continuing_on_fail(fr, nest, failed, |gen, fr| {
                     gen.apply_reductions(fr, nest, slots, &vals, &other)
                 })
             })?;
@@ -394,23 +407,10 @@ impl<'ctx> Gen<'ctx, '_> {
     /// multiple of `2s`) combine cell `t` with cell `t + s`, in order, so
     /// the block's value ends in cell 0 (read after the last barrier).
     /// `threads` is the block's size.
+    /// With `occ`, a cell whose partner warp folded nothing keeps its
+    /// value; an operator that fails sets `failed`, if given.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn warp_cells_tree(
-        &mut self,
-        fr: &mut Frame<'ctx>,
-        nest: &LoopNest,
-        slots: &Slots<'ctx>,
-        shared: PointerValue<'ctx>,
-        tid: IntValue<'ctx>,
-        lane: IntValue<'ctx>,
-        threads: IntValue<'ctx>,
-    ) -> Res<()> {
-        self.warp_cells_tree_occupied(fr, nest, slots, shared, (tid, lane, threads), None)
-    }
-
-    /// `warp_cells_tree`; with `occ`, a cell whose partner warp folded
-    /// nothing keeps its value.
-    fn warp_cells_tree_occupied(
+    pub(super) fn warp_cells_tree_occupied(
         &mut self,
         fr: &mut Frame<'ctx>,
         nest: &LoopNest,
@@ -418,6 +418,7 @@ impl<'ctx> Gen<'ctx, '_> {
         shared: PointerValue<'ctx>,
         (tid, lane, threads): (IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>),
         occ: Option<Occupancy<'ctx>>,
+        failed: Option<PointerValue<'ctx>>,
     ) -> Res<()> {
         let types: Vec<Type> = nest.carried().map(|c| c.var.ty).collect();
         let fields = self.fields_of(nest);
@@ -468,7 +469,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 let left_fields: Vec<Vec<BasicValueEnum<'ctx>>> =
                     left.iter().map(|v| gen.fields(v)).collect();
                 let cell = gen.carried_slots(fr, &left_fields)?;
-                let step = gen.continuing_on_fail(fr, nest, |gen, fr| {
+                let step = gen.continuing_on_fail(fr, nest, failed, |gen, fr| {
                     gen.apply_reductions(fr, nest, &cell, &left, &right)
                 });
                 step?;

@@ -36,7 +36,7 @@
 
 use super::abi::{Grid, Params, PARTIALS, WIDTH};
 use super::loops::Key;
-use super::reduce::{commutative, Shuffle};
+use super::reduce::{commutative, fallible, Occupancy, Shuffle};
 use crate::codegen::emit::{Frame, Gen, Res, Val};
 use crate::codegen::runtime::RuntimeFn;
 use crate::codegen::CodegenError;
@@ -52,6 +52,18 @@ pub(super) const ROW_LONG: i64 = 1024;
 /// (an H100: 132 multiprocessors of 64 warps), so a warp per row would
 /// leave it partly idle while each warp's lanes fold long slices.
 pub(super) const ROW_FEW: i64 = 8192;
+
+/// A thread's place in its row group: whether the group is a block, the
+/// thread's rank in it, its index in the block, its lane and the block's
+/// size.
+#[derive(Clone, Copy)]
+pub(super) struct GroupThreads<'ctx> {
+    pub(super) per_block: IntValue<'ctx>,
+    pub(super) rank: IntValue<'ctx>,
+    pub(super) tid: IntValue<'ctx>,
+    pub(super) lane: IntValue<'ctx>,
+    pub(super) ntid: IntValue<'ctx>,
+}
 
 /// Where a map's iteration reduces its row: the position of the last
 /// statement of the map's body that holds a reduction (`group` says what
@@ -183,7 +195,9 @@ impl<'ctx> Gen<'ctx, '_> {
                     .build_select(wider, w, widest, "")?
                     .into_int_value();
             }
-            widest
+            // The operator's failures of a fold take the key past its
+            // iterations (`key_past`), inside the row's keys.
+            self.builder.build_int_add(widest, one, "")?
         } else {
             self.group_span(fr, &nest.body[..=at])?
         };
@@ -324,7 +338,7 @@ impl<'ctx> Gen<'ctx, '_> {
         if shared_scratch {
             self.group_sync(fr, per_block)?;
         }
-        let (slots, failed) = self.row_fold(
+        let (slots, failed, occ) = self.row_fold(
             fr,
             inner,
             seg_key,
@@ -336,11 +350,16 @@ impl<'ctx> Gen<'ctx, '_> {
             self.group_sync(fr, per_block)?;
         }
         self.leave_if_any(fr, per_block, failed, row_end)?;
-        self.warp_combine(fr, inner, &slots, lane)?;
-        self.when(fr.func, per_block, |gen| {
-            gen.block_combine(fr, inner, &slots, tid, lane, ntid)
-        })?;
         let w = self.int(fr, &inner.width)?;
+        let past = self.key_past(seg_key, w)?;
+        let threads = GroupThreads {
+            per_block,
+            rank: t,
+            tid,
+            lane,
+            ntid,
+        };
+        self.group_combine(fr, inner, &slots, threads, (occ, past), row_end)?;
         let lead = self
             .builder
             .build_int_compare(IntPredicate::EQ, t, zero, "")?;
@@ -495,7 +514,11 @@ impl<'ctx> Gen<'ctx, '_> {
         (chunk, chunks): (IntValue<'ctx>, IntValue<'ctx>),
         (t, size): (IntValue<'ctx>, IntValue<'ctx>),
         row_end: inkwell::basic_block::BasicBlock<'ctx>,
-    ) -> Res<(super::loops::SlotVec<'ctx>, PointerValue<'ctx>)> {
+    ) -> Res<(
+        super::loops::SlotVec<'ctx>,
+        PointerValue<'ctx>,
+        Occupancy<'ctx>,
+    )> {
         let one = self.const_i64(1);
         let width = self.int(fr, &red.width)?;
         let (lo, hi) = self.slice_of(width, chunk, chunks)?;
@@ -504,13 +527,20 @@ impl<'ctx> Gen<'ctx, '_> {
             inits.push(self.fields(&self.val(fr, &c.init)?));
         }
         let slots = self.carried_slots(fr, &inits)?;
-        let range = if red.reductions.iter().all(|r| commutative(&r.op)) {
-            (self.builder.build_int_add(lo, t, "")?, hi, size)
+        // Thread `p` of the group folds from `lo + p * per`, if below `hi`.
+        let (range, per) = if red.reductions.iter().all(|r| commutative(&r.op)) {
+            ((self.builder.build_int_add(lo, t, "")?, hi, size), one)
         } else {
             let part = self.builder.build_int_sub(hi, lo, "")?;
             let (a, b) = self.slice_of(part, t, size)?;
             let a = self.builder.build_int_add(lo, a, "")?;
-            (a, self.builder.build_int_add(lo, b, "")?, one)
+            let per = self.ceil_div(part, size)?;
+            ((a, self.builder.build_int_add(lo, b, "")?, one), per)
+        };
+        let occupancy = Occupancy {
+            base: lo,
+            per,
+            width: hi,
         };
         let bool_t = self.ctx.bool_type();
         let failed = self.entry_alloca(fr.func, bool_t.into())?;
@@ -535,7 +565,56 @@ impl<'ctx> Gen<'ctx, '_> {
         self.builder.build_unconditional_branch(folded)?;
         self.builder.position_at_end(folded);
         self.set_on_fail(Some(row_end));
-        Ok((slots, failed))
+        Ok((slots, failed, occupancy))
+    }
+
+    /// The key past the iterations of a reduction of width `w` whose
+    /// iteration `j` is keyed `cursor + 1 + j`.
+    pub(super) fn key_past(
+        &self,
+        cursor: IntValue<'ctx>,
+        w: IntValue<'ctx>,
+    ) -> Res<IntValue<'ctx>> {
+        let w = self.max0(w)?;
+        let past = self.builder.build_int_add(cursor, w, "")?;
+        Ok(self
+            .builder
+            .build_int_add(past, self.const_i64(1), "past")?)
+    }
+
+    /// The group's values of `red` (each thread's `slots`) combined in
+    /// thread order into its first thread's `slots`: lanes by shuffles, a
+    /// block's warps in shared memory. An operator that can fail is applied
+    /// only to values of threads that folded an iteration (`occ`: an empty
+    /// row applies none, as the interpreter), records its failure keyed
+    /// `after` (past the reduction's iterations, whose failures come first
+    /// in sequential order), and the group then votes and leaves the row.
+    pub(super) fn group_combine(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        red: &LoopNest,
+        slots: &super::loops::Slots<'ctx>,
+        g: GroupThreads<'ctx>,
+        (occ, after): (Occupancy<'ctx>, IntValue<'ctx>),
+        row_end: inkwell::basic_block::BasicBlock<'ctx>,
+    ) -> Res<()> {
+        if !fallible(red) {
+            self.warp_combine(fr, red, slots, g.lane)?;
+            return self.when(fr.func, g.per_block, |gen| {
+                gen.block_combine(fr, red, slots, (g.tid, g.lane, g.ntid), None)
+            });
+        }
+        let key = self.key_slot()?;
+        self.builder.build_store(key, after)?;
+        let bool_t = self.ctx.bool_type();
+        let failed = self.entry_alloca(fr.func, bool_t.into())?;
+        self.builder.build_store(failed, bool_t.const_zero())?;
+        let occupied = Some((occ, g.rank));
+        self.warp_combine_occupied(fr, red, slots, g.lane, occupied, Some(failed))?;
+        self.when(fr.func, g.per_block, |gen| {
+            gen.block_combine(fr, red, slots, (g.tid, g.lane, g.ntid), Some((occ, failed)))
+        })?;
+        self.leave_if_any(fr, g.per_block, failed, row_end)
     }
 
     /// The group's value of `red` (in its first thread's `slots`) in every
@@ -592,18 +671,21 @@ impl<'ctx> Gen<'ctx, '_> {
 
     /// A block's warps' values (in their lane 0's `slots`) combined in
     /// shared memory, in order, into thread 0's `slots`; ends with a
-    /// barrier, so the next row may write the cells again.
+    /// barrier, so the next row may write the cells again. With `guard`,
+    /// warps that folded nothing are not combined and a failing operator
+    /// sets the flag (`group_combine`).
     pub(super) fn block_combine(
         &mut self,
         fr: &mut Frame<'ctx>,
         inner: &LoopNest,
         slots: &super::loops::Slots<'ctx>,
-        tid: IntValue<'ctx>,
-        lane: IntValue<'ctx>,
-        ntid: IntValue<'ctx>,
+        (tid, lane, ntid): (IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>),
+        guard: Option<(Occupancy<'ctx>, PointerValue<'ctx>)>,
     ) -> Res<()> {
         let shared = self.shared_base()?;
-        self.warp_cells_tree(fr, inner, slots, shared, tid, lane, ntid)?;
+        let (occ, failed) = (guard.map(|g| g.0), guard.map(|g| g.1));
+        let threads = (tid, lane, ntid);
+        self.warp_cells_tree_occupied(fr, inner, slots, shared, threads, occ, failed)?;
         let types: Vec<Type> = inner.carried().map(|c| c.var.ty).collect();
         let fields: usize = types.iter().map(|t| self.field_types(*t).len()).sum();
         let zero = self.const_i64(0);

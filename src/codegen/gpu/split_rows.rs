@@ -61,6 +61,13 @@ pub(crate) struct SplitRows<'ctx> {
 /// only bindings and checks between them.
 pub(super) fn split_stages(nest: &LoopNest, at: usize) -> Option<Vec<VarId>> {
     let prefix = super::group::group_prefix(nest)?;
+    // A chunk's partial would meet an operator that can fail in the row's
+    // last block, after other rows' errors were recorded.
+    let mut all = Vec::new();
+    super::group::group_reductions(&nest.body[..=at], &mut all);
+    if all.iter().any(|r| super::reduce::fallible(r)) {
+        return None;
+    }
     let stage = |l: &LoopNest| matches!(l.par, Parallelism::Reduce | Parallelism::Map);
     if !prefix.scratch.is_empty() || !matches!(&nest.body[at], Stmt::Loop(l) if stage(l)) {
         return None;
@@ -286,7 +293,7 @@ impl<'ctx> Gen<'ctx, '_> {
         if map {
             self.group_sync(fr, g.per_block)?;
         }
-        let (slots, failed) = self.row_fold(
+        let (slots, failed, _) = self.row_fold(
             fr,
             red,
             c,
@@ -301,7 +308,7 @@ impl<'ctx> Gen<'ctx, '_> {
         if !map {
             self.warp_combine(fr, red, &slots, g.lane)?;
             self.when(fr.func, g.per_block, |gen| {
-                gen.block_combine(fr, red, &slots, g.tid, g.lane, g.ntid)
+                gen.block_combine(fr, red, &slots, (g.tid, g.lane, g.ntid), None)
             })?;
         }
         let partial_bb = self.ctx.append_basic_block(fr.func, "split.partial");

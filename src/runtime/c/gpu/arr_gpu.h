@@ -195,6 +195,10 @@ void arr_gpu_launch_shared_block(int kernel, int64_t work, int64_t shared, int64
  * `side` x `side` threads with `shared` bytes of shared memory, the
  * kernel looping over the tiles when the grid has fewer blocks. */
 int64_t arr_gpu_tile_side(void);
+/* Chunked reductions of arrays: the partial rows a thread of a combining
+ * level combines (64; 4 under `ARRC_GPU_SHRINK=1`, so that tiny inputs
+ * take three levels or more). */
+int64_t arr_gpu_fan_in(void);
 void arr_gpu_launch_tiles(int kernel, int64_t tiles, int64_t side, int64_t shared, void **args);
 /* Waits for every launch; prints the first error in sequential order and
  * exits 1 if one failed. Host code calls it before reporting an error of

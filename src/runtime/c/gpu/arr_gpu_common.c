@@ -337,6 +337,10 @@ int64_t arr_gpu_tile_side(void) {
     return arr_gpu_shrink() ? 4 : 16;
 }
 
+int64_t arr_gpu_fan_in(void) {
+    return arr_gpu_shrink() ? 4 : 64;
+}
+
 void arr_gpu_launch_tiles(int kernel, int64_t tiles, int64_t side, int64_t shared, void **args) {
     /* Enough blocks to fill any GPU; the kernel strides over the rest.
      * Shrunk: at most 3, so that blocks take several tiles. */
