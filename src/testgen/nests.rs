@@ -53,10 +53,15 @@ impl Gen {
             self.name("j"),
         );
         let mut inner = with_vars(env, &[(&kv, I64), (&iv, I64), (&jv, I64)], false);
-        let matrices: Vec<&Var> = env
+        let mut matrices: Vec<&Var> = env
             .iter()
             .filter(|v| v.ty.scalar_rank().is_some_and(|(u, r)| r == 2 && u != Bool) && !v.inexact)
             .collect();
+        // The pass splits only the sizes of an entry's parameter (`in0`, ...):
+        // those mostly, when there are some.
+        if matrices.iter().any(|v| v.name.starts_with("in")) && self.rng.chance(0.8) {
+            matrices.retain(|v| v.name.starts_with("in"));
+        }
         let (prefix, element) = if !matrices.is_empty() && self.rng.chance(0.6) {
             let g = (*self.rng.pick(&matrices)).clone();
             let (u, _) = g.ty.scalar_rank()?;
@@ -85,6 +90,14 @@ impl Gen {
             (format!("let {nv} = {n}i64 in let {mv} = {m}i64 in "), None)
         };
         let mut body = self.scalar(&inner, t, 2);
+        if self.rng.chance(0.7) {
+            // `i` and `j` used, lest their division and remainder be dead.
+            let c = self.rng.range(1, 9);
+            body = Expr::node(Ty::S(t))
+                .t(&format!("({}.i64 ({iv} * {c} + {jv}) + ", t.name()))
+                .e(body)
+                .t(")");
+        }
         let mut bind = format!("let {iv} = {kv} / {mv} let {jv} = {kv} % {mv}");
         if let Some((ev, u, at)) = element {
             // The element always counts, so that the read is not dead.
