@@ -72,7 +72,8 @@ fn random_programs_agree_on_the_gpu_emulator() {
 }
 
 /// The generator is deterministic and its programs type-check, those of
-/// `--rewrites` (most statements shaped for the newest rewrites) too.
+/// `--rewrites` (most statements shaped for the newest rewrites) and
+/// `--nests` (flat indices, mapped products, failing reductions) too.
 #[test]
 fn generated_programs_type_check() {
     let dir = tempfile::tempdir().unwrap();
@@ -81,9 +82,14 @@ fn generated_programs_type_check() {
         rewrites: true,
         ..Default::default()
     };
+    let nests = arrc::testgen::stms::Shape {
+        nests: true,
+        ..Default::default()
+    };
     let shapes = (1000..1100u64)
         .map(|seed| (seed, Default::default()))
-        .chain((2000..2050u64).map(|seed| (seed, rewrites)));
+        .chain((2000..2050u64).map(|seed| (seed, rewrites)))
+        .chain((3000..3050u64).map(|seed| (seed, nests)));
     for (seed, shape) in shapes {
         let prog = arrc::testgen::stms::generate_with(seed, shape);
         let again = arrc::testgen::stms::generate_with(seed, shape);

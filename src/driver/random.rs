@@ -76,6 +76,12 @@ pub struct RandomArgs {
     /// masked stores and the simplifier's newest rewrites).
     #[arg(long)]
     rewrites: bool,
+    /// Many flat indices split by `k / m` and `k % m`, products of mapped
+    /// operands, reductions whose operator can fail and maps over
+    /// flattened map nests (`simplify-flat-index`, `fusion::rows`, the
+    /// GPU's block tree, `fusion::reshape`).
+    #[arg(long)]
+    nests: bool,
     /// x86-64 processors to build for (comma-separated, as `arrc build
     /// --cpu`: `native`, `x86-64-v3`, ...).
     #[arg(long, value_delimiter = ',', default_value = "native")]
@@ -88,6 +94,7 @@ pub fn random(args: &RandomArgs) -> i32 {
         unit_arrays: !args.no_unit_arrays,
         kernels: args.kernels,
         rewrites: args.rewrites,
+        nests: args.nests,
     };
     if args.print {
         let p = crate::testgen::stms::generate_with(args.seed, shape);

@@ -394,8 +394,16 @@ impl Interp<'_> {
                 self.loc(loc)
             )));
         }
-        usize::try_from(n)
-            .map_err(|_| RunError::Program(format!("negative size {n} at {}", self.loc(loc))))
+        match usize::try_from(n) {
+            Ok(n) => Ok(n),
+            // A trial run (the rows of a map over no rows) only wants
+            // shapes: a size its zeros make negative gives no elements.
+            Err(_) if self.trial() => Ok(0),
+            Err(_) => Err(RunError::Program(format!(
+                "negative size {n} at {}",
+                self.loc(loc)
+            ))),
+        }
     }
 
     fn bind_args(&mut self, f: &Function, args: Vec<Value>) -> Result<(), RunError> {

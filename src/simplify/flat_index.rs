@@ -15,8 +15,10 @@
 //! where floor and truncating division and remainder agree, and the nest
 //! runs the same points in the same (row-major) order, so its first error
 //! is the flat loop's. The product is proved not to wrap when `n` and `m`
-//! are constants whose product fits, or the two dimensions of a rank-2
-//! parameter of the entry (its elements exist, or one dimension is zero).
+//! are constants whose product fits (folded by then: a constant count `w`
+//! and a constant divisor `m` of it, `n = w / m`), or the two dimensions
+//! of a rank-2 parameter of the entry (its elements exist, or one
+//! dimension is zero).
 
 use super::facts::same_atom;
 use super::walk::{nested_bodies, nested_bodies_mut};
@@ -32,7 +34,7 @@ pub fn run(f: &mut Function, fresh: &mut Fresh) -> bool {
     let mut defs = Defs::default();
     defs.params(f);
     defs.body(&f.body);
-    if defs.iotas.is_empty() || defs.products.is_empty() {
+    if defs.iotas.is_empty() {
         return false;
     }
     let mut flats = HashMap::new();
@@ -164,10 +166,15 @@ fn nest(stm: &Stm, defs: &Defs, fresh: &mut Fresh, flats: &mut Flats) -> Option<
     let ([arg], [k]) = (&soac.args[..], &lam.params[..]) else {
         return None;
     };
-    let Atom::Var(w) = *defs.iotas.get(arg)? else {
-        return None;
+    let (a, b) = match *defs.iotas.get(arg)? {
+        Atom::Var(w) => *defs.products.get(&w)?,
+        // `n * m` of constants is folded before this pass runs.
+        Atom::Const(Const::I64(w)) => {
+            let m = constant_divisor(&lam.body, k.id, w)?;
+            (Atom::Const(Const::I64(w / m)), Atom::Const(Const::I64(m)))
+        }
+        _ => return None,
     };
-    let (a, b) = *defs.products.get(&w)?;
     if k.ty != Type::Scalar(ScalarType::I64)
         || !defs.product_fits(&a, &b)
         || stm.pat.len() != lam.ret.len()
@@ -266,6 +273,23 @@ fn rank(t: Type) -> usize {
         Type::Scalar(_) => 0,
         Type::Array(_, r) => r,
     }
+}
+
+/// A constant `m > 0` that `body` divides `k` by (or takes its remainder
+/// by) and that divides the constant count `w` of `k`'s `iota`: the count
+/// is then the product `(w / m) * m` that `n * m` was folded into.
+fn constant_divisor(body: &Body, k: VarId, w: i64) -> Option<i64> {
+    body.stms.iter().find_map(|stm| {
+        if let Exp::BinOp(op, Atom::Var(a), Atom::Const(Const::I64(m))) = &stm.exp {
+            let splits = matches!(op, BinOp::Div | BinOp::Quot | BinOp::Mod | BinOp::Rem);
+            if *a == k && splits && *m > 0 && w >= 0 && w % m == 0 {
+                return Some(*m);
+            }
+        }
+        nested_bodies(&stm.exp)
+            .into_iter()
+            .find_map(|nested| constant_divisor(nested, k, w))
+    })
 }
 
 /// Replaces `k / m` by `i` and `k % m` by `j` (floor or truncating: `k` is

@@ -50,6 +50,9 @@ pub struct Gen {
     pub kernel_results: Vec<String>,
     /// Weight of the statements for the newest rewrites (`Shape::rewrites`).
     pub rewrite_weight: u32,
+    /// Weight of the statements for the ninth session's passes
+    /// (`Shape::nests`; 0 when off).
+    pub nest_weight: u32,
 }
 
 /// Helper definitions a program may call; `Prog::source` keeps those used.
@@ -80,6 +83,7 @@ impl Gen {
             kernel_weight: 1,
             kernel_results: Vec::new(),
             rewrite_weight: 1,
+            nest_weight: 0,
         }
     }
 

@@ -54,7 +54,7 @@ impl Gen {
 
     /// A dimension from `sizes`, sometimes plus an input's length modulo
     /// 4 (known only at run time): its text and its largest value.
-    fn dim(&mut self, env: &Env, sizes: &[i64]) -> (String, i64) {
+    pub(super) fn dim(&mut self, env: &Env, sizes: &[i64]) -> (String, i64) {
         let n = *self.rng.pick(sizes);
         let vectors: Vec<&str> = env
             .iter()
@@ -114,7 +114,7 @@ impl Gen {
     /// `tabulate_2d rows cols (\i j -> e)` or a map over `iota` of a map
     /// over `iota`, of exact small values if `exact`; whether its elements
     /// are such.
-    fn matrix(
+    pub(super) fn matrix(
         &mut self,
         env: &Env,
         t: ScalarType,

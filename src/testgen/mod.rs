@@ -21,6 +21,7 @@ pub mod extras;
 pub mod gen;
 pub mod grown;
 pub mod kernels;
+pub mod nests;
 pub mod prelude;
 pub mod ranked;
 pub mod rewrites;

@@ -33,6 +33,11 @@ pub struct Shape {
     /// loops per point, guarded writes, gathers by `iota`, elements of
     /// maps, zipped rows under transposes.
     pub rewrites: bool,
+    /// Many statements for the ninth session's passes (`nests.rs`): flat
+    /// indices split into nests, products of mapped operands, reductions
+    /// whose operator can fail, maps over flattened nests. Off, their
+    /// weight is 0, so that other programs stay the same.
+    pub nests: bool,
 }
 
 impl Default for Shape {
@@ -42,6 +47,7 @@ impl Default for Shape {
             unit_arrays: true,
             kernels: false,
             rewrites: false,
+            nests: false,
         }
     }
 }
@@ -63,6 +69,7 @@ pub fn generate_with(seed: u64, shape: Shape) -> Prog {
     g.unit_arrays = shape.unit_arrays;
     g.kernel_weight = if shape.kernels { 12 } else { 1 };
     g.rewrite_weight = if shape.rewrites { 12 } else { 1 };
+    g.nest_weight = if shape.nests { 12 } else { 0 };
     let long = shape.long;
     let mut params: Vec<Var> = Vec::new();
     let count = g.rng.range(1, 4);
@@ -185,9 +192,22 @@ impl Gen {
     fn stm_option(&mut self, env: &Env) -> Option<Stm> {
         let depth = 3;
         let (kernels, rewrites) = (self.kernel_weight, self.rewrite_weight);
-        let k = self
-            .rng
-            .weighted(&[4, 8, 2, 1, 1, 1, 1, 1, 1, 1, 1, kernels, rewrites]);
+        let k = self.rng.weighted(&[
+            4,
+            8,
+            2,
+            1,
+            1,
+            1,
+            1,
+            1,
+            1,
+            1,
+            1,
+            kernels,
+            rewrites,
+            self.nest_weight,
+        ]);
         let t = self.scalar_type();
         match k {
             0 => {
@@ -288,6 +308,12 @@ impl Gen {
             12 => {
                 let (e, size) = self.rewrite_shape(env)?;
                 Some(self.single(e, size))
+            }
+            13 => {
+                let (e, size) = self.nest_shape(env)?;
+                let st = self.single(e, size);
+                self.kernel_results.push(st.pattern.clone());
+                Some(st)
             }
             _ => {
                 let (src, size, x, [a, b]) = self.two_of_each(env, t, depth - 1)?;
