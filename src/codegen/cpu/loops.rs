@@ -679,11 +679,24 @@ impl<'ctx> Gen<'ctx, '_> {
             Combine::Reductions,
         )?;
         let split_end = self.builder.build_int_add(halves_end, half, "")?;
+        self.emit_rest_after_lanes(inner, run, (before, rest), split_end)
+    }
+
+    /// The iterations a side-by-side form (`emit_split`, `emit_strided`)
+    /// left, one at a time in block `rest`: from `lanes_end` after the
+    /// lanes, from the range's start when `before` skipped them.
+    fn emit_rest_after_lanes(
+        &mut self,
+        inner: &mut Frame<'ctx>,
+        run: &LoopRun<'_, 'ctx>,
+        (before, rest): (BasicBlock<'ctx>, BasicBlock<'ctx>),
+        lanes_end: IntValue<'ctx>,
+    ) -> Res<()> {
         let combined = self.current_block()?;
         self.builder.build_unconditional_branch(rest)?;
         self.builder.position_at_end(rest);
         let rest_start = self.builder.build_phi(self.i64(), "rest.start")?;
-        rest_start.add_incoming(&[(&run.start, before), (&split_end, combined)]);
+        rest_start.add_incoming(&[(&run.start, before), (&lanes_end, combined)]);
         let leftover = LoopRun {
             start: rest_start.as_basic_value().into_int_value(),
             ..*run
@@ -762,16 +775,7 @@ impl<'ctx> Gen<'ctx, '_> {
         let b = &self.builder;
         let done = b.build_int_mul(steps, self.const_i64(STRIDED_LANES as i64), "")?;
         let strided_end = b.build_int_add(run.start, done, "")?;
-        let combined = self.current_block()?;
-        self.builder.build_unconditional_branch(rest)?;
-        self.builder.position_at_end(rest);
-        let rest_start = self.builder.build_phi(self.i64(), "rest.start")?;
-        rest_start.add_incoming(&[(&run.start, before), (&strided_end, combined)]);
-        let leftover = LoopRun {
-            start: rest_start.as_basic_value().into_int_value(),
-            ..*run
-        };
-        self.emit_loop(inner, &leftover)
+        self.emit_rest_after_lanes(inner, run, (before, rest), strided_end)
     }
 
     /// Whether every read of `reads` is in range for all iterations of
