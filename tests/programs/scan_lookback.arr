@@ -39,3 +39,17 @@ entry filter_checked (n: i64) (k: i64) : (i64, i64, i64) =
   let is = map (\i -> if i == k then 1000 else (i * 7919) % 10) (iota n)
   let (ps, _) = unzip (filter (\(_, x) -> tbl[x] > 4) (zip (iota n) is))
   in (length ps, ps[1234], ps[length ps - 1])
+
+-- ==
+-- entry: neutral_first
+-- input { 40i64 } output { 3940i64 196i64 }
+-- input { 5000i64 } output { 62492500i64 24996i64 }
+
+-- Running sums of 1, 5, 5, ... (1 + 5k) whose operator fails on the
+-- neutral element and any of them but the first: the interpreter applies
+-- it to the neutral element only with the first element. A carry-in once
+-- started from the neutral element and combined the first totals into it.
+entry neutral_first (n: i64) : (i64, i64) =
+  let xs = map (\j -> if j == 0 then 1 else 5) (iota n)
+  let ys = scan (\a b -> assert (a != 0 || b % 5 != 1 || b == 1) (a + b)) 0 xs
+  in (reduce (+) 0 ys, ys[n - 1])

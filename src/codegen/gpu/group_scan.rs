@@ -227,7 +227,7 @@ impl<'ctx> Gen<'ctx, '_> {
     /// Adds the totals `other` (of threads before this one) to the
     /// carry-in: the first totals (`started` unset) are copied into the
     /// scans' slots, later ones combined after what it holds.
-    fn carry_in(
+    pub(super) fn carry_in(
         &mut self,
         fr: &mut Frame<'ctx>,
         nest: &LoopNest,

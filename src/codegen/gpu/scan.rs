@@ -296,7 +296,11 @@ impl<'ctx> Gen<'ctx, '_> {
         self.barrier()?;
 
         // 5. This thread's carry-in: the tile's, then the warps' before it,
-        // then the lanes' before it.
+        // then the lanes' before it. Tile 0's is the neutral element: the
+        // first totals after it are copied into the carry-in, not combined
+        // with it (the interpreter applies the operator to the neutral
+        // element only with the first element, which thread 0's totals
+        // already hold).
         let vals = self.load_slots(nest, &mine)?;
         let i32one = i32t.const_int(1, false);
         let before = self.shuffled(&vals, &types, skip, i32one)?;
@@ -308,6 +312,12 @@ impl<'ctx> Gen<'ctx, '_> {
         self.set_slots(&carry, &tile_in, skip)?;
         self.builder
             .build_store(carry_bad, self.fields(&head_vals[0])[0])?;
+        let started = self.entry_alloca(fr.func, self.ctx.bool_type().into())?;
+        let later_tile = self
+            .builder
+            .build_int_compare(IntPredicate::UGT, tile, zero, "")?;
+        self.builder.build_store(started, later_tile)?;
+        let carry_in = (&carry, carry_bad, started);
         let later_warp = self
             .builder
             .build_int_compare(IntPredicate::UGT, warp, zero, "")?;
@@ -315,16 +325,14 @@ impl<'ctx> Gen<'ctx, '_> {
             let w = gen.builder.build_int_sub(warp, one, "")?;
             let at = warp_cell(gen, w)?;
             let cell = gen.shared_read(shared, at, &flagged, fields + 1)?;
-            let acc = gen.load_slots(nest, &carry)?;
-            gen.combine_guarded(fr, nest, &carry, &acc, &cell[..n], carry_bad)?;
+            gen.carry_in(fr, nest, carry_in, &cell[..n])?;
             gen.or_flag(carry_bad, gen.fields(&cell[n])[0].into_int_value())
         })?;
         let later_lane = self
             .builder
             .build_int_compare(IntPredicate::UGT, lane, zero, "")?;
         self.when(fr.func, later_lane, |gen| {
-            let acc = gen.load_slots(nest, &carry)?;
-            gen.combine_guarded(fr, nest, &carry, &acc, &before, carry_bad)?;
+            gen.carry_in(fr, nest, carry_in, &before)?;
             gen.or_flag(carry_bad, before_bad)
         })?;
 
