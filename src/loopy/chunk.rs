@@ -86,7 +86,12 @@ impl ReadWalk {
                     var,
                     exp: ScalarExp::BinOp(op, a, b),
                     ..
-                } => self.offset(var.id, *op, a, b),
+                } => {
+                    self.offset(var.id, *op, a, b);
+                    if let Some(t) = self.logic(*op, a, b) {
+                        self.known.insert(var.id, t);
+                    }
+                }
                 Stmt::Read {
                     var,
                     array,
@@ -126,6 +131,19 @@ impl ReadWalk {
             Atom::Const(crate::types::Const::Bool(b)) => Some(*b),
             Atom::Var(v) => self.known.get(v).copied(),
             Atom::Const(_) => None,
+        }
+    }
+
+    /// `a || b` or `a && b` when known facts decide it (simplify-fold
+    /// writes `if c then true else e` as `or c e`).
+    fn logic(&self, op: BinOp, a: &Atom, b: &Atom) -> Option<bool> {
+        let (x, y) = (self.truth(a), self.truth(b));
+        match op {
+            BinOp::Or if x == Some(true) || y == Some(true) => Some(true),
+            BinOp::Or => Some(x? || y?),
+            BinOp::And if x == Some(false) || y == Some(false) => Some(false),
+            BinOp::And => Some(x? && y?),
+            _ => None,
         }
     }
 
