@@ -18,6 +18,7 @@
 use super::ast::{Expr, Ty, Var};
 use super::gen::{zero, Env, Gen};
 use super::ranked::ranked;
+use super::rewrites::with_scalars;
 use crate::types::ScalarType;
 use ScalarType::*;
 
@@ -52,7 +53,7 @@ impl Gen {
             self.name("i"),
             self.name("j"),
         );
-        let mut inner = with_vars(env, &[(&kv, I64), (&iv, I64), (&jv, I64)], false);
+        let mut inner = with_scalars(env, &[(&kv, I64), (&iv, I64), (&jv, I64)], false);
         let mut matrices: Vec<&Var> = env
             .iter()
             .filter(|v| v.ty.scalar_rank().is_some_and(|(u, r)| r == 2 && u != Bool) && !v.inexact)
@@ -77,7 +78,7 @@ impl Gen {
             } else {
                 format!("{iv}, {jv}")
             };
-            inner = with_vars(&inner, &[(&ev, u)], false);
+            inner = with_scalars(&inner, &[(&ev, u)], false);
             let prefix = format!(
                 "let [{nv}][{mv}] ({gv}: [{nv}][{mv}]{}) = {} in ",
                 u.name(),
@@ -181,7 +182,7 @@ impl Gen {
                 let f = g.rng.pick(&exact_forms).clone();
                 return (Expr::leaf(Ty::S(t), format!("({f})")), true);
             }
-            let inner = with_vars(env, &[(&x, t)], inexact);
+            let inner = with_scalars(env, &[(&x, t)], inexact);
             (g.scalar(&inner, t, 1), false)
         };
         let own: Vec<&Var> = env.iter().filter(|v| v.ty == ranked(t, 2)).collect();
@@ -266,7 +267,7 @@ impl Gen {
         if src.inexact {
             return None;
         }
-        let inner = with_vars(env, &[(&xv, t)], false);
+        let inner = with_scalars(env, &[(&xv, t)], false);
         let f = self.exact(&inner, t, 1);
         let divisor = match self.rng.below(3) {
             0 => self.exact(env, t, 1),
@@ -376,8 +377,8 @@ impl Gen {
         if self.rng.chance(0.7) {
             let (xs, xsize) = self.array1(env, t1, 1, None);
             let (ys, ysize) = self.array1(env, t2, 1, None);
-            let inner = with_vars(env, &[(&a, t1)], xs.inexact);
-            let inner = with_vars(&inner, &[(&b, t2)], ys.inexact);
+            let inner = with_scalars(env, &[(&a, t1)], xs.inexact);
+            let inner = with_scalars(&inner, &[(&b, t2)], ys.inexact);
             let f = self.scalar(&inner, u, 2);
             nest_inexact = f.inexact;
             e = e
@@ -393,7 +394,7 @@ impl Gen {
             (row_size, col_size) = (xsize, ysize);
         } else {
             let (r, c) = (self.rng.pick(NEST_DIMS), self.rng.pick(NEST_DIMS));
-            let inner = with_vars(env, &[(&a, I64), (&b, I64)], false);
+            let inner = with_scalars(env, &[(&a, I64), (&b, I64)], false);
             let f = self.scalar(&inner, u, 2);
             nest_inexact = f.inexact;
             e = e
@@ -406,7 +407,7 @@ impl Gen {
             cols = format!("{c}i64");
             (row_size, col_size) = (self.new_size(), self.new_size());
         }
-        let inner = with_vars(env, &[(&y, u)], nest_inexact);
+        let inner = with_scalars(env, &[(&y, u)], nest_inexact);
         let h = self.scalar(&inner, w, 2);
         let mapped = if self.rng.chance(0.5) {
             Expr::node(Ty::arr(Ty::S(w)))
@@ -434,7 +435,7 @@ impl Gen {
             }
             _ => {
                 let (col, q) = (self.name("col"), self.name("q"));
-                let inner = with_vars(env, &[(&q, w)], nest_inexact || mapped.inexact);
+                let inner = with_scalars(env, &[(&q, w)], nest_inexact || mapped.inexact);
                 let g = self.scalar(&inner, w, 1);
                 let e = e
                     .t(&format!(" in map (\\{col} -> map (\\{q} -> "))
@@ -446,19 +447,4 @@ impl Gen {
             }
         }
     }
-}
-
-/// `env` with scalars `names` of the given types (`inexact`: their values
-/// may differ between backends).
-fn with_vars(env: &Env, names: &[(&str, ScalarType)], inexact: bool) -> Env {
-    let mut inner = env.clone();
-    for (name, t) in names {
-        inner.push(Var {
-            name: name.to_string(),
-            ty: Ty::S(*t),
-            inexact,
-            size: 0,
-        });
-    }
-    inner
 }

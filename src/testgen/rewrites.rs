@@ -27,7 +27,7 @@ const MASKED: &[ScalarType] = &[I32, I64, F32, F64, U32, U64, I32, F32];
 
 /// `env` with scalars `names` of the given types (`inexact`: their values
 /// may differ between backends).
-fn with_scalars(env: &Env, names: &[(&str, ScalarType)], inexact: bool) -> Env {
+pub(super) fn with_scalars(env: &Env, names: &[(&str, ScalarType)], inexact: bool) -> Env {
     let mut inner = env.clone();
     for (name, t) in names {
         inner.push(Var {
