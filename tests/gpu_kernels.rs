@@ -611,15 +611,7 @@ entry firsts [m] (xss: [][m]i64) : [m]i64 =
 ";
     let cpu = build(source, "x86_64", dir.path());
     let emu = build(source, "nvptx-emu", dir.path());
-    let rows = |n: usize, w: usize| {
-        let row = |r: usize| {
-            let xs: Vec<String> = (0..w)
-                .map(|j| format!("{}i64", (j * 5 + r * 3) % 23))
-                .collect();
-            format!("[{}]", xs.join(","))
-        };
-        format!("[{}]", (0..n).map(row).collect::<Vec<_>>().join(","))
-    };
+    let rows = |n: usize, w: usize| int_matrix(n, w, "i64", 5);
     for (entry, input, launches) in [
         ("colsum", rows(5000, 4), 6),
         ("firsts", rows(5000, 3), 6),
@@ -860,15 +852,7 @@ entry scaled (xss: [][]i64) : [][]i64 =
 ";
     let cpu = build(source, "x86_64", dir.path());
     let emu = build(source, "nvptx-emu", dir.path());
-    let rows = |n: usize, w: usize, ty: &str| {
-        let row = |r: usize| {
-            let xs: Vec<String> = (0..w)
-                .map(|j| format!("{}{ty}", (j * 7 + r * 3) % 23))
-                .collect();
-            format!("[{}]", xs.join(","))
-        };
-        format!("[{}]", (0..n).map(row).collect::<Vec<_>>().join(","))
-    };
+    let rows = |n: usize, w: usize, ty: &str| int_matrix(n, w, ty, 7);
     for (entry, input, launches) in [
         ("spread", rows(1, 5000, "i64"), 2),
         ("spread", rows(2, 3000, "i64"), 2),
@@ -926,4 +910,16 @@ entry mixed (n: i64) : []i64 =
         .unwrap();
     let loopy = String::from_utf8_lossy(&out.stdout);
     assert_eq!(loopy.matches("host loop map").count(), 1, "{loopy}");
+}
+
+/// An `n` by `w` integer matrix literal of type `ty`: element `(r, j)` is
+/// `(j * step + r * 3) % 23`, so rows and columns differ.
+fn int_matrix(n: usize, w: usize, ty: &str, step: usize) -> String {
+    let row = |r: usize| {
+        let xs: Vec<String> = (0..w)
+            .map(|j| format!("{}{ty}", (j * step + r * 3) % 23))
+            .collect();
+        format!("[{}]", xs.join(","))
+    };
+    format!("[{}]", (0..n).map(row).collect::<Vec<_>>().join(","))
 }
