@@ -1,6 +1,7 @@
 //! Software prefetching of the streams of vectorised loops: an optimised
-//! LLVM module in, the same module with a prefetch `PREFETCH_BYTES` ahead
-//! of every cache line a vectorised loop body loads out, and of the input
+//! LLVM module in, the same module with a prefetch ahead of every cache
+//! line a vectorised loop body loads out (`PREFETCH_BYTES`, less where the
+//! body reads more than two streams: `prefetch_distance`), and of the input
 //! a histogram's loop over private bins reads (scalar, so no
 //! `vector.body`: a load indexed by the loop's counter is its stream).
 //!
@@ -51,8 +52,27 @@ use inkwell::values::{
     BasicMetadataValueEnum, BasicValue, BasicValueEnum, InstructionOpcode, InstructionValue,
 };
 
-/// How far ahead of a load its prefetch reads.
+/// How far ahead of a load its prefetch reads, in a loop that reads one or
+/// two streams.
 pub const PREFETCH_BYTES: u64 = 4096;
+
+/// How far ahead all the streams of one loop body read together: a body
+/// reading more than two streams prefetches each `PREFETCH_TOTAL_BYTES /
+/// streams` ahead (a cache line's multiple, at least `PREFETCH_MIN_BYTES`).
+/// A dot product's split loop reads four (two halves of two arrays): 4 KiB
+/// ahead of each (16 KiB in all per core) took 1.05x the time of 2 KiB on
+/// the Intel Xeon (docs/performance.md, twenty-second session), while a
+/// sum of squares' two streams read as fast at 1 KiB as at 4 KiB.
+const PREFETCH_TOTAL_BYTES: u64 = 8192;
+/// Nearer than this, a prefetch comes too late (the dot product at 1 KiB
+/// was already slower than at 1.5 or 2 KiB).
+const PREFETCH_MIN_BYTES: u64 = 1024;
+
+/// The prefetch distance of each stream of a body reading `streams`.
+fn prefetch_distance(streams: usize) -> u64 {
+    let share = PREFETCH_TOTAL_BYTES / streams.max(1) as u64 / 64 * 64;
+    share.clamp(PREFETCH_MIN_BYTES, PREFETCH_BYTES)
+}
 
 /// Adds the prefetches; see the module comment.
 pub fn prefetch_streams(context: &Context, module: &Module) -> Result<(), CodegenError> {
@@ -65,37 +85,41 @@ pub fn prefetch_streams(context: &Context, module: &Module) -> Result<(), Codege
             .to_str()
             .is_ok_and(|n| n.ends_with(PRIVATE_HIST_SUFFIX));
         for block in f.get_basic_blocks() {
-            for load in streamed_loads(block, private_hist) {
-                prefetch_ahead(context, module, &builder, load)?;
+            let (loads, streams) = streamed_loads(block, private_hist);
+            let distance = prefetch_distance(streams);
+            for load in loads {
+                prefetch_ahead(context, module, &builder, load, distance)?;
             }
         }
     }
     Ok(())
 }
 
-/// The loads of `block` that stream through memory and earn a prefetch: in a
-/// private histogram's loop every load its induction variable indexes (the loop
-/// is scalar, so the vector-body rule below never sees it); in a vectorised
-/// body the vector loads, unless the body is compute-bound or a load is a
-/// sibling of another within one cache line.
-fn streamed_loads(block: BasicBlock, private_hist: bool) -> Vec<InstructionValue> {
+/// The loads of `block` that stream through memory and earn a prefetch, and
+/// how many streams they read: in a private histogram's loop every load its
+/// induction variable indexes (the loop is scalar, so the vector-body rule
+/// below never sees it; counted as one stream); in a vectorised body the
+/// vector loads, unless the body is compute-bound or a load is a sibling of
+/// another within one cache line.
+fn streamed_loads(block: BasicBlock, private_hist: bool) -> (Vec<InstructionValue>, usize) {
     let loads = instructions(block.get_first_instruction())
         .filter(|i| i.get_opcode() == InstructionOpcode::Load);
     if private_hist && loops_to_itself(block) {
-        return loads.filter(|i| indexed_by_phi_of(i, block)).collect();
+        return (loads.filter(|i| indexed_by_phi_of(i, block)).collect(), 1);
     }
     let is_vector_body = block
         .get_name()
         .to_str()
         .is_ok_and(|n| n.starts_with("vector.body"));
     if !is_vector_body {
-        return Vec::new();
+        return (Vec::new(), 0);
     }
     let vector_loads: Vec<InstructionValue> = loads.filter(loads_vector).collect();
-    if compute_bound(block.get_first_instruction(), &vector_loads) {
-        return Vec::new();
+    let streams = stream_count(&vector_loads);
+    if compute_bound(block.get_first_instruction(), &vector_loads, streams) {
+        return (Vec::new(), 0);
     }
-    vector_loads
+    let prefetched = vector_loads
         .iter()
         .copied()
         .filter(|load| {
@@ -105,7 +129,18 @@ fn streamed_loads(block: BasicBlock, private_hist: bool) -> Vec<InstructionValue
                     sibling_offset(&address, &vector_loads).is_none_or(|c| c % 64 == 0)
                 })
         })
-        .collect()
+        .collect();
+    (prefetched, streams)
+}
+
+/// The streams `loads` read: loads at a constant offset from another's
+/// address are one stream (an unrolled loop's).
+fn stream_count(loads: &[InstructionValue]) -> usize {
+    loads
+        .iter()
+        .filter_map(|l| l.get_operand(0).and_then(|o| o.value()))
+        .filter(|a| sibling_offset(a, loads).is_none())
+        .count()
 }
 
 /// The name's end of a histogram nest's loop over private bins
@@ -177,13 +212,14 @@ fn constant_byte_offset(address: &BasicValueEnum) -> Option<i64> {
     byte_offset_from(address).map(|(_, c)| c)
 }
 
-/// Before `load`: a prefetch `PREFETCH_BYTES` past its address (read, kept
+/// Before `load`: a prefetch `distance` bytes past its address (read, kept
 /// in all cache levels, data).
 fn prefetch_ahead(
     context: &Context,
     module: &Module,
     builder: &Builder,
     load: InstructionValue,
+    distance: u64,
 ) -> Result<(), CodegenError> {
     let fail = |what: &str| CodegenError::Internal(format!("prefetch: {what}"));
     let Some(address) = load.get_operand(0).and_then(|o| o.value()) else {
@@ -194,7 +230,7 @@ fn prefetch_ahead(
         .and_then(|p| p.get_declaration(module, &[BasicTypeEnum::from(ptr)]))
         .ok_or_else(|| fail("no llvm.prefetch"))?;
     let i32t = context.i32_type();
-    let ahead = context.i64_type().const_int(PREFETCH_BYTES, false);
+    let ahead = context.i64_type().const_int(distance, false);
     builder.position_before(&load);
     // SAFETY: a plain (not `inbounds`) byte offset from a pointer is
     // defined for any offset; it is only prefetched.
@@ -226,12 +262,15 @@ fn instructions<'ctx>(
     std::iter::successors(first, |i| i.get_next_instruction())
 }
 
-/// A body whose vector loads read at least `MANY_STREAMS` streams (loads
-/// at a constant offset from another's address are one stream: an
-/// unrolled loop's) and that computes at least `OPS_PER_LOAD`
-/// floating-point operations (multiplies, adds, subtracts, divisions; a
-/// contracted pair counts as two) per vector load.
-fn compute_bound(first: Option<InstructionValue>, loads: &[InstructionValue]) -> bool {
+/// A body whose vector loads read at least `MANY_STREAMS` streams and that
+/// computes at least `OPS_PER_LOAD` floating-point operations (multiplies,
+/// adds, subtracts, divisions; a contracted pair counts as two) per vector
+/// load.
+fn compute_bound(
+    first: Option<InstructionValue>,
+    loads: &[InstructionValue],
+    streams: usize,
+) -> bool {
     const MANY_STREAMS: usize = 4;
     const OPS_PER_LOAD: usize = 3;
     let ops = instructions(first)
@@ -244,11 +283,6 @@ fn compute_bound(first: Option<InstructionValue>, loads: &[InstructionValue]) ->
                     | InstructionOpcode::FDiv
             )
         })
-        .count();
-    let streams = loads
-        .iter()
-        .filter_map(|l| l.get_operand(0).and_then(|o| o.value()))
-        .filter(|a| sibling_offset(a, loads).is_none())
         .count();
     streams >= MANY_STREAMS && ops >= OPS_PER_LOAD * loads.len()
 }
