@@ -469,6 +469,8 @@ fn the_module_has_futharks_class_named_like_it() {
         "twice",
         "entry twice (x: i32) : i32 = 2 * x\nentry inc (x: i32) : i32 = x + 1\n",
     );
+    // Named like an exception the module's code raises: no class.
+    build_python(dir.path(), "ValueError", "entry main (x: i32) : i32 = x\n");
     let script = r#"
 import numpy as np, dotprod, twice
 from dotprod import dotprod as Dotprod
@@ -479,7 +481,13 @@ with dotprod.dotprod(threads=1) as e:
     assert e.main(xs, xs + 1) == 8.0
 # An entry point keeps its name.
 assert twice.twice(4) == 8 and twice.inc(1) == 2
-print("ok")
+import ValueError as named_like_an_exception
+ctx = named_like_an_exception.Context()
+ctx.close()
+try:
+    ctx.main(1)
+except ValueError:
+    print("ok")
 "#;
     let out = ok(python(dir.path(), script), "Futhark's class");
     assert!(out.starts_with("ok"), "{out}");

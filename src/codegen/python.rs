@@ -297,6 +297,23 @@ pub fn python_module(program: &Program, api: &Api, name: &str) -> String {
     out
 }
 
+/// Whether `name` may be one of Python's capitalised builtins (its
+/// exceptions and warnings, `Ellipsis`, ...), which the module's code
+/// raises (`ValueError`, `TypeError`) and a class must not replace.
+fn capitalised_builtin(name: &str) -> bool {
+    [
+        "Error",
+        "Exception",
+        "Warning",
+        "Group",
+        "Exit",
+        "Iteration",
+    ]
+    .iter()
+    .any(|end| name.ends_with(end))
+        || ["Ellipsis", "NotImplemented", "KeyboardInterrupt"].contains(&name)
+}
+
 /// Futhark's generated module (`futhark python --library prog.fut`) is
 /// used as `prog.prog().main(xs)`: a class named like the module whose
 /// methods are the entry points. The module has it too, a `Context` that
@@ -310,6 +327,7 @@ fn futhark_class(api: &Api, name: &str, python_names: &[String], out: &mut Strin
         || module_bound_names().iter().any(|n| n == name)
         || KEYWORDS.contains(&name)
         || PYTHON_BUILTINS.contains(&name)
+        || capitalised_builtin(name)
         || name.starts_with('_');
     if taken {
         return;
