@@ -358,6 +358,95 @@ fn bad_usage_exits_2() {
     assert_eq!(out.status.code(), Some(2));
     let out = arrc().args(["build", "x.arr", "-O9"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
+    // Options that cannot go together: bad usage, before any compiling.
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("prog.arr");
+    std::fs::write(&src, "entry main (x: f32) : f32 = x * x + 1\n").unwrap();
+    for flags in [
+        &["--count-traffic", "--target", "nvptx-emu"][..],
+        &["--sanitize", "address", "--target", "nvptx"][..],
+        &["--strict-fp", "--fast-math"][..],
+    ] {
+        let out = arrc().arg("build").arg(&src).args(flags).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flags:?}: {stderr}");
+    }
+}
+
+/// `arrc test` and `arrc bench` with `--target nvptx` on a machine without
+/// a usable CUDA driver stop at once with exit code 3 and the one line an
+/// executable prints for it (LANGUAGE.md section 9), not a failure per
+/// case.
+#[test]
+fn test_and_bench_without_a_gpu_exit_3_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("prog.arr");
+    std::fs::write(
+        &src,
+        "-- ==\n-- input { [1, 2] } output { 3 }\n-- input { [4] } output { 4 }\n\
+         entry main (xs: []i32) : i32 = reduce (+) 0 xs\n",
+    )
+    .unwrap();
+    for command in ["test", "bench"] {
+        let out = arrc()
+            .args([command, "--target", "nvptx"])
+            .arg(&src)
+            .env("ARRC_CUDA_LIBRARY", dir.path().join("no-libcuda.so.1"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "arrc {command}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "arrc {command}: {stderr}");
+        assert!(
+            stderr.starts_with("Error: no CUDA driver"),
+            "arrc {command}: {stderr}"
+        );
+        assert!(
+            out.stdout.is_empty(),
+            "arrc {command}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}
+
+/// `arrc run` takes a compiled program's options, long names and
+/// `--threads` included (LANGUAGE.md section 7: it "does the same").
+#[test]
+fn run_takes_the_options_of_a_compiled_program() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("opts.arr");
+    std::fs::write(
+        &src,
+        "entry main (x: i32) : i32 = x * 2\nentry inc (x: i32) : i32 = x + 1\n",
+    )
+    .unwrap();
+    let times = dir.path().join("times");
+    for (args, want) in [
+        (&["--entry-point", "inc", "--threads", "2"][..], "21i32\n"),
+        (&["--threads=3", "-e", "inc"][..], "21i32\n"),
+        (&["--no-print-result", "--runs", "2"][..], ""),
+    ] {
+        let mut run = arrc();
+        run.arg("run").args(args).arg(&src);
+        let out = run_with_stdin(run, b"20");
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{args:?}");
+    }
+    let mut run = arrc();
+    run.arg("run")
+        .args(["--binary-output", "--write-runtime-to"])
+        .arg(&times)
+        .arg(&src);
+    let out = run_with_stdin(run, b"20");
+    let mut want = b"b\x02\x00 i32".to_vec();
+    want.extend_from_slice(&40i32.to_le_bytes());
+    want.push(b'\n');
+    assert_eq!(out.stdout, want);
+    assert_eq!(std::fs::read_to_string(&times).unwrap().lines().count(), 1);
 }
 
 /// `--time-passes` names every pass of the pass list in order, one line

@@ -453,6 +453,46 @@ print("ok")
     assert!(out.starts_with("ok"), "{out}");
 }
 
+/// Futhark's Python modules are used through a class named like the
+/// module, `prog.prog().main(...)`; arrc's module has one too (a
+/// `Context`), unless an entry point takes the name.
+#[test]
+fn the_module_has_futharks_class_named_like_it() {
+    let dir = tempfile::tempdir().unwrap();
+    build_python(
+        dir.path(),
+        "dotprod",
+        "entry main (xs: []f32) (ys: []f32) : f32 = reduce (+) 0 (map2 (*) xs ys)\n",
+    );
+    build_python(
+        dir.path(),
+        "twice",
+        "entry twice (x: i32) : i32 = 2 * x\nentry inc (x: i32) : i32 = x + 1\n",
+    );
+    // Named like an exception the module's code raises: no class.
+    build_python(dir.path(), "ValueError", "entry main (x: i32) : i32 = x\n");
+    let script = r#"
+import numpy as np, dotprod, twice
+from dotprod import dotprod as Dotprod
+d = Dotprod(interactive=False, platform_pref=None)
+xs = np.arange(3, dtype=np.float32)
+assert d.main(xs, xs) == 5.0 and isinstance(d, dotprod.Context)
+with dotprod.dotprod(threads=1) as e:
+    assert e.main(xs, xs + 1) == 8.0
+# An entry point keeps its name.
+assert twice.twice(4) == 8 and twice.inc(1) == 2
+import ValueError as named_like_an_exception
+ctx = named_like_an_exception.Context()
+ctx.close()
+try:
+    ctx.main(1)
+except ValueError:
+    print("ok")
+"#;
+    let out = ok(python(dir.path(), script), "Futhark's class");
+    assert!(out.starts_with("ok"), "{out}");
+}
+
 #[test]
 fn entry_points_named_like_the_modules_own_names_get_a_trailing_underscore() {
     let dir = tempfile::tempdir().unwrap();

@@ -293,7 +293,53 @@ pub fn python_module(program: &Program, api: &Api, name: &str) -> String {
             ),
         );
     }
+    futhark_class(api, name, &python_names, &mut out);
     out
+}
+
+/// Whether `name` may be one of Python's capitalised builtins (its
+/// exceptions and warnings, `Ellipsis`, ...), which the module's code
+/// raises (`ValueError`, `TypeError`) and a class must not replace.
+fn capitalised_builtin(name: &str) -> bool {
+    [
+        "Error",
+        "Exception",
+        "Warning",
+        "Group",
+        "Exit",
+        "Iteration",
+    ]
+    .iter()
+    .any(|end| name.ends_with(end))
+        || ["Ellipsis", "NotImplemented", "KeyboardInterrupt"].contains(&name)
+}
+
+/// Futhark's generated module (`futhark python --library prog.fut`) is
+/// used as `prog.prog().main(xs)`: a class named like the module whose
+/// methods are the entry points. The module has it too, a `Context` that
+/// accepts and ignores Futhark's keyword options (`interactive`,
+/// `platform_pref`, ...), unless an entry point, an opaque class or one
+/// of the module's own names already has the name (or it is a Python
+/// keyword or builtin, which the module's code relies on).
+fn futhark_class(api: &Api, name: &str, python_names: &[String], out: &mut String) {
+    let taken = python_names.iter().any(|n| n == name)
+        || (0..api.opaques.len()).any(|k| class_name(api, k) == name)
+        || module_bound_names().iter().any(|n| n == name)
+        || KEYWORDS.contains(&name)
+        || PYTHON_BUILTINS.contains(&name)
+        || capitalised_builtin(name)
+        || name.starts_with('_');
+    if taken {
+        return;
+    }
+    let _ = write!(
+        out,
+        "\n\nclass {name}(Context):\n    \
+         \"\"\"A context under Futhark's name for it (`{name}.{name}()`); Futhark's\n    \
+         options are accepted and ignored.\"\"\"\n\n    \
+         def __init__(self, *futhark_args, threads=0, **futhark_options):\n        \
+         Context.__init__(self, threads)\n"
+    );
 }
 
 /// Binds entry point `c` (its C name) as a `Context` method and a

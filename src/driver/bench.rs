@@ -97,6 +97,10 @@ pub fn run_benchmarks(
             return 1;
         }
     }
+    if let Some(missing) = super::test_runner::missing_gpu(options) {
+        eprintln!("{missing}");
+        return 3;
+    }
     let mut measurements = Vec::new();
     let mut failures = 0;
     for file in &files {

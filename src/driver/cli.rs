@@ -1,6 +1,7 @@
 //! The `arrc` command line: parses arguments with clap and runs the pass
 //! list (`pipeline`). Exit codes: 0 success, 1 compile error or failed
-//! test, 2 bad usage or bad input, 70 internal compiler error.
+//! test, 2 bad usage or bad input, 3 no usable GPU (`arrc test` and `bench`
+//! with `--target nvptx`), 70 internal compiler error.
 
 use super::pipeline::{self, Failure, Goal, Options, Output, Session};
 use crate::codegen::{CodegenOptions, Cpu, Sanitizer, Target};
@@ -128,8 +129,9 @@ pub struct CompileArgs {
     #[arg(long = "fast-math")]
     pub fast_math: bool,
     /// Forbid fused multiply-adds (by default a multiply feeding an add or
-    /// subtract may be contracted into one, as C compilers do).
-    #[arg(long = "strict-fp")]
+    /// subtract may be contracted into one, as C compilers do). Not with
+    /// `--fast-math`, which asks for them.
+    #[arg(long = "strict-fp", conflicts_with = "fast_math")]
     pub strict_fp: bool,
     /// x86-64 processor to compile for: `native` (this machine) or a
     /// microarchitecture level [default: native; x86-64-v2 for --library
@@ -188,20 +190,29 @@ pub enum CpuArg {
 struct RunArgs {
     program: PathBuf,
     /// Entry point to run.
-    #[arg(short = 'e', long = "entry", default_value = "main")]
+    #[arg(
+        short = 'e',
+        long = "entry-point",
+        visible_alias = "entry",
+        default_value = "main"
+    )]
     entry: String,
     /// Print the results in the binary value format.
-    #[arg(short = 'b')]
+    #[arg(short = 'b', long = "binary-output")]
     binary: bool,
     /// Print no results.
-    #[arg(short = 'n')]
+    #[arg(short = 'n', long = "no-print-result")]
     no_output: bool,
     /// Write the run time in microseconds (without input and output) to FILE.
-    #[arg(short = 't')]
+    #[arg(short = 't', long = "write-runtime-to", value_name = "FILE")]
     timing: Option<PathBuf>,
     /// Run N times after a warm-up run (`-t` then writes one line per run).
-    #[arg(short = 'r', value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(short = 'r', long = "runs", value_parser = clap::value_parser!(u32).range(1..))]
     runs: Option<u32>,
+    /// Accepted as a compiled program accepts it; the interpreter runs on
+    /// one thread.
+    #[arg(long = "threads", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    _threads: Option<u32>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -418,6 +429,18 @@ fn build(args: &BuildArgs) -> i32 {
     }
     let mut options = args.compile.options();
     options.codegen.count_traffic = args.count_traffic;
+    // Bad usage (exit 2), not a compile error: these instrument CPU code only.
+    if options.codegen.target.is_gpu() {
+        let flag = if args.count_traffic {
+            Some("--count-traffic")
+        } else {
+            args.compile.sanitize.map(|_| "--sanitize")
+        };
+        if let Some(flag) = flag {
+            eprintln!("Error: {flag} is not supported with a GPU target");
+            return 2;
+        }
+    }
     let mut session = Session::new(args.dump_after.clone());
     let out;
     let goal = match (args.dump_after.is_some(), args.emit) {

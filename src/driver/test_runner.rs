@@ -66,6 +66,12 @@ pub fn run_tests(paths: &[PathBuf], options: &Options, test: &TestOptions) -> i3
             return 1;
         }
     }
+    if test.compiled && !test.structure {
+        if let Some(missing) = missing_gpu(options) {
+            eprintln!("{missing}");
+            return 3;
+        }
+    }
     let mut export = match Export::from_env() {
         Ok(e) => e,
         Err(why) => {
@@ -99,6 +105,38 @@ pub fn run_tests(paths: &[PathBuf], options: &Options, test: &TestOptions) -> i3
     } else {
         1
     }
+}
+
+/// With `--target nvptx`, the line a GPU program prints when it finds no
+/// usable GPU or CUDA driver (LANGUAGE.md section 9: exit 3), from a
+/// trivial program built for the target: `arrc test` and `arrc bench`
+/// then stop with that one line rather than fail every case with it.
+pub(crate) fn missing_gpu(options: &Options) -> Option<String> {
+    if options.codegen.target != crate::codegen::Target::NvPtx {
+        return None;
+    }
+    let dir = tempfile::tempdir().ok()?;
+    let source = dir.path().join("gpu_probe.arr");
+    std::fs::write(&source, "entry main (x: i32) : i32 = x\n").ok()?;
+    let exe = dir.path().join("gpu_probe");
+    // A build that fails here fails again, with its message, per program.
+    pipeline::build_executable(&source, options, &exe).ok()?;
+    let mut child = Command::new(&exe)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    let _ = child.stdin.take()?.write_all(b"1");
+    let output = child.wait_with_output().ok()?;
+    (output.status.code() == Some(3)).then(|| {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        stderr
+            .lines()
+            .next()
+            .unwrap_or("Error: no usable GPU")
+            .to_string()
+    })
 }
 
 #[derive(Default)]
