@@ -19,8 +19,8 @@
 //!   inside it may still run in parallel.
 
 use super::ir::{
-    block_vars, for_each_binder, Block, Function, LoopNest, NestPlan, Origin, ParPlan, Parallelism,
-    SeqForm, Stmt,
+    block_vars, for_each_binder, Block, Function, LoopNest, LoopShape, NestPlan, Origin, ParPlan,
+    Parallelism, SeqForm, Stmt,
 };
 use super::Tuning;
 use crate::core::ir::{Atom, Type, VarId};
@@ -99,6 +99,9 @@ fn plan_block(
                 } else {
                     nest_plan(nest, types, tuning)
                 };
+                if matches!(plan.body, LoopShape::Strided) {
+                    super::select::flatten_picks(nest);
+                }
                 nest.plan = Some(Box::new(plan));
             }
             _ => {}

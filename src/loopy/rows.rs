@@ -5,12 +5,23 @@
 //! else uses that array, it becomes a view of the output's row instead: the
 //! inner loop writes there directly, and the allocation, the copy and the
 //! free go.
+//!
+//! A row that an `if` returns (`if c then g[i] else tabulate m f`) is
+//! handled per branch (`branch_rows`): where the branch's array has the
+//! output row's shape, a run-time test outside the hot path, the branch
+//! writes the row in place; otherwise it runs as it was lowered.
+
+mod branch_rows;
 
 use super::ir::{block_vars, Block, Function, SeqForm, Stmt};
+use super::rename::{fresh_above, Fresh};
 use crate::core::ir::{Atom, VarId};
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 pub fn write_rows_in_place(f: &mut Function) {
+    let mut fresh = fresh_above(f);
+    let mut shapes = HashMap::new();
+    alloc_shapes(&f.body, &mut shapes);
     let results: HashSet<VarId> = f
         .results
         .iter()
@@ -19,25 +30,50 @@ pub fn write_rows_in_place(f: &mut Function) {
             Atom::Const(_) => None,
         })
         .collect();
-    block(&mut f.body, &results);
+    let mut cx = Context {
+        results,
+        shapes,
+        fresh: &mut fresh,
+    };
+    block(&mut f.body, &mut cx);
 }
 
-fn block(stmts: &mut Block, results: &HashSet<VarId>) {
+/// What the rewrite of a block needs of the function around it.
+struct Context<'a> {
+    /// The function's results, never rewritten into views.
+    results: HashSet<VarId>,
+    /// The shape of every array an `Alloc` makes.
+    shapes: HashMap<VarId, Vec<Atom>>,
+    fresh: &'a mut Fresh,
+}
+
+fn alloc_shapes(stmts: &[Stmt], shapes: &mut HashMap<VarId, Vec<Atom>>) {
+    for stmt in stmts {
+        if let Stmt::Alloc { var, shape, .. } = stmt {
+            shapes.insert(var.id, shape.clone());
+        }
+        for inner in stmt.inner_blocks() {
+            alloc_shapes(inner, shapes);
+        }
+    }
+}
+
+fn block(stmts: &mut Block, cx: &mut Context) {
     for stmt in stmts.iter_mut() {
         match stmt {
-            Stmt::Loop(nest) => block(&mut nest.body, results),
+            Stmt::Loop(nest) => block(&mut nest.body, cx),
             Stmt::If {
                 then_block,
                 else_block,
                 ..
             } => {
-                block(then_block, results);
-                block(else_block, results);
+                block(then_block, cx);
+                block(else_block, cx);
             }
             Stmt::SeqLoop(lp) => {
-                block(&mut lp.body, results);
+                block(&mut lp.body, cx);
                 if let SeqForm::While { cond, .. } = &mut lp.form {
-                    block(cond, results);
+                    block(cond, cx);
                 }
             }
             _ => {}
@@ -45,7 +81,7 @@ fn block(stmts: &mut Block, results: &HashSet<VarId>) {
     }
     let mut k = 0;
     while k < stmts.len() {
-        if !rewrite_at(stmts, k, results) {
+        if !rewrite_at(stmts, k, &cx.results) && !branch_rows::rewrite_at(stmts, k, cx) {
             k += 1;
         }
     }
@@ -149,12 +185,14 @@ fn rewrite_at(stmts: &mut Block, k: usize, results: &HashSet<VarId>) -> bool {
 }
 
 /// Whether `stmt` uses `array` other than by reading or writing elements.
-fn escapes(stmt: &Stmt, array: VarId) -> bool {
+pub(super) fn escapes(stmt: &Stmt, array: VarId) -> bool {
     match stmt {
         Stmt::Read { index, .. } | Stmt::Write { index, .. } | Stmt::Row { index, .. } => {
             mentions(index, array)
         }
         Stmt::Let { .. } | Stmt::AssertEq { .. } | Stmt::Assert { .. } => false,
+        // Filled whole from another array: a write of every element.
+        Stmt::Copy { index, src, .. } => *src == array || mentions(index, array),
         Stmt::Loop(nest) => {
             nest.body.iter().any(|s| escapes(s, array))
                 || nest.carried().any(|c| c.init == Atom::Var(array))

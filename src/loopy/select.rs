@@ -22,6 +22,12 @@
 //! return the pair whole. Their result then depends only on how the values
 //! compare (less, equal, greater, unordered) and how the indices do (less,
 //! equal, greater), and all twelve cases are evaluated here.
+//!
+//! `flatten_picks` then makes such a nest's `if`s on the pairs selects:
+//! nested `if`s (`if b < a then .. else if a < b then .. else ..`) become
+//! their branches' comparisons, all computed, and `if`s with empty
+//! branches, which LLVM turns into selects that SLP packs into vectors as
+//! it does the `||` spelling's one select.
 
 use super::ir::{Block, LoopNest, ScalarExp, Stmt};
 use crate::core::ir::{Atom, BinOp, Type, UnOp, VarId};
@@ -114,6 +120,50 @@ pub fn strided_selection(nest: &LoopNest) -> bool {
             _ => false,
         }
     })
+}
+
+/// Makes the `if`s of a selection reduction's body and operator (one that
+/// `strided_selection` accepts) branch-free: every `if` whose branches
+/// are only lets that cannot fail (comparisons and logic on the pairs,
+/// after their own `if`s are flattened) has its branches' lets moved
+/// before it, so that it only picks between atoms.
+pub fn flatten_picks(nest: &mut LoopNest) {
+    flatten(&mut nest.body);
+    for red in &mut nest.reductions {
+        flatten(&mut red.op.body);
+    }
+}
+
+fn flatten(block: &mut Block) {
+    let mut out = Vec::with_capacity(block.len());
+    for mut stmt in std::mem::take(block) {
+        if let Stmt::If {
+            then_block,
+            else_block,
+            ..
+        } = &mut stmt
+        {
+            flatten(then_block);
+            flatten(else_block);
+            let speculable = |b: &Block| {
+                b.iter().all(|s| match s {
+                    Stmt::Let { exp, .. } => !exp.may_fail(),
+                    Stmt::If {
+                        then_block,
+                        else_block,
+                        ..
+                    } => then_block.is_empty() && else_block.is_empty(),
+                    _ => false,
+                })
+            };
+            if speculable(then_block) && speculable(else_block) {
+                out.append(then_block);
+                out.append(else_block);
+            }
+        }
+        out.push(stmt);
+    }
+    *block = out;
 }
 
 /// The cases in a fixed order (unordered values last, floats only).
