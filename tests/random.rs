@@ -73,7 +73,9 @@ fn random_programs_agree_on_the_gpu_emulator() {
 
 /// The generator is deterministic and its programs type-check, those of
 /// `--rewrites` (most statements shaped for the newest rewrites) and
-/// `--nests` (flat indices, mapped products, failing reductions) too.
+/// `--nests` (flat indices, mapped products, failing reductions) and
+/// `--idioms` (compactions by scan and scatter, scatters over `++`, pair
+/// reductions, `||` stencils) too.
 #[test]
 fn generated_programs_type_check() {
     let dir = tempfile::tempdir().unwrap();
@@ -86,10 +88,15 @@ fn generated_programs_type_check() {
         nests: true,
         ..Default::default()
     };
+    let idioms = arrc::testgen::stms::Shape {
+        idioms: true,
+        ..Default::default()
+    };
     let shapes = (1000..1100u64)
         .map(|seed| (seed, Default::default()))
         .chain((2000..2050u64).map(|seed| (seed, rewrites)))
-        .chain((3000..3050u64).map(|seed| (seed, nests)));
+        .chain((3000..3050u64).map(|seed| (seed, nests)))
+        .chain((4000..4050u64).map(|seed| (seed, idioms)));
     for (seed, shape) in shapes {
         let prog = arrc::testgen::stms::generate_with(seed, shape);
         let again = arrc::testgen::stms::generate_with(seed, shape);

@@ -82,6 +82,12 @@ pub struct RandomArgs {
     /// GPU's block tree, `fusion::reshape`).
     #[arg(long)]
     nests: bool,
+    /// Many compactions by scan and scatter, scatters over `++`, pair
+    /// reductions with tie rules and stencils with `||` borders
+    /// (`simplify-compaction`, `simplify-scatter-split`, strided pair
+    /// lanes, the chunked stencil's proof through `or`).
+    #[arg(long)]
+    idioms: bool,
     /// x86-64 processors to build for (comma-separated, as `arrc build
     /// --cpu`: `native`, `x86-64-v3`, ...).
     #[arg(long, value_delimiter = ',', default_value = "native")]
@@ -95,6 +101,7 @@ pub fn random(args: &RandomArgs) -> i32 {
         kernels: args.kernels,
         rewrites: args.rewrites,
         nests: args.nests,
+        idioms: args.idioms,
     };
     if args.print {
         let p = crate::testgen::stms::generate_with(args.seed, shape);

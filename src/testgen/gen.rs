@@ -53,6 +53,9 @@ pub struct Gen {
     /// Weight of the statements for the ninth session's passes
     /// (`Shape::nests`; 0 when off).
     pub nest_weight: u32,
+    /// Weight of the statements in the idioms of the newest rewrites
+    /// (`Shape::idioms`; 0 when off).
+    pub idiom_weight: u32,
 }
 
 /// Helper definitions a program may call; `Prog::source` keeps those used.
@@ -84,6 +87,7 @@ impl Gen {
             kernel_results: Vec::new(),
             rewrite_weight: 1,
             nest_weight: 0,
+            idiom_weight: 0,
         }
     }
 

@@ -20,6 +20,7 @@ pub mod contract;
 pub mod extras;
 pub mod gen;
 pub mod grown;
+pub mod idioms;
 pub mod kernels;
 pub mod nests;
 pub mod prelude;

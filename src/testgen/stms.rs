@@ -38,6 +38,11 @@ pub struct Shape {
     /// whose operator can fail, maps over flattened nests. Off, their
     /// weight is 0, so that other programs stay the same.
     pub nests: bool,
+    /// Many statements in the idioms of the tenth and eleventh sessions'
+    /// rewrites (`idioms.rs`): compaction by scan and scatter, scatter over
+    /// `++`, pair reductions with tie rules, stencils with `||` borders.
+    /// Off, their weight is 0, so that other programs stay the same.
+    pub idioms: bool,
 }
 
 impl Default for Shape {
@@ -48,6 +53,7 @@ impl Default for Shape {
             kernels: false,
             rewrites: false,
             nests: false,
+            idioms: false,
         }
     }
 }
@@ -70,6 +76,7 @@ pub fn generate_with(seed: u64, shape: Shape) -> Prog {
     g.kernel_weight = if shape.kernels { 12 } else { 1 };
     g.rewrite_weight = if shape.rewrites { 12 } else { 1 };
     g.nest_weight = if shape.nests { 12 } else { 0 };
+    g.idiom_weight = if shape.idioms { 12 } else { 0 };
     let long = shape.long;
     let mut params: Vec<Var> = Vec::new();
     let count = g.rng.range(1, 4);
@@ -207,6 +214,7 @@ impl Gen {
             kernels,
             rewrites,
             self.nest_weight,
+            self.idiom_weight,
         ]);
         let t = self.scalar_type();
         match k {
@@ -311,6 +319,12 @@ impl Gen {
             }
             13 => {
                 let (e, size) = self.nest_shape(env)?;
+                let st = self.single(e, size);
+                self.kernel_results.push(st.pattern.clone());
+                Some(st)
+            }
+            14 => {
+                let (e, size) = self.idiom_shape(env)?;
                 let st = self.single(e, size);
                 self.kernel_results.push(st.pattern.clone());
                 Some(st)
