@@ -219,27 +219,43 @@ fn frontier_at_scale() {
     }
 }
 
-/// The exact search (`fusion::frontier::solve`, bounded by a beam of 128
+/// The exact search (`fusion::frontier::prove`, against a beam of 128
 /// states) on the generated bodies of `recent` 8: one line per body with
-/// milliseconds, states, states per second and bytes, so that two builds
-/// can be run alternately at the same load.
+/// milliseconds (beam and search), the most states at one point, all
+/// states, states per second, bytes and the bound at the start, so that
+/// two builds can be run alternately at the same load.
 fn frontier_speed() {
     use arrc::fusion::frontier;
     for (mix, kinds, soacs) in [
         ("classic", &CLASSIC[..], 100),
         ("mixed", &MIXED[..], 30),
+        ("mixed", &MIXED[..], 100),
         ("classic", &CLASSIC[..], 1000),
+        ("mixed", &MIXED[..], 1000),
     ] {
         let g = fusion_graph(soacs, kinds, true, 8, 0x9e3779b97f4a7c15);
         let timer = Instant::now();
-        let upper = frontier::beam(&g, 128).map_or(f64::INFINITY, |b| b.cost);
+        let Some(beam) = frontier::beam(&g, 128) else {
+            println!("{mix} {soacs}: no beam");
+            continue;
+        };
         let beam_ms = timer.elapsed().as_secs_f64() * 1e3;
-        let found = frontier::solve(&g, 300_000, u64::MAX, upper);
+        let found = frontier::prove(&g, 300_000, 20_000_000, &beam.cluster);
         let ms = timer.elapsed().as_secs_f64() * 1e3;
-        let (states, cost) = found.map_or((0, f64::NAN), |f| (f.states, f.cost));
-        println!(
-            "{mix} {soacs}: {ms:.1} ms (beam {beam_ms:.1}), {states} states, {:.0} states/s, {cost} bytes",
-            states as f64 / ((ms - beam_ms) / 1e3)
-        );
+        let root = frontier::root_bound(&g).unwrap_or(f64::NAN);
+        match found {
+            Some(f) => println!(
+                "{mix} {soacs}: {ms:.1} ms (beam {beam_ms:.1}), widest {}, {} states, {:.0} states/s, {} bytes (beam {}), bound at the start {root}",
+                f.widest,
+                f.states,
+                f.states as f64 / ((ms - beam_ms) / 1e3),
+                f.cost,
+                beam.cost
+            ),
+            None => println!(
+                "{mix} {soacs}: gave up after {ms:.1} ms (beam {beam_ms:.1}, {} bytes), bound at the start {root}",
+                beam.cost
+            ),
+        }
     }
 }

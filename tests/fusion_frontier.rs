@@ -62,6 +62,32 @@ fn frontier_equals_enumerated_minimum() {
         let tight = frontier::solve(&graph, 1_000_000, u64::MAX, best.cost)
             .unwrap_or_else(|| panic!("seed {seed}: optimum pruned"));
         assert_eq!(tight.cost, best.cost, "seed {seed}: bounded by the optimum");
+        // Proving against a legal clustering ends at the optimum: the
+        // enumerated one is proven (no state can beat it), greedy's is
+        // beaten where it is not optimal, and the state-dependent part of
+        // the bound prunes no completion that beats either.
+        for (incumbent, what) in [
+            (best.cluster.clone(), "optimum"),
+            (
+                ilp::clusters(
+                    graph.graph.node_count(),
+                    &cluster::separate_conflicts(&graph, greedy::decide(&graph)).fused,
+                ),
+                "greedy",
+            ),
+        ] {
+            if !objective::legal(&graph, &incumbent) {
+                continue;
+            }
+            let proven = frontier::prove(&graph, 1_000_000, u64::MAX, &incumbent)
+                .unwrap_or_else(|| panic!("seed {seed}: no proof against {what}"));
+            assert!(
+                objective::legal(&graph, &proven.cluster),
+                "seed {seed}: {what}"
+            );
+            assert_eq!(objective::cost(&graph, &proven.cluster), proven.cost);
+            assert_eq!(proven.cost, best.cost, "seed {seed}: proven against {what}");
+        }
         let beam = frontier::beam(&graph, 2).unwrap();
         assert!(objective::legal(&graph, &beam.cluster), "seed {seed}: beam");
         assert_eq!(objective::cost(&graph, &beam.cluster), beam.cost);

@@ -51,7 +51,13 @@ fn work_is_bounded(program: &str) {
     let cells = field(&s, "lp cells");
     assert!(cells <= 100_000_000, "{cells} LP cells: {s:?}");
     assert!(field(&s, "work") <= arrc::fusion::NODE_LIMIT, "{s:?}");
-    assert!(field(&s, "nodes") > 0, "the ILP ran: {s:?}");
+    // Since `frontier::prove` and the state-dependent bound both bodies
+    // are proven by the frontier before any ILP runs (15,448 and 5,517
+    // states); the limits above still hold when the ILP does run.
+    assert!(
+        field(&s, "nodes") > 0 || field(&s, "frontier states") > 0,
+        "a solver ran: {s:?}"
+    );
     // A frontier state costs microseconds; its limits bound them.
     assert!(field(&s, "frontier states") <= 200_000, "{s:?}");
     // Work, not time: the same program reports the same work.

@@ -1,8 +1,8 @@
 //! Lower bounds on the traffic still to come, for the branch and bound
 //! inside the frontier dynamic program (`frontier.rs`): a fusion graph in,
 //! per point of program order the bytes that every completion of every
-//! partial clustering must still add (`rest`), and the writes whose
-//! charge depends on the state (`pending`), out.
+//! partial clustering must still add (`rest`), and the arrays whose
+//! further charges depend on the state (`live`), out.
 //!
 //! Both rest on pairs of statements that no legal clustering puts in one
 //! cluster (*apart*): a statement that is not a SOAC and any other, two
@@ -28,10 +28,13 @@
 //!   the splits of their statements that no two apart share a part of and
 //!   no two parts reach each other both ways (`least_joint`; disjoint
 //!   pairs, `pairs`);
-//! - an array whose producer is decided and one of whose later readers is
-//!   apart from it is written, charged at its first reader outside the
-//!   producer's cluster: while every reader decided so far shares the
-//!   producer's cluster, the write is still to come (`pending`).
+//! - from an array's first reader on, what it costs depends on the state
+//!   (`live`): a later reader apart from some frontier member of every
+//!   cluster holding the producer or a decided reader cannot share their
+//!   read, so it reads in a cluster of its own, one read per cluster
+//!   (readers pairwise apart: as many reads); and while every reader
+//!   decided so far shares the producer's cluster, the write is still to
+//!   come when a later reader cannot join that cluster.
 //!
 //! Every term counts a charge `frontier` makes at a later statement, once.
 
@@ -39,19 +42,29 @@ use super::graph::FusionGraph;
 use petgraph::graph::NodeIndex;
 use petgraph::visit::EdgeRef;
 
-/// A write still to come while the producer's cluster holds every reader
-/// decided so far (positions on the frontier after the point).
-pub struct Pending {
+/// An array between its first reader and its last, as seen from one point
+/// (positions are on the frontier after the point).
+pub struct Live {
     pub bytes: f64,
-    pub producer: usize,
-    pub readers: Vec<usize>,
+    /// The producer's position, when its write depends on the clustering.
+    pub producer: Option<usize>,
+    /// The positions of the producer and of the readers decided so far.
+    pub decided: Vec<usize>,
+    /// Per later reader: the frontier positions apart from it.
+    pub later: Vec<u128>,
+    /// Per later reader: the later readers apart from it (bits).
+    pub later_apart: Vec<u64>,
+    /// The reads `rest` already counts for it at this point.
+    pub counted: usize,
 }
 
 pub struct Bound {
     /// Per point: bytes every completion adds, whatever the state.
     pub rest: Vec<f64>,
-    /// Per point: the writes that the state may still owe.
-    pub pending: Vec<Vec<Pending>>,
+    /// Per point: the arrays whose further cost depends on the state.
+    pub live: Vec<Vec<Live>>,
+    /// Per point: the most those arrays can add to `rest`.
+    pub live_most: Vec<f64>,
 }
 
 /// Bit sets of statements.
@@ -433,7 +446,7 @@ pub fn bound(
     for (v, &bytes) in always.iter().enumerate() {
         add(0, v, bytes);
     }
-    let mut pending: Vec<Vec<Pending>> = (0..n).map(|_| Vec::new()).collect();
+    let mut live: Vec<Vec<Live>> = (0..n).map(|_| Vec::new()).collect();
     // Per array with readers: its first reader and what every completion
     // adds before it (charged below, alone or with a partner's).
     let mut firsts: Vec<Option<(usize, f64)>> = vec![None; arrays.len()];
@@ -460,6 +473,7 @@ pub fn bound(
         // Reads, at the points from reader `i - 1` (from the start for
         // `i = 0`) up to reader `i`: the readers from `i` on that are apart
         // from the producer and from every reader before `i`.
+        let mut counted = Vec::with_capacity(readers.len());
         for i in 0..readers.len() {
             let (decided, later) = readers.split_at(i);
             let free: Vec<usize> = later
@@ -470,7 +484,9 @@ pub fn bound(
                         && decided.iter().all(|&d| apart_of(d, r))
                 })
                 .collect();
-            let reads = bytes * pairwise_apart(&free, &apart) as f64;
+            let most = pairwise_apart(&free, &apart);
+            counted.push(most);
+            let reads = bytes * most as f64;
             if i == 0 {
                 first = reads;
             } else {
@@ -478,32 +494,51 @@ pub fn bound(
             }
         }
         // The write, when a reader is apart from the producer.
-        let written = producer.and_then(|p| {
-            let last_apart = *readers.iter().rev().find(|&&r| apart_of(p, r))?;
-            (!always).then_some((p, last_apart))
-        });
-        if written.is_some() {
+        let written = producer.is_some_and(|p| !always && readers.iter().any(|&r| apart_of(p, r)));
+        if written {
             first += bytes;
         }
         firsts[index] = Some((readers[0], first.max(bytes * whole as f64)));
-        let Some((p, last_apart)) = written else {
-            continue;
-        };
-        for t in readers[0]..last_apart {
+        // From the first reader to the last, the state decides the rest.
+        for t in readers[0]..*readers.last().unwrap_or(&0) {
             let position = |u: usize| active[t].iter().position(|&a| a == u);
-            let decided = readers.iter().take_while(|&&r| r <= t);
-            let (Some(producer), Some(readers)) = (
-                position(p),
-                decided
-                    .map(|&r| position(r))
-                    .collect::<Option<Vec<usize>>>(),
-            ) else {
+            let i = readers.partition_point(|&r| r <= t);
+            let (decided, later) = readers.split_at(i);
+            if later.len() > 64 {
+                continue;
+            }
+            let Some(decided) = producer
+                .iter()
+                .chain(decided)
+                .map(|&u| position(u))
+                .collect::<Option<Vec<usize>>>()
+            else {
                 continue;
             };
-            pending[t].push(Pending {
+            let apart_from = |r: usize| {
+                active[t]
+                    .iter()
+                    .enumerate()
+                    .take(128)
+                    .filter(|&(_, &u)| apart_of(u, r))
+                    .fold(0u128, |m, (k, _)| m | 1 << k)
+            };
+            live[t].push(Live {
                 bytes,
-                producer,
-                readers,
+                producer: producer.filter(|_| !always).and_then(position),
+                decided,
+                later: later.iter().map(|&r| apart_from(r)).collect(),
+                later_apart: later
+                    .iter()
+                    .map(|&r| {
+                        later
+                            .iter()
+                            .enumerate()
+                            .filter(|&(_, &q)| q != r && apart_of(q, r))
+                            .fold(0u64, |m, (k, _)| m | 1 << k)
+                    })
+                    .collect(),
+                counted: counted[i],
             });
         }
     }
@@ -530,5 +565,21 @@ pub fn bound(
         sum += d;
         rest.push(sum);
     }
-    Bound { rest, pending }
+    let live_most = live
+        .iter()
+        .map(|arrays| {
+            arrays
+                .iter()
+                .map(|a| {
+                    let reads = a.later.len().saturating_sub(a.counted);
+                    a.bytes * (reads + usize::from(a.producer.is_some())) as f64
+                })
+                .sum()
+        })
+        .collect();
+    Bound {
+        rest,
+        live,
+        live_most,
+    }
 }

@@ -155,12 +155,27 @@ pub fn decide_with(
             let (sub, warm) = group_graph(graph, group, start);
             let m = sub.graph.node_count();
             // Branch and bound: the better of greedy's clustering and a
-            // beam's is the incumbent.
+            // beam's is the incumbent, proven optimal or beaten.
             let incumbent = super::frontier::beam(&sub, FRONTIER_BEAM);
             stats.states += incumbent.as_ref().map_or(0, |e| e.states);
-            let upper = cost(&sub, &ilp::clusters(m, &warm.fused))
-                .min(incumbent.as_ref().map_or(f64::INFINITY, |e| e.cost));
-            let exact = super::frontier::solve(&sub, FRONTIER_WIDEST, FRONTIER_STATES, upper);
+            let greedy = ilp::clusters(m, &warm.fused);
+            let greedy_better = super::objective::legal(&sub, &greedy)
+                && incumbent
+                    .as_ref()
+                    .is_none_or(|beam| cost(&sub, &greedy) < beam.cost);
+            let known = if greedy_better {
+                Some(&greedy)
+            } else {
+                incumbent.as_ref().map(|beam| &beam.cluster)
+            };
+            let exact = match known {
+                Some(known) => {
+                    super::frontier::prove(&sub, FRONTIER_WIDEST, FRONTIER_STATES, known)
+                }
+                None => {
+                    super::frontier::solve(&sub, FRONTIER_WIDEST, FRONTIER_STATES, f64::INFINITY)
+                }
+            };
             stats.states += exact.as_ref().map_or(0, |e| e.states);
             if let Some(exact) = exact {
                 jobs = jobs.saturating_sub(1 + (k.saturating_sub(WINDOW)).div_ceil(STEP));
