@@ -180,6 +180,17 @@ impl<'ctx> Gen<'ctx, '_> {
                 Ok(Val::Array { elem, shape, .. }) if shape.len() == 1 => Some(elem),
                 _ => None,
             });
+        // Per-thread scratch of sizes host code knows from the pool, where
+        // each thread runs its iterations in order (`heap`).
+        let pooled = match form {
+            Form::GridStride | Form::Locked | Form::Partials | Form::Scan | Form::Single => {
+                self.pooled_scratch(fr, nest)
+            }
+            Form::Rows { .. } | Form::Columns | Form::Tiled => Vec::new(),
+        };
+        if let Some(d) = self.device.as_mut() {
+            d.pooled = pooled.clone();
+        }
         let main = self.kernel(&name, &params, atomic_bins, |gen, kfr, kp| match form {
             Form::GridStride if private => gen.private_hist_body(kfr, nest, kp),
             Form::GridStride => gen.grid_stride_body(kfr, nest, kp),
@@ -199,7 +210,12 @@ impl<'ctx> Gen<'ctx, '_> {
             Form::Single => gen.single_body(kfr, nest, kp),
         })?;
         let one_thread = matches!(form, Form::Single | Form::Columns);
-        self.reserve_heap(fr, nest, (!one_thread).then_some(main), width)?;
+        if !pooled.is_empty() {
+            self.reserve_pooled(fr, main, &pooled)?;
+        }
+        // The rest: scratch of the forms the per-nest scratch does not
+        // serve, and arrays whose size the iteration checks.
+        self.reserve_heap(fr, nest, (!one_thread).then_some(main), width, &pooled)?;
         let mut partials = None;
         // Where the final carried values are (device address).
         let mut finals_at = out;

@@ -213,6 +213,12 @@ void arr_gpu_sync(void);
  * allocation fails reports it (ARR_GPU_ERR_HEAP). The emulator enforces
  * the same limit on its scratch arrays. */
 void arr_gpu_reserve_heap(int64_t bytes);
+/* Per-nest scratch from the pool: every later launch of `kernel` (until
+ * the next call) gets a device buffer of `per_thread` bytes for each of
+ * its threads (grid times block) in its fourth parameter (after width,
+ * out and partials), taken from the pool before the launch and returned
+ * after it; the kernel cuts it by its global thread id. 0: none (null). */
+void arr_gpu_scratch(int kernel, int64_t per_thread);
 /* The device heap's size in bytes. */
 extern int64_t arr_gpu_heap_bytes;
 
