@@ -418,9 +418,32 @@ impl<'ctx> Gen<'ctx, '_> {
                     self.const_i64(0),
                     "",
                 )?;
+                // A partial per thread (no tree): only those of threads
+                // that folded something, ceil(width / c) for slices of c =
+                // ceil(width / threads); the others hold the neutral
+                // element, which the operator must not meet beside another
+                // value (the interpreter applies it to the neutral element
+                // only with the first element). A tree's blocks all fold.
+                let counted = if tree {
+                    threads
+                } else {
+                    let chunk = self.ceil_div(width, threads)?;
+                    // At least 1: no division by zero without iterations.
+                    let small = self.builder.build_int_compare(
+                        IntPredicate::SLT,
+                        chunk,
+                        self.const_i64(1),
+                        "",
+                    )?;
+                    let chunk = self
+                        .builder
+                        .build_select(small, self.const_i64(1), chunk, "")?
+                        .into_int_value();
+                    self.ceil_div(width, chunk)?
+                };
                 let levels = self
                     .builder
-                    .build_select(none, self.const_i64(1), threads, "")?
+                    .build_select(none, self.const_i64(1), counted, "")?
                     .into_int_value();
                 let (result, other) =
                     self.combine_levels(combine, levels, p, fields, &params, &values, fr)?;

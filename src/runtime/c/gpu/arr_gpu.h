@@ -179,8 +179,8 @@ void arr_gpu_launch_shared(int kernel, int64_t work, int64_t per_thread, void **
  * memory a block plus `per_thread` a thread (its staged input tiles): its
  * threads take tiles of `block * per` consecutive items, per = ceil(work /
  * threads) between 1 and `items`; the number of tiles, and of threads'
- * chunks (tiles * block; 1 with no tiles, the chunk that holds the
- * reductions' neutral elements). */
+ * chunks that hold items (ceil(work / per); 1 with no work, the chunk that
+ * holds the reductions' neutral elements). */
 int64_t arr_gpu_lookback_tiles(int kernel, int64_t work, int64_t shared, int64_t per_thread,
                                int64_t items);
 int64_t arr_gpu_lookback_chunks(int kernel, int64_t work, int64_t shared, int64_t per_thread,

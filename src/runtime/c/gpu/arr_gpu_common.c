@@ -332,10 +332,11 @@ int64_t arr_gpu_lookback_tiles(int kernel, int64_t work, int64_t shared, int64_t
 int64_t arr_gpu_lookback_chunks(int kernel, int64_t work, int64_t shared, int64_t per_thread,
                                 int64_t items) {
     int64_t per;
-    arr_gpu_config c = arr_gpu_lookback_plan(kernel, work, shared, per_thread, items, &per);
-    int64_t tiles = arr_gpu_lookback_tiles(kernel, work, shared, per_thread, items);
-    /* No work: one chunk still holds the reductions' neutral elements. */
-    return tiles < 1 ? 1 : tiles * c.block.x;
+    (void)arr_gpu_lookback_plan(kernel, work, shared, per_thread, items, &per);
+    /* The chunks of threads that fold something (chunk k starts at k *
+     * per); no work: one chunk still holds the reductions' neutral
+     * elements. */
+    return work < 1 ? 1 : (work + per - 1) / per;
 }
 
 void arr_gpu_launch_shared_block(int kernel, int64_t work, int64_t shared, int64_t per_thread,
