@@ -923,3 +923,26 @@ fn int_matrix(n: usize, w: usize, ty: &str, step: usize) -> String {
     };
     format!("[{}]", (0..n).map(row).collect::<Vec<_>>().join(","))
 }
+
+/// Per-thread scratch of sizes host code knows comes from the pool, one
+/// buffer per launch (docs/gpu.md, "Memory"), so a nest whose scratch
+/// needs more than the device heap runs after a kernel that allocated
+/// from the heap (seed 13100960, unfused at -O0: "out of GPU heap memory"
+/// when the heap could no longer be raised).
+#[test]
+fn known_scratch_comes_from_the_pool() {
+    for shrink in ["0", "1"] {
+        let out = arrc()
+            .current_dir(root())
+            .env("ARRC_GPU_SHRINK", shrink)
+            .args(["test", "-O0", "--fusion", "none", "--strict-fp"])
+            .args(["--target", "nvptx-emu", "--threads", "1,3"])
+            .arg("tests/programs/heap_raise_after_first_alloc.arr")
+            .output()
+            .expect("arrc test");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{text}");
+        assert!(text.contains(" passed, 0 failed"), "{text}");
+    }
+}

@@ -57,6 +57,7 @@ pub(crate) enum RuntimeFn {
     GpuSync,
     /// `void arr_gpu_reserve_heap(int64_t bytes)`
     GpuReserveHeap,
+    GpuScratch,
     /// `int64_t arr_gpu_lookback_tiles(int kernel, int64_t work, int64_t shared, int64_t per_thread, int64_t items)`
     GpuLookbackTiles,
     /// `int64_t arr_gpu_lookback_chunks(int kernel, int64_t work, int64_t shared, int64_t per_thread, int64_t items)`
@@ -116,6 +117,7 @@ impl RuntimeFn {
             RuntimeFn::GpuLaunchOne => "arr_gpu_launch_one",
             RuntimeFn::GpuSync => "arr_gpu_sync",
             RuntimeFn::GpuReserveHeap => "arr_gpu_reserve_heap",
+            RuntimeFn::GpuScratch => "arr_gpu_scratch",
             RuntimeFn::GpuLookbackTiles => "arr_gpu_lookback_tiles",
             RuntimeFn::GpuLookbackChunks => "arr_gpu_lookback_chunks",
             RuntimeFn::GpuLaunchSharedBlock => "arr_gpu_launch_shared_block",
@@ -154,6 +156,7 @@ impl RuntimeFn {
             RuntimeFn::GpuLaunchOne => (None, &[I32, Ptr]),
             RuntimeFn::GpuSync => (None, &[]),
             RuntimeFn::GpuReserveHeap => (None, &[I64]),
+            RuntimeFn::GpuScratch => (None, &[I32, I64]),
             RuntimeFn::GpuLookbackTiles => (Some(I64), &[I32, I64, I64, I64, I64]),
             RuntimeFn::GpuLookbackChunks => (Some(I64), &[I32, I64, I64, I64, I64]),
             RuntimeFn::GpuLaunchSharedBlock => (None, &[I32, I64, I64, I64, Ptr]),

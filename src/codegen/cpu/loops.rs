@@ -204,7 +204,8 @@ impl<'ctx> Gen<'ctx, '_> {
     /// Allocates a buffer for each `MemSpace::Thread` allocation of `body`
     /// (not of the nests inside it) in the loop function's entry: on the
     /// stack when its size is a constant of at most `STACK_SCRATCH` bytes,
-    /// else on the heap (returned, to free at the function's end).
+    /// else on the heap (returned, to free at the function's end); those
+    /// `thread_buffers` already holds keep their place.
     pub(crate) fn thread_buffers_for(
         &mut self,
         fr: &Frame<'ctx>,
@@ -214,6 +215,10 @@ impl<'ctx> Gen<'ctx, '_> {
         thread_allocs(body, &mut allocs);
         let mut heap = Vec::new();
         for (var, shape) in allocs {
+            // Already placed (the GPU's per-nest scratch).
+            if self.thread_buffers.contains_key(&var.id) {
+                continue;
+            }
             let dims = shape
                 .iter()
                 .map(|d| self.int(fr, d))

@@ -5,7 +5,8 @@
 //!
 //! A kernel's parameters after `err` and `seq` are its width, the device
 //! buffer its carried values' final values go to (one 8-byte cell a
-//! field), the buffer of per-thread partial results, the nest's free
+//! field), the buffer of per-thread partial results, the per-nest
+//! scratch buffer (set by the runtime at launch, `heap`), the nest's free
 //! variables and the carried values' initial values.
 
 use super::device::nounwind;
@@ -32,7 +33,8 @@ pub(super) enum Grid {
 /// host code and types at the kernel ABI (`bool` as `i8`).
 pub(super) struct Params<'ctx> {
     pub(super) free: Vec<(VarId, Val<'ctx>)>,
-    /// Field values: width, out, partials, free variables, initial values.
+    /// Field values: width, out, partials, scratch, free variables,
+    /// initial values.
     pub(super) values: Vec<BasicValueEnum<'ctx>>,
     pub(super) types: Vec<BasicTypeEnum<'ctx>>,
     /// Carried values' types, in `LoopNest::carried` order.
@@ -42,7 +44,10 @@ pub(super) struct Params<'ctx> {
 pub(super) const WIDTH: usize = 0;
 pub(super) const OUT: usize = 1;
 pub(super) const PARTIALS: usize = 2;
-const FIXED: usize = 3;
+/// Per-nest scratch from the pool (`arr_gpu_scratch`): the runtime sets it
+/// at each launch of the kernel that has it.
+pub(super) const SCRATCH: usize = 3;
+const FIXED: usize = 4;
 
 impl<'ctx> Gen<'ctx, '_> {
     /// Launches kernel `kernel` over `width` items (or one thread).
@@ -178,8 +183,12 @@ impl<'ctx> Gen<'ctx, '_> {
             .map(|v| Ok((v, self.val(fr, &Atom::Var(v))?)))
             .collect::<Res<_>>()?;
         let null = self.ptr().const_null();
-        let mut values: Vec<BasicValueEnum<'ctx>> =
-            vec![self.int(fr, &nest.width)?.into(), null.into(), null.into()];
+        let mut values: Vec<BasicValueEnum<'ctx>> = vec![
+            self.int(fr, &nest.width)?.into(),
+            null.into(),
+            null.into(),
+            null.into(),
+        ];
         for (_, val) in &free {
             values.extend(self.fields(val));
         }
@@ -300,7 +309,23 @@ impl<'ctx> Gen<'ctx, '_> {
             atomic_bins,
             ..Mode::default()
         };
-        self.with_mode(mode, |gen| body(gen, &mut frame, &values))?;
+        // The kernel's own scratch arrays only: those of the per-nest
+        // scratch when host code planned them for this kernel.
+        let pooled = self
+            .device
+            .as_mut()
+            .map(|d| std::mem::take(&mut d.pooled))
+            .unwrap_or_default();
+        let saved = std::mem::take(&mut self.thread_buffers);
+        let result = self.with_mode(mode, |gen| {
+            if !pooled.is_empty() {
+                let scratch = values[SCRATCH].into_pointer_value();
+                gen.pooled_buffers(&frame, &pooled, scratch)?;
+            }
+            body(gen, &mut frame, &values)
+        });
+        self.thread_buffers = saved;
+        result?;
         self.builder.build_return(None)?;
         self.mark_kernel(func, name, &all[2..])?;
         Ok(func)

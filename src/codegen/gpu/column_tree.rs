@@ -547,7 +547,7 @@ impl<'ctx> Gen<'ctx, '_> {
                 .try_fold(gen.const_i64(0), |m, x| gen.max(m, *x))?;
             let mut values = values.to_vec();
             values[PARTIALS] = gen.builder.build_int_to_ptr(p, gen.ptr(), "")?.into();
-            gen.reserve_heap(fr, nest, Some(fold), chunks)?;
+            gen.reserve_heap(fr, nest, Some(fold), chunks, &[])?;
             gen.launch(fold, Grid::Work, chunks, &params.types, &values, fr)?;
             // The combining levels: stride 1, F, F^2, ... below `C`.
             let i64t = gen.i64();

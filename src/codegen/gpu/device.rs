@@ -46,6 +46,9 @@ pub(crate) struct Device<'ctx> {
     /// The row group whose reductions the kernel's statements meet
     /// (`group`).
     pub(crate) rows: Option<super::group::RowGroup<'ctx>>,
+    /// The per-thread scratch arrays the next kernel takes from its
+    /// per-nest scratch buffer (`heap`), not from the device heap.
+    pub(crate) pooled: Vec<super::heap::Pooled>,
 }
 
 /// What code inside a kernel needs of its kernel.
@@ -83,6 +86,7 @@ impl<'ctx> Device<'ctx> {
             locks: None,
             staged: Vec::new(),
             rows: None,
+            pooled: Vec::new(),
         }
     }
 }

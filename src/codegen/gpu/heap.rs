@@ -1,19 +1,43 @@
-//! The device heap that kernels' scratch arrays come from (`malloc` in a
-//! thread; 8 MiB unless raised). Before a nest's kernels launch, host code
-//! raises it to the plan's bound when that is known: every array an
-//! iteration allocates, at its size in host code's values (constants and
-//! the nest's free variables), once per thread of the launch, plus a
-//! quarter for the allocator. An iteration frees what it allocates, so a
-//! thread holds at most one of each at a time. A size only the iteration
-//! knows leaves the heap as it is; a scratch array the heap cannot hold is
-//! then a run-time error (`ARR_GPU_ERR_HEAP`), never a crash.
+//! Where kernels' per-thread scratch arrays (`alloc thread`) live.
+//!
+//! An iteration frees what it allocates, so a thread holds at most one of
+//! each at a time, and one buffer a thread serves every iteration. Small
+//! constant sizes go on the thread's stack (`stack_scratch`). Sizes host
+//! code knows (constants and the nest's free variables) come from the
+//! **per-nest scratch**: in the kernel forms whose threads each run their
+//! iterations in order (grid-stride maps, histograms, reductions, scans,
+//! one thread), host code asks the runtime (`arr_gpu_scratch`) to take one
+//! device buffer of that many bytes a thread from the memory pool at each
+//! launch of the nest's kernel and return it after; the kernel cuts it into
+//! slices by its global thread id (`pooled_buffers`). The rest come from
+//! the device heap (`malloc` in a thread; 8 MiB unless raised): before the
+//! nest's kernels launch, host code raises it to the plan's bound when that
+//! is known (the forms the per-nest scratch does not serve: row groups,
+//! columns, tiles), once per thread plus a quarter for the allocator. A
+//! size only the iteration knows leaves the heap as it is; a scratch array
+//! the heap cannot hold is then a run-time error (`ARR_GPU_ERR_HEAP`),
+//! never a crash.
 
 use crate::codegen::emit::{Frame, Gen, Res, Val};
 use crate::codegen::runtime::RuntimeFn;
 use crate::codegen::CodegenError;
-use crate::core::ir::Atom;
+use crate::core::ir::{Atom, VarId};
 use crate::loopy::ir::{Block, LoopNest, MemSpace, SeqForm, Stmt};
-use inkwell::values::IntValue;
+use inkwell::values::{IntValue, PointerValue};
+use std::collections::HashSet;
+
+/// A per-thread scratch array of the per-nest scratch: its variable, its
+/// element's bytes and its shape (constants and the nest's free
+/// variables, so host code and the kernel compute the same size).
+#[derive(Clone, Debug)]
+pub(crate) struct Pooled {
+    var: VarId,
+    elem_bytes: u64,
+    shape: Vec<Atom>,
+}
+
+/// Each slice of the per-nest scratch starts at a multiple of this.
+const SLICE_ALIGN: i64 = 16;
 
 /// Per-allocation bytes the device allocator may add.
 const OVERHEAD: i64 = 16;
@@ -25,17 +49,20 @@ const STACK_SCRATCH: u64 = 4096;
 impl<'ctx> Gen<'ctx, '_> {
     /// Host side: raises the device heap for the threads of kernel
     /// `kernel` over `width` iterations (one thread: `None`) running
-    /// `nest`'s iterations, when the bound is known.
+    /// `nest`'s iterations, when the bound is known; the arrays of
+    /// `pooled` are not on the heap.
     pub(super) fn reserve_heap(
         &mut self,
         fr: &Frame<'ctx>,
         nest: &LoopNest,
         kernel: Option<usize>,
         width: IntValue<'ctx>,
+        pooled: &[Pooled],
     ) -> Res<()> {
         let mut per_thread = Some(self.const_i64(0));
         let mut any = false;
-        self.scratch_bytes(fr, &nest.body, &mut per_thread, &mut any)?;
+        let pooled: HashSet<VarId> = pooled.iter().map(|p| p.var).collect();
+        self.scratch_bytes(fr, &nest.body, &pooled, &mut per_thread, &mut any)?;
         let (Some(bytes), true) = (per_thread, any) else {
             return Ok(());
         };
@@ -63,11 +90,13 @@ impl<'ctx> Gen<'ctx, '_> {
         &self,
         fr: &Frame<'ctx>,
         block: &Block,
+        pooled: &HashSet<VarId>,
         sum: &mut Option<IntValue<'ctx>>,
         any: &mut bool,
     ) -> Res<()> {
         for stmt in block {
             match stmt {
+                Stmt::Alloc { var, .. } if pooled.contains(&var.id) => {}
                 Stmt::Alloc { var, shape, .. } => {
                     *any = true;
                     let mut bytes = Some(self.const_i64(var.ty.elem().bytes() as i64));
@@ -92,18 +121,149 @@ impl<'ctx> Gen<'ctx, '_> {
                     else_block,
                     ..
                 } => {
-                    self.scratch_bytes(fr, then_block, sum, any)?;
-                    self.scratch_bytes(fr, else_block, sum, any)?;
+                    self.scratch_bytes(fr, then_block, pooled, sum, any)?;
+                    self.scratch_bytes(fr, else_block, pooled, sum, any)?;
                 }
                 Stmt::SeqLoop(lp) => {
                     if let SeqForm::While { cond, .. } = &lp.form {
-                        self.scratch_bytes(fr, cond, sum, any)?;
+                        self.scratch_bytes(fr, cond, pooled, sum, any)?;
                     }
-                    self.scratch_bytes(fr, &lp.body, sum, any)?;
+                    self.scratch_bytes(fr, &lp.body, pooled, sum, any)?;
                 }
-                Stmt::Loop(inner) => self.scratch_bytes(fr, &inner.body, sum, any)?,
+                Stmt::Loop(inner) => self.scratch_bytes(fr, &inner.body, pooled, sum, any)?,
                 _ => {}
             }
+        }
+        Ok(())
+    }
+
+    /// The per-thread scratch arrays of `nest` (at any depth of its body)
+    /// whose sizes host code knows and that do not go on the stack.
+    pub(super) fn pooled_scratch(&self, fr: &Frame<'ctx>, nest: &LoopNest) -> Vec<Pooled> {
+        let free: HashSet<VarId> = nest.free_vars().into_iter().collect();
+        let mut out = Vec::new();
+        self.collect_pooled(fr, &nest.body, &free, &mut out);
+        out
+    }
+
+    fn collect_pooled(
+        &self,
+        fr: &Frame<'ctx>,
+        block: &Block,
+        free: &HashSet<VarId>,
+        out: &mut Vec<Pooled>,
+    ) {
+        for stmt in block {
+            match stmt {
+                Stmt::Alloc {
+                    var,
+                    shape,
+                    space: MemSpace::Thread,
+                } => {
+                    let known = shape.iter().all(|d| match d {
+                        Atom::Var(v) => free.contains(v) && self.host_size(fr, d).is_some(),
+                        _ => self.host_size(fr, d).is_some(),
+                    });
+                    let elem_bytes = var.ty.elem().bytes() as u64;
+                    let constant = shape.iter().try_fold(elem_bytes, |b, d| {
+                        let n = self.host_size(fr, d)?.get_zero_extended_constant()?;
+                        b.checked_mul(n)
+                    });
+                    let on_stack = constant.is_some_and(|n| n <= STACK_SCRATCH);
+                    if known && !on_stack {
+                        out.push(Pooled {
+                            var: var.id,
+                            elem_bytes,
+                            shape: shape.clone(),
+                        });
+                    }
+                }
+                Stmt::If {
+                    then_block,
+                    else_block,
+                    ..
+                } => {
+                    self.collect_pooled(fr, then_block, free, out);
+                    self.collect_pooled(fr, else_block, free, out);
+                }
+                Stmt::SeqLoop(lp) => {
+                    if let SeqForm::While { cond, .. } = &lp.form {
+                        self.collect_pooled(fr, cond, free, out);
+                    }
+                    self.collect_pooled(fr, &lp.body, free, out);
+                }
+                Stmt::Loop(inner) => self.collect_pooled(fr, &inner.body, free, out),
+                _ => {}
+            }
+        }
+    }
+
+    /// The offset of each array of `pooled` in a thread's slice, and the
+    /// slice's bytes: each array's bytes (0 for a negative size, which its
+    /// check reports before any use) rounded up to `SLICE_ALIGN`. The same
+    /// code in host code and in the kernel, over the same values.
+    fn pooled_layout(
+        &self,
+        fr: &Frame<'ctx>,
+        pooled: &[Pooled],
+    ) -> Res<(Vec<IntValue<'ctx>>, IntValue<'ctx>)> {
+        let mut at = self.const_i64(0);
+        let mut offsets = Vec::new();
+        for p in pooled {
+            let dims = p
+                .shape
+                .iter()
+                .map(|d| self.int(fr, d))
+                .collect::<Res<Vec<_>>>()?;
+            let count = self.max0(self.product(&dims)?)?;
+            let bytes =
+                self.builder
+                    .build_int_mul(count, self.const_i64(p.elem_bytes as i64), "")?;
+            let bytes = self
+                .builder
+                .build_int_add(bytes, self.const_i64(SLICE_ALIGN - 1), "")?;
+            let bytes = self
+                .builder
+                .build_and(bytes, self.const_i64(-SLICE_ALIGN), "")?;
+            offsets.push(at);
+            at = self.builder.build_int_add(at, bytes, "")?;
+        }
+        Ok((offsets, at))
+    }
+
+    /// Host side: every later launch of kernel `kernel` takes a per-nest
+    /// scratch buffer of `pooled`'s bytes a thread from the pool.
+    pub(super) fn reserve_pooled(
+        &mut self,
+        fr: &Frame<'ctx>,
+        kernel: usize,
+        pooled: &[Pooled],
+    ) -> Res<()> {
+        let (_, per_thread) = self.pooled_layout(fr, pooled)?;
+        let f = self.runtime(RuntimeFn::GpuScratch);
+        let k = self.ctx.i32_type().const_int(kernel as u64, false);
+        self.builder
+            .build_call(f, &[k.into(), per_thread.into()], "")?;
+        Ok(())
+    }
+
+    /// Kernel side: each array of `pooled` at its place in the thread's
+    /// slice of the per-nest scratch `scratch` (`thread_buffers`).
+    pub(super) fn pooled_buffers(
+        &mut self,
+        fr: &Frame<'ctx>,
+        pooled: &[Pooled],
+        scratch: PointerValue<'ctx>,
+    ) -> Res<()> {
+        let (offsets, per_thread) = self.pooled_layout(fr, pooled)?;
+        let (gid, _) = self.thread_range()?;
+        let base = self.builder.build_int_mul(gid, per_thread, "")?;
+        let i8t = self.ctx.i8_type();
+        for (p, offset) in pooled.iter().zip(offsets) {
+            let at = self.builder.build_int_add(base, offset, "")?;
+            // Safety: the runtime sized the buffer for every thread's slice.
+            let ptr = unsafe { self.builder.build_in_bounds_gep(i8t, scratch, &[at], "")? };
+            self.thread_buffers.insert(p.var, ptr);
         }
         Ok(())
     }

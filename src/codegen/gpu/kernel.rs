@@ -180,6 +180,17 @@ impl<'ctx> Gen<'ctx, '_> {
                 Ok(Val::Array { elem, shape, .. }) if shape.len() == 1 => Some(elem),
                 _ => None,
             });
+        // Per-thread scratch of sizes host code knows from the pool, where
+        // each thread runs its iterations in order (`heap`).
+        let pooled = match form {
+            Form::GridStride | Form::Locked | Form::Partials | Form::Scan | Form::Single => {
+                self.pooled_scratch(fr, nest)
+            }
+            Form::Rows { .. } | Form::Columns | Form::Tiled => Vec::new(),
+        };
+        if let Some(d) = self.device.as_mut() {
+            d.pooled = pooled.clone();
+        }
         let main = self.kernel(&name, &params, atomic_bins, |gen, kfr, kp| match form {
             Form::GridStride if private => gen.private_hist_body(kfr, nest, kp),
             Form::GridStride => gen.grid_stride_body(kfr, nest, kp),
@@ -199,7 +210,12 @@ impl<'ctx> Gen<'ctx, '_> {
             Form::Single => gen.single_body(kfr, nest, kp),
         })?;
         let one_thread = matches!(form, Form::Single | Form::Columns);
-        self.reserve_heap(fr, nest, (!one_thread).then_some(main), width)?;
+        if !pooled.is_empty() {
+            self.reserve_pooled(fr, main, &pooled)?;
+        }
+        // The rest: scratch of the forms the per-nest scratch does not
+        // serve, and arrays whose size the iteration checks.
+        self.reserve_heap(fr, nest, (!one_thread).then_some(main), width, &pooled)?;
         let mut partials = None;
         // Where the final carried values are (device address).
         let mut finals_at = out;
@@ -402,9 +418,32 @@ impl<'ctx> Gen<'ctx, '_> {
                     self.const_i64(0),
                     "",
                 )?;
+                // A partial per thread (no tree): only those of threads
+                // that folded something, ceil(width / c) for slices of c =
+                // ceil(width / threads); the others hold the neutral
+                // element, which the operator must not meet beside another
+                // value (the interpreter applies it to the neutral element
+                // only with the first element). A tree's blocks all fold.
+                let counted = if tree {
+                    threads
+                } else {
+                    let chunk = self.ceil_div(width, threads)?;
+                    // At least 1: no division by zero without iterations.
+                    let small = self.builder.build_int_compare(
+                        IntPredicate::SLT,
+                        chunk,
+                        self.const_i64(1),
+                        "",
+                    )?;
+                    let chunk = self
+                        .builder
+                        .build_select(small, self.const_i64(1), chunk, "")?
+                        .into_int_value();
+                    self.ceil_div(width, chunk)?
+                };
                 let levels = self
                     .builder
-                    .build_select(none, self.const_i64(1), threads, "")?
+                    .build_select(none, self.const_i64(1), counted, "")?
                     .into_int_value();
                 let (result, other) =
                     self.combine_levels(combine, levels, p, fields, &params, &values, fr)?;

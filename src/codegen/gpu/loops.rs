@@ -102,8 +102,9 @@ impl<'ctx> Gen<'ctx, '_> {
         let (gid, threads) = self.thread_range()?;
         // Per-thread scratch (`alloc thread`) once per thread, not per
         // iteration: small constant sizes on the stack (registers once
-        // unrolled), the others from the device heap.
-        let saved = std::mem::take(&mut self.thread_buffers);
+        // unrolled), sizes host code knows in the per-nest scratch (placed
+        // already, `heap`), the others from the device heap.
+        let saved = self.thread_buffers.clone();
         let heap = self.thread_buffers_for(fr, &nest.body)?;
         self.stack_scratch(fr, &nest.body)?;
         self.kernel_loop(fr, gid, width, threads, &mut |gen, fr, i| {

@@ -80,6 +80,11 @@ struct TileAt<'ctx> {
     incls0: IntValue<'ctx>,
     partials: PointerValue<'ctx>,
     out: PointerValue<'ctx>,
+    /// The tile's first iteration, the items a thread takes and the
+    /// width: which warps folded nothing.
+    start: IntValue<'ctx>,
+    per: IntValue<'ctx>,
+    width: IntValue<'ctx>,
 }
 
 impl<'ctx> Gen<'ctx, '_> {
@@ -207,6 +212,12 @@ impl<'ctx> Gen<'ctx, '_> {
         let lo = self.min(lo, width)?;
         let hi = self.builder.build_int_add(lo, per, "")?;
         let hi = self.min(hi, width)?;
+        // Threads past the width fold nothing: their totals are the
+        // neutral element, which no combination may meet (the interpreter
+        // applies the operator to it only with the first element).
+        let has_items = self
+            .builder
+            .build_int_compare(IntPredicate::SLT, lo, hi, "")?;
         // The tile's inputs, read once (coalesced) for both passes.
         if !staged.is_empty() {
             self.stage_tile(fr, nest, &staged, &regions, start, tile_len, width)?;
@@ -256,8 +267,22 @@ impl<'ctx> Gen<'ctx, '_> {
         let far = self
             .builder
             .build_int_compare(IntPredicate::UGE, lane, off64, "")?;
-        self.when(fr.func, far, |gen| {
-            gen.combine_guarded(fr, nest, &mine, &other, &vals, bad)?;
+        // This lane's value covers threads (tid - off, tid]: none folded
+        // anything when the first did not; then it takes the left value.
+        let right_first = self.builder.build_int_sub(tid, off64, "")?;
+        let right_first = self.builder.build_int_add(right_first, one, "")?;
+        let right_lo = self.builder.build_int_mul(right_first, per, "")?;
+        let right_lo = self.builder.build_int_add(start, right_lo, "")?;
+        let right_has = self
+            .builder
+            .build_int_compare(IntPredicate::SLT, right_lo, width, "")?;
+        let right_none = self.builder.build_not(right_has, "")?;
+        let func = fr.func;
+        self.when(func, far, |gen| {
+            gen.when(func, right_has, |gen| {
+                gen.combine_guarded(fr, nest, &mine, &other, &vals, bad)
+            })?;
+            gen.when(func, right_none, |gen| gen.set_slots(&mine, &other, skip))?;
             gen.or_flag(bad, other_bad)
         })?;
         let twice = self.builder.build_int_add(off, off, "")?;
@@ -290,6 +315,9 @@ impl<'ctx> Gen<'ctx, '_> {
                 incls0,
                 partials,
                 out,
+                start,
+                per,
+                width,
             };
             gen.tile_prefix(fr, nest, &flagged, &init_vals, &at, &warp_cell)
         })?;
@@ -318,9 +346,11 @@ impl<'ctx> Gen<'ctx, '_> {
             .build_int_compare(IntPredicate::UGT, tile, zero, "")?;
         self.builder.build_store(started, later_tile)?;
         let carry_in = (&carry, carry_bad, started);
+        // A thread that folded nothing runs no body: no carry-in.
         let later_warp = self
             .builder
             .build_int_compare(IntPredicate::UGT, warp, zero, "")?;
+        let later_warp = self.builder.build_and(later_warp, has_items, "")?;
         self.when(fr.func, later_warp, |gen| {
             let w = gen.builder.build_int_sub(warp, one, "")?;
             let at = warp_cell(gen, w)?;
@@ -331,6 +361,7 @@ impl<'ctx> Gen<'ctx, '_> {
         let later_lane = self
             .builder
             .build_int_compare(IntPredicate::UGT, lane, zero, "")?;
+        let later_lane = self.builder.build_and(later_lane, has_items, "")?;
         self.when(fr.func, later_lane, |gen| {
             gen.carry_in(fr, nest, carry_in, &before)?;
             gen.or_flag(carry_bad, before_bad)
@@ -353,14 +384,23 @@ impl<'ctx> Gen<'ctx, '_> {
             })
         })?;
         self.unstage();
-        // The reductions beside the scan: a partial per thread and tile.
+        // The reductions beside the scan: a partial per thread and tile
+        // that folded something (arr_gpu_lookback_chunks counts those; a
+        // neutral partial must not meet the operator beside another).
         if skip > 0 {
+            let at_end = self.ctx.append_basic_block(fr.func, "partial.done");
+            let store = self.ctx.append_basic_block(fr.func, "partial.store");
+            self.builder
+                .build_conditional_branch(has_items, store, at_end)?;
+            self.builder.position_at_end(store);
             let chunk = self.builder.build_int_mul(tile, b, "")?;
             let chunk = self.builder.build_int_add(chunk, tid, "")?;
             let at = self.builder.build_int_mul(chunk, f_v, "")?;
             let at = self.builder.build_int_add(reds0, at, "")?;
             let finals = self.load_slots(nest, &carry)?;
             self.store_cells(partials, at, &finals)?;
+            self.builder.build_unconditional_branch(at_end)?;
+            self.builder.position_at_end(at_end);
         }
         self.builder.build_unconditional_branch(head)?;
         self.builder.position_at_end(exit);
@@ -398,11 +438,23 @@ impl<'ctx> Gen<'ctx, '_> {
         self.set_slots(&running, &first[..n], 0)?;
         let rbad = self.entry_alloca(fr.func, i64t.into())?;
         self.builder.build_store(rbad, self.fields(&first[n])[0])?;
+        // A warp whose first thread folded nothing (all its threads are
+        // past the width) adds nothing: no combination with its neutral
+        // totals.
+        let warp_items = self.builder.build_int_mul(at.per, c(self, 32), "")?;
         self.kernel_loop(fr, one, warps, one, &mut |gen, fr, w| {
             let cell_at = warp_cell(gen, w)?;
             let cell = gen.shared_read(shared, cell_at, flagged, fields + 1)?;
             let acc = gen.load_slots(nest, &running)?;
-            gen.combine_guarded(fr, nest, &running, &acc, &cell[..n], rbad)?;
+            let first = gen.builder.build_int_mul(w, warp_items, "")?;
+            let first = gen.builder.build_int_add(at.start, first, "")?;
+            let has = gen
+                .builder
+                .build_int_compare(IntPredicate::SLT, first, at.width, "")?;
+            let func = fr.func;
+            gen.when(func, has, |gen| {
+                gen.combine_guarded(fr, nest, &running, &acc, &cell[..n], rbad)
+            })?;
             gen.or_flag(rbad, gen.fields(&cell[n])[0].into_int_value())?;
             let mut vals = gen.load_slots(nest, &running)?;
             let flag = gen.builder.build_load(gen.i64(), rbad, "")?;

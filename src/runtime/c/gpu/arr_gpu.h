@@ -179,8 +179,8 @@ void arr_gpu_launch_shared(int kernel, int64_t work, int64_t per_thread, void **
  * memory a block plus `per_thread` a thread (its staged input tiles): its
  * threads take tiles of `block * per` consecutive items, per = ceil(work /
  * threads) between 1 and `items`; the number of tiles, and of threads'
- * chunks (tiles * block; 1 with no tiles, the chunk that holds the
- * reductions' neutral elements). */
+ * chunks that hold items (ceil(work / per); 1 with no work, the chunk that
+ * holds the reductions' neutral elements). */
 int64_t arr_gpu_lookback_tiles(int kernel, int64_t work, int64_t shared, int64_t per_thread,
                                int64_t items);
 int64_t arr_gpu_lookback_chunks(int kernel, int64_t work, int64_t shared, int64_t per_thread,
@@ -213,6 +213,12 @@ void arr_gpu_sync(void);
  * allocation fails reports it (ARR_GPU_ERR_HEAP). The emulator enforces
  * the same limit on its scratch arrays. */
 void arr_gpu_reserve_heap(int64_t bytes);
+/* Per-nest scratch from the pool: every later launch of `kernel` (until
+ * the next call) gets a device buffer of `per_thread` bytes for each of
+ * its threads (grid times block) in its fourth parameter (after width,
+ * out and partials), taken from the pool before the launch and returned
+ * after it; the kernel cuts it by its global thread id. 0: none (null). */
+void arr_gpu_scratch(int kernel, int64_t per_thread);
 /* The device heap's size in bytes. */
 extern int64_t arr_gpu_heap_bytes;
 

@@ -238,6 +238,41 @@ void arr_gpu_result_out(arr_value *result, arr_dptr src) {
 
 /* ---------------------------------------------------------------- launches */
 
+/* The kernel whose launches get per-nest scratch, and its bytes a thread
+ * (arr_gpu_scratch). */
+static int scratch_kernel = -1;
+static int64_t scratch_per_thread = 0;
+
+/* The kernel parameter (after `err` and `seq`) that holds the scratch. */
+#define SCRATCH_PARAM 3
+
+void arr_gpu_scratch(int kernel, int64_t per_thread) {
+    scratch_kernel = kernel;
+    scratch_per_thread = per_thread;
+}
+
+/* arr_gpu_launch, with the kernel's scratch buffer from the pool when it
+ * has one: freed right after the launch, as the pool's next user runs
+ * after the kernel in stream order. */
+static void launch(int kernel, const arr_gpu_config *c, void **args) {
+    int64_t threads, bytes;
+    arr_dptr scratch;
+    if (kernel != scratch_kernel || scratch_per_thread <= 0) {
+        arr_gpu_launch(kernel, c, args);
+        return;
+    }
+    threads = (int64_t)c->grid.x * c->grid.y * c->grid.z * c->block.x * c->block.y * c->block.z;
+    if (threads > INT64_MAX / scratch_per_thread) {
+        bytes = -1; /* reported as out of GPU memory */
+    } else {
+        bytes = threads * scratch_per_thread;
+    }
+    scratch = arr_gpu_alloc(bytes);
+    *(arr_dptr *)args[SCRATCH_PARAM] = scratch;
+    arr_gpu_launch(kernel, c, args);
+    arr_gpu_free(scratch);
+}
+
 arr_gpu_config arr_gpu_plan(int kernel, int64_t work, uint32_t shared_per_block,
                             uint32_t shared_per_thread) {
     arr_gpu_config c;
@@ -297,16 +332,17 @@ int64_t arr_gpu_lookback_tiles(int kernel, int64_t work, int64_t shared, int64_t
 int64_t arr_gpu_lookback_chunks(int kernel, int64_t work, int64_t shared, int64_t per_thread,
                                 int64_t items) {
     int64_t per;
-    arr_gpu_config c = arr_gpu_lookback_plan(kernel, work, shared, per_thread, items, &per);
-    int64_t tiles = arr_gpu_lookback_tiles(kernel, work, shared, per_thread, items);
-    /* No work: one chunk still holds the reductions' neutral elements. */
-    return tiles < 1 ? 1 : tiles * c.block.x;
+    (void)arr_gpu_lookback_plan(kernel, work, shared, per_thread, items, &per);
+    /* The chunks of threads that fold something (chunk k starts at k *
+     * per); no work: one chunk still holds the reductions' neutral
+     * elements. */
+    return work < 1 ? 1 : (work + per - 1) / per;
 }
 
 void arr_gpu_launch_shared_block(int kernel, int64_t work, int64_t shared, int64_t per_thread,
                                  void **args) {
     arr_gpu_config c = arr_gpu_plan(kernel, work, (uint32_t)shared, (uint32_t)per_thread);
-    arr_gpu_launch(kernel, &c, args);
+    launch(kernel, &c, args);
 }
 
 int64_t arr_gpu_blocks_shared(int kernel, int64_t work, int64_t per_thread) {
@@ -315,7 +351,7 @@ int64_t arr_gpu_blocks_shared(int kernel, int64_t work, int64_t per_thread) {
 
 void arr_gpu_launch_shared(int kernel, int64_t work, int64_t per_thread, void **args) {
     arr_gpu_config c = arr_gpu_plan(kernel, work, 0, (uint32_t)per_thread);
-    arr_gpu_launch(kernel, &c, args);
+    launch(kernel, &c, args);
 }
 
 int64_t arr_gpu_threads(int kernel, int64_t work) {
@@ -325,12 +361,12 @@ int64_t arr_gpu_threads(int kernel, int64_t work) {
 
 void arr_gpu_launch_work(int kernel, int64_t work, void **args) {
     arr_gpu_config c = arr_gpu_plan(kernel, work, 0, 0);
-    arr_gpu_launch(kernel, &c, args);
+    launch(kernel, &c, args);
 }
 
 void arr_gpu_launch_one(int kernel, void **args) {
     arr_gpu_config c = {{1, 1, 1}, {1, 1, 1}, 0};
-    arr_gpu_launch(kernel, &c, args);
+    launch(kernel, &c, args);
 }
 
 int64_t arr_gpu_tile_side(void) {
@@ -357,5 +393,5 @@ void arr_gpu_launch_tiles(int kernel, int64_t tiles, int64_t side, int64_t share
     c.block.x = c.block.y = (uint32_t)side;
     c.block.z = 1;
     c.shared_bytes = (uint32_t)shared;
-    arr_gpu_launch(kernel, &c, args);
+    launch(kernel, &c, args);
 }

@@ -1,18 +1,14 @@
--- Seed 13100960 of `arrc random --nests`, shrunk: `arrc test -O0 --fusion
--- none --target nvptx-emu --strict-fp` stops with "out of GPU heap memory (a
--- kernel allocating 1373584 bytes of scratch memory; the device heap has
--- 8388608 bytes)" where the interpreter succeeds (at -O3, or with fusion,
--- the simplified program allocates less and passes). The map over 5 (`v50`)
--- makes eleven per-thread scratch arrays of n*n or 2*n*n elements (98 bytes
--- per element of n*n: 8.4 MB a thread for n = 293, over the 8 MiB heap even
--- on one thread). Host code knows their sizes and asks for a raise
--- (codegen/gpu/heap.rs), but an earlier kernel (`v29`'s map, a scratch copy
--- of `in2` per thread) has already allocated from the heap, and the heap can
--- only be raised before the first kernel that allocates (cuCtxSetLimit of
--- CU_LIMIT_MALLOC_HEAP_SIZE; the emulator refuses alike), so the raise is
--- ignored. Without the map over `in2` the program passes. A GPU fails the
--- same way. The second input (n = 200, 3.9 MB a thread) passes on the
--- emulator at 1, 2 and 7 threads.
+-- Seed 13100960 of `arrc random --nests`, shrunk: under `arrc test -O0
+-- --fusion none --target nvptx-emu --strict-fp` it stopped with "out of
+-- GPU heap memory (a kernel allocating 1373584 bytes of scratch memory; the
+-- device heap has 8388608 bytes)" where the interpreter succeeds. The map
+-- over 5 (`v50`) makes eleven per-thread scratch arrays of n*n or 2*n*n
+-- elements (8.4 MB a thread for n = 293), sizes host code knows, but an
+-- earlier kernel (`v29`'s map, a scratch copy of `in2` per thread) had
+-- already allocated from the device heap, which can be raised only before
+-- that (a GPU failed alike). Such scratch now comes from the memory pool,
+-- one buffer per launch (docs/gpu.md, "Memory"); tests/gpu_kernels.rs runs
+-- it unfused at -O0, shrunk and not.
 -- ==
 -- random input { [293]u8 [3]f64 } auto output
 -- random input { [200]u8 [1]f64 } auto output
