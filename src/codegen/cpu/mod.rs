@@ -104,11 +104,12 @@ enum Vectors {
 }
 
 /// Rows, columns, row blocks per group and parallel iterations wanted, for
-/// a CPU with `vectors` and `threads` cores: outer products of 6 rows by a
-/// panel of 4 registers' worth of `f32` columns where there are 32 vector
-/// registers (6 x 64 on AVX-512: 24 sums, 4 panel vectors, a broadcast),
-/// of 2 registers' worth where there are 16 (6 x 16 on AVX2: 12 sums, 2
-/// panel vectors, a broadcast; `f64` panels have half the columns), in
+/// a CPU with `vectors` and `threads` cores: outer products of 10 rows by
+/// a panel of 2 registers' worth of `f32` columns where there are 32
+/// vector registers (10 x 32 on AVX-512: 20 sums, 2 panel vectors, a
+/// broadcast), of 6 rows by 2 registers' worth where there are 16 (6 x 16
+/// on AVX2: 12 sums, 2 panel vectors, a broadcast; `f64` panels have half
+/// the columns), in
 /// groups of 32 row blocks and 4 iterations per core; elsewhere 4 x 4 dot
 /// products in groups of 8 (32 rows) and 32 iterations.
 ///
@@ -119,7 +120,9 @@ enum Vectors {
 ///
 /// On the Intel Xeon (family 6 model 167, 2 MiB L2, 2 threads; 1024^3
 /// `f32`, interleaved under `chrt -f 20`): AVX-512 6 x 64 6.2 ms (numpy
-/// 6.8), 4 x 4 dot products 8.1 (twelfth session). Built for AVX2 only
+/// 6.8), 4 x 4 dot products 8.1 (twelfth session); 10 x 32 0.96-0.98x
+/// of 6 x 64 (perf22b: half the panel bytes per multiply-add from L2;
+/// 12 x 32 and 14 x 32 were no faster, 8 x 32 and 9 x 32 slower). Built for AVX2 only
 /// (`--cpu x86-64-v3`) on the same machine: 6 x 16 10.0-10.5 ms (numpy's
 /// OpenBLAS held to its Haswell kernels 9.4-9.5), 4 x 16 11.3, 8 x 8 11.7,
 /// 6 x 32 (24 sums, spilled) 20.6, 4 x 4 dot products 14.4-15.5; groups of
@@ -133,16 +136,16 @@ enum Vectors {
 /// groups of 32 rows, 8.5 in groups of 128; larger blocks than 4 x 4 were
 /// no faster in groups of 128).
 fn default_blocking(vectors: Vectors, threads: usize) -> BlockShape {
-    let outer = |cols| BlockShape {
-        rows: 6,
+    let outer = |rows, cols| BlockShape {
+        rows,
         cols,
         group: 32,
         min_groups: 4 * threads.max(1),
         outer: true,
     };
     match vectors {
-        Vectors::Zmm32 => outer(64),
-        Vectors::Ymm16 => outer(16),
+        Vectors::Zmm32 => outer(10, 32),
+        Vectors::Ymm16 => outer(6, 16),
         Vectors::Narrow => BlockShape {
             rows: 4,
             cols: 4,
@@ -490,8 +493,8 @@ mod tests {
 
     #[test]
     fn panels_fill_the_vector_registers_and_narrow_ones_take_dot_products() {
-        assert_eq!(default_blocking(Zmm32, 2), shape(6, 64, 32, 8, true));
-        assert_eq!(default_blocking(Zmm32, 16), shape(6, 64, 32, 64, true));
+        assert_eq!(default_blocking(Zmm32, 2), shape(10, 32, 32, 8, true));
+        assert_eq!(default_blocking(Zmm32, 16), shape(10, 32, 32, 64, true));
         assert_eq!(default_blocking(Ymm16, 2), shape(6, 16, 32, 8, true));
         assert_eq!(default_blocking(Narrow, 2), shape(4, 4, 8, 32, false));
         assert_eq!(default_blocking(Narrow, 64), shape(4, 4, 8, 32, false));
