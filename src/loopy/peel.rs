@@ -7,12 +7,15 @@
 //! on, under fresh names and with the nest's index set to 0, to run before
 //! the nest when it has an iteration at all; every iteration then checks
 //! that its own row has the same sizes, as the interpreter does. Only row
-//! 0 is computed twice, so this costs one row's work.
+//! 0 is computed twice, so this costs one row's work. Without rows, the
+//! sizes that scalar arithmetic on sizes alone gives are still computed
+//! for row 0 (`sizes_alone`), as the interpreter's trial run on zeros
+//! finds them; others are 0.
 
 use super::ir::{block_vars, Block, LoopNest, ScalarExp, SeqForm, Stmt};
 use super::rename::{NameSource, Renaming};
-use crate::core::ir::{Atom, Var, VarId};
-use crate::types::Const;
+use crate::core::ir::{Atom, BinOp, Type, Var, VarId};
+use crate::types::{Const, ScalarType};
 use std::collections::{BTreeSet, HashSet};
 
 /// The statements of `body` (the statements of one iteration of a nest
@@ -166,4 +169,135 @@ fn nest_writes(nest: &LoopNest, out: &mut HashSet<VarId>) {
     out.extend(nest.scatters.iter().copied());
     out.extend(nest.hists.iter().flat_map(|h| h.bins.iter().copied()));
     writes(&nest.body, out);
+}
+
+/// `wanted`, as `block` (a first iteration's copy, see `first_iteration`)
+/// computes it, by scalar arithmetic that cannot fail and choices between
+/// branches alone, copied under fresh names: what a nest over no rows can
+/// still run for its rows' sizes (`tabulate m` in one branch and a row of
+/// `g` in the other), as the interpreter's trial run on rows of zeros does.
+/// `None` when a size needs anything else (a read, an allocation, a
+/// loop), or when row 0 makes an assertion: the sizes after it may take it
+/// to hold (`r[::k]` divides by `k` only when `k` is not 0), while the
+/// trial ignores it and computes sizes its own way.
+pub(super) fn sizes_alone(
+    block: &[Stmt],
+    wanted: &[Atom],
+    fresh: &mut impl NameSource,
+) -> Option<(Block, Vec<Atom>)> {
+    if asserts(block) {
+        return None;
+    }
+    let sliced = scalar_slice(block, wanted, fresh)?;
+    let mut env = Renaming::default();
+    let copy = env.block(fresh, &sliced);
+    Some((copy, env.atoms(wanted)))
+}
+
+/// The statements of `block` that compute `wanted`, an `if` cut down to
+/// the results wanted of it; `None` where one is not scalar arithmetic or
+/// such an `if`. A division gives 0 by zero, as in the trial run.
+fn scalar_slice(block: &[Stmt], wanted: &[Atom], fresh: &mut impl NameSource) -> Option<Block> {
+    let mut needed: HashSet<VarId> = wanted
+        .iter()
+        .filter_map(|a| match a {
+            Atom::Var(v) => Some(*v),
+            Atom::Const(_) => None,
+        })
+        .collect();
+    let mut kept = Vec::new();
+    for stmt in block.iter().rev() {
+        match stmt {
+            Stmt::Let { var, exp, loc } if needed.contains(&var.id) => {
+                let mut uses = BTreeSet::new();
+                block_vars(std::slice::from_ref(stmt), &mut uses, &mut HashSet::new());
+                needed.extend(uses);
+                match exp {
+                    ScalarExp::BinOp(_, _, divisor) if exp.may_fail() => {
+                        let zero = Atom::Const(Const::zero(var.ty.elem()));
+                        let nonzero = fresh.fresh_var("nonzero", Type::Scalar(ScalarType::Bool));
+                        let quotient = fresh.fresh_var(&var.name, var.ty);
+                        kept.push(Stmt::If {
+                            results: vec![var.clone()],
+                            cond: Atom::Var(nonzero.id),
+                            then_block: vec![Stmt::Let {
+                                var: quotient.clone(),
+                                exp: exp.clone(),
+                                loc: *loc,
+                            }],
+                            then_results: vec![Atom::Var(quotient.id)],
+                            else_block: Vec::new(),
+                            else_results: vec![zero],
+                        });
+                        kept.push(Stmt::Let {
+                            var: nonzero,
+                            exp: ScalarExp::BinOp(BinOp::Neq, *divisor, zero),
+                            loc: *loc,
+                        });
+                    }
+                    _ => kept.push(stmt.clone()),
+                }
+            }
+            Stmt::If {
+                results,
+                cond,
+                then_block,
+                then_results,
+                else_block,
+                else_results,
+            } if results.iter().any(|r| needed.contains(&r.id)) => {
+                let positions: Vec<usize> = (0..results.len())
+                    .filter(|k| needed.contains(&results[*k].id))
+                    .collect();
+                let pick =
+                    |atoms: &[Atom]| -> Vec<Atom> { positions.iter().map(|k| atoms[*k]).collect() };
+                let (then_results, else_results) = (pick(then_results), pick(else_results));
+                let then_block = scalar_slice(then_block, &then_results, fresh)?;
+                let else_block = scalar_slice(else_block, &else_results, fresh)?;
+                let cut = Stmt::If {
+                    results: positions.iter().map(|k| results[*k].clone()).collect(),
+                    cond: *cond,
+                    then_block,
+                    then_results,
+                    else_block,
+                    else_results,
+                };
+                let mut uses = BTreeSet::new();
+                block_vars(std::slice::from_ref(&cut), &mut uses, &mut HashSet::new());
+                needed.extend(uses);
+                kept.push(cut);
+            }
+            _ => {
+                let mut defs = HashSet::new();
+                block_vars(std::slice::from_ref(stmt), &mut BTreeSet::new(), &mut defs);
+                if defs.iter().any(|d| needed.contains(d)) {
+                    return None;
+                }
+            }
+        }
+    }
+    kept.reverse();
+    Some(kept)
+}
+
+/// Whether `stmts` assert something at any depth: a condition, equal
+/// sizes, a slice's bounds.
+fn asserts(stmts: &[Stmt]) -> bool {
+    stmts.iter().any(|stmt| match stmt {
+        Stmt::Assert { .. } | Stmt::AssertEq { .. } | Stmt::SliceCheck { .. } => true,
+        Stmt::If {
+            then_block,
+            else_block,
+            ..
+        } => asserts(then_block) || asserts(else_block),
+        Stmt::SeqLoop(lp) => {
+            let cond = match &lp.form {
+                SeqForm::While { cond, .. } => asserts(cond),
+                SeqForm::For { .. } => false,
+            };
+            cond || asserts(&lp.body)
+        }
+        Stmt::Loop(nest) => asserts(&nest.body),
+        _ => false,
+    })
 }

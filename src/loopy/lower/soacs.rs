@@ -510,13 +510,31 @@ impl Lowerer {
                 }
             }
         }
+        // Without rows, sizes that arithmetic on sizes alone gives are
+        // still row 0's (the interpreter's trial run finds them); others
+        // are 0. A negative one gives no elements, as in the trial; with
+        // rows, row 0's own check (`iota`'s, a slice's) then stops the
+        // program, not the allocation.
+        let (mut else_block, mut else_results) = (Vec::new(), vec![i64c(0); varying.len()]);
+        if let Some((block, sizes)) = crate::loopy::peel::sizes_alone(&then_block, &firsts, self) {
+            else_block = block;
+            else_results = sizes
+                .into_iter()
+                .map(|size| self.binop("row_size", BinOp::Max, size, i64c(0), &mut else_block))
+                .collect();
+        }
+        let mut then_block = then_block;
+        let then_results = firsts
+            .into_iter()
+            .map(|size| self.binop("row_size", BinOp::Max, size, i64c(0), &mut then_block))
+            .collect();
         out.push(Stmt::If {
             results,
             cond: has_rows,
             then_block,
-            then_results: firsts,
-            else_block: Vec::new(),
-            else_results: vec![i64c(0); varying.len()],
+            then_results,
+            else_block,
+            else_results,
         });
         shape
     }
