@@ -90,18 +90,9 @@ fn block(stmts: &mut Block, cx: &mut Context) {
 /// Rewrites the copy at `k` if it qualifies; true when it did (the copy is
 /// gone, so `k` now names the next statement).
 fn rewrite_at(stmts: &mut Block, k: usize, results: &HashSet<VarId>) -> bool {
-    let Stmt::Copy {
-        array: out,
-        index,
-        src,
-    } = &stmts[k]
-    else {
+    let Some((out, index, src)) = row_copy(&stmts[k], results) else {
         return false;
     };
-    let (out, index, src) = (*out, index.clone(), *src);
-    if index.is_empty() || results.contains(&src) {
-        return false;
-    }
     let Some(alloc) = stmts[..k]
         .iter()
         .position(|s| matches!(s, Stmt::Alloc { var, .. } if var.id == src))
@@ -185,6 +176,17 @@ fn rewrite_at(stmts: &mut Block, k: usize, results: &HashSet<VarId>) -> bool {
 }
 
 /// Whether `stmt` uses `array` other than by reading or writing elements.
+/// A copy of a whole array `src` into a row `out[index]`, where `src` is not
+/// a result of the function (so it may become a view of that row).
+pub(super) fn row_copy(stmt: &Stmt, results: &HashSet<VarId>) -> Option<(VarId, Vec<Atom>, VarId)> {
+    match stmt {
+        Stmt::Copy { array, index, src } if !index.is_empty() && !results.contains(src) => {
+            Some((*array, index.clone(), *src))
+        }
+        _ => None,
+    }
+}
+
 pub(super) fn escapes(stmt: &Stmt, array: VarId) -> bool {
     match stmt {
         Stmt::Read { index, .. } | Stmt::Write { index, .. } | Stmt::Row { index, .. } => {

@@ -23,7 +23,7 @@
 
 use super::super::ir::{block_vars, Block, Stmt};
 use super::super::rename::{NameSource, Renaming};
-use super::{escapes, Context};
+use super::{escapes, row_copy, Context};
 use crate::core::ir::{Atom, BinOp, SrcLoc, Type, Var, VarId};
 use crate::loopy::ir::ScalarExp;
 use crate::types::ScalarType;
@@ -36,18 +36,9 @@ const MAX_COPIED_STMTS: usize = 400;
 /// Rewrites the copy at `k` of a row an `if` returns, if it qualifies; true
 /// when it did (the copy is gone, so `k` names the next statement).
 pub(super) fn rewrite_at(stmts: &mut Block, k: usize, cx: &mut Context) -> bool {
-    let Stmt::Copy {
-        array: out,
-        index,
-        src,
-    } = &stmts[k]
-    else {
+    let Some((out, index, src)) = row_copy(&stmts[k], &cx.results) else {
         return false;
     };
-    let (out, index, src) = (*out, index.clone(), *src);
-    if index.is_empty() || cx.results.contains(&src) {
-        return false;
-    }
     let Some(out_shape) = cx.shapes.get(&out) else {
         return false;
     };
