@@ -4,7 +4,8 @@
 -- after the first's (index 1 of `[0, 1]` gets 5, and out-of-range
 -- indices are ignored). In `three` only the first part is split off:
 -- the other two stay one scatter over their concatenations. In `unpaired` the parts' sizes do not pair up
--- (`n` indices with `m` values first), so the scatter stays whole.
+-- (`n` indices with `m` values first), so the scatter stays whole. No
+-- index repeats: of duplicates any one value may be stored.
 -- nodes: scatter=5 concat=4
 -- ==
 -- entry: split
@@ -17,8 +18,8 @@
 -- input { 3i64 empty([0]i32) } output { [0i32, 0i32, 0i32] }
 -- ==
 -- entry: unpaired
--- input { 4i64 [0i64] [1i64, 0i64] [7i32, 8i32] [9i32] }
--- output { [9i32, 8i32, 0i32, 0i32] }
+-- input { 4i64 [0i64] [1i64, 3i64] [7i32, 8i32] [9i32] }
+-- output { [7i32, 8i32, 0i32, 9i32] }
 -- input { 3i64 [2i64, 1i64] [0i64] [5i32] [6i32, 4i32] }
 -- output { [4i32, 6i32, 5i32] }
 
