@@ -99,11 +99,7 @@ fn rewrite_at(stmts: &mut Block, k: usize, results: &HashSet<VarId>) -> bool {
     else {
         return false;
     };
-    let Some(free) = stmts[k + 1..]
-        .iter()
-        .position(|s| matches!(s, Stmt::Free(a) if *a == src))
-        .map(|p| p + k + 1)
-    else {
+    let Some(free) = sole_free_after(stmts, k, src) else {
         return false;
     };
     // The row's index must be known where the array is allocated, and the
@@ -121,18 +117,6 @@ fn rewrite_at(stmts: &mut Block, k: usize, results: &HashSet<VarId>) -> bool {
     // In between, the array is only read and written element-wise (also by
     // inner loops); after the copy, only freed.
     if stmts[alloc + 1..k].iter().any(|s| escapes(s, src)) {
-        return false;
-    }
-    let mut later = BTreeSet::new();
-    let mut later_defs = HashSet::new();
-    let rest: Vec<Stmt> = stmts[k + 1..]
-        .iter()
-        .enumerate()
-        .filter(|(j, _)| j + k + 1 != free)
-        .map(|(_, s)| s.clone())
-        .collect();
-    block_vars(&rest, &mut later, &mut later_defs);
-    if later.contains(&src) {
         return false;
     }
     let Stmt::Alloc { var, shape, .. } = stmts[alloc].clone() else {
@@ -178,6 +162,25 @@ fn rewrite_at(stmts: &mut Block, k: usize, results: &HashSet<VarId>) -> bool {
 /// Whether `stmt` uses `array` other than by reading or writing elements.
 /// A copy of a whole array `src` into a row `out[index]`, where `src` is not
 /// a result of the function (so it may become a view of that row).
+/// The position of `free src` after the copy at `k`, when nothing else
+/// after the copy mentions `src` (the copy is its last use).
+pub(super) fn sole_free_after(stmts: &[Stmt], k: usize, src: VarId) -> Option<usize> {
+    let free = stmts[k + 1..]
+        .iter()
+        .position(|s| matches!(s, Stmt::Free(a) if *a == src))?
+        + k
+        + 1;
+    let rest: Vec<Stmt> = stmts[k + 1..]
+        .iter()
+        .enumerate()
+        .filter(|(j, _)| j + k + 1 != free)
+        .map(|(_, s)| s.clone())
+        .collect();
+    let (mut later, mut later_defs) = (BTreeSet::new(), HashSet::new());
+    block_vars(&rest, &mut later, &mut later_defs);
+    (!later.contains(&src)).then_some(free)
+}
+
 pub(super) fn row_copy(stmt: &Stmt, results: &HashSet<VarId>) -> Option<(VarId, Vec<Atom>, VarId)> {
     match stmt {
         Stmt::Copy { array, index, src } if !index.is_empty() && !results.contains(src) => {

@@ -23,7 +23,7 @@
 
 use super::super::ir::{block_vars, Block, Stmt};
 use super::super::rename::{NameSource, Renaming};
-use super::{escapes, row_copy, Context};
+use super::{escapes, row_copy, sole_free_after, Context};
 use crate::core::ir::{Atom, BinOp, SrcLoc, Type, Var, VarId};
 use crate::loopy::ir::ScalarExp;
 use crate::types::ScalarType;
@@ -56,29 +56,17 @@ pub(super) fn rewrite_at(stmts: &mut Block, k: usize, cx: &mut Context) -> bool 
     {
         return false;
     }
-    let Some(free) = stmts[k + 1..]
-        .iter()
-        .position(|s| matches!(s, Stmt::Free(a) if *a == src))
-        .map(|p| p + k + 1)
-    else {
-        return false;
-    };
     // `src` is used nowhere else; the output is not touched from the `if`
     // to the copy; the row's index is known before the `if`.
-    let rest: Vec<Stmt> = stmts[k + 1..]
-        .iter()
-        .enumerate()
-        .filter(|(j, _)| j + k + 1 != free)
-        .map(|(_, s)| s.clone())
-        .collect();
-    let (mut later, mut later_defs) = (BTreeSet::new(), HashSet::new());
-    block_vars(&rest, &mut later, &mut later_defs);
+    let Some(free) = sole_free_after(stmts, k, src) else {
+        return false;
+    };
     let (mut uses, mut defs) = (BTreeSet::new(), HashSet::new());
     block_vars(&stmts[def..k], &mut uses, &mut defs);
     let index_ready = index
         .iter()
         .all(|a| !matches!(a, Atom::Var(v) if defs.contains(v)));
-    if later.contains(&src) || uses.contains(&out) || defs.contains(&out) || !index_ready {
+    if uses.contains(&out) || defs.contains(&out) || !index_ready {
         return false;
     }
     let checks: Vec<Stmt> = stmts[def + 1..k].to_vec();
