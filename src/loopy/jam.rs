@@ -47,7 +47,8 @@
 //! lanes (64) read neighbouring elements of the row at each step, which
 //! SLP packs into vector loads, and every lane's sum keeps its order, so
 //! the results are the same. A 4096^2 `f32` vector-matrix product went
-//! from 9.2x to 0.36x the time of a hand-written C loop.
+//! from 9.2x to 0.36x the time of a hand-written C loop (8192^2: 18x to
+//! about 1.1x).
 //!
 //! Safe because `P` and `R` write nothing and read no memory `S` writes,
 //! and only fail alike in every lane (`P` not at all, `R` only where its
