@@ -39,6 +39,17 @@
 //! k-means benchmark's labelling (1M points, 16 centres) ran several
 //! times faster; see docs/performance.md.
 //!
+//! `R` may also be a plain reduction (no branch) that walks down a column
+//! (`walks_columns`: it reads `a[.., k, .., i]`, `k` its index, `i` the
+//! nest's, as `map (\c -> sum (map2 (*) c v)) (transpose a)` does). Each
+//! step of `k` moves a whole row, so one lane reads one element of a cache
+//! line and the line is gone before the next `i` needs it; `columns`
+//! lanes (64) read neighbouring elements of the row at each step, which
+//! SLP packs into vector loads, and every lane's sum keeps its order, so
+//! the results are the same. A 4096^2 `f32` vector-matrix product went
+//! from 9.2x to 0.36x the time of a hand-written C loop (8192^2: 18x to
+//! about 1.1x).
+//!
 //! Safe because `P` and `R` write nothing and read no memory `S` writes,
 //! and only fail alike in every lane (`P` not at all, `R` only where its
 //! operands are the same in every lane, outside its branches: a checked
@@ -71,11 +82,14 @@ const MAX_STATEMENTS: usize = 512;
 /// How many values of the index a jammed nest runs at a time: `search`
 /// where the inner loop is a search or a `for` loop, `masked` where it is a
 /// `while` loop run under a mask (`jam::masked`), whose lanes' states are
-/// all in registers and stay there at more lanes.
+/// all in registers and stay there at more lanes, `columns` where it is a
+/// reduction walking down columns (`walks_columns`), whose lanes read
+/// neighbouring elements of one row at each step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct JamLanes {
     pub search: usize,
     pub masked: usize,
+    pub columns: usize,
 }
 
 /// Jams the nests of `f` that match (see the module comment) by `lanes`.
@@ -117,7 +131,8 @@ fn matches<'a>(
         inside: &inside,
         same: HashSet::new(),
     };
-    let r_ok = (searches && lanes.jammable(std::slice::from_ref(r), false))
+    let r_ok = ((searches || walks_columns(r, &o.index))
+        && lanes.jammable(std::slice::from_ref(r), false))
         || masked::escape_loop(r).is_some();
     if !(p_ok && r_ok && s.iter().all(simple)) {
         return None;
@@ -208,6 +223,23 @@ impl Lanes<'_> {
             }
         })
     }
+}
+
+/// Whether `r` is a reduce nest whose body reads an array down a column:
+/// at `[.., k, .., i]`, `k` its own index and `i` (`index`) the outer
+/// nest's, the last index. Each step of `k` then moves a whole row, and
+/// the lanes' reads at one `k` share a cache line.
+fn walks_columns(r: &Stmt, index: &Var) -> bool {
+    let Stmt::Loop(r) = r else {
+        return false;
+    };
+    r.par == Parallelism::Reduce
+        && r.body.iter().any(|s| {
+            matches!(s, Stmt::Read { index: at, .. }
+                if at.len() >= 2
+                    && at.last() == Some(&Atom::Var(index.id))
+                    && at[..at.len() - 1].contains(&Atom::Var(r.index.id)))
+        })
 }
 
 /// A float's `let`, which cannot fail (a division gives an infinity or a
@@ -390,17 +422,22 @@ fn jammed(
 ) -> Option<Vec<Stmt>> {
     let (p, r, s) = matches(o, edges)?;
     let escape = masked::escape_loop(r);
+    let per_lane = statements(p)
+        .saturating_add(statements(std::slice::from_ref(r)))
+        .saturating_add(statements(s));
     let lanes = match escape {
         Some(_) => lanes.masked,
+        // As many as the statement limit allows, down to a search's.
+        None if walks_columns(r, &o.index) => {
+            let mut n = lanes.columns;
+            while n > lanes.search && per_lane.saturating_mul(n) > MAX_STATEMENTS {
+                n /= 2;
+            }
+            n
+        }
         None => lanes.search,
     };
-    if lanes < 2
-        || statements(p)
-            .saturating_add(statements(std::slice::from_ref(r)))
-            .saturating_add(statements(s))
-            * lanes
-            > MAX_STATEMENTS
-    {
+    if lanes < 2 || per_lane.saturating_mul(lanes) > MAX_STATEMENTS {
         return None;
     }
     let mut out = Vec::new();

@@ -195,6 +195,14 @@ fn parse_register_block(text: &str) -> Option<BlockShape> {
 /// `i64` indices fill a 256-bit and a 512-bit register.
 const JAM_LANES: usize = 8;
 
+/// Lanes of `loopy::jam` for a reduction down columns (`map (\\c -> sum
+/// (map2 (*) c v)) (transpose a)`): each step of the jammed loop reads 64
+/// neighbouring elements of a row, four cache lines of `f32`, which the
+/// adjacent-line prefetcher fetches together. A 4096^2 `f32` vector-matrix
+/// product on 2 threads took 88 ms at 8 lanes, 52 at 16, 28 at 32 and 21
+/// at 64 (docs/performance.md).
+const COLUMN_LANES: usize = 64;
+
 /// Lanes of `loopy::jam`: `JAM_LANES` for searches; for `while` loops under
 /// a mask (mandelbrot's escape loop), 16 where there are 32 registers of
 /// 512 bits (AVX-512: each `f32` state is one zmm, each flag one mask
@@ -210,6 +218,7 @@ fn jam_lanes(cpu: Cpu) -> JamLanes {
     JamLanes {
         search: JAM_LANES,
         masked,
+        columns: COLUMN_LANES,
     }
 }
 

@@ -601,8 +601,7 @@ impl Lowerer {
                 let safe = self.binop("n1", BinOp::Max, n, i64c(1), out);
                 let shift = self.binop("shift", BinOp::Mod, amount, safe, out);
                 self.permute(p, array, Origin::Rotate, out, |this, i, _, body| {
-                    let s = this.binop("s", BinOp::Add, i, shift, body);
-                    this.binop("j", BinOp::Rem, s, safe, body)
+                    this.rotated(i, shift, safe, body)
                 });
                 let index = IndexFn::Rotate {
                     shift,
