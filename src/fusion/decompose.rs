@@ -66,7 +66,7 @@ pub const STEP: usize = 8;
 /// point and 34,000 in all (classic, 100 SOACs), and 21,000 at one point
 /// and 245,000 in all (classic, 1,000 SOACs), with branch and bound,
 /// dominance and the search's narrow order (docs/fusion.md).
-pub const FRONTIER_WIDEST: usize = 10_000;
+pub const FRONTIER_WIDEST: usize = 25_000;
 pub const FRONTIER_STATES: u64 = 100_000;
 pub const FRONTIER_STATES_PER_SOAC: u64 = 300;
 /// States kept at each point by the beam whose clustering bounds the
