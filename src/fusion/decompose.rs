@@ -57,14 +57,18 @@ pub const STEP: usize = 8;
 /// A group of more than `DIRECT` SOACs is first solved exactly by the
 /// dynamic program over program order (`frontier`), which gives up past
 /// `FRONTIER_WIDEST` states at one point of the program or
-/// `FRONTIER_STATES` in all: bodies whose statements are related only
+/// `FRONTIER_STATES` and `FRONTIER_STATES_PER_SOAC` for each of the
+/// group's SOACs in all (the work at each point is alike, so the total
+/// grows with the body): bodies whose statements are related only
 /// across short distances (chains, a few readers per array) are proven
 /// optimal in milliseconds. The generated bodies of `benches/fusion.rs`,
 /// whose SOACs read any of the 8 latest arrays, need 8,000 states at one
-/// point and 72,000 in all (classic, 100 SOACs) with branch and bound and
-/// dominance (docs/fusion.md).
-pub const FRONTIER_WIDEST: usize = 10_000;
+/// point and 34,000 in all (classic, 100 SOACs), and 21,000 at one point
+/// and 245,000 in all (classic, 1,000 SOACs), with branch and bound,
+/// dominance and the search's narrow order (docs/fusion.md).
+pub const FRONTIER_WIDEST: usize = 25_000;
 pub const FRONTIER_STATES: u64 = 100_000;
+pub const FRONTIER_STATES_PER_SOAC: u64 = 300;
 /// States kept at each point by the beam whose clustering bounds the
 /// exact search (`frontier::beam`).
 pub const FRONTIER_BEAM: usize = 128;
@@ -168,13 +172,10 @@ pub fn decide_with(
             } else {
                 incumbent.as_ref().map(|beam| &beam.cluster)
             };
+            let states = FRONTIER_STATES + FRONTIER_STATES_PER_SOAC * k as u64;
             let exact = match known {
-                Some(known) => {
-                    super::frontier::prove(&sub, FRONTIER_WIDEST, FRONTIER_STATES, known)
-                }
-                None => {
-                    super::frontier::solve(&sub, FRONTIER_WIDEST, FRONTIER_STATES, f64::INFINITY)
-                }
+                Some(known) => super::frontier::prove(&sub, FRONTIER_WIDEST, states, known),
+                None => super::frontier::solve(&sub, FRONTIER_WIDEST, states, f64::INFINITY),
             };
             stats.states += exact.as_ref().map_or(0, |e| e.states);
             if let Some(exact) = exact {
@@ -353,7 +354,7 @@ fn independent_groups(graph: &FusionGraph) -> Vec<Vec<usize>> {
 /// listed in an order that all dependencies follow) as nodes: their edges and
 /// sibling pairs, `prevent` as extra ordering edges between units, and
 /// `forced` arrays that must be in memory whatever the units decide.
-fn reduced_graph(
+pub(super) fn reduced_graph(
     graph: &FusionGraph,
     units: &[Vec<usize>],
     prevent: &[(usize, usize)],

@@ -32,6 +32,8 @@
 //! generated bodies, the arrays read from the latest few); past
 //! `max_states` states at one point the method gives up, deterministically.
 
+mod contract;
+mod cut;
 mod plan;
 
 use super::graph::FusionGraph;
@@ -208,17 +210,10 @@ pub fn prove(
     max_total: u64,
     incumbent: &[usize],
 ) -> Option<Exact> {
-    let g = &graph.graph;
-    let mut loops: Vec<usize> = (0..g.node_count())
-        .filter(|&v| g[NodeIndex::new(v)].soac.is_some())
-        .map(|v| incumbent[v])
-        .collect();
-    loops.sort_unstable();
-    loops.dedup();
     let cost = super::objective::cost(graph, incumbent);
     let upper = Incumbent {
         cost,
-        loops: loops.len() as u32,
+        loops: loops(graph, incumbent) as u32,
     };
     match search(graph, max_states, max_total, upper, None)? {
         End::Found(found) => Some(found),
@@ -229,6 +224,18 @@ pub fn prove(
             states,
         }),
     }
+}
+
+/// The loops of a clustering: its clusters holding SOACs.
+fn loops(graph: &FusionGraph, cluster: &[usize]) -> usize {
+    let g = &graph.graph;
+    let mut loops: Vec<usize> = (0..g.node_count())
+        .filter(|&v| g[NodeIndex::new(v)].soac.is_some())
+        .map(|v| cluster[v])
+        .collect();
+    loops.sort_unstable();
+    loops.dedup();
+    loops.len()
 }
 
 /// A lower bound on the cost of every legal clustering: what the bound
@@ -345,7 +352,83 @@ fn still_to_come(plan: &Plan, v: usize, state: &State) -> f64 {
     plan.bound.rest[v] + extra
 }
 
+/// `search_ordered` on the graph with its safe pairs contracted
+/// (`contract`), the clustering expanded back; the incumbent and the
+/// costs move by the contracted graph's constant offset.
 fn search(
+    graph: &FusionGraph,
+    max_states: usize,
+    max_total: u64,
+    upper: Incumbent,
+    beam: Option<usize>,
+) -> Option<End> {
+    let Some(contracted) = contract::contract(graph) else {
+        return search_ordered(graph, max_states, max_total, upper, beam);
+    };
+    let upper = Incumbent {
+        cost: upper.cost - contracted.offset,
+        loops: upper.loops,
+    };
+    match search_ordered(&contracted.graph, max_states, max_total, upper, beam)? {
+        End::Found(found) => {
+            let cluster = contracted.expand(&found.cluster);
+            Some(End::Found(Exact {
+                cost: super::objective::cost(graph, &cluster),
+                cluster,
+                ..found
+            }))
+        }
+        beaten => Some(beaten),
+    }
+}
+
+/// `search_in_order` in the order of `cut::narrow_order` where its
+/// frontiers are narrower than program order's, the clustering numbered
+/// back. A beam runs in both orders (what it keeps depends on the order)
+/// and keeps the better clustering, program order's among equals.
+fn search_ordered(
+    graph: &FusionGraph,
+    max_states: usize,
+    max_total: u64,
+    upper: Incumbent,
+    beam: Option<usize>,
+) -> Option<End> {
+    let Some(order) = cut::narrow_order(graph) else {
+        return search_in_order(graph, max_states, max_total, upper, beam);
+    };
+    let renumbered = cut::renumbered(graph, &order);
+    let found = match search_in_order(&renumbered, max_states, max_total, upper, beam)? {
+        End::Found(mut found) => {
+            let mut cluster = vec![0; order.len()];
+            for (i, &rep) in found.cluster.iter().enumerate() {
+                cluster[order[i]] = order[rep];
+            }
+            found.cluster = cluster;
+            found
+        }
+        beaten => return Some(beaten),
+    };
+    if beam.is_none() {
+        return Some(End::Found(found));
+    }
+    let Some(End::Found(plain)) = search_in_order(graph, max_states, max_total, upper, beam) else {
+        return Some(End::Found(found));
+    };
+    let rank = |e: &Exact| (e.cost, loops(graph, &e.cluster));
+    let (widest, states) = (found.widest.max(plain.widest), found.states + plain.states);
+    let better = if rank(&found) < rank(&plain) {
+        found
+    } else {
+        plain
+    };
+    Some(End::Found(Exact {
+        widest,
+        states,
+        ..better
+    }))
+}
+
+fn search_in_order(
     graph: &FusionGraph,
     max_states: usize,
     max_total: u64,
