@@ -13,7 +13,8 @@
 //! values and partial results; `rows` row reductions (a warp or a block
 //! per row); `columns` the segmented forms (a thread per element of an
 //! array accumulator or a bin row), `column_tree` reductions of arrays
-//! cut into chunks of iterations when columns are few; `scan` the kernels of scans and
+//! cut into chunks of iterations when columns are few, `scan_chunks`
+//! scans of arrays so cut; `scan` the kernels of scans and
 //! compactions, `reduce` the block trees of reductions, `stage` the input
 //! tiles scans and non-commutative reductions stage in shared memory,
 //! `hist` the locks of histograms without atomic updates, `private`
@@ -48,6 +49,7 @@ mod private_locked;
 mod reduce;
 mod rows;
 mod scan;
+mod scan_chunks;
 mod split_rows;
 mod stage;
 mod tile;
