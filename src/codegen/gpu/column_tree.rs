@@ -608,8 +608,13 @@ impl<'ctx> Gen<'ctx, '_> {
         plain: &mut dyn FnMut(&mut Self) -> Res<()>,
     ) -> Res<()> {
         let Some(tree) = column_tree_shape(nest) else {
-            return match super::scan_chunks::scan_chunks_shape(nest) {
-                Some(chunked) => self.launch_or_scan_chunks(
+            if let Some(chunked) = super::scan_chunks::scan_chunks_shape(nest) {
+                return self.launch_or_scan_chunks(
+                    fr, nest, &chunked, name, params, values, columns, plain,
+                );
+            }
+            return match super::hist_chunks::hist_chunks_shape(nest) {
+                Some(chunked) => self.launch_or_hist_chunks(
                     fr, nest, &chunked, name, params, values, columns, plain,
                 ),
                 None => plain(self),

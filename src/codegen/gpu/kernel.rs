@@ -24,7 +24,9 @@
 //!   iterations: chunks of iterations, then a thread per column combining
 //!   them (`column_tree`); scans of arrays likewise, the chunks' totals
 //!   scanned per column, then each chunk again from its prefix
-//!   (`scan_chunks`); as host code picks by shape;
+//!   (`scan_chunks`); histograms of rows into private copies of the bins
+//!   per chunk, combined after (`hist_chunks`); as host code picks by
+//!   shape;
 //! - everything else: one thread runs the nest in sequential order
 //!   (docs/gpu.md, "What remains").
 //!

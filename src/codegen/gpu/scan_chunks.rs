@@ -127,7 +127,7 @@ pub(super) fn scan_chunks_shape(nest: &LoopNest) -> Option<ScanChunks> {
 
 /// Records, at any depth, the array each row, view or in-place update
 /// shares memory with.
-fn aliases(block: &[Stmt], out: &mut HashMap<VarId, VarId>) {
+pub(super) fn aliases(block: &[Stmt], out: &mut HashMap<VarId, VarId>) {
     for s in block {
         match s {
             Stmt::Row { var, array, .. }
@@ -170,10 +170,15 @@ fn any_tainted(atoms: &[Atom], tainted: &HashSet<VarId>) -> bool {
 
 /// One pass of the taint of a scan's accumulator through `block` (values
 /// computed from it, arrays written with them): false when a check depends
-/// on it (a read's bounds depend on its index only). The caller repeats it
+/// on it (a read's bounds depend on its index only; the branches of a
+/// condition that does not depend on it are followed apart). The caller repeats it
 /// until nothing more is tainted, which covers reads before writes in
 /// program order.
-fn harmless(block: &Block, tainted: &mut HashSet<VarId>, bases: &HashMap<VarId, VarId>) -> bool {
+pub(super) fn harmless(
+    block: &Block,
+    tainted: &mut HashSet<VarId>,
+    bases: &HashMap<VarId, VarId>,
+) -> bool {
     for s in block {
         match s {
             Stmt::Loop(inner)
@@ -183,6 +188,23 @@ fn harmless(block: &Block, tainted: &mut HashSet<VarId>, bases: &HashMap<VarId, 
             {
                 if !harmless(&inner.body, tainted, bases) {
                     return false;
+                }
+            }
+            Stmt::If {
+                results,
+                cond,
+                then_block,
+                then_results,
+                else_block,
+                else_results,
+            } if !any_tainted(std::slice::from_ref(cond), tainted) => {
+                if !harmless(then_block, tainted, bases) || !harmless(else_block, tainted, bases) {
+                    return false;
+                }
+                for (r, (t, e)) in results.iter().zip(then_results.iter().zip(else_results)) {
+                    if any_tainted(&[*t, *e], tainted) {
+                        tainted.insert(r.id);
+                    }
                 }
             }
             Stmt::Read {
