@@ -564,8 +564,9 @@ fn row_reductions_shuffle_and_segmented_forms_run_a_thread_per_column() {
 /// per column combining the rows in chunk order (docs/gpu.md,
 /// "Reductions of arrays in chunks"), beside the column form or the
 /// single thread that host code runs when the shape does not pay. An
-/// operator that can fail, and a scan of arrays, keep only those. The
-/// results are the golden suite's (`column_tree.arr`).
+/// operator that can fail, and a scan of arrays (which has chunks of its
+/// own, `scans_of_arrays_take_chunks`), keep only those. The results are
+/// the golden suite's (`column_tree.arr`).
 #[test]
 fn reductions_of_arrays_over_few_columns_take_chunks() {
     let dir = tempfile::tempdir().unwrap();
@@ -592,6 +593,122 @@ fn reductions_of_arrays_over_few_columns_take_chunks() {
         let want = usize::from(chunked);
         assert_eq!(count("_chunks"), want, "{source}: {names:?}");
         assert_eq!(count("_combine"), want, "{source}: {names:?}");
+    }
+}
+
+/// A scan of arrays whose operator is one column's and cannot fail, and
+/// none of whose checks depends on the carried row, gets three kernels
+/// beside the column form or the single thread: a thread per chunk of
+/// iterations folding the chunk's total row, a thread per column scanning
+/// the totals in chunk order, a thread per chunk running it again from
+/// its prefix (docs/gpu.md, "Scans of arrays in chunks"). Host code runs
+/// them when the shape pays: under shrunk launches 5,000 rows take the
+/// three launches beside the `replicate` of the neutral element, 20 rows
+/// the column form. The results are the golden suite's (`scan_chunks.arr`).
+#[test]
+fn scans_of_arrays_take_chunks() {
+    let dir = tempfile::tempdir().unwrap();
+    let header = "entry main [n][m] (xss: [n][m]i64) : [n][m]i64 =";
+    for (source, chunked) in [
+        (
+            "entry main (xss: [][4]i64) : [][4]i64 = scan (map2 (+)) (replicate 4 0) xss"
+                .to_string(),
+            true,
+        ),
+        (
+            format!("{header} scan (map2 (+)) (replicate m 0) xss"),
+            true,
+        ),
+        (
+            format!("{header} scanr (map2 (\\a b -> if b != 0 then b else a)) (replicate m 0) xss"),
+            true,
+        ),
+        (
+            format!("{header} scan (map2 (\\a b -> assert (a < 100) (a + b))) (replicate m 0) xss"),
+            false,
+        ),
+        // A check on the scan's rows, fused into its body.
+        (
+            format!("{header} map (map (\\x -> 100 / x)) (scan (map2 (+)) (replicate m 1) xss)"),
+            false,
+        ),
+    ] {
+        let kernels = ptx_kernels(&source, dir.path());
+        let names: Vec<&str> = kernels.iter().map(|(n, _)| n.as_str()).collect();
+        let count = |suffix: &str| names.iter().filter(|n| n.ends_with(suffix)).count();
+        let want = usize::from(chunked);
+        for suffix in ["_scan_fold", "_scan_prefix", "_scan_rescan"] {
+            assert_eq!(count(suffix), want, "{source}: {names:?}");
+        }
+    }
+    let source =
+        "entry colscan [m] (xss: [][m]i64) : [][m]i64 = scan (map2 (+)) (replicate m 0) xss";
+    let cpu = build(source, "x86_64", dir.path());
+    let emu = build(source, "nvptx-emu", dir.path());
+    for (input, launches) in [
+        (int_matrix(5000, 4, "i64", 5), 4),
+        (int_matrix(5000, 1, "i64", 5), 4),
+        (int_matrix(20, 4, "i64", 5), 2),
+    ] {
+        let env = [("ARRC_GPU_SHRINK", "1"), ("ARRC_GPU_COUNT", "1")];
+        let (want, got) = run_both((&cpu, &emu), "colscan", &input, &env, &[]);
+        let err = String::from_utf8_lossy(&got.stderr);
+        assert!(got.status.success(), "{err}");
+        assert_eq!(got.stdout, want.stdout);
+        assert!(err.contains(&format!("gpu: launches={launches} ")), "{err}");
+    }
+}
+
+/// A histogram whose bins are rows, with an operator of one column that
+/// cannot fail, gets two kernels beside the column form or the single
+/// thread: a thread per chunk of iterations updating its private copy of
+/// the bins, then a thread per bin element combining the copies in chunk
+/// order (docs/gpu.md, "Histograms of rows in chunks"). Host code runs
+/// them when the shape pays: under shrunk launches 5,000 rows into 10
+/// bins of 3 take them (5 launches with the `replicate`s and the map of
+/// the indices), 20 rows the column form (4). The results are the golden
+/// suite's (`hist_chunks.arr`).
+#[test]
+fn histograms_of_rows_take_chunks() {
+    let dir = tempfile::tempdir().unwrap();
+    let header = "entry main [n][m] (k: i64) (is: [n]i64) (xss: [n][m]i64) : [k][m]i64 =";
+    for (source, chunked) in [
+        (
+            "entry main [n] (k: i64) (is: [n]i64) (xss: [n][4]i64) : [k][4]i64 = hist (map2 (+)) (replicate 4 0) k is xss".to_string(),
+            true,
+        ),
+        (
+            format!("{header} reduce_by_index (replicate k (replicate m 0)) (map2 (+)) (replicate m 0) is xss"),
+            true,
+        ),
+        (
+            format!("{header} reduce_by_index (replicate k (replicate m 0)) (map2 (\\a b -> assert (a < 100) (a + b))) (replicate m 0) is xss"),
+            false,
+        ),
+    ] {
+        let kernels = ptx_kernels(&source, dir.path());
+        let names: Vec<&str> = kernels.iter().map(|(n, _)| n.as_str()).collect();
+        let count = |suffix: &str| names.iter().filter(|n| n.ends_with(suffix)).count();
+        let want = usize::from(chunked);
+        for suffix in ["_hist_fold", "_hist_combine"] {
+            assert_eq!(count(suffix), want, "{source}: {names:?}");
+        }
+    }
+    let source = format!("{header} reduce_by_index (replicate k (replicate m 0)) (map2 (+)) (replicate m 0) (map (% k) is) xss");
+    let cpu = build(&source, "x86_64", dir.path());
+    let emu = build(&source, "nvptx-emu", dir.path());
+    for (n, launches) in [(5000, 5), (20, 4)] {
+        let is: Vec<String> = (0..n).map(|i| format!("{}i64", (i * 7) % 23)).collect();
+        let input = format!("10i64 [{}] {}", is.join(","), int_matrix(n, 3, "i64", 5));
+        let env = [("ARRC_GPU_SHRINK", "1"), ("ARRC_GPU_COUNT", "1")];
+        let (want, got) = run_both((&cpu, &emu), "main", &input, &env, &[]);
+        let err = String::from_utf8_lossy(&got.stderr);
+        assert!(got.status.success(), "{err}");
+        assert_eq!(got.stdout, want.stdout);
+        assert!(
+            err.contains(&format!("gpu: launches={launches} ")),
+            "{n}: {err}"
+        );
     }
 }
 

@@ -443,7 +443,8 @@ fn taint_is_harmless(block: &Block, tainted: &mut HashSet<VarId>) -> bool {
     true
 }
 
-pub(super) fn can_fail(stmt: &Stmt) -> bool {
+/// Whether `stmt` (at any depth) may fail at run time.
+pub fn can_fail(stmt: &Stmt) -> bool {
     match stmt {
         Stmt::Let { exp, .. } => exp.may_fail(),
         Stmt::Read { check, .. } | Stmt::Row { check, .. } => check.is_some(),

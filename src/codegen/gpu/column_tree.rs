@@ -60,21 +60,21 @@ const ROWS_AT: i64 = 24;
 /// Reductions of arrays that can run in chunks of iterations: one
 /// operator on one column per reduction.
 pub(super) struct ColumnTree {
-    ops: Vec<ColumnOp>,
+    pub(super) ops: Vec<ColumnOp>,
 }
 
 /// A reduction's operator on one column.
-struct ColumnOp {
+pub(super) struct ColumnOp {
     /// The accumulator's element type.
-    elem: ScalarType,
+    pub(super) elem: ScalarType,
     /// The operator's scalar statements before its map over the columns.
-    prefix: Block,
+    pub(super) prefix: Block,
     /// The map's index, its body (reads of the operands at the index,
     /// then writes of the result there) and the result array.
-    index: VarId,
-    body: Block,
-    result: VarId,
-    params: (VarId, VarId),
+    pub(super) index: VarId,
+    pub(super) body: Block,
+    pub(super) result: VarId,
+    pub(super) params: (VarId, VarId),
 }
 
 /// Whether `nest` can run as chunks whose partial rows are combined by
@@ -109,7 +109,7 @@ pub(super) fn column_tree_shape(nest: &LoopNest) -> Option<ColumnTree> {
 
 /// Whether `block` writes only the arrays in `own` and those it makes
 /// (views of them included), which it adds to `own`.
-fn own_writes(block: &Block, own: &mut HashSet<VarId>) -> bool {
+pub(super) fn own_writes(block: &Block, own: &mut HashSet<VarId>) -> bool {
     block.iter().all(|s| match s {
         Stmt::Alloc { var, .. } => {
             own.insert(var.id);
@@ -138,7 +138,7 @@ fn own_writes(block: &Block, own: &mut HashSet<VarId>) -> bool {
 /// checks of a size against itself), the result's allocation, one map
 /// over the columns that reads the two operands at its index and writes
 /// the result there after its reads.
-fn column_operator(op: &Operator, elem: ScalarType) -> Option<ColumnOp> {
+pub(super) fn column_operator(op: &Operator, elem: ScalarType) -> Option<ColumnOp> {
     let [left, right] = op.params.as_slice() else {
         return None;
     };
@@ -214,23 +214,23 @@ fn scalar_only(block: &[Stmt]) -> bool {
 }
 
 /// What both kernels of a column tree start from (`tree_parts`).
-struct TreeKernel<'ctx> {
-    chunks: IntValue<'ctx>,
+pub(super) struct TreeKernel<'ctx> {
+    pub(super) chunks: IntValue<'ctx>,
     /// Per reduction: its partial rows, its accumulator, the accumulator's
     /// elements and its width.
-    parts: Vec<(
+    pub(super) parts: Vec<(
         PointerValue<'ctx>,
         Val<'ctx>,
         PointerValue<'ctx>,
         IntValue<'ctx>,
     )>,
-    gid: IntValue<'ctx>,
-    threads: IntValue<'ctx>,
+    pub(super) gid: IntValue<'ctx>,
+    pub(super) threads: IntValue<'ctx>,
 }
 
 impl<'ctx> Gen<'ctx, '_> {
     /// Element `k` of an array of `elem` at `base`.
-    fn element_ptr(
+    pub(super) fn element_ptr(
         &self,
         elem: ScalarType,
         base: PointerValue<'ctx>,
@@ -248,7 +248,7 @@ impl<'ctx> Gen<'ctx, '_> {
     /// chunks (cell 0 holds `C`, cells 1 and 2 the combining level's
     /// stride and span; then, per reduction, `C` rows of its `W` elements, each region from
     /// a multiple of 8 bytes), and the buffer's size in bytes.
-    fn regions(
+    pub(super) fn regions(
         &self,
         tree: &ColumnTree,
         chunks: IntValue<'ctx>,
@@ -272,7 +272,7 @@ impl<'ctx> Gen<'ctx, '_> {
     /// `kp[PARTIALS]`), per reduction its partial rows, its accumulator
     /// (the carried value's initial array, updated in place), that
     /// array's elements and its width, and the thread's place in the grid.
-    fn tree_parts(
+    pub(super) fn tree_parts(
         &self,
         nest: &LoopNest,
         tree: &ColumnTree,
@@ -314,7 +314,7 @@ impl<'ctx> Gen<'ctx, '_> {
     }
 
     /// Element `j` of `from` copied to element `j` of `to`.
-    fn copy_element(
+    pub(super) fn copy_element(
         &self,
         elem: ScalarType,
         from: PointerValue<'ctx>,
@@ -328,7 +328,7 @@ impl<'ctx> Gen<'ctx, '_> {
         Ok(())
     }
 
-    fn row_width(acc: &Val<'ctx>) -> Res<IntValue<'ctx>> {
+    pub(super) fn row_width(acc: &Val<'ctx>) -> Res<IntValue<'ctx>> {
         match acc {
             Val::Array { shape, .. } if shape.len() == 1 => Ok(shape[0]),
             _ => Err(CodegenError::Internal(
@@ -458,13 +458,15 @@ impl<'ctx> Gen<'ctx, '_> {
     /// the fold kernel's launch gets on this GPU for unbounded work (its
     /// resident threads), at most one chunk per 16 iterations (so the
     /// partial rows' copies and combinations stay small beside the fold,
-    /// and the buffer at most a sixteenth of the input's elements).
-    fn tree_chunks(
+    /// and the buffer at most a sixteenth of the input's elements), and at
+    /// most `cap` when given.
+    pub(super) fn tree_chunks(
         &mut self,
         fold: usize,
         n: IntValue<'ctx>,
         w: IntValue<'ctx>,
         columns: bool,
+        cap: Option<IntValue<'ctx>>,
     ) -> Res<IntValue<'ctx>> {
         let f = self.runtime(RuntimeFn::GpuThreads);
         let k = self.ctx.i32_type().const_int(fold as u64, false);
@@ -473,7 +475,10 @@ impl<'ctx> Gen<'ctx, '_> {
         let per_chunk = self.const_i64(CHUNK_ITERATIONS);
         let most = self.builder.build_int_signed_div(n, per_chunk, "")?;
         let chunks = self.min(resident, most)?;
-        let chunks = self.min(chunks, self.const_i64(MOST_CHUNKS))?;
+        let mut chunks = self.min(chunks, self.const_i64(MOST_CHUNKS))?;
+        if let Some(cap) = cap {
+            chunks = self.min(chunks, cap)?;
+        }
         let two = self.const_i64(2);
         let several = self
             .builder
@@ -518,7 +523,7 @@ impl<'ctx> Gen<'ctx, '_> {
             w = self.builder.build_int_add(w, *x, "")?;
         }
         let n = values[WIDTH].into_int_value();
-        let chunks = self.tree_chunks(fold, n, w, columns)?;
+        let chunks = self.tree_chunks(fold, n, w, columns, None)?;
         let split =
             self.builder
                 .build_int_compare(IntPredicate::SGT, chunks, self.const_i64(0), "")?;
@@ -603,7 +608,17 @@ impl<'ctx> Gen<'ctx, '_> {
         plain: &mut dyn FnMut(&mut Self) -> Res<()>,
     ) -> Res<()> {
         let Some(tree) = column_tree_shape(nest) else {
-            return plain(self);
+            if let Some(chunked) = super::scan_chunks::scan_chunks_shape(nest) {
+                return self.launch_or_scan_chunks(
+                    fr, nest, &chunked, name, params, values, columns, plain,
+                );
+            }
+            return match super::hist_chunks::hist_chunks_shape(nest) {
+                Some(chunked) => self.launch_or_hist_chunks(
+                    fr, nest, &chunked, name, params, values, columns, plain,
+                ),
+                None => plain(self),
+            };
         };
         let fold = self.kernel(
             &format!("{name}_chunks"),

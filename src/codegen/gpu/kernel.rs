@@ -22,7 +22,11 @@
 //! - reductions and scans of arrays, histograms of rows: a thread per
 //!   column (`columns`); reductions of arrays over few columns and many
 //!   iterations: chunks of iterations, then a thread per column combining
-//!   them (`column_tree`), as host code picks by shape;
+//!   them (`column_tree`); scans of arrays likewise, the chunks' totals
+//!   scanned per column, then each chunk again from its prefix
+//!   (`scan_chunks`); histograms of rows into private copies of the bins
+//!   per chunk, combined after (`hist_chunks`); as host code picks by
+//!   shape;
 //! - everything else: one thread runs the nest in sequential order
 //!   (docs/gpu.md, "What remains").
 //!

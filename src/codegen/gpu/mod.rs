@@ -13,7 +13,9 @@
 //! values and partial results; `rows` row reductions (a warp or a block
 //! per row); `columns` the segmented forms (a thread per element of an
 //! array accumulator or a bin row), `column_tree` reductions of arrays
-//! cut into chunks of iterations when columns are few; `scan` the kernels of scans and
+//! cut into chunks of iterations when columns are few, `scan_chunks`
+//! scans of arrays so cut, `hist_chunks` histograms of rows into private
+//! copies of the bins per chunk; `scan` the kernels of scans and
 //! compactions, `reduce` the block trees of reductions, `stage` the input
 //! tiles scans and non-commutative reductions stage in shared memory,
 //! `hist` the locks of histograms without atomic updates, `private`
@@ -40,6 +42,7 @@ mod group;
 mod group_scan;
 mod heap;
 mod hist;
+mod hist_chunks;
 mod kernel;
 pub(crate) mod link;
 mod loops;
@@ -48,6 +51,7 @@ mod private_locked;
 mod reduce;
 mod rows;
 mod scan;
+mod scan_chunks;
 mod split_rows;
 mod stage;
 mod tile;
