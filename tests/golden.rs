@@ -104,12 +104,16 @@ fn expected_cases() -> usize {
 /// Every case of the golden programs passes on the interpreter and
 /// compiled at `-O{level}` on 1, 2 and 7 threads, with a grain of 1 that
 /// sends even tiny nests through the parallel strategies; every case runs,
-/// and only the known files are skipped.
+/// and only the known files are skipped. The interpreter runs in its
+/// checking mode, so that a case whose result depends on unspecified
+/// behaviour (a scatter's duplicate indices) fails every time, not on some
+/// thread counts only.
 fn golden_programs_at(level: &str) {
     let out = arrc()
         .current_dir(root())
         .env("ARRC_GRAIN", "1")
         .args(["test", level, "--threads", "1,2,7", "--exclude", "bench"])
+        .arg("--check-unspecified")
         .args(GOLDEN_DIRS)
         .output()
         .expect("run arrc test");
@@ -156,6 +160,47 @@ fn golden_programs_pass_at_o2() {
 #[test]
 fn golden_programs_pass_at_o3() {
     golden_programs_at("-O3");
+}
+
+/// The case that made CI flaky (tests/simplify/scatter_split.arr before
+/// dc7376c): it wrote index 0 twice and expected the later value, which
+/// the interpreter stores and a parallel binary need not. The checking
+/// mode fails it, with the scatter's location; without it, it passes.
+#[test]
+fn checking_mode_fails_a_case_that_expects_one_of_duplicates() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = dir.path().join("unpaired.arr");
+    std::fs::write(
+        &prog,
+        "-- ==\n\
+         -- entry: unpaired\n\
+         -- input { 4i64 [0i64] [1i64, 0i64] [7i32, 8i32] [9i32] }\n\
+         -- output { [9i32, 8i32, 0i32, 0i32] }\n\
+         \n\
+         entry unpaired [n] [m] (k: i64) (a: [n]i64) (b: [m]i64) (c: [m]i32) (d: [n]i32) : []i32 =\n  \
+         scatter (replicate k 0) (a ++ b) (c ++ d :> [n + m]i32)\n",
+    )
+    .unwrap();
+    let test = |check: bool| {
+        let mut cmd = arrc();
+        cmd.current_dir(dir.path()).args(["test", "-i"]);
+        if check {
+            cmd.arg("--check-unspecified");
+        }
+        cmd.arg("unpaired.arr").output().expect("run arrc test")
+    };
+    let plain = test(false);
+    assert!(plain.status.success(), "{plain:?}");
+    let checked = test(true);
+    let stdout = String::from_utf8_lossy(&checked.stdout);
+    assert!(!checked.status.success(), "{stdout}");
+    assert!(
+        stdout.contains(
+            "unspecified behaviour: this scatter writes two different values to index 0: \
+             7i32 and 9i32 (of which any one is stored) at unpaired.arr:7:3"
+        ),
+        "{stdout}"
+    );
 }
 
 /// Compiled programs neither touch memory they do not own nor leak, on one

@@ -63,6 +63,12 @@ enum Command {
         /// Check the `structure { ... }` lines instead of running cases.
         #[arg(short = 's', long = "structure")]
         structure: bool,
+        /// Fail a case whose result depends on what the language leaves
+        /// unspecified: a scatter writing two values to one index, a
+        /// neutral element that is not neutral, ... (the interpreter's
+        /// checking mode; also `ARRC_CHECK_UNSPECIFIED=1`).
+        #[arg(long)]
+        check_unspecified: bool,
     },
     /// Time the compiled programs on the cases of their test blocks.
     Bench {
@@ -213,6 +219,11 @@ struct RunArgs {
     /// one thread.
     #[arg(long = "threads", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     _threads: Option<u32>,
+    /// Stop with an error where the result depends on what the language
+    /// leaves unspecified (the checking mode of `arrc test
+    /// --check-unspecified`; also `ARRC_CHECK_UNSPECIFIED=1`).
+    #[arg(long)]
+    check_unspecified: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -355,6 +366,7 @@ pub fn main() -> i32 {
             compiled_only,
             exclude_tag,
             structure,
+            check_unspecified,
         } => {
             let backend = match (backend, interpreted_only, compiled_only) {
                 (Some(b), _, _) => Some(b),
@@ -368,6 +380,10 @@ pub fn main() -> i32 {
                 threads,
                 exclude: exclude_tag,
                 structure,
+                check_unspecified: match interp::CheckMode::from_env() {
+                    interp::CheckMode::Off if check_unspecified => interp::CheckMode::On,
+                    from_env => from_env,
+                },
             };
             super::test_runner::run_tests(&paths, &compile.options(), &test)
         }
@@ -556,7 +572,11 @@ fn run(args: &RunArgs) -> i32 {
     let mut outcome = None;
     for _ in 0..runs {
         let start = std::time::Instant::now();
-        let result = interp::run_entry(&core_program, entry, values.clone());
+        let check = match interp::CheckMode::from_env() {
+            interp::CheckMode::Off if args.check_unspecified => interp::CheckMode::On,
+            from_env => from_env,
+        };
+        let result = interp::run_entry_checked(&core_program, entry, values.clone(), check);
         times.push(start.elapsed().as_micros());
         outcome = Some(result);
     }

@@ -33,6 +33,9 @@ pub struct TestOptions {
     /// Check `structure` expectations instead of running cases (Futhark's
     /// `futhark test -s`).
     pub structure: bool,
+    /// The interpreter's checking mode (`interp::unspecified`): a case
+    /// whose result depends on unspecified behaviour fails.
+    pub check_unspecified: interp::CheckMode,
 }
 
 impl Default for TestOptions {
@@ -43,6 +46,7 @@ impl Default for TestOptions {
             threads: Vec::new(),
             exclude: Vec::new(),
             structure: false,
+            check_unspecified: interp::CheckMode::Off,
         }
     }
 }
@@ -368,12 +372,17 @@ fn run_case(
         .find(|f| f.name == entry)
         .ok_or_else(|| format!("no entry point `{entry}`"))?;
     let interpreted = if test.interpreter && !case.compiled {
-        let mut call = |name: &str, bytes: &[u8]| match interpret(program, name, bytes) {
+        // A case tagged `unspecified` accepts every allowed result itself.
+        let check = match case.tags.iter().any(|t| t == "unspecified") {
+            true => interp::CheckMode::Off,
+            false => test.check_unspecified,
+        };
+        let mut call = |name: &str, bytes: &[u8]| match interpret(program, name, bytes, check)? {
             Outcome::Values(v) => Ok(v),
             Outcome::Failed(why) => Err(format!("script input: {name}: {why}")),
         };
         let input = case_input(&case.input, base, &mut call)?;
-        Some(interpret(program, entry, &input))
+        Some(interpret(program, entry, &input, check)?)
     } else {
         None
     };
@@ -435,19 +444,29 @@ pub(crate) fn executable_input(
     case_input(input, base, &mut call)
 }
 
-/// The reference interpreter on one entry point.
-fn interpret(program: &Program, entry: &str, input: &[u8]) -> Outcome {
+/// The reference interpreter on one entry point; with `check`, in its
+/// checking mode, where unspecified behaviour fails the case whatever it
+/// expects.
+fn interpret(
+    program: &Program,
+    entry: &str,
+    input: &[u8],
+    check: interp::CheckMode,
+) -> Result<Outcome, String> {
     let Some(function) = program.entries.iter().find(|f| f.name == entry) else {
-        return Outcome::Failed(format!("no entry point `{entry}`"));
+        return Ok(Outcome::Failed(format!("no entry point `{entry}`")));
     };
     let params: Vec<Type> = function.params.iter().map(|p| p.ty).collect();
-    match value::read_values(input, &params) {
-        Ok(args) => match interp::run_entry(program, entry, args) {
+    Ok(match value::read_values(input, &params) {
+        Ok(args) => match interp::run_entry_checked(program, entry, args, check) {
             Ok(values) => Outcome::Values(values),
+            Err(err @ interp::RunError::Unspecified(_)) => {
+                return Err(format!("interpreter: {err}"))
+            }
             Err(err) => Outcome::Failed(err.to_string()),
         },
         Err(err) => Outcome::Failed(err.to_string()),
-    }
+    })
 }
 
 /// The bytes of a case's input; a script's calls go to `call`.

@@ -10,16 +10,18 @@
 //! `soacs` runs the SOACs, `arrays` slicing, updates and the other array
 //! operations, and `inplace` finds the `with` updates and scatters whose
 //! destination is dead afterwards, so that a loop updating an array element
-//! by element does not copy it per iteration.
+//! by element does not copy it per iteration. `unspecified` is the checking
+//! mode that reports where a result depends on what the contract leaves open.
 
 mod arrays;
 mod inplace;
 pub mod ops;
 mod soacs;
+mod unspecified;
 
 use crate::core::ir::{
-    range_message, AssertReport, Atom, Body, Exp, Function, Lambda, LoopForm, Program, SrcLoc, Stm,
-    Type, Var, VarId,
+    range_message, AssertReport, Atom, BinOp, Body, Exp, Function, Lambda, LoopForm, Program,
+    SrcLoc, Stm, Type, UnOp, Var, VarId,
 };
 use crate::runtime::value::{type_string, ArrayData, ArrayValue, Value};
 use crate::types::{Const, ScalarType};
@@ -42,6 +44,9 @@ pub enum RunError {
     UnknownEntry(String),
     /// Malformed IR: a compiler bug rather than the program's fault.
     Internal(String),
+    /// In the checking mode (`run_entry_checked`), a result that depends on
+    /// behaviour the contract leaves unspecified (`interp::unspecified`).
+    Unspecified(String),
 }
 
 impl RunError {
@@ -49,7 +54,7 @@ impl RunError {
     pub fn exit_code(&self) -> i32 {
         match self {
             RunError::Argument { .. } | RunError::UnknownEntry(_) => 2,
-            RunError::Program(_) | RunError::Internal(_) => 1,
+            RunError::Program(_) | RunError::Internal(_) | RunError::Unspecified(_) => 1,
         }
     }
 }
@@ -61,6 +66,7 @@ impl fmt::Display for RunError {
             RunError::Argument { arg, message } => write!(f, "argument {arg}: {message}"),
             RunError::UnknownEntry(name) => write!(f, "unknown entry point '{name}'"),
             RunError::Internal(m) => write!(f, "internal error: {m}"),
+            RunError::Unspecified(m) => write!(f, "unspecified behaviour: {m}"),
         }
     }
 }
@@ -68,7 +74,42 @@ impl fmt::Display for RunError {
 impl std::error::Error for RunError {}
 
 /// Runs entry point `entry` of `program` on `args`; one value per result.
+/// `ARRC_CHECK_UNSPECIFIED` may turn the checking mode on
+/// (`CheckMode::from_env`).
 pub fn run_entry(program: &Program, entry: &str, args: Vec<Value>) -> Result<Vec<Value>, RunError> {
+    run_entry_checked(program, entry, args, CheckMode::from_env())
+}
+
+/// How much of what the contract leaves unspecified a run reports
+/// (`interp::unspecified`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CheckMode {
+    Off,
+    /// Results that depend on the backend or the number of threads.
+    On,
+    /// Also a neutral element that is not neutral for an element, as the
+    /// contract requires, where the result would not depend on it.
+    Strict,
+}
+
+impl CheckMode {
+    /// `ARRC_CHECK_UNSPECIFIED=1` is `On`, `=strict` is `Strict`.
+    pub fn from_env() -> CheckMode {
+        match std::env::var("ARRC_CHECK_UNSPECIFIED").as_deref() {
+            Ok("1") => CheckMode::On,
+            Ok("strict") => CheckMode::Strict,
+            _ => CheckMode::Off,
+        }
+    }
+}
+
+/// `run_entry` in the checking mode `check`.
+pub fn run_entry_checked(
+    program: &Program,
+    entry: &str,
+    args: Vec<Value>,
+    check: CheckMode,
+) -> Result<Vec<Value>, RunError> {
     let f = program
         .entries
         .iter()
@@ -79,6 +120,7 @@ pub fn run_entry(program: &Program, entry: &str, args: Vec<Value>) -> Result<Vec
         env: vec![None; max_var_function(f) as usize + 1],
         consuming: inplace::consuming_statements(f),
         fuel: None,
+        check,
     };
     interp.bind_args(f, args)?;
     interp.exec_body(&f.body)?;
@@ -282,6 +324,8 @@ struct Interp<'p> {
     consuming: HashSet<usize>,
     /// During a trial run (see `soacs`), the statements it may still run.
     fuel: Option<u64>,
+    /// The checking mode of `unspecified`.
+    check: CheckMode,
 }
 
 impl Interp<'_> {
@@ -639,6 +683,10 @@ impl Interp<'_> {
             }
             Exp::BinOp(op, a, b) => {
                 let (x, y) = (self.scalar(a)?, self.scalar(b)?);
+                if *op == BinOp::CopySign && unspecified::exposes_nan_bits(y) && self.checking() {
+                    let what = format!("copysign takes the sign of a NaN ({y})");
+                    return Err(self.unspecified(what, stm.loc));
+                }
                 let c = match ops::binop(*op, x, y) {
                     // A trial run only looks for shapes: a zero divisor
                     // in the rows of zeros it runs on gives zero.
@@ -648,7 +696,12 @@ impl Interp<'_> {
                 single(self, Val::Scalar(c))
             }
             Exp::UnOp(op, a) => {
-                let c = ops::unop(*op, self.scalar(a)?).map_err(|e| self.op_error(e, stm))?;
+                let x = self.scalar(a)?;
+                if *op == UnOp::ToBits && unspecified::exposes_nan_bits(x) && self.checking() {
+                    let what = "to_bits of a NaN (its bits differ between backends)".to_string();
+                    return Err(self.unspecified(what, stm.loc));
+                }
+                let c = ops::unop(*op, x).map_err(|e| self.op_error(e, stm))?;
                 single(self, Val::Scalar(c))
             }
             Exp::Convert(t, a) => {

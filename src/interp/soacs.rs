@@ -1,6 +1,7 @@
 //! The SOACs: sequential loops over the rows of their argument arrays, in
 //! the order the language contract gives results (scan left to right,
-//! scanr right to left, scatter's later writes winning).
+//! scanr right to left, scatter's later writes winning), and in the
+//! checking mode (`unspecified`) what they leave open.
 
 use super::{first_difference, gather_rows, Arr, Builder, Interp, RunError, Val};
 use crate::core::ir::{Atom, Lambda, Soac, SoacKind, SrcLoc, Stm, VarId};
@@ -55,6 +56,7 @@ impl Interp<'_> {
                         Some(acc) => self.apply_op(op, acc, part)?,
                     });
                 }
+                self.check_fold("reduce", op, &ne, width, &arrays, false, loc)?;
                 Ok(total.unwrap_or(ne))
             }
             SoacKind::Scan { op, neutral } => {
@@ -62,6 +64,7 @@ impl Interp<'_> {
                 let mut builders: Vec<Builder> =
                     op.ret.iter().map(|t| Builder::new(*t, width)).collect();
                 self.fold(op, acc.clone(), 0..width, &arrays, loc, Some(&mut builders))?;
+                self.check_fold("scan", op, &acc, width, &arrays, false, loc)?;
                 Ok(builders
                     .into_iter()
                     .zip(&acc)
@@ -89,6 +92,53 @@ impl Interp<'_> {
                 dest,
             } => self.hist(op, neutral, bins, dest.as_deref(), width, &arrays, loc),
         }
+    }
+
+    /// In the checking mode, after a reduction or scan ran: its neutral
+    /// element is neutral for the running values, from the left (`scanr`,
+    /// `right_to_left`) or the right, and its operator associative on the
+    /// elements.
+    #[allow(clippy::too_many_arguments)]
+    fn check_fold(
+        &mut self,
+        soac: &str,
+        op: &Lambda,
+        ne: &[Val],
+        width: usize,
+        arrays: &[Arr],
+        right_to_left: bool,
+        loc: SrcLoc,
+    ) -> Result<(), RunError> {
+        if !self.checking() {
+            return Ok(());
+        }
+        let mut elems: Vec<Vec<Val>> = (0..width)
+            .map(|i| arrays.iter().map(|a| a.row(i)).collect())
+            .collect();
+        if right_to_left {
+            elems.reverse();
+        }
+        // The running values, recomputed (in one sequence, where a long
+        // reduction ran in blocks: the same values but for rounding).
+        let mut accs = vec![ne.to_vec()];
+        for x in &elems {
+            let last = accs.last().cloned().unwrap_or_default();
+            let next = if right_to_left {
+                self.try_op(op, x, &last)
+            } else {
+                self.try_op(op, &last, x)
+            };
+            match next {
+                Some(next) => accs.push(next),
+                None => break,
+            }
+        }
+        self.check_neutral(soac, op, ne, accs.into_iter(), !right_to_left, loc)?;
+        self.check_strict(soac, op, ne, elems.iter().cloned(), loc)?;
+        if right_to_left {
+            elems.reverse();
+        }
+        self.check_associative(soac, op, &elems, loc)
     }
 
     fn atoms(&self, atoms: &[Atom]) -> Result<Vec<Val>, RunError> {
@@ -128,6 +178,7 @@ impl Interp<'_> {
             acc = self.apply(op, args)?;
             rows.push(acc.clone());
         }
+        self.check_fold("scanr", op, &ne, width, arrays, true, loc)?;
         let mut builders: Vec<Builder> = op.ret.iter().map(|t| Builder::new(*t, width)).collect();
         for row in rows.iter().rev() {
             for (b, v) in builders.iter_mut().zip(row) {
@@ -198,6 +249,9 @@ impl Interp<'_> {
             }
             let m = a.outer();
             let row = a.row_elems();
+            if self.checking() {
+                self.check_scatter(&targets, vals, m, loc)?;
+            }
             let mut data = a.into_data();
             for (i, &t) in targets.iter().enumerate() {
                 if t < m && !data.write_from(t * row, &vals.data, vals.offset + i * row, row) {
@@ -266,6 +320,14 @@ impl Interp<'_> {
             }
         };
         let m = state.len() / k.max(1);
+        // In the checking mode, reported once the run succeeded (an error
+        // is the result, whatever came before it).
+        let mut running: Vec<Vec<Val>> = Vec::new();
+        if self.checking() {
+            running.extend(state.chunks(k.max(1)).map(<[Val]>::to_vec));
+        }
+        let mut not_commuting = None;
+        let mut combined_rows = Vec::new();
         for i in 0..width {
             let target = indices
                 .data
@@ -276,9 +338,27 @@ impl Interp<'_> {
             let Some(t) = target else { continue };
             let mut args: Vec<Val> = state[t * k..(t + 1) * k].to_vec();
             args.extend(values.iter().map(|a| a.row(i)));
-            let combined = self.apply(op, args)?;
+            let combined = self.apply(op, args.clone())?;
+            if self.checking() {
+                combined_rows.push(i);
+                running.push(combined.clone());
+            }
+            if self.checking() && not_commuting.is_none() {
+                let (bin, value) = args.split_at(k);
+                not_commuting = self.check_commutes(op, bin, value, &combined, loc).err();
+            }
             for (slot, v) in state[t * k..(t + 1) * k].iter_mut().zip(combined) {
                 *slot = v;
+            }
+        }
+        if self.checking() {
+            self.check_neutral("histogram", op, &ne, running.into_iter(), true, loc)?;
+            let values_seen = combined_rows
+                .iter()
+                .map(|&i| values.iter().map(|a| a.row(i)).collect());
+            self.check_strict("histogram", op, &ne, values_seen, loc)?;
+            if let Some(err) = not_commuting {
+                return Err(err);
             }
         }
         let mut builders: Vec<Builder> = op.ret.iter().map(|t| Builder::new(*t, m)).collect();
@@ -371,7 +451,7 @@ impl Interp<'_> {
     }
 
     /// `op` on two sets of values (accumulators, then elements).
-    fn apply_op(
+    pub(super) fn apply_op(
         &mut self,
         op: &Lambda,
         acc: Vec<Val>,

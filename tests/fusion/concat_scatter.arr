@@ -2,14 +2,14 @@
 -- (`simplify-scatter-split`; Futhark's `concat-scatter-fusion`): the
 -- first streams the parts that the map makes in its loop, so `is0` and
 -- `vs0` are never written; the second writes the other part's values
--- after all of the first's, so of duplicate indices the later wins
--- (`[0, 1]`: index 1 gets the second part's 5). Out-of-range indices
--- (`-1`, `9`) are ignored in either part.
+-- after all of the first's. Out-of-range indices (`-1`, `9`) are ignored
+-- in either part. No index repeats: of duplicates any one value may be
+-- stored.
 -- ==
 -- input { 8i64 0i32 [0i32, 2i32, 6i32] }
 -- output { [1i32, 5i32, 3i32, 9i32, 0i32, 0i32, 7i32, 17i32] }
--- input { 4i64 0i32 [0i32, 1i32] }
--- output { [1i32, 5i32, 7i32, 0i32] }
+-- input { 4i64 0i32 [0i32, 2i32] }
+-- output { [1i32, 5i32, 3i32, 9i32] }
 -- input { 3i64 5i32 [-1i32, 9i32, 2i32] }
 -- output { [3i32, 5i32, 3i32] }
 -- input { 1i64 7i32 empty([0]i32) } output { [7i32] }

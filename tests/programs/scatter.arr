@@ -28,9 +28,11 @@ entry duplicates (dest: []i32) (is: []i64) (vs: []i32) : []i32 = scatter dest is
 
 -- ==
 -- entry: duplicates_any
--- input { [0, 0] [1i64, 1i64] [5, 6] } output { true }
+-- unspecified input { [0, 0] [1i64, 1i64] [5, 6] } output { true }
 
--- With different values at one index, either may win.
+-- With different values at one index, either may win (the case's tag
+-- `unspecified` lets `arrc test --check-unspecified` run it unchecked: it
+-- accepts every allowed result).
 entry duplicates_any (dest: []i32) (is: []i64) (vs: []i32) : bool =
   let r = scatter dest is vs
   in r[0] == 0 && (r[1] == 5 || r[1] == 6)

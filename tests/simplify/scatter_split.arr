@@ -1,20 +1,20 @@
 -- A scatter over concatenations is one scatter per part
 -- (`simplify::scatter_split`, Futhark's `concat-scatter-fusion`): in
 -- `split` the two concatenations go, and the second part's writes land
--- after the first's (index 1 of `[0, 1]` gets 5, and out-of-range
--- indices are ignored). In `three` only the first part is split off:
+-- after the first's (out-of-range indices are ignored). In `three` only
+-- the first part is split off:
 -- the other two stay one scatter over their concatenations. In `unpaired` the parts' sizes do not pair up
 -- (`n` indices with `m` values first), so the scatter stays whole. No
 -- index repeats: of duplicates any one value may be stored.
 -- nodes: scatter=5 concat=4
 -- ==
 -- entry: split
--- input { 4i64 [0i32, 1i32] } output { [1i32, 5i32, 7i32, 0i32] }
+-- input { 4i64 [0i32, 2i32] } output { [1i32, 5i32, 3i32, 9i32] }
 -- input { 3i64 [-1i32, 9i32, 2i32] } output { [3i32, 0i32, 3i32] }
 -- input { 2i64 empty([0]i32) } output { [0i32, 0i32] }
 -- ==
 -- entry: three
--- input { 5i64 [0i32, 1i32] } output { [10i32, 20i32, 30i32, 31i32, 0i32] }
+-- input { 7i64 [0i32, 3i32] } output { [10i32, 20i32, 30i32, 13i32, 23i32, 33i32, 0i32] }
 -- input { 3i64 empty([0]i32) } output { [0i32, 0i32, 0i32] }
 -- ==
 -- entry: unpaired

@@ -4,6 +4,7 @@
 mod basics;
 mod loops_slices;
 mod shapes;
+mod unspecified;
 
 use super::*;
 use crate::core::fresh::Fresh;
