@@ -479,3 +479,53 @@ fn rotated_reads_wrap_without_a_division() {
     assert!(loopy.contains("wraps"), "{loopy}");
     assert!(!loopy.contains(" = rem "), "{loopy}");
 }
+
+/// Nested `if`s on float pairs run in strided lanes too: their last test
+/// (`j < i`, the tie rule) is reached by a NaN element, but never with an
+/// element index below the accumulator's, so the body's cases a run can
+/// meet are a lexicographic order (`loopy::select`), and their selects are
+/// vectors. A nested spelling whose ties (and NaN) go to the element keeps
+/// the plain loop.
+#[test]
+fn nested_float_pair_selections_run_in_strided_lanes() {
+    let entry = |ty: &str, neutral: &str, op: &str| {
+        format!(
+            "entry main [n] (xs: [n]{ty}) : ({ty}, i64) =\n  reduce ({op}) ({neutral}, -1i64) (zip xs (iota n))\n"
+        )
+    };
+    let nested = [
+        (
+            "f64",
+            "-f64.inf",
+            r"\(a, i) (b, j) -> if b > a then (b, j) else if a > b then (a, i) else if j < i then (b, j) else (a, i)",
+        ),
+        (
+            "f32",
+            "f32.inf",
+            r"\(a, i) (b, j) -> if b < a then (b, j) else if a < b then (a, i) else if j < i then (b, j) else (a, i)",
+        ),
+    ];
+    for (ty, neutral, op) in nested {
+        let src = entry(ty, neutral, op);
+        let loopy = emitted(&src, &["-O3", "--emit", "loopy"]);
+        assert!(
+            loopy.contains("in strided lanes"),
+            "not in strided lanes:\n{loopy}"
+        );
+        let ir = emitted(&src, &["-O3", "--cpu", "x86-64-v3", "--emit", "llvm"]);
+        let compares = ir
+            .lines()
+            .filter(|l| l.contains("fcmp") && l.contains(" x "))
+            .count();
+        assert!(compares > 0, "no vector compares for {op}:\n{ir}");
+    }
+    let last_wins = r"\(a, i) (b, j) -> if a > b then (a, i) else if b > a then (b, j) else (b, j)";
+    let loopy = emitted(
+        &entry("f64", "-f64.inf", last_wins),
+        &["-O3", "--emit", "loopy"],
+    );
+    assert!(
+        !loopy.contains("in strided lanes"),
+        "in strided lanes:\n{loopy}"
+    );
+}

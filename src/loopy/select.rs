@@ -23,6 +23,18 @@
 //! compare (less, equal, greater, unordered) and how the indices do (less,
 //! equal, greater), and all twelve cases are evaluated here.
 //!
+//! Only the cases a run can meet must agree with the order, since floats'
+//! comparisons are not a total order and a nested spelling's last test
+//! (`.. else if j < i then (b, j) else (a, i)`) is reached by a NaN
+//! element. The body's accumulator holds the neutral pair or an earlier
+//! iteration's (pairs are picked whole; every lane and chunk counts up from
+//! 0 from the neutral pair), so with a neutral index below 0 its index is
+//! below the element's, and with 0 not above it: the body's other index
+//! cases cannot happen, and there the NaN element is skipped. The
+//! operator combines lanes' and chunks' results, none of which is a NaN
+//! unless the neutral value is, and then every one is the neutral pair:
+//! its unordered cases cannot happen, or combine a pair with itself.
+//!
 //! `flatten_picks` then makes such a nest's `if`s on the pairs selects:
 //! nested `if`s (`if b < a then .. else if a < b then .. else ..`) become
 //! their branches' comparisons, all computed, and `if`s with empty
@@ -110,16 +122,39 @@ pub fn strided_selection(nest: &LoopNest) -> bool {
         // Equal values and indices are the same pair unless floats differ in
         // the sign of zero, and one index is an element's only where the
         // neutral's could be (a constant below 0 cannot).
-        let negative = |a: &Atom| matches!(a, Atom::Const(Const::I64(x)) if *x < 0);
-        let same_pair = !float || negative(&red.carried[index].init);
+        let init = neutral_index(&red.carried[index].init);
+        let same_pair = !float || init.is_some_and(|c| c < 0);
+        // The body meets only the cases a sequential run can: its
+        // accumulator holds the neutral pair or an earlier element's, so
+        // its index is below the element's when the neutral's is below 0
+        // (iterations count from 0), and not above it when that is 0.
+        let body_meets = |c: &Case| match init {
+            Some(x) if x < 0 => c.indices == Ordering::Less,
+            Some(0) => c.indices != Ordering::Greater,
+            _ => true,
+        };
+        // The operator combines lanes' (and chunks') results, which hold
+        // no NaN: the body never takes an unordered element into an
+        // ordered accumulator, so a NaN is only ever a NaN neutral value,
+        // which every lane then keeps, and the operator combines that pair
+        // with itself, where either pick is right.
+        let op_meets = |c: &Case| c.values.is_some();
         match (body, op) {
-            (Some(b), Some(o)) => {
-                let order = lexicographic(&b, float, same_pair);
-                order.is_some() && order == lexicographic(&o, float, same_pair)
-            }
+            (Some(b), Some(o)) => orders().any(|order| {
+                lexicographic(order, &b, float, same_pair, &body_meets)
+                    && lexicographic(order, &o, float, same_pair, &op_meets)
+            }),
             _ => false,
         }
     })
+}
+
+/// The neutral index when it is a constant.
+fn neutral_index(init: &Atom) -> Option<i64> {
+    match init {
+        Atom::Const(Const::I64(x)) => Some(*x),
+        _ => None,
+    }
 }
 
 /// Makes the `if`s of a selection reduction's body and operator (one that
@@ -186,24 +221,32 @@ fn cases(float: bool) -> Vec<Case> {
     out
 }
 
-/// The order (the better value's and index's side of `Ordering`, the
-/// accumulator's compared with the element's) whose picks (true: the
-/// element) these are: values greater or smaller first, then indices
-/// smaller or greater; the accumulator kept on unordered values, and on
-/// equal values and indices unless `same_pair` (either is then right).
-fn lexicographic(picks: &[bool], float: bool, same_pair: bool) -> Option<(Ordering, Ordering)> {
-    let orders = [Ordering::Less, Ordering::Greater]
+/// The orders a selection may pick by (the better value's and index's
+/// side of `Ordering`, the accumulator's compared with the element's):
+/// values greater or smaller first, then indices smaller or greater.
+fn orders() -> impl Iterator<Item = (Ordering, Ordering)> {
+    [Ordering::Less, Ordering::Greater]
         .into_iter()
-        .flat_map(|v| [(v, Ordering::Greater), (v, Ordering::Less)]);
-    orders.into_iter().find(|&(better_value, better_index)| {
-        cases(float).iter().zip(picks).all(|(c, &pick)| {
-            let equal = c.values == Some(Ordering::Equal);
-            if same_pair && equal && c.indices == Ordering::Equal {
-                return true;
-            }
-            let elem = c.values == Some(better_value) || (equal && c.indices == better_index);
-            pick == elem
-        })
+        .flat_map(|v| [(v, Ordering::Greater), (v, Ordering::Less)])
+}
+
+/// Whether `picks` (true: the element) are those of `order` in every case
+/// that `meets`: the accumulator kept on unordered values, and on equal
+/// values and indices unless `same_pair` (either is then right).
+fn lexicographic(
+    (better_value, better_index): (Ordering, Ordering),
+    picks: &[bool],
+    float: bool,
+    same_pair: bool,
+    meets: &dyn Fn(&Case) -> bool,
+) -> bool {
+    cases(float).iter().zip(picks).all(|(c, &pick)| {
+        let equal = c.values == Some(Ordering::Equal);
+        if !meets(c) || (same_pair && equal && c.indices == Ordering::Equal) {
+            return true;
+        }
+        let elem = c.values == Some(better_value) || (equal && c.indices == better_index);
+        pick == elem
     })
 }
 
