@@ -763,6 +763,16 @@ impl Interp<'_> {
                             }
                             range_message(v[0], v[1], v[2], v[3])
                         }
+                        AssertReport::Slice(a) => {
+                            let mut v = [0i64; 4];
+                            for (x, a) in v.iter_mut().zip(a) {
+                                *x = self.scalar(a)?.as_i128().unwrap_or(0) as i64;
+                            }
+                            format!(
+                                "index {}:{}:{} out of bounds for array of length {}",
+                                v[0], v[1], v[2], v[3]
+                            )
+                        }
                     };
                     return Err(RunError::Program(format!(
                         "{what} at {}",
