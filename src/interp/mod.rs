@@ -756,6 +756,7 @@ impl Interp<'_> {
                 if self.scalar(c)? != Const::Bool(true) && !self.trial() {
                     let what = match report {
                         AssertReport::Plain => "assertion failed".to_string(),
+                        AssertReport::NegativeExponent => "negative exponent".to_string(),
                         AssertReport::Range(a) => {
                             let mut v = [0i64; 4];
                             for (x, a) in v.iter_mut().zip(a) {

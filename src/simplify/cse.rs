@@ -259,6 +259,7 @@ impl Keyer {
             Exp::Assert(c, report) => {
                 self.out.push_str(match report {
                     AssertReport::Plain => "assert ",
+                    AssertReport::NegativeExponent => "assert_exponent ",
                     AssertReport::Range(_) => "assert_range ",
                     AssertReport::Slice(_) => "assert_slice ",
                 });

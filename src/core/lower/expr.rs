@@ -539,9 +539,32 @@ impl<'a> Lowerer<'a> {
                 } else {
                     t
                 };
+                if cop == BinOp::Pow {
+                    self.check_exponent(t.elem(), y, loc);
+                }
                 Value::Leaf(self.let1("t", rt, Exp::BinOp(cop, x, y), loc), rt)
             }
         }
+    }
+
+    /// Before a signed integer power: the exponent must not be negative
+    /// (Futhark's `negative exponent`). `BinOp::Pow` itself never fails.
+    pub(super) fn check_exponent(&mut self, t: ScalarType, exponent: Atom, loc: SrcLoc) {
+        if !t.is_signed() {
+            return;
+        }
+        let zero = Atom::Const(Const::int_wrapping(t, 0));
+        let ok = self.let1(
+            "ok",
+            CType::Scalar(ScalarType::Bool),
+            Exp::BinOp(BinOp::Le, zero, exponent),
+            loc,
+        );
+        self.stms.push(Stm {
+            pat: Vec::new(),
+            exp: Exp::Assert(ok, AssertReport::NegativeExponent),
+            loc,
+        });
     }
 
     pub(super) fn if_(
