@@ -28,6 +28,8 @@ pub(crate) enum Trap {
     /// `size mismatch`: expected, found.
     SizeMismatch,
     DivisionByZero,
+    /// A signed integer `**` with an exponent below zero.
+    NegativeExponent,
     Assert,
     /// `negative size N`: the size.
     NegativeSize,
@@ -43,7 +45,7 @@ impl Trap {
             Trap::Bounds | Trap::SizeMismatch => 2,
             Trap::Slice | Trap::Range => 4,
             Trap::NegativeSize => 1,
-            Trap::DivisionByZero | Trap::Assert => 0,
+            Trap::DivisionByZero | Trap::NegativeExponent | Trap::Assert => 0,
         }
     }
 }

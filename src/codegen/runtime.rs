@@ -24,6 +24,8 @@ pub(crate) enum RuntimeFn {
     FailSizeMismatch,
     /// `void arr_fail_division_by_zero(const char *loc)`
     FailDivisionByZero,
+    /// `void arr_fail_negative_exponent(const char *loc)`
+    FailNegativeExponent,
     /// `void arr_fail_assert(const char *loc)`
     FailAssert,
     /// `void arr_fail_negative_size(int64_t size, const char *loc)`
@@ -101,6 +103,7 @@ impl RuntimeFn {
             RuntimeFn::FailSlice => "arr_fail_slice",
             RuntimeFn::FailSizeMismatch => "arr_fail_size_mismatch",
             RuntimeFn::FailDivisionByZero => "arr_fail_division_by_zero",
+            RuntimeFn::FailNegativeExponent => "arr_fail_negative_exponent",
             RuntimeFn::FailAssert => "arr_fail_assert",
             RuntimeFn::FailNegativeSize => "arr_fail_negative_size",
             RuntimeFn::FailRange => "arr_fail_range",
@@ -141,7 +144,9 @@ impl RuntimeFn {
             RuntimeFn::Free => (None, &[Ptr]),
             RuntimeFn::FailBounds | RuntimeFn::FailSizeMismatch => (None, &[I64, I64, Ptr]),
             RuntimeFn::FailSlice | RuntimeFn::FailRange => (None, &[I64, I64, I64, I64, Ptr]),
-            RuntimeFn::FailDivisionByZero | RuntimeFn::FailAssert => (None, &[Ptr]),
+            RuntimeFn::FailDivisionByZero
+            | RuntimeFn::FailNegativeExponent
+            | RuntimeFn::FailAssert => (None, &[Ptr]),
             RuntimeFn::FailNegativeSize => (None, &[I64, Ptr]),
             RuntimeFn::RunNest => (None, &[Ptr, Ptr, I64, Ptr]),
             RuntimeFn::InParallel => (Some(I32), &[]),
@@ -180,6 +185,7 @@ impl RuntimeFn {
                 | RuntimeFn::FailSlice
                 | RuntimeFn::FailSizeMismatch
                 | RuntimeFn::FailDivisionByZero
+                | RuntimeFn::FailNegativeExponent
                 | RuntimeFn::FailAssert
                 | RuntimeFn::FailNegativeSize
                 | RuntimeFn::FailRange

@@ -69,21 +69,27 @@ pub enum AssertReport {
     /// second element and end as `i64`, and its form as an `i64` constant
     /// (`range_form`).
     Range([Atom; 4]),
+    /// `index START:END:STRIDE out of bounds for array of length LEN`: a
+    /// slice whose stride is 0 (the slice's own check needs a non-zero one).
+    Slice([Atom; 4]),
+    /// `negative exponent`: a signed integer `**` whose exponent is below
+    /// zero (Futhark's check before its integer power).
+    NegativeExponent,
 }
 
 impl AssertReport {
     /// The values the report prints.
     pub fn atoms(&self) -> &[Atom] {
         match self {
-            AssertReport::Plain => &[],
-            AssertReport::Range(a) => a,
+            AssertReport::Plain | AssertReport::NegativeExponent => &[],
+            AssertReport::Range(a) | AssertReport::Slice(a) => a,
         }
     }
 
     pub fn atoms_mut(&mut self) -> &mut [Atom] {
         match self {
-            AssertReport::Plain => &mut [],
-            AssertReport::Range(a) => a,
+            AssertReport::Plain | AssertReport::NegativeExponent => &mut [],
+            AssertReport::Range(a) | AssertReport::Slice(a) => a,
         }
     }
 

@@ -230,9 +230,18 @@ fn print_exp(out: &mut String, exp: &Exp, depth: usize, names: &Names) {
         }
         Exp::Assert(c, report) => {
             let _ = write!(out, "assert {}", names.atom(c));
-            if let AssertReport::Range(a) = report {
+            let (kind, a) = match report {
+                AssertReport::Plain => ("", &[][..]),
+                AssertReport::NegativeExponent => {
+                    out.push_str(" negative_exponent");
+                    ("", &[][..])
+                }
+                AssertReport::Range(a) => ("range", &a[..]),
+                AssertReport::Slice(a) => ("slice", &a[..]),
+            };
+            if !a.is_empty() {
                 let a: Vec<String> = a.iter().map(|x| names.atom(x)).collect();
-                let _ = write!(out, " range({})", a.join(", "));
+                let _ = write!(out, " {kind}({})", a.join(", "));
             }
         }
         Exp::Soac(soac) => {

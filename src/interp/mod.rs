@@ -809,12 +809,23 @@ impl Interp<'_> {
                 if self.scalar(c)? != Const::Bool(true) && !self.trial() {
                     let what = match report {
                         AssertReport::Plain => "assertion failed".to_string(),
+                        AssertReport::NegativeExponent => "negative exponent".to_string(),
                         AssertReport::Range(a) => {
                             let mut v = [0i64; 4];
                             for (x, a) in v.iter_mut().zip(a) {
                                 *x = self.scalar(a)?.as_i128().unwrap_or(0) as i64;
                             }
                             range_message(v[0], v[1], v[2], v[3])
+                        }
+                        AssertReport::Slice(a) => {
+                            let mut v = [0i64; 4];
+                            for (x, a) in v.iter_mut().zip(a) {
+                                *x = self.scalar(a)?.as_i128().unwrap_or(0) as i64;
+                            }
+                            format!(
+                                "index {}:{}:{} out of bounds for array of length {}",
+                                v[0], v[1], v[2], v[3]
+                            )
                         }
                     };
                     return Err(RunError::Program(format!(

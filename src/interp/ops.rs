@@ -3,8 +3,9 @@
 //! interpreter evaluates with these; constant folding may reuse them.
 //!
 //! Choices where the contract is silent, following Futhark: integer `Pow`
-//! reads the exponent as an unsigned number of the same width (so a
-//! negative exponent is a huge one, never an error); a shift by the bit
+//! reads the exponent as an unsigned number of the same width (a signed
+//! one is never negative here: lowering checks it first, as Futhark does,
+//! with `AssertReport::NegativeExponent`); a shift by the bit
 //! width or more (a negative amount read as unsigned) shifts every bit out;
 //! `Shr` is arithmetic on signed and logical on
 //! unsigned types, `UShr` always logical; float `Mod` and `Rem` are C's

@@ -4,7 +4,7 @@
 //! source position they report (`@line:col`), unchecked ones show nothing.
 
 use super::ir::*;
-use crate::core::ir::{Atom, Var, VarId};
+use crate::core::ir::{AssertReport, Atom, Var, VarId};
 use crate::core::print::{binder, indent, type_str, var_name};
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -209,10 +209,11 @@ fn print_stmt(out: &mut String, stmt: &Stmt, depth: usize, names: &Names) {
         }
         Stmt::Assert { cond, report, loc } => {
             let values: Vec<String> = report.iter().map(|a| names.atom(a)).collect();
-            let report = if values.is_empty() {
-                String::new()
-            } else {
-                format!(" range({})", values.join(", "))
+            let report = match report {
+                AssertReport::Plain => String::new(),
+                AssertReport::NegativeExponent => " negative_exponent".to_string(),
+                AssertReport::Range(_) => format!(" range({})", values.join(", ")),
+                AssertReport::Slice(_) => format!(" slice({})", values.join(", ")),
             };
             let cond = names.atom(cond);
             let _ = writeln!(out, "assert {cond}{report} @{}:{}", loc.line, loc.col);

@@ -9,7 +9,8 @@
 use super::facts::{atom_key, AtomKey};
 use super::walk::{exp_atoms_mut, nested_bodies_mut};
 use crate::core::ir::{
-    Atom, BinOp, Body, DimSlice, Exp, Function, Lambda, LoopForm, SoacKind, Stm, Type, VarId,
+    AssertReport, Atom, BinOp, Body, DimSlice, Exp, Function, Lambda, LoopForm, SoacKind, Stm,
+    Type, VarId,
 };
 use crate::types::ScalarType;
 use std::collections::HashMap;
@@ -256,7 +257,12 @@ impl Keyer {
                 let _ = write!(self.out, "assert_eq_sizes {x} {y}");
             }
             Exp::Assert(c, report) => {
-                self.out.push_str("assert ");
+                self.out.push_str(match report {
+                    AssertReport::Plain => "assert ",
+                    AssertReport::NegativeExponent => "assert_exponent ",
+                    AssertReport::Range(_) => "assert_range ",
+                    AssertReport::Slice(_) => "assert_slice ",
+                });
                 self.atom(c);
                 for a in report.atoms() {
                     self.out.push(' ');

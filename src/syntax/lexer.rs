@@ -543,6 +543,27 @@ fn scan_number(s: &[u8]) -> (usize, Result<Number, LexErrorKind>) {
     }
     let digits = &s[digits_start..i];
     let mut is_float = false;
+    // Futhark's hexadecimal float: `0x1.8p3`, a fraction and a binary
+    // exponent, both required.
+    let mut hex_float = None;
+    if radix == 16 && at(i) == b'.' && at(i + 1).is_ascii_hexdigit() {
+        let frac_start = i + 1;
+        let mut j = frac_start;
+        while at(j) == b'_' || at(j).is_ascii_hexdigit() {
+            j += 1;
+        }
+        let sign = usize::from(matches!(at(j + 1), b'+' | b'-'));
+        if matches!(at(j), b'p' | b'P') && at(j + 1 + sign).is_ascii_digit() {
+            let exp_start = j + 1;
+            let mut k = exp_start + sign;
+            while at(k) == b'_' || at(k).is_ascii_digit() {
+                k += 1;
+            }
+            hex_float = Some((frac_start, j, exp_start, k));
+            is_float = true;
+            i = k;
+        }
+    }
     if radix == 10 {
         if at(i) == b'.' && at(i + 1).is_ascii_digit() {
             is_float = true;
@@ -594,8 +615,20 @@ fn scan_number(s: &[u8]) -> (usize, Result<Number, LexErrorKind>) {
     if is_float && suffix.is_some() && !float_suffix {
         return (len, Err(LexErrorKind::FloatWithIntSuffix(suffix_text)));
     }
-    if radix != 10 && float_suffix {
+    if radix != 10 && float_suffix && hex_float.is_none() {
         return (len, Err(LexErrorKind::RadixFloat));
+    }
+    if let Some((frac_start, frac_end, exp_start, exp_end)) = hex_float {
+        let value = hex_float_value(
+            &text(digits_start..frac_start - 1),
+            &text(frac_start..frac_end),
+            &text(exp_start..exp_end),
+            suffix == Some(ScalarType::F32),
+        );
+        return match value {
+            Some(v) => (len, Ok(Number::Float(v, suffix))),
+            None => (len, Err(LexErrorKind::IntTooLarge)),
+        };
     }
     if is_float || float_suffix {
         let t = text(0..number_end);
@@ -614,6 +647,27 @@ fn scan_number(s: &[u8]) -> (usize, Result<Number, LexErrorKind>) {
         Ok(v) => (len, Ok(Number::Int(v, suffix))),
         Err(_) => (len, Err(LexErrorKind::IntTooLarge)),
     }
+}
+
+/// The value of the hexadecimal float `0xINT.FRACpEXP` (digits without
+/// `_`), rounded once to `f32` when `single`, else to `f64`; `None` when the
+/// digits do not fit 128 bits.
+fn hex_float_value(int: &str, frac: &str, exp: &str, single: bool) -> Option<f64> {
+    let mantissa = u128::from_str_radix(&format!("{int}{frac}"), 16).ok()?;
+    let exp: i64 = exp.parse().ok()?;
+    let scale = exp.checked_sub(4 * frac.len() as i64)?;
+    // Scaling by a power of two is exact until the result leaves the
+    // normal range, so the one rounding is the mantissa's.
+    let scaled = |m: f64| {
+        let e = scale.clamp(-2200, 2200) as i32;
+        let half = e / 2;
+        m * 2f64.powi(half) * 2f64.powi(e - half)
+    };
+    Some(if single {
+        f64::from(scaled(f64::from(mantissa as f32)) as f32)
+    } else {
+        scaled(mantissa as f64)
+    })
 }
 
 /// Lexes a whole file. Returns every token it could make and every error it

@@ -17,11 +17,17 @@ impl Gen {
         let ty = Ty::S(t);
         let n = t.name();
         match self.rng.below(8) {
-            // Integer `**` wraps; a negative exponent reads as unsigned.
+            // Integer `**` wraps; a negative signed exponent is an error,
+            // so it is masked non-negative unless left risky.
             0 if t.is_int() => {
                 let a = self.scalar(env, t, d);
                 let b = self.exact(env, t, d);
-                Some(Expr::node(ty).t("(").e(a).t(" ** ").e(b).t(")"))
+                let e = Expr::node(ty).t("(").e(a).t(" ** ");
+                if t.is_signed() && !self.risky() {
+                    Some(e.t("(").e(b).t(&format!(" & {n}.highest))")))
+                } else {
+                    Some(e.e(b).t(")"))
+                }
             }
             0 if t.is_float() && t != F16 => {
                 let a = self.exact(env, t, d);

@@ -40,7 +40,7 @@ entry positives (rows: [][]i32) : [][]i32 =
 -- input { 2i64 [[1, 2, 3], [4, 5, 6]] } output { [[1, 3], [4, 6]] }
 -- input { -1i64 [[1, 2, 3], [4, 5, 6]] } output { [[3, 2, 1], [6, 5, 4]] }
 -- input { 5i64 [[1, 2, 3], [4, 5, 6]] } output { [[1], [4]] }
--- input { 0i64 [[1, 2, 3], [4, 5, 6]] } error: assertion failed
+-- input { 0i64 [[1, 2, 3], [4, 5, 6]] } error: index 0:3:0 out of bounds
 -- input { 0i64 empty([0][3]i32) } output { empty([0][0]i32) }
 
 entry strided (k: i64) (xs: [][]i32) : [][]i32 =

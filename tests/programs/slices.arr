@@ -109,3 +109,17 @@ entry column_of (m: [][]i32) (j: i64) : []i32 = m[:, j]
 -- error: index 2 out of bounds for array of length 2
 
 entry middle_of (t: [][][]i32) (i: i64) (j: i64) : []i32 = t[i, :, j]
+
+-- ==
+-- entry: zero_stride
+-- input { [1, 2, 3, 4] 0i64 3i64 0i64 }
+-- error: ^index 0:3:0 out of bounds for array of length 4 at .*slices\.arr:\d+:\d+$
+-- input { [1, 2, 3, 4, 5, 6] 1i64 1i64 0i64 }
+-- error: ^index 0:3:0 out of bounds for array of length 3 at .*slices\.arr:\d+:\d+$
+-- input { [1, 2, 3, 4] 3i64 0i64 -2i64 } output { [4, 2] }
+
+-- A stride that is 0 at run time is a bad slice (Futhark's `Index [i:j:0]
+-- out of bounds`), reported as one, not as a failed `assert`: with the
+-- start and end it defaults to, also in a row of a `map`.
+entry zero_stride (xs: []i32) (i: i64) (j: i64) (s: i64) : []i32 =
+  if i == j then flatten (map (\r -> r[::s]) (unflatten 2 (length xs / 2) xs)) else xs[i:j:s]

@@ -393,6 +393,7 @@ pub(crate) fn host_trap<'ctx>(
         Trap::Slice => RuntimeFn::FailSlice,
         Trap::SizeMismatch => RuntimeFn::FailSizeMismatch,
         Trap::DivisionByZero => RuntimeFn::FailDivisionByZero,
+        Trap::NegativeExponent => RuntimeFn::FailNegativeExponent,
         Trap::Assert => RuntimeFn::FailAssert,
         Trap::NegativeSize => RuntimeFn::FailNegativeSize,
         Trap::Range => RuntimeFn::FailRange,

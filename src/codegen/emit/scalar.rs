@@ -363,7 +363,7 @@ impl<'ctx> Gen<'ctx, '_> {
 
     /// `pow_iN(x, e)`: wrapping exponentiation by squaring. The exponent's
     /// bits are consumed with logical shifts, so any exponent terminates
-    /// (a negative one acts as its unsigned reading).
+    /// (a negative signed one never arrives: an assertion precedes it).
     fn int_pow_fn(&self, ty: IntType<'ctx>) -> Res<FunctionValue<'ctx>> {
         let name = format!("arr.pow.i{}", ty.get_bit_width());
         if let Some(f) = self.module.get_function(&name) {

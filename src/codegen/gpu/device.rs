@@ -239,6 +239,7 @@ impl<'ctx> Gen<'ctx, '_> {
             Trap::Assert => 5,
             Trap::NegativeSize => 6,
             Trap::Range => 8,
+            Trap::NegativeExponent => 9,
         };
         self.record_failure(kind, loc_index as u64, operands)
     }

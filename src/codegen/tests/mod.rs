@@ -50,6 +50,10 @@ void arr_fail_division_by_zero(const char *loc) {
     fprintf(stderr, "Error: division by zero at %s\n", loc);
     exit(1);
 }
+void arr_fail_negative_exponent(const char *loc) {
+    fprintf(stderr, "Error: negative exponent at %s\n", loc);
+    exit(1);
+}
 void arr_fail_negative_size(int64_t n, const char *loc) {
     fprintf(stderr, "Error: negative size %" PRId64 " at %s\n", n, loc);
     exit(1);

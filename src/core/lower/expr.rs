@@ -433,18 +433,6 @@ impl<'a> Lowerer<'a> {
                 }
                 Atom::Const(_) => (start.unwrap_or(Self::i64_atom(0)), end.unwrap_or(n)),
                 Atom::Var(_) => {
-                    // The IR requires a non-zero stride.
-                    let ok = self.let1(
-                        "ok",
-                        CType::Scalar(ScalarType::Bool),
-                        Exp::BinOp(BinOp::Neq, stride, Self::i64_atom(0)),
-                        loc,
-                    );
-                    self.stms.push(Stm {
-                        pat: Vec::new(),
-                        exp: Exp::Assert(ok, AssertReport::Plain),
-                        loc,
-                    });
                     let neg = if start.is_none() || end.is_none() {
                         self.let1(
                             "neg",
@@ -476,6 +464,24 @@ impl<'a> Lowerer<'a> {
                     };
                     let start = pick(self, start, Self::i64_atom(0), true);
                     let end = pick(self, end, n, false);
+                    // The IR requires a non-zero stride; a zero one fails as
+                    // a bad slice does (Futhark's `Index [i:j:0] out of
+                    // bounds`), not as an `assert`.
+                    let ok = self.let1(
+                        "ok",
+                        CType::Scalar(ScalarType::Bool),
+                        Exp::BinOp(BinOp::Neq, stride, Self::i64_atom(0)),
+                        loc,
+                    );
+                    let len = match first {
+                        Some(f) => self.size_of(f, d, loc),
+                        None => Self::i64_atom(0),
+                    };
+                    self.stms.push(Stm {
+                        pat: Vec::new(),
+                        exp: Exp::Assert(ok, AssertReport::Slice([start, end, stride, len])),
+                        loc,
+                    });
                     (start, end)
                 }
             };
@@ -533,9 +539,32 @@ impl<'a> Lowerer<'a> {
                 } else {
                     t
                 };
+                if cop == BinOp::Pow {
+                    self.check_exponent(t.elem(), y, loc);
+                }
                 Value::Leaf(self.let1("t", rt, Exp::BinOp(cop, x, y), loc), rt)
             }
         }
+    }
+
+    /// Before a signed integer power: the exponent must not be negative
+    /// (Futhark's `negative exponent`). `BinOp::Pow` itself never fails.
+    pub(super) fn check_exponent(&mut self, t: ScalarType, exponent: Atom, loc: SrcLoc) {
+        if !t.is_signed() {
+            return;
+        }
+        let zero = Atom::Const(Const::int_wrapping(t, 0));
+        let ok = self.let1(
+            "ok",
+            CType::Scalar(ScalarType::Bool),
+            Exp::BinOp(BinOp::Le, zero, exponent),
+            loc,
+        );
+        self.stms.push(Stm {
+            pat: Vec::new(),
+            exp: Exp::Assert(ok, AssertReport::NegativeExponent),
+            loc,
+        });
     }
 
     pub(super) fn if_(

@@ -26,7 +26,10 @@ impl<'a> Lowerer<'a> {
             ScalarFn::Convert(_) => Exp::Convert(t, x),
             ScalarFn::Min => Exp::BinOp(BinOp::Min, x, xs[1]),
             ScalarFn::Max => Exp::BinOp(BinOp::Max, x, xs[1]),
-            ScalarFn::Pow => Exp::BinOp(BinOp::Pow, x, xs[1]),
+            ScalarFn::Pow => {
+                self.check_exponent(t, xs[1], loc);
+                Exp::BinOp(BinOp::Pow, x, xs[1])
+            }
             ScalarFn::Atan2 => Exp::BinOp(BinOp::Atan2, x, xs[1]),
             ScalarFn::Hypot => Exp::BinOp(BinOp::Hypot, x, xs[1]),
             ScalarFn::GetBit => {

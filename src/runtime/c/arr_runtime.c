@@ -437,6 +437,10 @@ void arr_fail_division_by_zero(const char *loc) {
     fail("Error: division by zero at %s\n", loc);
 }
 
+void arr_fail_negative_exponent(const char *loc) {
+    fail("Error: negative exponent at %s\n", loc);
+}
+
 void arr_fail_assert(const char *loc) { fail("Error: assertion failed at %s\n", loc); }
 
 void arr_fail_negative_size(int64_t size, const char *loc) {

@@ -145,6 +145,7 @@ void arr_fail_slice(int64_t start, int64_t end, int64_t stride, int64_t length,
                     const char *loc);
 void arr_fail_size_mismatch(int64_t expected, int64_t found, const char *loc);
 void arr_fail_division_by_zero(const char *loc);
+void arr_fail_negative_exponent(const char *loc);
 void arr_fail_assert(const char *loc);
 void arr_fail_negative_size(int64_t size, const char *loc);
 void arr_fail_range(int64_t start, int64_t second, int64_t end, int64_t form, const char *loc);

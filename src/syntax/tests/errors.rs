@@ -19,6 +19,10 @@ fn bad_literals() {
     assert_eq!(d.span, 8..14);
     assert!(d.message.contains("integer suffix"), "{}", d.message);
 
+    let d = parse_err("def x = 0x1.8p1i32");
+    assert_eq!(d.span, 8..18);
+    assert!(d.message.contains("integer suffix"), "{}", d.message);
+
     let d = parse_err("def x = 340282366920938463463374607431768211456");
     assert!(d.message.contains("too large"), "{}", d.message);
     assert_eq!(d.span, 8..47);

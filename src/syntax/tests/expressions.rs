@@ -175,6 +175,11 @@ fn literals() {
         sexp_expr("340282366920938463463374607431768211455"),
         u128::MAX.to_string()
     );
+    // Futhark's hexadecimal floats; without the exponent `0x1.8` stays an
+    // integer followed by a field access.
+    assert_eq!(sexp_expr("0x1.8p1"), "3.0");
+    assert_eq!(sexp_expr("0X1_0.4P-2f32"), "4.0625f32");
+    assert_eq!(sexp_expr("0x1.0p+10f64"), "1024.0f64");
     // An f32 literal is parsed at f32 precision.
     match parse_expr("0.1f32").kind {
         ExprKind::FloatLit(v, Some(ScalarType::F32)) => assert_eq!(v, f64::from(0.1f32)),

@@ -281,13 +281,19 @@ impl<'a> Checker<'a> {
 
     /// `i64.sum`, `f32.maximum` ...: Futhark's numeric modules carry the
     /// standard reductions; here they are the standard library's, at the
-    /// module's type. The definition `name`, if it is one of them.
+    /// module's type. The definition `name`, if it is one of them: the
+    /// standard library's (the first program's), also where the program
+    /// defines its own `sum`, which does not change what `f64.sum` means.
     pub(super) fn module_reduction(&self, module: ScalarType, name: &str) -> Option<usize> {
         let reductions = ["sum", "product", "maximum", "minimum"];
         if module == ScalarType::Bool || !reductions.contains(&name) {
             return None;
         }
-        self.lookup_def(name)
+        let top_level = (0..self.defs.len())
+            .filter(|&d| self.defs[d].def.name.name == name)
+            .filter_map(|d| self.defs[d].program.map(|p| (p, d)))
+            .min_by_key(|&(p, d)| (p, std::cmp::Reverse(d)));
+        top_level.map(|(_, d)| d).or_else(|| self.lookup_def(name))
     }
 
     pub(super) fn check_apply(&mut self, e: &'a Expr) -> Result<TExpr> {

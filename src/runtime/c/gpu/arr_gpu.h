@@ -60,7 +60,8 @@ enum {
     /* A kernel's scratch array not allocated (device heap full): args[0]
      * the bytes asked for; `loc` unused. */
     ARR_GPU_ERR_HEAP = 7,
-    ARR_GPU_ERR_RANGE = 8            /* arr_fail_range(start, second, end, form) */
+    ARR_GPU_ERR_RANGE = 8,           /* arr_fail_range(start, second, end, form) */
+    ARR_GPU_ERR_NEGATIVE_EXPONENT = 9 /* arr_fail_negative_exponent() */
 };
 
 /* ---------------------------------------------------------------- program */

@@ -87,6 +87,9 @@ void arr_gpu_report(const arr_gpu_error *rec) {
     case ARR_GPU_ERR_NEGATIVE_SIZE:
         arr_fail_negative_size(a[0], loc);
         break;
+    case ARR_GPU_ERR_NEGATIVE_EXPONENT:
+        arr_fail_negative_exponent(loc);
+        break;
     case ARR_GPU_ERR_RANGE:
         arr_fail_range(a[0], a[1], a[2], a[3], loc);
         break;
