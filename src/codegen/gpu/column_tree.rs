@@ -500,6 +500,69 @@ impl<'ctx> Gen<'ctx, '_> {
             .into_int_value())
     }
 
+    /// The carried arrays' row widths, and their sum.
+    pub(super) fn carried_widths(
+        &mut self,
+        fr: &Frame<'ctx>,
+        nest: &LoopNest,
+    ) -> Res<(Vec<IntValue<'ctx>>, IntValue<'ctx>)> {
+        let mut widths = Vec::new();
+        for c in nest.carried() {
+            widths.push(Self::row_width(&self.val(fr, &c.init)?)?);
+        }
+        let mut sum = self.const_i64(0);
+        for x in &widths {
+            sum = self.builder.build_int_add(sum, *x, "")?;
+        }
+        Ok((widths, sum))
+    }
+
+    /// The largest of `sizes` (0 when there are none).
+    pub(super) fn widest(&mut self, sizes: &[IntValue<'ctx>]) -> Res<IntValue<'ctx>> {
+        sizes
+            .iter()
+            .try_fold(self.const_i64(0), |m, x| self.max(m, *x))
+    }
+
+    /// Host side: the chunked forms' buffer of `bytes` from the pool, its
+    /// cell 0 holding `chunks` and the high words of the cells at `cells`
+    /// cleared (the kernels read them as i64), and `values` with it as the
+    /// partials. `free_partials` returns it.
+    pub(super) fn chunk_partials(
+        &mut self,
+        bytes: IntValue<'ctx>,
+        chunks: IntValue<'ctx>,
+        cells: &[i64],
+        values: &[BasicValueEnum<'ctx>],
+    ) -> Res<(IntValue<'ctx>, Vec<BasicValueEnum<'ctx>>)> {
+        let alloc = self.runtime(RuntimeFn::GpuAlloc);
+        let p = self.call_int(alloc, &[bytes.into()])?;
+        let fill = self.runtime(RuntimeFn::GpuFill32);
+        let i32t = self.ctx.i32_type();
+        let c32 = self.builder.build_int_truncate(chunks, i32t, "")?;
+        let one = self.const_i64(1);
+        self.builder
+            .build_call(fill, &[p.into(), c32.into(), one.into()], "")?;
+        for at in std::iter::once(&0).chain(cells) {
+            let high = self.builder.build_int_add(p, self.const_i64(at + 4), "")?;
+            self.builder.build_call(
+                fill,
+                &[high.into(), i32t.const_zero().into(), one.into()],
+                "",
+            )?;
+        }
+        let mut values = values.to_vec();
+        values[PARTIALS] = self.builder.build_int_to_ptr(p, self.ptr(), "")?.into();
+        Ok((p, values))
+    }
+
+    /// Returns `chunk_partials`' buffer to the pool.
+    pub(super) fn free_partials(&mut self, p: IntValue<'ctx>) -> Res<()> {
+        let free = self.runtime(RuntimeFn::GpuFree);
+        self.builder.build_call(free, &[p.into()], "")?;
+        Ok(())
+    }
+
     /// Host side: the two kernels of the chunked form when the shape pays
     /// (`tree_chunks`), else `otherwise` (the column form or one thread).
     #[allow(clippy::too_many_arguments)]
@@ -514,14 +577,7 @@ impl<'ctx> Gen<'ctx, '_> {
         values: &[BasicValueEnum<'ctx>],
         otherwise: &mut dyn FnMut(&mut Self) -> Res<()>,
     ) -> Res<()> {
-        let mut widths = Vec::new();
-        for c in nest.carried() {
-            widths.push(Self::row_width(&self.val(fr, &c.init)?)?);
-        }
-        let mut w = self.const_i64(0);
-        for x in &widths {
-            w = self.builder.build_int_add(w, *x, "")?;
-        }
+        let (widths, w) = self.carried_widths(fr, nest)?;
         let n = values[WIDTH].into_int_value();
         let chunks = self.tree_chunks(fold, n, w, columns, None)?;
         let split =
@@ -530,28 +586,11 @@ impl<'ctx> Gen<'ctx, '_> {
         let whole = self.builder.build_not(split, "")?;
         self.when(fr.func, split, |gen| {
             let (_, bytes) = gen.regions(tree, chunks, &widths)?;
-            let alloc = gen.runtime(RuntimeFn::GpuAlloc);
-            let p = gen.call_int(alloc, &[bytes.into()])?;
+            let (p, values) = gen.chunk_partials(bytes, chunks, &[STRIDE_AT, SPAN_AT], values)?;
+            let most = gen.widest(&widths)?;
             let fill = gen.runtime(RuntimeFn::GpuFill32);
             let i32t = gen.ctx.i32_type();
-            let c32 = gen.builder.build_int_truncate(chunks, i32t, "")?;
             let one = gen.const_i64(1);
-            gen.builder
-                .build_call(fill, &[p.into(), c32.into(), one.into()], "")?;
-            // The high words of `C`, the stride and the span.
-            for at in [4, STRIDE_AT + 4, SPAN_AT + 4] {
-                let high = gen.builder.build_int_add(p, gen.const_i64(at), "")?;
-                gen.builder.build_call(
-                    fill,
-                    &[high.into(), i32t.const_zero().into(), one.into()],
-                    "",
-                )?;
-            }
-            let most = widths
-                .iter()
-                .try_fold(gen.const_i64(0), |m, x| gen.max(m, *x))?;
-            let mut values = values.to_vec();
-            values[PARTIALS] = gen.builder.build_int_to_ptr(p, gen.ptr(), "")?.into();
             gen.reserve_heap(fr, nest, Some(fold), chunks, &[])?;
             gen.launch(fold, Grid::Work, chunks, &params.types, &values, fr)?;
             // The combining levels: stride 1, F, F^2, ... below `C`.
@@ -586,9 +625,7 @@ impl<'ctx> Gen<'ctx, '_> {
             gen.builder.build_store(stride, span)?;
             gen.builder.build_unconditional_branch(head)?;
             gen.builder.position_at_end(done);
-            let free = gen.runtime(RuntimeFn::GpuFree);
-            gen.builder.build_call(free, &[p.into()], "")?;
-            Ok(())
+            gen.free_partials(p)
         })?;
         self.when(fr.func, whole, |gen| otherwise(gen))
     }

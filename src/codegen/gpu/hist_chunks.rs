@@ -24,7 +24,6 @@ use super::abi::{Grid, Params, PARTIALS, WIDTH};
 use super::column_tree::{column_operator, own_writes, ColumnTree};
 use super::scan_chunks::{aliases, harmless};
 use crate::codegen::emit::{Frame, Gen, Res, Val};
-use crate::codegen::runtime::RuntimeFn;
 use crate::codegen::CodegenError;
 use crate::core::ir::{Atom, Type, VarId};
 use crate::loopy::ir::{LoopNest, Parallelism};
@@ -339,31 +338,12 @@ impl<'ctx> Gen<'ctx, '_> {
         let whole = self.builder.build_not(split, "")?;
         self.when(fr.func, split, |gen| {
             let (_, total) = gen.regions(&hc.tree, chunks, &sizes)?;
-            let alloc = gen.runtime(RuntimeFn::GpuAlloc);
-            let p = gen.call_int(alloc, &[total.into()])?;
-            let fill = gen.runtime(RuntimeFn::GpuFill32);
-            let i32t = gen.ctx.i32_type();
-            let c32 = gen.builder.build_int_truncate(chunks, i32t, "")?;
-            let one = gen.const_i64(1);
-            gen.builder
-                .build_call(fill, &[p.into(), c32.into(), one.into()], "")?;
-            let high = gen.builder.build_int_add(p, gen.const_i64(4), "")?;
-            gen.builder.build_call(
-                fill,
-                &[high.into(), i32t.const_zero().into(), one.into()],
-                "",
-            )?;
-            let most = sizes
-                .iter()
-                .try_fold(gen.const_i64(0), |m, x| gen.max(m, *x))?;
-            let mut values = values.to_vec();
-            values[PARTIALS] = gen.builder.build_int_to_ptr(p, gen.ptr(), "")?.into();
+            let (p, values) = gen.chunk_partials(total, chunks, &[], values)?;
+            let most = gen.widest(&sizes)?;
             gen.reserve_heap(fr, nest, Some(fold), chunks, &[])?;
             gen.launch(fold, Grid::Work, chunks, &params.types, &values, fr)?;
             gen.launch(combine, Grid::Work, most, &params.types, &values, fr)?;
-            let free = gen.runtime(RuntimeFn::GpuFree);
-            gen.builder.build_call(free, &[p.into()], "")?;
-            Ok(())
+            gen.free_partials(p)
         })?;
         self.when(fr.func, whole, |gen| otherwise(gen))
     }

@@ -22,10 +22,9 @@
 //! iteration whatever its chunk starts from; each iteration is its own
 //! key, as in the single thread, and the earliest recorded wins.
 
-use super::abi::{Grid, Params, OUT, PARTIALS, WIDTH};
+use super::abi::{Grid, Params, OUT, WIDTH};
 use super::column_tree::{column_operator, own_writes, ColumnTree};
 use crate::codegen::emit::{Frame, Gen, Res, Val};
-use crate::codegen::runtime::RuntimeFn;
 use crate::core::ir::{Atom, Type, VarId};
 use crate::loopy::ir::{block_vars, Block, LoopNest, Parallelism, Stmt};
 use crate::loopy::par::can_fail;
@@ -381,14 +380,7 @@ impl<'ctx> Gen<'ctx, '_> {
             Vec::new(),
             |gen, kfr, kp| gen.scan_rescan_body(kfr, nest, tree, kp),
         )?;
-        let mut widths = Vec::new();
-        for c in nest.carried() {
-            widths.push(Self::row_width(&self.val(fr, &c.init)?)?);
-        }
-        let mut w = self.const_i64(0);
-        for x in &widths {
-            w = self.builder.build_int_add(w, *x, "")?;
-        }
+        let (widths, w) = self.carried_widths(fr, nest)?;
         let n = values[WIDTH].into_int_value();
         // The prefix kernel's steps are `C` per column, the others' about
         // `n / C`: at most `sqrt n` chunks.
@@ -405,33 +397,14 @@ impl<'ctx> Gen<'ctx, '_> {
         let whole = self.builder.build_not(split, "")?;
         self.when(fr.func, split, |gen| {
             let (_, bytes) = gen.regions(tree, chunks, &widths)?;
-            let alloc = gen.runtime(RuntimeFn::GpuAlloc);
-            let p = gen.call_int(alloc, &[bytes.into()])?;
-            let fill = gen.runtime(RuntimeFn::GpuFill32);
-            let i32t = gen.ctx.i32_type();
-            let c32 = gen.builder.build_int_truncate(chunks, i32t, "")?;
-            let one = gen.const_i64(1);
-            gen.builder
-                .build_call(fill, &[p.into(), c32.into(), one.into()], "")?;
-            let high = gen.builder.build_int_add(p, gen.const_i64(4), "")?;
-            gen.builder.build_call(
-                fill,
-                &[high.into(), i32t.const_zero().into(), one.into()],
-                "",
-            )?;
-            let most = widths
-                .iter()
-                .try_fold(gen.const_i64(0), |m, x| gen.max(m, *x))?;
-            let mut values = values.to_vec();
-            values[PARTIALS] = gen.builder.build_int_to_ptr(p, gen.ptr(), "")?.into();
+            let (p, values) = gen.chunk_partials(bytes, chunks, &[], values)?;
+            let most = gen.widest(&widths)?;
             gen.reserve_heap(fr, nest, Some(fold), chunks, &[])?;
             gen.launch(fold, Grid::Work, chunks, &params.types, &values, fr)?;
             gen.launch(prefix, Grid::Work, most, &params.types, &values, fr)?;
             gen.reserve_heap(fr, nest, Some(rescan), chunks, &[])?;
             gen.launch(rescan, Grid::Work, chunks, &params.types, &values, fr)?;
-            let free = gen.runtime(RuntimeFn::GpuFree);
-            gen.builder.build_call(free, &[p.into()], "")?;
-            Ok(())
+            gen.free_partials(p)
         })?;
         self.when(fr.func, whole, |gen| otherwise(gen))
     }
