@@ -22,7 +22,7 @@
 
 use super::abi::{Grid, Params, PARTIALS, WIDTH};
 use super::column_tree::{column_operator, own_writes, ColumnTree};
-use super::scan_chunks::{aliases, harmless};
+use super::scan_chunks::{aliases, taint};
 use crate::codegen::emit::{Frame, Gen, Res, Val};
 use crate::codegen::CodegenError;
 use crate::core::ir::{Atom, Type, VarId};
@@ -77,16 +77,7 @@ pub(super) fn hist_chunks_shape(nest: &LoopNest) -> Option<HistChunks> {
     let mut bases = HashMap::new();
     aliases(&nest.body, &mut bases);
     for (b, _) in &bins {
-        let mut tainted = HashSet::from([*b]);
-        loop {
-            let before = tainted.len();
-            if !harmless(&nest.body, &mut tainted, &bases) {
-                return None;
-            }
-            if tainted.len() == before {
-                break;
-            }
-        }
+        let tainted = taint(&nest.body, *b, &bases)?;
         if bins.iter().any(|(o, _)| o != b && tainted.contains(o)) {
             return None;
         }

@@ -93,16 +93,7 @@ pub(super) fn scan_chunks_shape(nest: &LoopNest) -> Option<ScanChunks> {
     let mut bases = HashMap::new();
     aliases(&nest.body, &mut bases);
     for acc in &accs {
-        let mut tainted = HashSet::from([*acc]);
-        loop {
-            let before = tainted.len();
-            if !harmless(&nest.body, &mut tainted, &bases) {
-                return None;
-            }
-            if tainted.len() == before {
-                break;
-            }
-        }
+        let tainted = taint(&nest.body, *acc, &bases)?;
         if accs.iter().any(|a| a != acc && tainted.contains(a)) {
             return None;
         }
@@ -167,10 +158,29 @@ fn any_tainted(atoms: &[Atom], tainted: &HashSet<VarId>) -> bool {
         .any(|a| matches!(a, Atom::Var(v) if tainted.contains(v)))
 }
 
+/// What `seed` taints in `block`: `harmless` repeated until nothing more
+/// is tainted; None when a check depends on it.
+pub(super) fn taint(
+    block: &Block,
+    seed: VarId,
+    bases: &HashMap<VarId, VarId>,
+) -> Option<HashSet<VarId>> {
+    let mut tainted = HashSet::from([seed]);
+    loop {
+        let before = tainted.len();
+        if !harmless(block, &mut tainted, bases) {
+            return None;
+        }
+        if tainted.len() == before {
+            return Some(tainted);
+        }
+    }
+}
+
 /// One pass of the taint of a scan's accumulator through `block` (values
 /// computed from it, arrays written with them): false when a check depends
 /// on it (a read's bounds depend on its index only; the branches of a
-/// condition that does not depend on it are followed apart). The caller repeats it
+/// condition that does not depend on it are followed apart). `taint` repeats it
 /// until nothing more is tainted, which covers reads before writes in
 /// program order.
 pub(super) fn harmless(
