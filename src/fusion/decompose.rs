@@ -73,7 +73,8 @@ pub const FRONTIER_STATES_PER_SOAC: u64 = 300;
 /// exact search (`frontier::beam`).
 pub const FRONTIER_BEAM: usize = 128;
 
-fn soac_count(graph: &FusionGraph, nodes: impl IntoIterator<Item = usize>) -> usize {
+/// How many of `nodes` are SOACs.
+pub(super) fn soac_count(graph: &FusionGraph, nodes: impl IntoIterator<Item = usize>) -> usize {
     nodes
         .into_iter()
         .filter(|&v| graph.graph[NodeIndex::new(v)].soac.is_some())

@@ -232,6 +232,7 @@ pub(super) fn contract(graph: &FusionGraph) -> Option<Contracted> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fusion::decompose::soac_count;
     use crate::fusion::exhaustive;
     use crate::fusion::generate::{fusion_graph, Kind, MIXED};
 
@@ -246,12 +247,7 @@ mod tests {
             let n = 4 + (seed % 7) as usize;
             let recent = 1 + (seed % 4) as usize;
             let graph = fusion_graph(n, &kinds, seed % 2 == 0, recent, seed * 104_729);
-            let soacs = graph
-                .graph
-                .node_weights()
-                .filter(|w| w.soac.is_some())
-                .count();
-            if soacs > 10 {
+            if soac_count(&graph, 0..graph.graph.node_count()) > 10 {
                 continue;
             }
             let Some(contracted) = contract(&graph) else {

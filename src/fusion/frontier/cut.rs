@@ -257,6 +257,7 @@ pub(super) fn renumbered(graph: &FusionGraph, order: &[usize]) -> FusionGraph {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fusion::decompose::soac_count;
     use crate::fusion::generate::{fusion_graph, CLASSIC, MIXED};
     use crate::fusion::{exhaustive, objective};
 
@@ -275,12 +276,7 @@ mod tests {
                 &MIXED[..]
             };
             let graph = fusion_graph(n, kinds, false, 3 + (seed % 6) as usize, seed * 15_485_863);
-            let soacs = graph
-                .graph
-                .node_weights()
-                .filter(|w| w.soac.is_some())
-                .count();
-            if soacs > 10 {
+            if soac_count(&graph, 0..graph.graph.node_count()) > 10 {
                 continue;
             }
             let Some(order) = narrow_order(&graph) else {
