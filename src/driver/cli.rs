@@ -145,7 +145,7 @@ pub struct CompileArgs {
     #[arg(long, value_enum)]
     pub cpu: Option<CpuArg>,
     /// The NVIDIA GPU architecture PTX is generated for (`--target nvptx`):
-    /// sm_70 and newer.
+    /// sm_70 to sm_90 (newer GPUs JIT-compile sm_90's PTX).
     #[arg(long, default_value = "sm_70", value_parser = parse_gpu)]
     pub gpu: GpuArch,
     /// A checking build: exact allocations (no rounding, no reuse) and the
@@ -171,10 +171,16 @@ fn parse_gpu(text: &str) -> Result<GpuArch, String> {
         .strip_prefix("sm_")
         .and_then(|n| n.parse::<u32>().ok())
         .ok_or_else(|| format!("`{text}` is not a GPU architecture such as sm_70 or sm_80"))?;
-    if (70..=120).contains(&n) {
+    // The architectures LLVM 19's NVPTX back end knows; any other makes it
+    // abort. Newer GPUs JIT-compile sm_90's PTX.
+    const KNOWN: [u32; 8] = [70, 72, 75, 80, 86, 87, 89, 90];
+    if KNOWN.contains(&n) {
         Ok(GpuArch(n))
     } else {
-        Err(format!("`{text}`: arrc generates PTX for sm_70 to sm_120"))
+        Err(format!(
+            "`{text}`: arrc generates PTX for sm_70, sm_72, sm_75, sm_80, sm_86, sm_87, \
+             sm_89 and sm_90 (the driver JIT-compiles sm_90's PTX for newer GPUs)"
+        ))
     }
 }
 
