@@ -71,15 +71,13 @@ fn random_programs_agree_on_the_gpu_emulator() {
     );
 }
 
-const CHUNKS: arrc::testgen::stms::Shape = arrc::testgen::stms::Shape {
-    chunks: true,
-    long: false,
-    unit_arrays: true,
-    kernels: false,
-    rewrites: false,
-    nests: false,
-    idioms: false,
-};
+/// The shape of `arrc random --chunks`.
+fn chunks() -> arrc::testgen::stms::Shape {
+    arrc::testgen::stms::Shape {
+        chunks: true,
+        ..Default::default()
+    }
+}
 
 /// `--chunks` makes each of its shapes: scans and histograms of rows of
 /// integer and float elements of 8 to 64 bits, argmax by `||` and by
@@ -89,7 +87,7 @@ const CHUNKS: arrc::testgen::stms::Shape = arrc::testgen::stms::Shape {
 #[test]
 fn chunk_shapes_are_generated() {
     let sources: Vec<String> = (5000..5050u64)
-        .map(|seed| arrc::testgen::stms::generate_with(seed, CHUNKS).source())
+        .map(|seed| arrc::testgen::stms::generate_with(seed, chunks()).source())
         .collect();
     let lines: Vec<&str> = sources.iter().flat_map(|s| s.lines()).collect();
     let with =
@@ -164,7 +162,7 @@ fn generated_programs_type_check() {
         .chain((2000..2050u64).map(|seed| (seed, rewrites)))
         .chain((3000..3050u64).map(|seed| (seed, nests)))
         .chain((4000..4050u64).map(|seed| (seed, idioms)))
-        .chain((5000..5050u64).map(|seed| (seed, CHUNKS)));
+        .chain((5000..5050u64).map(|seed| (seed, chunks())));
     for (seed, shape) in shapes {
         let prog = arrc::testgen::stms::generate_with(seed, shape);
         let again = arrc::testgen::stms::generate_with(seed, shape);
