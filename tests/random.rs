@@ -71,6 +71,71 @@ fn random_programs_agree_on_the_gpu_emulator() {
     );
 }
 
+/// The shape of `arrc random --chunks`.
+fn chunks() -> arrc::testgen::stms::Shape {
+    arrc::testgen::stms::Shape {
+        chunks: true,
+        ..Default::default()
+    }
+}
+
+/// `--chunks` makes each of its shapes: scans and histograms of rows of
+/// integer and float elements of 8 to 64 bits, argmax by `||` and by
+/// nested `if`s, rotations by negative amounts, past the length and by
+/// `i64`'s extremes, vector-matrix products down `transpose`, and chains
+/// of at least 8 maps.
+#[test]
+fn chunk_shapes_are_generated() {
+    let sources: Vec<String> = (5000..5050u64)
+        .map(|seed| arrc::testgen::stms::generate_with(seed, chunks()).source())
+        .collect();
+    let lines: Vec<&str> = sources.iter().flat_map(|s| s.lines()).collect();
+    let with =
+        |what: &str| -> Vec<&str> { lines.iter().copied().filter(|l| l.contains(what)).collect() };
+    let scans = with("in let s");
+    let hists: Vec<&str> = with(" (replicate w")
+        .into_iter()
+        .filter(|l| l.contains("hist (") || l.contains("reduce_by_index dst"))
+        .collect();
+    // Elements of at least three of the four widths, floats among them.
+    let widths = [
+        &["i8.i64", "u8.i64"][..],
+        &["i16.i64", "u16.i64"],
+        &["i32.i64", "u32.i64", "f32.i64"],
+        &["i64.i64", "u64.i64", "f64.i64"],
+    ];
+    for (what, found) in [("row scans", &scans), ("row histograms", &hists)] {
+        let has = |elem: &str| found.iter().any(|l| l.contains(elem));
+        let count = widths
+            .iter()
+            .filter(|names| names.iter().any(|n| has(n)))
+            .count();
+        assert!(count >= 3, "{what} of {count} widths only");
+        assert!(has("f32.i64") || has("f64.i64"), "no {what} of floats");
+    }
+    for (what, text) in [
+        ("a row scan by map2", "= scan (map2 "),
+        ("a row scan by a lambda", "= scan (\\a"),
+        ("a hist of rows", "in hist (map2 "),
+        ("a reduce_by_index of rows", "in reduce_by_index dst"),
+        ("argmax by ||", ") || ("),
+        ("argmax by nested ifs", ") else if "),
+        ("argmax tie first", "then (if "),
+        ("a negative rotation", "rotate (-"),
+        ("a rotation past the length", "rotate (length "),
+        ("a rotation by i64.highest", "rotate i64.highest"),
+        ("a rotation by i64.lowest", "rotate i64.lowest"),
+        ("a vector-matrix product", ")) (transpose a"),
+        ("a vector-matrix product by indices", "] * a"),
+    ] {
+        assert!(!with(text).is_empty(), "no {what} ({text})");
+    }
+    assert!(
+        lines.iter().any(|l| l.matches(" in let c").count() >= 8),
+        "no chain of 8 maps"
+    );
+}
+
 /// The generator is deterministic and its programs type-check, those of
 /// `--rewrites` (most statements shaped for the newest rewrites) and
 /// `--nests` (flat indices, mapped products, failing reductions) and
@@ -96,7 +161,8 @@ fn generated_programs_type_check() {
         .map(|seed| (seed, Default::default()))
         .chain((2000..2050u64).map(|seed| (seed, rewrites)))
         .chain((3000..3050u64).map(|seed| (seed, nests)))
-        .chain((4000..4050u64).map(|seed| (seed, idioms)));
+        .chain((4000..4050u64).map(|seed| (seed, idioms)))
+        .chain((5000..5050u64).map(|seed| (seed, chunks())));
     for (seed, shape) in shapes {
         let prog = arrc::testgen::stms::generate_with(seed, shape);
         let again = arrc::testgen::stms::generate_with(seed, shape);

@@ -88,6 +88,13 @@ pub struct RandomArgs {
     /// lanes, the chunked stencil's proof through `or`).
     #[arg(long)]
     idioms: bool,
+    /// Many scans and histograms of rows over many rows of few columns,
+    /// argmax per wide row, rotations by negative and oversized amounts,
+    /// vector-matrix products and long chains of maps (the GPU's chunked
+    /// scans and histograms, strided pair lanes, the rotated read, column
+    /// jams, fusion's chain contraction).
+    #[arg(long)]
+    chunks: bool,
     /// x86-64 processors to build for (comma-separated, as `arrc build
     /// --cpu`: `native`, `x86-64-v3`, ...).
     #[arg(long, value_delimiter = ',', default_value = "native")]
@@ -102,6 +109,7 @@ pub fn random(args: &RandomArgs) -> i32 {
         rewrites: args.rewrites,
         nests: args.nests,
         idioms: args.idioms,
+        chunks: args.chunks,
     };
     if args.print {
         let p = crate::testgen::stms::generate_with(args.seed, shape);

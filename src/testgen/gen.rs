@@ -56,6 +56,10 @@ pub struct Gen {
     /// Weight of the statements in the idioms of the newest rewrites
     /// (`Shape::idioms`; 0 when off).
     pub idiom_weight: u32,
+    /// Weight of the statements for the chunked scans and histograms,
+    /// column jams, rotations, wide argmax and map chains
+    /// (`Shape::chunks`; 0 when off).
+    pub chunk_weight: u32,
 }
 
 /// Helper definitions a program may call; `Prog::source` keeps those used.
@@ -88,6 +92,7 @@ impl Gen {
             rewrite_weight: 1,
             nest_weight: 0,
             idiom_weight: 0,
+            chunk_weight: 0,
         }
     }
 

@@ -204,7 +204,7 @@ impl Gen {
     /// `reduce op (ne, ne_i) (zip vs (iota n))` with `op` keeping the larger
     /// (or smaller) value and, of equal ones, the lower (or higher) index;
     /// whole, or per row of a matrix; the index, the value or both.
-    fn pair_reduction(&mut self, env: &Env) -> Option<(Expr, u32)> {
+    pub(super) fn pair_reduction(&mut self, env: &Env) -> Option<(Expr, u32)> {
         let t = self.num_type();
         let n = t.name();
         let (v1, i1, v2, i2) = (

@@ -72,7 +72,7 @@ impl Gen {
     /// multiple of a half (an integer for integer types) cycling with the
     /// indices, or (unless `exact`) any scalar of the generator. Whether it
     /// is the former.
-    fn cycling_element(
+    pub(super) fn cycling_element(
         &mut self,
         env: &Env,
         t: ScalarType,

@@ -15,6 +15,7 @@
 
 pub mod arrays;
 pub mod ast;
+pub mod chunks;
 pub mod consume;
 pub mod contract;
 pub mod extras;

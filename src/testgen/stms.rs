@@ -43,6 +43,11 @@ pub struct Shape {
     /// `++`, pair reductions with tie rules, stencils with `||` borders.
     /// Off, their weight is 0, so that other programs stay the same.
     pub idioms: bool,
+    /// Many statements for the twelfth and thirteenth sessions' paths
+    /// (`chunks.rs`): scans and histograms of rows, wide argmax, rotations
+    /// past the length, vector-matrix products, chains of maps. Off,
+    /// their weight is 0.
+    pub chunks: bool,
 }
 
 impl Default for Shape {
@@ -54,6 +59,7 @@ impl Default for Shape {
             rewrites: false,
             nests: false,
             idioms: false,
+            chunks: false,
         }
     }
 }
@@ -77,6 +83,7 @@ pub fn generate_with(seed: u64, shape: Shape) -> Prog {
     g.rewrite_weight = if shape.rewrites { 12 } else { 1 };
     g.nest_weight = if shape.nests { 12 } else { 0 };
     g.idiom_weight = if shape.idioms { 12 } else { 0 };
+    g.chunk_weight = if shape.chunks { 12 } else { 0 };
     let long = shape.long;
     let mut params: Vec<Var> = Vec::new();
     let count = g.rng.range(1, 4);
@@ -215,6 +222,7 @@ impl Gen {
             rewrites,
             self.nest_weight,
             self.idiom_weight,
+            self.chunk_weight,
         ]);
         let t = self.scalar_type();
         match k {
@@ -325,6 +333,12 @@ impl Gen {
             }
             14 => {
                 let (e, size) = self.idiom_shape(env)?;
+                let st = self.single(e, size);
+                self.kernel_results.push(st.pattern.clone());
+                Some(st)
+            }
+            15 => {
+                let (e, size) = self.chunk_shape(env)?;
                 let st = self.single(e, size);
                 self.kernel_results.push(st.pattern.clone());
                 Some(st)
