@@ -27,13 +27,16 @@ def mean 't [n] (xs: [n]t) : t = sum xs / t.i64 n
 -- a chunk or lane that starts from the neutral pair at a later index skips
 -- NaNs and elements equal to the neutral value, which element 0 beats
 -- anyway. (`i < 0 || b > a` took a NaN that started a later chunk, and the
--- rest of that chunk was lost.) `0 <= j && j < 1` is `j == 0` (the
--- neutral's `j` is -1) in a form the chunk loop does not peel: peeled, the
--- rest is `b > a ? (b, j) : (a, i)`, one `maxsd` chain, 1.2-1.35x slower
--- on a large array. The map producing `xs` fuses into the reduction.
+-- rest of that chunk was lost.) `i < 0 && j < 1` is `j == 0` on what a
+-- reduction meets (element 0 comes first, against the neutral pair; the
+-- neutral's `j` is -1): `j == 0` alone is peeled off the chunk loop, whose
+-- rest is then one `maxsd` chain (1.2-1.35x slower on a large array), and
+-- a test of `j` alone in a search jammed across points (k-means) leaves
+-- the lanes' index selects scalar; with the accumulator's `i < 0` they
+-- stay one vector select. The map producing `xs` fuses into the reduction.
 def argmax 't [n] (xs: [n]t) : i64 =
   let best (a: t, i: i64) (b: t, j: i64) =
-    if (0 <= j && j < 1) || b > a then (b, j) else (a, i)
+    if (i < 0 && j < 1) || b > a then (b, j) else (a, i)
   let (_, i) = reduce best (t.lowest, -1) (zip xs (iota n))
   in i
 
@@ -41,7 +44,7 @@ def argmax 't [n] (xs: [n]t) : i64 =
 -- `argmax`, with `<`.
 def argmin 't [n] (xs: [n]t) : i64 =
   let best (a: t, i: i64) (b: t, j: i64) =
-    if (0 <= j && j < 1) || b < a then (b, j) else (a, i)
+    if (i < 0 && j < 1) || b < a then (b, j) else (a, i)
   let (_, i) = reduce best (t.highest, -1) (zip xs (iota n))
   in i
 
