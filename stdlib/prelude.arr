@@ -19,27 +19,32 @@ def minimum 't [n] (xs: [n]t) : t = reduce t.min t.highest xs
 -- Integer types divide rounding down; an empty array divides by zero.
 def mean 't [n] (xs: [n]t) : t = sum xs / t.i64 n
 
--- The index of the first largest element; -1 for an empty array. The
--- index -1 marks the neutral element, so that a `map` producing `xs` fuses
--- into the reduction (no test of `n` ahead of it). `reduce` combines in
--- order (its operator need only be associative), so `b` comes after `a`
--- and a strict comparison keeps the first on ties; the neutral value
--- never wins against an element. One short condition: a select per step.
+-- The index of the first largest element; -1 for an empty array (the
+-- neutral pair's index). `reduce` combines in order (its operator need only
+-- be associative), so `b` comes after `a` and a strict comparison keeps the
+-- first on ties. Element 0 is always taken (even a NaN, which then stays,
+-- as in a sequential run); any other element only when strictly better, so
+-- a chunk or lane that starts from the neutral pair at a later index skips
+-- NaNs and elements equal to the neutral value, which element 0 beats
+-- anyway. (`i < 0 || b > a` took a NaN that started a later chunk, and the
+-- rest of that chunk was lost.) `i < 0 && j < 1` is `j == 0` on what a
+-- reduction meets (element 0 comes first, against the neutral pair; the
+-- neutral's `j` is -1): `j == 0` alone is peeled off the chunk loop, whose
+-- rest is then one `maxsd` chain (1.2-1.35x slower on a large array), and
+-- a test of `j` alone in a search jammed across points (k-means) leaves
+-- the lanes' index selects scalar; with the accumulator's `i < 0` they
+-- stay one vector select. The map producing `xs` fuses into the reduction.
 def argmax 't [n] (xs: [n]t) : i64 =
   let best (a: t, i: i64) (b: t, j: i64) =
-    if i < 0 || b > a then (b, j) else (a, i)
+    if (i < 0 && j < 1) || b > a then (b, j) else (a, i)
   let (_, i) = reduce best (t.lowest, -1) (zip xs (iota n))
   in i
 
--- The index of the first smallest element; -1 for an empty array. The
--- index -1 marks the neutral element, so that a `map` producing `xs` fuses
--- into the reduction (no test of `n` ahead of it). `reduce` combines in
--- order (its operator need only be associative), so `b` comes after `a`
--- and a strict comparison keeps the first on ties; the neutral value
--- never wins against an element. One short condition: a select per step.
+-- The index of the first smallest element; -1 for an empty array. As
+-- `argmax`, with `<`.
 def argmin 't [n] (xs: [n]t) : i64 =
   let best (a: t, i: i64) (b: t, j: i64) =
-    if i < 0 || b < a then (b, j) else (a, i)
+    if (i < 0 && j < 1) || b < a then (b, j) else (a, i)
   let (_, i) = reduce best (t.highest, -1) (zip xs (iota n))
   in i
 

@@ -529,3 +529,26 @@ fn nested_float_pair_selections_run_in_strided_lanes() {
         "in strided lanes:\n{loopy}"
     );
 }
+
+/// The stdlib's `argmin` of a map inside a map over points (kmeans2's
+/// labels) runs 8 points per iteration (`loopy::jam`) and its compares
+/// are vectors: its operator (`j == 0 || b < a`) leaves, after the first
+/// centre, one compare and select per centre, which SLP packs. Spellings
+/// with an index tie test (`b == a && j < i`) or a NaN test on the
+/// accumulator left the 8 index selects scalar (1.06x to 5x slower).
+#[test]
+fn stdlib_argmin_of_a_map_is_jammed_and_vectorised() {
+    let src = "entry main [n] [k] (xs: [n]f32) (ys: [n]f32) (cxs: [k]f32) (cys: [k]f32) : [n]i64 =\n  \
+               map2 (\\x y -> argmin (map2 (\\cx cy -> (x - cx) * (x - cx) + (y - cy) * (y - cy)) cxs cys)) xs ys\n";
+    let loopy = emitted(src, &["-O3", "--emit", "loopy"]);
+    let jammed = loopy
+        .lines()
+        .find(|l| l.contains("seqloop ("))
+        .unwrap_or_else(|| panic!("no jammed loop in:\n{loopy}"));
+    assert_eq!(jammed.matches(": f32 = f32.inf").count(), 8, "{loopy}");
+    let ir = emitted(src, &["-O3", "--cpu", "x86-64-v3", "--emit", "llvm"]);
+    assert!(
+        ir.lines().any(|l| l.contains("fcmp olt <")),
+        "no vector compares:\n{ir}"
+    );
+}
