@@ -59,7 +59,7 @@ entry duplicates [n] (k: i64) (xs: [n]i32) : bool =
     unzip4 (map (\x -> (i64.i32 x, 1i32, i64.i32 x - 1, 2i32)) xs)
   let m = n + n
   let r = scatter (replicate k 0) (is0 ++ is1 :> [m]i64) (vs0 ++ vs1 :> [m]i32)
-  in (r[0] == 1 || r[0] == 2) && all (\v -> v == 0 || v == 1 || v == 2) r
+  in (r[0] == 1 || r[0] == 2) && reduce (&&) true (map (\v -> v == 0 || v == 1 || v == 2) r)
 
 entry in_order [n] (k: i64) (a: [n]i64) (b: [n]i64) : []i32 =
   let first = scatter (replicate k 0) a (replicate n 1)
