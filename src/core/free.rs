@@ -84,7 +84,7 @@ impl Acc {
                 self.lambda(op);
             }
             SoacKind::Filter { pred } | SoacKind::Partition { pred } => self.lambda(pred),
-            SoacKind::Scatter { dest } => {
+            SoacKind::Scatter { dest, .. } => {
                 for v in dest {
                     self.use_var(*v);
                 }

@@ -413,8 +413,11 @@ pub enum SoacKind {
     Partition { pred: Lambda },
     /// Args `[indices, values_1, ..., values_k]`: copies of the `k` arrays in
     /// `dest` with `values_j[i]` written at `indices[i]`; out-of-range indices
-    /// are ignored, and of duplicates one value is stored.
-    Scatter { dest: Vec<VarId> },
+    /// are ignored, and of duplicates one value is stored. With `continues`
+    /// it continues the scatter that made its destinations, as later parts
+    /// of one scatter (`simplify::scatter_split`): of an index both write,
+    /// either value may be stored, so the two may run in one loop.
+    Scatter { dest: Vec<VarId>, continues: bool },
     /// Args `[indices, values_1, ..., values_k]`: `k` arrays of `bins` elements
     /// (or, with `dest`, of the destination's size, starting from it) where
     /// each value is combined into its bin with `op`; bins start at `neutral`;

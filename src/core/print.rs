@@ -260,9 +260,12 @@ fn print_exp(out: &mut String, exp: &Exp, depth: usize, names: &Names) {
                         let _ = write!(out, " into ({})", dest.join(", "));
                     }
                 }
-                SoacKind::Scatter { dest } => {
+                SoacKind::Scatter { dest, continues } => {
                     let dest: Vec<String> = dest.iter().map(|v| names.var(*v)).collect();
                     let _ = write!(out, " into ({})", dest.join(", "));
+                    if *continues {
+                        out.push_str(" continuing");
+                    }
                 }
                 _ => {}
             }

@@ -310,7 +310,10 @@ pub fn program(soacs: usize, kinds: &[Kind], cycle: bool, recent: usize, seed: u
                 let b = recent_array(&mut g, &arrays);
                 let dest = recent_array(&mut g, &arrays);
                 let idx = g.indices(a);
-                let kind = SoacKind::Scatter { dest: vec![dest] };
+                let kind = SoacKind::Scatter {
+                    dest: vec![dest],
+                    continues: false,
+                };
                 arrays.push(g.soac("w", arr, width, kind, vec![idx, b]));
             }
         }

@@ -359,7 +359,7 @@ fn classify_body(
             // of `bins` elements, or of its destinations' sizes.
             Exp::Soac(soac) => {
                 let dest = match &soac.kind {
-                    SoacKind::Scatter { dest }
+                    SoacKind::Scatter { dest, .. }
                     | SoacKind::Hist {
                         dest: Some(dest), ..
                     } => dest
@@ -463,6 +463,17 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
             always_manifest.insert(*v);
         }
     }
+    let mut uses: HashMap<VarId, usize> = HashMap::new();
+    for stm in &body.stms {
+        for v in free_in_exp(&stm.exp) {
+            *uses.entry(v).or_default() += 1;
+        }
+    }
+    for a in &body.result {
+        if let Atom::Var(v) = a {
+            *uses.entry(*v).or_default() += 1;
+        }
+    }
     // Edges, merged per (producer, consumer) pair; one preventing use makes
     // the whole edge preventing.
     let mut edges: BTreeMap<(usize, usize), Edge> = BTreeMap::new();
@@ -500,12 +511,14 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
                 && same_width(producer, consumer);
             let product_operand =
                 matches!(&stm.exp, Exp::Soac(soac) if super::rows::product_operand(soac, v));
-            let fusible = streamed.contains(&v)
+            let fusible = (streamed.contains(&v)
                 && !whole.contains(&v)
                 && !product_operand
                 && producer_is_array_soac
                 && graph[NodeIndex::new(consumer)].soac.is_some()
-                && (!sparse || group_edges.contains(&(producer, consumer)) || map_into_filter);
+                && (!sparse || group_edges.contains(&(producer, consumer)) || map_into_filter))
+                || (scatter_chain(body, producer, consumer, v, &uses)
+                    && same_width(producer, consumer));
             let size_only = size_of_family.contains(&consumer);
             if !fusible && !size_only && stm.pat.iter().all(|p| p.id != v) {
                 // Read whole (or by a non-SOAC): it must exist in memory, unless
@@ -622,6 +635,34 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
         sparse_groups: groups,
         arrays,
     }
+}
+
+/// Whether `consumer` continues the scatter `producer` into `v`, one of its
+/// results that nothing else reads: two parts of one scatter
+/// (`simplify::scatter_split`). In one loop each iteration writes the
+/// producer's element, then the consumer's, into the one buffer; of two
+/// writes to one index the one that lands last then depends on the order,
+/// which the contract leaves open (of duplicates one value is stored). Two
+/// scatters of the program are never fused so: the second's writes must
+/// all land after the first's.
+fn scatter_chain(
+    body: &Body,
+    producer: usize,
+    consumer: usize,
+    v: VarId,
+    uses: &HashMap<VarId, usize>,
+) -> bool {
+    let scatter = |i: usize| match &body.stms[i].exp {
+        Exp::Soac(soac) => match &soac.kind {
+            SoacKind::Scatter { dest, continues } => Some((dest, *continues, &soac.args)),
+            _ => None,
+        },
+        _ => None,
+    };
+    let (Some(_), Some((dest, true, args))) = (scatter(producer), scatter(consumer)) else {
+        return false;
+    };
+    dest.contains(&v) && !args.contains(&v) && uses.get(&v) == Some(&1)
 }
 
 /// The types of the body's variables and parameters, and of the arrays its

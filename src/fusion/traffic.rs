@@ -473,10 +473,13 @@ fn body_traffic(body: &FusedBody, model: &Model, traffic: &mut Traffic) {
                     }
                     // A scatter writes one element per index into its
                     // destination, which it copies first unless it owns it.
-                    if let SoacKind::Scatter { dest } = &leaf.soac.kind {
+                    // A scatter continuing one of this loop writes its
+                    // buffer (`fusion::graph::scatter_chain`).
+                    if let SoacKind::Scatter { dest, .. } = &leaf.soac.kind {
                         for d in dest {
                             writes.add_size(&atom_size(&leaf.soac.width, size_name), 1);
-                            if copied(*d, index, body, &uses) {
+                            let chained = leaves.iter().any(|l| l.pat.iter().any(|p| p.id == *d));
+                            if !chained && copied(*d, index, body, &uses) {
                                 reads.add_size(&size_name(d), 1);
                                 writes.add_size(&size_name(d), 1);
                             }

@@ -29,7 +29,7 @@ fn consumed(stm: &Stm) -> Option<Vec<VarId>> {
     match &stm.exp {
         Exp::Update { array, .. } => Some(vec![*array]),
         Exp::Soac(soac) => match &soac.kind {
-            SoacKind::Scatter { dest } => {
+            SoacKind::Scatter { dest, .. } => {
                 let distinct: HashSet<VarId> = dest.iter().copied().collect();
                 let clash = soac.args.iter().any(|a| distinct.contains(a));
                 (distinct.len() == dest.len() && !clash).then(|| dest.clone())

@@ -84,7 +84,7 @@ impl Interp<'_> {
                 out.extend(arrays.iter().map(|a| gather_rows(a, &rest)));
                 Ok(out)
             }
-            SoacKind::Scatter { dest } => self.scatter(stm, dest, width, &arrays),
+            SoacKind::Scatter { dest, .. } => self.scatter(stm, dest, width, &arrays),
             SoacKind::Hist {
                 op,
                 neutral,

@@ -214,7 +214,10 @@ fn replace(body: &mut Body, rewrite: &mut Rewrite) {
 /// `offs[n - 1]` (`compaction` proved the rest of the shape).
 fn dead_inputs(scatter: &Stm, defs: &Defs) -> Vec<VarId> {
     let Exp::Soac(Soac {
-        kind: SoacKind::Scatter { dest },
+        kind: SoacKind::Scatter {
+            dest,
+            continues: false,
+        },
         ..
     }) = &scatter.exp
     else {
@@ -260,7 +263,7 @@ fn compaction(stm: &Stm, defs: &Defs, fresh: &mut Fresh) -> Option<Stm> {
     let Exp::Soac(soac) = &stm.exp else {
         return None;
     };
-    let SoacKind::Scatter { dest } = &soac.kind else {
+    let SoacKind::Scatter { dest, .. } = &soac.kind else {
         return None;
     };
     let w = &soac.width;

@@ -285,7 +285,7 @@ impl Keyer {
                             None => self.out.push('-'),
                         }
                     }
-                    SoacKind::Scatter { dest } => self.vars(dest),
+                    SoacKind::Scatter { dest, .. } => self.vars(dest),
                     kind => self.atoms(kind.neutral().unwrap_or(&[])),
                 }
                 self.out.push('|');

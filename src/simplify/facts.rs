@@ -144,7 +144,7 @@ impl Facts {
                     SoacKind::Hist {
                         dest: Some(dest), ..
                     }
-                    | SoacKind::Scatter { dest } => {
+                    | SoacKind::Scatter { dest, .. } => {
                         dest.iter().map(|d| self.outer.get(d).copied()).collect()
                     }
                     SoacKind::Reduce { .. }

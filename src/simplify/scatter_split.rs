@@ -1,27 +1,28 @@
-//! A scatter over concatenations, its first part split off: a
+//! A scatter over concatenations, split into a chain of scatters: a
 //! `core::ir::Function` in, the same function out where
 //! `scatter d (i1 ++ i2 ++ ...) (v1 ++ v2 ++ ...)` is
-//! `scatter (scatter d i1 v1) (i2 ++ ...) (v2 ++ ...)`, and
+//! `scatter (scatter d i1 v1) i2 v2 ...` when the parts have one size,
+//! else `scatter (scatter d i1 v1) (i2 ++ ...) (v2 ++ ...)`, and
 //! `size (a ++ b) 0` is `size a 0 + size b 0`.
 //!
 //! The concatenations were read by the scatter only through their index
 //! function, but the scatter ran over their whole length while the map
 //! making the parts runs over a part's: no fusion (Futhark's
-//! `concat-scatter-fusion`). Split, the first scatter has the first
-//! part's width and streams it from its producer. The writes keep their
-//! sequential order: the first part's all land before the rest's, so of
-//! duplicate indices the later still wins; an index out of range is
-//! ignored in either. So only the first part can fuse with a producer the
-//! parts share (the rest must wait for all of its writes), and the rest
-//! stays one scatter (one loop, not one per part) that is not split again:
-//! a scatter into a scatter's result is left alone. Done only where the
-//! first part's arrays are made by SOACs (else there is nothing to fuse)
-//! and no error moves: the index and value arrays are vectors (a
-//! concatenation of rows checks their widths), their parts pair up with
-//! provably equal sizes, and the scatter's width is provably their sum
-//! (its size check never failed). The size rewrite lets `dce` drop a
-//! concatenation read by nothing else, which the lowering would otherwise
-//! copy.
+//! `concat-scatter-fusion`). Split, each scatter has its part's width and
+//! streams it from its producer. A scatter after the first is marked
+//! `continues`: a later part of one scatter, so of an index written by two
+//! parts either value may be stored, and `fusion::graph` lets the chain
+//! run in one loop, element by element (the interpreter runs it in order,
+//! one of the allowed results). Parts of different sizes could not share a
+//! loop, so there the rest stays one scatter (one loop, not one per part).
+//! A scatter into a scatter's result is not split again. An index out of
+//! range is ignored in either. Done only where the first part's arrays are
+//! made by SOACs (else there is nothing to fuse) and no error moves: the
+//! index and value arrays are vectors (a concatenation of rows checks
+//! their widths), their parts pair up with provably equal sizes, and the
+//! scatter's width is provably their sum (its size check never failed).
+//! The size rewrite lets `dce` drop a concatenation read by nothing else,
+//! which the lowering would otherwise copy.
 
 use super::facts::{atom_key, AtomKey, Facts};
 use super::walk::{nested_bodies, nested_bodies_mut};
@@ -116,8 +117,8 @@ impl Split<'_> {
 
     /// The parts of each of the scatter's arrays (indices first), paired
     /// up, if the split changes no error (see the module comment).
-    /// Also the arrays' types.
-    fn parts(&self, soac: &Soac, dest: &[VarId]) -> Option<(Vec<Vec<VarId>>, Vec<Type>)> {
+    /// Also the arrays' types, and whether every part has one size.
+    fn parts(&self, soac: &Soac, dest: &[VarId]) -> Option<(Vec<Vec<VarId>>, Vec<Type>, bool)> {
         let made_by = |v: &VarId| self.defs.get(v);
         if dest
             .iter()
@@ -145,6 +146,7 @@ impl Split<'_> {
             return None;
         }
         let mut sizes = Vec::new();
+        let mut part_sizes = Vec::new();
         for (at, &part) in indices.iter().enumerate() {
             let size = self.facts.outer(part)?;
             for values in &per_array[1..] {
@@ -154,12 +156,14 @@ impl Split<'_> {
                 }
             }
             self.terms(size, &mut sizes);
+            part_sizes.push(atom_key(&size));
         }
         let mut width = Vec::new();
         self.terms(soac.width, &mut width);
+        let one_size = part_sizes.windows(2).all(|w| w[0] == w[1]);
         sizes.sort();
         width.sort();
-        (sizes == width).then_some((per_array, types))
+        (sizes == width).then_some((per_array, types, one_size))
     }
 }
 
@@ -178,35 +182,49 @@ fn body(b: &mut Body, split: &Split, fresh: &mut Fresh, changed: &mut bool) {
             b.stms.push(stm);
             continue;
         };
-        let SoacKind::Scatter { dest } = &soac.kind else {
+        let SoacKind::Scatter { dest, .. } = &soac.kind else {
             b.stms.push(stm);
             continue;
         };
-        let Some((per_array, types)) = split.parts(soac, dest) else {
+        let Some((per_array, types, one_size)) = split.parts(soac, dest) else {
             b.stms.push(stm);
             continue;
         };
-        // The rest of each array: its second part, or a concatenation of
-        // the parts after the first.
-        let mut rest = Vec::new();
-        for (parts, ty) in per_array.iter().zip(types) {
-            if let [_, second] = parts[..] {
-                rest.push(second);
-                continue;
+        // The arrays of each scatter of the chain: every part alone when
+        // the parts have one size (each runs over the width of the map that
+        // makes its part, and the chain fuses into that map's loop), else
+        // the first part and the rest, its second part or a concatenation
+        // of the parts after the first.
+        let groups: Vec<Vec<VarId>> = if one_size {
+            (0..per_array[0].len())
+                .map(|at| per_array.iter().map(|parts| parts[at]).collect())
+                .collect()
+        } else {
+            let mut rest = Vec::new();
+            for (parts, ty) in per_array.iter().zip(types) {
+                if let [_, second] = parts[..] {
+                    rest.push(second);
+                    continue;
+                }
+                let concat = fresh.var("rest", ty);
+                rest.push(concat.id);
+                b.stms.push(Stm {
+                    pat: vec![concat],
+                    exp: Exp::Concat(parts[1..].to_vec()),
+                    loc: stm.loc,
+                });
             }
-            let concat = fresh.var("rest", ty);
-            rest.push(concat.id);
-            b.stms.push(Stm {
-                pat: vec![concat],
-                exp: Exp::Concat(parts[1..].to_vec()),
-                loc: stm.loc,
-            });
-        }
-        let first: Vec<VarId> = per_array.iter().map(|parts| parts[0]).collect();
-        let between: Vec<Var> = stm.pat.iter().map(|y| fresh.var("sc", y.ty)).collect();
-        let between_ids = between.iter().map(|y| y.id).collect();
+            vec![per_array.iter().map(|parts| parts[0]).collect(), rest]
+        };
         let loc = stm.loc;
-        let mut push = |pat: Vec<Var>, dest: Vec<VarId>, args: Vec<VarId>| {
+        let mut into = dest.clone();
+        let last = groups.len() - 1;
+        for (at, args) in groups.into_iter().enumerate() {
+            let pat: Vec<Var> = if at == last {
+                stm.pat.clone()
+            } else {
+                stm.pat.iter().map(|y| fresh.var("sc", y.ty)).collect()
+            };
             let width = fresh.var("n", Type::Scalar(ScalarType::I64));
             b.stms.push(Stm {
                 pat: vec![width.clone()],
@@ -216,20 +234,22 @@ fn body(b: &mut Body, split: &Split, fresh: &mut Fresh, changed: &mut bool) {
                 },
                 loc,
             });
+            let next = pat.iter().map(|y| y.id).collect();
             b.stms.push(Stm {
                 pat,
                 exp: Exp::Soac(Soac {
                     label: fresh.soac(),
                     width: Atom::Var(width.id),
-                    kind: SoacKind::Scatter { dest },
+                    kind: SoacKind::Scatter {
+                        dest: std::mem::replace(&mut into, next),
+                        continues: at > 0,
+                    },
                     args,
                     sequential: soac.sequential,
                 }),
                 loc,
             });
-        };
-        push(between, dest.clone(), first);
-        push(stm.pat.clone(), between_ids, rest);
+        }
         *changed = true;
     }
 }

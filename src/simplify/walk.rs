@@ -70,7 +70,7 @@ macro_rules! match_atoms {
                             $var(d, &mut $f);
                         }
                     }
-                    SoacKind::Scatter { dest } => {
+                    SoacKind::Scatter { dest, .. } => {
                         for d in dest {
                             $var(d, &mut $f);
                         }

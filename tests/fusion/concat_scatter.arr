@@ -1,10 +1,9 @@
 -- A scatter over concatenations is one scatter per part
 -- (`simplify-scatter-split`; Futhark's `concat-scatter-fusion`): the
--- first streams the parts that the map makes in its loop, so `is0` and
--- `vs0` are never written; the second writes the other part's values
--- after all of the first's. Out-of-range indices (`-1`, `9`) are ignored
--- in either part. No index repeats: of duplicates any one value may be
--- stored.
+-- second continues the first, as parts of one scatter, and both write in
+-- the map's one loop, element by element, so no part is ever written.
+-- Out-of-range indices (`-1`, `9`) are ignored in either part. No index
+-- repeats: of duplicates any one value may be stored.
 -- ==
 -- input { 8i64 0i32 [0i32, 2i32, 6i32] }
 -- output { [1i32, 5i32, 3i32, 9i32, 0i32, 0i32, 7i32, 17i32] }

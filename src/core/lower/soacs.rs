@@ -318,7 +318,16 @@ impl<'a> Lowerer<'a> {
             self.set_dims(Atom::Var(v.id), dims);
         }
         let args = Self::array_vars(&[is, vs]);
-        self.soac(width, SoacKind::Scatter { dest: dest_ids }, args, pat, loc);
+        self.soac(
+            width,
+            SoacKind::Scatter {
+                dest: dest_ids,
+                continues: false,
+            },
+            args,
+            pat,
+            loc,
+        );
         value
     }
 

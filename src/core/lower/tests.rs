@@ -429,7 +429,7 @@ fn scatter_hist_and_reduce_by_index() {
     );
     let f = &p.entries[0];
     let s = soacs(&f.body);
-    let SoacKind::Scatter { dest } = &s[0].kind else {
+    let SoacKind::Scatter { dest, .. } = &s[0].kind else {
         panic!()
     };
     assert_eq!(dest, &vec![f.params[0].id]);

@@ -260,6 +260,7 @@ fn scatter_and_hist() {
                     v(&n),
                     SoacKind::Scatter {
                         dest: vec![ps[0].id],
+                        continues: false,
                     },
                     vec![ps[1].id, ps[2].id],
                 ),
@@ -354,7 +355,10 @@ fn scatter_rows_in_place_loop() {
                     arr(I32, 2),
                     Ir::soac(
                         i64c(1),
-                        SoacKind::Scatter { dest: vec![m.id] },
+                        SoacKind::Scatter {
+                            dest: vec![m.id],
+                            continues: false,
+                        },
                         vec![is.id, vs.id],
                     ),
                     loc(4, 4),

@@ -142,6 +142,7 @@ impl Lowerer {
         let mut scans = Vec::new();
         let mut after = Vec::new();
         let mut random = Vec::new();
+        let mut scattered = HashSet::new();
         for leaf in leaves {
             let w = self.atom(&leaf.soac.width);
             self.assert_width(&width, &w, leaf.loc, out);
@@ -224,7 +225,10 @@ impl Lowerer {
                     });
                 }
                 SoacKind::Scatter { .. } | SoacKind::Hist { .. } => {
-                    let targets = self.random_access_targets(leaf, out);
+                    let targets = self.random_access_targets(leaf, &scattered, out);
+                    if matches!(leaf.soac.kind, SoacKind::Scatter { .. }) {
+                        scattered.extend(leaf.pat.iter().map(|p| p.id));
+                    }
                     random.push((leaf, targets, args));
                 }
                 _ => {}

@@ -110,7 +110,7 @@ impl Lowerer {
                 }
             }
             SoacKind::Scatter { .. } | SoacKind::Hist { .. } => {
-                let targets = self.random_access_targets(leaf, out);
+                let targets = self.random_access_targets(leaf, &HashSet::new(), out);
                 let elems = self.read_args(soac, &soac.args, &width, i, loc, out, &mut body);
                 self.random_access_update(leaf, targets, &elems, &mut nest, out, &mut body);
             }
@@ -129,9 +129,14 @@ impl Lowerer {
 
     /// The arrays a scatter or hist writes, made before its loop: copies of
     /// the destinations, or bins filled with the neutral elements.
-    pub(super) fn random_access_targets(&mut self, leaf: &SoacStm, out: &mut Block) -> Vec<VarId> {
+    pub(super) fn random_access_targets(
+        &mut self,
+        leaf: &SoacStm,
+        chained: &HashSet<VarId>,
+        out: &mut Block,
+    ) -> Vec<VarId> {
         let (dest, fill) = match &leaf.soac.kind {
-            SoacKind::Scatter { dest } => (Some(dest), None),
+            SoacKind::Scatter { dest, .. } => (Some(dest), None),
             SoacKind::Hist {
                 neutral,
                 bins,
@@ -142,6 +147,14 @@ impl Lowerer {
         };
         let mut targets = Vec::new();
         for (j, p) in leaf.pat.iter().enumerate() {
+            // A destination that an earlier scatter of this loop writes
+            // (`fusion::graph`'s scatter chains) is that scatter's buffer.
+            if let Some(d) = dest.and_then(|d| d.get(j)).filter(|d| chained.contains(d)) {
+                let buf = self.var(*d);
+                self.subst.insert(p.id, Atom::Var(buf));
+                targets.push(buf);
+                continue;
+            }
             let var = self.bind(p);
             match (dest.and_then(|d| d.get(j)), fill) {
                 (Some(d), _) => {
@@ -204,7 +217,11 @@ impl Lowerer {
                     self.assert_shape(&row, v, loc, body);
                     then_block.push(self.store(*d, vec![idx], *v));
                 }
-                nest.scatters.extend(targets);
+                for d in targets {
+                    if !nest.scatters.contains(&d) {
+                        nest.scatters.push(d);
+                    }
+                }
                 then_block
             }
             SoacKind::Hist { op, neutral, .. } => {
