@@ -273,8 +273,19 @@ impl<'ctx> Gen<'ctx, '_> {
                     |gen, kfr, kp| gen.single_body(kfr, nest, kp),
                 )?;
                 if let Some(cols) = &columns {
+                    // Histograms of rows with native atomics: a thread per
+                    // iteration and column where chunks do not pay.
+                    let atomic = super::hist_atomic::hist_atomic_shape(nest, cols);
                     self.launch_or_tree(fr, nest, &name, &params, &values, true, &mut |gen| {
-                        gen.launch_columns(fr, cols, main, single, &params, &values)
+                        let mut plain = |gen: &mut Self| {
+                            gen.launch_columns(fr, cols, main, single, &params, &values)
+                        };
+                        match &atomic {
+                            Some(ha) => gen.launch_or_atomic_columns(
+                                fr, nest, ha, &name, &params, &values, &mut plain,
+                            ),
+                            None => plain(gen),
+                        }
                     })?;
                 }
             }

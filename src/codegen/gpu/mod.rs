@@ -42,6 +42,7 @@ mod group;
 mod group_scan;
 mod heap;
 mod hist;
+mod hist_atomic;
 mod hist_chunks;
 mod kernel;
 pub(crate) mod link;
