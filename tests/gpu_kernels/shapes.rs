@@ -280,7 +280,9 @@ fn histograms_of_rows_take_chunks() {
 /// Histograms of rows whose operator is one atomic instruction get a
 /// kernel of a thread per iteration and column (`_hist_atomic`, docs/gpu.md,
 /// "Histograms of rows by atomics"), an `atom.global` per bin element;
-/// an operator without one (an `f32` maximum) or that can fail does not.
+/// an operator without one (`*`) or that can fail does not; with a
+/// constant width (no column form) a thread per iteration, one atomic per
+/// element.
 /// Under shrunk launches 3,000 rows into 2,000 bins (too many to copy per
 /// chunk) and 30 rows take it (4 launches, no chunks), 5,000 rows into 10
 /// bins the chunks (5); the results are the CPU's.
@@ -296,17 +298,21 @@ fn histograms_of_rows_take_atomics() {
         ("(\\a b -> assert (a < 100) (a + b))", None),
     ] {
         let source = format!("{header} reduce_by_index (replicate k (replicate m 0)) (map2 {op}) (replicate m 0) is xss");
-        let kernels = ptx_kernels(&source, dir.path());
-        let atomic: Vec<&(String, String)> = kernels
-            .iter()
-            .filter(|(n, _)| n.ends_with("_hist_atomic"))
-            .collect();
-        match atom {
-            Some(atom) => {
-                assert_eq!(atomic.len(), 1, "{op}");
-                assert!(atomic[0].1.contains(atom), "{op}: {}", atomic[0].1);
+        // A constant width too: a thread per iteration, no column form.
+        let fixed = format!("entry main [n] (k: i64) (is: [n]i64) (xss: [n][4]i64) : [k][4]i64 = reduce_by_index (replicate k (replicate 4 0)) (map2 {op}) (replicate 4 0) is xss");
+        for source in [source, fixed] {
+            let kernels = ptx_kernels(&source, dir.path());
+            let atomic: Vec<&(String, String)> = kernels
+                .iter()
+                .filter(|(n, _)| n.ends_with("_hist_atomic"))
+                .collect();
+            match atom {
+                Some(atom) => {
+                    assert_eq!(atomic.len(), 1, "{op}");
+                    assert!(atomic[0].1.contains(atom), "{op}: {}", atomic[0].1);
+                }
+                None => assert!(atomic.is_empty(), "{op}"),
             }
-            None => assert!(atomic.is_empty(), "{op}"),
         }
     }
     let source = format!("{header} reduce_by_index (replicate k (replicate m 0)) (map2 (+)) (replicate m 0) (map (% k) is) xss");

@@ -66,14 +66,28 @@ entry floats [n][m] (k: i64) (is: [n]i64) (xss: [n][m]i64) : ([k][m]f32, [k][m]f
      , hist (map2 f32.max) (replicate m f32.lowest) k is fs )
 
 -- ==
+-- entry: fixed
+-- random input { 3000i64 [4000]i64 [4000][4]i32 } auto output
+-- random input { 7i64 [30]i64 [30][4]i32 } auto output
+-- random input { 7i64 [5000]i64 [5000][4]i32 } auto output
+-- input { 2i64 [1i64] [[1i32, 2i32, 3i32, 4i32]] } output { [[0i32, 0i32, 0i32, 0i32], [1i32, 2i32, 3i32, 4i32]] [[-2147483648i32, -2147483648i32, -2147483648i32, -2147483648i32], [1i32, 2i32, 3i32, 4i32]] }
+
+-- A constant width (the inner map unrolled, no column form): a thread
+-- per iteration, an atomic per element; sums and maxima.
+entry fixed [n] (k: i64) (is: [n]i64) (xss: [n][4]i32) : ([k][4]i32, [k][4]i32) =
+  let is = map (\i -> i % k) is
+  in ( hist (map2 (+)) (replicate 4 0) k is xss
+     , hist (map2 i32.max) (replicate 4 i32.lowest) k is xss )
+
+-- ==
 -- entry: fails
 -- input { 60i64 -1i64 -1i64 [0i64, 1i64, 2i64] } output { [[870i64, 900i64, 930i64], [900i64, 930i64, 960i64]] }
--- input { 60i64 40i64 -1i64 [0i64, 1i64, 2i64] } error: ^index 50 out of bounds for array of length 10 at .*hist_atomic\.arr:84:
--- input { 60i64 -1i64 30i64 [0i64, 1i64, 2i64] } error: ^division by zero at .*hist_atomic\.arr:85:
--- input { 60i64 40i64 30i64 [0i64, 1i64, 2i64] } error: ^division by zero at .*hist_atomic\.arr:85:
--- input { 60i64 30i64 40i64 [0i64, 1i64, 2i64] } error: ^index 40 out of bounds for array of length 10 at .*hist_atomic\.arr:84:
--- input { 60i64 59i64 58i64 [0i64, 1i64, 2i64] } error: ^division by zero at .*hist_atomic\.arr:85:
--- input { 60i64 0i64 1i64 [0i64, 1i64, 2i64] } error: ^index 10 out of bounds for array of length 10 at .*hist_atomic\.arr:84:
+-- input { 60i64 40i64 -1i64 [0i64, 1i64, 2i64] } error: ^index 50 out of bounds for array of length 10 at .*hist_atomic\.arr:98:
+-- input { 60i64 -1i64 30i64 [0i64, 1i64, 2i64] } error: ^division by zero at .*hist_atomic\.arr:99:
+-- input { 60i64 40i64 30i64 [0i64, 1i64, 2i64] } error: ^division by zero at .*hist_atomic\.arr:99:
+-- input { 60i64 30i64 40i64 [0i64, 1i64, 2i64] } error: ^index 40 out of bounds for array of length 10 at .*hist_atomic\.arr:98:
+-- input { 60i64 59i64 58i64 [0i64, 1i64, 2i64] } error: ^division by zero at .*hist_atomic\.arr:99:
+-- input { 60i64 0i64 1i64 [0i64, 1i64, 2i64] } error: ^index 10 out of bounds for array of length 10 at .*hist_atomic\.arr:98:
 
 -- Checks in the rows' map before the histogram (fusion keeps it apart):
 -- the earliest wins; the histogram itself has a dynamic width, so its

@@ -26,42 +26,81 @@ use inkwell::values::BasicValueEnum;
 use inkwell::IntPredicate;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-/// A histogram of rows whose column form updates its bins atomically.
+/// A histogram of rows whose updates are atomic.
 pub(super) struct HistAtomic {
-    /// The column form with each update's read, operator and write
-    /// brought together (the pattern `atomic_rmw` covers).
-    cols: Columns,
+    /// What a thread runs, each update's read, operator and write brought
+    /// together (the pattern `atomic_rmw` covers).
+    items: Items,
     /// The bins and the rows of them the body takes.
     bins: Vec<VarId>,
 }
 
-/// Whether `nest`'s column form `cols` can update its bins atomically.
-pub(super) fn hist_atomic_shape(nest: &LoopNest, cols: &Columns) -> Option<HistAtomic> {
-    if nest.par != Parallelism::Hist {
+/// A thread's item.
+enum Items {
+    /// Iteration `i` cut to column `j` (the column form's cut).
+    Columns(Columns),
+    /// A whole iteration (a constant width: the inner maps unrolled),
+    /// the nest with its body rewritten.
+    Iterations(Box<LoopNest>),
+}
+
+/// Whether `nest`'s updates can be atomic: with its column form `cols`
+/// a thread per iteration and column, without one (`None`) a thread per
+/// iteration when the body only binds values, checks them and updates
+/// the bins.
+pub(super) fn hist_atomic_shape(nest: &LoopNest, cols: Option<&Columns>) -> Option<HistAtomic> {
+    if nest.par != Parallelism::Hist
+        || nest.hists.is_empty()
+        || nest.carried().next().is_some()
+        || !nest.reductions.is_empty()
+        || !nest.scans.is_empty()
+        || !nest.compactions.is_empty()
+        || !nest.scatters.is_empty()
+    {
         return None;
     }
     let mut tracked: HashSet<VarId> = nest.hists.iter().flat_map(|h| h.bins.clone()).collect();
+    let mut segments = match cols {
+        Some(c) => c.segments.clone(),
+        None => vec![nest.body.clone()],
+    };
     let mut rows = HashMap::new();
-    for segment in &cols.segments {
+    for segment in &segments {
         find_views(segment, &mut tracked, &mut rows);
     }
-    let mut segments = cols.segments.clone();
-    let mut all = Vec::new();
-    for segment in &segments {
-        all.extend(segment.iter().cloned());
+    if cols.is_none() && !segments.iter().all(|b| plain(b, &tracked)) {
+        return None;
     }
+    let all: Vec<Stmt> = segments.iter().flatten().cloned().collect();
     for segment in &mut segments {
         gather(segment, &tracked, &rows, &all)?;
     }
     // Every access to the bins is now one update `atomic_rmw` covers.
-    for segment in &segments {
-        if !covered(segment, &tracked) {
-            return None;
-        }
+    if !segments.iter().all(|b| covered(b, &tracked)) {
+        return None;
     }
+    let items = match cols {
+        Some(c) => Items::Columns(c.with_segments(segments)),
+        None => {
+            let mut whole = nest.clone();
+            whole.body = segments.pop()?;
+            Items::Iterations(Box::new(whole))
+        }
+    };
     Some(HistAtomic {
-        cols: cols.with_segments(segments),
+        items,
         bins: tracked.into_iter().collect(),
+    })
+}
+
+/// Whether `block` only binds values, checks them, branches and writes
+/// the bins (no allocation, loop or other write).
+fn plain(block: &[Stmt], tracked: &HashSet<VarId>) -> bool {
+    block.iter().all(|s| match s {
+        Stmt::Let { .. } | Stmt::Read { .. } | Stmt::Row { .. } => true,
+        Stmt::Write { array, .. } => tracked.contains(array),
+        Stmt::If { .. } => s.inner_blocks().iter().all(|b| plain(b, tracked)),
+        _ => s.is_check(),
     })
 }
 
@@ -253,31 +292,38 @@ fn covered(block: &[Stmt], tracked: &HashSet<VarId>) -> bool {
 }
 
 impl<'ctx> Gen<'ctx, '_> {
-    /// The kernel: thread `t` takes items `t, t + T, ...` of the `n W`,
-    /// item `i W + j` iteration `i` cut to column `j`.
-    fn atomic_columns_body(
+    /// The kernel: thread `t` takes items `t, t + T, ...`: with columns,
+    /// item `i W + j` is iteration `i` cut to column `j`; else iteration
+    /// `i` whole.
+    fn atomic_hist_body(
         &mut self,
         fr: &mut Frame<'ctx>,
         nest: &LoopNest,
         ha: &HistAtomic,
         kp: &[BasicValueEnum<'ctx>],
     ) -> Res<()> {
+        let cols = match &ha.items {
+            Items::Columns(cols) => cols,
+            Items::Iterations(whole) => return self.grid_stride_body(fr, whole, kp),
+        };
         let n = kp[WIDTH].into_int_value();
-        let width = self.int(fr, &ha.cols.width)?;
-        let keys = self.column_keys(&ha.cols, width)?;
+        let width = self.int(fr, &cols.width)?;
+        let keys = self.column_keys(cols, width)?;
         let items = self.builder.build_int_mul(n, width, "")?;
         let (gid, threads) = self.thread_range()?;
         self.kernel_loop(fr, gid, items, threads, &mut |gen, fr, item| {
             let i = gen.builder.build_int_signed_div(item, width, "")?;
             let j = gen.builder.build_int_signed_rem(item, width, "")?;
-            gen.column_iteration(fr, nest, &ha.cols, (i, j), (width, keys))
+            gen.column_iteration(fr, nest, cols, (i, j), (width, keys))
         })
     }
 
-    /// Host side: the atomic kernel over `n W` items when there are at
-    /// least two iterations and columns (and `n W` fits an `i64`), else
-    /// `otherwise` (the column form, or one thread without columns).
-    pub(super) fn launch_or_atomic_columns(
+    /// Host side: the atomic kernel over its items (`n W`, or `n`) when
+    /// there are at least two iterations and (with columns) `W > 0` and
+    /// `n W` fits an `i64`, else `otherwise` (the column form, or one
+    /// thread).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn launch_or_atomic_hist(
         &mut self,
         fr: &Frame<'ctx>,
         nest: &LoopNest,
@@ -291,10 +337,13 @@ impl<'ctx> Gen<'ctx, '_> {
             &format!("{name}_hist_atomic"),
             params,
             ha.bins.clone(),
-            |gen, kfr, kp| gen.atomic_columns_body(kfr, nest, ha, kp),
+            |gen, kfr, kp| gen.atomic_hist_body(kfr, nest, ha, kp),
         )?;
         let n = values[WIDTH].into_int_value();
-        let width = self.int(fr, &ha.cols.width)?;
+        let width = match &ha.items {
+            Items::Columns(cols) => self.int(fr, &cols.width)?,
+            Items::Iterations(_) => self.const_i64(1),
+        };
         let zero = self.const_i64(0);
         let several =
             self.builder
