@@ -277,6 +277,64 @@ fn histograms_of_rows_take_chunks() {
     }
 }
 
+/// Histograms of rows whose operator is one atomic instruction get a
+/// kernel of a thread per iteration and column (`_hist_atomic`, docs/gpu.md,
+/// "Histograms of rows by atomics"), an `atom.global` per bin element;
+/// an operator without one (`*`) or that can fail does not; with a
+/// constant width (no column form) a thread per iteration, one atomic per
+/// element.
+/// Under shrunk launches 3,000 rows into 2,000 bins (too many to copy per
+/// chunk) and 30 rows take it (4 launches, no chunks), 5,000 rows into 10
+/// bins the chunks (5); the results are the CPU's.
+#[test]
+fn histograms_of_rows_take_atomics() {
+    let dir = tempfile::tempdir().unwrap();
+    let header = "entry main [n][m] (k: i64) (is: [n]i64) (xss: [n][m]i64) : [k][m]i64 =";
+    for (op, atom) in [
+        ("(+)", Some("atom.global.add.u64")),
+        ("i64.min", Some("atom.global.min.s64")),
+        ("(^)", Some("atom.global.xor.b64")),
+        ("(*)", None),
+        ("(\\a b -> assert (a < 100) (a + b))", None),
+    ] {
+        let source = format!("{header} reduce_by_index (replicate k (replicate m 0)) (map2 {op}) (replicate m 0) is xss");
+        // A constant width too: a thread per iteration, no column form.
+        let fixed = format!("entry main [n] (k: i64) (is: [n]i64) (xss: [n][4]i64) : [k][4]i64 = reduce_by_index (replicate k (replicate 4 0)) (map2 {op}) (replicate 4 0) is xss");
+        for source in [source, fixed] {
+            let kernels = ptx_kernels(&source, dir.path());
+            let atomic: Vec<&(String, String)> = kernels
+                .iter()
+                .filter(|(n, _)| n.ends_with("_hist_atomic"))
+                .collect();
+            match atom {
+                Some(atom) => {
+                    assert_eq!(atomic.len(), 1, "{op}");
+                    assert!(atomic[0].1.contains(atom), "{op}: {}", atomic[0].1);
+                }
+                None => assert!(atomic.is_empty(), "{op}"),
+            }
+        }
+    }
+    let source = format!("{header} reduce_by_index (replicate k (replicate m 0)) (map2 (+)) (replicate m 0) (map (% k) is) xss");
+    let cpu = build(&source, "x86_64", dir.path());
+    let emu = build(&source, "nvptx-emu", dir.path());
+    for (n, k, launches) in [(3000, 2000, 4), (30, 7, 4), (5000, 10, 5)] {
+        let is: Vec<String> = (0..n)
+            .map(|i| format!("{}i64", (i * 7919) % 4001))
+            .collect();
+        let input = format!("{k}i64 [{}] {}", is.join(","), int_matrix(n, 3, "i64", 5));
+        let env = [("ARRC_GPU_SHRINK", "1"), ("ARRC_GPU_COUNT", "1")];
+        let (want, got) = run_both((&cpu, &emu), "main", &input, &env, &[]);
+        let err = String::from_utf8_lossy(&got.stderr);
+        assert!(got.status.success(), "{err}");
+        assert_eq!(got.stdout, want.stdout, "{n} rows into {k} bins");
+        assert!(
+            err.contains(&format!("gpu: launches={launches} ")),
+            "{n}: {err}"
+        );
+    }
+}
+
 /// The chunked form's partial rows are combined in levels of `F` rows a
 /// thread, a launch each (docs/gpu.md, "Reductions of arrays in chunks"):
 /// under shrunk launches (192 threads, `F` = 4) 5,000 rows take 192

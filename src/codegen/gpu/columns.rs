@@ -30,22 +30,33 @@ use crate::codegen::emit::{Frame, Gen, Res, Val};
 use crate::core::ir::{Atom, SrcLoc, Type, Var, VarId};
 use crate::loopy::ir::{for_each_binder, Block, LoopNest, MemSpace, Parallelism, ScalarExp, Stmt};
 use crate::types::ScalarType;
-use inkwell::values::BasicValueEnum;
+use inkwell::values::{BasicValueEnum, IntValue};
 use inkwell::IntPredicate;
 use std::collections::{HashMap, HashSet};
 
 /// A nest rewritten for a thread per column.
+#[derive(Clone)]
 pub(super) struct Columns {
     /// The body of one iteration for one column, in segments: each up to
     /// and including one inner map's iteration, then the rest.
-    segments: Vec<Block>,
+    pub(super) segments: Vec<Block>,
     /// The columns: the inner maps' width.
-    width: Atom,
+    pub(super) width: Atom,
     /// Variables bound to the column: the inner maps' indices and `column`.
     indices: Vec<VarId>,
     column: VarId,
     /// Thread arrays that stand for the accumulator they are copied into.
     aliases: Vec<(VarId, VarId)>,
+}
+
+impl Columns {
+    /// The same cut with other segments.
+    pub(super) fn with_segments(&self, segments: Vec<Block>) -> Columns {
+        Columns {
+            segments,
+            ..self.clone()
+        }
+    }
 }
 
 /// How `nest` runs a thread per column, if it can.
@@ -374,11 +385,7 @@ impl<'ctx> Gen<'ctx, '_> {
         let n = kp[WIDTH].into_int_value();
         let width = self.int(fr, &cols.width)?;
         let (one, zero) = (self.const_i64(1), self.const_i64(0));
-        // Keys of an iteration: segment `l`, column `j` at `l * W + 1 + j`,
-        // then room for the statements after the last inner map.
-        let segments = self.const_i64(cols.segments.len() as i64);
-        let keys = self.builder.build_int_mul(segments, width, "")?;
-        let keys = self.builder.build_int_add(keys, self.const_i64(2), "")?;
+        let keys = self.column_keys(cols, width)?;
         let (gid, threads) = self.thread_range()?;
         let first = self
             .builder
@@ -387,27 +394,48 @@ impl<'ctx> Gen<'ctx, '_> {
             gen.store_cells(kp[OUT].into_pointer_value(), zero, &finals)
         })?;
         self.kernel_loop(fr, gid, width, threads, &mut |gen, fr, j| {
-            let col = Val::Scalar(j.into(), ScalarType::I64);
-            for v in cols.indices.iter().chain([&cols.column]) {
-                fr.vals.insert(*v, col.clone());
-            }
-            let after = gen.builder.build_int_add(j, one, "")?;
             gen.kernel_loop(fr, zero, n, one, &mut |gen, fr, i| {
-                let base = gen.builder.build_int_mul(i, keys, "")?;
-                let base = gen.builder.build_int_add(base, after, "")?;
-                fr.vals
-                    .insert(nest.index.id, Val::Scalar(i.into(), ScalarType::I64));
-                for (l, segment) in cols.segments.iter().enumerate() {
-                    let skip = gen.const_i64(l as i64);
-                    let skip = gen.builder.build_int_mul(skip, width, "")?;
-                    let key = gen.builder.build_int_add(base, skip, "")?;
-                    let slot = gen.key_slot()?;
-                    gen.builder.build_store(slot, key)?;
-                    gen.block(fr, segment)?;
-                }
-                Ok(())
+                gen.column_iteration(fr, nest, cols, (i, j), (width, keys))
             })
         })
+    }
+
+    /// The keys of one iteration: segment `l`, column `j` at `l * W + 1 +
+    /// j`, then room for the statements after the last inner map.
+    pub(super) fn column_keys(&self, cols: &Columns, width: IntValue<'ctx>) -> Res<IntValue<'ctx>> {
+        let segments = self.const_i64(cols.segments.len() as i64);
+        let keys = self.builder.build_int_mul(segments, width, "")?;
+        Ok(self.builder.build_int_add(keys, self.const_i64(2), "")?)
+    }
+
+    /// Iteration `i` of the nest cut to column `j`: its segments, each
+    /// under its key.
+    pub(super) fn column_iteration(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        cols: &Columns,
+        (i, j): (IntValue<'ctx>, IntValue<'ctx>),
+        (width, keys): (IntValue<'ctx>, IntValue<'ctx>),
+    ) -> Res<()> {
+        let col = Val::Scalar(j.into(), ScalarType::I64);
+        for v in cols.indices.iter().chain([&cols.column]) {
+            fr.vals.insert(*v, col.clone());
+        }
+        let after = self.builder.build_int_add(j, self.const_i64(1), "")?;
+        let base = self.builder.build_int_mul(i, keys, "")?;
+        let base = self.builder.build_int_add(base, after, "")?;
+        fr.vals
+            .insert(nest.index.id, Val::Scalar(i.into(), ScalarType::I64));
+        for (l, segment) in cols.segments.iter().enumerate() {
+            let skip = self.const_i64(l as i64);
+            let skip = self.builder.build_int_mul(skip, width, "")?;
+            let key = self.builder.build_int_add(base, skip, "")?;
+            let slot = self.key_slot()?;
+            self.builder.build_store(slot, key)?;
+            self.block(fr, segment)?;
+        }
+        Ok(())
     }
 
     /// Host side: the column kernel over the columns, or, with none, the

@@ -25,8 +25,9 @@
 //!   them (`column_tree`); scans of arrays likewise, the chunks' totals
 //!   scanned per column, then each chunk again from its prefix
 //!   (`scan_chunks`); histograms of rows into private copies of the bins
-//!   per chunk, combined after (`hist_chunks`); as host code picks by
-//!   shape;
+//!   per chunk, combined after (`hist_chunks`), or, with an atomic
+//!   operator, a thread per iteration and column (`hist_atomic`); as host
+//!   code picks by shape;
 //! - everything else: one thread runs the nest in sequential order
 //!   (docs/gpu.md, "What remains").
 //!
@@ -249,8 +250,19 @@ impl<'ctx> Gen<'ctx, '_> {
             }
             Form::GridStride => self.launch(main, Grid::Work, width, &params.types, &values, fr)?,
             Form::Single => {
+                // Histograms of rows of a constant width with native
+                // atomics: a thread per iteration where chunks do not pay.
+                let atomic = super::hist_atomic::hist_atomic_shape(nest, None);
                 self.launch_or_tree(fr, nest, &name, &params, &values, false, &mut |gen| {
-                    gen.launch(main, Grid::One, width, &params.types, &values, fr)
+                    let mut plain = |gen: &mut Self| {
+                        gen.launch(main, Grid::One, width, &params.types, &values, fr)
+                    };
+                    match &atomic {
+                        Some(ha) => gen.launch_or_atomic_hist(
+                            fr, nest, ha, &name, &params, &values, &mut plain,
+                        ),
+                        None => plain(gen),
+                    }
                 })?
             }
             Form::Rows { at } => self.launch_rows(fr, nest, at, main, &params, &mut values)?,
@@ -273,8 +285,19 @@ impl<'ctx> Gen<'ctx, '_> {
                     |gen, kfr, kp| gen.single_body(kfr, nest, kp),
                 )?;
                 if let Some(cols) = &columns {
+                    // Histograms of rows with native atomics: a thread per
+                    // iteration and column where chunks do not pay.
+                    let atomic = super::hist_atomic::hist_atomic_shape(nest, Some(cols));
                     self.launch_or_tree(fr, nest, &name, &params, &values, true, &mut |gen| {
-                        gen.launch_columns(fr, cols, main, single, &params, &values)
+                        let mut plain = |gen: &mut Self| {
+                            gen.launch_columns(fr, cols, main, single, &params, &values)
+                        };
+                        match &atomic {
+                            Some(ha) => gen.launch_or_atomic_hist(
+                                fr, nest, ha, &name, &params, &values, &mut plain,
+                            ),
+                            None => plain(gen),
+                        }
                     })?;
                 }
             }

@@ -15,7 +15,8 @@
 //! array accumulator or a bin row), `column_tree` reductions of arrays
 //! cut into chunks of iterations when columns are few, `scan_chunks`
 //! scans of arrays so cut, `hist_chunks` histograms of rows into private
-//! copies of the bins per chunk; `scan` the kernels of scans and
+//! copies of the bins per chunk, `hist_atomic` histograms of rows by
+//! atomics, a thread per iteration and column; `scan` the kernels of scans and
 //! compactions, `reduce` the block trees of reductions, `stage` the input
 //! tiles scans and non-commutative reductions stage in shared memory,
 //! `hist` the locks of histograms without atomic updates, `private`
@@ -42,6 +43,7 @@ mod group;
 mod group_scan;
 mod heap;
 mod hist;
+mod hist_atomic;
 mod hist_chunks;
 mod kernel;
 pub(crate) mod link;
