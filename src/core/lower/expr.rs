@@ -517,7 +517,10 @@ impl<'a> Lowerer<'a> {
             let y = self.expr(env, b);
             return self.concat(x, y, loc);
         }
-        let compound = matches!(a.ty, Type::Tuple(_) | Type::Record(_) | Type::Sum(_));
+        let compound = matches!(
+            a.ty,
+            Type::Tuple(_) | Type::Record(_) | Type::Sum(_) | Type::Array(_)
+        );
         if compound && matches!(op, ast::BinOp::Eq | ast::BinOp::Neq) {
             let x = self.expr(env, a);
             let y = self.expr(env, b);

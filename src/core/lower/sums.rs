@@ -129,7 +129,8 @@ impl<'a> Lowerer<'a> {
             .reduce(|a, b| self.let1("t", bool_, Exp::BinOp(BinOp::And, a, b), loc))
     }
 
-    /// `==` (or `!=`) on tuples, records and sums: every component equal.
+    /// `==` (or `!=`) on tuples, records, sums and arrays: every component
+    /// equal. An array of tuples is one array per leaf, each compared alone.
     pub(super) fn compound_eq(
         &mut self,
         a: &Value<'a>,
@@ -138,14 +139,14 @@ impl<'a> Lowerer<'a> {
         loc: SrcLoc,
     ) -> Value<'a> {
         let bool_ = CType::Scalar(ScalarType::Bool);
-        let pairs: Vec<(Atom, Atom)> = leaves(a)
+        let pairs: Vec<(Atom, Atom, CType)> = leaves(a)
             .into_iter()
             .zip(leaves(b))
-            .map(|((x, _), (y, _))| (x, y))
+            .map(|((x, t), (y, _))| (x, y, t))
             .collect();
         let tests = pairs
             .into_iter()
-            .map(|(x, y)| self.compare(BinOp::Eq, x, y, loc))
+            .map(|(x, y, t)| self.leaf_eq(x, y, t, loc))
             .collect();
         let all = self
             .all(tests, loc)
@@ -156,6 +157,66 @@ impl<'a> Lowerer<'a> {
             all
         };
         Value::Leaf(result, bool_)
+    }
+
+    /// One leaf of `==`. Arrays as Futhark compares them: arrays of
+    /// different shapes are unequal (not an error), so every dimension is
+    /// compared first and the elements only when all match.
+    fn leaf_eq(&mut self, x: Atom, y: Atom, t: CType, loc: SrcLoc) -> Atom {
+        let (Atom::Var(xv), Atom::Var(yv), CType::Array(_, rank)) = (x, y, t) else {
+            return self.compare(BinOp::Eq, x, y, loc);
+        };
+        let dims = (0..rank)
+            .map(|d| {
+                let (m, n) = (self.size_of(xv, d, loc), self.size_of(yv, d, loc));
+                self.compare(BinOp::Eq, m, n, loc)
+            })
+            .collect();
+        let same_shape = self
+            .all(dims, loc)
+            .unwrap_or(Atom::Const(Const::Bool(true)));
+        let bool_ = CType::Scalar(ScalarType::Bool);
+        let equal = self.if_(
+            same_shape,
+            loc,
+            |s| Value::Leaf(s.elements_eq(x, y, t, loc), bool_),
+            |_| Value::Leaf(Atom::Const(Const::Bool(false)), bool_),
+        );
+        Self::scalar(&equal).0
+    }
+
+    /// Whether two arrays of one shape hold equal elements: a `map` of `==`
+    /// (nested per dimension) and an `&&` reduction, which fuse into one loop.
+    fn elements_eq(&mut self, x: Atom, y: Atom, t: CType, loc: SrcLoc) -> Atom {
+        let Atom::Var(xv) = x else {
+            return self.compare(BinOp::Eq, x, y, loc);
+        };
+        if !matches!(t, CType::Array(..)) {
+            return self.compare(BinOp::Eq, x, y, loc);
+        }
+        let bool_ = CType::Scalar(ScalarType::Bool);
+        let width = self.size_of(xv, 0, loc);
+        let arrays = [Value::Leaf(x, t), Value::Leaf(y, t)];
+        let eqs = self.map_with(width, &arrays, loc, |s, rows| {
+            let ((xr, rt), (yr, _)) = (Self::scalar(&rows[0]), Self::scalar(&rows[1]));
+            Value::Leaf(s.elements_eq(xr, yr, rt, loc), bool_)
+        });
+        let (acc, elem) = (self.fresh("acc", bool_), self.fresh("x", bool_));
+        let (a, e) = (Atom::Var(acc.id), Atom::Var(elem.id));
+        let (op, _) = self.lambda_with(vec![acc, elem], |s| {
+            Value::Leaf(s.let1("t", bool_, Exp::BinOp(BinOp::And, a, e), loc), bool_)
+        });
+        let Value::Leaf(Atom::Var(eqs), _) = eqs else {
+            return Atom::Const(Const::Bool(true));
+        };
+        let all = self.fresh("r", bool_);
+        let result = Atom::Var(all.id);
+        let kind = SoacKind::Reduce {
+            op,
+            neutral: vec![Atom::Const(Const::Bool(true))],
+        };
+        self.soac(width, kind, vec![eqs], vec![all], loc);
+        result
     }
 
     /// `x..y...z`, `x..y..<z`, `x..y..>z` (stride `y - x`, else 1 or -1):

@@ -68,13 +68,6 @@ impl<'a> Checker<'a> {
         if e.ty.has_array_of_func() {
             return Err(fail("arrays of functions are not allowed".into()));
         }
-        if let TExprKind::BinOp(BinOp::Eq | BinOp::Neq, a, _) = &e.kind {
-            if has_array(&self.inf.finalize(&a.ty)) {
-                return Err(fail(
-                    "comparing arrays with `==` or `!=` is not supported".into(),
-                ));
-            }
-        }
         match &mut e.kind {
             TExprKind::Literal(Literal::Int(v)) => {
                 if let Type::Scalar(s) = e.ty {
@@ -257,16 +250,5 @@ fn int_literal_limit(t: ScalarType, negated: bool) -> u128 {
         (1u128 << (bits - 1)) - u128::from(!negated)
     } else {
         u128::MAX >> (128 - bits)
-    }
-}
-
-/// Whether a value of type `t` holds an array (which `==` cannot compare).
-fn has_array(t: &Type) -> bool {
-    match t {
-        Type::Array(_) => true,
-        Type::Tuple(ts) => ts.iter().any(has_array),
-        Type::Record(fs) => fs.iter().any(|(_, t)| has_array(t)),
-        Type::Sum(cs) => cs.iter().flat_map(|(_, ts)| ts).any(has_array),
-        _ => false,
     }
 }

@@ -94,11 +94,12 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// Tuples, records and sum types: `==` compares them component-wise.
+    /// Tuples, records, sum types and arrays: `==` compares them
+    /// component-wise (arrays: shape, then every element, as Futhark does).
     pub(super) fn is_compound(&self, t: &Type) -> bool {
         match self.inf.shallow(t) {
             Type::Tuple(ts) => !ts.is_empty(),
-            Type::Record(_) | Type::Sum(_) => true,
+            Type::Record(_) | Type::Sum(_) | Type::Array(_) => true,
             other => self.inf.has_ctors(&other),
         }
     }
