@@ -480,6 +480,26 @@ fn rotated_reads_wrap_without_a_division() {
     assert!(!loopy.contains(" = rem "), "{loopy}");
 }
 
+/// A rotated read's wrap-around test (`i + s >= n`), and the same test
+/// written as an `if`, cut the innermost loop into pieces in which it is
+/// known (`LoopShape::Cut`): no conditional subtraction per element, and
+/// the reads are contiguous.
+#[test]
+fn wrapped_indices_cut_the_loop() {
+    let rotated = emitted(
+        "entry main [n] [m] (g: [n][m]f32) : [n][m]f32 =\n  \
+         map3 (map3 (\\c l r -> c + l + r)) g (map (rotate (-1)) g) (map (rotate 1) g)\n",
+        &["-O3", "--emit", "loopy"],
+    );
+    assert!(rotated.contains("body cut (wraps_"), "{rotated}");
+    let spelled = emitted(
+        "entry main [n] (c: i64) (xs: [n]i32) : [n]i32 =\n  \
+         map (\\i -> let j = i + c in if j >= n then xs[j - n] else xs[j]) (iota n)\n",
+        &["-O3", "--emit", "loopy"],
+    );
+    assert!(spelled.contains("body cut ("), "{spelled}");
+}
+
 /// Nested `if`s on float pairs run in strided lanes too: their last test
 /// (`j < i`, the tie rule) is reached by a NaN element, but never with an
 /// element index below the accumulator's, so the body's cases a run can

@@ -13,6 +13,12 @@
 //!   (`j == 0`, `j == m - 1`: a stencil's border) runs its first and last
 //!   iteration apart; between them those tests are known (checked once),
 //!   the branches they decide fold away and more reads are proven;
+//! - cut: an innermost body that compares its index plus a loop-invariant
+//!   shift with a loop-invariant bound (a rotated read's wrap-around,
+//!   `i + s >= n`, or the same written as an `if`) runs as up to
+//!   `MAX_CUTS + 1` loops, cut where each comparison changes, each with
+//!   the comparisons known: the conditional subtraction leaves the loop,
+//!   the reads become contiguous and vectorise;
 //! - lanes: a float scan's body, whose adds form a chain of several cycles
 //!   each, runs several runs of consecutive iterations interleaved, when no
 //!   iteration can fail;
@@ -20,7 +26,9 @@
 //!   `reduce` on pairs, `loopy::select`) runs lanes of every `L`-th
 //!   iteration side by side, when no iteration can fail.
 
-use super::ir::{Block, IndexCondition, LoopNest, LoopShape, ProvenRead, ReadDim, ScalarExp, Stmt};
+use super::ir::{
+    Block, CutCondition, IndexCondition, LoopNest, LoopShape, ProvenRead, ReadDim, ScalarExp, Stmt,
+};
 use crate::core::ir::{Atom, BinOp, Type, VarId};
 use crate::types::ScalarType;
 use std::collections::{HashMap, HashSet};
@@ -41,9 +49,18 @@ pub fn shape(nest: &LoopNest, body: &Block, lanes: bool) -> LoopShape {
         };
     }
     if lanes {
-        LoopShape::Lanes
-    } else if reads.is_empty() && infallible(body) && super::select::strided_selection(nest) {
+        return LoopShape::Lanes;
+    }
+    let strided = reads.is_empty() && infallible(body) && super::select::strided_selection(nest);
+    let cuts = if strided || has_nest(body) {
+        Vec::new()
+    } else {
+        cut_conditions(nest, body)
+    };
+    if strided {
         LoopShape::Strided
+    } else if !cuts.is_empty() {
+        LoopShape::Cut(cuts)
     } else if reads.is_empty() {
         LoopShape::Plain
     } else {
@@ -223,6 +240,90 @@ fn index_conditions(nest: &LoopNest, body: &Block) -> Vec<IndexCondition> {
         }
     };
     for_each_stmt(body, &mut visit);
+    found
+}
+
+/// The most conditions a loop is cut at: `2^MAX_CUTS` copies of the body.
+pub const MAX_CUTS: usize = 2;
+
+/// Conditions `index + c >= b` of the body (`>`, `<`, `<=` too, either
+/// operand first; `c` may be absent) with `c` and `b` the same in every
+/// iteration, at most `MAX_CUTS` of them: where a loop may be cut (see
+/// `LoopShape::Cut`).
+fn cut_conditions(nest: &LoopNest, body: &Block) -> Vec<CutCondition> {
+    let outside: HashSet<VarId> = nest.free_vars().into_iter().collect();
+    let invariant = |a: &Atom| match a {
+        Atom::Var(v) => outside.contains(v),
+        Atom::Const(c) => c.as_i128().is_some(),
+    };
+    let zero = Atom::Const(crate::types::Const::I64(0));
+    // Variables equal to the index plus an invariant shift.
+    let mut shifted: HashMap<VarId, Atom> = HashMap::from([(nest.index.id, zero)]);
+    let mut found: Vec<CutCondition> = Vec::new();
+    for_each_stmt(body, &mut |stmt| {
+        let Stmt::Let {
+            var,
+            exp: ScalarExp::BinOp(op, a, b),
+            ..
+        } = stmt
+        else {
+            return;
+        };
+        let shift_of = |x: &Atom| match x {
+            Atom::Var(v) => shifted.get(v).copied(),
+            Atom::Const(_) => None,
+        };
+        if *op == BinOp::Add && var.ty == Type::Scalar(ScalarType::I64) {
+            let plain = |x: &Atom| x == &Atom::Var(nest.index.id);
+            if plain(a) && invariant(b) {
+                shifted.insert(var.id, *b);
+            } else if plain(b) && invariant(a) {
+                shifted.insert(var.id, *a);
+            }
+            return;
+        }
+        // `s OP bound` with `s` the shifted index, or the operands swapped
+        // (`bound OP s` is `s OP' bound`).
+        let (shift, bound, op) = match (shift_of(a), shift_of(b)) {
+            (Some(c), None) if invariant(b) => (c, *b, *op),
+            (None, Some(c)) if invariant(a) => (c, *a, swapped(*op)),
+            _ => return,
+        };
+        let (extra, after) = match op {
+            BinOp::Ge => (0, true),
+            BinOp::Gt => (1, true),
+            BinOp::Lt => (0, false),
+            BinOp::Le => (1, false),
+            _ => return,
+        };
+        if found.len() < MAX_CUTS {
+            found.push(CutCondition {
+                var: var.id,
+                shift,
+                bound,
+                extra,
+                after,
+            });
+        }
+    });
+    found
+}
+
+/// `b OP' a` for `a OP b`.
+fn swapped(op: BinOp) -> BinOp {
+    match op {
+        BinOp::Ge => BinOp::Le,
+        BinOp::Gt => BinOp::Lt,
+        BinOp::Lt => BinOp::Gt,
+        BinOp::Le => BinOp::Ge,
+        other => other,
+    }
+}
+
+/// Whether `block` holds a loop nest at any depth.
+fn has_nest(block: &Block) -> bool {
+    let mut found = false;
+    for_each_stmt(block, &mut |stmt| found |= matches!(stmt, Stmt::Loop(_)));
     found
 }
 

@@ -517,6 +517,13 @@ pub enum LoopShape {
         reads: Vec<ProvenRead>,
         middle: Vec<ProvenRead>,
     },
+    /// The range cut where conditions on the index change (a rotated
+    /// read's wrap-around): in each piece every condition is known, the
+    /// branches and selects it decides fold away, and the piece runs
+    /// `Versioned` with the reads then proven. Otherwise (bounds so large
+    /// that the index plus a shift could overflow) the whole range runs
+    /// as one loop.
+    Cut(Vec<CutCondition>),
     /// A float scan's body in interleaved lanes (no iteration can fail).
     Lanes,
     /// A selection reduction's body (`loopy::select`: argmax, argmin) in
@@ -551,6 +558,19 @@ pub struct IndexCondition {
     pub var: VarId,
     pub value: Atom,
     pub apart: bool,
+}
+
+/// A condition `index + shift >= bound + extra` of a nest's body (`after`
+/// true) or its negation (`after` false), with `shift` and `bound` the same
+/// in every iteration and `extra` 0 or 1: it is `!after` below
+/// `bound - shift + extra` and `after` from there on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CutCondition {
+    pub var: VarId,
+    pub shift: Atom,
+    pub bound: Atom,
+    pub extra: i64,
+    pub after: bool,
 }
 
 /// A value carried from one iteration to the next.

@@ -431,6 +431,22 @@ fn print_plan(out: &mut String, plan: &NestPlan, depth: usize, names: &Names) {
             Some(LoopShape::Lanes) => "in lanes".to_string(),
             Some(LoopShape::Strided) => "in strided lanes".to_string(),
             Some(LoopShape::Versioned(proven)) => format!("versioned ({})", reads(proven)),
+            Some(LoopShape::Cut(conditions)) => {
+                let cuts: Vec<String> = conditions
+                    .iter()
+                    .map(|c| {
+                        let extra = if c.extra == 0 { "" } else { " + 1" };
+                        format!(
+                            "{} = {} from {} - {}{extra}",
+                            names.var(c.var),
+                            c.after,
+                            names.atom(&c.bound),
+                            names.atom(&c.shift)
+                        )
+                    })
+                    .collect();
+                format!("cut ({})", cuts.join(", "))
+            }
             Some(LoopShape::Peeled {
                 conditions,
                 reads: proven,

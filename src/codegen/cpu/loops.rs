@@ -1,8 +1,8 @@
 //! The loop of an outlined loop function over `[start, end)`, in the shape
 //! the nest's plan gives (`loopy::chunk`): versioned where a test before the
 //! loop proves its reads in range, peeled where its body tests the index
-//! against a loop-invariant value (a stencil's border), and in lanes for
-//! float scans.
+//! against a loop-invariant value (a stencil's border), cut where its index
+//! plus a shift passes a bound (`cpu::cut`), and in lanes for float scans.
 
 use super::combine::Combine;
 use super::nest::{carried_field_count, missing_param, param_ptr, Bins, Layout};
@@ -173,6 +173,7 @@ impl<'ctx> Gen<'ctx, '_> {
             }
             (LoopShape::Strided, _) => self.emit_loop(&mut inner, &run)?,
             (LoopShape::Versioned(reads), _) => self.emit_versioned(&mut inner, &run, reads)?,
+            (LoopShape::Cut(conditions), _) => self.emit_cut(&mut inner, &run, conditions)?,
             (
                 LoopShape::Peeled {
                     conditions,
@@ -256,7 +257,7 @@ impl<'ctx> Gen<'ctx, '_> {
     /// copy of the loop without their checks runs, which LLVM can
     /// vectorise; otherwise the checked loop finds the first bad index as a
     /// sequential run would.
-    fn emit_versioned(
+    pub(super) fn emit_versioned(
         &mut self,
         inner: &mut Frame<'ctx>,
         run: &LoopRun<'_, 'ctx>,

@@ -6,6 +6,7 @@
 //! link with `cc` (`link`).
 
 mod combine;
+mod cut;
 mod gather;
 pub(crate) mod link;
 mod loops;
