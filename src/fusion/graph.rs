@@ -463,17 +463,7 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
             always_manifest.insert(*v);
         }
     }
-    let mut uses: HashMap<VarId, usize> = HashMap::new();
-    for stm in &body.stms {
-        for v in free_in_exp(&stm.exp) {
-            *uses.entry(v).or_default() += 1;
-        }
-    }
-    for a in &body.result {
-        if let Atom::Var(v) = a {
-            *uses.entry(*v).or_default() += 1;
-        }
-    }
+    let uses = super::permute::use_counts(body);
     // Edges, merged per (producer, consumer) pair; one preventing use makes
     // the whole edge preventing.
     let mut edges: BTreeMap<(usize, usize), Edge> = BTreeMap::new();
