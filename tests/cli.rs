@@ -413,6 +413,65 @@ fn test_and_bench_without_a_gpu_exit_3_with_one_line() {
     }
 }
 
+/// `arrc test` without `--target` runs every backend available (LANGUAGE.md
+/// section 8). Without a GPU that is x86-64 alone: the output and exit
+/// code are those of `--target x86_64` (failure lines without a backend's
+/// name), also where `ARRC_CUDA_LIBRARY` names a driver that is missing
+/// (the probe runs and is silent), and with no device node no probe is
+/// built, so the run takes about as long (the bound is loose: the machine
+/// is shared).
+#[test]
+fn test_without_a_target_on_a_machine_without_a_gpu_is_unchanged() {
+    let gpu_nodes = ["/dev/nvidiactl", "/dev/nvidia0", "/dev/dxg"];
+    if gpu_nodes.iter().any(|n| std::path::Path::new(n).exists()) {
+        eprintln!("skipped: this machine may have a GPU");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("prog.arr");
+    std::fs::write(
+        &src,
+        "-- ==\n-- input { [1, 2] } output { 3 }\n-- input { [4] } output { 5 }\n\
+         entry main (xs: []i32) : i32 = reduce (+) 0 xs\n",
+    )
+    .unwrap();
+    let run = |target: bool, driver: Option<&std::path::Path>| {
+        let mut cmd = arrc();
+        cmd.arg("test").arg(&src).env_remove("ARRC_CUDA_LIBRARY");
+        if target {
+            cmd.args(["--target", "x86_64"]);
+        }
+        if let Some(driver) = driver {
+            cmd.env("ARRC_CUDA_LIBRARY", driver);
+        }
+        let start = std::time::Instant::now();
+        let out = cmd.output().unwrap();
+        (out, start.elapsed().as_secs_f64())
+    };
+    let (explicit, _) = run(true, None);
+    let stdout = String::from_utf8_lossy(&explicit.stdout).into_owned();
+    assert_eq!(explicit.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("FAIL ") && stdout.ends_with("1 passed, 1 failed\n"));
+    assert!(!stdout.contains("x86_64:"), "{stdout}");
+    let missing = dir.path().join("no-libcuda.so.1");
+    for driver in [None, Some(missing.as_path())] {
+        let (out, _) = run(false, driver);
+        assert_eq!(out.status.code(), Some(1), "{driver:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), stdout, "{driver:?}");
+        assert_eq!(out.stderr, explicit.stderr, "{driver:?}");
+    }
+    // Interleaved, the fastest of three each.
+    let (mut with, mut without) = (f64::MAX, f64::MAX);
+    for _ in 0..3 {
+        with = with.min(run(true, None).1);
+        without = without.min(run(false, None).1);
+    }
+    assert!(
+        without <= with * 1.5 + 0.5,
+        "without --target {without:.2} s, with {with:.2} s"
+    );
+}
+
 /// `arrc run` takes a compiled program's options, long names and
 /// `--threads` included (LANGUAGE.md section 7: it "does the same").
 #[test]

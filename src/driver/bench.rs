@@ -97,7 +97,7 @@ pub fn run_benchmarks(
             return 1;
         }
     }
-    if let Some(missing) = super::test_runner::missing_gpu(options) {
+    if let Some(missing) = super::backends::missing_gpu(options) {
         eprintln!("{missing}");
         return 3;
     }

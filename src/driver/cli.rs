@@ -116,8 +116,10 @@ pub struct CompileArgs {
     /// Optimisation level 0 to 3 (`-O2`).
     #[arg(short = 'O', default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=3))]
     pub opt_level: u8,
-    #[arg(long, value_enum, default_value_t = TargetArg::X86_64)]
-    pub target: TargetArg,
+    /// What to compile for [default: x86_64; `arrc test`: x86_64, and
+    /// nvptx too where a GPU is usable].
+    #[arg(long, value_enum)]
+    pub target: Option<TargetArg>,
     #[arg(long, value_enum, default_value_t = FusionArg::Ilp)]
     pub fusion: FusionArg,
     /// Work the ILP clusterer may use for the whole program before keeping
@@ -313,7 +315,7 @@ impl CompileArgs {
             fusion,
             codegen: CodegenOptions {
                 opt_level: self.opt_level,
-                target: match self.target {
+                target: match self.target.unwrap_or(TargetArg::X86_64) {
                     TargetArg::X86_64 => Target::X86_64,
                     TargetArg::NvPtx => Target::NvPtx,
                     TargetArg::NvPtxEmu => Target::NvPtxEmu,
@@ -383,6 +385,7 @@ pub fn main() -> i32 {
             let test = super::test_runner::TestOptions {
                 interpreter: backend != Some(BackendArg::Compiled),
                 compiled: backend != Some(BackendArg::Interpreter),
+                every_backend: compile.target.is_none(),
                 threads,
                 exclude: exclude_tag,
                 structure,

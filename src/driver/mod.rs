@@ -3,6 +3,7 @@
 //! program reads in `sources`, test blocks in `testblock`, and library
 //! builds (`--library`, `--python`) in `library`.
 
+pub(crate) mod backends;
 pub mod bench;
 pub mod cli;
 pub mod exactness;

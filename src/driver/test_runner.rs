@@ -3,11 +3,13 @@
 //! `--backend`), checked against the expected output or error (and against
 //! each other), with `futhark test`'s meaning for every line of a block.
 
+use super::backends;
 use super::exactness;
 use super::export::Export;
 use super::pipeline::{self, Options};
 use super::script;
 use super::testblock::{self, Expect, Input, RandomSpec, TestCase};
+use crate::codegen::Target;
 use crate::core::ir::{Program, Type};
 use crate::interp;
 use crate::runtime::value::{self, Value};
@@ -24,6 +26,9 @@ pub struct TestOptions {
     pub interpreter: bool,
     /// Build the program and run cases on the executable.
     pub compiled: bool,
+    /// No `--target` was given: run compiled cases on every backend
+    /// available here (`backends::backends`), not only the options' one.
+    pub every_backend: bool,
     /// Run every compiled case with each of these thread counts (once with
     /// the binary's default when empty).
     pub threads: Vec<u32>,
@@ -43,6 +48,7 @@ impl Default for TestOptions {
         TestOptions {
             interpreter: true,
             compiled: true,
+            every_backend: false,
             threads: Vec::new(),
             exclude: Vec::new(),
             structure: false,
@@ -70,12 +76,19 @@ pub fn run_tests(paths: &[PathBuf], options: &Options, test: &TestOptions) -> i3
             return 1;
         }
     }
-    if test.compiled && !test.structure {
-        if let Some(missing) = missing_gpu(options) {
+    let compiling = test.compiled && !test.structure;
+    if compiling && !test.every_backend {
+        if let Some(missing) = backends::missing_gpu(options) {
             eprintln!("{missing}");
             return 3;
         }
     }
+    // The GPU is probed once a run, and only when cases are compiled.
+    let explicit = (!test.every_backend).then_some(options.codegen.target);
+    let targets = match compiling {
+        true => backends::backends(explicit, || backends::gpu_usable(options)),
+        false => vec![options.codegen.target],
+    };
     let mut export = match Export::from_env() {
         Ok(e) => e,
         Err(why) => {
@@ -87,7 +100,7 @@ pub fn run_tests(paths: &[PathBuf], options: &Options, test: &TestOptions) -> i3
     for file in &files {
         // A compiler bug on one program must not hide the other results.
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            test_file(file, options, test, &mut tally, export.as_mut())
+            test_file(file, options, &targets, test, &mut tally, export.as_mut())
         }));
         if outcome.is_err() {
             tally.record(
@@ -109,38 +122,6 @@ pub fn run_tests(paths: &[PathBuf], options: &Options, test: &TestOptions) -> i3
     } else {
         1
     }
-}
-
-/// With `--target nvptx`, the line a GPU program prints when it finds no
-/// usable GPU or CUDA driver (LANGUAGE.md section 9: exit 3), from a
-/// trivial program built for the target: `arrc test` and `arrc bench`
-/// then stop with that one line rather than fail every case with it.
-pub(crate) fn missing_gpu(options: &Options) -> Option<String> {
-    if options.codegen.target != crate::codegen::Target::NvPtx {
-        return None;
-    }
-    let dir = tempfile::tempdir().ok()?;
-    let source = dir.path().join("gpu_probe.arr");
-    std::fs::write(&source, "entry main (x: i32) : i32 = x\n").ok()?;
-    let exe = dir.path().join("gpu_probe");
-    // A build that fails here fails again, with its message, per program.
-    pipeline::build_executable(&source, options, &exe).ok()?;
-    let mut child = Command::new(&exe)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .ok()?;
-    let _ = child.stdin.take()?.write_all(b"1");
-    let output = child.wait_with_output().ok()?;
-    (output.status.code() == Some(3)).then(|| {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        stderr
-            .lines()
-            .next()
-            .unwrap_or("Error: no usable GPU")
-            .to_string()
-    })
 }
 
 #[derive(Default)]
@@ -190,6 +171,7 @@ pub(crate) fn collect_programs(path: &Path, out: &mut Vec<PathBuf>) -> std::io::
 fn test_file(
     file: &Path,
     options: &Options,
+    targets: &[Target],
     test: &TestOptions,
     tally: &mut Tally,
     mut export: Option<&mut Export>,
@@ -252,72 +234,161 @@ fn test_file(
         Ok(d) => d,
         Err(err) => return tally.record(&name, Err(format!("no temporary directory: {err}"))),
     };
-    let exe = dir.path().join("prog");
-    let compiled = if test.compiled {
-        pipeline::build_executable(file, options, &exe).map_err(|f| f.render())
-    } else {
-        Ok(())
+    // One executable per backend (none with the interpreter only).
+    let mut builds: Vec<Build> = match test.compiled {
+        true => targets
+            .iter()
+            .map(|&target| Build::new(file, options, target, dir.path()))
+            .collect(),
+        false => Vec::new(),
     };
     // The exported nvptx build's name, or why there is none.
-    let mut exported = match (&mut export, &compiled) {
-        (Some(export), Ok(())) => Some(export.program(file, options)),
+    let exported = match (&mut export, builds.first().map(|b| &b.built)) {
+        (Some(export), Some(Ok(()))) => Some(export.program(file, options)),
         _ => None,
     };
     let base = file.parent().unwrap_or(Path::new("."));
-    // Built when a case of an entry that may contract fails (see below).
-    let mut strict: Option<Result<PathBuf, String>> = None;
+    let several = builds.len() > 1;
+    let any_built = builds.is_empty() || builds.iter().any(|b| b.built.is_ok());
     for case in cases {
         for entry in &case.entries {
             let what = format!("{name}:{} ({entry})", case.line);
-            let exact = exactness::floats_exact(
-                &program,
-                entry,
-                options.codegen.fast_math,
-                !options.codegen.strict_fp,
-            );
-            let mut result = match &compiled {
-                Ok(()) => {
-                    let exe = test.compiled.then_some(exe.as_path());
-                    let sink = match (&mut export, &mut exported) {
-                        (Some(export), Some(Ok(name))) => Some((&mut **export, name.as_str())),
-                        _ => None,
-                    };
-                    run_case(&program, exe, entry, case, base, test, exact, sink, &what)
-                }
-                Err(why) => Err(format!("compilation failed: {why}")),
+            let Some(function) = program.entries.iter().find(|f| &f.name == entry) else {
+                tally.record(&what, Err(format!("no entry point `{entry}`")));
+                continue;
             };
-            // A fused multiply-add may move a float across a comparison or
-            // a conversion to an integer (LANGUAGE.md section 6), so a
-            // difference is accepted when it is contraction's alone: the
-            // build without it must agree exactly.
-            let contracting = test.compiled
-                && !options.codegen.strict_fp
-                && !options.codegen.fast_math
-                && exactness::may_contract(&program, entry);
-            if result.is_err() && compiled.is_ok() && contracting {
-                let strict_exe = strict.get_or_insert_with(|| {
-                    let exe = dir.path().join("prog-strict");
-                    let mut o = options.clone();
-                    o.codegen.strict_fp = true;
-                    pipeline::build_executable(file, &o, &exe)
-                        .map(|()| exe)
-                        .map_err(|f| f.render())
-                });
-                if let Ok(strict_exe) = strict_exe {
-                    let exact =
-                        exactness::floats_exact(&program, entry, options.codegen.fast_math, false);
-                    let exe = Some(strict_exe.as_path());
-                    if run_case(&program, exe, entry, case, base, test, exact, None, &what).is_ok()
-                    {
-                        result = Ok(());
+            // Where no backend compiled, its failure alone is reported.
+            let interpreted = match any_built {
+                true => match interpret_case(&program, entry, case, base, test) {
+                    Ok(outcome) => outcome,
+                    Err(why) => {
+                        tally.record(&what, Err(why));
+                        continue;
                     }
+                },
+                false => None,
+            };
+            if builds.is_empty() {
+                let result = check_case(case, base, &function.ret, interpreted.as_ref(), None);
+                tally.record(&what, result);
+                continue;
+            }
+            let mut failures = Vec::new();
+            for (i, build) in builds.iter_mut().enumerate() {
+                // Only the first backend's run writes the export.
+                let sink = match (i, &mut export, &exported) {
+                    (0, Some(export), Some(Ok(name))) => Some((&mut **export, name.as_str())),
+                    _ => None,
+                };
+                let run = Run {
+                    program: &program,
+                    entry,
+                    case,
+                    base,
+                    test,
+                    what: &what,
+                    interpreted: interpreted.as_ref(),
+                };
+                if let Err(why) = build.check(&run, file, dir.path(), sink) {
+                    failures.push(match several {
+                        true => format!("{}: {why}", backends::name(build.target)),
+                        false => why,
+                    });
                 }
             }
+            let result = match failures.is_empty() {
+                true => Ok(()),
+                false => Err(failures.join("; ")),
+            };
             tally.record(&what, result);
         }
     }
     if let Some(Err(why)) = exported {
         tally.record(&name, Err(why));
+    }
+}
+
+/// One compiled backend of one program: its options, executable, and the
+/// build without contraction, made when a case needs it.
+struct Build {
+    target: Target,
+    options: Options,
+    exe: PathBuf,
+    built: Result<(), String>,
+    strict: Option<Result<PathBuf, String>>,
+}
+
+/// One case of one entry point, as every backend checks it.
+struct Run<'a> {
+    program: &'a Program,
+    entry: &'a str,
+    case: &'a TestCase,
+    base: &'a Path,
+    test: &'a TestOptions,
+    what: &'a str,
+    /// The interpreter's outcome, unless it did not run the case.
+    interpreted: Option<&'a Outcome>,
+}
+
+impl Build {
+    fn new(file: &Path, options: &Options, target: Target, dir: &Path) -> Build {
+        let mut options = options.clone();
+        options.codegen.target = target;
+        let exe = dir.join(format!("prog-{}", backends::name(target)));
+        let built = pipeline::build_executable(file, &options, &exe).map_err(|f| f.render());
+        Build {
+            target,
+            options,
+            exe,
+            built,
+            strict: None,
+        }
+    }
+
+    /// Runs the case on this backend's executable.
+    fn check(
+        &mut self,
+        run: &Run,
+        file: &Path,
+        dir: &Path,
+        sink: Option<(&mut Export, &str)>,
+    ) -> Result<(), String> {
+        if let Err(why) = &self.built {
+            return Err(format!("compilation failed: {why}"));
+        }
+        let codegen = &self.options.codegen;
+        let exact = exactness::floats_exact(
+            run.program,
+            run.entry,
+            codegen.fast_math,
+            !codegen.strict_fp,
+        );
+        let result = run_compiled(run, &self.exe, exact, sink);
+        // A fused multiply-add may move a float across a comparison or a
+        // conversion to an integer (LANGUAGE.md section 6), so a difference
+        // is accepted when it is contraction's alone: the build without it
+        // must agree exactly.
+        let contracting = !codegen.strict_fp
+            && !codegen.fast_math
+            && exactness::may_contract(run.program, run.entry);
+        if result.is_err() && contracting {
+            let strict = self.strict.get_or_insert_with(|| {
+                let exe = dir.join(format!("prog-{}-strict", backends::name(self.target)));
+                let mut o = self.options.clone();
+                o.codegen.strict_fp = true;
+                pipeline::build_executable(file, &o, &exe)
+                    .map(|()| exe)
+                    .map_err(|f| f.render())
+            });
+            if let Ok(strict) = strict {
+                let exact =
+                    exactness::floats_exact(run.program, run.entry, codegen.fast_math, false);
+                if run_compiled(run, strict, exact, None).is_ok() {
+                    return Ok(());
+                }
+            }
+        }
+        result
     }
 }
 
@@ -352,70 +423,68 @@ pub(crate) enum Outcome {
     Failed(String),
 }
 
-/// Runs one case of `entry`; with `export`, also writes its input and the
-/// interpreter's outcome there, for the exported build named.
-#[allow(clippy::too_many_arguments)]
-fn run_case(
+/// The reference interpreter's outcome of one case of `entry`, or None
+/// when it does not run the case (`--backend compiled`, `compiled` cases).
+fn interpret_case(
     program: &Program,
-    exe: Option<&Path>,
     entry: &str,
     case: &TestCase,
     base: &Path,
     test: &TestOptions,
+) -> Result<Option<Outcome>, String> {
+    if !test.interpreter || case.compiled {
+        return Ok(None);
+    }
+    // A case tagged `unspecified` accepts every allowed result itself.
+    let check = match case.tags.iter().any(|t| t == "unspecified") {
+        true => interp::CheckMode::Off,
+        false => test.check_unspecified,
+    };
+    let mut call = |name: &str, bytes: &[u8]| match interpret(program, name, bytes, check)? {
+        Outcome::Values(v) => Ok(v),
+        Outcome::Failed(why) => Err(format!("script input: {name}: {why}")),
+    };
+    let input = case_input(&case.input, base, &mut call)?;
+    interpret(program, entry, &input, check).map(Some)
+}
+
+/// Runs one case on the executable `exe`, at each thread count, against
+/// the expected outcome and the interpreter's; with `export`, also writes
+/// its input and the interpreter's outcome there, for the exported build
+/// named.
+fn run_compiled(
+    run: &Run,
+    exe: &Path,
     exact_floats: bool,
     mut export: Option<(&mut Export, &str)>,
-    what: &str,
 ) -> Result<(), String> {
+    let (program, case, base) = (run.program, run.case, run.base);
     let function = program
         .entries
         .iter()
-        .find(|f| f.name == entry)
-        .ok_or_else(|| format!("no entry point `{entry}`"))?;
-    let interpreted = if test.interpreter && !case.compiled {
-        // A case tagged `unspecified` accepts every allowed result itself.
-        let check = match case.tags.iter().any(|t| t == "unspecified") {
-            true => interp::CheckMode::Off,
-            false => test.check_unspecified,
-        };
-        let mut call = |name: &str, bytes: &[u8]| match interpret(program, name, bytes, check)? {
-            Outcome::Values(v) => Ok(v),
-            Outcome::Failed(why) => Err(format!("script input: {name}: {why}")),
-        };
-        let input = case_input(&case.input, base, &mut call)?;
-        Some(interpret(program, entry, &input, check)?)
-    } else {
-        None
-    };
-    let Some(exe) = exe else {
-        return check_case(case, base, &function.ret, interpreted.as_ref(), None);
-    };
+        .find(|f| f.name == run.entry)
+        .ok_or_else(|| format!("no entry point `{}`", run.entry))?;
     let default = [None];
-    let counts: Vec<Option<u32>> = if test.threads.is_empty() {
+    let counts: Vec<Option<u32>> = if run.test.threads.is_empty() {
         default.to_vec()
     } else {
-        test.threads.iter().map(|t| Some(*t)).collect()
+        run.test.threads.iter().map(|t| Some(*t)).collect()
     };
     for count in counts {
         let input = executable_input(program, exe, &case.input, base, count)?;
-        if let (Some((export, name)), Some(expected)) = (export.take(), &interpreted) {
-            export.case(name, what, entry, &input, expected, exact_floats)?;
+        if let (Some((export, name)), Some(expected)) = (export.take(), run.interpreted) {
+            export.case(name, run.what, run.entry, &input, expected, exact_floats)?;
         }
-        let compiled = run_executable(exe, entry, &input, &function.ret, count)?;
-        check_case(
-            case,
-            base,
-            &function.ret,
-            interpreted.as_ref(),
-            Some(&compiled),
-        )
-        .and_then(|()| match &interpreted {
-            Some(interpreted) => agree(interpreted, &compiled, exact_floats),
-            None => Ok(()),
-        })
-        .map_err(|why| match count {
-            Some(n) => format!("--threads {n}: {why}"),
-            None => why,
-        })?;
+        let compiled = run_executable(exe, run.entry, &input, &function.ret, count)?;
+        check_case(case, base, &function.ret, run.interpreted, Some(&compiled))
+            .and_then(|()| match run.interpreted {
+                Some(interpreted) => agree(interpreted, &compiled, exact_floats),
+                None => Ok(()),
+            })
+            .map_err(|why| match count {
+                Some(n) => format!("--threads {n}: {why}"),
+                None => why,
+            })?;
     }
     Ok(())
 }
