@@ -6,7 +6,7 @@
 //! into new storage, one strided run at a time.
 
 use super::{first_difference, Arr, Interp, RunError, Val};
-use crate::core::ir::{Atom, DimSlice, SrcLoc, Stm, VarId};
+use crate::core::ir::{range_form, range_message, Atom, DimSlice, SrcLoc, Stm, VarId};
 use crate::runtime::value::ArrayData;
 use crate::types::Const;
 
@@ -55,6 +55,17 @@ fn strides(dims: &[usize]) -> Vec<i64> {
 }
 
 impl Interp<'_> {
+    /// The size of `iota n`: Futhark's `iota n` is the range `0..1..<n`,
+    /// so a negative `n` is that invalid range (its prelude's definition).
+    pub(super) fn iota_size(&self, n: &Atom, loc: SrcLoc) -> Result<usize, RunError> {
+        let value = self.int(n)?;
+        if value < 0 && !self.trial() {
+            let what = range_message(0, 1, value, range_form(0, true));
+            return Err(RunError::Program(format!("{what} at {}", self.loc(loc))));
+        }
+        self.size(n, loc)
+    }
+
     fn out_of_bounds(&self, index: &str, len: usize, loc: SrcLoc) -> RunError {
         RunError::Program(format!(
             "index {index} out of bounds for array of length {len} at {}",

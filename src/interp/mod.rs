@@ -743,7 +743,7 @@ impl Interp<'_> {
                 single(self, Val::Scalar(Const::I64(n as i64)))
             }
             Exp::Iota(n) => {
-                let n = self.size(n, stm.loc)?;
+                let n = self.iota_size(n, stm.loc)?;
                 let elem = stm
                     .pat
                     .first()

@@ -36,7 +36,7 @@ entry reads_past [n][m] (xs: [n][m]f32) : [n][m]f32 =
 -- input { 0i64 -2i64 } output { empty([0][0]i64) }
 -- input { 1i64 2i64 } output { [[0i64, 1i64]] }
 -- input { 2i64 2i64 } error: ^size mismatch: 2 and 3 at .*empty_map_row_sizes\.arr:42:3$
--- input { 1i64 -2i64 } error: ^negative size -2 at .*empty_map_row_sizes\.arr:42:14$
+-- input { 1i64 -2i64 } error: ^Range 0\.\.1\.\.<-2 is invalid at .*empty_map_row_sizes\.arr:42:14$
 
 entry from_index (n: i64) (k: i64) : [n][]i64 =
   map (\i -> iota (k + i)) (iota n)

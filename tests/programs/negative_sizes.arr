@@ -1,6 +1,6 @@
--- A size the program computes must not be negative: `iota`, `replicate`,
--- `tabulate`, `hist`'s bins and `unflatten` stop with `negative size N`
--- at the expression, also where the array itself is fused away.
+-- A size the program computes must not be negative: `replicate`, `hist`'s
+-- bins and `unflatten` stop with `negative size N` at the expression (`iota`,
+-- `tabulate`: `Range 0..1..<N is invalid`), also where it is fused away.
 
 -- ==
 -- entry: replicated
@@ -13,15 +13,15 @@ entry replicated (n: i64) : []i32 = replicate n 1
 -- entry: summed_iota
 -- input { 4i64 } output { 6i64 }
 -- input { 0i64 } output { 0i64 }
--- input { -5i64 } error: ^negative size -5 at .*negative_sizes\.arr:18:50$
+-- input { -5i64 } error: ^Range 0\.\.1\.\.<-5 is invalid at .*negative_sizes\.arr:18:50$
 
 entry summed_iota (n: i64) : i64 = reduce (+) 0 (iota n)
 
 -- ==
 -- entry: table
 -- input { 1i64 2i64 } output { [[0i64, 1i64]] }
--- input { 2i64 -1i64 } error: negative size -1
--- input { -1i64 2i64 } error: negative size -1
+-- input { 2i64 -1i64 } error: Range 0\.\.1\.\.<-1 is invalid
+-- input { -1i64 2i64 } error: Range 0\.\.1\.\.<-1 is invalid
 
 entry table (n: i64) (m: i64) : [][]i64 = tabulate_2d n m (\i j -> i + j)
 
@@ -42,6 +42,6 @@ entry reshaped (r: i64) (c: i64) (xs: []i32) : [][]i32 = unflatten r c xs
 -- ==
 -- entry: per_row
 -- input { [3i64, 4i64] } output { [3i64, 6i64] }
--- input { [1i64, -1i64] } error: negative size -1
+-- input { [1i64, -1i64] } error: Range 0\.\.1\.\.<-1 is invalid
 
 entry per_row (xs: []i64) : []i64 = map (\x -> reduce (+) 0 (iota x)) xs

@@ -64,7 +64,7 @@ entry scan_fails (n: i64) (m: i64) (sr: i64) (rr: i64) (ar: i64) : []i64 =
 -- ==
 -- entry: negative_scratch
 -- input { 3i64 [[1i32, 5i32, 3i32], [4i32, 0i32, 6i32]] } output { [12i32, 13i32] }
--- input { -1i64 [[1i32, 5i32, 3i32]] } error: ^negative size -1 at .*row_scan\.arr:74:
+-- input { -1i64 [[1i32, 5i32, 3i32]] } error: ^Range 0\.\.1\.\.<-1 is invalid at .*row_scan\.arr:74:
 -- input { -1i64 empty([0][3]i32) } output { empty([0]i32) }
 
 -- The row's group makes its scratch arrays before its rows: one of a

@@ -16,13 +16,14 @@ entry main (xs: []i32) : []i64 =
   in map (\_ -> 1i64) ys
 
 -- The same for a size the body checks: `tabulate` of a negative length
--- (seeds 200247, 200295, 300151).
+-- (seeds 200247, 200295, 300151), which is Futhark's invalid range
+-- `0..1..<n` (iota_range.arr).
 -- ==
 -- entry: negative_size
 -- input { empty([0]i32) 1i64 }
 -- output { empty([0]i32) }
 -- input { [1, 2] -1i64 }
--- error: negative size -1
+-- error: Range 0\.\.1\.\.<-1 is invalid
 -- input { [1, 2] 3i64 }
 -- output { [3, 6] }
 
@@ -35,7 +36,7 @@ entry negative_size (xs: []i32) (n: i64) : []i32 =
 -- input { empty([0]bool) }
 -- output { empty([0]i32) }
 -- input { [true] }
--- error: negative size -1
+-- error: Range 0\.\.1\.\.<-1 is invalid
 
 entry constant_negative (bs: []bool) : []i32 =
   map (\_ -> let s = map (\_ -> 0i32) (iota (-1i64)) in 1i32 + i32.i64 (length s)) bs

@@ -453,7 +453,7 @@ fn literals_replicate_iota_and_tuple_reduce() {
     assert!(run_text(&p, "-1")
         .unwrap_err()
         .to_string()
-        .contains("negative size -1"));
+        .contains("Range 0..1..<-1 is invalid"));
 }
 
 #[test]

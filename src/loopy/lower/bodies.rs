@@ -432,7 +432,7 @@ impl Lowerer {
             Exp::Iota(n) => {
                 let Some(p) = first else { return };
                 let n = self.atom(n);
-                self.check_size(n, loc, out);
+                self.check_iota(n, loc, out);
                 let var = self.bind(p);
                 self.alloc(&var, vec![n], out);
                 let index = self.fresh("i", I64);

@@ -411,6 +411,31 @@ impl Lowerer {
         }
     }
 
+    /// `check_size` for `iota n`, with Futhark's message: its `iota n` is
+    /// the range `0..1..<n` (its prelude's definition), invalid when `n`
+    /// is negative.
+    pub(super) fn check_iota(&mut self, n: Atom, loc: SrcLoc, out: &mut Block) {
+        let mut sizes = Block::new();
+        self.check_size(n, loc, &mut sizes);
+        if sizes.is_empty() {
+            return;
+        }
+        let zero = Atom::Const(Const::I64(0));
+        let cond = self.binop("valid", BinOp::Ge, n, zero, out);
+        let form = crate::core::ir::range_form(0, true);
+        let (one, form) = (Const::I64(1), Const::I64(form));
+        out.push(Stmt::Assert {
+            cond,
+            report: crate::core::ir::AssertReport::Range([
+                zero,
+                Atom::Const(one),
+                n,
+                Atom::Const(form),
+            ]),
+            loc,
+        });
+    }
+
     /// Allocates the array bound by `p` before the nest over `index` and
     /// stores this iteration's element `value` into it at `at`; returns the
     /// array.
