@@ -60,6 +60,9 @@ pub struct Gen {
     /// column jams, rotations, wide argmax and map chains
     /// (`Shape::chunks`; 0 when off).
     pub chunk_weight: u32,
+    /// Weight of the statements for cut loops, scatter chains, histograms
+    /// of rows by atomics and array equality (`Shape::cuts`; 0 when off).
+    pub cut_weight: u32,
 }
 
 /// Helper definitions a program may call; `Prog::source` keeps those used.
@@ -93,6 +96,7 @@ impl Gen {
             nest_weight: 0,
             idiom_weight: 0,
             chunk_weight: 0,
+            cut_weight: 0,
         }
     }
 
