@@ -394,17 +394,7 @@ impl Gen {
         };
         let head = format!("(let {w} = {cols} in let {k} = {bins}i64 in let {xss} = ");
         let e = Expr::node(ranked(t, 2)).t(&head).e(m);
-        let e = if self.rng.chance(0.5) {
-            e.t(&format!(
-                " in hist {lambda} (replicate {w} {ne}) {k} {is} {xss})"
-            ))
-        } else {
-            let (dest, _) = self.matrix(env, t, (&k, &w), true);
-            let dst = self.name("dst");
-            e.t(&format!(" in let {dst} = ")).e(dest).t(&format!(
-                " in reduce_by_index {dst} {lambda} (replicate {w} {ne}) {is} {xss})"
-            ))
-        };
+        let (e, _) = self.into_bins(env, e, t, (&lambda, &ne), [&w, &k, &is, &xss], true);
         Some((e, self.new_size()))
     }
 

@@ -263,7 +263,10 @@ impl Gen {
                 2 => op(&format!("{n}.min"), format!("{n}.inf"), true),
                 3 => op(&format!("{n}.max"), format!("(-{n}.inf)"), true),
                 _ if !commutative => last_nonzero,
-                _ => op("(*)", format!("1{n}"), true),
+                // Not `*`: reassociated, a product holding a 0 and
+                // factors that overflow is NaN in one order and 0 in
+                // another (found by seed 14,970,156).
+                _ => op("(+)", format!("0{n}"), true),
             },
             _ => match choice {
                 0 | 1 => op("(+)", format!("0{n}"), true),
