@@ -138,7 +138,7 @@ impl Gen {
         let head = format!("(let {w} = {cols} in let {k} = {bins}i64 in let {xss} = ");
         let e = Expr::node(ranked(t, 2)).t(&head).e(m);
         let exact = t.is_float();
-        let (e, d_small) = self.into_bins(env, e, t, (&op, &ne), [&w, &k, &is, &xss], exact);
+        let (e, d_small) = self.binned_rows(env, e, t, (&op, &ne), [&w, &k, &is, &xss], exact);
         let e = e.inexact(sum && !d_small);
         let inexact = e.inexact || (sum && !small);
         Some((e.inexact(inexact), self.new_size()))
@@ -148,7 +148,7 @@ impl Gen {
     /// w ne) k is xss` or by a `reduce_by_index` into a tabulated `[k][w]t`
     /// destination (of small exact values if `exact`); whether the
     /// destination's values are such (true for `hist`).
-    pub(super) fn into_bins(
+    pub(super) fn binned_rows(
         &mut self,
         env: &Env,
         e: Expr,

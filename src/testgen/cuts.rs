@@ -394,7 +394,7 @@ impl Gen {
         };
         let head = format!("(let {w} = {cols} in let {k} = {bins}i64 in let {xss} = ");
         let e = Expr::node(ranked(t, 2)).t(&head).e(m);
-        let (e, _) = self.into_bins(env, e, t, (&lambda, &ne), [&w, &k, &is, &xss], true);
+        let (e, _) = self.binned_rows(env, e, t, (&lambda, &ne), [&w, &k, &is, &xss], true);
         Some((e, self.new_size()))
     }
 
