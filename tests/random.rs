@@ -136,6 +136,65 @@ fn chunk_shapes_are_generated() {
     );
 }
 
+/// The shape of `arrc random --cuts`.
+fn cuts() -> arrc::testgen::stms::Shape {
+    arrc::testgen::stms::Shape {
+        cuts: true,
+        ..Default::default()
+    }
+}
+
+/// `--cuts` makes each of its shapes: reads wrapped up and down at the
+/// length, guarded on both sides, two tests in one body, rotations;
+/// scatters over `++` of up to five parts; histograms of rows with each
+/// atomic operator over many bins; `==` and `!=` on arrays of pairs,
+/// records and rows.
+#[test]
+fn cut_shapes_are_generated() {
+    let sources: Vec<String> = (6000..6050u64)
+        .map(|seed| arrc::testgen::stms::generate_with(seed, cuts()).source())
+        .collect();
+    let lines: Vec<&str> = sources.iter().flat_map(|s| s.lines()).collect();
+    let with =
+        |what: &str| -> Vec<&str> { lines.iter().copied().filter(|l| l.contains(what)).collect() };
+    for (what, text) in [
+        ("a wrap up", "then xs"),
+        ("a wrap up by j - n", "[j"),
+        ("a guard on both sides", " || "),
+        ("a shift past the length", " + (n"),
+        ("a shift by i64.lowest", "+ i64.lowest"),
+        ("a rotation", "(rotate "),
+        ("a scatter chain", ") ++ (map2 (\\x"),
+        ("a hist of rows", " in hist ("),
+        ("a reduce_by_index of rows", " in reduce_by_index dst"),
+        ("array equality", " == "),
+        ("array inequality", " != "),
+        ("equality of records", "{x"),
+    ] {
+        assert!(!with(text).is_empty(), "no {what} ({text})");
+    }
+    let ops = [
+        "(map2 (&))",
+        "(map2 (|))",
+        "(map2 (^))",
+        ".min) (replicate w",
+    ];
+    let found = ops.iter().filter(|op| !with(op).is_empty()).count();
+    assert!(found >= 3, "atomic operators of rows: {found} of {ops:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("scatter d") && l.matches(") ++ (map2").count() >= 6),
+        "no scatter of four parts"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("= 2000i64 in") || l.contains("= 3000i64 in")),
+        "no histogram of 2,000 bins or more"
+    );
+}
+
 /// The generator is deterministic and its programs type-check, those of
 /// `--rewrites` (most statements shaped for the newest rewrites) and
 /// `--nests` (flat indices, mapped products, failing reductions) and
@@ -162,7 +221,8 @@ fn generated_programs_type_check() {
         .chain((2000..2050u64).map(|seed| (seed, rewrites)))
         .chain((3000..3050u64).map(|seed| (seed, nests)))
         .chain((4000..4050u64).map(|seed| (seed, idioms)))
-        .chain((5000..5050u64).map(|seed| (seed, chunks())));
+        .chain((5000..5050u64).map(|seed| (seed, chunks())))
+        .chain((6000..6050u64).map(|seed| (seed, cuts())));
     for (seed, shape) in shapes {
         let prog = arrc::testgen::stms::generate_with(seed, shape);
         let again = arrc::testgen::stms::generate_with(seed, shape);

@@ -95,6 +95,12 @@ pub struct RandomArgs {
     /// jams, fusion's chain contraction).
     #[arg(long)]
     chunks: bool,
+    /// Many loops reading `xs[i + s]` wrapped around or guarded, scatters
+    /// over concatenations of parts of one size, histograms of rows with
+    /// atomic operators over many bins, and `==` on arrays (the cut loops,
+    /// scatter chains, the GPU's atomic histograms of rows).
+    #[arg(long)]
+    cuts: bool,
     /// x86-64 processors to build for (comma-separated, as `arrc build
     /// --cpu`: `native`, `x86-64-v3`, ...).
     #[arg(long, value_delimiter = ',', default_value = "native")]
@@ -110,6 +116,7 @@ pub fn random(args: &RandomArgs) -> i32 {
         nests: args.nests,
         idioms: args.idioms,
         chunks: args.chunks,
+        cuts: args.cuts,
     };
     if args.print {
         let p = crate::testgen::stms::generate_with(args.seed, shape);

@@ -137,22 +137,36 @@ impl Gen {
         };
         let head = format!("(let {w} = {cols} in let {k} = {bins}i64 in let {xss} = ");
         let e = Expr::node(ranked(t, 2)).t(&head).e(m);
-        let e = if self.rng.chance(0.5) {
-            e.t(&format!(
-                " in hist {op} (replicate {w} {ne}) {k} {is} {xss})"
-            ))
-        } else {
-            let (dest, d_small) = self.matrix(env, t, (&k, &w), t.is_float());
-            let dst = self.name("dst");
-            e.t(&format!(" in let {dst} = "))
-                .e(dest)
-                .t(&format!(
-                    " in reduce_by_index {dst} {op} (replicate {w} {ne}) {is} {xss})"
-                ))
-                .inexact(sum && !d_small)
-        };
+        let exact = t.is_float();
+        let (e, d_small) = self.binned_rows(env, e, t, (&op, &ne), [&w, &k, &is, &xss], exact);
+        let e = e.inexact(sum && !d_small);
         let inexact = e.inexact || (sum && !small);
         Some((e.inexact(inexact), self.new_size()))
+    }
+
+    /// `e`, which binds `w`, `k` and `xss`, ended by `hist op (replicate
+    /// w ne) k is xss` or by a `reduce_by_index` into a tabulated `[k][w]t`
+    /// destination (of small exact values if `exact`); whether the
+    /// destination's values are such (true for `hist`).
+    pub(super) fn binned_rows(
+        &mut self,
+        env: &Env,
+        e: Expr,
+        t: ScalarType,
+        (op, ne): (&str, &str),
+        [w, k, is, xss]: [&str; 4],
+        exact: bool,
+    ) -> (Expr, bool) {
+        if self.rng.chance(0.5) {
+            let text = format!(" in hist {op} (replicate {w} {ne}) {k} {is} {xss})");
+            return (e.t(&text), true);
+        }
+        let (dest, d_small) = self.matrix(env, t, (k, w), exact);
+        let dst = self.name("dst");
+        let e = e.t(&format!(" in let {dst} = ")).e(dest).t(&format!(
+            " in reduce_by_index {dst} {op} (replicate {w} {ne}) {is} {xss})"
+        ));
+        (e, d_small)
     }
 
     /// Argmax or argmin of each row of a tabulated matrix of many columns,

@@ -60,6 +60,9 @@ pub struct Gen {
     /// column jams, rotations, wide argmax and map chains
     /// (`Shape::chunks`; 0 when off).
     pub chunk_weight: u32,
+    /// Weight of the statements for cut loops, scatter chains, histograms
+    /// of rows by atomics and array equality (`Shape::cuts`; 0 when off).
+    pub cut_weight: u32,
 }
 
 /// Helper definitions a program may call; `Prog::source` keeps those used.
@@ -93,6 +96,7 @@ impl Gen {
             nest_weight: 0,
             idiom_weight: 0,
             chunk_weight: 0,
+            cut_weight: 0,
         }
     }
 
@@ -259,7 +263,10 @@ impl Gen {
                 2 => op(&format!("{n}.min"), format!("{n}.inf"), true),
                 3 => op(&format!("{n}.max"), format!("(-{n}.inf)"), true),
                 _ if !commutative => last_nonzero,
-                _ => op("(*)", format!("1{n}"), true),
+                // Not `*`: reassociated, a product holding a 0 and
+                // factors that overflow is NaN in one order and 0 in
+                // another (found by seed 14,970,156).
+                _ => op("(+)", format!("0{n}"), true),
             },
             _ => match choice {
                 0 | 1 => op("(+)", format!("0{n}"), true),

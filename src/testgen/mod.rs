@@ -18,6 +18,7 @@ pub mod ast;
 pub mod chunks;
 pub mod consume;
 pub mod contract;
+pub mod cuts;
 pub mod extras;
 pub mod gen;
 pub mod grown;

@@ -48,6 +48,10 @@ pub struct Shape {
     /// past the length, vector-matrix products, chains of maps. Off,
     /// their weight is 0.
     pub chunks: bool,
+    /// Many statements for the fourteenth session's paths (`cuts.rs`):
+    /// loops cut at a wrap-around, scatter chains, histograms of rows by
+    /// atomics, `==` on arrays. Off, their weight is 0.
+    pub cuts: bool,
 }
 
 impl Default for Shape {
@@ -60,6 +64,7 @@ impl Default for Shape {
             nests: false,
             idioms: false,
             chunks: false,
+            cuts: false,
         }
     }
 }
@@ -84,6 +89,7 @@ pub fn generate_with(seed: u64, shape: Shape) -> Prog {
     g.nest_weight = if shape.nests { 12 } else { 0 };
     g.idiom_weight = if shape.idioms { 12 } else { 0 };
     g.chunk_weight = if shape.chunks { 12 } else { 0 };
+    g.cut_weight = if shape.cuts { 12 } else { 0 };
     let long = shape.long;
     let mut params: Vec<Var> = Vec::new();
     let count = g.rng.range(1, 4);
@@ -223,6 +229,7 @@ impl Gen {
             self.nest_weight,
             self.idiom_weight,
             self.chunk_weight,
+            self.cut_weight,
         ]);
         let t = self.scalar_type();
         match k {
@@ -339,6 +346,12 @@ impl Gen {
             }
             15 => {
                 let (e, size) = self.chunk_shape(env)?;
+                let st = self.single(e, size);
+                self.kernel_results.push(st.pattern.clone());
+                Some(st)
+            }
+            16 => {
+                let (e, size) = self.cut_shape(env)?;
                 let st = self.single(e, size);
                 self.kernel_results.push(st.pattern.clone());
                 Some(st)
