@@ -127,6 +127,57 @@ fn every_programs_ptx_assembles_for_sm_70_80_90() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// The fusion decisions are the same ILP on both targets (docs/gpu.md,
+/// "Kernels"): every golden program's and benchmark's clusters
+/// (`--emit fusion`) for `--target nvptx` are the CPU's.
+#[test]
+fn fusion_is_the_same_on_both_targets() {
+    let mut files = programs("tests/programs");
+    files.extend(programs("benches/programs"));
+    let emit = |file: &Path, target: &str| {
+        arrc()
+            .args(["build", "--emit", "fusion", "--target", target])
+            .arg(file)
+            .output()
+            .unwrap()
+    };
+    for file in &files {
+        let (cpu, gpu) = (emit(file, "x86_64"), emit(file, "nvptx"));
+        assert_eq!(cpu.status.code(), gpu.status.code(), "{}", file.display());
+        assert!(
+            cpu.stdout == gpu.stdout,
+            "{}: clusters differ",
+            file.display()
+        );
+    }
+}
+
+/// `--emit llvm --target nvptx` prints the device module (NVPTX triple,
+/// the kernels' special registers), `--emit ptx` the PTX of `--gpu`'s
+/// architecture, sm_70 without it.
+#[test]
+fn emit_prints_the_device_module_and_its_ptx() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("prog.arr");
+    std::fs::write(&src, "entry main (xs: []i32) : i32 = reduce (+) 0 xs\n").unwrap();
+    let emit = |args: &[&str]| {
+        let out = arrc().arg("build").args(args).arg(&src).output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let ir = emit(&["--emit", "llvm", "--target", "nvptx"]);
+    assert!(
+        ir.contains("target triple = \"nvptx64-nvidia-cuda\""),
+        "{ir}"
+    );
+    assert!(ir.contains("@llvm.nvvm.read.ptx.sreg.tid.x"), "{ir}");
+    for (args, arch) in [(&[][..], "sm_70"), (&["--gpu", "sm_90"][..], "sm_90")] {
+        let ptx = emit(&[&["--emit", "ptx"][..], args].concat());
+        assert!(ptx.contains(&format!(".target {arch}")), "{args:?}: {ptx}");
+        assert!(ptx.contains(".entry "), "{args:?}");
+    }
+}
+
 fn build(source: &str, target: &str, dir: &Path) -> PathBuf {
     let src = dir.join("prog.arr");
     std::fs::write(&src, source).unwrap();

@@ -612,6 +612,46 @@ entry scaled (xss: [][]i64) : [][]i64 =
     }
 }
 
+/// A row's scan, long and few enough rows to split across blocks
+/// (docs/gpu.md, "Split rows"), takes two launches under shrunk launches
+/// (3 blocks): the chunks' totals, then the chunks scanned from the
+/// totals before them; a reduction before it one more, a scan of the
+/// row's scratch (`row_scan.arr`) none. Three rows of 2,000 take a block
+/// each in one launch.
+#[test]
+fn split_row_scans_take_two_launches() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = "\
+entry sums (xss: [][]i64) : [][]i64 = map (\\row -> scan (+) 0 row) xss
+entry from_max (xss: [][]i64) : [][]i64 =
+  map (\\row -> let m = reduce i64.max i64.lowest row in scan (+) 0 (map (\\x -> m - x) row)) xss
+entry composed (xss: [][]i32) : [][]i32 =
+  map (\\row -> map (\\(a, b) -> a + b)
+                   (scan (\\(a1, b1) (a2, b2) -> (a1 * a2, b1 * a2 + b2)) (1i32, 0i32)
+                         (map (\\x -> (x % 3 - 1, x)) row))) xss
+";
+    let cpu = build(source, "x86_64", dir.path());
+    let emu = build(source, "nvptx-emu", dir.path());
+    for (entry, input, launches) in [
+        ("sums", int_matrix(1, 5000, "i64", 7), 2),
+        ("sums", int_matrix(2, 3000, "i64", 7), 2),
+        ("sums", int_matrix(3, 2000, "i64", 7), 1),
+        ("sums", int_matrix(40, 7, "i64", 7), 1),
+        ("from_max", int_matrix(1, 5000, "i64", 7), 3),
+        ("composed", int_matrix(2, 3000, "i32", 7), 2),
+    ] {
+        let env = [("ARRC_GPU_SHRINK", "1"), ("ARRC_GPU_COUNT", "1")];
+        let (want, got) = run_both((&cpu, &emu), entry, &input, &env, &[]);
+        let err = String::from_utf8_lossy(&got.stderr);
+        assert!(got.status.success(), "{entry}: {err}");
+        assert_eq!(got.stdout, want.stdout, "{entry}");
+        assert!(
+            err.contains(&format!("gpu: launches={launches} ")),
+            "{entry}: {err}"
+        );
+    }
+}
+
 /// Arrays only host code uses stay in host memory (docs/gpu.md, "Memory"):
 /// the replicate that starts a sequential loop's array runs in host code,
 /// the loop writes and reads its elements there, and the device sees the

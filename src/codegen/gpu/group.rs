@@ -652,7 +652,7 @@ impl<'ctx> Gen<'ctx, '_> {
 
     /// Whether `pred` holds in any thread of the group: `vote.any.sync` of
     /// the whole warp, or `bar.red.or` of the block (a barrier).
-    fn group_any(
+    pub(super) fn group_any(
         &mut self,
         fr: &Frame<'ctx>,
         per_block: IntValue<'ctx>,

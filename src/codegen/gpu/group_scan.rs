@@ -28,6 +28,7 @@ use super::group::RowGroup;
 use super::loops::Key;
 use super::reduce::Occupancy;
 use super::scan::reduction_values;
+use super::split_rows::SplitRows;
 use crate::codegen::emit::{Frame, Gen, Res, Val};
 use crate::codegen::CodegenError;
 use crate::core::ir::Type;
@@ -45,6 +46,24 @@ impl<'ctx> Gen<'ctx, '_> {
         fr: &mut Frame<'ctx>,
         nest: &LoopNest,
         g: RowGroup<'ctx>,
+    ) -> Res<()> {
+        if let Some(sp) = g.split.clone() {
+            if let Some(k) = sp.stages.iter().position(|v| *v == nest.index.id) {
+                return self.split_group_scan(fr, nest, g, sp, k);
+            }
+        }
+        self.group_scan_part(fr, nest, g, None)
+    }
+
+    /// `group_scan` over the group's chunk of the row: with `part`, the
+    /// split row's stage that scans the chunk from the totals of the
+    /// chunks before it (`split_scan`), which counts the chunk after it.
+    pub(super) fn group_scan_part(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        nest: &LoopNest,
+        g: RowGroup<'ctx>,
+        part: Option<(&SplitRows<'ctx>, usize)>,
     ) -> Res<()> {
         let Some(ParPlan::TwoPhase { totals }) = nest.plan.as_ref().map(|p| &p.strategy) else {
             return Err(CodegenError::Internal("a row scan without totals".into()));
@@ -70,7 +89,10 @@ impl<'ctx> Gen<'ctx, '_> {
         }
         let width = self.int(fr, &nest.width)?;
         let width = self.max0(width)?;
-        let (lo, hi) = self.slice_of(width, g.rank, g.size)?;
+        let (lo, hi) = match part {
+            Some((sp, _)) => self.chunk_slice(width, (sp.chunk, sp.chunks), (g.rank, g.size))?,
+            None => self.slice_of(width, g.rank, g.size)?,
+        };
         // The scan writes memory the group reads after it.
         self.group_sync(fr, g.per_block)?;
         // Inside the passes every thread writes at its own iterations
@@ -145,6 +167,9 @@ impl<'ctx> Gen<'ctx, '_> {
         let before_bad = self
             .shfl(flag, i32one, super::reduce::Shuffle::Up)?
             .into_int_value();
+        if let Some((sp, _)) = part {
+            self.split_scan_carry(fr, nest, sp, (&carry, carry_bad, started))?;
+        }
         self.when(fr.func, g.per_block, |gen| {
             let slots = ((&mine, bad), (&carry, carry_bad, started));
             gen.warps_before(fr, nest, &flagged, slots, &g, occupied)
@@ -206,6 +231,16 @@ impl<'ctx> Gen<'ctx, '_> {
         self.set_on_fail(Some(g.row_end));
         self.group_sync(fr, g.per_block)?;
         self.leave_if_any(fr, g.per_block, failed, g.row_end)?;
+        if let Some((sp, stage)) = part {
+            // A split row's chunk is scanned: count it.
+            let count = self.ctx.append_basic_block(fr.func, "split.scan.count");
+            let counted = self.ctx.append_basic_block(fr.func, "split.scan.counted");
+            self.builder
+                .build_conditional_branch(sp.on, count, counted)?;
+            self.builder.position_at_end(count);
+            self.split_chunk_written(fr, &g, sp, stage, counted)?;
+            self.builder.position_at_end(counted);
+        }
         // 5. The reductions beside the scan, as a group reduction's.
         if skip > 0 {
             let per = self.ceil_div(width, g.size)?;

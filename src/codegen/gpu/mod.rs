@@ -55,6 +55,7 @@ mod rows;
 mod scan;
 mod scan_chunks;
 mod split_rows;
+mod split_scan;
 mod stage;
 mod tile;
 

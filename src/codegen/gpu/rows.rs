@@ -845,5 +845,9 @@ fn scratch_allocs<'b>(block: &'b [Stmt], scratch: &[VarId], out: &mut Vec<(&'b V
 fn earlier_or_last_fields(gen: &Gen<'_, '_>, nest: &LoopNest, at: usize) -> usize {
     let mut reds = Vec::new();
     super::group::group_reductions(&nest.body[..=at], &mut reds);
-    reds.iter().map(|r| gen.fields_of(r)).max().unwrap_or(1)
+    // A scan's chunk total carries its flag too (`split_scan`).
+    reds.iter()
+        .map(|r| gen.fields_of(r) + usize::from(r.par == Parallelism::Scan))
+        .max()
+        .unwrap_or(1)
 }

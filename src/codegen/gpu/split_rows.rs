@@ -68,13 +68,23 @@ pub(super) fn split_stages(nest: &LoopNest, at: usize) -> Option<Vec<VarId>> {
     if all.iter().any(|r| super::reduce::fallible(r)) {
         return None;
     }
-    let stage = |l: &LoopNest| matches!(l.par, Parallelism::Reduce | Parallelism::Map);
+    let stage = |l: &LoopNest| {
+        matches!(l.par, Parallelism::Reduce | Parallelism::Map) || super::split_scan::splits(l)
+    };
     if !prefix.scratch.is_empty() || !matches!(&nest.body[at], Stmt::Loop(l) if stage(l)) {
         return None;
     }
     let mut reds = Vec::new();
     super::group::group_reductions(&nest.body[..=at], &mut reds);
-    let ids = reds.iter().map(|r| r.index.id).collect();
+    // A scan takes two stages: its chunks' totals, then the chunks again
+    // from their carry-ins (`split_scan`).
+    let mut ids = Vec::new();
+    for r in &reds {
+        ids.push(r.index.id);
+        if r.par == Parallelism::Scan {
+            ids.push(r.index.id);
+        }
+    }
     if reds.len() == 1 {
         return Some(ids);
     }
@@ -96,7 +106,7 @@ impl<'ctx> Gen<'ctx, '_> {
     }
 
     /// Stage `k`'s counter of the row.
-    fn split_counter(&self, sp: &SplitRows<'ctx>, k: usize) -> Res<PointerValue<'ctx>> {
+    pub(super) fn split_counter(&self, sp: &SplitRows<'ctx>, k: usize) -> Res<PointerValue<'ctx>> {
         let at = self
             .builder
             .build_int_mul(sp.rows, self.const_i64(k as i64), "")?;
@@ -106,7 +116,11 @@ impl<'ctx> Gen<'ctx, '_> {
     }
 
     /// The first cell of the row's partial of chunk `c`.
-    fn split_partial_cell(&self, sp: &SplitRows<'ctx>, c: IntValue<'ctx>) -> Res<IntValue<'ctx>> {
+    pub(super) fn split_partial_cell(
+        &self,
+        sp: &SplitRows<'ctx>,
+        c: IntValue<'ctx>,
+    ) -> Res<IntValue<'ctx>> {
         let k = sp.stages.len() as i64;
         let f = sp.fields as i64;
         let at = self.builder.build_int_mul(sp.row, sp.chunks, "")?;
@@ -192,7 +206,7 @@ impl<'ctx> Gen<'ctx, '_> {
     /// fence, so that what the block wrote is seen first); returns whether
     /// it was the row's last, which then sees every chunk's writes (a
     /// fence after the count).
-    fn split_count(
+    pub(super) fn split_count(
         &mut self,
         fr: &Frame<'ctx>,
         sp: &SplitRows<'ctx>,
@@ -320,25 +334,7 @@ impl<'ctx> Gen<'ctx, '_> {
             .builder
             .build_int_compare(IntPredicate::EQ, g.rank, zero, "")?;
         if map {
-            // The block's chunk is written: count it; in the last stage
-            // the row's last block goes on to the rest of the body.
-            let bool_t = self.ctx.bool_type();
-            let goes_on = self.entry_alloca(fr.func, bool_t.into())?;
-            self.builder.build_store(goes_on, bool_t.const_zero())?;
-            let final_stage = k + 1 == sp.stages.len();
-            self.when(fr.func, lead, |gen| {
-                let last = gen.split_count(fr, &sp, k)?;
-                if final_stage {
-                    gen.builder.build_store(goes_on, last)?;
-                }
-                Ok(())
-            })?;
-            let on = self
-                .builder
-                .build_load(bool_t, goes_on, "")?
-                .into_int_value();
-            self.builder
-                .build_conditional_branch(on, merge, g.row_end)?;
+            self.split_chunk_written(fr, &g, &sp, k, merge)?;
         } else {
             self.when(fr.func, lead, |gen| {
                 let last = gen.split_partial(fr, red, &slots, &sp, k)?;
@@ -358,18 +354,7 @@ impl<'ctx> Gen<'ctx, '_> {
         // A later stage: stage `k` finished the row when every chunk
         // counted (a chunk that failed left before counting).
         self.builder.position_at_end(load_bb);
-        let counter = self.split_counter(&sp, k)?;
-        let counted = self
-            .builder
-            .build_load(self.i64(), counter, "")?
-            .into_int_value();
-        let done = self
-            .builder
-            .build_int_compare(IntPredicate::EQ, counted, sp.chunks, "")?;
-        let ok_bb = self.ctx.append_basic_block(fr.func, "split.done");
-        self.builder
-            .build_conditional_branch(done, ok_bb, g.row_end)?;
-        self.builder.position_at_end(ok_bb);
+        self.split_finished_or_leave(fr, &sp, k, g.row_end)?;
         let at = self.split_result_cell(&sp, k)?;
         let vals = self.read_cells(sp.buffer, at, &types)?;
         for (v, ps) in vals.iter().zip(&slots) {
@@ -394,6 +379,66 @@ impl<'ctx> Gen<'ctx, '_> {
         }
         let finals = self.load_slots(red, &slots)?;
         self.bind_finals(fr, red, finals)
+    }
+
+    /// A block's chunk of stage `k` is written (a map's, or a scan's from
+    /// its carry-in): the group's first thread counts it; in the last
+    /// stage the row's last block goes on to `merge` (its first thread
+    /// runs the rest of the body), every other thread to the row's end.
+    pub(super) fn split_chunk_written(
+        &mut self,
+        fr: &mut Frame<'ctx>,
+        g: &RowGroup<'ctx>,
+        sp: &SplitRows<'ctx>,
+        k: usize,
+        merge: inkwell::basic_block::BasicBlock<'ctx>,
+    ) -> Res<()> {
+        let lead =
+            self.builder
+                .build_int_compare(IntPredicate::EQ, g.rank, self.const_i64(0), "")?;
+        let bool_t = self.ctx.bool_type();
+        let goes_on = self.entry_alloca(fr.func, bool_t.into())?;
+        self.builder.build_store(goes_on, bool_t.const_zero())?;
+        let final_stage = k + 1 == sp.stages.len();
+        self.when(fr.func, lead, |gen| {
+            let last = gen.split_count(fr, sp, k)?;
+            if final_stage {
+                gen.builder.build_store(goes_on, last)?;
+            }
+            Ok(())
+        })?;
+        let on = self
+            .builder
+            .build_load(bool_t, goes_on, "")?
+            .into_int_value();
+        self.builder
+            .build_conditional_branch(on, merge, g.row_end)?;
+        Ok(())
+    }
+
+    /// A later stage: stage `k` finished the row when every chunk counted
+    /// (a chunk that failed left before counting); otherwise the row is
+    /// left. Goes on in a new block.
+    pub(super) fn split_finished_or_leave(
+        &mut self,
+        fr: &Frame<'ctx>,
+        sp: &SplitRows<'ctx>,
+        k: usize,
+        row_end: inkwell::basic_block::BasicBlock<'ctx>,
+    ) -> Res<()> {
+        let counter = self.split_counter(sp, k)?;
+        let counted = self
+            .builder
+            .build_load(self.i64(), counter, "")?
+            .into_int_value();
+        let done = self
+            .builder
+            .build_int_compare(IntPredicate::EQ, counted, sp.chunks, "")?;
+        let ok_bb = self.ctx.append_basic_block(fr.func, "split.done");
+        self.builder
+            .build_conditional_branch(done, ok_bb, row_end)?;
+        self.builder.position_at_end(ok_bb);
+        Ok(())
     }
 
     /// Host side: the split form's buffer for `rows` rows of `chunks`
