@@ -2,6 +2,7 @@
 //! per fusion cluster, target-neutral.
 
 pub mod block;
+pub mod borrow;
 pub mod bounds;
 pub mod check;
 pub mod chunk;
