@@ -104,7 +104,10 @@ fn borrowing_loop(
         .collect();
     let [free] = frees[..] else { return None };
     let mut shared = sharing(edges, x);
-    if uses(&lp.body[free + 1..]).iter().any(|v| shared.contains(v)) {
+    if uses(&lp.body[free + 1..])
+        .iter()
+        .any(|v| shared.contains(v))
+    {
         return None;
     }
     if lp

@@ -26,6 +26,7 @@ pub mod select;
 pub mod tile;
 pub mod unroll;
 mod vars;
+pub mod wrap;
 
 pub use check::check;
 pub use lower::lower;
