@@ -227,6 +227,7 @@ fn compiled_programs_are_valgrind_clean() {
             "tests/programs/scatter.arr",
             "tests/programs/runtime_errors.arr",
             "tests/programs/loops.arr",
+            "tests/programs/loop_borrow.arr",
             "tests/programs/irregular_rows.arr",
         ])
         .output()
@@ -254,6 +255,7 @@ const SANITIZED: &[&str] = &[
     "tests/programs/runtime_errors.arr",
     "tests/programs/if_view_escape.arr",
     "tests/programs/donate_args.arr",
+    "tests/programs/loop_borrow.arr",
 ];
 
 /// `arrc test --sanitize KIND` over `SANITIZED` with the smallest grain, so

@@ -18,6 +18,9 @@
 //!   loopy-donate               executables on the CPU: dead array arguments
 //!                              overwritten in place (not a library's)
 //!   loopy-{block, jam, tile}   when the target's tuning asks for them (CPU)
+//!   loopy-wrap                 `(i + c) % n` with `c` known in `0..n`: a conditional subtraction
+//!   loopy-borrow               where host memory is device memory: a `for` loop that
+//!                              only reads its initial array starts from it, uncopied
 //!   loopy-memory               launched nests and memory spaces
 //!   loopy-scratch              per-thread scratch for per-iteration arrays
 //!   loopy-plan                 how each nest runs in parallel
@@ -310,6 +313,10 @@ fn loop_nests_in(
     }
     if let Some(side) = tuning.transpose_tile {
         each("loopy-tile", &|f| loopy::tile::tile_transposes(f, side))?;
+    }
+    each("loopy-wrap", &loopy::wrap::wrap_shifted_remainders)?;
+    if !tuning.host_nests {
+        each("loopy-borrow", &loopy::borrow::borrow_loop_inits)?;
     }
     each("loopy-memory", &|f| {
         loopy::memory::assign_spaces(f, tuning.host_nests)

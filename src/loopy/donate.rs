@@ -29,7 +29,7 @@
 //! The executable restores the overwritten arguments, untimed, before
 //! every run after the first (`-r`; `arr_main.c`).
 
-use super::inplace::alias_edges;
+use super::inplace::{alias_edges, sharing};
 use super::ir::*;
 use super::par::can_fail;
 use crate::core::ir::{Atom, VarId};
@@ -334,20 +334,6 @@ fn frees(block: &[Stmt], vars: &HashSet<VarId>) -> usize {
                 .sum(),
         })
         .sum()
-}
-
-/// `v` and every variable that may share its memory through `edges`.
-fn sharing(edges: &HashMap<VarId, Vec<VarId>>, v: VarId) -> HashSet<VarId> {
-    let mut seen = HashSet::from([v]);
-    let mut todo = vec![v];
-    while let Some(x) = todo.pop() {
-        for y in edges.get(&x).into_iter().flatten() {
-            if seen.insert(*y) {
-                todo.push(*y);
-            }
-        }
-    }
-    seen
 }
 
 #[cfg(test)]

@@ -35,18 +35,8 @@ struct Pass {
 }
 
 impl Pass {
-    /// `v` and every variable that may share its memory through `edges`.
     fn sharing(&self, v: VarId) -> HashSet<VarId> {
-        let mut seen = HashSet::from([v]);
-        let mut todo = vec![v];
-        while let Some(x) = todo.pop() {
-            for y in self.edges.get(&x).into_iter().flatten() {
-                if seen.insert(*y) {
-                    todo.push(*y);
-                }
-            }
-        }
-        seen
+        sharing(&self.edges, v)
     }
 
     /// Processes `block`, whose results (used after its last statement)
@@ -138,9 +128,23 @@ impl Pass {
     }
 }
 
+/// `v` and every variable that may share its memory through `edges`.
+pub(super) fn sharing(edges: &HashMap<VarId, Vec<VarId>>, v: VarId) -> HashSet<VarId> {
+    let mut seen = HashSet::from([v]);
+    let mut todo = vec![v];
+    while let Some(x) = todo.pop() {
+        for y in edges.get(&x).into_iter().flatten() {
+            if seen.insert(*y) {
+                todo.push(*y);
+            }
+        }
+    }
+    seen
+}
+
 /// `Some((new, old))` when `block[k]` allocates `new` and `block[k + 1]`
 /// copies all of another array `old` into it.
-fn copy_at(block: &Block, k: usize) -> Option<(VarId, VarId)> {
+pub(super) fn copy_at(block: &Block, k: usize) -> Option<(VarId, VarId)> {
     match (block.get(k)?, block.get(k + 1)?) {
         (Stmt::Alloc { var, .. }, Stmt::Copy { array, index, src })
             if *array == var.id && index.is_empty() && *src != var.id =>

@@ -2,6 +2,7 @@
 //! per fusion cluster, target-neutral.
 
 pub mod block;
+pub mod borrow;
 pub mod bounds;
 pub mod check;
 pub mod chunk;
@@ -25,6 +26,7 @@ pub mod select;
 pub mod tile;
 pub mod unroll;
 mod vars;
+pub mod wrap;
 
 pub use check::check;
 pub use lower::lower;
