@@ -49,6 +49,10 @@
 //! the results are the same. A 4096^2 `f32` vector-matrix product went
 //! from 9.2x to 0.36x the time of a hand-written C loop (8192^2: 18x to
 //! about 1.1x).
+//! On wide matrices (from 2048 columns per core) such a nest runs with
+//! its loops interchanged instead, the rows streamed through a block's
+//! sums (`jam::stream`), chosen at run time by the column count; the
+//! strips stay in the other branch.
 //!
 //! Safe because `P` and `R` write nothing and read no memory `S` writes,
 //! and only fail alike in every lane (`P` not at all, `R` only where its

@@ -33,8 +33,12 @@
 //! here each block reads `B` consecutive elements of a row (whole pages)
 //! into sums that stay in the L1 cache, as the hand-written C does. Each
 //! column's sum still folds its rows in order `0..n` with the same
-//! operations, so the results are bit for bit today's, whatever the
-//! operator (no associativity or commutativity is assumed). The nest
+//! operations, whatever the operator: no associativity or commutativity
+//! is assumed, so unlike a split into row ranges with per-thread partial
+//! vectors (which would reassociate float sums) nothing is regrouped.
+//! (A multiply and add may still contract into one rounding, as anywhere
+//! in arrc without `--strict-fp`; LLVM does so in this loop, not in the
+//! strips.) The nest
 //! runs in parallel over column blocks, so it pays only where there are
 //! several: `jam` takes it when `m >= stream_from`, checked at run time
 //! (on the CPU, `stream_parts` times `stream_block`: a block of at least
