@@ -49,6 +49,10 @@
 //! the results are the same. A 4096^2 `f32` vector-matrix product went
 //! from 9.2x to 0.36x the time of a hand-written C loop (8192^2: 18x to
 //! about 1.1x).
+//! On wide matrices (from 2048 columns per core) such a nest runs with
+//! its loops interchanged instead, the rows streamed through a block's
+//! sums (`jam::stream`), chosen at run time by the column count; the
+//! strips stay in the other branch.
 //!
 //! Safe because `P` and `R` write nothing and read no memory `S` writes,
 //! and only fail alike in every lane (`P` not at all, `R` only where its
@@ -74,6 +78,7 @@ use crate::types::ScalarType;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 mod masked;
+mod stream;
 
 /// The most statements (at every depth) the copies of one iteration's body
 /// may have together.
@@ -84,12 +89,18 @@ const MAX_STATEMENTS: usize = 512;
 /// `while` loop run under a mask (`jam::masked`), whose lanes' states are
 /// all in registers and stay there at more lanes, `columns` where it is a
 /// reduction walking down columns (`walks_columns`), whose lanes read
-/// neighbouring elements of one row at each step.
+/// neighbouring elements of one row at each step. Such a nest over at
+/// least `stream_from` columns (0: never) runs with its loops interchanged
+/// instead (`jam::stream`), in blocks of up to `stream_block` columns, as
+/// many blocks as a multiple of `stream_parts` (the threads expected).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct JamLanes {
     pub search: usize,
     pub masked: usize,
     pub columns: usize,
+    pub stream_from: usize,
+    pub stream_block: usize,
+    pub stream_parts: usize,
 }
 
 /// Jams the nests of `f` that match (see the module comment) by `lanes`.
@@ -425,10 +436,16 @@ fn jammed(
     let per_lane = statements(p)
         .saturating_add(statements(std::slice::from_ref(r)))
         .saturating_add(statements(s));
+    let columns = escape.is_none() && walks_columns(r, &o.index);
+    let streamed = match columns && lanes.stream_from > 0 {
+        true => stream::streamed(o, (p, r, s), lanes, fresh),
+        false => None,
+    };
+    let jam = lanes;
     let lanes = match escape {
         Some(_) => lanes.masked,
         // As many as the statement limit allows, down to a search's.
-        None if walks_columns(r, &o.index) => {
+        None if columns => {
             let mut n = lanes.columns;
             while n > lanes.search && per_lane.saturating_mul(n) > MAX_STATEMENTS {
                 n /= 2;
@@ -503,7 +520,28 @@ fn jammed(
         launch: o.launch,
         plan: None,
     }));
-    Some(out)
+    let Some(streamed) = streamed else {
+        return Some(out);
+    };
+    // Wide enough (at run time): the rows streamed; else the strips.
+    let wide = fresh.fresh_var("rows_streamed", Type::Scalar(ScalarType::Bool));
+    let mut choice = Vec::new();
+    let_bin(
+        &mut choice,
+        &wide,
+        BinOp::Ge,
+        o.width,
+        i64c(jam.stream_from),
+    );
+    choice.push(Stmt::If {
+        results: Vec::new(),
+        cond: var(&wide),
+        then_block: streamed,
+        then_results: Vec::new(),
+        else_block: out,
+        else_results: Vec::new(),
+    });
+    Some(choice)
 }
 
 #[cfg(test)]

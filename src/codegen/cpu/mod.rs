@@ -216,11 +216,32 @@ fn jam_lanes(cpu: Cpu) -> JamLanes {
         .and_then(|v| v.trim().parse::<usize>().ok())
         .filter(|n| (2..=64).contains(n))
         .unwrap_or_else(|| masked_lanes(cpu.vectors()));
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     JamLanes {
         search: JAM_LANES,
         masked,
         columns: COLUMN_LANES,
+        stream_from: env_usize("ARRC_STREAM_FROM").unwrap_or(threads * STREAM_BLOCK / 2),
+        stream_block: env_usize("ARRC_STREAM_BLOCK")
+            .filter(|&n| n > 0)
+            .unwrap_or(STREAM_BLOCK),
+        stream_parts: threads,
     }
+}
+
+/// Column reductions stream the rows (`loopy::jam::stream`) in blocks of
+/// up to this many columns, once there are enough columns for a block of
+/// at least half as many per core (fewer leaves cores idle: the strips of
+/// 64 columns keep them all busy); `ARRC_STREAM_FROM=N` (0: never) and
+/// `ARRC_STREAM_BLOCK=N` override the two, so that both forms can be
+/// measured on one machine and tested on small inputs. Blocks of at most
+/// 4096 against 2048 and 1024 in docs/performance.md (shorter blocks read
+/// shorter runs of each row and were slower; two blocks of 2048 still beat
+/// the strips at 4096 columns).
+const STREAM_BLOCK: usize = 4096;
+
+fn env_usize(name: &str) -> Option<usize> {
+    std::env::var(name).ok()?.trim().parse().ok()
 }
 
 fn masked_lanes(vectors: Vectors) -> usize {
