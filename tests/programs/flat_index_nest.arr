@@ -91,3 +91,17 @@ entry prefixed [n] [m] (as: [n]i32) (xs: [n]f32) (bs: [m]i32) (ys: [m]f32) (c: i
                    let s = f32.i32 (a * c)
                    let t = x + s
                    in map2 (\b y -> t * y + f32.i32 b + s) bs ys) as xs)
+
+-- A flat loop written by the user, whose sizes nothing proves at least
+-- zero: never re-nested (`loopy::unflat` needs `flat_index`'s assertion).
+-- ==
+-- entry: user
+-- input { -2i64 -3i64 }
+-- output { [0i64, -3i64, -2i64, -1i64, -4i64, -3i64] }
+-- input { 2i64 3i64 }
+-- output { [0i64, 1i64, 2i64, 1i64, 2i64, 3i64] }
+-- input { 0i64 3i64 }
+-- output { empty([0]i64) }
+
+entry user (n: i64) (m: i64) : []i64 =
+  tabulate (n * m) (\k -> k / m + k % m)
