@@ -205,13 +205,21 @@ fn rewrite(nest: &Nest, flatten: &Stm, at: &Stm, fresh: &mut Fresh, stms: &mut V
     let checks: Vec<Var> = (0..5).map(|_| var(fresh, "fits", bool_ty)).collect();
     let w = fresh.var("w", I64);
     let ks = fresh.var("ks", Type::Array(ScalarType::I64, 1));
-    push(stms, &m1, Exp::BinOp(BinOp::Max, m, Atom::Const(Const::I64(1))));
+    push(
+        stms,
+        &m1,
+        Exp::BinOp(BinOp::Max, m, Atom::Const(Const::I64(1))),
+    );
     let max = Atom::Const(Const::I64(i64::MAX));
     push(stms, &lim, Exp::BinOp(BinOp::Quot, max, Atom::Var(m1.id)));
     let at = |k: usize| Atom::Var(checks[k].id);
     push(stms, &checks[0], Exp::BinOp(BinOp::Le, zero, n));
     push(stms, &checks[1], Exp::BinOp(BinOp::Le, zero, m));
-    push(stms, &checks[2], Exp::BinOp(BinOp::Le, n, Atom::Var(lim.id)));
+    push(
+        stms,
+        &checks[2],
+        Exp::BinOp(BinOp::Le, n, Atom::Var(lim.id)),
+    );
     push(stms, &checks[3], Exp::BinOp(BinOp::And, at(0), at(1)));
     push(stms, &checks[4], Exp::BinOp(BinOp::And, at(3), at(2)));
     stms.push(Stm {

@@ -616,7 +616,8 @@ fn scalar_map(stm: &Stm) -> Option<(VarId, &Lambda)> {
     else {
         return None;
     };
-    let ([x], [_], [p], [Type::Scalar(_)]) = (&args[..], &stm.pat[..], &lam.params[..], &lam.ret[..])
+    let ([x], [_], [p], [Type::Scalar(_)]) =
+        (&args[..], &stm.pat[..], &lam.params[..], &lam.ret[..])
     else {
         return None;
     };

@@ -147,7 +147,8 @@ fn renest(nest: &LoopNest, defs: &Defs, proven: &Proven, fresh: &mut Fresh) -> O
             }
         }
     }
-    let i64_var = |fresh: &mut Fresh, name: &str| fresh.fresh_var(name, Type::Scalar(ScalarType::I64));
+    let i64_var =
+        |fresh: &mut Fresh, name: &str| fresh.fresh_var(name, Type::Scalar(ScalarType::I64));
     let i = i64_var(fresh, "i");
     let row = i64_var(fresh, "row");
     let col = i64_var(fresh, "col");
