@@ -56,13 +56,24 @@ pub fn flat_maps(body: &Body, fresh: &mut Fresh) -> Body {
         return body.clone();
     }
     let dropped: HashSet<usize> = flats.values().copied().collect();
+    // The flat arrays' widths: asking for one reads nothing of the array
+    // (a `size` statement would be a preventing edge from the flat map).
+    let mut widths: HashMap<VarId, Atom> = HashMap::new();
     let mut stms = Vec::with_capacity(body.stms.len() + 8 * flats.len());
     for (i, stm) in body.stms.iter().enumerate() {
         if dropped.contains(&i) {
             continue;
         }
-        match (flats.get(&i), shape(body, &definer, i)) {
-            (Some(&f), Some(nest)) => rewrite(&nest, &body.stms[f], stm, fresh, &mut stms),
+        match (flats.get(&i), shape(body, &definer, i), &stm.exp) {
+            (Some(&f), Some(nest), _) => {
+                let flatten = &body.stms[f];
+                let w = rewrite(&nest, flatten, stm, fresh, &mut stms);
+                widths.insert(flatten.pat[0].id, w);
+            }
+            (_, _, Exp::Size { array, dim: 0 }) if widths.contains_key(array) => stms.push(Stm {
+                exp: Exp::Atom(widths[array]),
+                ..stm.clone()
+            }),
             _ => stms.push(stm.clone()),
         }
     }
@@ -184,8 +195,8 @@ fn shape<'a>(body: &'a Body, definer: &HashMap<VarId, usize>, at: usize) -> Opti
 }
 
 /// Pushes `let flat = map (\k -> ..) (iota (n * m))` for `nest`, binding
-/// what `flatten` bound.
-fn rewrite(nest: &Nest, flatten: &Stm, at: &Stm, fresh: &mut Fresh, stms: &mut Vec<Stm>) {
+/// what `flatten` bound; gives its width.
+fn rewrite(nest: &Nest, flatten: &Stm, at: &Stm, fresh: &mut Fresh, stms: &mut Vec<Stm>) -> Atom {
     let loc = at.loc;
     let push = |stms: &mut Vec<Stm>, v: &Var, exp: Exp| {
         stms.push(Stm {
@@ -275,4 +286,5 @@ fn rewrite(nest: &Nest, flatten: &Stm, at: &Stm, fresh: &mut Fresh, stms: &mut V
         }),
         loc,
     });
+    Atom::Var(w.id)
 }
