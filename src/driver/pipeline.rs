@@ -14,7 +14,7 @@
 //!                              in rounds until none changes anything (not at -O0)
 //!   fusion                     fusion::fuse, nested clusters too   -> fusion::ast::FusedProgram
 //!   lower-loopy                loopy::lower                         -> loopy::ir::Program
-//!   loopy-{generators, bounds, inplace, rows, unroll, hoist, hists}
+//!   loopy-{unflat, generators, bounds, inplace, rows, unroll, hoist, hists}
 //!   loopy-donate               executables on the CPU: dead array arguments
 //!                              overwritten in place (not a library's)
 //!   loopy-{block, jam, tile}   when the target's tuning asks for them (CPU)
@@ -291,6 +291,7 @@ fn loop_nests_in(
             Ok(())
         })
     };
+    each("loopy-unflat", &loopy::unflat::renest_flat_maps)?;
     each("loopy-generators", &loopy::generators::drop_unread)?;
     each("loopy-bounds", &loopy::bounds::drop_proven_checks)?;
     each("loopy-inplace", &loopy::inplace::reuse_dead_copies)?;

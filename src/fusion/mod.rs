@@ -16,6 +16,7 @@ pub mod cluster;
 mod cuts;
 pub mod decompose;
 pub mod exhaustive;
+mod flat_index;
 pub mod frontier;
 pub mod generate;
 pub mod graph;
@@ -244,9 +245,11 @@ fn fuse_body(
     let recomputed;
     let body = match (&mut fresh, options.strategy) {
         (Some(fresh), Strategy::Greedy | Strategy::Ilp) => {
-            let pushed = permute::push_into_maps(body, fresh);
+            let past = reshape::maps_past_unflatten(body, fresh);
+            let pushed = permute::push_into_maps(&past, fresh);
             let flat = reshape::flatten_nests(&pushed, fresh);
             let flat = reshape::compose_into_nests(&flat);
+            let flat = flat_index::flat_maps(&flat, fresh);
             recomputed = recompute::duplicate_cheap_maps(&flat, fresh);
             &recomputed
         }

@@ -464,3 +464,162 @@ fn composed(stm: &Stm, nest: &Soac, h: &Lambda) -> Stm {
         loc: stm.loc,
     }
 }
+
+/// `transpose (unflatten n m a)` where `a = map h xs` (maps over one array
+/// each, every one used once, composed, none of which can fail) and the
+/// `unflatten` is read by that `transpose` alone: the maps move past the
+/// `unflatten`, `unflatten n m a` becoming `map (\r -> map h r) (unflatten
+/// n m xs)`, whose transposition `permute` then moves onto its input. The
+/// nest then streams into the map over the transposed rows (Futhark's
+/// `fuse-across-reshape-transpose`: one loop nest that reads `xs` through
+/// the transposed view). Elements are computed as before, and the
+/// `unflatten` checks the same size (`xs` is as long as `a`).
+pub fn maps_past_unflatten(body: &Body, fresh: &mut Fresh) -> Body {
+    let uses = use_counts(body);
+    let definer = definers(body);
+    let once = |v: &VarId| uses.get(v) == Some(&1);
+    let transposed: HashSet<VarId> = body
+        .stms
+        .iter()
+        .filter_map(|s| match s.exp {
+            Exp::Transpose(a) => Some(a),
+            _ => None,
+        })
+        .collect();
+    // The `unflatten` statement and its chain of maps, outermost first.
+    let mut chains: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (u, stm) in body.stms.iter().enumerate() {
+        let (Exp::Unflatten { array, .. }, [b]) = (&stm.exp, &stm.pat[..]) else {
+            continue;
+        };
+        if !transposed.contains(&b.id) || !once(&b.id) {
+            continue;
+        }
+        let mut chain = Vec::new();
+        let mut a = *array;
+        while let Some(&d) = definer.get(&a) {
+            match scalar_map(&body.stms[d]) {
+                Some((x, _)) if once(&a) => {
+                    chain.push(d);
+                    a = x;
+                }
+                _ => break,
+            }
+        }
+        if !chain.is_empty() {
+            chains.insert(u, chain);
+        }
+    }
+    if chains.is_empty() {
+        return body.clone();
+    }
+    let moved: HashSet<usize> = chains.values().flatten().copied().collect();
+    let mut stms = Vec::with_capacity(body.stms.len() + chains.len());
+    for (i, stm) in body.stms.iter().enumerate() {
+        if moved.contains(&i) {
+            continue;
+        }
+        let (Some(chain), Exp::Unflatten { rows, cols, .. }) = (chains.get(&i), &stm.exp) else {
+            stms.push(stm.clone());
+            continue;
+        };
+        let maps: Vec<(VarId, &Lambda)> = chain
+            .iter()
+            .filter_map(|&d| scalar_map(&body.stms[d]))
+            .collect();
+        let (Some(&(xs, bottom)), Some(&top)) = (maps.last(), chain.first()) else {
+            continue;
+        };
+        // `h`: the maps' functions, innermost first.
+        let mut h_stms = bottom.body.stms.clone();
+        let mut result = bottom.body.result.clone();
+        for (_, lam) in maps.iter().rev().skip(1) {
+            h_stms.push(Stm {
+                pat: vec![lam.params[0].clone()],
+                exp: Exp::Atom(result[0]),
+                loc: stm.loc,
+            });
+            h_stms.extend(lam.body.stms.iter().cloned());
+            result = lam.body.result.clone();
+        }
+        let out = maps[0].1.ret[0].elem();
+        let h = Lambda {
+            params: bottom.params.clone(),
+            body: Body {
+                stms: h_stms,
+                result,
+            },
+            ret: maps[0].1.ret.clone(),
+        };
+        let input = bottom.params[0].ty.elem();
+        let u = fresh.var("unflat", Type::Array(input, 2));
+        stms.push(Stm {
+            pat: vec![u.clone()],
+            exp: Exp::Unflatten {
+                array: xs,
+                rows: *rows,
+                cols: *cols,
+            },
+            loc: stm.loc,
+        });
+        let row = fresh.var("row", Type::Array(input, 1));
+        let made = fresh.var("row", Type::Array(out, 1));
+        let inner = Soac {
+            label: fresh.soac(),
+            width: *cols,
+            kind: SoacKind::Map(h),
+            args: vec![row.id],
+            sequential: false,
+        };
+        let Exp::Soac(outer) = &body.stms[top].exp else {
+            continue;
+        };
+        let nest = Soac {
+            label: outer.label,
+            width: *rows,
+            kind: SoacKind::Map(Lambda {
+                params: vec![row],
+                body: Body {
+                    stms: vec![Stm {
+                        pat: vec![made.clone()],
+                        exp: Exp::Soac(inner),
+                        loc: body.stms[top].loc,
+                    }],
+                    result: vec![Atom::Var(made.id)],
+                },
+                ret: vec![Type::Array(out, 1)],
+            }),
+            args: vec![u.id],
+            sequential: false,
+        };
+        stms.push(Stm {
+            pat: stm.pat.clone(),
+            exp: Exp::Soac(nest),
+            loc: body.stms[top].loc,
+        });
+    }
+    Body {
+        stms,
+        result: body.result.clone(),
+    }
+}
+
+/// A map of one array making one, scalar to scalar, whose function cannot
+/// fail: its input and function.
+fn scalar_map(stm: &Stm) -> Option<(VarId, &Lambda)> {
+    let Exp::Soac(Soac {
+        kind: SoacKind::Map(lam),
+        args,
+        sequential: false,
+        ..
+    }) = &stm.exp
+    else {
+        return None;
+    };
+    let ([x], [_], [p], [Type::Scalar(_)]) =
+        (&args[..], &stm.pat[..], &lam.params[..], &lam.ret[..])
+    else {
+        return None;
+    };
+    (matches!(p.ty, Type::Scalar(_)) && cannot_fail(lam)).then_some((*x, lam))
+}

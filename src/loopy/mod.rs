@@ -24,6 +24,7 @@ pub mod rows;
 pub mod scratch;
 pub mod select;
 pub mod tile;
+pub mod unflat;
 pub mod unroll;
 mod vars;
 pub mod wrap;
