@@ -407,10 +407,16 @@ fn body_traffic(body: &FusedBody, model: &Model, traffic: &mut Traffic) {
                 traffic.writes.add(&writes);
                 traffic.clusters.extend(each.clusters);
                 // The loop starts from a copy of each initial array it does
-                // not own (see `copied`).
+                // not own (see `copied`), unless a `for` loop only reads it
+                // (`loopy::borrow`: the first iteration reads the initial
+                // array itself; x86-64 only, the GPU targets keep the copy).
+                let core_inner = inner.to_core();
+                let counted = trips.is_some();
                 for (p, init) in params {
                     if let (true, Atom::Var(v)) = (p.ty.rank() > 0, init) {
-                        if copied(*v, index, body, &uses) {
+                        if copied(*v, index, body, &uses)
+                            && !(counted && only_read(p.id, &core_inner))
+                        {
                             traffic.reads.add_size(&size_name(v), 1);
                             traffic.writes.add_size(&size_name(v), 1);
                         }
@@ -553,6 +559,35 @@ fn copied(v: VarId, index: usize, body: &FusedBody, uses: &[Vec<VarId>]) -> bool
     !owned
         || body.result.contains(&Atom::Var(v))
         || uses[index + 1..].iter().any(|u| u.contains(&v))
+}
+
+/// Whether `body` only reads `v`: no update, scatter or histogram into it,
+/// no alias of it (a copy, a slice, a loop's initial value, a result), in
+/// any nested `if` or loop either. Lambdas cannot write what they capture.
+fn only_read(v: VarId, body: &Body) -> bool {
+    let is_v = |a: &Atom| *a == Atom::Var(v);
+    !body.result.iter().any(is_v)
+        && body.stms.iter().all(|stm| match &stm.exp {
+            Exp::Atom(a) => !is_v(a),
+            Exp::Slice { array, .. } => *array != v,
+            Exp::Update { array, .. } => *array != v,
+            Exp::If {
+                then_body,
+                else_body,
+                ..
+            } => only_read(v, then_body) && only_read(v, else_body),
+            Exp::Loop { params, body, .. } => {
+                !params.iter().any(|(_, init)| is_v(init)) && only_read(v, body)
+            }
+            Exp::Soac(soac) => match &soac.kind {
+                SoacKind::Scatter { dest, .. } => !dest.contains(&v),
+                SoacKind::Hist {
+                    dest: Some(dest), ..
+                } => !dest.contains(&v),
+                _ => true,
+            },
+            _ => true,
+        })
 }
 
 /// An array of a cluster must be written when another item or the body's
