@@ -80,6 +80,8 @@ fn every_programs_ptx_assembles_for_sm_70_80_90() {
     let mut files = programs("tests/programs");
     files.extend(programs("benches/programs"));
     files.extend(programs("tests/stdlib"));
+    files.extend(programs("tests/fusion"));
+    files.extend(programs("examples"));
     let mut report = String::new();
     let mut failures = Vec::new();
     for arch in ["sm_70", "sm_80", "sm_90"] {

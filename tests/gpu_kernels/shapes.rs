@@ -215,12 +215,7 @@ fn scans_of_arrays_take_chunks() {
         (int_matrix(5000, 1, "i64", 5), 4),
         (int_matrix(20, 4, "i64", 5), 2),
     ] {
-        let env = [("ARRC_GPU_SHRINK", "1"), ("ARRC_GPU_COUNT", "1")];
-        let (want, got) = run_both((&cpu, &emu), "colscan", &input, &env, &[]);
-        let err = String::from_utf8_lossy(&got.stderr);
-        assert!(got.status.success(), "{err}");
-        assert_eq!(got.stdout, want.stdout);
-        assert!(err.contains(&format!("gpu: launches={launches} ")), "{err}");
+        same_output_in_launches((&cpu, &emu), "colscan", &input, launches);
     }
 }
 
@@ -265,15 +260,7 @@ fn histograms_of_rows_take_chunks() {
     for (n, launches) in [(5000, 5), (20, 4)] {
         let is: Vec<String> = (0..n).map(|i| format!("{}i64", (i * 7) % 23)).collect();
         let input = format!("10i64 [{}] {}", is.join(","), int_matrix(n, 3, "i64", 5));
-        let env = [("ARRC_GPU_SHRINK", "1"), ("ARRC_GPU_COUNT", "1")];
-        let (want, got) = run_both((&cpu, &emu), "main", &input, &env, &[]);
-        let err = String::from_utf8_lossy(&got.stderr);
-        assert!(got.status.success(), "{err}");
-        assert_eq!(got.stdout, want.stdout);
-        assert!(
-            err.contains(&format!("gpu: launches={launches} ")),
-            "{n}: {err}"
-        );
+        same_output_in_launches((&cpu, &emu), "main", &input, launches);
     }
 }
 
@@ -323,15 +310,7 @@ fn histograms_of_rows_take_atomics() {
             .map(|i| format!("{}i64", (i * 7919) % 4001))
             .collect();
         let input = format!("{k}i64 [{}] {}", is.join(","), int_matrix(n, 3, "i64", 5));
-        let env = [("ARRC_GPU_SHRINK", "1"), ("ARRC_GPU_COUNT", "1")];
-        let (want, got) = run_both((&cpu, &emu), "main", &input, &env, &[]);
-        let err = String::from_utf8_lossy(&got.stderr);
-        assert!(got.status.success(), "{err}");
-        assert_eq!(got.stdout, want.stdout, "{n} rows into {k} bins");
-        assert!(
-            err.contains(&format!("gpu: launches={launches} ")),
-            "{n}: {err}"
-        );
+        same_output_in_launches((&cpu, &emu), "main", &input, launches);
     }
 }
 
@@ -357,15 +336,7 @@ entry firsts [m] (xss: [][m]i64) : [m]i64 =
         ("firsts", rows(5000, 3), 6),
         ("colsum", rows(20, 4), 2),
     ] {
-        let env = [("ARRC_GPU_SHRINK", "1"), ("ARRC_GPU_COUNT", "1")];
-        let (want, got) = run_both((&cpu, &emu), entry, &input, &env, &[]);
-        let err = String::from_utf8_lossy(&got.stderr);
-        assert!(got.status.success(), "{entry}: {err}");
-        assert_eq!(got.stdout, want.stdout, "{entry}");
-        assert!(
-            err.contains(&format!("gpu: launches={launches} ")),
-            "{entry}: {err}"
-        );
+        same_output_in_launches((&cpu, &emu), entry, &input, launches);
     }
 }
 
@@ -600,15 +571,7 @@ entry scaled (xss: [][]i64) : [][]i64 =
         ("composed", rows(2, 3000, "i32"), 3),
         ("scaled", rows(1, 5000, "i64"), 2),
     ] {
-        let env = [("ARRC_GPU_SHRINK", "1"), ("ARRC_GPU_COUNT", "1")];
-        let (want, got) = run_both((&cpu, &emu), entry, &input, &env, &[]);
-        let err = String::from_utf8_lossy(&got.stderr);
-        assert!(got.status.success(), "{entry}: {err}");
-        assert_eq!(got.stdout, want.stdout, "{entry}");
-        assert!(
-            err.contains(&format!("gpu: launches={launches} ")),
-            "{entry}: {err}"
-        );
+        same_output_in_launches((&cpu, &emu), entry, &input, launches);
     }
 }
 
@@ -640,15 +603,7 @@ entry composed (xss: [][]i32) : [][]i32 =
         ("from_max", int_matrix(1, 5000, "i64", 7), 3),
         ("composed", int_matrix(2, 3000, "i32", 7), 2),
     ] {
-        let env = [("ARRC_GPU_SHRINK", "1"), ("ARRC_GPU_COUNT", "1")];
-        let (want, got) = run_both((&cpu, &emu), entry, &input, &env, &[]);
-        let err = String::from_utf8_lossy(&got.stderr);
-        assert!(got.status.success(), "{entry}: {err}");
-        assert_eq!(got.stdout, want.stdout, "{entry}");
-        assert!(
-            err.contains(&format!("gpu: launches={launches} ")),
-            "{entry}: {err}"
-        );
+        same_output_in_launches((&cpu, &emu), entry, &input, launches);
     }
 }
 
@@ -690,6 +645,20 @@ entry mixed (n: i64) : []i64 =
         .unwrap();
     let loopy = String::from_utf8_lossy(&out.stdout);
     assert_eq!(loopy.matches("host loop map").count(), 1, "{loopy}");
+}
+
+/// The emulator, with tiny launches, prints what the CPU binary prints for
+/// `entry` on `input`, in exactly `launches` kernel launches.
+fn same_output_in_launches(bins: (&Path, &Path), entry: &str, input: &str, launches: usize) {
+    let env = [("ARRC_GPU_SHRINK", "1"), ("ARRC_GPU_COUNT", "1")];
+    let (want, got) = run_both(bins, entry, input, &env, &[]);
+    let err = String::from_utf8_lossy(&got.stderr);
+    assert!(got.status.success(), "{entry}: {err}");
+    assert_eq!(got.stdout, want.stdout, "{entry} on {input:.80}");
+    assert!(
+        err.contains(&format!("gpu: launches={launches} ")),
+        "{entry}: {err}"
+    );
 }
 
 /// An `n` by `w` integer matrix literal of type `ty`: element `(r, j)` is
