@@ -122,13 +122,7 @@ impl Gen {
         let (op, ne, sum) = self.row_operator(t, true);
         let (m, small) = self.matrix(env, t, (&rows, &cols), t.is_float());
         let bins = *self.rng.pick(&[0, 1, 2, 3, 7, 64]);
-        let (w, xss, i, k) = (
-            self.name("w"),
-            self.name("xss"),
-            self.name("i"),
-            self.name("k"),
-        );
-        let (a, b) = (self.rng.range(1, 9), self.rng.range(-3, 4));
+        let ([w, xss, i, k], (a, b)) = self.binned_rows_names();
         // `% (k + 2) - 1`: bins -1 and k are out of range and skipped.
         let is = if self.rng.chance(0.5) {
             format!("(map (\\{i} -> ({i} * {a} + ({b}i64)) % ({k} + 2) - 1) (iota (length {xss})))")
@@ -142,6 +136,13 @@ impl Gen {
         let e = e.inexact(sum && !d_small);
         let inexact = e.inexact || (sum && !small);
         Some((e.inexact(inexact), self.new_size()))
+    }
+
+    /// The names `[w, xss, i, k]` of a histogram of rows (`binned_rows`)
+    /// and the factor and offset `(a, b)` of its index map.
+    pub(super) fn binned_rows_names(&mut self) -> ([String; 4], (i64, i64)) {
+        let names = ["w", "xss", "i", "k"].map(|n| self.name(n));
+        (names, (self.rng.range(1, 9), self.rng.range(-3, 4)))
     }
 
     /// `e`, which binds `w`, `k` and `xss`, ended by `hist op (replicate

@@ -368,13 +368,7 @@ impl Gen {
         };
         let (op, ne) = self.atomic_operator(t);
         let (m, _) = self.matrix(env, t, (&rows, &cols), true);
-        let (w, xss, i, k) = (
-            self.name("w"),
-            self.name("xss"),
-            self.name("i"),
-            self.name("k"),
-        );
-        let (a, b) = (self.rng.range(1, 9), self.rng.range(-3, 4));
+        let ([w, xss, i, k], (a, b)) = self.binned_rows_names();
         let is = match self.rng.below(3) {
             // Bins -1 and k: out of range, skipped.
             0 => format!("(map (\\{i} -> ({i} * {a} + ({b}i64)) % ({k} + 2i64) - 1i64) (iota (length {xss})))"),
