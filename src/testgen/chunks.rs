@@ -66,13 +66,7 @@ impl Gen {
     /// An elementwise operator (associative; commutative if asked), as
     /// `map2 op` or a lambda over two rows; whether it is a float sum.
     fn row_operator(&mut self, t: ScalarType, commutative: bool) -> (String, String, bool) {
-        let mut op = self.op(t, commutative);
-        // A reassociated float product may overflow in one order only.
-        if t.is_float() && op.text == "(*)" {
-            op.text = "(+)".into();
-            op.ne = zero(t);
-        }
-        let sum = t.is_float() && op.text == "(+)";
+        let (op, sum) = self.row_op(t, commutative);
         let text = if self.rng.chance(0.7) {
             format!("(map2 {})", op.text)
         } else {
