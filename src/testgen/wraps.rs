@@ -21,6 +21,7 @@
 //!   may fail before the scan.
 
 use super::ast::{Expr, Ty, Var};
+use super::chunks::vector_and_matrix;
 use super::gen::{zero, Env, Gen, Op};
 use super::ranked::ranked;
 use super::rewrites::with_scalars;
@@ -107,7 +108,7 @@ impl Gen {
         if self.rng.chance(0.3) {
             // The rows of a matrix of copies, the loop over the matrix.
             let (rows, row) = (self.rng.range(0, 4), self.name("row"));
-            let per_row = body.replace(&format!("{g}"), &row);
+            let per_row = body.replace(&g, &row);
             let e = Expr::node(ranked(t, 2))
                 .t(&head)
                 .e(src)
@@ -328,12 +329,7 @@ impl Gen {
                 "map (\\{c} -> reduce {o} {ne} (map2 {f} {c} {vv})) (transpose (map (map (\\{q} -> {q} + {q})) {av}))"
             ),
         };
-        let e = Expr::node(Ty::arr(Ty::S(t)))
-            .t(&format!("(let {kv} = {k} in let {mv} = {m} in let {av} = "))
-            .e(a)
-            .t(&format!(" in let {vv} = map (\\{i} -> "))
-            .e(ve)
-            .t(&format!(") (iota {kv}) in {form})"))
+        let e = vector_and_matrix(t, [&kv, &mv, &av, &vv, &i], (&k, &m), (a, ve), &form)
             .inexact(sum && !(a_small && v_small));
         Some((e, self.new_size()))
     }
