@@ -195,6 +195,43 @@ fn cut_shapes_are_generated() {
     );
 }
 
+/// The shape of `arrc random --wraps`.
+fn wraps() -> arrc::testgen::stms::Shape {
+    arrc::testgen::stms::Shape {
+        wraps: true,
+        ..Default::default()
+    }
+}
+
+/// `--wraps` makes each of its shapes: `for` loops over a stencil's
+/// rotations and over a matrix of copies, `(i + c) % n` and `(i + n - 1) %
+/// n` reads, flattened nests unflattened again, reductions down columns,
+/// scans of long rows, of pairs and after a row's maximum.
+#[test]
+fn wrap_shapes_are_generated() {
+    let sources: Vec<String> = (7000..7050u64)
+        .map(|seed| arrc::testgen::stms::generate_with(seed, wraps()).source())
+        .collect();
+    let lines: Vec<&str> = sources.iter().flat_map(|s| s.lines()).collect();
+    let with =
+        |what: &str| -> Vec<&str> { lines.iter().copied().filter(|l| l.contains(what)).collect() };
+    for (what, text) in [
+        ("a borrowing loop", " do map3 (\\c"),
+        ("a loop over copied rows", " = replicate "),
+        ("a wrap by one", " + 1) % n"),
+        ("a wrap down", " + n"),
+        ("a flattened nest", "flatten (map (\\a"),
+        ("a flattened nest unflattened", "(unflatten (length xs"),
+        ("a reduction down columns", ") (transpose a"),
+        ("a scan of 5,000 columns", "5000i64"),
+        ("a scan of pairs", "(a1 * a2, b1 * a2 + b2)"),
+        ("a scan after a maximum", ".lowest row"),
+        ("a gather before a scan", "(iota 10)["),
+    ] {
+        assert!(!with(text).is_empty(), "no {what} ({text})");
+    }
+}
+
 /// The generator is deterministic and its programs type-check, those of
 /// `--rewrites` (most statements shaped for the newest rewrites) and
 /// `--nests` (flat indices, mapped products, failing reductions) and
@@ -222,7 +259,8 @@ fn generated_programs_type_check() {
         .chain((3000..3050u64).map(|seed| (seed, nests)))
         .chain((4000..4050u64).map(|seed| (seed, idioms)))
         .chain((5000..5050u64).map(|seed| (seed, chunks())))
-        .chain((6000..6050u64).map(|seed| (seed, cuts())));
+        .chain((6000..6050u64).map(|seed| (seed, cuts())))
+        .chain((7000..7050u64).map(|seed| (seed, wraps())));
     for (seed, shape) in shapes {
         let prog = arrc::testgen::stms::generate_with(seed, shape);
         let again = arrc::testgen::stms::generate_with(seed, shape);

@@ -101,6 +101,13 @@ pub struct RandomArgs {
     /// scatter chains, the GPU's atomic histograms of rows).
     #[arg(long)]
     cuts: bool,
+    /// Many `for` loops that only read their array, `(i + c) % n` reads,
+    /// flattened map nests, reductions down columns and scans of few long
+    /// rows (`loopy::borrow`, `loopy::wrap`, `fusion::flat_index` and
+    /// `loopy::unflat`, `loopy::jam::stream` under a small
+    /// `ARRC_STREAM_FROM`, the GPU's split row scans).
+    #[arg(long)]
+    wraps: bool,
     /// x86-64 processors to build for (comma-separated, as `arrc build
     /// --cpu`: `native`, `x86-64-v3`, ...).
     #[arg(long, value_delimiter = ',', default_value = "native")]
@@ -117,6 +124,7 @@ pub fn random(args: &RandomArgs) -> i32 {
         idioms: args.idioms,
         chunks: args.chunks,
         cuts: args.cuts,
+        wraps: args.wraps,
     };
     if args.print {
         let p = crate::testgen::stms::generate_with(args.seed, shape);

@@ -32,6 +32,24 @@ const WORK: i64 = 200_000;
 /// Columns of a vector-matrix product: around a jam of 64 columns.
 const COLUMNS: &[i64] = &[0, 1, 3, 63, 64, 65, 128, 130, 200];
 
+/// `(let k = .. in let m = .. in let a = a_e in let v = map (\\i -> v_e)
+/// (iota k) in form)`: a matrix `[k][m]t` and a vector of `k` elements
+/// for a form that reduces down the matrix's columns.
+pub(super) fn vector_and_matrix(
+    t: ScalarType,
+    [kv, mv, av, vv, i]: [&str; 5],
+    (k, m): (&str, &str),
+    (a, ve): (Expr, Expr),
+    form: &str,
+) -> Expr {
+    Expr::node(Ty::arr(Ty::S(t)))
+        .t(&format!("(let {kv} = {k} in let {mv} = {m} in let {av} = "))
+        .e(a)
+        .t(&format!(" in let {vv} = map (\\{i} -> "))
+        .e(ve)
+        .t(&format!(") (iota {kv}) in {form})"))
+}
+
 impl Gen {
     /// An expression for one of the shapes above and its length class.
     pub fn chunk_shape(&mut self, env: &Env) -> Option<(Expr, u32)> {
@@ -66,13 +84,7 @@ impl Gen {
     /// An elementwise operator (associative; commutative if asked), as
     /// `map2 op` or a lambda over two rows; whether it is a float sum.
     fn row_operator(&mut self, t: ScalarType, commutative: bool) -> (String, String, bool) {
-        let mut op = self.op(t, commutative);
-        // A reassociated float product may overflow in one order only.
-        if t.is_float() && op.text == "(*)" {
-            op.text = "(+)".into();
-            op.ne = zero(t);
-        }
-        let sum = t.is_float() && op.text == "(+)";
+        let (op, sum) = self.row_op(t, commutative);
         let text = if self.rng.chance(0.7) {
             format!("(map2 {})", op.text)
         } else {
@@ -310,12 +322,7 @@ impl Gen {
                 "map (\\{c} -> reduce (+) {z} (map2 (*) {c} {vv})) (transpose {av} |> map (map (\\{q} -> {q} + {q})))"
             ),
         };
-        let e = Expr::node(Ty::arr(Ty::S(t)))
-            .t(&format!("(let {kv} = {k} in let {mv} = {m} in let {av} = "))
-            .e(a)
-            .t(&format!(" in let {vv} = map (\\{i} -> "))
-            .e(ve)
-            .t(&format!(") (iota {kv}) in {form})"))
+        let e = vector_and_matrix(t, [&kv, &mv, &av, &vv, &i], (&k, &m), (a, ve), &form)
             .inexact(t.is_float() && !(a_small && v_small));
         Some((e, self.new_size()))
     }

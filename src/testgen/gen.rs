@@ -63,6 +63,10 @@ pub struct Gen {
     /// Weight of the statements for cut loops, scatter chains, histograms
     /// of rows by atomics and array equality (`Shape::cuts`; 0 when off).
     pub cut_weight: u32,
+    /// Weight of the statements for borrowed loops, wrapped remainders,
+    /// flattened nests, column reductions and long row scans
+    /// (`Shape::wraps`; 0 when off).
+    pub wrap_weight: u32,
 }
 
 /// Helper definitions a program may call; `Prog::source` keeps those used.
@@ -97,6 +101,7 @@ impl Gen {
             idiom_weight: 0,
             chunk_weight: 0,
             cut_weight: 0,
+            wrap_weight: 0,
         }
     }
 

@@ -33,6 +33,7 @@ pub mod run;
 pub mod shrink;
 pub mod slices;
 pub mod stms;
+pub mod wraps;
 
 use run::{Failure, Settings, Verdict};
 use std::io::Write;

@@ -52,6 +52,11 @@ pub struct Shape {
     /// loops cut at a wrap-around, scatter chains, histograms of rows by
     /// atomics, `==` on arrays. Off, their weight is 0.
     pub cuts: bool,
+    /// Many statements for the fifteenth session's loop-nest passes and
+    /// kernels (`wraps.rs`): `for` loops that only read their array,
+    /// `(i + c) % n` reads, flattened nests, reductions down columns, scans
+    /// of few long rows. Off, their weight is 0.
+    pub wraps: bool,
 }
 
 impl Default for Shape {
@@ -65,6 +70,7 @@ impl Default for Shape {
             idioms: false,
             chunks: false,
             cuts: false,
+            wraps: false,
         }
     }
 }
@@ -90,6 +96,7 @@ pub fn generate_with(seed: u64, shape: Shape) -> Prog {
     g.idiom_weight = if shape.idioms { 12 } else { 0 };
     g.chunk_weight = if shape.chunks { 12 } else { 0 };
     g.cut_weight = if shape.cuts { 12 } else { 0 };
+    g.wrap_weight = if shape.wraps { 12 } else { 0 };
     let long = shape.long;
     let mut params: Vec<Var> = Vec::new();
     let count = g.rng.range(1, 4);
@@ -230,6 +237,7 @@ impl Gen {
             self.idiom_weight,
             self.chunk_weight,
             self.cut_weight,
+            self.wrap_weight,
         ]);
         let t = self.scalar_type();
         match k {
@@ -346,6 +354,12 @@ impl Gen {
             }
             15 => {
                 let (e, size) = self.chunk_shape(env)?;
+                let st = self.single(e, size);
+                self.kernel_results.push(st.pattern.clone());
+                Some(st)
+            }
+            17 => {
+                let (e, size) = self.wrap_shape(env)?;
                 let st = self.single(e, size);
                 self.kernel_results.push(st.pattern.clone());
                 Some(st)
