@@ -6,7 +6,9 @@
 -- ignored. `swapped` has the tuple the other way and an inner map that
 -- can fail (by zero): its first error is the nest's. `both_fail` has two
 -- inner maps that can fail, whose first error could move, so it stays a
--- nest. `three` returns a third flattened row besides. Of duplicates any
+-- nest. `three` returns a third flattened row besides. `separate` takes
+-- the indices and the values from two nests of one inner map each
+-- (`reshape::flatten_nests` makes each flat). Of duplicates any
 -- one value may be stored (`duplicates`, tagged `unspecified`).
 -- ==
 -- entry: main
@@ -40,6 +42,11 @@
 -- input { [[8, -3]] [1, 2] } output { [1, 2] [64, 9] }
 -- input { empty([0][4]i32) [1, 2] } output { [1, 2] empty([0]i32) }
 -- ==
+-- entry: separate
+-- input { [[2, 0, 1], [5, 9, -4]] [0, 0, 0, 0, 0, 0] }
+-- output { [1, 2, 3, 0, 0, 6] }
+-- input { empty([0][5]i32) [4] } output { [4] }
+-- ==
 -- entry: duplicates
 -- unspecified input { [[3, 15], [7, 21]] } output { true }
 -- unspecified input { [[7, 3]] } output { true }
@@ -62,6 +69,11 @@ entry three [m] [n] (xs: [m][n]i32) (dest: *[]i32) : ([]i32, []i32) =
   let (inds, vals, sq) =
     unzip3 (map (\row -> (map (\x -> i64.i32 x + 1) row, map (* 2) row, map (\x -> x * x) row)) xs)
   in (scatter dest (flatten inds) (flatten vals), flatten sq)
+
+entry separate [m] [n] (xs: [m][n]i32) (dest: *[]i32) : []i32 =
+  let inds = map (\row -> map i64.i32 row) xs
+  let vals = map (\row -> map (+ 1) row) xs
+  in scatter dest (flatten inds) (flatten vals)
 
 entry duplicates [m] [n] (xs: [m][n]i32) : bool =
   let (vals, inds) = unzip (map (\row -> (map (i32.max (-100)) row, map (\x -> i64.i32 (x / 10)) row)) xs)
