@@ -326,6 +326,35 @@ fn reshapes_by_counting() {
     }
 }
 
+/// Two rows per element flattened into a scatter (`fusion::flat_rows`,
+/// Futhark's `WithAccs/issue2452`), 40 rows of 25 into 1,000 bins, every
+/// index in range and distinct: under `greedy` and `ilp` one loop reads the
+/// matrix and writes the scattered elements; under `none` both rows are
+/// written and read again. Each also copies the destination (1,000 each
+/// way: `build` turns `loopy::donate` off).
+#[test]
+fn flattened_rows_into_scatter_by_counting() {
+    let row = |i: usize| {
+        let xs: Vec<String> = (0..25)
+            .map(|j| format!("{}i32", (i * 25 + j * 7) % 1000))
+            .collect();
+        format!("[{}]", xs.join(", "))
+    };
+    let matrix = format!("[{}]", (0..40).map(row).collect::<Vec<_>>().join(", "));
+    let input = format!("{matrix} [{}]", vec!["0i32"; 1000].join(", "));
+    let program = "tests/fusion/flat_rows_scatter.arr";
+    for (strategy, want) in STRATEGIES
+        .into_iter()
+        .zip([(5000, 4000), (2000, 2000), (2000, 2000)])
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let exe = dir.path().join("counting");
+        build(program, strategy, true, &exe);
+        let (_, stderr) = run(&exe, &input);
+        assert_eq!(counted(&stderr), want, "{program} --fusion {strategy}");
+    }
+}
+
 /// `xss ++ yss` of matrices (40 and 20 rows of 25) is never made: both
 /// row maps read the parts' rows in place (1,500 elements each, where
 /// copying it moved 1,500 each way more), and under `ilp` they are merged
@@ -469,6 +498,12 @@ const NOT_MODELLED: &[(&str, &[&str], &str)] = &[
         "tests/fusion/flatten_map.arr",
         &["none", "greedy", "ilp"],
         "a flattened array's size is a product the model cannot name",
+    ),
+    (
+        "tests/fusion/flat_rows_scatter.arr",
+        &["none", "greedy", "ilp"],
+        "a flattened array's size is a product the model cannot name (counted in \
+         flattened_rows_into_scatter_by_counting)",
     ),
     (
         "tests/fusion/flatten_nest_map.arr",

@@ -17,6 +17,7 @@ mod cuts;
 pub mod decompose;
 pub mod exhaustive;
 mod flat_index;
+mod flat_rows;
 pub mod frontier;
 pub mod generate;
 pub mod graph;
@@ -248,6 +249,7 @@ fn fuse_body(
             let past = reshape::maps_past_unflatten(body, fresh);
             let pushed = permute::push_into_maps(&past, fresh);
             let flat = reshape::flatten_nests(&pushed, fresh);
+            let flat = flat_rows::flat_row_maps(&flat, fresh);
             let flat = reshape::compose_into_nests(&flat);
             let flat = flat_index::flat_maps(&flat, fresh);
             recomputed = recompute::duplicate_cheap_maps(&flat, fresh);
