@@ -402,12 +402,20 @@ impl Lowerer {
     /// Stops the program unless `size`, which a new array is to have, is
     /// at least 0; a constant or another array's dimension needs no check.
     pub(super) fn check_size(&mut self, size: Atom, loc: SrcLoc, out: &mut Block) {
-        let known = match size {
-            Atom::Const(c) => c.as_i128().is_some_and(|n| n >= 0),
-            Atom::Var(_) => self.shapes.values().any(|shape| shape.contains(&size)),
-        };
-        if !known {
+        if !self.known_size_outside(size, &HashSet::new()) {
             out.push(Stmt::SizeCheck { size, loc });
+        }
+    }
+
+    /// `size` is known to be at least 0: a constant, or the dimension of
+    /// an array (so checked, or a parameter's) not defined in `inside`.
+    fn known_size_outside(&self, size: Atom, inside: &HashSet<VarId>) -> bool {
+        match size {
+            Atom::Const(c) => c.as_i128().is_some_and(|n| n >= 0),
+            Atom::Var(_) => self
+                .shapes
+                .iter()
+                .any(|(v, shape)| !inside.contains(v) && shape.contains(&size)),
         }
     }
 
@@ -487,8 +495,11 @@ impl Lowerer {
             // A copied size may be negative where the row's own checks
             // (a slice's) would stop the program: allocate nothing then, and
             // let row 0 report it (or no row, for an empty result).
+            // So may a size from outside the body that only the body
+            // checks (`replicate (k + 1)` with `k + 1` hoisted out).
             let from_body = matches!(dim, Atom::Var(v) if defined.contains(&v));
-            if from_body && matches!(copy, Atom::Var(c) if !defined.contains(&c)) {
+            let unchecked = !from_body && !self.known_size_outside(dim, &defined);
+            if (from_body || unchecked) && matches!(copy, Atom::Var(c) if !defined.contains(&c)) {
                 let clamped = self.binop("row_size", BinOp::Max, copy, i64c(0), &mut copied);
                 shape.push(clamped);
             } else {
