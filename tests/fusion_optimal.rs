@@ -137,6 +137,50 @@ fn ilp_equals_enumerated_minimum_in_both_directions() {
     assert_eq!(bodies, 120);
 }
 
+/// Maps that read one vector from outside whole, through their inner
+/// SOACs (`Kind::RowDot`), are siblings by it: the ILP, the cycle cuts and
+/// the groups still reach the enumerated minimum with that term.
+#[test]
+fn ilp_equals_enumerated_minimum_with_shared_free_rows() {
+    let kinds = [
+        Kind::Map,
+        Kind::Map2,
+        Kind::Reduce,
+        Kind::Scan,
+        Kind::MapUsing,
+        Kind::RowDot,
+        Kind::RowDot,
+    ];
+    let (mut bodies, mut paired) = (0, 0);
+    for seed in 1..=120u64 {
+        let soacs = 4 + (seed % 7) as usize;
+        let recent = 2 + (seed % 4) as usize;
+        let p = program(soacs, &kinds, false, recent, seed * 15_485_863);
+        let f = &p.entries[0];
+        let w = f.params[1].id;
+        let graph = arrc::fusion::graph::build(&f.params, &f.body);
+        let count = graph
+            .graph
+            .node_indices()
+            .filter(|&v| graph.graph[v].soac.is_some())
+            .count();
+        if count > 10 {
+            continue;
+        }
+        if graph.siblings.iter().any(|s| s.shared.contains(&w)) {
+            assert!(
+                graph.arrays.contains_key(&w),
+                "seed {seed}: the vector is a term"
+            );
+            paired += 1;
+        }
+        check(&graph, &format!("seed {seed} ({count} SOACs)"));
+        bodies += 1;
+    }
+    assert!(bodies >= 100, "{bodies} bodies checked");
+    assert!(paired >= 40, "{paired} bodies pair maps by the vector");
+}
+
 /// The same program always fuses the same way (the solver has a node
 /// budget, not a clock), also when the budget stops it early.
 #[test]

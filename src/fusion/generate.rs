@@ -29,6 +29,10 @@ pub enum Kind {
     Hist,
     /// `scatter (copy c) (map i64.f32 a) b`
     Scatter,
+    /// `map (\x -> reduce (+) 0 (map (* x) w)) a`, `w` a second parameter
+    /// every such map reads whole through its inner map: two of them are
+    /// siblings by that shared vector (`graph`'s free-row pairs).
+    RowDot,
 }
 
 /// The mix of `benches/fusion.rs` before histograms, scatters and filters.
@@ -212,6 +216,22 @@ pub fn program(soacs: usize, kinds: &[Kind], cycle: bool, recent: usize, seed: u
         },
     );
     let width = g.width;
+    // The vector `RowDot`'s maps read whole, and its size.
+    let mut params = vec![input.clone()];
+    let mut row = None;
+    if kinds.contains(&Kind::RowDot) {
+        let w = g.var("w", arr);
+        let m = g.var("m", I64);
+        g.stm(
+            vec![m.clone()],
+            Exp::Size {
+                array: w.id,
+                dim: 0,
+            },
+        );
+        row = Some((w.id, Atom::Var(m.id)));
+        params.push(w);
+    }
     let mut arrays = vec![input.id];
     let mut scalars: Vec<VarId> = Vec::new();
     let mut others: Vec<VarId> = Vec::new();
@@ -305,6 +325,53 @@ pub fn program(soacs: usize, kinds: &[Kind], cycle: bool, recent: usize, seed: u
                 };
                 others.push(g.soac("h", arr, width, kind, vec![idx, b]));
             }
+            Kind::RowDot => {
+                let Some((w, m)) = row else { continue };
+                let a = recent_array(&mut g, &arrays);
+                let x = g.var("x", F32);
+                let scale = g.binop_lambda(BinOp::Mul, 1, Some(x.id));
+                let op = g.binop_lambda(BinOp::Add, 2, None);
+                let prods = g.var("p", arr);
+                let sum = g.var("s", F32);
+                g.next_soac += 2;
+                let inner = |label: u32, kind: SoacKind, args: Vec<VarId>| {
+                    Exp::Soac(Soac {
+                        label: SoacId(label),
+                        width: m,
+                        kind,
+                        args,
+                        sequential: false,
+                    })
+                };
+                let stms = vec![
+                    Stm {
+                        pat: vec![prods.clone()],
+                        exp: inner(g.next_soac - 1, SoacKind::Map(scale), vec![w]),
+                        loc: SrcLoc::default(),
+                    },
+                    Stm {
+                        pat: vec![sum.clone()],
+                        exp: inner(
+                            g.next_soac,
+                            SoacKind::Reduce {
+                                op,
+                                neutral: vec![Atom::Const(Const::F32(0.0))],
+                            },
+                            vec![prods.id],
+                        ),
+                        loc: SrcLoc::default(),
+                    },
+                ];
+                let lam = Lambda {
+                    params: vec![x],
+                    body: Body {
+                        stms,
+                        result: vec![Atom::Var(sum.id)],
+                    },
+                    ret: vec![F32],
+                };
+                arrays.push(g.soac("r", arr, width, SoacKind::Map(lam), vec![a]));
+            }
             Kind::Scatter => {
                 let a = recent_array(&mut g, &arrays);
                 let b = recent_array(&mut g, &arrays);
@@ -335,7 +402,7 @@ pub fn program(soacs: usize, kinds: &[Kind], cycle: bool, recent: usize, seed: u
         files: vec!["generated.arr".into()],
         entries: vec![Function {
             name: "main".into(),
-            params: vec![input],
+            params,
             size_params: Vec::new(),
             body: Body {
                 stms: g.stms,

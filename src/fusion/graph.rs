@@ -198,7 +198,7 @@ pub fn size_classes(params: &[crate::core::ir::Var], body: &Body) -> HashMap<Var
         sizes.insert(p.id, SizeClass::Symbol(p.id, 0));
     }
     let mut rooted: HashSet<VarId> = params.iter().map(|p| p.id).collect();
-    classify_body(body, &mut sizes, &mut rooted, &mut HashMap::new());
+    classify_body(body, &mut sizes, &mut rooted, &mut HashMap::new(), true);
     sizes
 }
 
@@ -210,12 +210,19 @@ pub fn size_classes(params: &[crate::core::ir::Var], body: &Body) -> HashMap<Var
 /// (rows) a map's function gets of rooted arrays, of class `Symbol(a, d + 1)`.
 /// `rows` holds the class of the rows of matrices whose rows are vectors
 /// of a known class other than that (transposed arrays, maps making rows).
+///
+/// In the body being clustered (`top`), `assert_eq_sizes a b` before any
+/// SOAC makes `a`'s and `b`'s classes one: every SOAC runs after it
+/// (`build` orders what follows a check after it), so their sizes are
+/// equal wherever a SOAC runs (`fusion::checks` moves such checks there).
 fn classify_body(
     body: &Body,
     sizes: &mut HashMap<VarId, SizeClass>,
     rooted: &mut HashSet<VarId>,
     rows: &mut HashMap<VarId, SizeClass>,
+    top: bool,
 ) {
+    let mut before_soacs = top;
     let class_of_atom = |sizes: &HashMap<VarId, SizeClass>, a: &Atom| match a {
         Atom::Const(c) => SizeClass::Const(c.as_i128().unwrap_or(-1) as i64),
         Atom::Var(v) => sizes
@@ -230,8 +237,8 @@ fn classify_body(
                 else_body,
                 ..
             } => {
-                classify_body(then_body, sizes, rooted, rows);
-                classify_body(else_body, sizes, rooted, rows);
+                classify_body(then_body, sizes, rooted, rows, false);
+                classify_body(else_body, sizes, rooted, rows, false);
             }
             // A loop parameter has its initial value's class when the body
             // gives it back in the same class (by induction, every iteration
@@ -241,7 +248,7 @@ fn classify_body(
                     let class = class_of_atom(sizes, init);
                     sizes.insert(p.id, class);
                 }
-                classify_body(body, sizes, rooted, rows);
+                classify_body(body, sizes, rooted, rows, false);
                 let mut changed = false;
                 for ((p, _), next) in params.iter().zip(&body.result) {
                     if class_of_atom(sizes, next) != sizes[&p.id] {
@@ -250,7 +257,7 @@ fn classify_body(
                     }
                 }
                 if changed {
-                    classify_body(body, sizes, rooted, rows);
+                    classify_body(body, sizes, rooted, rows, false);
                 }
                 for (v, (p, _)) in stm.pat.iter().zip(params) {
                     let class = sizes[&p.id].clone();
@@ -276,7 +283,31 @@ fn classify_body(
                     }
                 }
                 if let Some(lam) = soac.kind.lambda() {
-                    classify_body(&lam.body, sizes, rooted, rows);
+                    classify_body(&lam.body, sizes, rooted, rows, false);
+                }
+            }
+            _ => {}
+        }
+        match &stm.exp {
+            Exp::Soac(_) => before_soacs = false,
+            Exp::AssertEqSizes(a, b) if before_soacs => {
+                let (ca, cb) = (class_of_atom(sizes, a), class_of_atom(sizes, b));
+                let consts = matches!((&ca, &cb), (SizeClass::Const(_), SizeClass::Const(_)));
+                if ca != cb && !consts {
+                    // The constant, if any, names the class.
+                    let (keep, gone) = match cb {
+                        SizeClass::Const(_) => (cb, ca),
+                        _ => (ca, cb),
+                    };
+                    for class in sizes.values_mut().chain(rows.values_mut()) {
+                        if *class == gone {
+                            *class = keep.clone();
+                        }
+                    }
+                    // A variable from outside has its own class unstored.
+                    if let SizeClass::Symbol(v, usize::MAX) = gone {
+                        sizes.entry(v).or_insert(keep);
+                    }
                 }
             }
             _ => {}
@@ -607,6 +638,7 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
             }
         }
     }
+    let free_rows = free_row_pairs(body, &graph, &definer, &readers, &mut pairs);
     let siblings = pairs
         .into_iter()
         .map(|((a, b), shared)| Sibling {
@@ -615,7 +647,8 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
             shared,
         })
         .collect();
-    let arrays = array_uses(body, &graph, &types, &sizes);
+    let mut arrays = array_uses(body, &graph, &types, &sizes);
+    arrays.extend(free_rows);
     FusionGraph {
         graph,
         siblings,
@@ -625,6 +658,78 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
         sparse_groups: groups,
         arrays,
     }
+}
+
+/// Sibling pairs of maps of one width that read a vector from outside the
+/// body whole in every iteration, each through SOACs of its function that
+/// stream it (`rows::shared_free_rows`): merged when they share a cluster
+/// (`fusion::rows`), their inner SOACs read it once per iteration. Each
+/// such vector is a term of the objective of `width` passes over it, read
+/// once per cluster of its readers. Only vectors no statement of the body
+/// defines or streams, so that the term is theirs alone.
+fn free_row_pairs(
+    body: &Body,
+    graph: &DiGraph<Node, Edge>,
+    definer: &HashMap<VarId, usize>,
+    streamed: &BTreeMap<VarId, Vec<usize>>,
+    pairs: &mut BTreeMap<(usize, usize), Vec<VarId>>,
+) -> BTreeMap<VarId, ArrayUse> {
+    let maps: Vec<(usize, &crate::core::ir::Soac, &SizeClass)> = body
+        .stms
+        .iter()
+        .enumerate()
+        .filter_map(
+            |(i, stm)| match (&stm.exp, &graph[NodeIndex::new(i)].soac) {
+                (Exp::Soac(soac), Some(node)) if node.kind == "map" => Some((i, soac, &node.width)),
+                _ => None,
+            },
+        )
+        .collect();
+    let mut uses: BTreeMap<VarId, (ArrayUse, SizeClass)> = BTreeMap::new();
+    for (k, &(a, sa, wa)) in maps.iter().enumerate() {
+        for &(b, sb, wb) in &maps[k + 1..] {
+            if wa != wb {
+                continue;
+            }
+            for (v, ty) in super::rows::shared_free_rows(sa, sb) {
+                if definer.contains_key(&v) || streamed.contains_key(&v) {
+                    continue;
+                }
+                let passes = match wa {
+                    SizeClass::Const(c) => (*c).max(0) as f64,
+                    _ => super::ilp::SYMBOLIC_SIZE,
+                };
+                let (entry, width) = uses.entry(v).or_insert_with(|| {
+                    let bytes = passes * array_bytes(ty.as_ref(), None);
+                    let entry = ArrayUse {
+                        bytes,
+                        producer: None,
+                        readers: Vec::new(),
+                    };
+                    (entry, wa.clone())
+                });
+                // One term per vector: readers of one width.
+                if width != wa {
+                    continue;
+                }
+                for r in [a, b] {
+                    if !entry.readers.contains(&r) {
+                        entry.readers.push(r);
+                    }
+                }
+                let shared = pairs.entry((a, b)).or_default();
+                if !shared.contains(&v) {
+                    shared.push(v);
+                }
+            }
+        }
+    }
+    uses.into_iter()
+        .map(|(v, (mut entry, _))| {
+            entry.readers.sort_unstable();
+            (v, entry)
+        })
+        .collect()
 }
 
 /// Whether `consumer` continues the scatter `producer` into `v`, one of its

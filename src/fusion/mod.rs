@@ -12,6 +12,7 @@
 pub mod ast;
 mod bound;
 pub mod check;
+mod checks;
 pub mod cluster;
 mod cuts;
 pub mod decompose;
@@ -256,6 +257,14 @@ fn fuse_body(
             &recomputed
         }
         _ => body,
+    };
+    let checked;
+    let body = match options.strategy {
+        Strategy::Greedy | Strategy::Ilp => {
+            checked = checks::size_checks_first(body);
+            &checked
+        }
+        Strategy::None => body,
     };
     let graph = graph::build(params, body);
     let decision = match options.strategy {

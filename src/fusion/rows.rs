@@ -9,7 +9,9 @@
 //! that stream the row are siblings. The graph gives such maps a sibling
 //! pair only when each function reads the row through streaming SOACs
 //! alone (`row_streamed`), so the read the clusterer credits is the read
-//! the lowering makes.
+//! the lowering makes. So are two maps over different arrays whose
+//! functions read one vector from outside, each only by streaming it
+//! (`shared_free_rows`): merged, the SOACs that stream it are siblings.
 
 use super::ast::SoacStm;
 use crate::core::free::{free_in_exp, free_in_exp_except_soac_args};
@@ -36,7 +38,7 @@ pub fn merge_row_maps(body: &Body, members: &[usize]) -> Vec<SoacStm> {
     let shares_rows = |a: &SoacStm, b: &SoacStm| {
         a.soac.args.iter().any(|x| {
             b.soac.args.contains(x) && row_streamed(&a.soac, *x) && row_streamed(&b.soac, *x)
-        })
+        }) || !shared_free_rows(&a.soac, &b.soac).is_empty()
     };
     // Read by a statement outside the cluster, or a result of the body.
     let mut outside: HashSet<VarId> = body
@@ -265,32 +267,80 @@ pub fn row_streamed(soac: &crate::core::ir::Soac, array: VarId) -> bool {
         return false;
     };
     let row = &lam.params[k];
-    if row.ty.rank() == 0 {
-        return false;
-    }
+    row.ty.rank() > 0 && only_streamed(&lam.body, row.id)
+}
+
+/// `body` reads `v` at least once, and only as a streamed argument of
+/// its SOACs (or for its size), never returns it.
+fn only_streamed(body: &Body, v: VarId) -> bool {
     let mut streamed = false;
-    for stm in &lam.body.stms {
+    for stm in &body.stms {
         match &stm.exp {
             Exp::Soac(inner) => {
-                if free_in_exp_except_soac_args(&stm.exp).contains(&row.id) {
+                if free_in_exp_except_soac_args(&stm.exp).contains(&v) {
                     return false;
                 }
-                streamed |= inner.args.contains(&row.id);
+                streamed |= inner.args.contains(&v);
             }
             // Its size reads no element.
             Exp::Size { .. } => {}
             exp => {
-                if crate::core::free::free_in_exp(exp).contains(&row.id) {
+                if free_in_exp(exp).contains(&v) {
                     return false;
                 }
             }
         }
     }
-    let in_result = lam
-        .body
-        .result
-        .contains(&crate::core::ir::Atom::Var(row.id));
-    streamed && !in_result
+    streamed && !body.result.contains(&Atom::Var(v))
+}
+
+/// The vectors from outside that both maps `a` and `b` read whole in
+/// every iteration, each only through SOACs of their functions that
+/// stream it (a row of `W` in both dot products of
+/// `map (\c -> dot w c) (transpose A)` and `.. (transpose WH)`): merged
+/// (`merge_row_maps`), the inner SOACs that stream it are siblings, and
+/// fused they read it once per iteration instead of twice. With the type
+/// of the vector, from an inner map's parameter.
+pub fn shared_free_rows(
+    a: &crate::core::ir::Soac,
+    b: &crate::core::ir::Soac,
+) -> Vec<(VarId, Option<Type>)> {
+    let (SoacKind::Map(la), SoacKind::Map(lb)) = (&a.kind, &b.kind) else {
+        return Vec::new();
+    };
+    let free_b = free_in_exp_except_soac_args(&Exp::Soac(b.clone()));
+    let mut shared: Vec<(VarId, Option<Type>)> = Vec::new();
+    for v in free_in_exp_except_soac_args(&Exp::Soac(a.clone())) {
+        if shared.iter().any(|(s, _)| *s == v)
+            || !free_b.contains(&v)
+            || a.args.contains(&v)
+            || b.args.contains(&v)
+            || Atom::Var(v) == a.width
+            || Atom::Var(v) == b.width
+            || !only_streamed(&la.body, v)
+            || !only_streamed(&lb.body, v)
+        {
+            continue;
+        }
+        shared.push((v, element_type(&la.body, v)));
+    }
+    shared
+}
+
+/// The type of vector `v`, from a map that streams it.
+fn element_type(body: &Body, v: VarId) -> Option<Type> {
+    body.stms.iter().find_map(|stm| match &stm.exp {
+        Exp::Soac(inner) => match &inner.kind {
+            SoacKind::Map(f) => {
+                let k = inner.args.iter().position(|x| *x == v)?;
+                f.params
+                    .get(k)
+                    .map(|p| Type::Array(p.ty.elem(), p.ty.rank() + 1))
+            }
+            _ => None,
+        },
+        _ => None,
+    })
 }
 
 /// `soac` is a map over the rows of `array` whose function reads each row
