@@ -687,7 +687,7 @@ fn run_time_errors_return_from_the_library_and_leave_the_context_usable() {
                 1 Error: division by zero at failing.arr:2:69\n\
                 1 Error: index 5000 out of bounds for array of length 1000 at failing.arr:3:61\n\
                 1 Error: division by zero at failing.arr:4:74\n\
-                1 Error: assertion failed at failing.arr:5:57\n";
+                1 Error: assertion failed at failing.arr:5:57: Assertion is false: j != 7\n";
     let expected = format!("{once}{once}{once}0 ok\ndiv 0 0\n0 ok\nscan 1000\n");
     // Tiny grains send the small inputs through the parallel strategies.
     let out = valgrind(dir.path(), &[("ARRC_GRAIN", "1")]);

@@ -31,6 +31,9 @@ pub(crate) enum Trap {
     /// A signed integer `**` with an exponent below zero.
     NegativeExponent,
     Assert,
+    /// `assertion failed at LOC: Assertion is false: COND`: the number of the
+    /// condition's text (`Gen::condition_number`).
+    AssertCondition(usize),
     /// `negative size N`: the size.
     NegativeSize,
     /// `Range 0..1..<-2 is invalid`: start, second, end, form
@@ -45,7 +48,10 @@ impl Trap {
             Trap::Bounds | Trap::SizeMismatch => 2,
             Trap::Slice | Trap::Range => 4,
             Trap::NegativeSize => 1,
-            Trap::DivisionByZero | Trap::NegativeExponent | Trap::Assert => 0,
+            Trap::DivisionByZero
+            | Trap::NegativeExponent
+            | Trap::Assert
+            | Trap::AssertCondition(_) => 0,
         }
     }
 }

@@ -28,6 +28,8 @@ pub(crate) enum RuntimeFn {
     FailNegativeExponent,
     /// `void arr_fail_assert(const char *loc)`
     FailAssert,
+    /// `void arr_fail_assert_condition(const char *cond, const char *loc)`
+    FailAssertCondition,
     /// `void arr_fail_negative_size(int64_t size, const char *loc)`
     FailNegativeSize,
     /// `void arr_fail_range(int64_t start, int64_t second, int64_t end,
@@ -105,6 +107,7 @@ impl RuntimeFn {
             RuntimeFn::FailDivisionByZero => "arr_fail_division_by_zero",
             RuntimeFn::FailNegativeExponent => "arr_fail_negative_exponent",
             RuntimeFn::FailAssert => "arr_fail_assert",
+            RuntimeFn::FailAssertCondition => "arr_fail_assert_condition",
             RuntimeFn::FailNegativeSize => "arr_fail_negative_size",
             RuntimeFn::FailRange => "arr_fail_range",
             RuntimeFn::RunNest => "arr_run_nest",
@@ -148,6 +151,7 @@ impl RuntimeFn {
             | RuntimeFn::FailNegativeExponent
             | RuntimeFn::FailAssert => (None, &[Ptr]),
             RuntimeFn::FailNegativeSize => (None, &[I64, Ptr]),
+            RuntimeFn::FailAssertCondition => (None, &[Ptr, Ptr]),
             RuntimeFn::RunNest => (None, &[Ptr, Ptr, I64, Ptr]),
             RuntimeFn::InParallel => (Some(I32), &[]),
             RuntimeFn::GpuInit => (None, &[Ptr]),
@@ -187,6 +191,7 @@ impl RuntimeFn {
                 | RuntimeFn::FailDivisionByZero
                 | RuntimeFn::FailNegativeExponent
                 | RuntimeFn::FailAssert
+                | RuntimeFn::FailAssertCondition
                 | RuntimeFn::FailNegativeSize
                 | RuntimeFn::FailRange
         )

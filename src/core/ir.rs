@@ -61,10 +61,13 @@ pub struct Var {
 }
 
 /// What a failed assertion reports besides its location.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum AssertReport {
-    /// `assertion failed`.
+    /// `assertion failed`: a check the compiler made, without source text.
     Plain,
+    /// `assertion failed at LOC: Assertion is false: COND`: a user's `assert`, with
+    /// its condition as written (`assert_message`; `condition_text` makes it).
+    Condition(std::sync::Arc<str>),
     /// Futhark's `Range START..SECOND..<END is invalid`: the range's start,
     /// second element and end as `i64`, and its form as an `i64` constant
     /// (`range_form`).
@@ -81,14 +84,18 @@ impl AssertReport {
     /// The values the report prints.
     pub fn atoms(&self) -> &[Atom] {
         match self {
-            AssertReport::Plain | AssertReport::NegativeExponent => &[],
+            AssertReport::Plain | AssertReport::Condition(_) | AssertReport::NegativeExponent => {
+                &[]
+            }
             AssertReport::Range(a) | AssertReport::Slice(a) => a,
         }
     }
 
     pub fn atoms_mut(&mut self) -> &mut [Atom] {
         match self {
-            AssertReport::Plain | AssertReport::NegativeExponent => &mut [],
+            AssertReport::Plain | AssertReport::Condition(_) | AssertReport::NegativeExponent => {
+                &mut []
+            }
             AssertReport::Range(a) | AssertReport::Slice(a) => a,
         }
     }
@@ -99,6 +106,62 @@ impl AssertReport {
 
     pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, Atom> {
         self.atoms_mut().iter_mut()
+    }
+}
+
+/// The most bytes of a condition's text a message shows: with the rest of
+/// the line it stays within the runtime's message buffer.
+const MAX_CONDITION: usize = 200;
+
+/// The text `AssertReport::Condition` keeps of a condition written as
+/// `source`: one line (runs of white space as one space), without one pair
+/// of enclosing parentheses, cut at `MAX_CONDITION` bytes (then `...`).
+pub fn condition_text(source: &str) -> String {
+    let mut text = source.split_whitespace().collect::<Vec<_>>().join(" ");
+    if text.starts_with('(') && text.ends_with(')') && encloses(&text) {
+        text = text[1..text.len() - 1].trim().to_string();
+    }
+    text = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if text.len() > MAX_CONDITION {
+        let mut cut = MAX_CONDITION;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        text.push_str("...");
+    }
+    text
+}
+
+/// Whether the `(` that starts `text` is closed by its last character.
+fn encloses(text: &str) -> bool {
+    let mut depth = 0usize;
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i == text.len() - 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// A failed assertion's message after `Error: `, at location `loc`, with
+/// its condition's text `cond` (the runtime's `arr_fail_assert*` print the
+/// same): the condition after the location, so that `assertion failed at
+/// LOC` reads as before and Futhark's `Assertion is false: COND` follows.
+pub fn assert_message(cond: Option<&str>, loc: &str) -> String {
+    match cond {
+        Some(c) => format!("assertion failed at {loc}: Assertion is false: {c}"),
+        None => format!("assertion failed at {loc}"),
     }
 }
 

@@ -232,6 +232,10 @@ fn print_exp(out: &mut String, exp: &Exp, depth: usize, names: &Names) {
             let _ = write!(out, "assert {}", names.atom(c));
             let (kind, a) = match report {
                 AssertReport::Plain => ("", &[][..]),
+                AssertReport::Condition(text) => {
+                    let _ = write!(out, " {text:?}");
+                    ("", &[][..])
+                }
                 AssertReport::NegativeExponent => {
                     out.push_str(" negative_exponent");
                     ("", &[][..])

@@ -20,8 +20,8 @@ mod soacs;
 mod unspecified;
 
 use crate::core::ir::{
-    range_message, AssertReport, Atom, BinOp, Body, Exp, Function, Lambda, LoopForm, Program,
-    SrcLoc, Stm, Type, UnOp, Var, VarId,
+    assert_message, range_message, AssertReport, Atom, BinOp, Body, Exp, Function, Lambda,
+    LoopForm, Program, SrcLoc, Stm, Type, UnOp, Var, VarId,
 };
 use crate::runtime::value::{type_string, ArrayData, ArrayValue, Value};
 use crate::types::{Const, ScalarType};
@@ -808,7 +808,13 @@ impl Interp<'_> {
             Exp::Assert(c, report) => {
                 if self.scalar(c)? != Const::Bool(true) && !self.trial() {
                     let what = match report {
-                        AssertReport::Plain => "assertion failed".to_string(),
+                        AssertReport::Plain => {
+                            return Err(RunError::Program(assert_message(None, &self.loc(stm.loc))))
+                        }
+                        AssertReport::Condition(text) => {
+                            let message = assert_message(Some(text), &self.loc(stm.loc));
+                            return Err(RunError::Program(message));
+                        }
                         AssertReport::NegativeExponent => "negative exponent".to_string(),
                         AssertReport::Range(a) => {
                             let mut v = [0i64; 4];

@@ -211,6 +211,7 @@ fn print_stmt(out: &mut String, stmt: &Stmt, depth: usize, names: &Names) {
             let values: Vec<String> = report.iter().map(|a| names.atom(a)).collect();
             let report = match report {
                 AssertReport::Plain => String::new(),
+                AssertReport::Condition(text) => format!(" {text:?}"),
                 AssertReport::NegativeExponent => " negative_exponent".to_string(),
                 AssertReport::Range(_) => format!(" range({})", values.join(", ")),
                 AssertReport::Slice(_) => format!(" slice({})", values.join(", ")),

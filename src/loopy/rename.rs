@@ -189,7 +189,7 @@ impl Renaming {
                 loc: *loc,
             },
             Stmt::Assert { cond, report, loc } => {
-                let mut report = *report;
+                let mut report = report.clone();
                 for a in report.atoms_mut() {
                     *a = self.atom(a);
                 }

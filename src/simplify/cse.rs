@@ -258,7 +258,9 @@ impl Keyer {
             }
             Exp::Assert(c, report) => {
                 self.out.push_str(match report {
-                    AssertReport::Plain => "assert ",
+                    // The first of two checks of one condition is the one
+                    // that can fail, so its text is the one kept.
+                    AssertReport::Plain | AssertReport::Condition(_) => "assert ",
                     AssertReport::NegativeExponent => "assert_exponent ",
                     AssertReport::Range(_) => "assert_range ",
                     AssertReport::Slice(_) => "assert_slice ",

@@ -5,7 +5,7 @@
 -- ==
 -- entry: guarded_division
 -- input { 5 } output { 2 }
--- input { 0 } error: ^assertion failed at .*assert_first\.arr:10:41$
+-- input { 0 } error: ^assertion failed at .*assert_first\.arr:10:41: Assertion is false: x != 0$
 
 entry guarded_division (x: i32) : i32 = assert (x != 0) (10 / x)
 
@@ -19,7 +19,7 @@ entry guarded_index (xs: []i32) (i: i64) : i32 = assert (i < length xs) (xs[i] +
 -- ==
 -- entry: guarded_map
 -- input { [1, 2] } output { [10, 5] }
--- input { [1, 0] } error: ^assertion failed at .*assert_first\.arr:25:3$
+-- input { [1, 0] } error: ^assertion failed at .*assert_first\.arr:25:3: Assertion is false: all \(\\x -> x != 0\) xs$
 
 entry guarded_map (xs: []i32) : []i32 =
   assert (all (\x -> x != 0) xs) (map (\x -> 10 / x) xs)

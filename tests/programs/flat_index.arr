@@ -25,8 +25,8 @@ entry stencil [n] [m] (g: [n][m]f32) : [n][m]f32 =
 -- ==
 -- entry: first_error
 -- input { [[1, 2, 3], [4, 5, 6], [7, 8, 9]] } output { [[2, 4, 6], [8, 10, 12], [14, 16, 18]] }
--- input { [[1, 2, 3], [4, 5, 700], [-6, 8, 9]] } error: ^assertion failed at .*flat_index\.arr:35:24$
--- input { [[1, 2, -9], [700, 5, 6], [7, 8, 9]] } error: ^assertion failed at .*flat_index\.arr:36:27$
+-- input { [[1, 2, 3], [4, 5, 700], [-6, 8, 9]] } error: ^assertion failed at .*flat_index\.arr:35:24: Assertion is false: k < 0$
+-- input { [[1, 2, -9], [700, 5, 6], [7, 8, 9]] } error: ^assertion failed at .*flat_index\.arr:36:27: Assertion is false: k < 0$
 -- input { empty([0][0]i32) } output { empty([0][0]i32) }
 
 entry first_error [n] [m] (g: [n][m]i32) : [n][m]i32 =

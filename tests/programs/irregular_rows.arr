@@ -137,7 +137,7 @@ entry sliding (xs: []i32) (k: i64) (n: i64) : [][]i32 =
 -- entry: guarded_sizes
 -- input { [2i64, 2i64] } output { [[0i64, 1i64, 2i64, 3i64, 4i64], [0i64, 1i64, 2i64, 3i64, 4i64]] }
 -- input { [2i64, 3i64] } error: size mismatch: 5 and 3
--- input { [0i64] } error: ^assertion failed at .*irregular_rows\.arr:\d+:14$
+-- input { [0i64] } error: ^assertion failed at .*irregular_rows\.arr:\d+:14: Assertion is false: x > 0$
 -- input { [-1i64, 0i64] } error: ^assertion failed
 
 -- Row 0 runs ahead for its size, and stops with the error the loop would

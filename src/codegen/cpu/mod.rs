@@ -417,10 +417,15 @@ pub(crate) fn host_trap<'ctx>(
         Trap::DivisionByZero => RuntimeFn::FailDivisionByZero,
         Trap::NegativeExponent => RuntimeFn::FailNegativeExponent,
         Trap::Assert => RuntimeFn::FailAssert,
+        Trap::AssertCondition(_) => RuntimeFn::FailAssertCondition,
         Trap::NegativeSize => RuntimeFn::FailNegativeSize,
         Trap::Range => RuntimeFn::FailRange,
     });
     let mut args: Vec<BasicMetadataValueEnum> = operands.iter().map(|v| (*v).into()).collect();
+    if let Trap::AssertCondition(number) = trap {
+        let text = gen.condition(number)?;
+        args.push(gen.c_string(&text, &format!("cond.{number}")).into());
+    }
     args.push(loc.into());
     gen.builder.build_call(f, &args, "")?;
     gen.builder.build_unreachable()?;

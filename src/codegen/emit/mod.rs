@@ -94,6 +94,9 @@ pub(crate) struct Gen<'ctx, 'p> {
     pub(crate) backend: &'p dyn Backend,
     files: &'p [String],
     locs: HashMap<SrcLoc, PointerValue<'ctx>>,
+    /// The condition texts of the module's assertions, numbered for
+    /// `Trap::AssertCondition`.
+    conditions: Vec<std::sync::Arc<str>>,
     /// Name prefix of the entry being generated and its count of nests.
     pub(crate) prefix: String,
     /// Entries named as the exact-errors fallback's (`entry_symbol`).
@@ -176,6 +179,7 @@ pub(crate) fn build<'ctx>(
         backend,
         files: &program.files,
         locs: HashMap::new(),
+        conditions: Vec::new(),
         prefix: String::new(),
         nests: 0,
         count_traffic: opts.count_traffic,
@@ -449,17 +453,39 @@ impl<'ctx> Gen<'ctx, '_> {
             return *p;
         }
         let text = self.loc_text(loc);
+        let p = self.c_string(&text, &format!("loc.{}", self.locs.len()));
+        self.locs.insert(loc, p);
+        p
+    }
+
+    /// The number of an assertion's condition text (`Trap::AssertCondition`).
+    pub(crate) fn condition_number(&mut self, text: &std::sync::Arc<str>) -> usize {
+        match self.conditions.iter().position(|t| t == text) {
+            Some(i) => i,
+            None => {
+                self.conditions.push(text.clone());
+                self.conditions.len() - 1
+            }
+        }
+    }
+
+    /// The condition text numbered `number` by `condition_number`.
+    pub(crate) fn condition(&self, number: usize) -> Res<std::sync::Arc<str>> {
+        self.conditions
+            .get(number)
+            .cloned()
+            .ok_or_else(|| CodegenError::Internal(format!("no condition text {number}")))
+    }
+
+    /// A private C string holding `text`.
+    pub(crate) fn c_string(&self, text: &str, name: &str) -> PointerValue<'ctx> {
         let init = self.ctx.const_string(text.as_bytes(), true);
-        let global =
-            self.module
-                .add_global(init.get_type(), None, &format!("loc.{}", self.locs.len()));
+        let global = self.module.add_global(init.get_type(), None, name);
         global.set_initializer(&init);
         global.set_constant(true);
         global.set_linkage(Linkage::Private);
         global.set_unnamed_addr(true);
-        let p = global.as_pointer_value();
-        self.locs.insert(loc, p);
-        p
+        global.as_pointer_value()
     }
 
     /// Branches to a block that reports `trap` with its `operands` and

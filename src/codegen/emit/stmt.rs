@@ -240,6 +240,9 @@ impl<'ctx> Gen<'ctx, '_> {
                 }
                 let trap = match report {
                     crate::core::ir::AssertReport::Plain => Trap::Assert,
+                    crate::core::ir::AssertReport::Condition(text) => {
+                        Trap::AssertCondition(self.condition_number(text))
+                    }
                     crate::core::ir::AssertReport::NegativeExponent => Trap::NegativeExponent,
                     crate::core::ir::AssertReport::Range(_) => Trap::Range,
                     crate::core::ir::AssertReport::Slice(_) => Trap::Slice,

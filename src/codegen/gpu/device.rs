@@ -226,17 +226,28 @@ impl<'ctx> Gen<'ctx, '_> {
             ));
         }
         let text = self.loc_text(loc);
+        let condition = match trap {
+            Trap::AssertCondition(number) => Some(self.condition(number)?.to_string()),
+            _ => None,
+        };
         let device = self
             .device
             .as_mut()
             .ok_or_else(|| CodegenError::Internal("a kernel without a device".into()))?;
         let loc_index = device.locations.number(text);
+        // The condition's text goes in the table of locations too; its
+        // number is the report's operand.
+        if let Some(condition) = condition {
+            let number = device.locations.number(condition);
+            let operand = self.const_i64(number as i64);
+            return self.record_failure(10, loc_index as u64, &[operand]);
+        }
         let kind = match trap {
             Trap::Bounds => 1,
             Trap::Slice => 2,
             Trap::SizeMismatch => 3,
             Trap::DivisionByZero => 4,
-            Trap::Assert => 5,
+            Trap::Assert | Trap::AssertCondition(_) => 5,
             Trap::NegativeSize => 6,
             Trap::Range => 8,
             Trap::NegativeExponent => 9,

@@ -62,6 +62,10 @@ void arr_fail_assert(const char *loc) {
     fprintf(stderr, "Error: assertion failed at %s\n", loc);
     exit(1);
 }
+void arr_fail_assert_condition(const char *cond, const char *loc) {
+    fprintf(stderr, "Error: assertion failed at %s: Assertion is false: %s\n", loc, cond);
+    exit(1);
+}
 void arr_fail_range(int64_t s, int64_t sec, int64_t e, int64_t form, const char *loc) {
     fprintf(stderr, "Error: Range %" PRId64 " %" PRId64 " %" PRId64 " (form %" PRId64 ") is invalid at %s\n", s, sec, e, form, loc);
     exit(1);

@@ -113,9 +113,13 @@ impl<'a> Lowerer<'a> {
             }
             TExprKind::Assert(c, x) => {
                 let (cond, _) = Self::scalar(&self.expr(env, c));
+                let report = match self.source_text(c.file, &c.span) {
+                    Some(text) => AssertReport::Condition(condition_text(text).into()),
+                    None => AssertReport::Plain,
+                };
                 self.stms.push(Stm {
                     pat: Vec::new(),
-                    exp: Exp::Assert(cond, AssertReport::Plain),
+                    exp: Exp::Assert(cond, report),
                     loc,
                 });
                 self.expr(env, x)

@@ -25,8 +25,9 @@ mod sums;
 const TAG: ScalarType = ScalarType::U8;
 
 use super::ir::{
-    range_form, AssertReport, Atom, BinOp, Body, DimSlice, Exp, Function, Lambda, LoopForm,
-    Program, SizeParam, Soac, SoacId, SoacKind, SrcLoc, Stm, Type as CType, UnOp, Var, VarId,
+    condition_text, range_form, AssertReport, Atom, BinOp, Body, DimSlice, Exp, Function, Lambda,
+    LoopForm, Program, SizeParam, Soac, SoacId, SoacKind, SrcLoc, Stm, Type as CType, UnOp, Var,
+    VarId,
 };
 use crate::syntax::ast::{self, Field, FileId, Span};
 use crate::syntax::SourceMap;
@@ -308,6 +309,12 @@ impl<'a> Lowerer<'a> {
             line,
             col,
         }
+    }
+
+    /// The source text of `span` in `file`, where the file is known.
+    fn source_text(&self, file: FileId, span: &Span) -> Option<&'a str> {
+        let sources: &'a SourceMap = self.sources;
+        sources.files.get(file)?.text.get(span.start..span.end)
     }
 
     fn fresh(&mut self, name: &str, ty: CType) -> Var {

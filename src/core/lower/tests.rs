@@ -525,6 +525,29 @@ fn assert_is_checked_before_its_body() {
 }
 
 #[test]
+fn assert_keeps_its_condition_as_written() {
+    let p = lower_src("entry main (x: i32) = assert ((x >\n   0) && (x < 9)) x");
+    let report = p.entries[0].body.stms.iter().find_map(|s| match &s.exp {
+        Exp::Assert(_, r) => Some(r.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        report,
+        Some(AssertReport::Condition("(x > 0) && (x < 9)".into()))
+    );
+}
+
+#[test]
+fn condition_texts_are_one_line_and_bounded() {
+    use crate::core::ir::condition_text;
+    assert_eq!(condition_text("(a\n\t != b)"), "a != b");
+    assert_eq!(condition_text("(a) + (b)"), "(a) + (b)");
+    assert_eq!(condition_text("((a))"), "(a)");
+    let long = condition_text(&format!("x == {}", "é".repeat(150)));
+    assert!(long.len() <= 203 && long.ends_with("..."), "{long}");
+}
+
+#[test]
 fn stdlib_maximum_uses_the_types_lowest() {
     let p = lower_with_stdlib("entry main (xs: []u8) (ys: []f64) = (maximum xs, minimum ys)");
     let f = &p.entries[0];

@@ -502,7 +502,7 @@ impl Lowerer {
                 }
             }
             Exp::Assert(c, report) => {
-                let mut report = *report;
+                let mut report = report.clone();
                 for a in report.atoms_mut() {
                     *a = self.atom(a);
                 }

@@ -443,6 +443,11 @@ void arr_fail_negative_exponent(const char *loc) {
 
 void arr_fail_assert(const char *loc) { fail("Error: assertion failed at %s\n", loc); }
 
+/* core::ir::assert_message: the condition as written (at most 200 bytes). */
+void arr_fail_assert_condition(const char *cond, const char *loc) {
+    fail("Error: assertion failed at %s: Assertion is false: %s\n", loc, cond);
+}
+
 void arr_fail_negative_size(int64_t size, const char *loc) {
     fail("Error: negative size %" PRId64 " at %s\n", size, loc);
 }

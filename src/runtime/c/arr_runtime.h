@@ -147,6 +147,7 @@ void arr_fail_size_mismatch(int64_t expected, int64_t found, const char *loc);
 void arr_fail_division_by_zero(const char *loc);
 void arr_fail_negative_exponent(const char *loc);
 void arr_fail_assert(const char *loc);
+void arr_fail_assert_condition(const char *cond, const char *loc);
 void arr_fail_negative_size(int64_t size, const char *loc);
 void arr_fail_range(int64_t start, int64_t second, int64_t end, int64_t form, const char *loc);
 

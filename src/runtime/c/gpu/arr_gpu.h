@@ -61,7 +61,9 @@ enum {
      * the bytes asked for; `loc` unused. */
     ARR_GPU_ERR_HEAP = 7,
     ARR_GPU_ERR_RANGE = 8,           /* arr_fail_range(start, second, end, form) */
-    ARR_GPU_ERR_NEGATIVE_EXPONENT = 9 /* arr_fail_negative_exponent() */
+    ARR_GPU_ERR_NEGATIVE_EXPONENT = 9, /* arr_fail_negative_exponent() */
+    /* arr_fail_assert_condition(locations[condition]) */
+    ARR_GPU_ERR_ASSERT_CONDITION = 10
 };
 
 /* ---------------------------------------------------------------- program */

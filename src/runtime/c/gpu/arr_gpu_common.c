@@ -84,6 +84,11 @@ void arr_gpu_report(const arr_gpu_error *rec) {
     case ARR_GPU_ERR_ASSERT:
         arr_fail_assert(loc);
         break;
+    case ARR_GPU_ERR_ASSERT_CONDITION:
+        if (a[0] >= 0 && a[0] < arr_gpu_prog->num_locations) {
+            arr_fail_assert_condition(arr_gpu_prog->locations[a[0]], loc);
+        }
+        break;
     case ARR_GPU_ERR_NEGATIVE_SIZE:
         arr_fail_negative_size(a[0], loc);
         break;
