@@ -21,6 +21,7 @@
 //! a result is read other than by one `flatten`.
 
 use super::permute::{cannot_fail, definers, use_counts};
+use super::reshape::width_asked;
 use crate::core::free::free_in_body;
 use crate::core::fresh::Fresh;
 use crate::core::ir::{Atom, Body, Exp, Lambda, Soac, SoacKind, SrcLoc, Stm, Type, Var, VarId};
@@ -64,14 +65,9 @@ pub fn flat_row_maps(body: &Body, fresh: &mut Fresh) -> Body {
         if dropped.contains(&i) {
             continue;
         }
-        if let Exp::Size { array, dim: 0 } = stm.exp {
-            if let Some(&w) = widths.get(&array) {
-                stms.push(Stm {
-                    exp: Exp::Atom(w),
-                    ..stm.clone()
-                });
-                continue;
-            }
+        if let Some(asked) = width_asked(stm, &widths) {
+            stms.push(asked);
+            continue;
         }
         let (Some(flattens), Exp::Soac(soac)) = (nests.get(&i), &stm.exp) else {
             stms.push(stm.clone());
@@ -196,21 +192,23 @@ fn inner_maps<'a>(
         .iter()
         .flat_map(|(_, pat)| pat.iter().map(|v| v.id))
         .collect();
-    let returned: Vec<VarId> = lam
+    let Some(returned) = lam
         .body
         .result
         .iter()
-        .filter_map(|a| match a {
+        .map(|a| match a {
             Atom::Var(v) => Some(*v),
             Atom::Const(_) => None,
         })
-        .collect();
-    let mut sorted = returned.clone();
-    sorted.sort();
-    sorted.dedup();
+        .collect::<Option<Vec<VarId>>>()
+    else {
+        return None;
+    };
+    let mut distinct = returned.clone();
+    distinct.sort();
+    distinct.dedup();
     let failing = inner.iter().filter(|(g, _)| !cannot_fail(g)).count();
-    let ok = returned.len() == lam.body.result.len()
-        && sorted.len() == returned.len()
+    let ok = distinct.len() == returned.len()
         && made.len() == returned.len()
         && made.iter().all(|v| returned.contains(v))
         && failing <= 1

@@ -164,14 +164,9 @@ pub fn flatten_nests(body: &Body, fresh: &mut Fresh) -> Body {
         if dropped.contains_key(&i) || unused(i) {
             continue;
         }
-        if let Exp::Size { array, dim: 0 } = stm.exp {
-            if let Some(&w) = widths.get(&array) {
-                stms.push(Stm {
-                    exp: Exp::Atom(w),
-                    ..stm.clone()
-                });
-                continue;
-            }
+        if let Some(asked) = width_asked(stm, &widths) {
+            stms.push(asked);
+            continue;
         }
         if let Some(&m) = flattened.get(&i) {
             let Some((soac, lam, inner)) = nest(m) else {
@@ -231,6 +226,20 @@ pub fn flatten_nests(body: &Body, fresh: &mut Fresh) -> Body {
         stms,
         result: body.result.clone(),
     }
+}
+
+/// `size a 0` of an array whose width is known (`widths`) as that width:
+/// asking for it then reads nothing of the array (a `size` statement of a
+/// SOAC's result would be a preventing edge from the SOAC).
+pub(super) fn width_asked(stm: &Stm, widths: &HashMap<VarId, Atom>) -> Option<Stm> {
+    let Exp::Size { array, dim: 0 } = stm.exp else {
+        return None;
+    };
+    let w = *widths.get(&array)?;
+    Some(Stm {
+        exp: Exp::Atom(w),
+        ..stm.clone()
+    })
 }
 
 /// The nest's inner map over the flat arrays (`flat[k]` for the outer
