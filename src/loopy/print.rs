@@ -180,18 +180,27 @@ fn print_stmt(out: &mut String, stmt: &Stmt, depth: usize, names: &Names) {
             else_block,
             else_results,
         } => {
-            let pat: Vec<String> = results.iter().map(binder).collect();
-            let _ = writeln!(out, "let {} = if {} then", pat.join(", "), names.atom(cond));
-            print_block(out, then_block, depth + 1, names);
-            indent(out, depth + 1);
-            let _ = writeln!(out, "in ({})", names.atoms(then_results));
-            indent(out, depth);
-            out.push_str("else\n");
-            print_block(out, else_block, depth + 1, names);
-            indent(out, depth + 1);
-            let _ = writeln!(out, "in ({})", names.atoms(else_results));
-            indent(out, depth);
-            out.push_str("end\n");
+            // An `if` that gives nothing (its branches only write or
+            // check) is a statement: no binding, no `in ()`.
+            let bound = !results.is_empty();
+            if bound {
+                let pat: Vec<String> = results.iter().map(binder).collect();
+                let _ = write!(out, "let {} = ", pat.join(", "));
+            }
+            let _ = writeln!(out, "if {} then", names.atom(cond));
+            for (block, results, last) in [
+                (then_block, then_results, "else"),
+                (else_block, else_results, "end"),
+            ] {
+                print_block(out, block, depth + 1, names);
+                if bound {
+                    indent(out, depth + 1);
+                    let _ = writeln!(out, "in ({})", names.atoms(results));
+                }
+                indent(out, depth);
+                out.push_str(last);
+                out.push('\n');
+            }
         }
         Stmt::AssertEq {
             expected,

@@ -815,3 +815,18 @@ fn versioning_peeling_and_lanes_are_printed() {
     ));
     assert!(scan.contains("body in lanes"), "{scan}");
 }
+
+#[test]
+fn an_if_without_results_prints_as_a_statement() {
+    // A histogram's update of an index in range: an `if` that only writes.
+    let l = lowered_source(
+        "entry main (is: []i64) (vs: []i32) : []i32 =\n  reduce_by_index (replicate 4 0) (+) 0 is vs\n",
+    );
+    let out = print_program(&l);
+    assert!(
+        out.lines().any(|l| l.trim_start().starts_with("if ")),
+        "{out}"
+    );
+    assert!(!out.contains("let  ="), "{out}");
+    assert!(!out.contains("in ()"), "{out}");
+}
