@@ -69,3 +69,16 @@ entry iota_rows (n: i64) (k: i64) : [][]i64 =
 
 entry nested2 (n: i64) (m: i64) (k: i64) : [][][]i64 =
   map (\i -> map (\j -> replicate (k + 1) (i + j)) (iota m)) (iota n)
+
+-- A later array of the same size, outside the nest: the nest's rows prove
+-- nothing about `k + 1` when there were none, so its own check runs.
+-- ==
+-- entry: after_nest
+-- input { 0i64 -3i64 } error: ^negative size -2 at .*nest_negative_row_size\.arr:83:11$
+-- input { 2i64 -3i64 } error: ^negative size -2
+-- input { 2i64 1i64 } output { [[0i64, 0i64], [1i64, 1i64]] [0i64, 0i64] }
+
+entry after_nest (n: i64) (k: i64) : ([][]i64, []i64) =
+  let a = map (\i -> replicate (k + 1) i) (iota n)
+  let b = replicate (k + 1) 0i64
+  in (a, b)

@@ -61,6 +61,7 @@ pub fn lower(program: &FusedProgram) -> Program {
         shapes: HashMap::new(),
         types: HashMap::new(),
         owned: HashSet::new(),
+        closed: HashSet::new(),
         view_of: HashMap::new(),
         frames: Vec::new(),
         carried: HashSet::new(),
@@ -96,6 +97,9 @@ struct Lowerer {
     types: HashMap<VarId, Type>,
     /// Arrays that own their memory (not parameters or views).
     owned: HashSet<VarId>,
+    /// Arrays allocated in blocks now closed: their dimensions were
+    /// checked there (perhaps in no iteration), not before what follows.
+    closed: HashSet<VarId>,
     /// The arrays whose memory a view made by `view` (or an unowned `if`
     /// result) may look into, so that a block returning such a view of
     /// memory it frees copies it out first.
@@ -324,6 +328,7 @@ impl Lowerer {
     /// Closes the innermost block: returns the arrays it still owns.
     fn pop_frame(&mut self) -> Vec<VarId> {
         let frame = self.frames.pop().unwrap_or_default();
+        self.closed.extend(frame.iter().copied());
         frame
             .into_iter()
             .filter(|v| self.owned.contains(v))

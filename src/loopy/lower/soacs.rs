@@ -408,14 +408,15 @@ impl Lowerer {
     }
 
     /// `size` is known to be at least 0: a constant, or the dimension of
-    /// an array (so checked, or a parameter's) not defined in `inside`.
+    /// an array (so checked, or a parameter's) neither defined in `inside`
+    /// nor allocated in a closed block (a nest's body that may not have
+    /// run).
     fn known_size_outside(&self, size: Atom, inside: &HashSet<VarId>) -> bool {
         match size {
             Atom::Const(c) => c.as_i128().is_some_and(|n| n >= 0),
-            Atom::Var(_) => self
-                .shapes
-                .iter()
-                .any(|(v, shape)| !inside.contains(v) && shape.contains(&size)),
+            Atom::Var(_) => self.shapes.iter().any(|(v, shape)| {
+                !inside.contains(v) && !self.closed.contains(v) && shape.contains(&size)
+            }),
         }
     }
 
