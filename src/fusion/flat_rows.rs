@@ -192,7 +192,7 @@ fn inner_maps<'a>(
         .iter()
         .flat_map(|(_, pat)| pat.iter().map(|v| v.id))
         .collect();
-    let Some(returned) = lam
+    let returned = lam
         .body
         .result
         .iter()
@@ -200,10 +200,7 @@ fn inner_maps<'a>(
             Atom::Var(v) => Some(*v),
             Atom::Const(_) => None,
         })
-        .collect::<Option<Vec<VarId>>>()
-    else {
-        return None;
-    };
+        .collect::<Option<Vec<VarId>>>()?;
     let mut distinct = returned.clone();
     distinct.sort();
     distinct.dedup();
