@@ -61,7 +61,7 @@ const WITHOUT_BLOCK: &[&str] = &[
 
 /// The suite had this many cases when last counted; fewer means test
 /// blocks were lost (raise it when adding cases).
-const RECORDED_CASES: usize = 2450;
+const RECORDED_CASES: usize = 2453;
 
 fn arr_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)

@@ -273,7 +273,9 @@ fn classify_body(
                             continue;
                         }
                         let row = match sizes.get(a) {
-                            Some(SizeClass::Symbol(root, d)) if rooted.contains(a) => {
+                            Some(SizeClass::Symbol(root, d))
+                                if rooted.contains(a) && *d != usize::MAX =>
+                            {
                                 SizeClass::Symbol(*root, d + 1)
                             }
                             _ => SizeClass::Symbol(*a, 1),
@@ -299,7 +301,16 @@ fn classify_body(
                         SizeClass::Const(_) => (cb, ca),
                         _ => (ca, cb),
                     };
-                    for class in sizes.values_mut().chain(rows.values_mut()) {
+                    // An array whose class changes is no longer dimension
+                    // `d` of its root: its rows get classes of their own
+                    // (`Symbol(a, 1)`), not the root's next dimension.
+                    for (v, class) in sizes.iter_mut() {
+                        if *class == gone {
+                            *class = keep.clone();
+                            rooted.remove(v);
+                        }
+                    }
+                    for class in rows.values_mut() {
                         if *class == gone {
                             *class = keep.clone();
                         }
@@ -325,7 +336,9 @@ fn classify_body(
             }
             Exp::Size { array, dim } => {
                 let class = match sizes.get(array) {
-                    Some(SizeClass::Symbol(root, d)) if rooted.contains(array) => {
+                    Some(SizeClass::Symbol(root, d))
+                        if rooted.contains(array) && *d != usize::MAX =>
+                    {
                         SizeClass::Symbol(*root, d + dim)
                     }
                     _ => SizeClass::Symbol(*array, *dim),
