@@ -1,6 +1,6 @@
 //! Free variables of core IR expressions and bodies: what a statement reads.
 
-use super::ir::{Atom, Body, DimSlice, Exp, Lambda, LoopForm, SoacKind, VarId};
+use super::ir::{Atom, Body, DimSlice, Exp, Lambda, LoopForm, Soac, SoacKind, VarId};
 use std::collections::HashSet;
 
 /// Variables `exp` reads that it does not bind itself, in first-use order.
@@ -13,14 +13,17 @@ pub fn free_in_exp(exp: &Exp) -> Vec<VarId> {
 /// Variables read by `exp` other than its SOAC array arguments: the width,
 /// neutral elements, and free variables of its functions (gathers and scalars).
 pub fn free_in_exp_except_soac_args(exp: &Exp) -> Vec<VarId> {
-    let mut acc = Acc::default();
     match exp {
-        Exp::Soac(soac) => {
-            acc.atom(&soac.width);
-            acc.soac_kind(&soac.kind);
-        }
-        other => acc.exp(other),
+        Exp::Soac(soac) => free_in_soac_except_args(soac),
+        other => free_in_exp(other),
     }
+}
+
+/// Variables `soac` reads other than its array arguments.
+pub fn free_in_soac_except_args(soac: &Soac) -> Vec<VarId> {
+    let mut acc = Acc::default();
+    acc.atom(&soac.width);
+    acc.soac_kind(&soac.kind);
     acc.order
 }
 

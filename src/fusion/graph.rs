@@ -687,24 +687,31 @@ fn free_row_pairs(
     streamed: &BTreeMap<VarId, Vec<usize>>,
     pairs: &mut BTreeMap<(usize, usize), Vec<VarId>>,
 ) -> BTreeMap<VarId, ArrayUse> {
-    let maps: Vec<(usize, &crate::core::ir::Soac, &SizeClass)> = body
+    // Only maps with such vectors, each map's found once: pairs of all
+    // maps of one width grow with the square of a large body.
+    let maps: Vec<(usize, &crate::core::ir::Soac, &SizeClass, Vec<VarId>)> = body
         .stms
         .iter()
         .enumerate()
         .filter_map(
             |(i, stm)| match (&stm.exp, &graph[NodeIndex::new(i)].soac) {
-                (Exp::Soac(soac), Some(node)) if node.kind == "map" => Some((i, soac, &node.width)),
+                (Exp::Soac(soac), Some(node)) if node.kind == "map" => {
+                    let vectors = super::rows::free_streamed_vectors(soac);
+                    (!vectors.is_empty()).then_some((i, soac, &node.width, vectors))
+                }
                 _ => None,
             },
         )
         .collect();
     let mut uses: BTreeMap<VarId, (ArrayUse, SizeClass)> = BTreeMap::new();
-    for (k, &(a, sa, wa)) in maps.iter().enumerate() {
-        for &(b, sb, wb) in &maps[k + 1..] {
-            if wa != wb {
+    for (k, (a, sa, wa, in_a)) in maps.iter().enumerate() {
+        let (a, wa) = (*a, *wa);
+        for (b, _, wb, in_b) in &maps[k + 1..] {
+            let b = *b;
+            if wa != *wb {
                 continue;
             }
-            for (v, ty) in super::rows::shared_free_rows(sa, sb) {
+            for (v, ty) in super::rows::shared_of(sa, in_a, in_b) {
                 if definer.contains_key(&v) || streamed.contains_key(&v) {
                     continue;
                 }

@@ -14,7 +14,7 @@
 //! (`shared_free_rows`): merged, the SOACs that stream it are siblings.
 
 use super::ast::SoacStm;
-use crate::core::free::{free_in_exp, free_in_exp_except_soac_args};
+use crate::core::free::{free_in_exp, free_in_exp_except_soac_args, free_in_soac_except_args};
 use crate::core::ir::{Atom, Body, Exp, Lambda, SoacKind, Type, Var, VarId};
 use std::collections::HashSet;
 
@@ -305,26 +305,39 @@ pub fn shared_free_rows(
     a: &crate::core::ir::Soac,
     b: &crate::core::ir::Soac,
 ) -> Vec<(VarId, Option<Type>)> {
-    let (SoacKind::Map(la), SoacKind::Map(lb)) = (&a.kind, &b.kind) else {
+    shared_of(a, &free_streamed_vectors(a), &free_streamed_vectors(b))
+}
+
+/// `shared_free_rows` of maps `a` and `b` whose `free_streamed_vectors`
+/// are `in_a` and `in_b` (computed once per map where many pairs are
+/// tried).
+pub fn shared_of(
+    a: &crate::core::ir::Soac,
+    in_a: &[VarId],
+    in_b: &[VarId],
+) -> Vec<(VarId, Option<Type>)> {
+    let SoacKind::Map(la) = &a.kind else {
         return Vec::new();
     };
-    let free_b = free_in_exp_except_soac_args(&Exp::Soac(b.clone()));
-    let mut shared: Vec<(VarId, Option<Type>)> = Vec::new();
-    for v in free_in_exp_except_soac_args(&Exp::Soac(a.clone())) {
-        if shared.iter().any(|(s, _)| *s == v)
-            || !free_b.contains(&v)
-            || a.args.contains(&v)
-            || b.args.contains(&v)
-            || Atom::Var(v) == a.width
-            || Atom::Var(v) == b.width
-            || !only_streamed(&la.body, v)
-            || !only_streamed(&lb.body, v)
-        {
-            continue;
-        }
-        shared.push((v, element_type(&la.body, v)));
-    }
-    shared
+    in_a.iter()
+        .filter(|v| in_b.contains(v))
+        .map(|&v| (v, element_type(&la.body, v)))
+        .collect()
+}
+
+/// The vectors from outside a map that its function reads whole in every
+/// iteration, only through SOACs that stream it: not its arguments nor
+/// its width. Empty for other SOACs.
+pub fn free_streamed_vectors(soac: &crate::core::ir::Soac) -> Vec<VarId> {
+    let SoacKind::Map(lam) = &soac.kind else {
+        return Vec::new();
+    };
+    free_in_soac_except_args(soac)
+        .into_iter()
+        .filter(|&v| {
+            !soac.args.contains(&v) && Atom::Var(v) != soac.width && only_streamed(&lam.body, v)
+        })
+        .collect()
 }
 
 /// The type of vector `v`, from a map that streams it.
