@@ -18,14 +18,6 @@ const ALL: [Kind; 9] = [
     Kind::Scatter,
 ];
 
-fn soacs(graph: &FusionGraph) -> usize {
-    graph
-        .graph
-        .node_indices()
-        .filter(|&v| graph.graph[v].soac.is_some())
-        .count()
-}
-
 /// The dynamic program's clustering is legal, costs what it says, and
 /// costs `best`.
 fn check(graph: &FusionGraph, best: f64, what: &str) {
@@ -52,7 +44,7 @@ fn frontier_equals_enumerated_minimum() {
         let recent = 2 + (seed % 4) as usize;
         let kinds: &[Kind] = if seed % 3 == 0 { &CLASSIC } else { &ALL };
         let graph = fusion_graph(n, kinds, false, recent, seed * 7919);
-        if soacs(&graph) > 10 {
+        if graph.soac_count() > 10 {
             continue;
         }
         let best = exhaustive::minimum(&graph);

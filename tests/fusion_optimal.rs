@@ -27,15 +27,6 @@ fn clusters(n: usize, fused: &[(usize, usize)]) -> Vec<usize> {
     (0..n).map(|v| find(&mut root, v)).collect()
 }
 
-/// The SOACs of a graph (its other nodes are inputs and results).
-fn soac_count(graph: &FusionGraph) -> usize {
-    graph
-        .graph
-        .node_indices()
-        .filter(|&v| graph.graph[v].soac.is_some())
-        .count()
-}
-
 /// The ILP against the enumeration on one graph; returns the number of
 /// legal clusterings.
 fn check(graph: &FusionGraph, what: &str) -> usize {
@@ -98,7 +89,7 @@ fn ilp_equals_enumerated_minimum() {
         let soacs = 4 + (seed % 7) as usize;
         let recent = 2 + (seed % 4) as usize;
         let graph = fusion_graph(soacs, &ALL, false, recent, seed * 7919);
-        let count = soac_count(&graph);
+        let count = graph.soac_count();
         if count > 10 {
             continue;
         }
@@ -164,7 +155,7 @@ fn ilp_equals_enumerated_minimum_with_shared_free_rows() {
         let f = &p.entries[0];
         let w = f.params[1].id;
         let graph = arrc::fusion::graph::build(&f.params, &f.body);
-        let count = soac_count(&graph);
+        let count = graph.soac_count();
         if count > 10 {
             continue;
         }

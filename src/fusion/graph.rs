@@ -154,6 +154,12 @@ impl FusionGraph {
         NodeIndex::new(stm)
     }
 
+    /// How many of the graph's nodes are SOACs (the others are statements
+    /// that only order them).
+    pub fn soac_count(&self) -> usize {
+        super::decompose::soac_count(self, 0..self.graph.node_count())
+    }
+
     /// Pairs of SOACs (earlier statement first) of conflicting loop classes
     /// that fusible edges and sibling pairs connect, so that a clustering
     /// could otherwise put them in one loop nest.
