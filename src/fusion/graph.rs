@@ -657,7 +657,7 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
             }
         }
     }
-    let free_rows = free_row_pairs(body, &graph, &definer, &readers, &mut pairs);
+    let free_rows = super::rows::free_row_pairs(body, &graph, &definer, &readers, &mut pairs);
     let siblings = pairs
         .into_iter()
         .map(|((a, b), shared)| Sibling {
@@ -677,85 +677,6 @@ pub fn build(params: &[crate::core::ir::Var], body: &Body) -> FusionGraph {
         sparse_groups: groups,
         arrays,
     }
-}
-
-/// Sibling pairs of maps of one width that read a vector from outside the
-/// body whole in every iteration, each through SOACs of its function that
-/// stream it (`rows::shared_free_rows`): merged when they share a cluster
-/// (`fusion::rows`), their inner SOACs read it once per iteration. Each
-/// such vector is a term of the objective of `width` passes over it, read
-/// once per cluster of its readers. Only vectors no statement of the body
-/// defines or streams, so that the term is theirs alone.
-fn free_row_pairs(
-    body: &Body,
-    graph: &DiGraph<Node, Edge>,
-    definer: &HashMap<VarId, usize>,
-    streamed: &BTreeMap<VarId, Vec<usize>>,
-    pairs: &mut BTreeMap<(usize, usize), Vec<VarId>>,
-) -> BTreeMap<VarId, ArrayUse> {
-    // Only maps with such vectors, each map's found once: pairs of all
-    // maps of one width grow with the square of a large body.
-    let maps: Vec<(usize, &crate::core::ir::Soac, &SizeClass, Vec<VarId>)> = body
-        .stms
-        .iter()
-        .enumerate()
-        .filter_map(
-            |(i, stm)| match (&stm.exp, &graph[NodeIndex::new(i)].soac) {
-                (Exp::Soac(soac), Some(node)) if node.kind == "map" => {
-                    let vectors = super::rows::free_streamed_vectors(soac);
-                    (!vectors.is_empty()).then_some((i, soac, &node.width, vectors))
-                }
-                _ => None,
-            },
-        )
-        .collect();
-    let mut uses: BTreeMap<VarId, (ArrayUse, SizeClass)> = BTreeMap::new();
-    for (k, (a, sa, wa, in_a)) in maps.iter().enumerate() {
-        let (a, wa) = (*a, *wa);
-        for (b, _, wb, in_b) in &maps[k + 1..] {
-            let b = *b;
-            if wa != *wb {
-                continue;
-            }
-            for (v, ty) in super::rows::shared_of(sa, in_a, in_b) {
-                if definer.contains_key(&v) || streamed.contains_key(&v) {
-                    continue;
-                }
-                let passes = match wa {
-                    SizeClass::Const(c) => (*c).max(0) as f64,
-                    _ => super::ilp::SYMBOLIC_SIZE,
-                };
-                let (entry, width) = uses.entry(v).or_insert_with(|| {
-                    let bytes = passes * array_bytes(ty.as_ref(), None);
-                    let entry = ArrayUse {
-                        bytes,
-                        producer: None,
-                        readers: Vec::new(),
-                    };
-                    (entry, wa.clone())
-                });
-                // One term per vector: readers of one width.
-                if width != wa {
-                    continue;
-                }
-                for r in [a, b] {
-                    if !entry.readers.contains(&r) {
-                        entry.readers.push(r);
-                    }
-                }
-                let shared = pairs.entry((a, b)).or_default();
-                if !shared.contains(&v) {
-                    shared.push(v);
-                }
-            }
-        }
-    }
-    uses.into_iter()
-        .map(|(v, (mut entry, _))| {
-            entry.readers.sort_unstable();
-            (v, entry)
-        })
-        .collect()
 }
 
 /// Whether `consumer` continues the scatter `producer` into `v`, one of its

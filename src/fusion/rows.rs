@@ -14,9 +14,11 @@
 //! (`shared_free_rows`): merged, the SOACs that stream it are siblings.
 
 use super::ast::SoacStm;
+use super::graph::{array_bytes, ArrayUse, Edge, Node, SizeClass};
 use crate::core::free::{free_in_exp, free_in_exp_except_soac_args, free_in_soac_except_args};
 use crate::core::ir::{Atom, Body, Exp, Lambda, SoacKind, Type, Var, VarId};
-use std::collections::HashSet;
+use petgraph::graph::{DiGraph, NodeIndex};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// The members of a cluster (statement indices, in order) as leaves, with
 /// every two maps over the rows of a common matrix merged into one.
@@ -336,6 +338,85 @@ pub fn free_streamed_vectors(soac: &crate::core::ir::Soac) -> Vec<VarId> {
         .into_iter()
         .filter(|&v| {
             !soac.args.contains(&v) && Atom::Var(v) != soac.width && only_streamed(&lam.body, v)
+        })
+        .collect()
+}
+
+/// Sibling pairs of maps of one width that read a vector from outside the
+/// body whole in every iteration, each through SOACs of its function that
+/// stream it (`shared_free_rows`): merged when they share a cluster
+/// (`fusion::rows`), their inner SOACs read it once per iteration. Each
+/// such vector is a term of the objective of `width` passes over it, read
+/// once per cluster of its readers. Only vectors no statement of the body
+/// defines or streams, so that the term is theirs alone.
+pub(super) fn free_row_pairs(
+    body: &Body,
+    graph: &DiGraph<Node, Edge>,
+    definer: &HashMap<VarId, usize>,
+    streamed: &BTreeMap<VarId, Vec<usize>>,
+    pairs: &mut BTreeMap<(usize, usize), Vec<VarId>>,
+) -> BTreeMap<VarId, ArrayUse> {
+    // Only maps with such vectors, each map's found once: pairs of all
+    // maps of one width grow with the square of a large body.
+    let maps: Vec<(usize, &crate::core::ir::Soac, &SizeClass, Vec<VarId>)> = body
+        .stms
+        .iter()
+        .enumerate()
+        .filter_map(
+            |(i, stm)| match (&stm.exp, &graph[NodeIndex::new(i)].soac) {
+                (Exp::Soac(soac), Some(node)) if node.kind == "map" => {
+                    let vectors = free_streamed_vectors(soac);
+                    (!vectors.is_empty()).then_some((i, soac, &node.width, vectors))
+                }
+                _ => None,
+            },
+        )
+        .collect();
+    let mut uses: BTreeMap<VarId, (ArrayUse, SizeClass)> = BTreeMap::new();
+    for (k, (a, sa, wa, in_a)) in maps.iter().enumerate() {
+        let (a, wa) = (*a, *wa);
+        for (b, _, wb, in_b) in &maps[k + 1..] {
+            let b = *b;
+            if wa != *wb {
+                continue;
+            }
+            for (v, ty) in shared_of(sa, in_a, in_b) {
+                if definer.contains_key(&v) || streamed.contains_key(&v) {
+                    continue;
+                }
+                let passes = match wa {
+                    SizeClass::Const(c) => (*c).max(0) as f64,
+                    _ => super::ilp::SYMBOLIC_SIZE,
+                };
+                let (entry, width) = uses.entry(v).or_insert_with(|| {
+                    let bytes = passes * array_bytes(ty.as_ref(), None);
+                    let entry = ArrayUse {
+                        bytes,
+                        producer: None,
+                        readers: Vec::new(),
+                    };
+                    (entry, wa.clone())
+                });
+                // One term per vector: readers of one width.
+                if width != wa {
+                    continue;
+                }
+                for r in [a, b] {
+                    if !entry.readers.contains(&r) {
+                        entry.readers.push(r);
+                    }
+                }
+                let shared = pairs.entry((a, b)).or_default();
+                if !shared.contains(&v) {
+                    shared.push(v);
+                }
+            }
+        }
+    }
+    uses.into_iter()
+        .map(|(v, (mut entry, _))| {
+            entry.readers.sort_unstable();
+            (v, entry)
         })
         .collect()
 }
